@@ -1,0 +1,50 @@
+# nandlab: `make demo` runs the main experiment, `make test` runs every test.
+# Both install what they need: Rust crates through cargo, Python packages into .venv (git-ignored).
+
+PYTHON ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+CARGO ?= cargo
+NANDLAB := target/release/nandlab
+
+.PHONY: demo test test-rust test-python build venv develop lint fmt bench clean
+
+demo: build
+	$(NANDLAB) demo
+
+build:
+	$(CARGO) build --release --bin nandlab
+
+test: test-rust test-python
+
+test-rust:
+	$(CARGO) test --workspace --release
+
+test-python: develop
+	$(VPY) -m pytest -q
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --upgrade pip
+	$(VPY) -m pip install --quiet "maturin>=1.7,<2" "pytest>=8" "mypy>=1.10"
+	touch $@
+
+venv: $(VENV)/.installed
+
+# Builds the extension into the virtualenv (release profile, abi3).
+develop: venv build
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release --quiet
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets --release -- -D warnings
+
+fmt:
+	$(CARGO) fmt --all
+
+bench: build
+	$(NANDLAB) bench chip
+
+clean:
+	$(CARGO) clean
+	rm -rf $(VENV)

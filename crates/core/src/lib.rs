@@ -1,0 +1,16 @@
+//! Simulation core shared by every nandlab layer.
+//!
+//! - [`SimTime`]: simulated time as integer picoseconds (no floating-point time anywhere).
+//! - [`EventQueue`]: a deterministic discrete-event queue ordered by (time, insertion sequence).
+//! - [`SimRng`]: a seeded, platform-independent random number generator with named sub-streams.
+//! - [`stats`]: latency histograms with percentiles and CDF export, counters.
+
+pub mod event;
+pub mod rng;
+pub mod stats;
+pub mod time;
+
+pub use event::EventQueue;
+pub use rng::SimRng;
+pub use stats::{LatencyHistogram, LatencySummary};
+pub use time::SimTime;

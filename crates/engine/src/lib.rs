@@ -1,0 +1,1 @@
+//! Database storage engine on the simulated SSD.

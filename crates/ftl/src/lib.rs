@@ -1,0 +1,1 @@
+//! SSD controller and flash translation layer.

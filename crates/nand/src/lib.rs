@@ -1,0 +1,1 @@
+//! NAND flash chip model (NANDFlashSim fidelity).

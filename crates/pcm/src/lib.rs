@@ -1,0 +1,1 @@
+//! Phase-change memory device and PCM write buffer.

@@ -1,0 +1,3 @@
+"""Type stubs of the private extension module (kept true by mypy.stubtest in the tests)."""
+
+def version() -> str: ...
