@@ -1,0 +1,122 @@
+//! The timing model compiled from a [`NandConfig`]: stage durations in integer picoseconds.
+//!
+//! Bus stage durations follow from the ONFI cycle times: one command cycle per CLE, one per
+//! address byte (ALE), and `bytes / (bus_width / 8)` data transfers for TIR/TOR at
+//! `1 / data_rate`. Cell stage durations come from the preset, by page type.
+
+use crate::cell::{PageLayout, PageType};
+use crate::config::NandConfig;
+use nandlab_core::SimTime;
+
+#[derive(Clone, Debug)]
+pub struct TimingModel {
+    pub layout: PageLayout,
+    pub pages_per_block: u32,
+    /// tWC: one command or address cycle.
+    pub command_cycle: SimTime,
+    /// One data transfer on the bus (1 / data rate).
+    pub transfer: SimTime,
+    pub bytes_per_transfer: u32,
+    pub page_address_cycles: u32,
+    pub block_address_cycles: u32,
+    read: [SimTime; 4],
+    program: [SimTime; 4],
+    pub erase: SimTime,
+    /// Page-type of each page offset, precomputed (flat table, no per-op branching on layout).
+    page_type_of_page: Vec<PageType>,
+}
+
+impl TimingModel {
+    pub fn new(config: &NandConfig) -> Self {
+        let t = &config.timing;
+        let layout = config.cell.layout;
+        let mut read = [SimTime::ZERO; 4];
+        let mut program = [SimTime::ZERO; 4];
+        for i in 0..4 {
+            read[i] = SimTime::from_us_f64(t.read_us.for_type(i));
+            program[i] = SimTime::from_us_f64(t.program_us.for_type(i));
+        }
+        let pages_per_block = config.geometry.pages_per_block;
+        TimingModel {
+            layout,
+            pages_per_block,
+            command_cycle: SimTime::from_ns_f64(t.command_cycle_ns),
+            transfer: SimTime::from_ps((1e6 / t.bus_data_rate_mts).round() as u64),
+            bytes_per_transfer: t.bus_width_bits / 8,
+            page_address_cycles: t.page_address_cycles,
+            block_address_cycles: t.block_address_cycles,
+            read,
+            program,
+            erase: SimTime::from_us_f64(t.erase_us),
+            page_type_of_page: (0..pages_per_block)
+                .map(|p| layout.page_type(p, pages_per_block))
+                .collect(),
+        }
+    }
+
+    pub fn page_type(&self, page: u32) -> PageType {
+        self.page_type_of_page[page as usize]
+    }
+
+    /// TON: array read of `page`.
+    pub fn read_time(&self, page: u32) -> SimTime {
+        self.read[self.page_type(page).index()]
+    }
+
+    /// TIN: array program of `page`.
+    pub fn program_time(&self, page: u32) -> SimTime {
+        self.program[self.page_type(page).index()]
+    }
+
+    /// Bus time to move `bytes` through the data register (TIR or TOR).
+    pub fn transfer_time(&self, bytes: u32) -> SimTime {
+        self.transfer * u64::from(bytes.div_ceil(self.bytes_per_transfer))
+    }
+
+    /// CLE: one command cycle.
+    pub fn cle(&self) -> SimTime {
+        self.command_cycle
+    }
+
+    /// ALE: `cycles` address cycles.
+    pub fn ale(&self, cycles: u32) -> SimTime {
+        self.command_cycle * u64::from(cycles)
+    }
+
+    /// Status read: the 70h/78h command cycle and one status byte out.
+    pub fn status(&self) -> SimTime {
+        self.command_cycle + self.transfer
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preset::preset;
+
+    #[test]
+    fn mlc1_stage_times_by_hand() {
+        let t = TimingModel::new(&preset("mlc1").unwrap());
+        assert_eq!(t.cle(), SimTime::from_ns(25));
+        assert_eq!(t.ale(5), SimTime::from_ns(125));
+        assert_eq!(t.transfer_time(2048), SimTime::from_ns(51_200));
+        assert_eq!(t.read_time(0), SimTime::from_us(50));
+        assert_eq!(t.program_time(0), SimTime::from_us(250)); // LSB
+        assert_eq!(t.program_time(4), SimTime::from_us(2200)); // MSB (pair 4,5)
+        assert_eq!(t.program_time(6), SimTime::from_us(250)); // LSB (pair 6,7)
+        assert_eq!(t.program_time(127), SimTime::from_us(2200));
+        assert_eq!(t.erase, SimTime::from_us(2500));
+        assert_eq!(t.status(), SimTime::from_ns(50));
+    }
+
+    #[test]
+    fn ddr_bus_transfer_is_1250_ps_per_byte_at_800_mts() {
+        let mut c = preset("mlc1").unwrap();
+        c.timing.bus_data_rate_mts = 800.0;
+        let t = TimingModel::new(&c);
+        assert_eq!(t.transfer, SimTime::from_ps(1250));
+        c.timing.bus_width_bits = 16;
+        let t = TimingModel::new(&c);
+        assert_eq!(t.transfer_time(2048), SimTime::from_ps(1250 * 1024));
+    }
+}
