@@ -86,10 +86,10 @@ impl PageLayout {
     pub fn check_pages_per_block(self, pages_per_block: u32) -> Result<(), String> {
         let ok = match self {
             PageLayout::Slc => true,
-            PageLayout::MlcPaired => pages_per_block >= 8 && pages_per_block % 4 == 0,
-            PageLayout::MlcAlternating => pages_per_block >= 4 && pages_per_block % 2 == 0,
-            PageLayout::TlcSequential => pages_per_block % 3 == 0,
-            PageLayout::QlcSequential => pages_per_block % 4 == 0,
+            PageLayout::MlcPaired => pages_per_block >= 8 && pages_per_block.is_multiple_of(4),
+            PageLayout::MlcAlternating => pages_per_block >= 4 && pages_per_block.is_multiple_of(2),
+            PageLayout::TlcSequential => pages_per_block.is_multiple_of(3),
+            PageLayout::QlcSequential => pages_per_block.is_multiple_of(4),
         };
         if ok {
             Ok(())
@@ -114,9 +114,7 @@ impl PageLayout {
             PageLayout::MlcPaired => {
                 if page < 4 {
                     PageType::Lsb
-                } else if page >= pages_per_block - 4 {
-                    PageType::Msb
-                } else if ((page - 4) / 2) % 2 == 0 {
+                } else if page >= pages_per_block - 4 || ((page - 4) / 2).is_multiple_of(2) {
                     PageType::Msb
                 } else {
                     PageType::Lsb
@@ -125,9 +123,7 @@ impl PageLayout {
             PageLayout::MlcAlternating => {
                 if page < 2 {
                     PageType::Lsb
-                } else if page >= pages_per_block - 2 {
-                    PageType::Msb
-                } else if (page - 2) % 2 == 0 {
+                } else if page >= pages_per_block - 2 || (page - 2).is_multiple_of(2) {
                     PageType::Msb
                 } else {
                     PageType::Lsb

@@ -220,8 +220,8 @@ impl FlashOp {
                 }
             }
         }
-        if let Some(bytes) = self.transfer_bytes {
-            if bytes == 0 || bytes > geometry.page_size_bytes + geometry.spare_bytes_per_page {
+        if let Some(bytes) = self.transfer_bytes
+            && (bytes == 0 || bytes > geometry.page_size_bytes + geometry.spare_bytes_per_page) {
                 return Err(NandError::Unsupported {
                     message: format!(
                         "transfer of {bytes} bytes; a page holds {} + {} spare",
@@ -229,7 +229,6 @@ impl FlashOp {
                     ),
                 });
             }
-        }
         Ok(())
     }
 }
