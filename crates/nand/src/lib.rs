@@ -17,6 +17,7 @@ pub mod error;
 pub mod geometry;
 pub mod op;
 pub mod preset;
+pub mod reliability;
 pub mod stage;
 pub mod timing;
 

@@ -221,14 +221,15 @@ impl FlashOp {
             }
         }
         if let Some(bytes) = self.transfer_bytes
-            && (bytes == 0 || bytes > geometry.page_size_bytes + geometry.spare_bytes_per_page) {
-                return Err(NandError::Unsupported {
-                    message: format!(
-                        "transfer of {bytes} bytes; a page holds {} + {} spare",
-                        geometry.page_size_bytes, geometry.spare_bytes_per_page
-                    ),
-                });
-            }
+            && (bytes == 0 || bytes > geometry.page_size_bytes + geometry.spare_bytes_per_page)
+        {
+            return Err(NandError::Unsupported {
+                message: format!(
+                    "transfer of {bytes} bytes; a page holds {} + {} spare",
+                    geometry.page_size_bytes, geometry.spare_bytes_per_page
+                ),
+            });
+        }
         Ok(())
     }
 }

@@ -1,0 +1,327 @@
+//! Reliability constraints (SPEC N8, paper 003 §7.3): NOP, in-order programming within a block,
+//! endurance; per-block erase counts; and a raw-bit-error model with ECC and read-retry.
+//!
+//! The [`BlockTable`] is the functional state of the array: it changes when an op is accepted
+//! (submitted), before its timing is simulated. A violation is returned as an error and the
+//! state is left unchanged: nothing is silently accepted.
+
+use crate::config::ReliabilityConfig;
+use crate::error::{NandError, NandResult};
+use crate::geometry::{BlockId, Geometry, PageAddress};
+use nandlab_core::{SimRng, SimTime};
+
+/// Per-block state. `last_page` is the highest programmed page offset (None when erased).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockState {
+    pub erase_count: u32,
+    pub last_page: Option<u32>,
+    /// Programs of `last_page` since the block was erased (for the NOP limit).
+    pub last_page_programs: u32,
+    /// Time of the last program (for retention errors).
+    pub programmed_at: SimTime,
+}
+
+/// The functional state of every block of the device.
+#[derive(Clone, Debug)]
+pub struct BlockTable {
+    geometry: Geometry,
+    config: ReliabilityConfig,
+    blocks: Vec<BlockState>,
+    /// Per-page program counts, kept only when out-of-order programming is allowed (otherwise
+    /// only the last programmed page can be programmed again and `BlockState` suffices).
+    page_programs: Vec<u8>,
+}
+
+impl BlockTable {
+    pub fn new(geometry: &Geometry, config: &ReliabilityConfig) -> Self {
+        let page_programs = if config.in_order_programming {
+            Vec::new()
+        } else {
+            vec![0; geometry.total_pages() as usize]
+        };
+        BlockTable {
+            geometry: geometry.clone(),
+            config: config.clone(),
+            blocks: vec![BlockState::default(); geometry.total_blocks() as usize],
+            page_programs,
+        }
+    }
+
+    pub fn block(&self, id: BlockId) -> &BlockState {
+        &self.blocks[id.index()]
+    }
+
+    pub fn erase_counts(&self) -> impl Iterator<Item = u32> + '_ {
+        self.blocks.iter().map(|b| b.erase_count)
+    }
+
+    /// Whether `address` holds data written since its block's last erase.
+    pub fn is_programmed(&self, address: &PageAddress) -> bool {
+        if self.config.in_order_programming {
+            let block = &self.blocks[self.geometry.block_id(address).index()];
+            block.last_page.is_some_and(|last| address.page <= last)
+        } else {
+            self.page_programs[self.geometry.ppa(address).0 as usize] > 0
+        }
+    }
+
+    /// Checks that `address` may be programmed now, without changing state.
+    pub fn check_program(&self, address: &PageAddress) -> NandResult<()> {
+        let block = &self.blocks[self.geometry.block_id(address).index()];
+        let limit = self.config.nop_limit;
+        if self.config.in_order_programming {
+            match block.last_page {
+                Some(last) if address.page < last => Err(NandError::OutOfOrderProgram {
+                    address: *address,
+                    page: address.page,
+                    last_page: last,
+                }),
+                Some(last) if address.page == last && block.last_page_programs >= limit => {
+                    Err(NandError::NopExceeded {
+                        address: *address,
+                        count: block.last_page_programs + 1,
+                        limit,
+                    })
+                }
+                _ => Ok(()),
+            }
+        } else {
+            let count = u32::from(self.page_programs[self.geometry.ppa(address).0 as usize]);
+            if count >= limit {
+                Err(NandError::NopExceeded {
+                    address: *address,
+                    count: count + 1,
+                    limit,
+                })
+            } else {
+                Ok(())
+            }
+        }
+    }
+
+    /// Records a program of `address` at `now` (after [`BlockTable::check_program`]).
+    pub fn apply_program(&mut self, address: &PageAddress, now: SimTime) {
+        debug_assert!(self.check_program(address).is_ok());
+        let id = self.geometry.block_id(address);
+        if !self.config.in_order_programming {
+            let ppa = self.geometry.ppa(address).0 as usize;
+            self.page_programs[ppa] = self.page_programs[ppa].saturating_add(1);
+        }
+        let block = &mut self.blocks[id.index()];
+        match block.last_page {
+            Some(last) if address.page == last => block.last_page_programs += 1,
+            Some(last) if address.page < last => {}
+            _ => {
+                block.last_page = Some(address.page);
+                block.last_page_programs = 1;
+            }
+        }
+        block.programmed_at = now;
+    }
+
+    pub fn check_erase(&self, address: &PageAddress) -> NandResult<()> {
+        let block = &self.blocks[self.geometry.block_id(address).index()];
+        if block.erase_count >= self.config.endurance_cycles {
+            return Err(NandError::EnduranceExceeded {
+                address: *address,
+                count: block.erase_count + 1,
+                limit: self.config.endurance_cycles,
+            });
+        }
+        Ok(())
+    }
+
+    pub fn apply_erase(&mut self, address: &PageAddress) {
+        debug_assert!(self.check_erase(address).is_ok());
+        let id = self.geometry.block_id(address);
+        if !self.config.in_order_programming {
+            let first = self.geometry.ppa(&address.with_page(0)).0 as usize;
+            let n = self.geometry.pages_per_block as usize;
+            self.page_programs[first..first + n].fill(0);
+        }
+        let block = &mut self.blocks[id.index()];
+        block.erase_count += 1;
+        block.last_page = None;
+        block.last_page_programs = 0;
+    }
+
+    /// Raw bit error rate of a page of `address` read at `now`.
+    pub fn raw_bit_error_rate(&self, address: &PageAddress, now: SimTime) -> f64 {
+        let c = &self.config;
+        let block = &self.blocks[self.geometry.block_id(address).index()];
+        let days = now.saturating_sub(block.programmed_at).as_s_f64() / 86_400.0;
+        c.rber_base
+            + c.rber_wear_coeff * f64::from(block.erase_count).powf(c.rber_wear_exponent)
+            + c.rber_retention_coeff_per_day * days
+    }
+
+    /// Whether the raw-bit-error model is active (any coefficient non-zero).
+    pub fn error_model_enabled(&self) -> bool {
+        let c = &self.config;
+        c.rber_base > 0.0 || c.rber_wear_coeff > 0.0 || c.rber_retention_coeff_per_day > 0.0
+    }
+
+    /// Draws the number of read-retry steps a read of `address` needs: 0 when the first read
+    /// decodes; `None` when even the last retry fails (an uncorrectable read).
+    pub fn draw_read_retries(
+        &self,
+        address: &PageAddress,
+        now: SimTime,
+        rng: &mut SimRng,
+    ) -> Option<u32> {
+        if !self.error_model_enabled() {
+            return Some(0);
+        }
+        let c = &self.config;
+        let codewords = self.geometry.page_size_bytes.div_ceil(c.ecc_codeword_bytes);
+        let bits = f64::from(c.ecc_codeword_bytes) * 8.0;
+        let mut rber = self.raw_bit_error_rate(address, now);
+        for retry in 0..=c.read_retry_max {
+            let codeword_fail = poisson_tail(rber * bits, c.ecc_correctable_bits);
+            let page_fail = 1.0 - (1.0 - codeword_fail).powf(f64::from(codewords));
+            if !rng.chance(page_fail) {
+                return Some(retry);
+            }
+            rber /= c.read_retry_rber_divisor;
+        }
+        None
+    }
+}
+
+/// P(X > t) for X ~ Poisson(lambda).
+fn poisson_tail(lambda: f64, t: u32) -> f64 {
+    if lambda <= 0.0 {
+        return 0.0;
+    }
+    let mut term = (-lambda).exp();
+    let mut cdf = term;
+    for k in 1..=t {
+        term *= lambda / f64::from(k);
+        cdf += term;
+    }
+    (1.0 - cdf).max(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preset::preset;
+
+    fn table(nop: u32, endurance: u32, in_order: bool) -> (BlockTable, Geometry) {
+        let c = preset("slc").unwrap();
+        let r = ReliabilityConfig {
+            nop_limit: nop,
+            endurance_cycles: endurance,
+            in_order_programming: in_order,
+            ..ReliabilityConfig::default()
+        };
+        (BlockTable::new(&c.geometry, &r), c.geometry)
+    }
+
+    fn at(block: u32, page: u32) -> PageAddress {
+        PageAddress {
+            block,
+            page,
+            ..PageAddress::default()
+        }
+    }
+
+    #[test]
+    fn in_order_programming_is_enforced() {
+        let (mut t, _) = table(1, 10, true);
+        t.check_program(&at(0, 0)).unwrap();
+        t.apply_program(&at(0, 0), SimTime::ZERO);
+        t.apply_program(&at(0, 5), SimTime::ZERO); // skipping pages forward is allowed
+        let err = t.check_program(&at(0, 3)).unwrap_err();
+        assert!(
+            matches!(err, NandError::OutOfOrderProgram { last_page: 5, .. }),
+            "{err}"
+        );
+        assert!(t.is_programmed(&at(0, 3)) && !t.is_programmed(&at(0, 6)));
+    }
+
+    #[test]
+    fn nop_limit_is_enforced() {
+        let (mut t, _) = table(2, 10, true);
+        t.apply_program(&at(1, 0), SimTime::ZERO);
+        t.apply_program(&at(1, 0), SimTime::ZERO);
+        let err = t.check_program(&at(1, 0)).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                NandError::NopExceeded {
+                    count: 3,
+                    limit: 2,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        // and without the in-order rule, per page
+        let (mut t, _) = table(1, 10, false);
+        t.apply_program(&at(1, 4), SimTime::ZERO);
+        t.check_program(&at(1, 2)).unwrap();
+        assert!(t.check_program(&at(1, 4)).is_err());
+        t.apply_erase(&at(1, 0));
+        t.check_program(&at(1, 4)).unwrap();
+    }
+
+    #[test]
+    fn endurance_limit_is_enforced_and_erase_resets_the_block() {
+        let (mut t, g) = table(1, 2, true);
+        t.apply_program(&at(2, 0), SimTime::ZERO);
+        t.apply_erase(&at(2, 0));
+        assert!(!t.is_programmed(&at(2, 0)));
+        t.apply_erase(&at(2, 0));
+        let err = t.check_erase(&at(2, 0)).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                NandError::EnduranceExceeded {
+                    count: 3,
+                    limit: 2,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(t.block(g.block_id(&at(2, 0))).erase_count, 2);
+    }
+
+    #[test]
+    fn poisson_tail_by_hand() {
+        // P(X > 0) = 1 - e^-1 for lambda 1
+        assert!((poisson_tail(1.0, 0) - (1.0 - (-1.0f64).exp())).abs() < 1e-12);
+        assert!(poisson_tail(1e-3, 40) < 1e-100);
+        assert_eq!(poisson_tail(0.0, 3), 0.0);
+    }
+
+    #[test]
+    fn worn_blocks_need_read_retries() {
+        let c = preset("slc").unwrap();
+        let r = ReliabilityConfig {
+            rber_base: 1e-4,
+            rber_wear_coeff: 1e-6,
+            ecc_correctable_bits: 8,
+            ..ReliabilityConfig::default()
+        };
+        let mut t = BlockTable::new(&c.geometry, &r);
+        let mut rng = SimRng::seed_from_u64(1);
+        let fresh: u32 = (0..200)
+            .map(|_| {
+                t.draw_read_retries(&at(0, 0), SimTime::ZERO, &mut rng)
+                    .unwrap_or(99)
+            })
+            .sum();
+        for _ in 0..2000 {
+            t.apply_erase(&at(0, 0));
+        }
+        let worn: u32 = (0..200)
+            .map(|_| {
+                t.draw_read_retries(&at(0, 0), SimTime::ZERO, &mut rng)
+                    .unwrap_or(99)
+            })
+            .sum();
+        assert!(worn > fresh, "worn {worn} fresh {fresh}");
+    }
+}
