@@ -18,6 +18,7 @@ pub mod geometry;
 pub mod op;
 pub mod preset;
 pub mod reliability;
+pub mod sim;
 pub mod stage;
 pub mod timing;
 
@@ -27,4 +28,5 @@ pub use error::{NandError, NandResult};
 pub use geometry::{BlockId, DieId, Geometry, PageAddress, PlaneId, Ppa};
 pub use op::{FlashOp, OpKind, RegisterMode};
 pub use preset::{preset, preset_names};
+pub use sim::{Completion, NandSim, NandStats};
 pub use stage::Stage;

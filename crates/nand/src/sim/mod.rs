@@ -1,0 +1,517 @@
+//! The event-driven chip model behind the transaction interface (SPEC N3–N7, N11).
+//!
+//! [`NandSim`] owns every channel, die and block of a device. A controller submits
+//! [`FlashOp`]s; each becomes a chain of steps (see [`steps`]) executed against three kinds of
+//! resource: the channel's I/O bus (bus stages, granted first come first served), and each
+//! die's interface, cache registers and array. Simulated time jumps from one step completion to
+//! the next; nothing ticks idle cycles (the paper's cycle skipping).
+//!
+//! Functional state (erase counts, programmed pages) changes when an op is submitted; the
+//! timing of the op is simulated afterwards. Constraint violations are returned by
+//! [`NandSim::submit`] and leave the state unchanged.
+
+mod stats;
+pub(crate) mod steps;
+
+pub use stats::{Completion, KindStats, NandStats};
+
+use crate::config::NandConfig;
+use crate::energy::EnergyModel;
+use crate::error::{NandError, NandResult};
+use crate::geometry::{DieId, Geometry};
+use crate::op::{FlashOp, OpKind, RegisterMode};
+use crate::reliability::BlockTable;
+use crate::stage::{PerStage, Stage};
+use crate::timing::TimingModel;
+use nandlab_core::{EventQueue, SimRng, SimTime};
+use std::collections::VecDeque;
+use steps::{ChainInputs, Step};
+
+/// Upper bound on ops in flight (submitted, not completed); beyond it `submit` fails.
+pub const DEFAULT_MAX_OPS_IN_FLIGHT: usize = 1 << 20;
+
+#[derive(Debug)]
+struct OpSlot {
+    kind: OpKind,
+    planes: u32,
+    tag: u64,
+    /// Submission order: an op never overtakes an older op of its die on a resource.
+    sequence: u64,
+    die: u32,
+    channel: u32,
+    submitted: SimTime,
+    steps: Vec<Step>,
+    /// Index of the next step to start.
+    next: usize,
+    wait_started: SimTime,
+    bus_wait: SimTime,
+    read_retries: u32,
+    uncorrectable: bool,
+}
+
+#[derive(Debug, Default)]
+struct Die {
+    held: u8,
+    /// Ops blocked on an acquire, sorted by submission order.
+    waiters: VecDeque<u32>,
+    ops_in_flight: u32,
+    busy_since: SimTime,
+    /// Kind of the last cache op submitted (cache pipelines of different kinds must not mix).
+    last_cache_kind: Option<OpKind>,
+}
+
+#[derive(Debug, Default)]
+struct Channel {
+    busy: bool,
+    /// Ops ready for a bus burst, first come first served.
+    waiters: VecDeque<u32>,
+}
+
+/// The flash chips of one device: channels, dies, planes, blocks.
+#[derive(Debug)]
+pub struct NandSim {
+    config: NandConfig,
+    geometry: Geometry,
+    timing: TimingModel,
+    energy: EnergyModel,
+    blocks: BlockTable,
+    rng: SimRng,
+    queue: EventQueue<u32>,
+    now: SimTime,
+    channels: Vec<Channel>,
+    dies: Vec<Die>,
+    ops: Vec<OpSlot>,
+    free_ops: Vec<u32>,
+    ready: VecDeque<u32>,
+    max_ops_in_flight: usize,
+    next_sequence: u64,
+    stats: NandStats,
+    scratch: PerStage<SimTime>,
+}
+
+impl NandSim {
+    /// Builds the device; `seed` drives the raw-bit-error model (the only randomness).
+    pub fn new(config: NandConfig, seed: u64) -> NandResult<Self> {
+        config.validate()?;
+        let geometry = config.geometry.clone();
+        let dies = geometry.total_dies() as usize;
+        let channels = geometry.channels as usize;
+        Ok(NandSim {
+            timing: TimingModel::new(&config),
+            energy: EnergyModel::new(&config),
+            blocks: BlockTable::new(&geometry, &config.reliability),
+            rng: SimRng::stream(seed, "nand.reliability"),
+            queue: EventQueue::with_capacity(dies * 4),
+            now: SimTime::ZERO,
+            channels: (0..channels).map(|_| Channel::default()).collect(),
+            dies: (0..dies).map(|_| Die::default()).collect(),
+            ops: Vec::new(),
+            free_ops: Vec::new(),
+            ready: VecDeque::new(),
+            max_ops_in_flight: DEFAULT_MAX_OPS_IN_FLIGHT,
+            next_sequence: 0,
+            stats: NandStats::new(channels, dies),
+            scratch: PerStage::default(),
+            geometry,
+            config,
+        })
+    }
+
+    pub fn config(&self) -> &NandConfig {
+        &self.config
+    }
+    pub fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+    pub fn timing(&self) -> &TimingModel {
+        &self.timing
+    }
+    pub fn blocks(&self) -> &BlockTable {
+        &self.blocks
+    }
+    pub fn stats(&self) -> &NandStats {
+        &self.stats
+    }
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+    pub fn set_max_ops_in_flight(&mut self, limit: usize) {
+        self.max_ops_in_flight = limit;
+    }
+    pub fn ops_in_flight(&self) -> usize {
+        self.ops.len() - self.free_ops.len()
+    }
+    pub fn is_idle(&self) -> bool {
+        self.ops_in_flight() == 0
+    }
+
+    /// Number of ops in flight on one die (submitted, not completed).
+    pub fn die_ops_in_flight(&self, die: DieId) -> u32 {
+        self.dies[die.index()].ops_in_flight
+    }
+
+    /// Accepts `op` at time `now` (not before the last event processed). Checks addresses, the
+    /// plane rule and the reliability constraints, updates the functional state, and starts
+    /// the op's command chain.
+    pub fn submit(&mut self, now: SimTime, op: &FlashOp) -> NandResult<()> {
+        assert!(now >= self.now, "submit at {now} before now {}", self.now);
+        self.now = now;
+        op.validate(&self.geometry)?;
+        if self.ops_in_flight() >= self.max_ops_in_flight {
+            return Err(NandError::Capacity {
+                what: "flash ops in flight",
+                limit: self.max_ops_in_flight as u64,
+            });
+        }
+        let inputs = self.accept(now, op)?;
+        let first = op.targets[0];
+        let die = self.geometry.die_id(&first).0;
+        let channel = first.channel;
+        let slot = match self.free_ops.pop() {
+            Some(slot) => slot,
+            None => {
+                self.ops.push(OpSlot {
+                    kind: op.kind,
+                    planes: 0,
+                    tag: 0,
+                    sequence: 0,
+                    die: 0,
+                    channel: 0,
+                    submitted: SimTime::ZERO,
+                    steps: Vec::with_capacity(8),
+                    next: 0,
+                    wait_started: SimTime::ZERO,
+                    bus_wait: SimTime::ZERO,
+                    read_retries: 0,
+                    uncorrectable: false,
+                });
+                (self.ops.len() - 1) as u32
+            }
+        };
+        let o = &mut self.ops[slot as usize];
+        o.kind = op.kind;
+        o.planes = op.plane_count() as u32;
+        o.tag = op.tag;
+        o.sequence = self.next_sequence;
+        self.next_sequence += 1;
+        o.die = die;
+        o.channel = channel;
+        o.submitted = now;
+        o.next = 0;
+        o.bus_wait = SimTime::ZERO;
+        o.read_retries = inputs.read_retries;
+        o.uncorrectable = inputs.uncorrectable;
+        steps::compile(op, &inputs.chain, &self.timing, &mut o.steps);
+        let d = &mut self.dies[die as usize];
+        if d.ops_in_flight == 0 {
+            d.busy_since = now;
+        }
+        d.ops_in_flight += 1;
+        let k = self.stats.kind_mut(op.kind);
+        k.units += u64::from(o.planes);
+        if matches!(op.kind, OpKind::Read | OpKind::Program) {
+            k.bytes_transferred += u64::from(inputs.chain.transfer_bytes) * u64::from(o.planes);
+        }
+        self.ready.push_back(slot);
+        self.run_ready();
+        Ok(())
+    }
+
+    /// Checks and applies the functional effect of `op`; returns what its chain needs.
+    fn accept(&mut self, now: SimTime, op: &FlashOp) -> NandResult<Accepted> {
+        let mut read_time = SimTime::ZERO;
+        let mut program_time = SimTime::ZERO;
+        let mut retries = 0u32;
+        let mut uncorrectable = false;
+        match op.kind {
+            OpKind::Read => {}
+            OpKind::Program => {
+                for t in &op.targets {
+                    self.blocks.check_program(t)?;
+                }
+            }
+            OpKind::Erase => {
+                for t in &op.targets {
+                    self.blocks.check_erase(t)?;
+                }
+            }
+            OpKind::Copyback => {
+                for t in &op.destinations {
+                    self.blocks.check_program(t)?;
+                }
+            }
+        }
+        if matches!(op.kind, OpKind::Read | OpKind::Copyback) {
+            for t in &op.targets {
+                read_time = read_time.max(self.timing.read_time(t.page));
+                if !self.blocks.is_programmed(t) {
+                    self.stats.erased_page_reads += 1;
+                }
+                match self.blocks.draw_read_retries(t, now, &mut self.rng) {
+                    Some(r) => retries = retries.max(r),
+                    None => {
+                        retries = self.config.reliability.read_retry_max;
+                        uncorrectable = true;
+                    }
+                }
+            }
+        }
+        match op.kind {
+            OpKind::Program => {
+                for t in &op.targets {
+                    program_time = program_time.max(self.timing.program_time(t.page));
+                    self.blocks.apply_program(t, now);
+                }
+            }
+            OpKind::Copyback => {
+                for t in &op.destinations {
+                    program_time = program_time.max(self.timing.program_time(t.page));
+                    self.blocks.apply_program(t, now);
+                }
+            }
+            OpKind::Erase => {
+                for t in &op.targets {
+                    self.blocks.apply_erase(t);
+                }
+            }
+            OpKind::Read => {}
+        }
+        self.stats.read_retries += u64::from(retries);
+        if uncorrectable {
+            self.stats.uncorrectable_reads += 1;
+        }
+        let die = self.geometry.die_id(&op.targets[0]).index();
+        let barrier = match op.mode {
+            RegisterMode::Cache => {
+                let previous = self.dies[die].last_cache_kind.replace(op.kind);
+                previous.is_some_and(|p| p != op.kind)
+            }
+            RegisterMode::Legacy => {
+                self.dies[die].last_cache_kind = None;
+                false
+            }
+        };
+        Ok(Accepted {
+            chain: ChainInputs {
+                transfer_bytes: op.transfer_bytes.unwrap_or(self.geometry.page_size_bytes),
+                read_time,
+                program_time,
+                read_retries: retries,
+                barrier,
+            },
+            read_retries: retries,
+            uncorrectable,
+        })
+    }
+
+    /// Time of the next internal event, if any op is in flight.
+    pub fn next_event_time(&self) -> Option<SimTime> {
+        self.queue.peek_time()
+    }
+
+    /// Processes the next event; completed ops are appended to `completed`. Returns the
+    /// event's time, or `None` when nothing is in flight.
+    pub fn process_next(&mut self, completed: &mut Vec<Completion>) -> Option<SimTime> {
+        let (time, slot) = self.queue.pop()?;
+        self.now = time;
+        self.stats.events += 1;
+        let o = &self.ops[slot as usize];
+        if let Step::Bus(_) = o.steps[o.next - 1] {
+            let channel = o.channel as usize;
+            self.channels[channel].busy = false;
+            if let Some(waiter) = self.channels[channel].waiters.pop_front() {
+                let w = &mut self.ops[waiter as usize];
+                w.bus_wait += time - w.wait_started;
+                self.start_burst(waiter);
+            }
+        }
+        self.advance(slot, completed);
+        self.run_ready_into(completed);
+        Some(time)
+    }
+
+    /// Processes events until nothing is in flight.
+    pub fn run_until_idle(&mut self, completed: &mut Vec<Completion>) {
+        while self.process_next(completed).is_some() {}
+    }
+
+    fn run_ready(&mut self) {
+        // Ops advanced at submit time cannot complete (every chain has a timed step), so no
+        // completion can be produced here.
+        let mut none = Vec::new();
+        self.run_ready_into(&mut none);
+        debug_assert!(none.is_empty());
+    }
+
+    fn run_ready_into(&mut self, completed: &mut Vec<Completion>) {
+        while let Some(slot) = self.ready.pop_front() {
+            self.advance(slot, completed);
+        }
+    }
+
+    /// Runs `slot`'s steps until one has to wait (a timed step started, or a resource is busy).
+    fn advance(&mut self, slot: u32, completed: &mut Vec<Completion>) {
+        loop {
+            let o = &self.ops[slot as usize];
+            let Some(step) = o.steps.get(o.next).copied() else {
+                self.complete(slot, completed);
+                return;
+            };
+            let die = o.die as usize;
+            match step {
+                Step::Acquire(mask) => {
+                    let sequence = o.sequence;
+                    let d = &self.dies[die];
+                    // waiters older than this op keep their claim on what they wait for
+                    let older = d
+                        .waiters
+                        .iter()
+                        .take_while(|w| self.ops[**w as usize].sequence < sequence)
+                        .count();
+                    let blocked = d
+                        .waiters
+                        .iter()
+                        .take(older)
+                        .fold(0u8, |acc, w| acc | self.wanted(*w));
+                    if (d.held | blocked) & mask == 0 {
+                        self.dies[die].held |= mask;
+                        self.ops[slot as usize].next += 1;
+                    } else {
+                        self.dies[die].waiters.insert(older, slot);
+                        return;
+                    }
+                }
+                Step::Release(mask) => {
+                    debug_assert_eq!(self.dies[die].held & mask, mask, "release of unheld");
+                    self.dies[die].held &= !mask;
+                    self.ops[slot as usize].next += 1;
+                    self.wake_die(die);
+                }
+                Step::Bus(_) => {
+                    let channel = o.channel as usize;
+                    let c = &mut self.channels[channel];
+                    if c.busy || !c.waiters.is_empty() {
+                        c.waiters.push_back(slot);
+                        self.ops[slot as usize].wait_started = self.now;
+                    } else {
+                        self.start_burst(slot);
+                    }
+                    return;
+                }
+                Step::Cell(stage, duration) => {
+                    let kind = o.kind;
+                    let energy = self.energy.stage_pj(stage, duration);
+                    self.stats.add_stage(kind, stage, duration, energy);
+                    self.ops[slot as usize].next += 1;
+                    self.queue.schedule(self.now + duration, slot);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The resources an op blocked on an acquire is waiting for.
+    fn wanted(&self, slot: u32) -> u8 {
+        let o = &self.ops[slot as usize];
+        match o.steps[o.next] {
+            Step::Acquire(mask) => mask,
+            _ => 0,
+        }
+    }
+
+    /// Grants waiting acquires in order; an op may not overtake an earlier waiter that wants
+    /// an overlapping resource.
+    fn wake_die(&mut self, die: usize) {
+        let mut blocked = 0u8;
+        let mut i = 0;
+        while i < self.dies[die].waiters.len() {
+            let waiter = self.dies[die].waiters[i];
+            let mask = self.wanted(waiter);
+            if (self.dies[die].held | blocked) & mask == 0 {
+                self.dies[die].held |= mask;
+                self.ops[waiter as usize].next += 1;
+                self.dies[die].waiters.remove(i);
+                self.ready.push_back(waiter);
+            } else {
+                blocked |= mask;
+                i += 1;
+            }
+        }
+    }
+
+    fn start_burst(&mut self, slot: u32) {
+        let o = &mut self.ops[slot as usize];
+        let Step::Bus(burst) = o.steps[o.next] else {
+            unreachable!("start_burst on a non-bus step");
+        };
+        o.next += 1;
+        let kind = o.kind;
+        let channel = o.channel as usize;
+        let duration = burst.duration(&self.timing);
+        self.scratch = PerStage::default();
+        burst.breakdown(&self.timing, &mut self.scratch);
+        for stage in Stage::ALL {
+            let t = self.scratch.get(stage);
+            if t > SimTime::ZERO {
+                let e = self.energy.stage_pj(stage, t);
+                self.stats.add_stage(kind, stage, t, e);
+            }
+        }
+        self.channels[channel].busy = true;
+        self.stats.channel_busy[channel] += duration;
+        self.queue.schedule(self.now + duration, slot);
+    }
+
+    fn complete(&mut self, slot: u32, completed: &mut Vec<Completion>) {
+        let o = &self.ops[slot as usize];
+        let c = Completion {
+            tag: o.tag,
+            kind: o.kind,
+            planes: o.planes,
+            submitted: o.submitted,
+            completed: self.now,
+            bus_wait: o.bus_wait,
+            read_retries: o.read_retries,
+            uncorrectable: o.uncorrectable,
+        };
+        let die = o.die as usize;
+        let k = self.stats.kind_mut(c.kind);
+        k.ops += 1;
+        k.latency.record(c.latency());
+        k.latency_sum += c.latency();
+        k.bus_wait += c.bus_wait;
+        let d = &mut self.dies[die];
+        d.ops_in_flight -= 1;
+        if d.ops_in_flight == 0 {
+            debug_assert_eq!(d.held, 0, "die idle with resources held");
+            self.stats.die_busy[die] += self.now - d.busy_since;
+        }
+        self.free_ops.push(slot);
+        completed.push(c);
+    }
+
+    /// Idle (standby) energy of every die up to now, in picojoules.
+    pub fn idle_energy_pj(&self) -> f64 {
+        self.stats
+            .die_busy
+            .iter()
+            .zip(&self.dies)
+            .map(|(busy, d)| {
+                let mut busy = *busy;
+                if d.ops_in_flight > 0 {
+                    busy += self.now - d.busy_since;
+                }
+                self.energy.idle_pj(self.now.saturating_sub(busy))
+            })
+            .sum()
+    }
+}
+
+struct Accepted {
+    chain: ChainInputs,
+    read_retries: u32,
+    uncorrectable: bool,
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,147 @@
+//! Counters the simulator keeps (SPEC N11): per-op latency, per-stage time and energy by op
+//! kind, bus waiting (contention), busy time of channels and dies.
+
+use crate::op::OpKind;
+use crate::stage::{PerStage, Stage};
+use nandlab_core::{LatencyHistogram, SimTime};
+use serde::Serialize;
+
+/// One finished op, as returned to the caller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Completion {
+    pub tag: u64,
+    pub kind: OpKind,
+    pub planes: u32,
+    pub submitted: SimTime,
+    pub completed: SimTime,
+    /// Time spent ready for the bus but waiting for another die to release it.
+    pub bus_wait: SimTime,
+    pub read_retries: u32,
+    /// The read did not decode even after the last read-retry level.
+    pub uncorrectable: bool,
+}
+
+impl Completion {
+    pub fn latency(&self) -> SimTime {
+        self.completed - self.submitted
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct KindStats {
+    pub ops: u64,
+    /// Pages (or blocks for erases) touched: a 2-plane op counts 2.
+    pub units: u64,
+    pub bytes_transferred: u64,
+    pub latency: LatencyHistogram,
+    pub stage_time: PerStage<SimTime>,
+    pub stage_energy_pj: PerStage<f64>,
+    pub bus_wait: SimTime,
+    pub latency_sum: SimTime,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct NandStats {
+    pub by_kind: [KindStats; 4],
+    pub events: u64,
+    pub read_retries: u64,
+    pub uncorrectable_reads: u64,
+    pub erased_page_reads: u64,
+    pub channel_busy: Vec<SimTime>,
+    pub die_busy: Vec<SimTime>,
+}
+
+impl NandStats {
+    pub(crate) fn new(channels: usize, dies: usize) -> Self {
+        NandStats {
+            channel_busy: vec![SimTime::ZERO; channels],
+            die_busy: vec![SimTime::ZERO; dies],
+            ..NandStats::default()
+        }
+    }
+
+    pub fn kind(&self, kind: OpKind) -> &KindStats {
+        &self.by_kind[kind.index()]
+    }
+
+    pub(crate) fn kind_mut(&mut self, kind: OpKind) -> &mut KindStats {
+        &mut self.by_kind[kind.index()]
+    }
+
+    pub fn ops_completed(&self) -> u64 {
+        self.by_kind.iter().map(|k| k.ops).sum()
+    }
+
+    /// Time per stage summed over op kinds.
+    pub fn stage_time(&self) -> PerStage<SimTime> {
+        let mut total = PerStage::<SimTime>::default();
+        for k in &self.by_kind {
+            total.merge(&k.stage_time);
+        }
+        total
+    }
+
+    pub fn stage_energy_pj(&self) -> PerStage<f64> {
+        let mut total = PerStage::<f64>::default();
+        for k in &self.by_kind {
+            total.merge(&k.stage_energy_pj);
+        }
+        total
+    }
+
+    /// Fraction of the ops' execution time spent waiting for the shared bus (paper §8.7).
+    pub fn bus_contention_fraction(&self) -> f64 {
+        let wait: u64 = self.by_kind.iter().map(|k| k.bus_wait.as_ps()).sum();
+        let total: u64 = self.by_kind.iter().map(|k| k.latency_sum.as_ps()).sum();
+        if total == 0 {
+            0.0
+        } else {
+            wait as f64 / total as f64
+        }
+    }
+
+    /// Fraction of stage time spent in bus stages for one op kind (paper §8.4).
+    pub fn bus_stage_fraction(&self, kind: OpKind) -> f64 {
+        let t = &self.kind(kind).stage_time;
+        let all: u64 = t.iter().map(|(_, v)| v.as_ps()).sum();
+        let bus: u64 = t
+            .iter()
+            .filter(|(s, _)| s.is_bus())
+            .map(|(_, v)| v.as_ps())
+            .sum();
+        if all == 0 {
+            0.0
+        } else {
+            bus as f64 / all as f64
+        }
+    }
+
+    pub fn cell_stage_fraction(&self, kind: OpKind) -> f64 {
+        if self
+            .kind(kind)
+            .stage_time
+            .iter()
+            .all(|(_, v)| v == SimTime::ZERO)
+        {
+            0.0
+        } else {
+            1.0 - self.bus_stage_fraction(kind)
+        }
+    }
+
+    /// Energy of one kind of op, in microjoules.
+    pub fn energy_uj(&self, kind: OpKind) -> f64 {
+        self.kind(kind)
+            .stage_energy_pj
+            .iter()
+            .map(|(_, e)| e)
+            .sum::<f64>()
+            / 1e6
+    }
+
+    pub(crate) fn add_stage(&mut self, kind: OpKind, stage: Stage, time: SimTime, energy_pj: f64) {
+        let k = self.kind_mut(kind);
+        k.stage_time.add(stage, time);
+        k.stage_energy_pj.add(stage, energy_pj);
+    }
+}

@@ -1,0 +1,204 @@
+//! The step compiler: turns a [`FlashOp`] into the command chain the simulator executes.
+//!
+//! A chain is a list of [`Step`]s. Bus bursts hold the channel (one burst is a run of bus
+//! stages a controller issues back to back: command, address, data); cell steps hold the die's
+//! array; acquire/release steps take and give back die resources:
+//!
+//! - `INTERFACE`: the die accepts commands (held for the whole of a legacy op);
+//! - `CACHE`: the cache registers (cache ops move data through them while the array works);
+//! - `ARRAY`: the cell array and the data registers.
+//!
+//! Legacy ops hold all three from first to last step. Cache ops release the interface and
+//! cache registers when their cell stage starts (program) or take the cache registers for their
+//! data output (read), which lets the next op's bus stages overlap this op's cell stage.
+
+use crate::op::{FlashOp, OpKind, RegisterMode};
+use crate::stage::{PerStage, Stage};
+use crate::timing::TimingModel;
+use nandlab_core::SimTime;
+
+pub(crate) const INTERFACE: u8 = 1;
+pub(crate) const CACHE: u8 = 2;
+pub(crate) const ARRAY: u8 = 4;
+pub(crate) const ALL: u8 = INTERFACE | CACHE | ARRAY;
+
+/// A run of bus stages issued back to back while holding the channel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Burst {
+    pub command_cycles: u32,
+    pub address_cycles: u32,
+    pub data_in_bytes: u32,
+    pub data_out_bytes: u32,
+    pub status_reads: u32,
+}
+
+impl Burst {
+    pub fn duration(&self, t: &TimingModel) -> SimTime {
+        t.cle() * u64::from(self.command_cycles)
+            + t.ale(self.address_cycles)
+            + t.transfer_time(self.data_in_bytes)
+            + t.transfer_time(self.data_out_bytes)
+            + t.status() * u64::from(self.status_reads)
+    }
+
+    /// Adds this burst's time per stage to `into`.
+    pub fn breakdown(&self, t: &TimingModel, into: &mut PerStage<SimTime>) {
+        into.add(Stage::Cle, t.cle() * u64::from(self.command_cycles));
+        into.add(Stage::Ale, t.ale(self.address_cycles));
+        into.add(Stage::Tir, t.transfer_time(self.data_in_bytes));
+        into.add(Stage::Tor, t.transfer_time(self.data_out_bytes));
+        into.add(Stage::Status, t.status() * u64::from(self.status_reads));
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    Acquire(u8),
+    Release(u8),
+    Bus(Burst),
+    Cell(Stage, SimTime),
+}
+
+/// What the compiler needs beyond the op: per-plane array times and transfer size.
+pub(crate) struct ChainInputs {
+    pub transfer_bytes: u32,
+    /// Longest TON over the op's planes (multiplane ops sense all planes at once).
+    pub read_time: SimTime,
+    /// Longest TIN over the op's destination pages.
+    pub program_time: SimTime,
+    /// Read-retry steps before the read decodes.
+    pub read_retries: u32,
+    /// Wait until the die is idle before starting (a cache op following cache ops of another
+    /// kind: a cache-read pipeline and a cache-program pipeline must not interleave, or each
+    /// would hold a register the other waits for).
+    pub barrier: bool,
+}
+
+/// Compiles `op` into `steps` (cleared first; its capacity is reused).
+pub(crate) fn compile(op: &FlashOp, inputs: &ChainInputs, t: &TimingModel, steps: &mut Vec<Step>) {
+    steps.clear();
+    let planes = op.plane_count() as u32;
+    let page_cycles = t.page_address_cycles;
+    // 00h-addr-32h … 00h-addr-30h (or 80h-addr-data-11h … 10h): two commands and one address
+    // per plane.
+    let setup = |data_in_bytes: u32| Burst {
+        command_cycles: 2 * planes,
+        address_cycles: page_cycles * planes,
+        data_in_bytes,
+        ..Burst::default()
+    };
+    let status = Burst {
+        status_reads: 1,
+        ..Burst::default()
+    };
+    let cached = op.mode == RegisterMode::Cache;
+    match op.kind {
+        OpKind::Read => {
+            if cached {
+                steps.push(Step::Acquire(INTERFACE));
+            } else {
+                steps.push(Step::Acquire(ALL));
+            }
+            steps.push(Step::Bus(setup(0)));
+            if cached {
+                steps.push(Step::Acquire(ARRAY));
+                steps.push(Step::Release(INTERFACE));
+            }
+            push_sense(steps, inputs, t, planes, page_cycles);
+            if cached {
+                // the data register is copied into the cache register: the array is free for
+                // the next op's sensing while this op's data goes out
+                steps.push(Step::Acquire(CACHE));
+                steps.push(Step::Release(ARRAY));
+            }
+            push_data_out(steps, inputs.transfer_bytes, planes, page_cycles);
+            steps.push(Step::Release(if cached { CACHE } else { ALL }));
+        }
+        OpKind::Program => {
+            let data = setup(inputs.transfer_bytes * planes);
+            if cached {
+                steps.push(Step::Acquire(INTERFACE | CACHE));
+                steps.push(Step::Bus(data));
+                steps.push(Step::Acquire(ARRAY));
+                steps.push(Step::Release(INTERFACE | CACHE));
+                steps.push(Step::Cell(Stage::Tin, inputs.program_time));
+                steps.push(Step::Release(ARRAY));
+                steps.push(Step::Bus(status));
+            } else {
+                steps.push(Step::Acquire(ALL));
+                steps.push(Step::Bus(data));
+                steps.push(Step::Cell(Stage::Tin, inputs.program_time));
+                steps.push(Step::Bus(status));
+                steps.push(Step::Release(ALL));
+            }
+        }
+        OpKind::Erase => {
+            steps.push(Step::Acquire(ALL));
+            steps.push(Step::Bus(Burst {
+                command_cycles: 2 * planes,
+                address_cycles: t.block_address_cycles * planes,
+                ..Burst::default()
+            }));
+            steps.push(Step::Cell(Stage::Ber, t.erase));
+            steps.push(Step::Bus(status));
+            steps.push(Step::Release(ALL));
+        }
+        OpKind::Copyback => {
+            steps.push(Step::Acquire(ALL));
+            // 00h-addr-32h … 00h-addr-35h
+            steps.push(Step::Bus(setup(0)));
+            push_sense(steps, inputs, t, planes, page_cycles);
+            // 85h-addr-11h … 85h-addr-10h
+            steps.push(Step::Bus(setup(0)));
+            steps.push(Step::Cell(Stage::Tin, inputs.program_time));
+            steps.push(Step::Bus(status));
+            steps.push(Step::Release(ALL));
+        }
+    }
+    if let (true, Some(Step::Acquire(first))) = (inputs.barrier, steps.first().copied())
+        && first != ALL
+    {
+        steps[0] = Step::Release(ALL & !first);
+        steps.insert(0, Step::Acquire(ALL));
+    }
+}
+
+/// TON, repeated after each read-retry level change (EFh-addr-4 bytes, then the read command).
+fn push_sense(
+    steps: &mut Vec<Step>,
+    inputs: &ChainInputs,
+    _t: &TimingModel,
+    planes: u32,
+    page_cycles: u32,
+) {
+    steps.push(Step::Cell(Stage::Ton, inputs.read_time));
+    for _ in 0..inputs.read_retries {
+        steps.push(Step::Bus(Burst {
+            command_cycles: 1 + 2 * planes,
+            address_cycles: 1 + page_cycles * planes,
+            data_in_bytes: 4,
+            ..Burst::default()
+        }));
+        steps.push(Step::Cell(Stage::Ton, inputs.read_time));
+    }
+}
+
+/// Data out of each plane: a single-plane read streams its register; a multiplane read selects
+/// each plane with 06h-addr-E0h first.
+fn push_data_out(steps: &mut Vec<Step>, bytes: u32, planes: u32, page_cycles: u32) {
+    if planes == 1 {
+        steps.push(Step::Bus(Burst {
+            data_out_bytes: bytes,
+            ..Burst::default()
+        }));
+    } else {
+        for _ in 0..planes {
+            steps.push(Step::Bus(Burst {
+                command_cycles: 2,
+                address_cycles: page_cycles,
+                data_out_bytes: bytes,
+                ..Burst::default()
+            }));
+        }
+    }
+}
