@@ -18,6 +18,7 @@ pub mod geometry;
 pub mod op;
 pub mod preset;
 pub mod reliability;
+pub mod sched;
 pub mod sim;
 pub mod stage;
 pub mod timing;

@@ -1,0 +1,112 @@
+//! Schedulers at the logical unit (SPEC N10) and chip-level workloads: the host side of a
+//! chip-level experiment.
+
+mod driver;
+mod layout;
+mod report;
+mod workload;
+
+pub use driver::{DriverConfig, DriverStats, run_requests};
+pub use layout::{SchedulerPolicy, place};
+pub use report::{ChipReport, KindReport, StageRow, chip_report};
+pub use workload::{ChipRequest, ChipWorkload, ChipWorkloadKind};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::op::OpKind;
+    use crate::preset::preset;
+    use crate::sim::NandSim;
+    use nandlab_core::SimTime;
+
+    fn run(
+        name: &str,
+        kind: ChipWorkloadKind,
+        dies: u32,
+        config: DriverConfig,
+        n: u64,
+    ) -> ChipReport {
+        let mut c = preset(name).unwrap();
+        c.geometry.dies_per_chip = dies;
+        let mut sim = NandSim::new(c, 1).unwrap();
+        let span = sim.geometry().capacity_bytes();
+        let w = ChipWorkload::new(kind, n, 2048, span, 1);
+        let stats = run_requests(&mut sim, &config, w).unwrap();
+        assert!(sim.is_idle());
+        chip_report(&sim, &stats)
+    }
+
+    #[test]
+    fn single_die_legacy_reads_take_the_hand_computed_time() {
+        let cfg = DriverConfig {
+            queue_depth: 1,
+            ..DriverConfig::default()
+        };
+        let r = run("mlc1", ChipWorkloadKind::Srd, 1, cfg, 10);
+        // each read: 175 ns commands + 50 us TON + 51.2 us TOR, back to back
+        assert!(
+            (r.sim_time_us - 10.0 * 101.375).abs() < 1e-6,
+            "{}",
+            r.sim_time_us
+        );
+        assert_eq!(r.read_requests, 10);
+        assert!((r.read_latency.p50_us - 101.375).abs() < 0.2);
+    }
+
+    #[test]
+    fn every_request_completes_under_every_policy_and_mode() {
+        for policy in [
+            SchedulerPolicy::DieFirst,
+            SchedulerPolicy::PlaneFirst,
+            SchedulerPolicy::Fcfs,
+        ] {
+            for cache in [false, true] {
+                for interleave in [false, true] {
+                    for kind in [
+                        ChipWorkloadKind::Swr,
+                        ChipWorkloadKind::Srd,
+                        ChipWorkloadKind::Msnfs,
+                    ] {
+                        let cfg = DriverConfig {
+                            policy,
+                            cache,
+                            interleave,
+                            queue_depth: 8,
+                            max_planes_per_op: 0,
+                        };
+                        let r = run("qdp-slc", kind, 4, cfg, 200);
+                        assert_eq!(
+                            r.requests, 200,
+                            "{policy:?} cache={cache} interleave={interleave} {kind:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn writes_wrap_the_log_with_erases() {
+        let mut c = preset("slc").unwrap();
+        c.geometry.blocks_per_plane = 2;
+        c.geometry.pages_per_block = 4;
+        let mut sim = NandSim::new(c, 1).unwrap();
+        let w = ChipWorkload::new(ChipWorkloadKind::Swr, 40, 2048, 1 << 30, 1);
+        let stats = run_requests(&mut sim, &DriverConfig::default(), w).unwrap();
+        // 16 pages in the device: 40 writes wrap twice, erasing every block before reuse
+        assert_eq!(stats.write_requests, 40);
+        assert_eq!(stats.erases_inserted, 4 + 2);
+        assert_eq!(sim.stats().kind(OpKind::Erase).ops, 6);
+        assert!(stats.end > SimTime::ZERO);
+    }
+
+    #[test]
+    fn plane_first_builds_multiplane_ops_from_sequential_requests() {
+        let cfg = DriverConfig {
+            policy: SchedulerPolicy::PlaneFirst,
+            ..DriverConfig::default()
+        };
+        let r = run("mlc1", ChipWorkloadKind::Swr, 1, cfg, 64);
+        assert_eq!(r.multiplane_ops, 32);
+    }
+}
