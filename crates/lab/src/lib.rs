@@ -1,4 +1,13 @@
-//! The nandlab runner: the one place that wires the layers together.
+//! The nandlab runner: the one place that wires the layers together. Configs, chip-level
+//! runs, paper reproductions ([`experiments`]), output files, benchmarks.
+
+pub mod bench;
+pub mod chip;
+pub mod error;
+pub mod experiments;
+pub mod output;
+
+pub use error::{LabError, LabResult};
 
 /// The version string shared by the CLI and the Python package.
 pub fn version() -> &'static str {

@@ -398,9 +398,9 @@ impl NandSim {
                     }
                     return;
                 }
-                Step::Cell(stage, duration) => {
+                Step::Cell(stage, duration, planes) => {
                     let kind = o.kind;
-                    let energy = self.energy.stage_pj(stage, duration);
+                    let energy = self.energy.stage_pj(stage, duration) * f64::from(planes);
                     self.stats.add_stage(kind, stage, duration, energy);
                     self.ops[slot as usize].next += 1;
                     self.queue.schedule(self.now + duration, slot);

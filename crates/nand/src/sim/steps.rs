@@ -56,7 +56,8 @@ pub(crate) enum Step {
     Acquire(u8),
     Release(u8),
     Bus(Burst),
-    Cell(Stage, SimTime),
+    /// A cell stage on `planes` planes at once (energy scales with the planes, time does not).
+    Cell(Stage, SimTime, u32),
 }
 
 /// What the compiler needs beyond the op: per-plane array times and transfer size.
@@ -121,13 +122,13 @@ pub(crate) fn compile(op: &FlashOp, inputs: &ChainInputs, t: &TimingModel, steps
                 steps.push(Step::Bus(data));
                 steps.push(Step::Acquire(ARRAY));
                 steps.push(Step::Release(INTERFACE | CACHE));
-                steps.push(Step::Cell(Stage::Tin, inputs.program_time));
+                steps.push(Step::Cell(Stage::Tin, inputs.program_time, planes));
                 steps.push(Step::Release(ARRAY));
                 steps.push(Step::Bus(status));
             } else {
                 steps.push(Step::Acquire(ALL));
                 steps.push(Step::Bus(data));
-                steps.push(Step::Cell(Stage::Tin, inputs.program_time));
+                steps.push(Step::Cell(Stage::Tin, inputs.program_time, planes));
                 steps.push(Step::Bus(status));
                 steps.push(Step::Release(ALL));
             }
@@ -139,7 +140,7 @@ pub(crate) fn compile(op: &FlashOp, inputs: &ChainInputs, t: &TimingModel, steps
                 address_cycles: t.block_address_cycles * planes,
                 ..Burst::default()
             }));
-            steps.push(Step::Cell(Stage::Ber, t.erase));
+            steps.push(Step::Cell(Stage::Ber, t.erase, planes));
             steps.push(Step::Bus(status));
             steps.push(Step::Release(ALL));
         }
@@ -150,7 +151,7 @@ pub(crate) fn compile(op: &FlashOp, inputs: &ChainInputs, t: &TimingModel, steps
             push_sense(steps, inputs, t, planes, page_cycles);
             // 85h-addr-11h … 85h-addr-10h
             steps.push(Step::Bus(setup(0)));
-            steps.push(Step::Cell(Stage::Tin, inputs.program_time));
+            steps.push(Step::Cell(Stage::Tin, inputs.program_time, planes));
             steps.push(Step::Bus(status));
             steps.push(Step::Release(ALL));
         }
@@ -171,7 +172,7 @@ fn push_sense(
     planes: u32,
     page_cycles: u32,
 ) {
-    steps.push(Step::Cell(Stage::Ton, inputs.read_time));
+    steps.push(Step::Cell(Stage::Ton, inputs.read_time, planes));
     for _ in 0..inputs.read_retries {
         steps.push(Step::Bus(Burst {
             command_cycles: 1 + 2 * planes,
@@ -179,7 +180,7 @@ fn push_sense(
             data_in_bytes: 4,
             ..Burst::default()
         }));
-        steps.push(Step::Cell(Stage::Ton, inputs.read_time));
+        steps.push(Step::Cell(Stage::Ton, inputs.read_time, planes));
     }
 }
 

@@ -1,0 +1,28 @@
+//! The runner's error enum: every lower layer's error converts into it.
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum LabError {
+    #[error(transparent)]
+    Nand(#[from] nandlab_nand::NandError),
+    #[error("{0}")]
+    Usage(String),
+    #[error("unknown experiment `{id}` (run `nandlab reproduce --list`)")]
+    UnknownExperiment { id: String },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("interrupted")]
+    Interrupted,
+}
+
+pub type LabResult<T> = Result<T, LabError>;

@@ -1,0 +1,163 @@
+//! Paper reproductions: each experiment is a configuration sweep over the stack whose outputs
+//! are a flat `summary.json` (`"experiment": id` plus named numeric metrics) and CSV curves.
+
+mod nfs;
+
+use crate::error::{LabError, LabResult};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// How big a run is: `quick` for tests and demos, `full` for the paper-scale numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Scale {
+    Quick,
+    #[default]
+    Standard,
+    Full,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub scale: Scale,
+    pub seed: u64,
+}
+
+/// A table of numbers with named columns (one CSV file).
+#[derive(Clone, Debug, Serialize)]
+pub struct Curve {
+    pub name: String,
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<CurveValue>>,
+}
+
+/// A CSV cell: a number or a label.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum CurveValue {
+    Number(f64),
+    Label(String),
+}
+
+impl From<f64> for CurveValue {
+    fn from(v: f64) -> Self {
+        CurveValue::Number(v)
+    }
+}
+impl From<u32> for CurveValue {
+    fn from(v: u32) -> Self {
+        CurveValue::Number(f64::from(v))
+    }
+}
+impl From<&str> for CurveValue {
+    fn from(v: &str) -> Self {
+        CurveValue::Label(v.to_string())
+    }
+}
+
+impl Curve {
+    pub fn new(name: &str, columns: &[&str]) -> Self {
+        Curve {
+            name: name.to_string(),
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            rows: Vec::new(),
+        }
+    }
+    pub fn push(&mut self, row: Vec<CurveValue>) {
+        debug_assert_eq!(row.len(), self.columns.len(), "row width of {}", self.name);
+        self.rows.push(row);
+    }
+    pub fn to_csv(&self) -> String {
+        let mut out = self.columns.join(",");
+        out.push('\n');
+        for row in &self.rows {
+            let cells: Vec<String> = row
+                .iter()
+                .map(|v| match v {
+                    CurveValue::Number(n) => format_number(*n),
+                    CurveValue::Label(s) => s.clone(),
+                })
+                .collect();
+            out.push_str(&cells.join(","));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn format_number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v:.6}")
+    }
+}
+
+/// What an experiment produced.
+#[derive(Clone, Debug, Default)]
+pub struct ExperimentResult {
+    pub metrics: BTreeMap<String, f64>,
+    pub curves: Vec<Curve>,
+}
+
+impl ExperimentResult {
+    pub fn metric(&mut self, name: &str, value: f64) {
+        self.metrics.insert(name.to_string(), value);
+    }
+    pub fn get(&self, name: &str) -> f64 {
+        self.metrics[name]
+    }
+
+    /// The flat `summary.json` object.
+    pub fn summary_json(&self, id: &str) -> String {
+        let mut map = serde_json::Map::new();
+        map.insert("experiment".into(), serde_json::Value::String(id.into()));
+        for (k, v) in &self.metrics {
+            let value = serde_json::Number::from_f64(*v)
+                .map(serde_json::Value::Number)
+                .unwrap_or(serde_json::Value::Null);
+            map.insert(k.clone(), value);
+        }
+        serde_json::to_string_pretty(&serde_json::Value::Object(map))
+            .expect("a JSON object always serializes")
+            + "\n"
+    }
+
+    /// Writes `summary.json` and one CSV per curve into `dir`.
+    pub fn write(&self, id: &str, dir: &Path) -> LabResult<()> {
+        crate::output::write_file(&dir.join("summary.json"), &self.summary_json(id))?;
+        for curve in &self.curves {
+            crate::output::write_file(&dir.join(format!("{}.csv", curve.name)), &curve.to_csv())?;
+        }
+        Ok(())
+    }
+}
+
+/// One registered experiment.
+#[derive(Debug)]
+pub struct Experiment {
+    pub id: &'static str,
+    pub reference: &'static str,
+    pub title: &'static str,
+    pub run: fn(&RunOptions) -> LabResult<ExperimentResult>,
+}
+
+/// Every experiment, in the order `--list` prints them.
+pub fn registry() -> &'static [Experiment] {
+    nfs::EXPERIMENTS
+}
+
+pub fn find(id: &str) -> LabResult<&'static Experiment> {
+    registry()
+        .iter()
+        .find(|e| e.id == id)
+        .ok_or_else(|| LabError::UnknownExperiment { id: id.to_string() })
+}
+
+/// Runs experiment `id` and writes its outputs into `out`.
+pub fn reproduce(id: &str, options: &RunOptions, out: &Path) -> LabResult<ExperimentResult> {
+    let experiment = find(id)?;
+    let result = (experiment.run)(options)?;
+    result.write(id, out)?;
+    Ok(result)
+}

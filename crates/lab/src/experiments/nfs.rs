@@ -1,0 +1,519 @@
+//! NANDFlashSim reproductions (SPEC R-N1 … R-N6, paper 003 §8–9).
+
+use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
+use crate::chip::ChipRunSpec;
+use crate::error::LabResult;
+use nandlab_nand::sched::{ChipReport, ChipWorkloadKind, SchedulerPolicy};
+use nandlab_nand::{FlashOp, NandSim, OpKind, PageAddress, Stage, preset};
+
+pub(super) static EXPERIMENTS: &[Experiment] = &[
+    Experiment {
+        id: "nfs-dies",
+        reference: "R-N1, paper 003 Fig. 18",
+        title: "throughput against the number of dies (SDP to ODP), swr and srd",
+        run: dies,
+    },
+    Experiment {
+        id: "nfs-planes",
+        reference: "R-N1, paper 003 Fig. 17",
+        title: "throughput against the number of planes (multiplane ops), swr and srd",
+        run: planes,
+    },
+    Experiment {
+        id: "nfs-pagesize",
+        reference: "R-N1, paper 003 Fig. 21",
+        title: "throughput against the page size (2x mode, DDP)",
+        run: page_size,
+    },
+    Experiment {
+        id: "nfs-breakdown",
+        reference: "R-N2, paper 003 Figs. 12-13, 15, §8.4",
+        title: "breakdown of cycles by stage for reads and writes in each mode",
+        run: breakdown,
+    },
+    Experiment {
+        id: "nfs-migration",
+        reference: "R-N5, paper 003 Fig. 14, 16, §8.3",
+        title: "page migration time and energy: legacy, cache, internal move, 2x variants",
+        run: migration,
+    },
+    Experiment {
+        id: "nfs-contention",
+        reference: "R-N6, paper 003 Fig. 20, §8.7",
+        title: "bus contention of SLC and MLC against the number of dies",
+        run: contention,
+    },
+    Experiment {
+        id: "nfs-energy",
+        reference: "R-N4, paper 003 Table III, Fig. 23, §9.2",
+        title: "energy of legacy read, program and erase on the QDP SLC device",
+        run: energy,
+    },
+    Experiment {
+        id: "nfs-scheduler",
+        reference: "R-N3, paper 003 Figs. 19, 22, §8.5, §8.8",
+        title: "die-first vs plane-first scheduling; many-die vs many-plane on disk-friendly mixes",
+        run: scheduler,
+    },
+];
+
+fn requests(options: &RunOptions) -> u64 {
+    match options.scale {
+        Scale::Quick => 384,
+        Scale::Standard => 2_000,
+        Scale::Full => 20_000,
+    }
+}
+
+fn spec(options: &RunOptions, preset: &str, workload: ChipWorkloadKind) -> ChipRunSpec {
+    let mut s = ChipRunSpec::new(preset, workload, requests(options));
+    s.seed = options.seed;
+    s.request_bytes = 2048;
+    s
+}
+
+fn gain(from: f64, to: f64) -> f64 {
+    if from > 0.0 { to / from - 1.0 } else { 0.0 }
+}
+
+fn mb_per_s(r: &ChipReport) -> f64 {
+    r.throughput_mb_per_s
+}
+
+fn dies(options: &RunOptions) -> LabResult<ExperimentResult> {
+    let mut result = ExperimentResult::default();
+    let mut curve = Curve::new(
+        "throughput",
+        &["dies", "workload", "mb_per_s", "bus_contention"],
+    );
+    let counts = [1u32, 2, 4, 8];
+    let mut read = Vec::new();
+    let mut write = Vec::new();
+    for &n in &counts {
+        for (workload, into) in [
+            (ChipWorkloadKind::Swr, &mut write),
+            (ChipWorkloadKind::Srd, &mut read),
+        ] {
+            let mut s = spec(options, "mlc1", workload);
+            s.dies = Some(n);
+            let r = s.run()?;
+            curve.push(vec![
+                n.into(),
+                workload.name().into(),
+                mb_per_s(&r).into(),
+                r.bus_contention_fraction.into(),
+            ]);
+            into.push(mb_per_s(&r));
+        }
+    }
+    result.metric("read_gain_4_to_8_dies", gain(read[2], read[3]));
+    result.metric("write_gain_4_to_8_dies", gain(write[2], write[3]));
+    result.metric("read_gain_1_to_8_dies", gain(read[0], read[3]));
+    result.metric("write_gain_1_to_8_dies", gain(write[0], write[3]));
+    result.metric("paper_read_gain_1_to_8_dies", 0.763);
+    result.metric("paper_write_gain_1_to_8_dies", 5.411);
+    result.curves.push(curve);
+    Ok(result)
+}
+
+fn planes(options: &RunOptions) -> LabResult<ExperimentResult> {
+    let mut result = ExperimentResult::default();
+    let mut curve = Curve::new("throughput", &["planes", "workload", "mb_per_s"]);
+    let counts = [1u32, 2, 4, 8];
+    let mut read = Vec::new();
+    let mut write = Vec::new();
+    for &n in &counts {
+        for (workload, into) in [
+            (ChipWorkloadKind::Swr, &mut write),
+            (ChipWorkloadKind::Srd, &mut read),
+        ] {
+            let s = spec(options, "mlc1", workload).with_policy(SchedulerPolicy::PlaneFirst);
+            let s = ChipRunSpec {
+                planes: Some(n),
+                ..s
+            };
+            let r = s.run()?;
+            curve.push(vec![n.into(), workload.name().into(), mb_per_s(&r).into()]);
+            into.push(mb_per_s(&r));
+        }
+    }
+    result.metric("read_gain_4_to_8_planes", gain(read[2], read[3]));
+    result.metric("write_gain_4_to_8_planes", gain(write[2], write[3]));
+    result.metric("read_gain_1_to_8_planes", gain(read[0], read[3]));
+    result.metric("write_gain_1_to_8_planes", gain(write[0], write[3]));
+    result.metric("paper_read_gain_4_to_8_planes", 0.108);
+    result.curves.push(curve);
+    Ok(result)
+}
+
+fn page_size(options: &RunOptions) -> LabResult<ExperimentResult> {
+    let mut result = ExperimentResult::default();
+    let mut curve = Curve::new("throughput", &["page_kb", "workload", "mb_per_s"]);
+    let sizes = [2048u32, 4096, 8192, 16384];
+    let mut read = Vec::new();
+    let mut write = Vec::new();
+    for &size in &sizes {
+        for (workload, into) in [
+            (ChipWorkloadKind::Swr, &mut write),
+            (ChipWorkloadKind::Srd, &mut read),
+        ] {
+            let mut s = spec(options, "mlc1", workload).with_policy(SchedulerPolicy::PlaneFirst);
+            s.dies = Some(2);
+            s.page_size_bytes = Some(size);
+            s.request_bytes = size;
+            let r = s.run()?;
+            curve.push(vec![
+                (size / 1024).into(),
+                workload.name().into(),
+                mb_per_s(&r).into(),
+            ]);
+            into.push(mb_per_s(&r));
+        }
+    }
+    result.metric("read_gain_4_to_8_kb", gain(read[1], read[2]));
+    result.metric("write_gain_4_to_8_kb", gain(write[1], write[2]));
+    result.metric("paper_read_gain_4_to_8_kb", 0.109);
+    result.curves.push(curve);
+    Ok(result)
+}
+
+fn breakdown(options: &RunOptions) -> LabResult<ExperimentResult> {
+    let mut result = ExperimentResult::default();
+    let mut curve = Curve::new(
+        "breakdown",
+        &[
+            "mode",
+            "workload",
+            "stage",
+            "time_fraction",
+            "energy_fraction",
+        ],
+    );
+    let modes: [(&str, SchedulerPolicy, bool); 4] = [
+        ("legacy", SchedulerPolicy::DieFirst, false),
+        ("cache", SchedulerPolicy::DieFirst, true),
+        ("2x", SchedulerPolicy::PlaneFirst, false),
+        ("2x-cache", SchedulerPolicy::PlaneFirst, true),
+    ];
+    for (mode, policy, cache) in modes {
+        for workload in [ChipWorkloadKind::Swr, ChipWorkloadKind::Srd] {
+            let mut s = spec(options, "mlc1", workload).with_policy(policy);
+            s.driver.cache = cache;
+            let r = s.run()?;
+            for row in &r.stages {
+                curve.push(vec![
+                    mode.into(),
+                    workload.name().into(),
+                    row.stage.into(),
+                    row.time_fraction.into(),
+                    row.energy_fraction.into(),
+                ]);
+            }
+            if mode == "legacy" {
+                let bus: f64 = r
+                    .stages
+                    .iter()
+                    .filter(|s| is_bus(s.stage))
+                    .map(|s| s.time_fraction)
+                    .sum();
+                let tor = r
+                    .stages
+                    .iter()
+                    .find(|s| s.stage == "TOR")
+                    .map_or(0.0, |s| s.time_fraction);
+                if workload == ChipWorkloadKind::Swr {
+                    result.metric("write_cell_stage_fraction", 1.0 - bus);
+                } else {
+                    result.metric("read_bus_stage_fraction", bus);
+                    result.metric("read_tor_fraction", tor);
+                }
+            }
+        }
+    }
+    result.metric("paper_write_cell_stage_fraction_min", 0.93);
+    result.metric("paper_read_tor_fraction_min", 0.505);
+    result.curves.push(curve);
+    Ok(result)
+}
+
+fn is_bus(stage: &str) -> bool {
+    Stage::ALL.iter().any(|s| s.name() == stage && s.is_bus())
+}
+
+/// Migrates `blocks` source blocks into erased destination blocks and erases the sources.
+fn migrate(mode: &str, blocks: u32) -> LabResult<(f64, f64)> {
+    let c = preset("mlc1")?;
+    let pages = c.geometry.pages_per_block;
+    let mut sim = NandSim::new(c, 0)?;
+    let two_planes = mode.starts_with("2x");
+    let cache = mode.ends_with("cache");
+    let internal = mode.ends_with("internal");
+    let planes: Vec<u32> = if two_planes { vec![0, 1] } else { vec![0] };
+    let per_plane = blocks.div_ceil(planes.len() as u32);
+    let at = |block: u32, page: u32| -> Vec<PageAddress> {
+        planes
+            .iter()
+            .map(|&plane| PageAddress {
+                plane,
+                block,
+                page,
+                ..PageAddress::default()
+            })
+            .collect()
+    };
+    let mut done = Vec::new();
+    // fill the source blocks (not measured)
+    for b in 0..per_plane {
+        for p in 0..pages {
+            sim.submit(sim.now(), &FlashOp::multiplane(OpKind::Program, at(b, p)))?;
+        }
+    }
+    sim.run_until_idle(&mut done);
+    let start = sim.now();
+    let energy_before: f64 = sim.stats().stage_energy_pj().iter().map(|(_, e)| e).sum();
+    let destination = 1000;
+    let mut ops = Vec::new();
+    for b in 0..per_plane {
+        ops.push(FlashOp::multiplane(OpKind::Erase, at(destination + b, 0)));
+    }
+    for b in 0..per_plane {
+        if internal {
+            for p in 0..pages {
+                ops.push(FlashOp::multiplane_copyback(
+                    at(b, p),
+                    at(destination + b, p),
+                ));
+            }
+        } else if cache {
+            for p in 0..pages {
+                ops.push(FlashOp::multiplane(OpKind::Read, at(b, p)).cached());
+            }
+            for p in 0..pages {
+                ops.push(FlashOp::multiplane(OpKind::Program, at(destination + b, p)).cached());
+            }
+        } else {
+            for p in 0..pages {
+                ops.push(FlashOp::multiplane(OpKind::Read, at(b, p)));
+                ops.push(FlashOp::multiplane(OpKind::Program, at(destination + b, p)));
+            }
+        }
+    }
+    for b in 0..per_plane {
+        ops.push(FlashOp::multiplane(OpKind::Erase, at(b, 0)));
+    }
+    for op in &ops {
+        sim.submit(start, op)?;
+    }
+    sim.run_until_idle(&mut done);
+    let energy_after: f64 = sim.stats().stage_energy_pj().iter().map(|(_, e)| e).sum();
+    Ok((
+        (sim.now() - start).as_ms_f64(),
+        (energy_after - energy_before) / 1e6,
+    ))
+}
+
+fn migration(options: &RunOptions) -> LabResult<ExperimentResult> {
+    let mut result = ExperimentResult::default();
+    let mut curve = Curve::new("migration", &["mode", "blocks", "time_ms", "energy_uj"]);
+    let block_counts: &[u32] = match options.scale {
+        Scale::Quick => &[2, 4],
+        Scale::Standard => &[2, 4, 8],
+        Scale::Full => &[2, 4, 8, 16, 32],
+    };
+    let modes = [
+        "legacy",
+        "cache",
+        "internal",
+        "2x",
+        "2x-cache",
+        "2x-internal",
+    ];
+    let most = *block_counts.last().expect("block counts");
+    let mut at_most = Vec::new();
+    for mode in modes {
+        for &blocks in block_counts {
+            let (ms, uj) = migrate(mode, blocks)?;
+            curve.push(vec![mode.into(), blocks.into(), ms.into(), uj.into()]);
+            if blocks == most {
+                at_most.push((mode, ms, uj));
+            }
+        }
+    }
+    let legacy_ms = at_most[0].1;
+    for (mode, ms, _) in &at_most[1..] {
+        result.metric(
+            &format!("{}_speedup", mode.replace('-', "_").replace("2x", "twox")),
+            legacy_ms / ms,
+        );
+    }
+    let energies: Vec<f64> = at_most.iter().map(|m| m.2).collect();
+    let max = energies.iter().cloned().fold(f64::MIN, f64::max);
+    let min = energies.iter().cloned().fold(f64::MAX, f64::min);
+    result.metric("energy_max_over_min", max / min);
+    result.metric("legacy_ms", legacy_ms);
+    result.curves.push(curve);
+    Ok(result)
+}
+
+const DISK_MIXES: [ChipWorkloadKind; 5] = [
+    ChipWorkloadKind::Msnfs,
+    ChipWorkloadKind::Fin,
+    ChipWorkloadKind::Web,
+    ChipWorkloadKind::Usr,
+    ChipWorkloadKind::Prn,
+];
+
+fn contention(options: &RunOptions) -> LabResult<ExperimentResult> {
+    let mut result = ExperimentResult::default();
+    let mut curve = Curve::new(
+        "contention",
+        &["cell", "dies", "workload", "bus_contention"],
+    );
+    let counts = [1u32, 2, 4, 8];
+    for (cell, preset_name) in [("slc", "slc"), ("mlc", "mlc1")] {
+        let mut mean_by_dies = Vec::new();
+        for &n in &counts {
+            let mut sum = 0.0;
+            for workload in DISK_MIXES {
+                let mut s = spec(options, preset_name, workload);
+                s.dies = Some(n);
+                s.requests = requests(options) / 2;
+                let r = s.run()?;
+                curve.push(vec![
+                    cell.into(),
+                    n.into(),
+                    workload.name().into(),
+                    r.bus_contention_fraction.into(),
+                ]);
+                sum += r.bus_contention_fraction;
+            }
+            mean_by_dies.push(sum / DISK_MIXES.len() as f64);
+        }
+        result.metric(&format!("{cell}_contention_1_die"), mean_by_dies[0]);
+        result.metric(&format!("{cell}_contention_8_dies"), mean_by_dies[3]);
+    }
+    let slc = result.get("slc_contention_8_dies");
+    let mlc = result.get("mlc_contention_8_dies");
+    result.metric("slc_over_mlc_contention_8_dies", gain(mlc, slc));
+    result.metric("paper_slc_over_mlc_contention", 0.452);
+    result.curves.push(curve);
+    Ok(result)
+}
+
+fn energy(_options: &RunOptions) -> LabResult<ExperimentResult> {
+    let mut result = ExperimentResult::default();
+    let mut sim = NandSim::new(preset("qdp-slc")?, 0)?;
+    let block = PageAddress::default();
+    let mut done = Vec::new();
+    for op in [
+        FlashOp::erase(block),
+        FlashOp::program(block),
+        FlashOp::read(block),
+    ] {
+        sim.submit(sim.now(), &op)?;
+        sim.run_until_idle(&mut done);
+    }
+    let st = sim.stats();
+    result.metric("read_page_uj", st.energy_uj(OpKind::Read));
+    result.metric("program_page_uj", st.energy_uj(OpKind::Program));
+    result.metric("erase_block_uj", st.energy_uj(OpKind::Erase));
+    result.metric("paper_read_page_uj", 3.35);
+    result.metric("paper_program_page_uj", 16.9);
+    result.metric("paper_erase_block_uj", 132.2);
+    let mut curve = Curve::new(
+        "stage_energy",
+        &["operation", "stage", "energy_uj", "fraction"],
+    );
+    for kind in [OpKind::Read, OpKind::Program, OpKind::Erase] {
+        let total = st.energy_uj(kind);
+        for (stage, pj) in st.kind(kind).stage_energy_pj.iter() {
+            if pj > 0.0 {
+                curve.push(vec![
+                    kind.name().into(),
+                    stage.name().into(),
+                    (pj / 1e6).into(),
+                    (pj / 1e6 / total).into(),
+                ]);
+            }
+        }
+    }
+    let tir = st.kind(OpKind::Program).stage_energy_pj.get(Stage::Tir) / 1e6;
+    result.metric(
+        "program_tir_energy_fraction",
+        tir / st.energy_uj(OpKind::Program),
+    );
+    let tor = st.kind(OpKind::Read).stage_energy_pj.get(Stage::Tor) / 1e6;
+    result.metric("read_tor_energy_fraction", tor / st.energy_uj(OpKind::Read));
+    result.curves.push(curve);
+    Ok(result)
+}
+
+fn scheduler(options: &RunOptions) -> LabResult<ExperimentResult> {
+    let mut result = ExperimentResult::default();
+    // Fig. 22: die-first vs plane-first on a 4-die, 2-plane MLC device over transfer sizes
+    let mut curve = Curve::new(
+        "policies",
+        &["policy", "workload", "transfer_kb", "mb_per_s"],
+    );
+    let mut best = [0.0f64; 2];
+    for (i, policy) in [SchedulerPolicy::DieFirst, SchedulerPolicy::PlaneFirst]
+        .into_iter()
+        .enumerate()
+    {
+        for workload in [ChipWorkloadKind::Swr, ChipWorkloadKind::Srd] {
+            for kb in [2u32, 4, 8, 16] {
+                let mut s = spec(options, "mlc1", workload).with_policy(policy);
+                s.dies = Some(4);
+                s.request_bytes = kb * 1024;
+                s.requests = requests(options) / 2;
+                let r = s.run()?;
+                curve.push(vec![
+                    policy.name().into(),
+                    workload.name().into(),
+                    kb.into(),
+                    mb_per_s(&r).into(),
+                ]);
+                if workload == ChipWorkloadKind::Swr && kb == 16 {
+                    best[i] = mb_per_s(&r);
+                }
+            }
+        }
+    }
+    result.metric(
+        "plane_first_over_die_first_write_16kb",
+        gain(best[0], best[1]),
+    );
+    // Fig. 19: many dies (8 x 1 plane) vs many planes (1 die x 8 planes), disk-friendly mixes
+    let mut arch = Curve::new("architectures", &["architecture", "workload", "iops"]);
+    let mut gains = Vec::new();
+    for workload in DISK_MIXES {
+        let mut many_die = spec(options, "mlc1", workload);
+        many_die.dies = Some(8);
+        many_die.planes = Some(1);
+        let mut many_plane =
+            spec(options, "mlc1", workload).with_policy(SchedulerPolicy::PlaneFirst);
+        many_plane.dies = Some(1);
+        many_plane.planes = Some(8);
+        let d = many_die.run()?;
+        let p = many_plane.run()?;
+        arch.push(vec![
+            "many-die".into(),
+            workload.name().into(),
+            d.iops.into(),
+        ]);
+        arch.push(vec![
+            "many-plane".into(),
+            workload.name().into(),
+            p.iops.into(),
+        ]);
+        gains.push(gain(p.iops, d.iops));
+    }
+    result.metric(
+        "many_die_over_many_plane_iops_gain",
+        gains.iter().sum::<f64>() / gains.len() as f64,
+    );
+    result.metric("paper_many_die_over_many_plane_iops_gain", 0.545);
+    result.curves.push(curve);
+    result.curves.push(arch);
+    Ok(result)
+}

@@ -1,0 +1,100 @@
+//! The `nandlab` binary on good and bad input: bad input gives a one-line error naming the
+//! key or value and exit code 2, never a panic.
+
+use std::process::Command;
+
+fn nandlab(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_nandlab"))
+        .args(args)
+        .output()
+        .expect("run nandlab");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn chip_run_prints_the_report_and_writes_files() {
+    let dir = std::env::temp_dir().join(format!("nandlab-cli-{}", std::process::id()));
+    let (code, out, err) = nandlab(&[
+        "chip",
+        "--preset",
+        "qdp-slc",
+        "--workload",
+        "srd",
+        "--requests",
+        "200",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for needle in ["throughput", "p99", "TOR", "bus contention", "energy"] {
+        assert!(out.contains(needle), "missing {needle} in\n{out}");
+    }
+    for file in [
+        "report.json",
+        "stages.csv",
+        "latency_cdf.csv",
+        "op_kinds.csv",
+    ] {
+        assert!(dir.join(file).exists(), "{file}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn same_seed_same_output() {
+    let args = [
+        "chip",
+        "--workload",
+        "msnfs",
+        "--requests",
+        "300",
+        "--dies",
+        "4",
+        "--seed",
+        "3",
+    ];
+    assert_eq!(nandlab(&args).1, nandlab(&args).1);
+}
+
+#[test]
+fn bad_input_is_a_one_line_error() {
+    for (args, needle) in [
+        (vec!["chip", "--preset", "mlc9"], "unknown preset `mlc9`"),
+        (vec!["chip", "--planes", "0"], "geometry.planes_per_die"),
+        (vec!["chip", "--dies", "0"], "geometry.dies_per_chip"),
+        (vec!["chip", "--planes", "17"], "planes_per_die"),
+        (vec!["chip", "--page-size", "0"], "page_size_bytes"),
+        (vec!["chip", "--requests", "0"], "requests"),
+        (vec!["chip", "--queue-depth", "0"], "queue_depth"),
+        (vec!["reproduce", "nope"], "unknown experiment `nope`"),
+        (vec!["bench", "disk"], "unknown bench target"),
+    ] {
+        let (code, _, err) = nandlab(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("panicked"));
+    }
+}
+
+#[test]
+fn reproduce_list_names_every_nfs_experiment() {
+    let (code, out, _) = nandlab(&["reproduce", "--list"]);
+    assert_eq!(code, 0);
+    for id in [
+        "nfs-dies",
+        "nfs-planes",
+        "nfs-pagesize",
+        "nfs-breakdown",
+        "nfs-migration",
+        "nfs-contention",
+        "nfs-energy",
+        "nfs-scheduler",
+    ] {
+        assert!(out.contains(id), "{id}");
+    }
+}
