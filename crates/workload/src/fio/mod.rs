@@ -1,0 +1,163 @@
+//! fio job files, a stated subset, turned into synthetic request streams.
+//!
+//! # Syntax
+//! INI sections: `[global]` and job sections. A job starts from the `[global]` options in force
+//! at its header (a later `[global]` affects only later jobs, as in fio) and its own options
+//! override them. `key=value` or a bare flag (`norandommap`); comments start with `;` or `#`,
+//! on their own line or after whitespace.
+//!
+//! # Supported keys
+//! `name`, `rw`/`readwrite` (`read`, `write`, `trim`, `randread`, `randwrite`, `randtrim`,
+//! `rw`/`readwrite`, `randrw`), `bs`/`blocksize`, `blockalign`/`ba`, `iodepth`, `size`,
+//! `offset` (both also as `N%` of the device), `io_size`/`io_limit`, `loops`, `rwmixread`,
+//! `rwmixwrite`, `random_distribution` (`random` or `zipf:θ`), `norandommap`, `number_ios`,
+//! `numjobs`, `randseed`, `stonewall`/`wait_for_previous`. Sizes follow fio's default
+//! `kb_base=1024`: `4k` = 4096, and (fio's compatibility rule) `4kib` = 4000.
+//!
+//! # Ignored keys
+//! Accepted and ignored, because they change the host (engine, page cache, CPUs) or the report,
+//! not the block requests ([`IGNORED_KEYS`]): `allow_mounted_write`, `buffered`,
+//! `clat_percentiles`, `cpumask`, `cpus_allowed`, `description`, `direct`, `directory`,
+//! `disable_bw_measurement`, `disable_clat`, `disable_lat`, `disable_slat`, `exitall`,
+//! `fadvise_hint`, `filename`, `group_reporting`, `gtod_reduce`, `invalidate`, `iodepth_batch`,
+//! `iodepth_batch_complete`, `iodepth_batch_complete_max`, `iodepth_batch_complete_min`,
+//! `iodepth_batch_submit`, `iodepth_low`, `ioengine`, `ioscheduler`, `lat_percentiles`,
+//! `log_avg_msec`, `nice`, `per_job_logs`, `percentile_list`, `prio`, `random_generator`,
+//! `randrepeat`, `thread`, `unified_rw_reporting`, `write_bw_log`, `write_iops_log`,
+//! `write_lat_log`.
+//!
+//! Every other key is an error naming the key and line; `time_based`, `runtime`, `ramp_time`
+//! (a closed-loop stream cannot stop on simulated time), `rate`, `rate_iops`, `thinktime`,
+//! `bsrange`, `bssplit`, `kb_base` and `include` get specific advice.
+//!
+//! # Semantics and simplifications
+//! - The region is `[offset, offset + size)`, `size` defaulting to the rest of the device. A job
+//!   issues `min(number_ios, io_size / bs)` requests, `io_size` defaulting to `size * loops`.
+//! - Sequential jobs wrap at the end of the region. Uniform random jobs visit every block once per
+//!   pass in a fresh pseudo-random order (fio's random map); with `norandommap` or a Zipf
+//!   distribution, offsets are drawn with replacement. Zipf ranks are scattered over the region
+//!   by a fixed bijection, so all clones agree on which blocks are hot.
+//! - `rw`/`randrw` draw each request's direction independently (probability `rwmixread`) and
+//!   share one offset sequence; fio keeps separate sequential positions per direction.
+//! - `numjobs=N` gives N independent streams with distinct seeds derived from the run's seed
+//!   (or `randseed`) and the stream's index in the file.
+//! - Concurrent jobs are merged into one closed-loop stream by smooth weighted round-robin with
+//!   weight `iodepth` (see [`FioGenerator`]); stonewalled groups follow each other. The runner
+//!   should give the host a queue depth of [`FioGenerator::queue_depth`] (the sum of the
+//!   iodepths of the largest group). What is lost: per-job queues — in fio a job with a slow
+//!   request stalls only its own `iodepth` slots, here one shared queue of that total depth.
+
+mod job;
+mod parse;
+mod stream;
+
+pub use job::{FioAmount, FioJob, FioRw, MAX_IODEPTH, MAX_NUMJOBS, parse_fio_size};
+pub use parse::IGNORED_KEYS;
+pub use stream::{FioGenerator, FioStream};
+
+use crate::WorkloadError;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+/// Most streams (jobs times `numjobs`) in one job file.
+pub const MAX_STREAMS: u64 = 4_096;
+
+/// What a job file needs from the run: the simulated device and the seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FioContext {
+    /// Capacity of the device, the default region of every job.
+    pub device_size_bytes: u64,
+    /// Base seed of every stream without a `randseed`.
+    pub seed: u64,
+}
+
+/// A parsed fio job file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FioJobFile {
+    /// Where it was read from (for error messages).
+    pub path: PathBuf,
+    /// The job sections in file order, `[global]` applied.
+    pub jobs: Vec<FioJob>,
+}
+
+/// splitmix64 finalizer: distinct, well-mixed seeds for consecutive stream indices.
+fn mix_seed(base: u64, index: u64) -> u64 {
+    let mut z = base ^ index.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl FioJobFile {
+    /// Parses a job file from `reader`; `path` labels error messages.
+    pub fn parse<R: BufRead>(reader: R, path: impl Into<PathBuf>) -> Result<Self, WorkloadError> {
+        let path = path.into();
+        let (raw_jobs, last_line) = parse::parse_sections(reader, &path)?;
+        if raw_jobs.is_empty() {
+            return Err(WorkloadError::parse(
+                &path,
+                last_line,
+                "no job section: a job file needs at least one [jobname] section",
+            ));
+        }
+        let jobs = raw_jobs
+            .into_iter()
+            .map(|raw| FioJob::from_raw(raw, &path))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(FioJobFile { path, jobs })
+    }
+
+    /// Opens and parses the job file at `path`.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, WorkloadError> {
+        let path = path.as_ref();
+        let file = File::open(path).map_err(|source| WorkloadError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        FioJobFile::parse(BufReader::new(file), path)
+    }
+
+    /// Every stream of the file: each job's `numjobs` clones, in file order.
+    pub fn streams(&self, context: &FioContext) -> Result<Vec<FioStream>, WorkloadError> {
+        if context.device_size_bytes == 0 {
+            return Err(WorkloadError::invalid("device_size_bytes", "must be > 0"));
+        }
+        let total: u64 = self.jobs.iter().map(|j| u64::from(j.numjobs)).sum();
+        if total > MAX_STREAMS {
+            let line = self.jobs.last().map_or(0, |j| j.line_of("numjobs"));
+            return Err(WorkloadError::parse(
+                &self.path,
+                line,
+                format!("{total} streams (jobs x numjobs) exceed the limit of {MAX_STREAMS}"),
+            ));
+        }
+        let mut streams = Vec::with_capacity(total as usize);
+        let mut group_index = 0;
+        for (job_index, job) in self.jobs.iter().enumerate() {
+            if job.stonewall && job_index > 0 {
+                group_index += 1;
+            }
+            let base_seed = job.randseed.unwrap_or(context.seed);
+            for clone_index in 0..job.numjobs {
+                let seed = mix_seed(base_seed, streams.len() as u64);
+                streams.push(FioStream {
+                    job_name: job.name.clone(),
+                    clone_index,
+                    group_index,
+                    iodepth: job.iodepth,
+                    spec: job.to_spec(&self.path, context.device_size_bytes, seed)?,
+                });
+            }
+        }
+        Ok(streams)
+    }
+
+    /// The merged request stream of every job (see the module documentation).
+    pub fn generator(&self, context: &FioContext) -> Result<FioGenerator, WorkloadError> {
+        FioGenerator::new(&self.streams(context)?)
+    }
+}
+
+#[cfg(test)]
+mod tests;

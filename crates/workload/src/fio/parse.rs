@@ -1,0 +1,276 @@
+//! The INI layer of fio job files: sections, `key=value` lines, comments, `[global]`
+//! inheritance and the key tables. Values are typed in `job.rs`.
+
+use crate::WorkloadError;
+use crate::lines::LineReader;
+use std::io::BufRead;
+use std::path::Path;
+
+/// Keys that change the simulated I/O, by canonical name, with their accepted aliases.
+pub(crate) const SUPPORTED_KEYS: &[(&str, &[&str])] = &[
+    ("name", &[]),
+    ("rw", &["readwrite"]),
+    ("bs", &["blocksize"]),
+    ("blockalign", &["ba"]),
+    ("iodepth", &[]),
+    ("size", &[]),
+    ("io_size", &["io_limit"]),
+    ("offset", &[]),
+    ("loops", &[]),
+    ("rwmixread", &[]),
+    ("rwmixwrite", &[]),
+    ("random_distribution", &[]),
+    ("norandommap", &[]),
+    ("number_ios", &[]),
+    ("numjobs", &[]),
+    ("randseed", &[]),
+    ("stonewall", &["wait_for_previous"]),
+];
+
+/// Keys accepted and ignored: they affect the host (engine, caching, CPU placement) or the
+/// report, not the sequence of block requests the simulated device sees.
+pub const IGNORED_KEYS: &[&str] = &[
+    "allow_mounted_write",
+    "buffered",
+    "clat_percentiles",
+    "cpumask",
+    "cpus_allowed",
+    "description",
+    "direct",
+    "directory",
+    "disable_bw_measurement",
+    "disable_clat",
+    "disable_lat",
+    "disable_slat",
+    "exitall",
+    "fadvise_hint",
+    "filename",
+    "group_reporting",
+    "gtod_reduce",
+    "invalidate",
+    "iodepth_batch",
+    "iodepth_batch_complete",
+    "iodepth_batch_complete_max",
+    "iodepth_batch_complete_min",
+    "iodepth_batch_submit",
+    "iodepth_low",
+    "ioengine",
+    "ioscheduler",
+    "lat_percentiles",
+    "log_avg_msec",
+    "nice",
+    "per_job_logs",
+    "percentile_list",
+    "prio",
+    "random_generator",
+    "randrepeat",
+    "thread",
+    "unified_rw_reporting",
+    "write_bw_log",
+    "write_iops_log",
+    "write_lat_log",
+];
+
+/// Common keys that are refused with specific advice.
+const REFUSED_WITH_HINT: &[(&str, &str)] = &[
+    (
+        "time_based",
+        "a closed-loop request stream cannot stop on simulated time; bound it with number_ios, size or io_size",
+    ),
+    (
+        "runtime",
+        "a closed-loop request stream cannot stop on simulated time; bound it with number_ios, size or io_size",
+    ),
+    (
+        "ramp_time",
+        "a closed-loop request stream cannot stop on simulated time; drop it and discard warm-up in the analysis",
+    ),
+    (
+        "rate",
+        "rate limits are not supported; use a SyntheticSpec with an open-loop arrival process",
+    ),
+    (
+        "rate_iops",
+        "rate limits are not supported; use a SyntheticSpec with an open-loop arrival process",
+    ),
+    (
+        "thinktime",
+        "think time is not supported; use a SyntheticSpec with an open-loop arrival process",
+    ),
+    ("bsrange", "only a single block size (bs) is supported"),
+    ("bssplit", "only a single block size (bs) is supported"),
+    ("kb_base", "only the default kb_base=1024 is supported"),
+    (
+        "include",
+        "include files are not supported; inline the options",
+    ),
+];
+
+/// One `key[=value]` line, key canonicalized.
+#[derive(Clone, Debug)]
+pub(crate) struct Entry {
+    pub(crate) key: &'static str,
+    pub(crate) value: Option<String>,
+    pub(crate) line: u64,
+}
+
+/// A job section with the `[global]` entries in force at its start, then its own, in order.
+#[derive(Clone, Debug)]
+pub(crate) struct RawJob {
+    pub(crate) section_name: String,
+    pub(crate) line: u64,
+    pub(crate) entries: Vec<Entry>,
+}
+
+/// Most entries (global plus own) one job may have.
+const MAX_ENTRIES_PER_JOB: usize = 1024;
+/// Most job sections in one file.
+pub(crate) const MAX_JOBS: usize = 4096;
+
+fn canonical_key(key: &str) -> Option<&'static str> {
+    SUPPORTED_KEYS
+        .iter()
+        .find(|(name, aliases)| *name == key || aliases.contains(&key))
+        .map(|(name, _)| *name)
+}
+
+/// Removes a `;` or `#` comment: the whole line when it starts with one, or the rest of the
+/// line from one preceded by whitespace.
+fn strip_comment(line: &str) -> &str {
+    let trimmed = line.trim();
+    if trimmed.starts_with(';') || trimmed.starts_with('#') {
+        return "";
+    }
+    let bytes = trimmed.as_bytes();
+    for i in 1..bytes.len() {
+        if (bytes[i] == b';' || bytes[i] == b'#') && bytes[i - 1].is_ascii_whitespace() {
+            return trimmed[..i].trim_end();
+        }
+    }
+    trimmed
+}
+
+fn unsupported(path: &Path, line: u64, key: &str) -> WorkloadError {
+    let hint = match REFUSED_WITH_HINT.iter().find(|(k, _)| *k == key) {
+        Some((_, hint)) => format!("; {hint}"),
+        None => "; see docs/workloads.md for the supported fio subset".to_owned(),
+    };
+    WorkloadError::UnsupportedKey {
+        path: path.to_owned(),
+        line,
+        key: key.to_owned(),
+        hint,
+    }
+}
+
+enum Section {
+    None,
+    Global,
+    Job(usize),
+}
+
+/// Splits a job file into jobs, applying `[global]` inheritance, refusing unknown keys and
+/// dropping ignored ones.
+pub(crate) fn parse_sections<R: BufRead>(
+    reader: R,
+    path: &Path,
+) -> Result<(Vec<RawJob>, u64), WorkloadError> {
+    let mut lines = LineReader::new(reader, path);
+    let mut global: Vec<Entry> = Vec::new();
+    let mut jobs: Vec<RawJob> = Vec::new();
+    let mut section = Section::None;
+    let mut last_line = 0;
+    while let Some((line_number, raw)) = lines.next_line()? {
+        last_line = line_number;
+        let text = strip_comment(raw);
+        if text.is_empty() {
+            continue;
+        }
+        let parse_error = |message: String| WorkloadError::parse(path, line_number, message);
+        if let Some(rest) = text.strip_prefix('[') {
+            let name = rest
+                .strip_suffix(']')
+                .ok_or_else(|| {
+                    parse_error(format!("bad section header \"{text}\": expected [name]"))
+                })?
+                .trim();
+            if name.is_empty() {
+                return Err(parse_error("empty section name".to_owned()));
+            }
+            if name == "global" {
+                section = Section::Global;
+            } else {
+                if jobs.len() == MAX_JOBS {
+                    return Err(parse_error(format!("more than {MAX_JOBS} job sections")));
+                }
+                jobs.push(RawJob {
+                    section_name: name.to_owned(),
+                    line: line_number,
+                    entries: global.clone(),
+                });
+                section = Section::Job(jobs.len() - 1);
+            }
+            continue;
+        }
+        let (key, value) = match text.split_once('=') {
+            Some((k, v)) => (k.trim(), Some(v.trim().to_owned())),
+            None => (text, None),
+        };
+        if IGNORED_KEYS.contains(&key) {
+            continue;
+        }
+        let key = match canonical_key(key) {
+            Some(key) => key,
+            None => {
+                let key = key.split_whitespace().next().unwrap_or(key);
+                return Err(unsupported(path, line_number, key));
+            }
+        };
+        let entry = Entry {
+            key,
+            value,
+            line: line_number,
+        };
+        let entries = match section {
+            Section::None => {
+                return Err(parse_error(format!(
+                    "option \"{key}\" outside a section: start with [global] or [jobname]"
+                )));
+            }
+            Section::Global => &mut global,
+            Section::Job(index) => &mut jobs[index].entries,
+        };
+        if entries.len() == MAX_ENTRIES_PER_JOB {
+            return Err(parse_error(format!(
+                "more than {MAX_ENTRIES_PER_JOB} options for one job"
+            )));
+        }
+        entries.push(entry);
+    }
+    Ok((jobs, last_line))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_are_stripped() {
+        assert_eq!(strip_comment("; whole line"), "");
+        assert_eq!(strip_comment("  # whole line"), "");
+        assert_eq!(strip_comment("bs=4k ; block size"), "bs=4k");
+        assert_eq!(strip_comment("bs=4k\t# block size"), "bs=4k");
+        assert_eq!(strip_comment("name=a#b"), "name=a#b");
+    }
+
+    #[test]
+    fn aliases_map_to_canonical_keys() {
+        assert_eq!(canonical_key("readwrite"), Some("rw"));
+        assert_eq!(canonical_key("blocksize"), Some("bs"));
+        assert_eq!(canonical_key("bs"), Some("bs"));
+        assert_eq!(canonical_key("rate"), None);
+        for key in IGNORED_KEYS {
+            assert_eq!(canonical_key(key), None, "{key} both supported and ignored");
+        }
+    }
+}
