@@ -14,7 +14,7 @@ use super::layout::{SchedulerPolicy, place};
 use super::workload::ChipRequest;
 use crate::error::{NandError, NandResult};
 use crate::geometry::{MAX_PLANES_PER_DIE, PageAddress};
-use crate::op::{FlashOp, OpKind};
+use crate::op::{FlashOp, OpKind, RegisterMode};
 use crate::sim::{Completion, NandSim};
 use nandlab_core::{LatencyHistogram, SimTime};
 use serde::{Deserialize, Serialize};
@@ -103,6 +103,10 @@ struct Driver<'a> {
     op_group_dies: Vec<u32>,
     free_groups: Vec<u32>,
     write_pointer: u64,
+    op_buffer: FlashOp,
+    /// Dies whose queue or capacity changed since the last dispatch.
+    dirty_dies: Vec<u32>,
+    die_dirty: Vec<bool>,
     /// Blocks the log has written since their last erase (programs may still be queued).
     block_written: Vec<bool>,
     completions: Vec<Completion>,
@@ -139,6 +143,9 @@ impl<'a> Driver<'a> {
             free_groups: Vec::new(),
             write_pointer: 0,
             block_written: vec![false; g.total_blocks() as usize],
+            op_buffer: FlashOp::read(PageAddress::default()),
+            dirty_dies: Vec::new(),
+            die_dirty: vec![false; g.total_dies() as usize],
             completions: Vec::new(),
             stats: DriverStats::default(),
             config: config.clone(),
@@ -235,6 +242,7 @@ impl<'a> Driver<'a> {
         if self.config.policy == SchedulerPolicy::Fcfs {
             self.global_queue.push_back(die as u32);
         }
+        self.mark_dirty(die);
     }
 
     fn die_can_take(&self, die: usize) -> bool {
@@ -255,12 +263,21 @@ impl<'a> Driver<'a> {
             }
             return Ok(());
         }
-        for die in 0..self.die_queues.len() {
+        while let Some(die) = self.dirty_dies.pop() {
+            let die = die as usize;
+            self.die_dirty[die] = false;
             while !self.die_queues[die].is_empty() && self.die_can_take(die) {
                 self.issue(die)?;
             }
         }
         Ok(())
+    }
+
+    fn mark_dirty(&mut self, die: usize) {
+        if !self.die_dirty[die] {
+            self.die_dirty[die] = true;
+            self.dirty_dies.push(die as u32);
+        }
     }
 
     /// Issues the head of `die`'s queue, merged with queued page ops of the same kind at the
@@ -293,12 +310,18 @@ impl<'a> Driver<'a> {
                 }
             }
         }
-        let targets: Vec<PageAddress> = members[..count].iter().map(|m| m.address).collect();
-        let mut op = FlashOp::multiplane(head.kind, targets);
+        // one FlashOp reused for every issue: no allocation per op in steady state
+        let op = &mut self.op_buffer;
+        op.kind = head.kind;
+        op.targets.clear();
+        op.targets
+            .extend(members[..count].iter().map(|m| m.address));
+        op.mode = RegisterMode::Legacy;
+        op.transfer_bytes = None;
         if head.kind != OpKind::Erase {
-            op = op.with_transfer_bytes(head.bytes);
+            op.transfer_bytes = Some(head.bytes);
             if self.config.cache {
-                op = op.cached();
+                op.mode = RegisterMode::Cache;
             }
         }
         let group = match self.free_groups.pop() {
@@ -316,7 +339,8 @@ impl<'a> Driver<'a> {
         self.op_group_sizes[group as usize] = count as u8;
         self.op_group_dies[group as usize] = die as u32;
         let now = self.sim.now();
-        self.sim.submit(now, &op.with_tag(u64::from(group)))?;
+        self.op_buffer.tag = u64::from(group);
+        self.sim.submit(now, &self.op_buffer)?;
         self.stats.ops += 1;
         if count > 1 {
             self.stats.multiplane_ops += 1;
@@ -333,6 +357,14 @@ impl<'a> Driver<'a> {
         self.die_in_flight[die] -= 1;
         let channel = self.sim.geometry().channel_of_die(crate::DieId(die as u32)) as usize;
         self.channel_in_flight[channel] -= 1;
+        if self.config.interleave {
+            self.mark_dirty(die);
+        } else {
+            let per_channel = self.sim.geometry().dies_per_channel() as usize;
+            for d in channel * per_channel..(channel + 1) * per_channel {
+                self.mark_dirty(d);
+            }
+        }
         for k in 0..usize::from(self.op_group_sizes[group]) {
             let request = self.op_groups[group][k];
             if request == u32::MAX {

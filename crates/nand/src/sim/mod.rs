@@ -21,7 +21,7 @@ use crate::error::{NandError, NandResult};
 use crate::geometry::{DieId, Geometry};
 use crate::op::{FlashOp, OpKind, RegisterMode};
 use crate::reliability::BlockTable;
-use crate::stage::{PerStage, Stage};
+use crate::stage::Stage;
 use crate::timing::TimingModel;
 use nandlab_core::{EventQueue, SimRng, SimTime};
 use std::collections::VecDeque;
@@ -86,7 +86,6 @@ pub struct NandSim {
     max_ops_in_flight: usize,
     next_sequence: u64,
     stats: NandStats,
-    scratch: PerStage<SimTime>,
 }
 
 impl NandSim {
@@ -111,7 +110,6 @@ impl NandSim {
             max_ops_in_flight: DEFAULT_MAX_OPS_IN_FLIGHT,
             next_sequence: 0,
             stats: NandStats::new(channels, dies),
-            scratch: PerStage::default(),
             geometry,
             config,
         })
@@ -447,16 +445,23 @@ impl NandSim {
         o.next += 1;
         let kind = o.kind;
         let channel = o.channel as usize;
-        let duration = burst.duration(&self.timing);
-        self.scratch = PerStage::default();
-        burst.breakdown(&self.timing, &mut self.scratch);
-        for stage in Stage::ALL {
-            let t = self.scratch.get(stage);
-            if t > SimTime::ZERO {
-                let e = self.energy.stage_pj(stage, t);
-                self.stats.add_stage(kind, stage, t, e);
+        let t = &self.timing;
+        let parts = [
+            (Stage::Cle, t.cle() * u64::from(burst.command_cycles)),
+            (Stage::Ale, t.ale(burst.address_cycles)),
+            (Stage::Tir, t.transfer_time(burst.data_in_bytes)),
+            (Stage::Tor, t.transfer_time(burst.data_out_bytes)),
+            (Stage::Status, t.status() * u64::from(burst.status_reads)),
+        ];
+        let mut duration = SimTime::ZERO;
+        for (stage, time) in parts {
+            if time > SimTime::ZERO {
+                duration += time;
+                let energy = self.energy.stage_pj(stage, time);
+                self.stats.add_stage(kind, stage, time, energy);
             }
         }
+        debug_assert_eq!(duration, burst.duration(&self.timing));
         self.channels[channel].busy = true;
         self.stats.channel_busy[channel] += duration;
         self.queue.schedule(self.now + duration, slot);

@@ -13,7 +13,7 @@
 //! data output (read), which lets the next op's bus stages overlap this op's cell stage.
 
 use crate::op::{FlashOp, OpKind, RegisterMode};
-use crate::stage::{PerStage, Stage};
+use crate::stage::Stage;
 use crate::timing::TimingModel;
 use nandlab_core::SimTime;
 
@@ -39,15 +39,6 @@ impl Burst {
             + t.transfer_time(self.data_in_bytes)
             + t.transfer_time(self.data_out_bytes)
             + t.status() * u64::from(self.status_reads)
-    }
-
-    /// Adds this burst's time per stage to `into`.
-    pub fn breakdown(&self, t: &TimingModel, into: &mut PerStage<SimTime>) {
-        into.add(Stage::Cle, t.cle() * u64::from(self.command_cycles));
-        into.add(Stage::Ale, t.ale(self.address_cycles));
-        into.add(Stage::Tir, t.transfer_time(self.data_in_bytes));
-        into.add(Stage::Tor, t.transfer_time(self.data_out_bytes));
-        into.add(Stage::Status, t.status() * u64::from(self.status_reads));
     }
 }
 
