@@ -15,6 +15,7 @@ pub mod config;
 pub mod energy;
 pub mod error;
 pub mod geometry;
+pub mod onfi;
 pub mod op;
 pub mod preset;
 pub mod reliability;
