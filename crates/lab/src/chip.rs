@@ -13,6 +13,9 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct ChipRunSpec {
     pub preset: String,
+    /// A full chip config (TOML file contents, parsed); replaces `preset` when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<NandConfig>,
     #[serde(default)]
     pub channels: Option<u32>,
     #[serde(default)]
@@ -38,6 +41,7 @@ impl ChipRunSpec {
     pub fn new(preset: &str, workload: ChipWorkloadKind, requests: u64) -> Self {
         ChipRunSpec {
             preset: preset.to_string(),
+            device: None,
             channels: None,
             dies: None,
             planes: None,
@@ -53,7 +57,10 @@ impl ChipRunSpec {
 
     /// The chip config: the preset with this spec's overrides, validated.
     pub fn nand_config(&self) -> LabResult<NandConfig> {
-        let mut c = preset(&self.preset)?;
+        let mut c = match &self.device {
+            Some(device) => device.clone(),
+            None => preset(&self.preset)?,
+        };
         if let Some(v) = self.channels {
             c.geometry.channels = v;
         }
@@ -90,6 +97,18 @@ impl ChipRunSpec {
             ChipWorkload::new(self.workload, self.requests, request_bytes, span, self.seed);
         let stats = run_requests(&mut sim, &self.driver, workload)?;
         Ok(chip_report(&sim, &stats))
+    }
+
+    /// Loads a chip config file (the preset TOML format) as this run's device.
+    pub fn load_device(&mut self, path: &std::path::Path) -> LabResult<()> {
+        let text = std::fs::read_to_string(path).map_err(|source| LabError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let config = nandlab_nand::preset::parse_config(&path.display().to_string(), &text)?;
+        self.preset = config.name.clone();
+        self.device = Some(config);
+        Ok(())
     }
 
     pub fn with_policy(mut self, policy: SchedulerPolicy) -> Self {

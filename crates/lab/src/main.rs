@@ -36,6 +36,9 @@ struct ChipArgs {
     /// NAND preset (see `nandlab presets`).
     #[arg(long, default_value = "mlc1")]
     preset: String,
+    /// A chip config file in the preset format (see presets/nand/); replaces --preset.
+    #[arg(long)]
+    config: Option<PathBuf>,
     /// Workload: swr, srd (paper 003 Table II synthesized) or msnfs, fin, web, usr, prn mixes.
     #[arg(long, default_value = "swr")]
     workload: ChipWorkloadKind,
@@ -149,6 +152,9 @@ fn run(cli: Cli) -> LabResult<()> {
 
 fn chip(args: ChipArgs) -> LabResult<()> {
     let mut spec = ChipRunSpec::new(&args.preset, args.workload, args.requests);
+    if let Some(path) = &args.config {
+        spec.load_device(path)?;
+    }
     spec.channels = args.channels;
     spec.dies = args.dies;
     spec.planes = args.planes;

@@ -72,6 +72,10 @@ fn bad_input_is_a_one_line_error() {
         (vec!["chip", "--queue-depth", "0"], "queue_depth"),
         (vec!["reproduce", "nope"], "unknown experiment `nope`"),
         (vec!["bench", "disk"], "unknown bench target"),
+        (
+            vec!["chip", "--config", "/nonexistent.toml"],
+            "cannot read /nonexistent.toml",
+        ),
     ] {
         let (code, _, err) = nandlab(&args);
         assert_eq!(code, 2, "{args:?}: {err}");
@@ -97,4 +101,31 @@ fn reproduce_list_names_every_nfs_experiment() {
     ] {
         assert!(out.contains(id), "{id}");
     }
+}
+
+#[test]
+fn a_config_file_replaces_the_preset_and_bad_keys_are_named() {
+    let dir = std::env::temp_dir().join(format!("nandlab-cfg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let preset = include_str!("../../../presets/nand/slc.toml");
+    let good = dir.join("good.toml");
+    std::fs::write(&good, preset.replace("name = \"slc\"", "name = \"my-slc\"")).unwrap();
+    let (code, out, err) = nandlab(&[
+        "chip",
+        "--config",
+        good.to_str().unwrap(),
+        "--requests",
+        "50",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("my-slc"), "{out}");
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, preset.replace("erase_us", "erase_time")).unwrap();
+    let (code, _, err) = nandlab(&["chip", "--config", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("erase_time") && err.contains("bad.toml"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -1,6 +1,6 @@
 //! Chip configuration as users write it (TOML, units in the key names), and its validation.
 //!
-//! A config is a preset (see [`crate::preset`]) optionally overridden key by key. Every number
+//! A config is a preset (see [`crate::preset()`]) optionally overridden key by key. Every number
 //! carries its source in the `source` strings of the preset; `validate` names the offending key.
 
 use crate::cell::PageLayout;

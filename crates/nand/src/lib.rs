@@ -8,7 +8,7 @@
 //! - [`onfi`]: the *low-level ONFI command interface*: a die state machine that validates every
 //!   command/address/data cycle.
 //! - [`sched`]: die-first, plane-first and FCFS schedulers that turn page requests into ops.
-//! - configuration ([`NandConfig`], [`preset`]), [`Geometry`], [`timing`], [`energy`].
+//! - configuration ([`NandConfig`], [`preset()`]), [`Geometry`], [`timing`], [`energy`].
 
 pub mod cell;
 pub mod config;

@@ -1,7 +1,7 @@
 //! The event-driven chip model behind the transaction interface (SPEC N3–N7, N11).
 //!
 //! [`NandSim`] owns every channel, die and block of a device. A controller submits
-//! [`FlashOp`]s; each becomes a chain of steps (see [`steps`]) executed against three kinds of
+//! [`FlashOp`]s; each becomes a chain of steps (see `steps.rs`) executed against three kinds of
 //! resource: the channel's I/O bus (bus stages, granted first come first served), and each
 //! die's interface, cache registers and array. Simulated time jumps from one step completion to
 //! the next; nothing ticks idle cycles (the paper's cycle skipping).
