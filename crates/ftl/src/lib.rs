@@ -1,1 +1,35 @@
-//! SSD controller and flash translation layer.
+//! SSD controller and flash translation layer (SPEC F1–F8) on top of the chip model
+//! [`nandlab_nand::NandSim`].
+//!
+//! What a user calls, top first:
+//! - [`Ssd`]: build from an [`SsdConfig`] and a seed; [`Ssd::run`] a stream of
+//!   [`HostRequest`]s and get an [`SsdReport`]; [`Ssd::execute`] one request synchronously;
+//!   [`Ssd::precondition`]; the co-design hints [`Ssd::page_size_bytes`] and
+//!   [`Ssd::next_erase_block_valid_lpas`].
+//! - [`experiments`]: the `ftl-gc-policies` experiment and the `nandlab bench ssd` benchmark.
+//!
+//! Mechanics below: [`host`] (requests, queue), [`mapping`] (page / block / hybrid),
+//! `gc` (victim policies), `wear` (wear-leveling), `buffer` (DRAM write buffer),
+//! `flash` (block accounting, op emission, payloads), [`stats`].
+
+mod buffer;
+pub mod config;
+pub mod error;
+pub mod experiments;
+mod flash;
+mod gc;
+pub mod host;
+pub mod mapping;
+mod ssd;
+pub mod stats;
+mod wear;
+
+pub use config::{
+    BufferPolicy, DeviceConfig, FtlConfig, GcPolicy, MappingKind, PayloadMode, SsdConfig,
+    WearLeveling,
+};
+pub use error::{FtlError, FtlResult};
+pub use host::{HostOp, HostRequest};
+pub use mapping::Lpa;
+pub use ssd::{Executed, Precondition, Ssd, logical_pages};
+pub use stats::{FtlCounters, SsdReport};

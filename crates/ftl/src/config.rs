@@ -1,0 +1,449 @@
+//! Controller configuration (`SsdConfig`): a `[device]` section naming the chip model and an
+//! `[ftl]` section for the controller. Every struct denies unknown keys; [`SsdConfig::validate`]
+//! names the offending key.
+//!
+//! Over-provisioning is defined as **spare / logical**: with `op_fraction = 0.25` the physical
+//! pages are 1.25 × the logical pages (logical = ⌊physical / 1.25⌋). This is the usual industry
+//! definition (7 % OP = 2^30 / 10^9 − 1).
+
+use crate::error::{FtlResult, config_error};
+use nandlab_nand::{NandConfig, preset::preset_toml};
+use serde::{Deserialize, Serialize};
+
+/// A full SSD configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SsdConfig {
+    /// The flash chips behind the controller.
+    pub device: DeviceConfig,
+    /// Controller and FTL policies.
+    #[serde(default)]
+    pub ftl: FtlConfig,
+}
+
+/// Which chip model: a preset name with optional key overrides, or a full chip config.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceConfig {
+    /// Name of a built-in preset (`nandlab_nand::preset_names()`).
+    #[serde(default)]
+    pub preset: Option<String>,
+    /// Keys merged over the preset, in the preset's own layout (e.g. `[device.overrides.geometry]`
+    /// `blocks_per_plane = 64`).
+    #[serde(default)]
+    pub overrides: Option<toml::Table>,
+    /// A full chip config instead of a preset.
+    #[serde(default)]
+    pub nand: Option<NandConfig>,
+}
+
+/// Logical-to-physical mapping scheme (SPEC F2, F5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MappingKind {
+    /// Page-level mapping (L2P + P2L tables).
+    #[default]
+    Page,
+    /// Block-level mapping: logical block → physical block, page offset fixed.
+    Block,
+    /// FAST-style hybrid log-block mapping: block-mapped data blocks, one sequential log block
+    /// and `hybrid_random_log_blocks` page-mapped random log blocks.
+    Hybrid,
+}
+
+/// Garbage-collection victim policy (SPEC F3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcPolicy {
+    /// Oldest closed block first (round robin over the plane, as in paper 000).
+    Fifo,
+    /// Fewest valid pages (ties: lowest block index).
+    #[default]
+    Greedy,
+    /// Largest (1 − u) / 2u × age (Kawaguchi et al. / Rosenblum's LFS).
+    CostBenefit,
+    /// Uniformly random among reclaimable blocks (seeded, drawn ahead so the hint is exact).
+    Random,
+}
+
+impl GcPolicy {
+    /// Every policy, in report order.
+    pub const ALL: [GcPolicy; 4] = [
+        GcPolicy::Fifo,
+        GcPolicy::Greedy,
+        GcPolicy::CostBenefit,
+        GcPolicy::Random,
+    ];
+    /// The config and metric name (`fifo`, `greedy`, `cost-benefit`, `random`).
+    pub fn name(self) -> &'static str {
+        match self {
+            GcPolicy::Fifo => "fifo",
+            GcPolicy::Greedy => "greedy",
+            GcPolicy::CostBenefit => "cost-benefit",
+            GcPolicy::Random => "random",
+        }
+    }
+}
+
+/// Wear-leveling (SPEC F4). Block allocation is always round robin (free blocks are reused in
+/// the order they were erased); `static` adds migration of cold blocks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WearLeveling {
+    /// Round-robin allocation only (paper 000).
+    #[default]
+    RoundRobin,
+    /// Round robin plus static wear-leveling: when a plane's erase-count gap exceeds
+    /// `wl_erase_gap_threshold`, the least-worn block's data is moved and the block recycled.
+    Static,
+}
+
+/// Write-buffer eviction order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BufferPolicy {
+    /// Least recently used page first (a hit moves the page to the front).
+    #[default]
+    Lru,
+    /// Oldest inserted page first.
+    Fifo,
+}
+
+/// Whether page bytes are kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PayloadMode {
+    /// Page bytes kept per physical page; reads return what was last written.
+    Full,
+    /// No bytes; memory does not depend on the data written.
+    #[default]
+    TimingOnly,
+}
+
+/// Controller and FTL settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FtlConfig {
+    pub mapping: MappingKind,
+    pub gc_policy: GcPolicy,
+    /// GC runs on a plane when its free blocks drop below this count (at least 2).
+    pub gc_threshold_blocks: u32,
+    /// Over-provisioning as spare / logical (0.25 = 25 %).
+    pub op_fraction: f64,
+    pub wear_leveling: WearLeveling,
+    /// Erase-count gap (max − min within a plane) that triggers static wear-leveling.
+    pub wl_erase_gap_threshold: u32,
+    /// Use copyback (internal data move) for GC page moves within a plane.
+    pub copyback: bool,
+    /// DRAM write-buffer capacity in pages (0 disables the buffer).
+    pub write_buffer_pages: u32,
+    pub write_buffer_policy: BufferPolicy,
+    pub payload: PayloadMode,
+    /// Striping order of consecutive page writes over the parallel units, fastest-varying
+    /// first, dash separated: any order of `channel`, `chip` (alias `way`), `die`, `plane`;
+    /// levels left out vary slowest, in the order channel, chip, die, plane.
+    pub allocation_order: String,
+    /// Host requests between refreshes of the co-design hint (paper 000: 16).
+    pub hint_refresh_ops: u32,
+    /// Host submission-queue depth (requests in flight).
+    pub queue_depth: u32,
+    /// Random log blocks of the hybrid mapping.
+    pub hybrid_random_log_blocks: u32,
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        FtlConfig {
+            mapping: MappingKind::Page,
+            gc_policy: GcPolicy::Greedy,
+            gc_threshold_blocks: 3,
+            op_fraction: 0.25,
+            wear_leveling: WearLeveling::RoundRobin,
+            wl_erase_gap_threshold: 64,
+            copyback: true,
+            write_buffer_pages: 0,
+            write_buffer_policy: BufferPolicy::Lru,
+            payload: PayloadMode::TimingOnly,
+            allocation_order: "channel-chip-die-plane".into(),
+            hint_refresh_ops: 16,
+            queue_depth: 32,
+            hybrid_random_log_blocks: 8,
+        }
+    }
+}
+
+/// One level of the parallel hierarchy used for striping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Channel,
+    Chip,
+    Die,
+    Plane,
+}
+
+/// Parses `allocation_order` into four levels, fastest-varying first.
+pub fn parse_allocation_order(text: &str) -> FtlResult<[Level; 4]> {
+    let mut levels: Vec<Level> = Vec::with_capacity(4);
+    for part in text.split('-').map(str::trim).filter(|p| !p.is_empty()) {
+        let level = match part {
+            "channel" => Level::Channel,
+            "chip" | "way" => Level::Chip,
+            "die" => Level::Die,
+            "plane" => Level::Plane,
+            other => {
+                return Err(config_error(
+                    "ftl.allocation_order",
+                    format!("unknown level `{other}` (use channel, chip, die, plane)"),
+                ));
+            }
+        };
+        if levels.contains(&level) {
+            return Err(config_error(
+                "ftl.allocation_order",
+                format!("level `{part}` named twice in `{text}`"),
+            ));
+        }
+        levels.push(level);
+    }
+    for level in [Level::Channel, Level::Chip, Level::Die, Level::Plane] {
+        if !levels.contains(&level) {
+            levels.push(level);
+        }
+    }
+    Ok([levels[0], levels[1], levels[2], levels[3]])
+}
+
+impl SsdConfig {
+    /// A config from a preset name with default FTL settings.
+    pub fn from_preset(name: &str) -> Self {
+        SsdConfig {
+            device: DeviceConfig {
+                preset: Some(name.to_string()),
+                ..DeviceConfig::default()
+            },
+            ftl: FtlConfig::default(),
+        }
+    }
+
+    /// A config wrapping a full chip config.
+    pub fn from_nand(nand: NandConfig) -> Self {
+        SsdConfig {
+            device: DeviceConfig {
+                nand: Some(nand),
+                ..DeviceConfig::default()
+            },
+            ftl: FtlConfig::default(),
+        }
+    }
+
+    /// Parses TOML text (unknown keys are errors naming the key).
+    pub fn from_toml(text: &str) -> FtlResult<Self> {
+        let config: SsdConfig = toml::from_str(text).map_err(|e| {
+            config_error(
+                "ssd config",
+                e.message().to_string()
+                    + &e.span()
+                        .map(|s| format!(" (at byte {})", s.start))
+                        .unwrap_or_default(),
+            )
+        })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// The chip config this SSD is built on (preset + overrides, or the full config).
+    pub fn nand_config(&self) -> FtlResult<NandConfig> {
+        let d = &self.device;
+        let config = match (&d.preset, &d.nand) {
+            (Some(_), Some(_)) => {
+                return Err(config_error(
+                    "device",
+                    "give either `preset` (with optional `overrides`) or `nand`, not both",
+                ));
+            }
+            (None, None) => return Err(config_error("device", "`preset` or `nand` is required")),
+            (None, Some(nand)) => {
+                if d.overrides.is_some() {
+                    return Err(config_error(
+                        "device.overrides",
+                        "overrides apply to a preset; edit `device.nand` directly",
+                    ));
+                }
+                nand.clone()
+            }
+            (Some(name), None) => {
+                let text =
+                    preset_toml(name).map_err(|e| config_error("device.preset", e.to_string()))?;
+                let mut table: toml::Table = toml::from_str(text)
+                    .map_err(|e| config_error("device.preset", e.message().to_string()))?;
+                if let Some(overrides) = &d.overrides {
+                    merge_tables(&mut table, overrides);
+                }
+                NandConfig::deserialize(toml::Value::Table(table))
+                    .map_err(|e| config_error("device.overrides", e.message().to_string()))?
+            }
+        };
+        config
+            .validate()
+            .map_err(|e| config_error("device", e.to_string()))?;
+        Ok(config)
+    }
+
+    /// Checks every key; the first problem found is returned with its key.
+    pub fn validate(&self) -> FtlResult<()> {
+        let nand = self.nand_config()?;
+        let f = &self.ftl;
+        if !(f.op_fraction.is_finite() && f.op_fraction > 0.0 && f.op_fraction <= 10.0) {
+            return Err(config_error(
+                "ftl.op_fraction",
+                format!("{} must be in (0, 10]", f.op_fraction),
+            ));
+        }
+        if f.gc_threshold_blocks < 2 {
+            return Err(config_error(
+                "ftl.gc_threshold_blocks",
+                "must be at least 2 (one block is reserved for GC moves)",
+            ));
+        }
+        if f.queue_depth == 0 || f.queue_depth > 65_536 {
+            return Err(config_error(
+                "ftl.queue_depth",
+                "must be between 1 and 65536",
+            ));
+        }
+        if f.hint_refresh_ops == 0 {
+            return Err(config_error("ftl.hint_refresh_ops", "must be at least 1"));
+        }
+        if f.wl_erase_gap_threshold == 0 {
+            return Err(config_error(
+                "ftl.wl_erase_gap_threshold",
+                "must be at least 1",
+            ));
+        }
+        parse_allocation_order(&f.allocation_order)?;
+        let g = &nand.geometry;
+        if g.total_pages() >= u64::from(u32::MAX) {
+            return Err(config_error(
+                "device",
+                format!("{} pages; at most 2^32 - 2 are supported", g.total_pages()),
+            ));
+        }
+        let blocks = g.blocks_per_plane;
+        let reserved = f.gc_threshold_blocks + 2;
+        if blocks <= reserved {
+            return Err(config_error(
+                "ftl.gc_threshold_blocks",
+                format!(
+                    "{} blocks per plane leave nothing for data after {} reserved (threshold + 2 write frontiers)",
+                    blocks, reserved
+                ),
+            ));
+        }
+        let logical = crate::ssd::logical_pages(g, f.op_fraction);
+        let spare_blocks = (g.total_pages() - logical)
+            / u64::from(g.pages_per_block)
+            / u64::from(g.total_planes());
+        if spare_blocks < u64::from(reserved) {
+            return Err(config_error(
+                "ftl.op_fraction",
+                format!(
+                    "{} leaves {spare_blocks} spare blocks per plane; GC needs at least {reserved} (gc_threshold_blocks + 2)",
+                    f.op_fraction
+                ),
+            ));
+        }
+        if f.mapping == MappingKind::Hybrid && f.hybrid_random_log_blocks == 0 {
+            return Err(config_error(
+                "ftl.hybrid_random_log_blocks",
+                "the hybrid mapping needs at least one random log block",
+            ));
+        }
+        if f.write_buffer_pages as u64 > logical {
+            return Err(config_error(
+                "ftl.write_buffer_pages",
+                "larger than the logical capacity",
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn merge_tables(base: &mut toml::Table, overrides: &toml::Table) {
+    for (key, value) in overrides {
+        match (base.get_mut(key), value) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge_tables(b, o),
+            _ => {
+                base.insert(key.clone(), value.clone());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preset_with_overrides_parses() {
+        let text = r#"
+            [device]
+            preset = "slc"
+            [device.overrides.geometry]
+            blocks_per_plane = 64
+            [ftl]
+            gc_policy = "cost-benefit"
+            op_fraction = 0.5
+        "#;
+        let c = SsdConfig::from_toml(text).unwrap();
+        assert_eq!(c.nand_config().unwrap().geometry.blocks_per_plane, 64);
+        assert_eq!(c.ftl.gc_policy, GcPolicy::CostBenefit);
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let err = SsdConfig::from_toml("[device]\npreset = \"slc\"\n[ftl]\ngc_polcy = \"fifo\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("gc_polcy"), "{err}");
+        let mut c = SsdConfig::from_preset("slc");
+        c.ftl.gc_threshold_blocks = 1;
+        assert!(
+            c.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("gc_threshold_blocks")
+        );
+        c.ftl.gc_threshold_blocks = 3;
+        c.ftl.op_fraction = -1.0;
+        assert!(
+            c.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("op_fraction")
+        );
+        c.ftl.op_fraction = 0.25;
+        c.ftl.allocation_order = "channel-lun".into();
+        assert!(
+            c.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("allocation_order")
+        );
+        let c = SsdConfig::from_preset("mlc7");
+        assert!(
+            c.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("device.preset")
+        );
+    }
+
+    #[test]
+    fn allocation_order_fills_missing_levels() {
+        assert_eq!(
+            parse_allocation_order("plane-die").unwrap(),
+            [Level::Plane, Level::Die, Level::Channel, Level::Chip]
+        );
+        assert!(parse_allocation_order("die-die").is_err());
+    }
+}

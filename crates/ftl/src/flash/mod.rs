@@ -1,0 +1,134 @@
+//! The controller's view of the flash space, shared by every mapping scheme: block accounting
+//! and free lists ([`blocks`]), the list of flash operations decided but not yet submitted
+//! ([`emit`]), page payloads ([`payload`]), GC job tracking and the counters.
+//!
+//! Functional state changes here, when the FTL decides; the decided ops are then submitted to
+//! the chip model by the world loop in [`crate::ssd`], which owns the timing.
+
+pub(crate) mod blocks;
+pub(crate) mod emit;
+pub(crate) mod payload;
+
+use crate::stats::FtlCounters;
+use blocks::{BlockManager, NONE};
+use emit::{Emitter, Tag};
+use nandlab_core::{LatencyHistogram, SimTime};
+use nandlab_nand::OpKind;
+use payload::Payload;
+
+/// One GC (or wear-leveling / merge) job: the moves and the erase of one victim block.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Job {
+    pub started: SimTime,
+    pub outstanding: u32,
+    pub in_use: bool,
+}
+
+/// Shared mechanics: program, move, erase, with their functional effects.
+#[derive(Debug)]
+pub(crate) struct Flash {
+    pub blocks: BlockManager,
+    pub emit: Emitter,
+    pub payload: Payload,
+    pub counters: FtlCounters,
+    pub copyback: bool,
+    pub now: SimTime,
+    jobs: Vec<Job>,
+    free_jobs: Vec<u32>,
+    /// Latency of finished GC jobs (first op submitted to erase completed).
+    pub gc_latency: LatencyHistogram,
+}
+
+impl Flash {
+    pub fn new(blocks: BlockManager, payload: Payload, copyback: bool) -> Self {
+        Flash {
+            blocks,
+            emit: Emitter::default(),
+            payload,
+            counters: FtlCounters::default(),
+            copyback,
+            now: SimTime::ZERO,
+            jobs: Vec::new(),
+            free_jobs: Vec::new(),
+            gc_latency: LatencyHistogram::new(),
+        }
+    }
+
+    /// Opens a GC job (returns the tag its ops carry); functional-only runs get no job.
+    pub fn open_job(&mut self) -> Tag {
+        if !self.emit.enabled {
+            return Tag::Internal;
+        }
+        let id = match self.free_jobs.pop() {
+            Some(id) => id,
+            None => {
+                self.jobs.push(Job::default());
+                (self.jobs.len() - 1) as u32
+            }
+        };
+        self.jobs[id as usize] = Job {
+            started: self.now,
+            outstanding: 0,
+            in_use: true,
+        };
+        Tag::Gc(id)
+    }
+
+    /// Called by the world loop when it submits an op of job `id`.
+    pub fn job_op_submitted(&mut self, id: u32) {
+        self.jobs[id as usize].outstanding += 1;
+    }
+
+    /// Called by the world loop when an op of job `id` completes at `now`.
+    pub fn job_op_completed(&mut self, id: u32, now: SimTime) {
+        let job = &mut self.jobs[id as usize];
+        debug_assert!(job.in_use && job.outstanding > 0);
+        job.outstanding -= 1;
+        if job.outstanding == 0 {
+            job.in_use = false;
+            self.gc_latency.record(now - job.started);
+            self.free_jobs.push(id);
+        }
+    }
+
+    /// Jobs with ops still in flight.
+    pub fn jobs_in_flight(&self) -> usize {
+        self.jobs.len() - self.free_jobs.len()
+    }
+
+    /// Programs `ppa` (already allocated) with `data`.
+    pub fn program(&mut self, ppa: u32, tag: Tag, data: Option<&[u8]>) {
+        self.payload.write(ppa, data);
+        self.counters.flash_pages_programmed += 1;
+        self.emit.push(OpKind::Program, ppa, NONE, tag);
+    }
+
+    /// Moves the data of `source` to the allocated page `target` (copyback within a plane when
+    /// enabled, otherwise a read then a program). Mapping updates are the caller's.
+    pub fn move_page(&mut self, source: u32, target: u32, tag: Tag) {
+        self.payload.relocate(source, target);
+        self.counters.flash_pages_programmed += 1;
+        self.counters.gc_page_copies += 1;
+        let same_plane = self.blocks.plane_of_ppa(source) == self.blocks.plane_of_ppa(target);
+        if self.copyback && same_plane {
+            self.counters.copybacks += 1;
+            self.emit.push(OpKind::Copyback, source, target, tag);
+        } else {
+            self.emit.push(OpKind::Read, source, NONE, tag);
+            self.emit.push(OpKind::Program, target, NONE, tag);
+        }
+    }
+
+    /// Erases `block` (all its pages must be invalid) and returns it to its plane's free list.
+    pub fn erase(&mut self, block: u32, tag: Tag) {
+        self.payload.clear_block(block, self.blocks.pages_per_block);
+        self.blocks.release(block);
+        self.counters.erases += 1;
+        self.emit.push(
+            OpKind::Erase,
+            block * self.blocks.pages_per_block,
+            NONE,
+            tag,
+        );
+    }
+}

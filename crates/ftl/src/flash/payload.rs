@@ -1,0 +1,77 @@
+//! Page payloads in `full` mode: the bytes of every programmed physical page, moved by GC and
+//! dropped by erases. In `timing-only` mode nothing is stored.
+
+/// Bytes per physical page, or nothing.
+#[derive(Debug)]
+pub(crate) struct Payload {
+    pages: Vec<Option<Box<[u8]>>>,
+    page_size_bytes: usize,
+    enabled: bool,
+}
+
+impl Payload {
+    pub fn new(enabled: bool, total_pages: usize, page_size_bytes: usize) -> Self {
+        Payload {
+            pages: if enabled {
+                (0..total_pages).map(|_| None).collect()
+            } else {
+                Vec::new()
+            },
+            page_size_bytes,
+            enabled,
+        }
+    }
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+    /// Stores `data` (a whole page; `None` stores zeros) at `ppa`.
+    pub fn write(&mut self, ppa: u32, data: Option<&[u8]>) {
+        if !self.enabled {
+            return;
+        }
+        let page = match data {
+            Some(d) => {
+                debug_assert_eq!(d.len(), self.page_size_bytes);
+                d.to_vec().into_boxed_slice()
+            }
+            None => vec![0; self.page_size_bytes].into_boxed_slice(),
+        };
+        let slot = &mut self.pages[ppa as usize];
+        debug_assert!(slot.is_none(), "payload written twice at ppa {ppa}");
+        *slot = Some(page);
+    }
+    pub fn read(&self, ppa: u32) -> Option<&[u8]> {
+        if !self.enabled {
+            return None;
+        }
+        self.pages[ppa as usize].as_deref()
+    }
+    pub fn relocate(&mut self, source: u32, target: u32) {
+        if !self.enabled {
+            return;
+        }
+        let page = self.pages[source as usize].take();
+        debug_assert!(
+            page.is_some(),
+            "moving a page with no payload (ppa {source})"
+        );
+        self.pages[target as usize] = page;
+    }
+    /// Copies (not moves) a page: the source stays readable until its block is erased.
+    pub fn copy(&mut self, source: u32, target: u32) {
+        if !self.enabled {
+            return;
+        }
+        let page = self.pages[source as usize].clone();
+        self.pages[target as usize] = page;
+    }
+    pub fn clear_block(&mut self, block: u32, pages_per_block: u32) {
+        if !self.enabled {
+            return;
+        }
+        let first = (block * pages_per_block) as usize;
+        for page in &mut self.pages[first..first + pages_per_block as usize] {
+            *page = None;
+        }
+    }
+}

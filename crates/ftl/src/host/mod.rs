@@ -1,0 +1,58 @@
+//! Host interface (SPEC F1): host requests, the submission queue with its bounded table of
+//! requests in flight, and the table of deferred read-modify-write steps.
+
+pub(crate) mod queue;
+
+use nandlab_core::SimTime;
+use serde::{Deserialize, Serialize};
+
+/// Operation of a host request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HostOp {
+    Read,
+    Write,
+    /// Discard the whole logical pages inside the range (partial pages are left as they are).
+    Trim,
+    /// Write every page of the write buffer to flash (range ignored).
+    Flush,
+}
+
+/// One request from the host: a byte range and an operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct HostRequest {
+    /// Submission time, or `None` for closed loop (issue as soon as the queue has room).
+    pub arrival: Option<SimTime>,
+    pub op: HostOp,
+    pub offset_bytes: u64,
+    pub size_bytes: u64,
+}
+
+impl HostRequest {
+    /// A closed-loop request.
+    pub fn new(op: HostOp, offset_bytes: u64, size_bytes: u64) -> Self {
+        HostRequest {
+            arrival: None,
+            op,
+            offset_bytes,
+            size_bytes,
+        }
+    }
+    pub fn read(offset_bytes: u64, size_bytes: u64) -> Self {
+        Self::new(HostOp::Read, offset_bytes, size_bytes)
+    }
+    pub fn write(offset_bytes: u64, size_bytes: u64) -> Self {
+        Self::new(HostOp::Write, offset_bytes, size_bytes)
+    }
+    pub fn trim(offset_bytes: u64, size_bytes: u64) -> Self {
+        Self::new(HostOp::Trim, offset_bytes, size_bytes)
+    }
+    pub fn flush() -> Self {
+        Self::new(HostOp::Flush, 0, 0)
+    }
+    /// The same request submitted at `arrival`.
+    pub fn at(mut self, arrival: SimTime) -> Self {
+        self.arrival = Some(arrival);
+        self
+    }
+}

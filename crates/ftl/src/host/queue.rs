@@ -1,0 +1,108 @@
+//! Bounded tables of the host interface: requests in flight (at most the queue depth) and
+//! deferred read-modify-write steps (at most one per page of a request in flight). Slots are
+//! reused; nothing is allocated per request in steady state.
+
+use super::HostOp;
+use nandlab_core::SimTime;
+
+/// One request in flight.
+#[derive(Debug)]
+pub(crate) struct RequestSlot {
+    pub op: HostOp,
+    /// Latency is measured from here (the arrival time, or admission for closed loop).
+    pub start: SimTime,
+    pub offset_bytes: u64,
+    pub size_bytes: u64,
+    /// Flash ops and deferred steps not finished yet.
+    pub outstanding: u32,
+    pub in_use: bool,
+    /// Write data (full mode) or read data being gathered.
+    pub data: Vec<u8>,
+}
+
+/// Requests in flight, bounded by the queue depth.
+#[derive(Debug)]
+pub(crate) struct RequestTable {
+    pub slots: Vec<RequestSlot>,
+    free: Vec<u32>,
+}
+
+impl RequestTable {
+    pub fn new(queue_depth: u32) -> Self {
+        RequestTable {
+            slots: (0..queue_depth)
+                .map(|_| RequestSlot {
+                    op: HostOp::Read,
+                    start: SimTime::ZERO,
+                    offset_bytes: 0,
+                    size_bytes: 0,
+                    outstanding: 0,
+                    in_use: false,
+                    data: Vec::new(),
+                })
+                .collect(),
+            free: (0..queue_depth).rev().collect(),
+        }
+    }
+    pub fn in_flight(&self) -> u32 {
+        (self.slots.len() - self.free.len()) as u32
+    }
+    pub fn has_room(&self) -> bool {
+        !self.free.is_empty()
+    }
+    pub fn alloc(&mut self) -> Option<u32> {
+        let slot = self.free.pop()?;
+        let s = &mut self.slots[slot as usize];
+        s.in_use = true;
+        s.outstanding = 0;
+        s.data.clear();
+        Some(slot)
+    }
+    pub fn release(&mut self, slot: u32) {
+        let s = &mut self.slots[slot as usize];
+        debug_assert!(s.in_use && s.outstanding == 0);
+        s.in_use = false;
+        self.free.push(slot);
+    }
+}
+
+/// A partial-page write waiting for the read of the old page.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Deferred {
+    pub request: u32,
+    pub lpa: u32,
+    /// Byte range within the page being written.
+    pub page_offset: u32,
+    pub len: u32,
+    /// Where the new bytes start in the request's data.
+    pub data_offset: u32,
+}
+
+/// Deferred steps; grows to at most the pages of the requests in flight, then is reused.
+#[derive(Debug, Default)]
+pub(crate) struct DeferredTable {
+    pub entries: Vec<Deferred>,
+    free: Vec<u32>,
+}
+
+impl DeferredTable {
+    pub fn alloc(&mut self, entry: Deferred) -> u32 {
+        match self.free.pop() {
+            Some(id) => {
+                self.entries[id as usize] = entry;
+                id
+            }
+            None => {
+                self.entries.push(entry);
+                (self.entries.len() - 1) as u32
+            }
+        }
+    }
+    pub fn release(&mut self, id: u32) -> Deferred {
+        self.free.push(id);
+        self.entries[id as usize]
+    }
+    pub fn in_flight(&self) -> usize {
+        self.entries.len() - self.free.len()
+    }
+}

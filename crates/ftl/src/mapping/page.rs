@@ -1,0 +1,235 @@
+//! Page-level mapping FTL (SPEC F2–F4): host writes go to a per-plane host write frontier,
+//! chosen by striping over the planes in the configured allocation order; GC runs per plane
+//! when its free blocks drop below the threshold and moves valid pages into the plane's GC
+//! frontier (so copyback applies); static wear-leveling migrates the coldest block of a plane
+//! whose erase-count gap exceeds the threshold.
+
+use super::table::PageTable;
+use crate::error::{FtlError, FtlResult};
+use crate::flash::Flash;
+use crate::flash::blocks::NONE;
+use crate::flash::emit::Tag;
+use crate::gc::VictimPicker;
+
+/// The page-mapping FTL state.
+#[derive(Debug)]
+pub(crate) struct PageFtl {
+    pub table: PageTable,
+    host_frontier: Vec<u32>,
+    gc_frontier: Vec<u32>,
+    /// Plane ids in striping order; the write cursor walks it round robin.
+    stripe: Vec<u32>,
+    cursor: usize,
+    picker: VictimPicker,
+    threshold_blocks: u32,
+    /// Erase-count gap for static wear-leveling (None: round-robin allocation only).
+    wl_gap: Option<u32>,
+}
+
+impl PageFtl {
+    pub fn new(
+        logical_pages: u32,
+        physical_pages: u32,
+        stripe: Vec<u32>,
+        picker: VictimPicker,
+        threshold_blocks: u32,
+        wl_gap: Option<u32>,
+    ) -> Self {
+        let planes = stripe.len();
+        PageFtl {
+            table: PageTable::new(logical_pages, physical_pages),
+            host_frontier: vec![NONE; planes],
+            gc_frontier: vec![NONE; planes],
+            stripe,
+            cursor: 0,
+            picker,
+            threshold_blocks,
+            wl_gap,
+        }
+    }
+
+    /// Writes one whole logical page (the program op carries `tag`).
+    pub fn write(
+        &mut self,
+        flash: &mut Flash,
+        lpa: u32,
+        tag: Tag,
+        data: Option<&[u8]>,
+    ) -> FtlResult<()> {
+        let planes = self.stripe.len();
+        for _ in 0..planes {
+            let plane = self.stripe[self.cursor];
+            self.cursor = (self.cursor + 1) % planes;
+            if let Some(ppa) = self.alloc_host(flash, plane)? {
+                let old = self.table.map(lpa, ppa);
+                if old != NONE {
+                    flash.blocks.invalidate(old);
+                }
+                flash.blocks.add_valid(ppa);
+                flash.program(ppa, tag, data);
+                return Ok(());
+            }
+        }
+        Err(FtlError::DeviceFull {
+            message: format!(
+                "no plane of {planes} has a free block or a block with invalid pages to reclaim (writing lpa {lpa})"
+            ),
+        })
+    }
+
+    /// Forgets `lpa` (TRIM).
+    pub fn trim(&mut self, flash: &mut Flash, lpa: u32) {
+        let old = self.table.unmap(lpa);
+        if old != NONE {
+            flash.blocks.invalidate(old);
+        }
+    }
+
+    pub fn locate(&self, lpa: u32) -> u32 {
+        self.table.ppa_of(lpa)
+    }
+
+    fn alloc_host(&mut self, flash: &mut Flash, plane: u32) -> FtlResult<Option<u32>> {
+        let frontier = self.host_frontier[plane as usize];
+        if frontier != NONE
+            && let Some(ppa) = flash.blocks.next_ppa(frontier)
+        {
+            return Ok(Some(ppa));
+        }
+        self.collect(flash, plane)?;
+        // one free block always stays in reserve for GC moves
+        if flash.blocks.free_count(plane) < 2 {
+            self.host_frontier[plane as usize] = NONE;
+            return Ok(None);
+        }
+        let block = flash.blocks.take_free(plane).expect("free count checked");
+        self.host_frontier[plane as usize] = block;
+        Ok(flash.blocks.next_ppa(block))
+    }
+
+    fn alloc_gc(&mut self, flash: &mut Flash, plane: u32) -> FtlResult<u32> {
+        let frontier = self.gc_frontier[plane as usize];
+        if frontier != NONE
+            && let Some(ppa) = flash.blocks.next_ppa(frontier)
+        {
+            return Ok(ppa);
+        }
+        let Some(block) = flash.blocks.take_free(plane) else {
+            return Err(FtlError::DeviceFull {
+                message: format!("plane {plane}: no free block left for GC moves"),
+            });
+        };
+        self.gc_frontier[plane as usize] = block;
+        Ok(flash.blocks.next_ppa(block).expect("fresh block"))
+    }
+
+    /// GC of `plane` until it has `threshold` free blocks (or nothing is left to reclaim), then
+    /// one static wear-leveling step if the erase-count gap calls for it.
+    fn collect(&mut self, flash: &mut Flash, plane: u32) -> FtlResult<()> {
+        let mut erased = false;
+        // every victim frees at least one page net, so a plane's block count bounds the loop
+        for _ in 0..flash.blocks.blocks_per_plane {
+            if flash.blocks.free_count(plane) >= self.threshold_blocks {
+                break;
+            }
+            let Some(victim) = self.picker.take(&flash.blocks, plane) else {
+                break;
+            };
+            flash.counters.gc_runs += 1;
+            self.relocate_block(flash, victim)?;
+            erased = true;
+        }
+        if erased
+            && let Some(gap) = self.wl_gap
+            && flash.blocks.free_count(plane) >= 2
+            && let Some(coldest) = crate::wear::static_wl_candidate(&flash.blocks, plane, gap)
+        {
+            flash.counters.wl_migrations += 1;
+            self.relocate_block(flash, coldest)?;
+        }
+        Ok(())
+    }
+
+    /// Moves every valid page of `victim` into its plane's GC frontier and erases it.
+    fn relocate_block(&mut self, flash: &mut Flash, victim: u32) -> FtlResult<()> {
+        let plane = flash.blocks.plane_of_block(victim);
+        let tag = flash.open_job();
+        let ppb = flash.blocks.pages_per_block;
+        let first = victim * ppb;
+        for ppa in first..first + flash.blocks.next_page[victim as usize] {
+            if !self.table.is_valid(ppa) {
+                continue;
+            }
+            let target = self.alloc_gc(flash, plane)?;
+            self.table.relocate(ppa, target);
+            flash.blocks.invalidate(ppa);
+            flash.blocks.add_valid(target);
+            flash.move_page(ppa, target, tag);
+        }
+        flash.erase(victim, tag);
+        Ok(())
+    }
+
+    /// The plane whose GC comes first if host writes continue: the fewest host page writes
+    /// until its host frontier is full with fewer than `threshold` free blocks (ties: the
+    /// plane reached first by the write cursor).
+    pub fn next_gc_plane(&self, flash: &Flash) -> u32 {
+        let planes = self.stripe.len();
+        let ppb = u64::from(flash.blocks.pages_per_block);
+        let mut best: Option<(u64, u32)> = None;
+        for step in 0..planes {
+            let plane = self.stripe[(self.cursor + step) % planes];
+            let frontier = self.host_frontier[plane as usize];
+            let left_in_frontier = if frontier == NONE {
+                0
+            } else {
+                ppb - u64::from(flash.blocks.next_page[frontier as usize])
+            };
+            let spare_blocks = u64::from(
+                flash
+                    .blocks
+                    .free_count(plane)
+                    .saturating_sub(self.threshold_blocks),
+            );
+            let pages = left_in_frontier + spare_blocks * ppb;
+            let writes = pages * planes as u64 + step as u64;
+            if best.is_none_or(|(w, _)| writes < w) {
+                best = Some((writes, plane));
+            }
+        }
+        best.map_or(0, |(_, p)| p)
+    }
+
+    /// Co-design hint (SPEC F7): the LPAs of the valid pages of the block GC erases next.
+    pub fn next_erase_block_valid_lpas(&self, flash: &Flash, out: &mut Vec<u32>) {
+        out.clear();
+        let plane = self.next_gc_plane(flash);
+        if let Some(victim) = self.picker.peek(&flash.blocks, plane) {
+            let ppb = flash.blocks.pages_per_block;
+            for ppa in victim * ppb..(victim + 1) * ppb {
+                let lpa = self.table.lpa_of(ppa);
+                if lpa != NONE {
+                    out.push(lpa);
+                }
+            }
+        }
+    }
+
+    /// The block the next GC erases (per the active policy), if any.
+    pub fn next_victim_block(&self, flash: &Flash) -> Option<u32> {
+        self.picker.peek(&flash.blocks, self.next_gc_plane(flash))
+    }
+
+    /// Full consistency check of the tables against the block counts.
+    pub fn check(&self, flash: &Flash) -> Result<(), String> {
+        let per_block = self.table.check(flash.blocks.pages_per_block)?;
+        for (block, (&mapped, &counted)) in per_block.iter().zip(&flash.blocks.valid).enumerate() {
+            if mapped != counted {
+                return Err(format!(
+                    "block {block}: {mapped} pages mapped but valid count {counted}"
+                ));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,287 @@
+//! The host path: admission of a request, splitting into logical pages, read-modify-write of
+//! partial pages, the write buffer, TRIM and flush.
+
+use super::{Ssd, WATCH_NEXT};
+use crate::error::{FtlError, FtlResult};
+use crate::flash::blocks::NONE;
+use crate::flash::emit::Tag;
+use crate::host::queue::Deferred;
+use crate::host::{HostOp, HostRequest};
+use nandlab_core::SimTime;
+use nandlab_nand::OpKind;
+
+impl Ssd {
+    /// Admits `request` (latency measured from `start`), decides its page operations and
+    /// submits their flash ops. The queue must have room.
+    pub(super) fn admit(
+        &mut self,
+        request: &HostRequest,
+        start: SimTime,
+        data: Option<&[u8]>,
+    ) -> FtlResult<()> {
+        if request.op != HostOp::Flush {
+            if request.size_bytes == 0 {
+                return Err(FtlError::BadRequest {
+                    message: format!(
+                        "{:?} of 0 bytes at offset {}",
+                        request.op, request.offset_bytes
+                    ),
+                });
+            }
+            self.check_range(request.offset_bytes, request.size_bytes)?;
+        }
+        if let Some(d) = data
+            && (request.op != HostOp::Write || d.len() as u64 != request.size_bytes)
+        {
+            return Err(FtlError::BadRequest {
+                message: format!(
+                    "{} data bytes given for a {:?} of {} bytes",
+                    d.len(),
+                    request.op,
+                    request.size_bytes
+                ),
+            });
+        }
+        let slot = self
+            .requests
+            .alloc()
+            .expect("admit needs room in the queue");
+        if self.watch == Some(WATCH_NEXT) {
+            self.watch = Some(slot);
+        }
+        {
+            let s = &mut self.requests.slots[slot as usize];
+            s.op = request.op;
+            s.start = start;
+            s.offset_bytes = request.offset_bytes;
+            s.size_bytes = request.size_bytes;
+            // the admission itself is one outstanding step, so nothing completes mid-decision
+            s.outstanding = 1;
+            if self.flash.payload.enabled() && request.op == HostOp::Write {
+                match data {
+                    Some(d) => s.data.extend_from_slice(d),
+                    None => s.data.resize(request.size_bytes as usize, 0),
+                }
+            }
+        }
+        self.measure.submitted += 1;
+        self.host_ops_since_hint += 1;
+        if self.host_ops_since_hint >= self.config.ftl.hint_refresh_ops {
+            self.refresh_hint();
+        }
+        let decided = match request.op {
+            HostOp::Read => self.decide_read(slot),
+            HostOp::Write => self.decide_write(slot),
+            HostOp::Trim => {
+                self.decide_trim(slot);
+                Ok(())
+            }
+            HostOp::Flush => self.decide_flush(slot),
+        };
+        let submitted = self.submit_pending();
+        decided?;
+        submitted?;
+        self.op_done(slot);
+        Ok(())
+    }
+
+    /// Pages `(lpa, byte offset within the page, length, offset in the request)` of a range.
+    fn pages_of(
+        &self,
+        offset_bytes: u64,
+        size_bytes: u64,
+    ) -> impl Iterator<Item = (u32, u32, u32, u32)> + use<> {
+        let page = u64::from(self.page_size_bytes);
+        let end = offset_bytes + size_bytes;
+        let first = offset_bytes / page;
+        let last = (end - 1) / page;
+        (first..=last).map(move |lpa| {
+            let start = (lpa * page).max(offset_bytes);
+            let stop = ((lpa + 1) * page).min(end);
+            (
+                lpa as u32,
+                (start - lpa * page) as u32,
+                (stop - start) as u32,
+                (start - offset_bytes) as u32,
+            )
+        })
+    }
+
+    fn decide_read(&mut self, slot: u32) -> FtlResult<()> {
+        let (offset, size) = {
+            let s = &self.requests.slots[slot as usize];
+            (s.offset_bytes, s.size_bytes)
+        };
+        let full = self.flash.payload.enabled();
+        let mut data = std::mem::take(&mut self.requests.slots[slot as usize].data);
+        for (lpa, start, len, _) in self.pages_of(offset, size) {
+            self.flash.counters.host_pages_read += 1;
+            if full {
+                let range = start as usize..(start + len) as usize;
+                match self.current_page(lpa) {
+                    Some(bytes) => data.extend_from_slice(&bytes[range]),
+                    None => data.resize(data.len() + len as usize, 0),
+                }
+            }
+            if let Some(buffer) = &mut self.buffer
+                && buffer.contains(lpa)
+            {
+                buffer.touch(lpa);
+                self.flash.counters.buffer_read_hits += 1;
+                continue;
+            }
+            let ppa = self.mapper.locate(lpa);
+            if ppa != NONE {
+                self.flash
+                    .emit
+                    .push(OpKind::Read, ppa, NONE, Tag::Host(slot));
+            }
+        }
+        self.requests.slots[slot as usize].data = data;
+        Ok(())
+    }
+
+    fn decide_write(&mut self, slot: u32) -> FtlResult<()> {
+        let (offset, size) = {
+            let s = &self.requests.slots[slot as usize];
+            (s.offset_bytes, s.size_bytes)
+        };
+        let page = self.page_size_bytes;
+        let full = self.flash.payload.enabled();
+        let data = std::mem::take(&mut self.requests.slots[slot as usize].data);
+        let mut result = Ok(());
+        for (lpa, start, len, data_offset) in self.pages_of(offset, size) {
+            let bytes = full.then(|| &data[data_offset as usize..(data_offset + len) as usize]);
+            let step = if len == page {
+                self.write_page(lpa, bytes, Tag::Host(slot))
+            } else if self.buffer.as_ref().is_some_and(|b| b.contains(lpa))
+                || self.mapper.locate(lpa) == NONE
+            {
+                // merge with the buffered page, or with zeros: no flash read needed
+                self.merge_and_write(lpa, start, bytes, slot)
+            } else {
+                let id = self.deferred.alloc(Deferred {
+                    request: slot,
+                    lpa,
+                    page_offset: start,
+                    len,
+                    data_offset,
+                });
+                self.flash.counters.rmw_reads += 1;
+                self.requests.slots[slot as usize].outstanding += 1;
+                let ppa = self.mapper.locate(lpa);
+                self.flash
+                    .emit
+                    .push(OpKind::Read, ppa, NONE, Tag::Deferred(id));
+                Ok(())
+            };
+            if let Err(e) = step {
+                result = Err(e);
+                break;
+            }
+        }
+        self.requests.slots[slot as usize].data = data;
+        result
+    }
+
+    /// Second half of a read-modify-write: the old page has been read.
+    pub(super) fn finish_deferred(&mut self, id: u32) -> FtlResult<()> {
+        let d = self.deferred.release(id);
+        let data = std::mem::take(&mut self.requests.slots[d.request as usize].data);
+        let bytes = self
+            .flash
+            .payload
+            .enabled()
+            .then(|| &data[d.data_offset as usize..(d.data_offset + d.len) as usize]);
+        let result = self.merge_and_write(d.lpa, d.page_offset, bytes, d.request);
+        self.requests.slots[d.request as usize].data = data;
+        let submitted = self.submit_pending();
+        result?;
+        submitted?;
+        self.op_done(d.request);
+        Ok(())
+    }
+
+    /// Merges `bytes` at `start` into the current content of `lpa` and writes the page.
+    fn merge_and_write(
+        &mut self,
+        lpa: u32,
+        start: u32,
+        bytes: Option<&[u8]>,
+        slot: u32,
+    ) -> FtlResult<()> {
+        let Some(bytes) = bytes else {
+            return self.write_page(lpa, None, Tag::Host(slot));
+        };
+        let mut page = std::mem::take(&mut self.scratch);
+        page.clear();
+        match self.current_page(lpa) {
+            Some(old) => page.extend_from_slice(old),
+            None => page.resize(self.page_size_bytes as usize, 0),
+        }
+        page[start as usize..start as usize + bytes.len()].copy_from_slice(bytes);
+        let result = self.write_page(lpa, Some(&page), Tag::Host(slot));
+        self.scratch = page;
+        result
+    }
+
+    /// Writes a whole logical page: into the write buffer when there is one (evicting the
+    /// coldest page to flash when full), else to flash.
+    fn write_page(&mut self, lpa: u32, bytes: Option<&[u8]>, tag: Tag) -> FtlResult<()> {
+        self.flash.counters.host_pages_written += 1;
+        let Some(buffer) = &mut self.buffer else {
+            return self.mapper.write(&mut self.flash, lpa, tag, bytes);
+        };
+        if buffer.contains(lpa) {
+            self.flash.counters.buffer_write_hits += 1;
+        }
+        let mut evicted = std::mem::take(&mut self.evicted);
+        let result = match buffer.insert(lpa, bytes, &mut evicted) {
+            Some(victim) => {
+                self.flash.counters.buffer_evictions += 1;
+                let data = self.flash.payload.enabled().then_some(&evicted[..]);
+                self.mapper.write(&mut self.flash, victim, tag, data)
+            }
+            None => Ok(()),
+        };
+        self.evicted = evicted;
+        result
+    }
+
+    fn decide_trim(&mut self, slot: u32) {
+        let (offset, size) = {
+            let s = &self.requests.slots[slot as usize];
+            (s.offset_bytes, s.size_bytes)
+        };
+        for (lpa, _, len, _) in self.pages_of(offset, size) {
+            if len != self.page_size_bytes {
+                continue;
+            }
+            self.flash.counters.host_pages_trimmed += 1;
+            if let Some(buffer) = &mut self.buffer {
+                buffer.remove(lpa);
+            }
+            self.mapper.trim(&mut self.flash, lpa);
+        }
+    }
+
+    fn decide_flush(&mut self, slot: u32) -> FtlResult<()> {
+        let Some(buffer) = &mut self.buffer else {
+            return Ok(());
+        };
+        let mut evicted = std::mem::take(&mut self.evicted);
+        let mut result = Ok(());
+        while let Some(lpa) = buffer.pop_oldest(&mut evicted) {
+            let data = self.flash.payload.enabled().then_some(&evicted[..]);
+            if let Err(e) = self
+                .mapper
+                .write(&mut self.flash, lpa, Tag::Host(slot), data)
+            {
+                result = Err(e);
+                break;
+            }
+        }
+        self.evicted = evicted;
+        result
+    }
+}

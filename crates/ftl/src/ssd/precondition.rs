@@ -1,0 +1,72 @@
+//! Preconditioning: bring the device to a stated fill and fragmentation state quickly, by
+//! functional writes only (the mapping, valid counts, GC and wear-leveling run; no flash op is
+//! timed and the chip model is not touched), before a timed workload.
+
+use super::Ssd;
+use crate::error::{FtlError, FtlResult};
+use crate::flash::emit::Tag;
+use nandlab_core::SimRng;
+use serde::{Deserialize, Serialize};
+
+/// The state to reach: the first `fill_fraction` of the logical pages written sequentially,
+/// then `random_overwrites` uniformly random page overwrites within that filled range.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Precondition {
+    /// Fraction of the logical space filled, in `[0, 1]`.
+    pub fill_fraction: f64,
+    /// Random overwrites after the fill (fragmentation).
+    pub random_overwrites: u64,
+}
+
+impl Precondition {
+    /// Sequential fill of everything, then one random overwrite per logical page: the usual
+    /// steady state for random-write measurements.
+    pub fn full_and_fragmented(logical_pages: u64) -> Self {
+        Precondition {
+            fill_fraction: 1.0,
+            random_overwrites: logical_pages,
+        }
+    }
+}
+
+impl Ssd {
+    /// Applies `p` functionally. Terminates for any fill ≤ 100 %; a state that cannot be
+    /// reached (no free block and nothing to reclaim) is a `DeviceFull` error.
+    pub fn precondition(&mut self, p: &Precondition) -> FtlResult<()> {
+        if !(p.fill_fraction.is_finite() && (0.0..=1.0).contains(&p.fill_fraction)) {
+            return Err(crate::error::config_error(
+                "precondition.fill_fraction",
+                format!("{} is not in [0, 1]", p.fill_fraction),
+            ));
+        }
+        if self.requests.in_flight() > 0 || !self.nand.is_idle() {
+            return Err(FtlError::BadRequest {
+                message: "precondition needs an idle device".into(),
+            });
+        }
+        let filled = (self.logical_pages as f64 * p.fill_fraction).floor() as u32;
+        self.flash.emit.enabled = false;
+        let result = self.precondition_writes(filled, p.random_overwrites);
+        self.flash.emit.enabled = true;
+        self.flash.emit.ops.clear();
+        result
+    }
+
+    fn precondition_writes(&mut self, filled: u32, overwrites: u64) -> FtlResult<()> {
+        for lpa in 0..filled {
+            self.mapper
+                .write(&mut self.flash, lpa, Tag::Internal, None)?;
+        }
+        if filled == 0 {
+            return Ok(());
+        }
+        let mut rng = SimRng::stream(self.seed, "ftl.precondition");
+        for _ in 0..overwrites {
+            let lpa = rng.below(u64::from(filled)) as u32;
+            self.mapper
+                .write(&mut self.flash, lpa, Tag::Internal, None)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,250 @@
+//! The world loop: admission under the queue depth, event processing (host arrivals vs chip
+//! events, host first on ties), submission of decided ops and routing of completions.
+
+use super::{Executed, Ssd};
+use crate::error::{FtlError, FtlResult};
+use crate::flash::emit::Tag;
+use crate::host::HostRequest;
+use crate::stats::SsdReport;
+use nandlab_nand::{DieId, OpKind, Ppa};
+
+impl Ssd {
+    /// Runs a stream of host requests to completion (including the GC work they cause) and
+    /// returns the report of this run. Closed-loop requests (`arrival = None`) are issued as
+    /// soon as fewer than `queue_depth` requests are in flight; timed requests wait for their
+    /// arrival (and for room in the queue). Memory does not depend on the stream's length.
+    pub fn run<I>(&mut self, requests: I) -> FtlResult<SsdReport>
+    where
+        I: IntoIterator<Item = HostRequest>,
+    {
+        self.reset_measurement();
+        let mut source = requests.into_iter();
+        let mut next = source.next();
+        let mut arrival_scheduled = false;
+        loop {
+            while let Some(request) = next {
+                if !self.requests.has_room() {
+                    break;
+                }
+                let at = request.arrival.unwrap_or(self.now);
+                if at > self.now {
+                    if !arrival_scheduled {
+                        self.events.schedule(at, ());
+                        arrival_scheduled = true;
+                    }
+                    break;
+                }
+                self.admit(&request, at, None)?;
+                next = source.next();
+            }
+            match self.step()? {
+                Some(true) => arrival_scheduled = false,
+                Some(false) => {}
+                None => {
+                    if next.is_some() || self.requests.in_flight() > 0 {
+                        return Err(self.stalled());
+                    }
+                    break;
+                }
+            }
+        }
+        let report = self.report();
+        assert_eq!(
+            report.submitted, report.completed,
+            "every submitted request completes exactly once"
+        );
+        Ok(report)
+    }
+
+    /// Submits one request now (or at its arrival, if later) and simulates until it completes.
+    /// `data` is the bytes of a write (full payload mode; `None` writes zeros).
+    pub fn execute(&mut self, request: &HostRequest, data: Option<&[u8]>) -> FtlResult<Executed> {
+        let at = request.arrival.unwrap_or(self.now).max(self.now);
+        while !self.requests.has_room() {
+            if self.step()?.is_none() {
+                return Err(self.stalled());
+            }
+        }
+        self.watched = None;
+        self.watch = Some(super::WATCH_NEXT);
+        if at > self.now {
+            self.events.schedule(at, ());
+            while self.now < at {
+                if self.step()?.is_none() {
+                    return Err(self.stalled());
+                }
+            }
+        }
+        self.admit(request, at, data)?;
+        while self.watched.is_none() {
+            if self.step()?.is_none() {
+                return Err(self.stalled());
+            }
+        }
+        self.watch = None;
+        Ok(self.watched.take().expect("watched request completed"))
+    }
+
+    /// Simulates until nothing is in flight (GC work included).
+    pub fn drain(&mut self) -> FtlResult<()> {
+        while self.step()?.is_some() {}
+        if self.requests.in_flight() > 0 {
+            return Err(self.stalled());
+        }
+        Ok(())
+    }
+
+    fn stalled(&self) -> FtlError {
+        FtlError::Stalled {
+            message: format!(
+                "{} requests and {} deferred steps in flight but no event pending at {}",
+                self.requests.in_flight(),
+                self.deferred.in_flight(),
+                self.now
+            ),
+        }
+    }
+
+    /// Processes the earliest event. `None` when nothing is pending; `Some(true)` for a host
+    /// arrival, `Some(false)` for a chip event.
+    pub(super) fn step(&mut self) -> FtlResult<Option<bool>> {
+        let host = self.events.peek_time();
+        let chip = self.nand.next_event_time();
+        match (host, chip) {
+            (None, None) => Ok(None),
+            (Some(h), c) if c.is_none_or(|c| h <= c) => {
+                let (time, ()) = self.events.pop().expect("peeked");
+                self.set_now(time);
+                Ok(Some(true))
+            }
+            _ => {
+                let mut completions = std::mem::take(&mut self.completions);
+                let time = self
+                    .nand
+                    .process_next(&mut completions)
+                    .expect("chip event peeked");
+                self.set_now(time);
+                let mut result = Ok(());
+                for c in completions.drain(..) {
+                    let die = Tag::die_of(c.tag);
+                    let done = self
+                        .on_completion(Tag::decode(c.tag), c.kind)
+                        .and_then(|()| self.pump(die));
+                    if let Err(e) = done {
+                        result = Err(e);
+                        break;
+                    }
+                }
+                completions.clear();
+                self.completions = completions;
+                result.map(|()| Some(false))
+            }
+        }
+    }
+
+    fn set_now(&mut self, time: nandlab_core::SimTime) {
+        debug_assert!(time >= self.now);
+        self.now = time;
+        self.flash.now = time;
+    }
+
+    fn on_completion(&mut self, tag: Tag, kind: OpKind) -> FtlResult<()> {
+        match tag {
+            Tag::Host(slot) => self.op_done(slot),
+            Tag::Deferred(id) => {
+                debug_assert_eq!(kind, OpKind::Read);
+                self.finish_deferred(id)?;
+            }
+            Tag::Gc(job) => self.flash.job_op_completed(job, self.now),
+            Tag::Internal => {}
+        }
+        Ok(())
+    }
+
+    /// One op (or deferred step) of request `slot` finished.
+    pub(super) fn op_done(&mut self, slot: u32) {
+        let s = &mut self.requests.slots[slot as usize];
+        debug_assert!(s.in_use && s.outstanding > 0);
+        s.outstanding -= 1;
+        if s.outstanding == 0 {
+            self.complete(slot);
+        }
+    }
+
+    pub(super) fn complete(&mut self, slot: u32) {
+        let s = &mut self.requests.slots[slot as usize];
+        let latency = self.now - s.start;
+        let m = self.measure.op_mut(s.op);
+        m.requests += 1;
+        m.bytes += s.size_bytes;
+        m.latency.record(latency);
+        self.measure.completed += 1;
+        self.measure.last_completion = self.now;
+        if self.watch == Some(slot) {
+            self.watched = Some(Executed {
+                latency,
+                completed: self.now,
+                data: std::mem::take(&mut s.data),
+            });
+        }
+        self.requests.release(slot);
+    }
+
+    /// Queues every decided op on its die, in decision order, counts it against its owner,
+    /// and feeds the chip model.
+    pub(super) fn submit_pending(&mut self) -> FtlResult<()> {
+        let mut ops = std::mem::take(&mut self.flash.emit.ops);
+        for op in ops.drain(..) {
+            match op.tag {
+                Tag::Host(slot) => self.requests.slots[slot as usize].outstanding += 1,
+                Tag::Gc(job) => self.flash.job_op_submitted(job),
+                Tag::Deferred(_) | Tag::Internal => {}
+            }
+            let die = op.source / self.pages_per_die;
+            self.die_queues[die as usize].push_back(op);
+            self.dirty_dies.push(die);
+        }
+        self.flash.emit.ops = ops;
+        let mut dirty = std::mem::take(&mut self.dirty_dies);
+        let mut result = Ok(());
+        for die in dirty.drain(..) {
+            if let Err(e) = self.pump(die) {
+                result = Err(e);
+                break;
+            }
+        }
+        dirty.clear();
+        self.dirty_dies = dirty;
+        result
+    }
+
+    /// Submits queued ops of `die` while it has fewer than [`CHIP_OPS_PER_DIE`] in flight.
+    pub(super) fn pump(&mut self, die: u32) -> FtlResult<()> {
+        while self.nand.die_ops_in_flight(DieId(die)) < CHIP_OPS_PER_DIE {
+            let Some(op) = self.die_queues[die as usize].pop_front() else {
+                break;
+            };
+            let address = self.geometry.address_of(Ppa(u64::from(op.source)))?;
+            let t = &mut self.templates;
+            let flash_op = match op.kind {
+                OpKind::Read => &mut t.read,
+                OpKind::Program => &mut t.program,
+                OpKind::Erase => &mut t.erase,
+                OpKind::Copyback => {
+                    t.copyback.destinations[0] =
+                        self.geometry.address_of(Ppa(u64::from(op.target)))?;
+                    &mut t.copyback
+                }
+            };
+            flash_op.targets[0] = address;
+            flash_op.tag = op.tag.encode_with_die(die);
+            self.nand.submit(self.now, flash_op)?;
+        }
+        Ok(())
+    }
+}
+
+/// Ops the controller keeps in flight per die in the chip model; the rest wait in the
+/// controller's per-die FIFO (order is kept either way). Two let one op's completion and the
+/// next op's start coincide without the chip model scanning long wait lists.
+pub(crate) const CHIP_OPS_PER_DIE: u32 = 2;

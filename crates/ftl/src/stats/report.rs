@@ -1,0 +1,107 @@
+//! The run report: flat and fio-like (`read`/`write` sections with IOPS, bandwidth, latency
+//! percentiles and CDF), plus the FTL's own figures.
+
+use super::FtlCounters;
+use nandlab_core::LatencySummary;
+use nandlab_core::stats::CdfPoint;
+use serde::Serialize;
+
+/// One direction of host I/O, as fio reports it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct IoSection {
+    pub requests: u64,
+    pub bytes: u64,
+    /// Requests per simulated second over the run.
+    pub iops: f64,
+    /// MiB per simulated second over the run.
+    pub bw_mib_s: f64,
+    /// Latency percentiles (p50, p90, p99, p99.9, max) in microseconds.
+    pub lat: LatencySummary,
+    /// Latency CDF, at most ~100 points.
+    pub cdf: Vec<CdfPoint>,
+}
+
+/// Erase counts over every block (lifetime of the device, preconditioning included).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct EraseSummary {
+    pub min: u32,
+    pub max: u32,
+    pub mean: f64,
+    /// Blocks per erase count.
+    pub histogram: Vec<EraseBin>,
+}
+
+/// `blocks` blocks have been erased `erase_count` times.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct EraseBin {
+    pub erase_count: u32,
+    pub blocks: u32,
+}
+
+/// Energy of the run from the chip model, in millijoules.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct EnergySection {
+    pub total_mj: f64,
+    pub read_mj: f64,
+    pub program_mj: f64,
+    pub erase_mj: f64,
+    pub copyback_mj: f64,
+    pub idle_mj: f64,
+}
+
+/// Valid pages of every block (paper 000 Fig. 13): `rows` planes × `cols` blocks per plane,
+/// row-major in `valid_pages`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ValidPageMap {
+    pub rows: u32,
+    pub cols: u32,
+    pub pages_per_block: u32,
+    pub valid_pages: Vec<u32>,
+}
+
+impl ValidPageMap {
+    /// Valid pages of block `col` of plane `row`.
+    pub fn get(&self, row: u32, col: u32) -> u32 {
+        self.valid_pages[(row * self.cols + col) as usize]
+    }
+    /// As a matrix (one `Vec` per plane).
+    pub fn to_matrix(&self) -> Vec<Vec<u32>> {
+        self.valid_pages
+            .chunks(self.cols.max(1) as usize)
+            .map(<[u32]>::to_vec)
+            .collect()
+    }
+}
+
+/// Everything one run measured.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SsdReport {
+    pub seed: u64,
+    /// Host requests submitted and completed in the run (always equal after a run).
+    pub submitted: u64,
+    pub completed: u64,
+    /// Simulated time from the run's start to the last host completion, in microseconds.
+    pub sim_time_us: f64,
+    pub read: IoSection,
+    pub write: IoSection,
+    pub trim: IoSection,
+    pub flush: IoSection,
+    /// Flash pages programmed per host page written.
+    pub waf: f64,
+    pub counters: FtlCounters,
+    /// Latency of GC jobs (first move submitted to erase completed).
+    pub gc_latency: LatencySummary,
+    pub erase_counts: EraseSummary,
+    pub energy: EnergySection,
+    pub valid_page_map: ValidPageMap,
+    pub logical_pages: u64,
+    pub physical_pages: u64,
+    pub page_size_bytes: u32,
+}
+
+impl SsdReport {
+    /// JSON text of the report.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("reports serialize")
+    }
+}
