@@ -26,7 +26,7 @@ test-python: develop
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install --quiet --upgrade pip
-	$(VPY) -m pip install --quiet "maturin>=1.7,<2" "pytest>=8" "mypy>=1.10"
+	$(VPY) -m pip install --quiet "maturin>=1.7,<2" "pytest>=8" "mypy>=1.10" "numpy>=1.24" "pandas>=2.0" pandas-stubs ruff
 	touch $@
 
 venv: $(VENV)/.installed
@@ -35,9 +35,11 @@ venv: $(VENV)/.installed
 develop: venv build
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release --quiet
 
-lint:
+lint: venv
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --release -- -D warnings
+	$(VENV)/bin/ruff format --check python
+	$(VENV)/bin/ruff check python
 
 fmt:
 	$(CARGO) fmt --all

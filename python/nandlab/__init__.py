@@ -1,11 +1,34 @@
 """nandlab: co-design laboratory for database software on simulated NAND flash and PCM.
 
 The simulation runs in Rust (the private extension ``nandlab._nandlab``); this package is a
-small pure-Python API over it.
+small pure-Python API over it::
+
+    import nandlab
+    r = nandlab.chip("mlc1", "swr", requests=2000, dies=8)
+    r.summary["throughput_mb_per_s"], r.stages()
+    nandlab.reproduce("nfs-energy", "results/nfs-energy", scale="quick").metrics
 """
 
-from nandlab._nandlab import version
+from nandlab._nandlab import preset_names, preset_toml, version
+from nandlab.chip import ChipResult, chip
+from nandlab.experiments import (
+    ExperimentInfo,
+    Reproduction,
+    list_experiments,
+    reproduce,
+)
 
-__all__ = ["version", "__version__"]
+__all__ = [
+    "ChipResult",
+    "ExperimentInfo",
+    "Reproduction",
+    "__version__",
+    "chip",
+    "list_experiments",
+    "preset_names",
+    "preset_toml",
+    "reproduce",
+    "version",
+]
 
 __version__: str = version()

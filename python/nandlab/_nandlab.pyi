@@ -1,3 +1,19 @@
 """Type stubs of the private extension module (kept true by mypy.stubtest in the tests)."""
 
+from pathlib import Path
+
+__all__ = [
+    "experiments",
+    "preset_names",
+    "preset_toml",
+    "reproduce",
+    "run_chip",
+    "version",
+]
+
 def version() -> str: ...
+def run_chip(spec_json: str) -> str: ...
+def reproduce(id: str, out: Path | str, scale: str, seed: int) -> str: ...
+def experiments() -> str: ...
+def preset_names() -> list[str]: ...
+def preset_toml(name: str) -> str: ...

@@ -1,6 +1,7 @@
 //! The nandlab runner: the one place that wires the layers together. Configs, chip-level
 //! runs, paper reproductions ([`experiments`]), output files, benchmarks.
 
+pub mod api;
 pub mod bench;
 pub mod chip;
 pub mod error;

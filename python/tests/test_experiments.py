@@ -1,0 +1,41 @@
+import subprocess
+from pathlib import Path
+
+import nandlab
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_list_names_the_nfs_experiments() -> None:
+    ids = {e.id for e in nandlab.list_experiments()}
+    assert {"nfs-dies", "nfs-energy", "nfs-breakdown"} <= ids
+
+
+def test_reproduce_energy_matches_table_iii(tmp_path: Path) -> None:
+    r = nandlab.reproduce("nfs-energy", tmp_path / "e", scale="quick")
+    assert r.experiment == "nfs-energy"
+    assert abs(r.metrics["read_page_uj"] / 3.35 - 1) < 0.05
+    assert "stage_energy" in r.curves()
+    assert len(r.curve("stage_energy")) > 0
+
+
+def test_summary_json_is_byte_identical_from_cli_and_python(tmp_path: Path) -> None:
+    nandlab.reproduce("nfs-dies", tmp_path / "py", scale="quick", seed=3)
+    cli = REPO / "target" / "release" / "nandlab"
+    subprocess.run(
+        [
+            str(cli),
+            "reproduce",
+            "nfs-dies",
+            "--quick",
+            "--seed",
+            "3",
+            "--out",
+            str(tmp_path / "cli"),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    assert (tmp_path / "py" / "summary.json").read_bytes() == (
+        tmp_path / "cli" / "summary.json"
+    ).read_bytes()
