@@ -84,9 +84,31 @@ impl BlockManager {
         Some(block)
     }
 
+    /// Takes the free block of `plane` with the most erases (ties: least recently erased) and
+    /// opens it (static wear-leveling parks cold data there).
+    pub fn take_most_worn_free(&mut self, plane: u32) -> Option<u32> {
+        let free = &mut self.free[plane as usize];
+        let mut best: Option<(usize, u32)> = None;
+        for (i, &b) in free.iter().enumerate() {
+            let ec = self.erase_count[b as usize];
+            if best.is_none_or(|(_, e)| ec > e) {
+                best = Some((i, ec));
+            }
+        }
+        let block = free.remove(best?.0).expect("index from the scan");
+        self.state[block as usize] = BlockUse::Open;
+        self.next_page[block as usize] = 0;
+        Some(block)
+    }
+
     /// The next page of open `block`, or `None` when it is full (then it is closed).
     pub fn next_ppa(&mut self, block: u32) -> Option<u32> {
         let b = block as usize;
+        debug_assert_eq!(
+            self.state[b],
+            BlockUse::Open,
+            "writing block {block} that is not open"
+        );
         let page = self.next_page[b];
         if page >= self.pages_per_block {
             return None;
@@ -160,7 +182,6 @@ mod tests {
         assert_eq!(m.state[a as usize], BlockUse::Open);
         assert_eq!(m.next_ppa(a), Some(9));
         assert_eq!(m.state[a as usize], BlockUse::Closed);
-        assert_eq!(m.next_ppa(a), None);
         m.release(a);
         assert_eq!(m.erase_count[a as usize], 1);
         // the erased block goes to the back: the others are used first

@@ -7,7 +7,7 @@
 use super::table::PageTable;
 use crate::error::{FtlError, FtlResult};
 use crate::flash::Flash;
-use crate::flash::blocks::NONE;
+use crate::flash::blocks::{BlockUse, NONE};
 use crate::flash::emit::Tag;
 use crate::gc::VictimPicker;
 
@@ -24,6 +24,20 @@ pub(crate) struct PageFtl {
     threshold_blocks: u32,
     /// Erase-count gap for static wear-leveling (None: round-robin allocation only).
     wl_gap: Option<u32>,
+}
+
+/// The next page of an open write frontier; a frontier that fills up is dropped (set to
+/// `NONE`), so a closed (and later erased and reused) block is never written through a stale
+/// frontier.
+fn next_in_frontier(flash: &mut Flash, frontier: &mut u32) -> u32 {
+    let ppa = flash
+        .blocks
+        .next_ppa(*frontier)
+        .expect("an open frontier has a free page");
+    if flash.blocks.state[*frontier as usize] != BlockUse::Open {
+        *frontier = NONE;
+    }
+    ppa
 }
 
 impl PageFtl {
@@ -90,37 +104,34 @@ impl PageFtl {
     }
 
     fn alloc_host(&mut self, flash: &mut Flash, plane: u32) -> FtlResult<Option<u32>> {
-        let frontier = self.host_frontier[plane as usize];
-        if frontier != NONE
-            && let Some(ppa) = flash.blocks.next_ppa(frontier)
-        {
-            return Ok(Some(ppa));
+        if self.host_frontier[plane as usize] == NONE {
+            self.collect(flash, plane)?;
+            // one free block always stays in reserve for GC moves
+            if flash.blocks.free_count(plane) < 2 {
+                return Ok(None);
+            }
+            self.host_frontier[plane as usize] =
+                flash.blocks.take_free(plane).expect("free count checked");
         }
-        self.collect(flash, plane)?;
-        // one free block always stays in reserve for GC moves
-        if flash.blocks.free_count(plane) < 2 {
-            self.host_frontier[plane as usize] = NONE;
-            return Ok(None);
-        }
-        let block = flash.blocks.take_free(plane).expect("free count checked");
-        self.host_frontier[plane as usize] = block;
-        Ok(flash.blocks.next_ppa(block))
+        Ok(Some(next_in_frontier(
+            flash,
+            &mut self.host_frontier[plane as usize],
+        )))
     }
 
     fn alloc_gc(&mut self, flash: &mut Flash, plane: u32) -> FtlResult<u32> {
-        let frontier = self.gc_frontier[plane as usize];
-        if frontier != NONE
-            && let Some(ppa) = flash.blocks.next_ppa(frontier)
-        {
-            return Ok(ppa);
+        if self.gc_frontier[plane as usize] == NONE {
+            let Some(block) = flash.blocks.take_free(plane) else {
+                return Err(FtlError::DeviceFull {
+                    message: format!("plane {plane}: no free block left for GC moves"),
+                });
+            };
+            self.gc_frontier[plane as usize] = block;
         }
-        let Some(block) = flash.blocks.take_free(plane) else {
-            return Err(FtlError::DeviceFull {
-                message: format!("plane {plane}: no free block left for GC moves"),
-            });
-        };
-        self.gc_frontier[plane as usize] = block;
-        Ok(flash.blocks.next_ppa(block).expect("fresh block"))
+        Ok(next_in_frontier(
+            flash,
+            &mut self.gc_frontier[plane as usize],
+        ))
     }
 
     /// GC of `plane` until it has `threshold` free blocks (or nothing is left to reclaim), then
@@ -145,8 +156,38 @@ impl PageFtl {
             && let Some(coldest) = crate::wear::static_wl_candidate(&flash.blocks, plane, gap)
         {
             flash.counters.wl_migrations += 1;
-            self.relocate_block(flash, coldest)?;
+            self.migrate_cold_block(flash, coldest)?;
         }
+        Ok(())
+    }
+
+    /// Static wear-leveling: moves the valid pages of the least-worn block into the most-worn
+    /// free block of the plane (which then rests under cold data) and erases the cold block.
+    fn migrate_cold_block(&mut self, flash: &mut Flash, cold: u32) -> FtlResult<()> {
+        let plane = flash.blocks.plane_of_block(cold);
+        let Some(worn) = flash.blocks.take_most_worn_free(plane) else {
+            return Ok(());
+        };
+        let tag = flash.open_job();
+        let ppb = flash.blocks.pages_per_block;
+        let first = cold * ppb;
+        for ppa in first..first + flash.blocks.next_page[cold as usize] {
+            if !self.table.is_valid(ppa) {
+                continue;
+            }
+            let target = flash
+                .blocks
+                .next_ppa(worn)
+                .expect("a block holds any block's data");
+            self.table.relocate(ppa, target);
+            flash.blocks.invalidate(ppa);
+            flash.blocks.add_valid(target);
+            flash.move_page(ppa, target, tag);
+        }
+        if flash.blocks.state[worn as usize] == BlockUse::Open {
+            flash.blocks.close(worn);
+        }
+        flash.erase(cold, tag);
         Ok(())
     }
 
@@ -185,11 +226,9 @@ impl PageFtl {
             } else {
                 ppb - u64::from(flash.blocks.next_page[frontier as usize])
             };
+            // blocks the host can still take before a need finds free < threshold
             let spare_blocks = u64::from(
-                flash
-                    .blocks
-                    .free_count(plane)
-                    .saturating_sub(self.threshold_blocks),
+                (flash.blocks.free_count(plane) + 1).saturating_sub(self.threshold_blocks),
             );
             let pages = left_in_frontier + spare_blocks * ppb;
             let writes = pages * planes as u64 + step as u64;

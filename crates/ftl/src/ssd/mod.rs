@@ -19,6 +19,7 @@ use crate::config::{MappingKind, PayloadMode, SsdConfig, WearLeveling, parse_all
 use crate::error::{FtlError, FtlResult};
 use crate::flash::Flash;
 use crate::flash::blocks::{BlockManager, NONE};
+use crate::flash::emit::PendingOp;
 use crate::flash::payload::Payload;
 use crate::gc::VictimPicker;
 use crate::host::queue::{DeferredTable, RequestTable};
@@ -26,10 +27,9 @@ use crate::mapping::{
     Lpa, Mapper, block::BlockFtl, hybrid::HybridFtl, page::PageFtl, stripe_order,
 };
 use crate::stats::Measure;
-use crate::flash::emit::PendingOp;
 use nandlab_core::{EventQueue, SimTime};
-use std::collections::VecDeque;
 use nandlab_nand::{Completion, FlashOp, Geometry, NandSim, PageAddress};
+use std::collections::VecDeque;
 
 /// Result of one synchronously executed request ([`Ssd::execute`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -170,7 +170,9 @@ impl Ssd {
             evicted: Vec::new(),
             watch: None,
             watched: None,
-            die_queues: (0..geometry.total_dies()).map(|_| VecDeque::new()).collect(),
+            die_queues: (0..geometry.total_dies())
+                .map(|_| VecDeque::new())
+                .collect(),
             dirty_dies: Vec::new(),
             pages_per_die: geometry.planes_per_die
                 * geometry.blocks_per_plane
