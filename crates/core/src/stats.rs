@@ -54,6 +54,7 @@ impl LatencyHistogram {
         }
     }
 
+    #[inline]
     pub fn record(&mut self, latency: SimTime) {
         let ns = latency.as_ps().div_ceil(1_000);
         // Auto-resize makes record infallible for u64 values below 2^63.

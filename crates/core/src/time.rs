@@ -24,52 +24,66 @@ impl SimTime {
     pub const ZERO: SimTime = SimTime(0);
     pub const MAX: SimTime = SimTime(u64::MAX);
 
+    #[inline]
     pub const fn from_ps(ps: u64) -> Self {
         SimTime(ps)
     }
+    #[inline]
     pub const fn from_ns(ns: u64) -> Self {
         SimTime(ns * PS_PER_NS)
     }
+    #[inline]
     pub const fn from_us(us: u64) -> Self {
         SimTime(us * PS_PER_US)
     }
+    #[inline]
     pub const fn from_ms(ms: u64) -> Self {
         SimTime(ms * PS_PER_MS)
     }
     /// Rounds a (user-supplied) microsecond value to the nearest picosecond.
     /// Negative or non-finite inputs must be rejected by the caller's validation.
+    #[inline]
     pub fn from_us_f64(us: f64) -> Self {
         debug_assert!(us.is_finite() && us >= 0.0, "invalid time {us} us");
         SimTime((us * PS_PER_US as f64).round() as u64)
     }
+    #[inline]
     pub fn from_ns_f64(ns: f64) -> Self {
         debug_assert!(ns.is_finite() && ns >= 0.0, "invalid time {ns} ns");
         SimTime((ns * PS_PER_NS as f64).round() as u64)
     }
+    #[inline]
     pub const fn as_ps(self) -> u64 {
         self.0
     }
+    #[inline]
     pub fn as_ns_f64(self) -> f64 {
         self.0 as f64 / PS_PER_NS as f64
     }
+    #[inline]
     pub fn as_us_f64(self) -> f64 {
         self.0 as f64 / PS_PER_US as f64
     }
+    #[inline]
     pub fn as_ms_f64(self) -> f64 {
         self.0 as f64 / PS_PER_MS as f64
     }
+    #[inline]
     pub fn as_s_f64(self) -> f64 {
         self.0 as f64 / PS_PER_S as f64
     }
+    #[inline]
     pub const fn saturating_sub(self, other: SimTime) -> SimTime {
         SimTime(self.0.saturating_sub(other.0))
     }
+    #[inline]
     pub const fn checked_add(self, other: SimTime) -> Option<SimTime> {
         match self.0.checked_add(other.0) {
             Some(v) => Some(SimTime(v)),
             None => None,
         }
     }
+    #[inline]
     pub fn max(self, other: SimTime) -> SimTime {
         if self >= other { self } else { other }
     }
@@ -77,29 +91,34 @@ impl SimTime {
 
 impl Add for SimTime {
     type Output = SimTime;
+    #[inline]
     fn add(self, rhs: SimTime) -> SimTime {
         SimTime(self.0 + rhs.0)
     }
 }
 impl AddAssign for SimTime {
+    #[inline]
     fn add_assign(&mut self, rhs: SimTime) {
         self.0 += rhs.0;
     }
 }
 impl Sub for SimTime {
     type Output = SimTime;
+    #[inline]
     fn sub(self, rhs: SimTime) -> SimTime {
         debug_assert!(self.0 >= rhs.0, "negative time span {:?} - {:?}", self, rhs);
         SimTime(self.0 - rhs.0)
     }
 }
 impl SubAssign for SimTime {
+    #[inline]
     fn sub_assign(&mut self, rhs: SimTime) {
         self.0 -= rhs.0;
     }
 }
 impl Mul<u64> for SimTime {
     type Output = SimTime;
+    #[inline]
     fn mul(self, rhs: u64) -> SimTime {
         SimTime(self.0 * rhs)
     }
