@@ -7,7 +7,7 @@
 //! ([`crate::mapping::page`]); its time emerges from the chip model.
 
 use crate::config::GcPolicy;
-use crate::flash::blocks::{BlockManager, BlockUse};
+use crate::flash::blocks::{BlockManager, BlockUse, NONE};
 use nandlab_core::SimRng;
 
 /// Picks GC victims with one policy.
@@ -17,13 +17,33 @@ pub(crate) struct VictimPicker {
     rng: SimRng,
     /// The random number the next `random` pick uses (drawn ahead for the hint).
     draw: u64,
+    /// Per plane, the `random` victim promised by the last hint (kept while it stays a
+    /// candidate), so the hint stays true while the host rewrites the hinted pages.
+    committed: Vec<u32>,
 }
 
 impl VictimPicker {
     pub fn new(policy: GcPolicy, seed: u64) -> Self {
         let mut rng = SimRng::stream(seed, "ftl.gc.random");
         let draw = rng.below(u64::MAX);
-        VictimPicker { policy, rng, draw }
+        VictimPicker {
+            policy,
+            rng,
+            draw,
+            committed: Vec::new(),
+        }
+    }
+
+    /// Promises the current `random` pick of `plane` as its next victim (a no-op for the
+    /// deterministic policies, whose pick is a function of the block table).
+    pub fn commit(&mut self, blocks: &BlockManager, plane: u32) {
+        if self.policy != GcPolicy::Random {
+            return;
+        }
+        if self.committed.len() < blocks.planes as usize {
+            self.committed = vec![NONE; blocks.planes as usize];
+        }
+        self.committed[plane as usize] = self.peek(blocks, plane).unwrap_or(NONE);
     }
 
     pub fn policy(&self) -> GcPolicy {
@@ -51,6 +71,13 @@ impl VictimPicker {
                 best.map(|(b, _)| b)
             }
             GcPolicy::Random => {
+                if let Some(&c) = self.committed.get(plane as usize)
+                    && c != NONE
+                    && blocks.state[c as usize] == BlockUse::Closed
+                    && blocks.valid[c as usize] < ppb
+                {
+                    return Some(c);
+                }
                 let count = candidates.clone().count() as u64;
                 if count == 0 {
                     return None;
@@ -65,6 +92,9 @@ impl VictimPicker {
         let victim = self.peek(blocks, plane);
         if victim.is_some() && self.policy == GcPolicy::Random {
             self.draw = self.rng.below(u64::MAX);
+            if let Some(c) = self.committed.get_mut(plane as usize) {
+                *c = NONE;
+            }
         }
         victim
     }

@@ -22,7 +22,7 @@ impl BlockFtl {
     pub fn locate(&self, _l: u32) -> u32 {
         crate::flash::blocks::NONE
     }
-    pub fn next_erase_block_valid_lpas(&self, _f: &Flash, out: &mut Vec<u32>) {
+    pub fn next_erase_block_valid_lpas(&mut self, _f: &Flash, out: &mut Vec<u32>) {
         out.clear();
     }
     pub fn check(&self, _f: &Flash) -> Result<(), String> {

@@ -25,7 +25,7 @@ impl HybridFtl {
     pub fn locate(&self, _l: u32) -> u32 {
         crate::flash::blocks::NONE
     }
-    pub fn next_erase_block_valid_lpas(&self, _f: &Flash, out: &mut Vec<u32>) {
+    pub fn next_erase_block_valid_lpas(&mut self, _f: &Flash, out: &mut Vec<u32>) {
         out.clear();
     }
     pub fn check(&self, _f: &Flash) -> Result<(), String> {

@@ -60,7 +60,7 @@ impl Mapper {
         }
     }
     /// Co-design hint: LPAs of the valid pages of the next block to be erased.
-    pub fn next_erase_block_valid_lpas(&self, flash: &Flash, out: &mut Vec<u32>) {
+    pub fn next_erase_block_valid_lpas(&mut self, flash: &Flash, out: &mut Vec<u32>) {
         match self {
             Mapper::Page(m) => m.next_erase_block_valid_lpas(flash, out),
             Mapper::Block(m) => m.next_erase_block_valid_lpas(flash, out),

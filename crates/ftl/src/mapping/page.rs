@@ -240,9 +240,10 @@ impl PageFtl {
     }
 
     /// Co-design hint (SPEC F7): the LPAs of the valid pages of the block GC erases next.
-    pub fn next_erase_block_valid_lpas(&self, flash: &Flash, out: &mut Vec<u32>) {
+    pub fn next_erase_block_valid_lpas(&mut self, flash: &Flash, out: &mut Vec<u32>) {
         out.clear();
         let plane = self.next_gc_plane(flash);
+        self.picker.commit(&flash.blocks, plane);
         if let Some(victim) = self.picker.peek(&flash.blocks, plane) {
             let ppb = flash.blocks.pages_per_block;
             for ppa in victim * ppb..(victim + 1) * ppb {
