@@ -68,6 +68,7 @@ fn bad_input_is_a_one_line_error() {
         (vec!["chip", "--dies", "0"], "geometry.dies_per_chip"),
         (vec!["chip", "--planes", "17"], "planes_per_die"),
         (vec!["chip", "--page-size", "0"], "page_size_bytes"),
+        (vec!["chip", "--dies", "100000000"], "blocks in total"),
         (vec!["chip", "--requests", "0"], "requests"),
         (vec!["chip", "--queue-depth", "0"], "queue_depth"),
         (vec!["reproduce", "nope"], "unknown experiment `nope`"),

@@ -12,6 +12,10 @@ use std::fmt;
 /// with a 16-bit mask).
 pub const MAX_PLANES_PER_DIE: u32 = 16;
 
+/// The largest number of blocks a device may have: per-block state is kept in flat tables, and
+/// 2^26 blocks (64 Mi, e.g. 64 dies x 4 planes x 262,144 blocks) bound them to ~2 GB.
+pub const MAX_TOTAL_BLOCKS: u64 = 1 << 26;
+
 /// Counts of every level of the hierarchy and the page format.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -62,10 +66,16 @@ impl Geometry {
             * u64::from(self.dies_per_chip)
             * u64::from(self.planes_per_die)
             * u64::from(self.blocks_per_plane);
-        if blocks > u64::from(u32::MAX) {
+        if blocks > MAX_TOTAL_BLOCKS {
             return Err(config_error(
                 "geometry",
-                format!("{blocks} blocks in total; at most 2^32 - 1 are supported"),
+                format!("{blocks} blocks in total; at most {MAX_TOTAL_BLOCKS} are supported"),
+            ));
+        }
+        if u64::from(self.pages_per_block) > 1 << 20 || u64::from(self.page_size_bytes) > 1 << 24 {
+            return Err(config_error(
+                "geometry",
+                "pages_per_block is limited to 2^20 and page_size_bytes to 16 MiB",
             ));
         }
         Ok(())
