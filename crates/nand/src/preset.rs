@@ -20,6 +20,10 @@ const PRESETS: &[(&str, &str)] = &[
         "qlc-n18a",
         include_str!("../../../presets/nand/qlc-n18a.toml"),
     ),
+    (
+        "miyaji2014",
+        include_str!("../../../presets/nand/miyaji2014.toml"),
+    ),
 ];
 
 /// Names of every built-in preset.
