@@ -80,25 +80,31 @@ fn mb_per_s(r: &ChipReport) -> f64 {
     r.throughput_mb_per_s
 }
 
-fn dies(options: &RunOptions) -> LabResult<ExperimentResult> {
-    let mut result = ExperimentResult::default();
+/// Throughput of `swr` and `srd` (mlc1, 2 KB requests) at each value of one architectural
+/// knob; `configure` applies a value to the run. Returns the curve and the read and write
+/// throughputs in value order.
+fn scaling_sweep(
+    options: &RunOptions,
+    column: &str,
+    values: &[u32],
+    configure: impl Fn(&mut ChipRunSpec, u32),
+) -> LabResult<(Curve, Vec<f64>, Vec<f64>)> {
     let mut curve = Curve::new(
         "throughput",
-        &["dies", "workload", "mb_per_s", "bus_contention"],
+        &[column, "workload", "mb_per_s", "bus_contention"],
     );
-    let counts = [1u32, 2, 4, 8];
     let mut read = Vec::new();
     let mut write = Vec::new();
-    for &n in &counts {
+    for &value in values {
         for (workload, into) in [
             (ChipWorkloadKind::Swr, &mut write),
             (ChipWorkloadKind::Srd, &mut read),
         ] {
             let mut s = spec(options, "mlc1", workload);
-            s.dies = Some(n);
+            configure(&mut s, value);
             let r = s.run()?;
             curve.push(vec![
-                n.into(),
+                value.into(),
                 workload.name().into(),
                 mb_per_s(&r).into(),
                 r.bus_contention_fraction.into(),
@@ -106,6 +112,14 @@ fn dies(options: &RunOptions) -> LabResult<ExperimentResult> {
             into.push(mb_per_s(&r));
         }
     }
+    Ok((curve, read, write))
+}
+
+fn dies(options: &RunOptions) -> LabResult<ExperimentResult> {
+    let (curve, read, write) = scaling_sweep(options, "dies", &[1, 2, 4, 8], |s, n| {
+        s.dies = Some(n);
+    })?;
+    let mut result = ExperimentResult::default();
     result.metric("read_gain_4_to_8_dies", gain(read[2], read[3]));
     result.metric("write_gain_4_to_8_dies", gain(write[2], write[3]));
     result.metric("read_gain_1_to_8_dies", gain(read[0], read[3]));
@@ -117,26 +131,11 @@ fn dies(options: &RunOptions) -> LabResult<ExperimentResult> {
 }
 
 fn planes(options: &RunOptions) -> LabResult<ExperimentResult> {
+    let (curve, read, write) = scaling_sweep(options, "planes", &[1, 2, 4, 8], |s, n| {
+        s.driver.policy = SchedulerPolicy::PlaneFirst;
+        s.planes = Some(n);
+    })?;
     let mut result = ExperimentResult::default();
-    let mut curve = Curve::new("throughput", &["planes", "workload", "mb_per_s"]);
-    let counts = [1u32, 2, 4, 8];
-    let mut read = Vec::new();
-    let mut write = Vec::new();
-    for &n in &counts {
-        for (workload, into) in [
-            (ChipWorkloadKind::Swr, &mut write),
-            (ChipWorkloadKind::Srd, &mut read),
-        ] {
-            let s = spec(options, "mlc1", workload).with_policy(SchedulerPolicy::PlaneFirst);
-            let s = ChipRunSpec {
-                planes: Some(n),
-                ..s
-            };
-            let r = s.run()?;
-            curve.push(vec![n.into(), workload.name().into(), mb_per_s(&r).into()]);
-            into.push(mb_per_s(&r));
-        }
-    }
     result.metric("read_gain_4_to_8_planes", gain(read[2], read[3]));
     result.metric("write_gain_4_to_8_planes", gain(write[2], write[3]));
     result.metric("read_gain_1_to_8_planes", gain(read[0], read[3]));
@@ -147,29 +146,14 @@ fn planes(options: &RunOptions) -> LabResult<ExperimentResult> {
 }
 
 fn page_size(options: &RunOptions) -> LabResult<ExperimentResult> {
+    // 2x mode (plane-first) on a dual-die package, one page per request
+    let (curve, read, write) = scaling_sweep(options, "page_kb", &[2, 4, 8, 16], |s, kb| {
+        s.driver.policy = SchedulerPolicy::PlaneFirst;
+        s.dies = Some(2);
+        s.page_size_bytes = Some(kb * 1024);
+        s.request_bytes = kb * 1024;
+    })?;
     let mut result = ExperimentResult::default();
-    let mut curve = Curve::new("throughput", &["page_kb", "workload", "mb_per_s"]);
-    let sizes = [2048u32, 4096, 8192, 16384];
-    let mut read = Vec::new();
-    let mut write = Vec::new();
-    for &size in &sizes {
-        for (workload, into) in [
-            (ChipWorkloadKind::Swr, &mut write),
-            (ChipWorkloadKind::Srd, &mut read),
-        ] {
-            let mut s = spec(options, "mlc1", workload).with_policy(SchedulerPolicy::PlaneFirst);
-            s.dies = Some(2);
-            s.page_size_bytes = Some(size);
-            s.request_bytes = size;
-            let r = s.run()?;
-            curve.push(vec![
-                (size / 1024).into(),
-                workload.name().into(),
-                mb_per_s(&r).into(),
-            ]);
-            into.push(mb_per_s(&r));
-        }
-    }
     result.metric("read_gain_4_to_8_kb", gain(read[1], read[2]));
     result.metric("write_gain_4_to_8_kb", gain(write[1], write[2]));
     result.metric("paper_read_gain_4_to_8_kb", 0.109);
