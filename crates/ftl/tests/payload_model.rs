@@ -121,6 +121,45 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn block_and_hybrid_mappings_read_what_was_written(
+        actions in proptest::collection::vec(action(capacity_of(&config(MappingKind::Block, 0, GcPolicy::Greedy)).min(capacity_of(&config(MappingKind::Hybrid, 0, GcPolicy::Greedy)))), 1..160),
+        hybrid in any::<bool>(),
+        buffer in proptest::sample::select(vec![0u32, 2]),
+    ) {
+        let mapping = if hybrid { MappingKind::Hybrid } else { MappingKind::Block };
+        check(config(mapping, buffer, GcPolicy::Greedy), &actions)?;
+    }
+}
+
+#[test]
+fn hybrid_merges_of_every_kind_happen() {
+    let mut ssd = Ssd::new(config(MappingKind::Hybrid, 0, GcPolicy::Greedy), 1).unwrap();
+    let capacity = ssd.logical_capacity_bytes();
+    let pages = capacity / PAGE;
+    let mut model = vec![0u8; capacity as usize];
+    let mut rng = nandlab_core::SimRng::seed_from_u64(3);
+    for i in 0..4000u64 {
+        // sequential runs (switch and partial merges) mixed with random updates (full merges)
+        let page = if i % 3 == 0 { rng.below(pages) } else { i % pages };
+        let data = vec![(i % 253) as u8 + 1; PAGE as usize];
+        ssd.execute(&HostRequest::write(page * PAGE, PAGE), Some(&data)).unwrap();
+        model[(page * PAGE) as usize..((page + 1) * PAGE) as usize].copy_from_slice(&data);
+        if i % 97 == 0 {
+            ssd.check_consistency().unwrap();
+        }
+    }
+    ssd.drain().unwrap();
+    let r = ssd.report();
+    let c = &r.counters;
+    assert!(c.merges_switch > 0 && c.merges_partial > 0 && c.merges_full > 0, "{c:?}");
+    assert!(r.waf > 1.0);
+    assert_eq!(ssd.read_bytes(0, capacity).unwrap(), model);
+}
+
 #[test]
 fn gc_and_wear_leveling_happen_in_the_model_runs() {
     // a long deterministic hot-set run on the same device: GC, WL and copyback all occur

@@ -121,6 +121,24 @@ impl BlockManager {
         Some(block * self.pages_per_block + page)
     }
 
+    /// Allocates page `page` of open `block`, skipping the pages before it (allowed by the
+    /// in-order rule: programs only move forward within a block).
+    pub fn next_ppa_at(&mut self, block: u32, page: u32) -> u32 {
+        let b = block as usize;
+        debug_assert_eq!(self.state[b], BlockUse::Open, "writing block {block} that is not open");
+        assert!(
+            page >= self.next_page[b] && page < self.pages_per_block,
+            "page {page} of block {block} is behind its write pointer {}",
+            self.next_page[b]
+        );
+        self.next_page[b] = page + 1;
+        self.clock += 1;
+        if page + 1 == self.pages_per_block {
+            self.close(block);
+        }
+        block * self.pages_per_block + page
+    }
+
     /// Closes an open block (full, or abandoned by a merge).
     pub fn close(&mut self, block: u32) {
         self.state[block as usize] = BlockUse::Closed;

@@ -1,31 +1,203 @@
-//! Block-level mapping (placeholder until implemented).
-use crate::error::{FtlResult, config_error};
+//! Block-level mapping (SPEC F5, paper 001 §3.1.1): logical block number (LBN) → physical
+//! block, page offset fixed. A write lands in place when its offset is at or beyond the
+//! block's write pointer (the in-order rule allows skipping forward); otherwise the block is
+//! merged into a fresh block of the same plane: pages before the offset are copied, the new
+//! page is programmed, pages after it are copied, and the old block is erased.
+//!
+//! LBN `n` lives in plane `stripe[n % planes]`, so merges stay in one plane (copyback applies).
+//! [`PageTable`] stays the single record of where each LPA is, so the consistency checks and
+//! `locate` are shared with the page mapping.
+
+use super::table::PageTable;
+use crate::error::FtlResult;
 use crate::flash::Flash;
+use crate::flash::blocks::NONE;
 use crate::flash::emit::Tag;
 use nandlab_nand::Geometry;
 
+/// LBN geometry shared by the block and hybrid mappings.
 #[derive(Debug)]
-pub(crate) struct BlockFtl {
-    logical_pages: u32,
+pub(crate) struct DataBlocks {
+    pub table: PageTable,
+    /// Physical data block of each LBN, or NONE.
+    pub data: Vec<u32>,
+    pub stripe: Vec<u32>,
+    pub pages_per_block: u32,
 }
-impl BlockFtl {
-    pub fn new(_g: &Geometry, logical_pages: u32, _stripe: Vec<u32>, _t: u32) -> Self {
-        BlockFtl { logical_pages }
+
+impl DataBlocks {
+    /// `lbns_per_plane` logical blocks in every plane.
+    pub fn new(geometry: &Geometry, lbns_per_plane: u32, stripe: Vec<u32>) -> Self {
+        let lbns = lbns_per_plane * geometry.total_planes();
+        DataBlocks {
+            table: PageTable::new(lbns * geometry.pages_per_block, geometry.total_pages() as u32),
+            data: vec![NONE; lbns as usize],
+            stripe,
+            pages_per_block: geometry.pages_per_block,
+        }
     }
     pub fn logical_pages(&self) -> u32 {
-        self.logical_pages
+        self.table.logical_pages()
     }
-    pub fn write(&mut self, _f: &mut Flash, _l: u32, _t: Tag, _d: Option<&[u8]>) -> FtlResult<()> {
-        Err(config_error("ftl.mapping", "block mapping not implemented"))
+    pub fn plane_of_lbn(&self, lbn: u32) -> u32 {
+        self.stripe[lbn as usize % self.stripe.len()]
     }
-    pub fn trim(&mut self, _f: &mut Flash, _l: u32) {}
-    pub fn locate(&self, _l: u32) -> u32 {
-        crate::flash::blocks::NONE
+    pub fn split(&self, lpa: u32) -> (u32, u32) {
+        (lpa / self.pages_per_block, lpa % self.pages_per_block)
     }
-    pub fn next_erase_block_valid_lpas(&mut self, _f: &Flash, out: &mut Vec<u32>) {
+
+    /// Records `lpa` at the freshly allocated `ppa` and programs it.
+    pub fn program(&mut self, flash: &mut Flash, lpa: u32, ppa: u32, tag: Tag, data: Option<&[u8]>) {
+        let old = self.table.map(lpa, ppa);
+        if old != NONE {
+            flash.blocks.invalidate(old);
+        }
+        flash.blocks.add_valid(ppa);
+        flash.program(ppa, tag, data);
+    }
+
+    /// Moves the valid page of `lpa` (wherever it is) to page `offset` of open `block`.
+    pub fn move_lpa(&mut self, flash: &mut Flash, lpa: u32, block: u32, offset: u32, tag: Tag) {
+        let source = self.table.ppa_of(lpa);
+        debug_assert_ne!(source, NONE);
+        let target = flash.blocks.next_ppa_at(block, offset);
+        self.table.relocate(source, target);
+        flash.blocks.invalidate(source);
+        flash.blocks.add_valid(target);
+        flash.move_page(source, target, tag);
+    }
+
+    /// Rebuilds LBN `lbn` in a fresh block of its plane from the latest copy of every page
+    /// (wherever it lives), with `lpa`/`data` programmed as new data when given; the old data
+    /// block is erased. Returns the new block.
+    pub fn full_merge(
+        &mut self,
+        flash: &mut Flash,
+        lbn: u32,
+        new_page: Option<(u32, Tag, Option<&[u8]>)>,
+    ) -> FtlResult<u32> {
+        let plane = self.plane_of_lbn(lbn);
+        let Some(fresh) = flash.blocks.take_free(plane) else {
+            return Err(crate::error::FtlError::DeviceFull {
+                message: format!("plane {plane}: no free block to merge logical block {lbn}"),
+            });
+        };
+        let job = flash.open_job();
+        let ppb = self.pages_per_block;
+        for offset in 0..ppb {
+            let lpa = lbn * ppb + offset;
+            match new_page {
+                Some((new_lpa, tag, data)) if new_lpa == lpa => {
+                    let ppa = flash.blocks.next_ppa_at(fresh, offset);
+                    self.program(flash, lpa, ppa, tag, data);
+                }
+                _ => {
+                    if self.table.ppa_of(lpa) != NONE {
+                        self.move_lpa(flash, lpa, fresh, offset, job);
+                    }
+                }
+            }
+        }
+        let old = self.data[lbn as usize];
+        if old != NONE {
+            flash.erase(old, job);
+        }
+        self.data[lbn as usize] = fresh;
+        Ok(fresh)
+    }
+
+    /// Forgets `lpa`.
+    pub fn trim(&mut self, flash: &mut Flash, lpa: u32) {
+        let old = self.table.unmap(lpa);
+        if old != NONE {
+            flash.blocks.invalidate(old);
+        }
+    }
+
+    pub fn check(&self, flash: &Flash) -> Result<(), String> {
+        let per_block = self.table.check(self.pages_per_block)?;
+        for (block, (&mapped, &counted)) in per_block.iter().zip(&flash.blocks.valid).enumerate() {
+            if mapped != counted {
+                return Err(format!("block {block}: {mapped} pages mapped but valid count {counted}"));
+            }
+        }
+        for (lbn, &b) in self.data.iter().enumerate() {
+            if b != NONE && flash.blocks.plane_of_block(b) != self.plane_of_lbn(lbn as u32) {
+                return Err(format!("logical block {lbn} in block {b} outside its plane"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Logical blocks per plane for the block-based mappings: what the over-provisioning allows,
+/// but leaving `reserved` blocks of every plane free.
+pub(crate) fn lbns_per_plane(geometry: &Geometry, logical_pages: u32, reserved: u32) -> u32 {
+    let by_op = logical_pages / geometry.pages_per_block / geometry.total_planes();
+    by_op.min(geometry.blocks_per_plane.saturating_sub(reserved))
+}
+
+/// The block-mapping FTL.
+#[derive(Debug)]
+pub(crate) struct BlockFtl {
+    blocks: DataBlocks,
+}
+
+impl BlockFtl {
+    pub fn new(geometry: &Geometry, logical_pages: u32, stripe: Vec<u32>, _threshold: u32) -> Self {
+        // one free block per plane is all a merge needs
+        let lbns = lbns_per_plane(geometry, logical_pages, 1);
+        BlockFtl {
+            blocks: DataBlocks::new(geometry, lbns, stripe),
+        }
+    }
+    pub fn logical_pages(&self) -> u32 {
+        self.blocks.logical_pages()
+    }
+
+    pub fn write(
+        &mut self,
+        flash: &mut Flash,
+        lpa: u32,
+        tag: Tag,
+        data: Option<&[u8]>,
+    ) -> FtlResult<()> {
+        let d = &mut self.blocks;
+        let (lbn, offset) = d.split(lpa);
+        let block = d.data[lbn as usize];
+        if block != NONE && offset >= flash.blocks.next_page[block as usize] {
+            let ppa = flash.blocks.next_ppa_at(block, offset);
+            d.program(flash, lpa, ppa, tag, data);
+            return Ok(());
+        }
+        if block == NONE {
+            let plane = d.plane_of_lbn(lbn);
+            let Some(fresh) = flash.blocks.take_free(plane) else {
+                return Err(crate::error::FtlError::DeviceFull {
+                    message: format!("plane {plane}: no free block for logical block {lbn}"),
+                });
+            };
+            d.data[lbn as usize] = fresh;
+            let ppa = flash.blocks.next_ppa_at(fresh, offset);
+            d.program(flash, lpa, ppa, tag, data);
+            return Ok(());
+        }
+        flash.counters.merges_full += 1;
+        d.full_merge(flash, lbn, Some((lpa, tag, data)))?;
+        Ok(())
+    }
+
+    pub fn trim(&mut self, flash: &mut Flash, lpa: u32) {
+        self.blocks.trim(flash, lpa);
+    }
+    pub fn locate(&self, lpa: u32) -> u32 {
+        self.blocks.table.ppa_of(lpa)
+    }
+    /// Which block a merge erases depends on the next write: no hint.
+    pub fn next_erase_block_valid_lpas(&mut self, _flash: &Flash, out: &mut Vec<u32>) {
         out.clear();
     }
-    pub fn check(&self, _f: &Flash) -> Result<(), String> {
-        Ok(())
+    pub fn check(&self, flash: &Flash) -> Result<(), String> {
+        self.blocks.check(flash)
     }
 }
