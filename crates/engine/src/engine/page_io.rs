@@ -1,0 +1,80 @@
+//! Page reads and writes of the engine, and the verification of what comes back.
+
+use super::Engine;
+use crate::device::{BlockDevice, CoDesignHints, Lpa};
+use crate::error::EngineError;
+use crate::layout::{read_row_header, row_payload_matches, write_row_payload};
+use crate::table::RowId;
+
+impl<D: BlockDevice + CoDesignHints> Engine<D> {
+    /// Reads page `lpa` into the page buffer.
+    pub(super) fn read_page(&mut self, lpa: Lpa) -> Result<(), EngineError> {
+        self.device.read_page(lpa, &mut self.page_buf)?;
+        self.reads_issued += 1;
+        Ok(())
+    }
+
+    /// Writes `row` at `version` into `slot` by read-modify-write of its page.
+    ///
+    /// The old page is read only if it holds live rows (otherwise its bytes are dead and the
+    /// page is rebuilt from zeros); with `verify` every live row read is checked.
+    pub(super) fn write_row(
+        &mut self,
+        row: RowId,
+        version: u32,
+        slot: u32,
+    ) -> Result<(), EngineError> {
+        let lpa = self.table.layout().lpa_of_slot(slot);
+        if self.table.page_is_empty(lpa) {
+            self.page_buf.fill(0);
+        } else {
+            self.read_page(lpa)?;
+            if self.config.verify {
+                self.check_page_in_buffer(lpa)?;
+            }
+        }
+        let range = self.table.layout().byte_range_in_page(slot);
+        write_row_payload(row, version, &mut self.page_buf[range]);
+        self.device.write_page(lpa, &self.page_buf)?;
+        self.writes_issued += 1;
+        self.iaa.note_written(lpa);
+        Ok(())
+    }
+
+    /// Checks every live row of page `lpa` in the page buffer.
+    pub(super) fn check_page_in_buffer(&self, lpa: Lpa) -> Result<(), EngineError> {
+        for slot in self.table.slots_of_page(lpa) {
+            if !self.table.is_free(slot) {
+                self.check_row_in_buffer(slot)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that the bytes of `slot` in the page buffer are the row the engine placed there,
+    /// at its last written version.
+    pub(super) fn check_row_in_buffer(&self, slot: u32) -> Result<(), EngineError> {
+        let layout = self.table.layout();
+        let bytes = &self.page_buf[layout.byte_range_in_page(slot)];
+        let (claimed_row, claimed_version) = read_row_header(bytes);
+        let corruption = |detail: String| EngineError::Corruption {
+            lpa: layout.lpa_of_slot(slot),
+            slot_in_page: layout.slot_in_page(slot),
+            detail,
+        };
+        if self.table.slot_of(claimed_row) != Some(slot) {
+            return Err(corruption(format!(
+                "holds bytes claiming row {claimed_row} version {claimed_version}, \
+                 but that row is not placed in this slot"
+            )));
+        }
+        let version = self.table.version_of(claimed_row).unwrap_or_default();
+        if !row_payload_matches(claimed_row, version, bytes) {
+            return Err(corruption(format!(
+                "row {claimed_row} differs from its last written version {version} \
+                 (header says version {claimed_version})"
+            )));
+        }
+        Ok(())
+    }
+}
