@@ -41,7 +41,11 @@ fn every_request_completes_once_and_mapping_stays_consistent() {
         assert_eq!(r.submitted, 6000);
         assert_eq!(r.completed, 6000);
         assert_eq!(r.read.requests + r.write.requests + r.trim.requests, 6000);
-        assert!(r.counters.rmw_reads > 0 && r.counters.gc_runs > 0, "{:?}", r.counters);
+        assert!(
+            r.counters.rmw_reads > 0 && r.counters.gc_runs > 0,
+            "{:?}",
+            r.counters
+        );
         assert!(r.waf > 1.0);
         assert!(r.write.lat.p99_us >= r.write.lat.p50_us);
         assert!(!r.write.cdf.is_empty() && r.write.cdf.len() <= 101);
@@ -81,7 +85,11 @@ fn timed_arrivals_are_honoured() {
         .collect();
     let r = ssd.run(requests).unwrap();
     // idle device: each write takes one program; the last arrives at 90 ms
-    assert!(r.sim_time_us > 90_000.0 && r.sim_time_us < 91_000.0, "{}", r.sim_time_us);
+    assert!(
+        r.sim_time_us > 90_000.0 && r.sim_time_us < 91_000.0,
+        "{}",
+        r.sim_time_us
+    );
     assert!(r.write.lat.max_us < 1_000.0);
 }
 
@@ -89,13 +97,16 @@ fn timed_arrivals_are_honoured() {
 fn bad_requests_are_named() {
     let mut ssd = Ssd::new(small(), 1).unwrap();
     let cap = ssd.logical_capacity_bytes();
-    let err = ssd.execute(&HostRequest::write(cap - 512, 1024), None).unwrap_err();
+    let err = ssd
+        .execute(&HostRequest::write(cap - 512, 1024), None)
+        .unwrap_err();
     assert!(matches!(err, FtlError::OutOfRange { .. }), "{err}");
     assert!(err.to_string().contains(&cap.to_string()));
     let err = ssd.execute(&HostRequest::read(0, 0), None).unwrap_err();
     assert!(err.to_string().contains("0 bytes"), "{err}");
     // the device still works afterwards
-    ssd.execute(&HostRequest::new(HostOp::Write, 0, 4096), None).unwrap();
+    ssd.execute(&HostRequest::new(HostOp::Write, 0, 4096), None)
+        .unwrap();
 }
 
 #[test]
@@ -105,13 +116,18 @@ fn preconditioning_to_full_terminates_and_reaches_steady_state() {
     c.ftl.gc_threshold_blocks = 2;
     let mut ssd = Ssd::new(c, 1).unwrap();
     let logical = ssd.logical_pages();
-    ssd.precondition(&Precondition::full_and_fragmented(logical)).unwrap();
+    ssd.precondition(&Precondition::full_and_fragmented(logical))
+        .unwrap();
     ssd.check_consistency().unwrap();
     let mapped: u32 = ssd.report().valid_page_map.valid_pages.iter().sum();
     assert_eq!(u64::from(mapped), logical);
     let w = UniformRandomWrites::new(2, 4000, ssd.logical_capacity_bytes(), 2048);
     let r = ssd.run(w).unwrap();
-    assert!(r.waf > 2.0, "7 % OP in steady state amplifies writes: {}", r.waf);
+    assert!(
+        r.waf > 2.0,
+        "7 % OP in steady state amplifies writes: {}",
+        r.waf
+    );
     // preconditioning does not count in the run
     assert_eq!(r.counters.host_pages_written, 4000);
     let bad = ssd.precondition(&Precondition {
@@ -130,24 +146,41 @@ fn hint_names_the_valid_pages_of_the_next_victim() {
         c.ftl.gc_policy = policy;
         let mut ssd = Ssd::new(c, 4).unwrap();
         let logical = ssd.logical_pages();
-        ssd.precondition(&Precondition::full_and_fragmented(logical)).unwrap();
+        ssd.precondition(&Precondition::full_and_fragmented(logical))
+            .unwrap();
         ssd.refresh_hint();
         let victim = ssd.next_victim_block().expect("a victim exists");
         let hint = ssd.next_erase_block_valid_lpas();
         assert!(!hint.is_empty());
-        let erases_before = ssd.nand().blocks().block(nandlab_nand::BlockId(victim)).erase_count;
+        let erases_before = ssd
+            .nand()
+            .blocks()
+            .block(nandlab_nand::BlockId(victim))
+            .erase_count;
         ssd.reset_measurement();
         let page = u64::from(ssd.page_size_bytes());
         let mut i = 0;
         while ssd.report().counters.erases == 0 {
             let lpa = hint[i % hint.len()].0;
-            ssd.execute(&HostRequest::write(lpa * page, page), None).unwrap();
+            ssd.execute(&HostRequest::write(lpa * page, page), None)
+                .unwrap();
             i += 1;
             assert!(i < 10_000, "{policy:?}: no GC");
         }
         let r = ssd.report();
-        let erased = ssd.nand().blocks().block(nandlab_nand::BlockId(victim)).erase_count;
-        assert_eq!(erased, erases_before + 1, "{policy:?}: predicted victim {victim} not erased");
-        assert_eq!(r.counters.gc_page_copies, 0, "{policy:?}: page-copy-less GC");
+        let erased = ssd
+            .nand()
+            .blocks()
+            .block(nandlab_nand::BlockId(victim))
+            .erase_count;
+        assert_eq!(
+            erased,
+            erases_before + 1,
+            "{policy:?}: predicted victim {victim} not erased"
+        );
+        assert_eq!(
+            r.counters.gc_page_copies, 0,
+            "{policy:?}: page-copy-less GC"
+        );
     }
 }

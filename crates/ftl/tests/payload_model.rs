@@ -144,9 +144,14 @@ fn hybrid_merges_of_every_kind_happen() {
     let mut rng = nandlab_core::SimRng::seed_from_u64(3);
     for i in 0..4000u64 {
         // sequential runs (switch and partial merges) mixed with random updates (full merges)
-        let page = if i % 3 == 0 { rng.below(pages) } else { i % pages };
+        let page = if i % 3 == 0 {
+            rng.below(pages)
+        } else {
+            i % pages
+        };
         let data = vec![(i % 253) as u8 + 1; PAGE as usize];
-        ssd.execute(&HostRequest::write(page * PAGE, PAGE), Some(&data)).unwrap();
+        ssd.execute(&HostRequest::write(page * PAGE, PAGE), Some(&data))
+            .unwrap();
         model[(page * PAGE) as usize..((page + 1) * PAGE) as usize].copy_from_slice(&data);
         if i % 97 == 0 {
             ssd.check_consistency().unwrap();
@@ -155,7 +160,10 @@ fn hybrid_merges_of_every_kind_happen() {
     ssd.drain().unwrap();
     let r = ssd.report();
     let c = &r.counters;
-    assert!(c.merges_switch > 0 && c.merges_partial > 0 && c.merges_full > 0, "{c:?}");
+    assert!(
+        c.merges_switch > 0 && c.merges_partial > 0 && c.merges_full > 0,
+        "{c:?}"
+    );
     assert!(r.waf > 1.0);
     assert_eq!(ssd.read_bytes(0, capacity).unwrap(), model);
 }

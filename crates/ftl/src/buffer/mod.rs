@@ -53,6 +53,7 @@ impl WriteBuffer {
         }
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.lpa.len() - self.free.len()
     }

@@ -52,9 +52,6 @@ impl BlockManager {
         }
     }
 
-    pub fn total_blocks(&self) -> u32 {
-        self.planes * self.blocks_per_plane
-    }
     pub fn block_of(&self, ppa: u32) -> u32 {
         ppa / self.pages_per_block
     }
@@ -69,9 +66,6 @@ impl BlockManager {
     }
     pub fn free_count(&self, plane: u32) -> u32 {
         self.free[plane as usize].len() as u32
-    }
-    pub fn free_total(&self) -> u64 {
-        self.free.iter().map(|f| f.len() as u64).sum()
     }
 
     /// Takes the least recently erased free block of `plane` and opens it.
@@ -125,7 +119,11 @@ impl BlockManager {
     /// in-order rule: programs only move forward within a block).
     pub fn next_ppa_at(&mut self, block: u32, page: u32) -> u32 {
         let b = block as usize;
-        debug_assert_eq!(self.state[b], BlockUse::Open, "writing block {block} that is not open");
+        debug_assert_eq!(
+            self.state[b],
+            BlockUse::Open,
+            "writing block {block} that is not open"
+        );
         assert!(
             page >= self.next_page[b] && page < self.pages_per_block,
             "page {page} of block {block} is behind its write pointer {}",

@@ -57,14 +57,6 @@ impl Payload {
         );
         self.pages[target as usize] = page;
     }
-    /// Copies (not moves) a page: the source stays readable until its block is erased.
-    pub fn copy(&mut self, source: u32, target: u32) {
-        if !self.enabled {
-            return;
-        }
-        let page = self.pages[source as usize].clone();
-        self.pages[target as usize] = page;
-    }
     pub fn clear_block(&mut self, block: u32, pages_per_block: u32) {
         if !self.enabled {
             return;

@@ -46,10 +46,6 @@ impl VictimPicker {
         self.committed[plane as usize] = self.peek(blocks, plane).unwrap_or(NONE);
     }
 
-    pub fn policy(&self) -> GcPolicy {
-        self.policy
-    }
-
     /// The block the next GC of `plane` would pick, without changing anything.
     pub fn peek(&self, blocks: &BlockManager, plane: u32) -> Option<u32> {
         let ppb = blocks.pages_per_block;

@@ -30,7 +30,10 @@ impl DataBlocks {
     pub fn new(geometry: &Geometry, lbns_per_plane: u32, stripe: Vec<u32>) -> Self {
         let lbns = lbns_per_plane * geometry.total_planes();
         DataBlocks {
-            table: PageTable::new(lbns * geometry.pages_per_block, geometry.total_pages() as u32),
+            table: PageTable::new(
+                lbns * geometry.pages_per_block,
+                geometry.total_pages() as u32,
+            ),
             data: vec![NONE; lbns as usize],
             stripe,
             pages_per_block: geometry.pages_per_block,
@@ -47,7 +50,14 @@ impl DataBlocks {
     }
 
     /// Records `lpa` at the freshly allocated `ppa` and programs it.
-    pub fn program(&mut self, flash: &mut Flash, lpa: u32, ppa: u32, tag: Tag, data: Option<&[u8]>) {
+    pub fn program(
+        &mut self,
+        flash: &mut Flash,
+        lpa: u32,
+        ppa: u32,
+        tag: Tag,
+        data: Option<&[u8]>,
+    ) {
         let old = self.table.map(lpa, ppa);
         if old != NONE {
             flash.blocks.invalidate(old);
@@ -118,12 +128,16 @@ impl DataBlocks {
         let per_block = self.table.check(self.pages_per_block)?;
         for (block, (&mapped, &counted)) in per_block.iter().zip(&flash.blocks.valid).enumerate() {
             if mapped != counted {
-                return Err(format!("block {block}: {mapped} pages mapped but valid count {counted}"));
+                return Err(format!(
+                    "block {block}: {mapped} pages mapped but valid count {counted}"
+                ));
             }
         }
         for (lbn, &b) in self.data.iter().enumerate() {
             if b != NONE && flash.blocks.plane_of_block(b) != self.plane_of_lbn(lbn as u32) {
-                return Err(format!("logical block {lbn} in block {b} outside its plane"));
+                return Err(format!(
+                    "logical block {lbn} in block {b} outside its plane"
+                ));
             }
         }
         Ok(())

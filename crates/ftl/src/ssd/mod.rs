@@ -279,7 +279,7 @@ impl Ssd {
     }
 
     fn check_range(&self, offset_bytes: u64, size_bytes: u64) -> FtlResult<()> {
-        let end = offset_bytes.checked_add(size_bytes).unwrap_or(u64::MAX);
+        let end = offset_bytes.saturating_add(size_bytes);
         if end > self.logical_capacity_bytes() {
             return Err(FtlError::OutOfRange {
                 offset_bytes,

@@ -53,6 +53,11 @@ impl Ssd {
             report.submitted, report.completed,
             "every submitted request completes exactly once"
         );
+        assert_eq!(self.flash.jobs_in_flight(), 0, "every GC job finished");
+        assert!(
+            self.die_queues.iter().all(|q| q.is_empty()),
+            "every decided op ran"
+        );
         Ok(report)
     }
 

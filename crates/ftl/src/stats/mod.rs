@@ -92,7 +92,6 @@ pub(crate) struct Measure {
     pub counters_at_start: FtlCounters,
     pub energy_pj_at_start: [f64; 4],
     pub idle_energy_pj_at_start: f64,
-    pub gc_latency_at_start: u64,
 }
 
 impl Measure {
