@@ -80,7 +80,6 @@ pub struct Ssd {
     watched: Option<Executed>,
     /// Ops decided but not yet given to the chip model, per die (FIFO).
     die_queues: Vec<VecDeque<PendingOp>>,
-    dirty_dies: Vec<u32>,
     pages_per_die: u32,
 }
 
@@ -173,7 +172,6 @@ impl Ssd {
             die_queues: (0..geometry.total_dies())
                 .map(|_| VecDeque::new())
                 .collect(),
-            dirty_dies: Vec::new(),
             pages_per_die: geometry.planes_per_die
                 * geometry.blocks_per_plane
                 * geometry.pages_per_block,

@@ -3,7 +3,7 @@
 
 use super::{Executed, Ssd};
 use crate::error::{FtlError, FtlResult};
-use crate::flash::emit::Tag;
+use crate::flash::emit::{PendingOp, Tag};
 use crate::host::HostRequest;
 use crate::stats::SsdReport;
 use nandlab_nand::{DieId, OpKind, Ppa};
@@ -199,6 +199,7 @@ impl Ssd {
     /// and feeds the chip model.
     pub(super) fn submit_pending(&mut self) -> FtlResult<()> {
         let mut ops = std::mem::take(&mut self.flash.emit.ops);
+        let mut result = Ok(());
         for op in ops.drain(..) {
             match op.tag {
                 Tag::Host(slot) => self.requests.slots[slot as usize].outstanding += 1,
@@ -206,20 +207,19 @@ impl Ssd {
                 Tag::Deferred(_) | Tag::Internal => {}
             }
             let die = op.source / self.pages_per_die;
-            self.die_queues[die as usize].push_back(op);
-            self.dirty_dies.push(die);
-        }
-        self.flash.emit.ops = ops;
-        let mut dirty = std::mem::take(&mut self.dirty_dies);
-        let mut result = Ok(());
-        for die in dirty.drain(..) {
-            if let Err(e) = self.pump(die) {
-                result = Err(e);
-                break;
+            let queue = &mut self.die_queues[die as usize];
+            if queue.is_empty() && self.nand.die_ops_in_flight(DieId(die)) < CHIP_OPS_PER_DIE {
+                // fast path: nothing waits on this die, hand the op straight to the chip
+                if let Err(e) = self.submit_to_chip(die, op) {
+                    result = Err(e);
+                    break;
+                }
+            } else {
+                queue.push_back(op);
             }
         }
-        dirty.clear();
-        self.dirty_dies = dirty;
+        ops.clear();
+        self.flash.emit.ops = ops;
         result
     }
 
@@ -229,22 +229,26 @@ impl Ssd {
             let Some(op) = self.die_queues[die as usize].pop_front() else {
                 break;
             };
-            let address = self.geometry.address_of(Ppa(u64::from(op.source)))?;
-            let t = &mut self.templates;
-            let flash_op = match op.kind {
-                OpKind::Read => &mut t.read,
-                OpKind::Program => &mut t.program,
-                OpKind::Erase => &mut t.erase,
-                OpKind::Copyback => {
-                    t.copyback.destinations[0] =
-                        self.geometry.address_of(Ppa(u64::from(op.target)))?;
-                    &mut t.copyback
-                }
-            };
-            flash_op.targets[0] = address;
-            flash_op.tag = op.tag.encode_with_die(die);
-            self.nand.submit(self.now, flash_op)?;
+            self.submit_to_chip(die, op)?;
         }
+        Ok(())
+    }
+
+    fn submit_to_chip(&mut self, die: u32, op: PendingOp) -> FtlResult<()> {
+        let address = self.geometry.address_of(Ppa(u64::from(op.source)))?;
+        let t = &mut self.templates;
+        let flash_op = match op.kind {
+            OpKind::Read => &mut t.read,
+            OpKind::Program => &mut t.program,
+            OpKind::Erase => &mut t.erase,
+            OpKind::Copyback => {
+                t.copyback.destinations[0] = self.geometry.address_of(Ppa(u64::from(op.target)))?;
+                &mut t.copyback
+            }
+        };
+        flash_op.targets[0] = address;
+        flash_op.tag = op.tag.encode_with_die(die);
+        self.nand.submit(self.now, flash_op)?;
         Ok(())
     }
 }
