@@ -33,6 +33,11 @@ pub enum FtlError {
     #[error("bad request: {message}")]
     BadRequest { message: String },
 
+    /// The request source (a trace reader or generator) failed; its message names the file
+    /// and line.
+    #[error("workload: {message}")]
+    Workload { message: String },
+
     /// The simulation cannot make progress (requests in flight but no event pending): a bug.
     #[error("simulation stalled: {message}")]
     Stalled { message: String },

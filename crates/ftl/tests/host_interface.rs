@@ -184,3 +184,21 @@ fn hint_names_the_valid_pages_of_the_next_victim() {
         );
     }
 }
+
+/// The workload crate's generators drive the SSD directly.
+#[test]
+fn workload_generators_drive_the_ssd() {
+    use nandlab_workload::{Pattern, SyntheticGenerator, SyntheticSpec};
+    let mut ssd = Ssd::new(small(), 1).unwrap();
+    let spec = SyntheticSpec::new(
+        Pattern::Random,
+        0.3,
+        4096,
+        ssd.logical_capacity_bytes(),
+        3000,
+    );
+    let generator = SyntheticGenerator::new(&spec).unwrap();
+    let r = ssd.run_source(generator.map(Ok)).unwrap();
+    assert_eq!(r.completed, 3000);
+    assert!(r.read.requests > 600 && r.write.requests > 1800, "{r:?}");
+}

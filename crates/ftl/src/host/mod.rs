@@ -56,3 +56,44 @@ impl HostRequest {
         self
     }
 }
+
+impl From<nandlab_workload::IoOp> for HostOp {
+    fn from(op: nandlab_workload::IoOp) -> Self {
+        match op {
+            nandlab_workload::IoOp::Read => HostOp::Read,
+            nandlab_workload::IoOp::Write => HostOp::Write,
+            nandlab_workload::IoOp::Trim => HostOp::Trim,
+        }
+    }
+}
+
+impl From<nandlab_workload::BlockRequest> for HostRequest {
+    fn from(r: nandlab_workload::BlockRequest) -> Self {
+        HostRequest {
+            arrival: r.arrival,
+            op: r.op.into(),
+            offset_bytes: r.offset_bytes,
+            size_bytes: r.size_bytes,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nandlab_workload::{BlockRequest, IoOp};
+
+    #[test]
+    fn block_requests_convert() {
+        let r = BlockRequest {
+            arrival: Some(SimTime::from_us(3)),
+            op: IoOp::Trim,
+            offset_bytes: 4096,
+            size_bytes: 8192,
+        };
+        assert_eq!(
+            HostRequest::from(r),
+            HostRequest::trim(4096, 8192).at(SimTime::from_us(3))
+        );
+    }
+}

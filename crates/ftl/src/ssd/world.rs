@@ -61,6 +61,27 @@ impl Ssd {
         Ok(report)
     }
 
+    /// Runs a fallible request source (a `nandlab-workload` generator or trace reader); the
+    /// first bad request stops the run with [`FtlError::Workload`].
+    pub fn run_source<I>(&mut self, source: I) -> FtlResult<SsdReport>
+    where
+        I: IntoIterator<Item = Result<nandlab_workload::BlockRequest, nandlab_workload::WorkloadError>>,
+    {
+        let mut failure = None;
+        let requests = source.into_iter().map_while(|r| match r {
+            Ok(r) => Some(HostRequest::from(r)),
+            Err(e) => {
+                failure = Some(e.to_string());
+                None
+            }
+        });
+        let report = self.run(requests)?;
+        match failure {
+            Some(message) => Err(FtlError::Workload { message }),
+            None => Ok(report),
+        }
+    }
+
     /// Submits one request now (or at its arrival, if later) and simulates until it completes.
     /// `data` is the bytes of a write (full payload mode; `None` writes zeros).
     pub fn execute(&mut self, request: &HostRequest, data: Option<&[u8]>) -> FtlResult<Executed> {
