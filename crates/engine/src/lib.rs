@@ -22,4 +22,7 @@ pub use layout::RowLayout;
 pub use mem::{MemDevice, MemFtl, MemFtlConfig};
 pub use metrics::{EngineMetrics, QueryKind, QueryStats, RunMetrics};
 pub use table::RowId;
-pub use workload::{QueryGenerator, QueryMix, fill_to_free_space, run_queries};
+pub use workload::{
+    ConstantFreeSpace, DriftingFreeSpace, QueryGenerator, QueryMix, fill_to_free_space,
+    run_queries, run_until_free_space,
+};

@@ -181,7 +181,7 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
     pub fn insert(&mut self) -> Result<RowId, EngineError> {
         let start = self.begin_query();
         let result = self.insert_row();
-        self.end_query(QueryKind::Insert, start);
+        self.end_query(QueryKind::Insert, start, &result);
         result
     }
 
@@ -195,7 +195,7 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
             }
             None => Err(EngineError::RowNotFound { row }),
         };
-        self.end_query(QueryKind::Delete, start);
+        self.end_query(QueryKind::Delete, start, &result);
         result
     }
 
@@ -203,7 +203,7 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
     pub fn update(&mut self, row: RowId) -> Result<(), EngineError> {
         let start = self.begin_query();
         let result = self.update_row(row);
-        self.end_query(QueryKind::Update, start);
+        self.end_query(QueryKind::Update, start, &result);
         result
     }
 
@@ -258,7 +258,16 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
         }
     }
 
-    fn end_query(&mut self, kind: QueryKind, start: QueryStart) {
+    /// Records a query in the metrics; failed queries are not counted.
+    fn end_query<T>(
+        &mut self,
+        kind: QueryKind,
+        start: QueryStart,
+        result: &Result<T, EngineError>,
+    ) {
+        if result.is_err() {
+            return;
+        }
         let time = self.device.now().saturating_sub(start.time);
         let reads = self.reads_issued - start.reads;
         let writes = self.writes_issued - start.writes;

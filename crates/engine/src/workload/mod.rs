@@ -16,6 +16,12 @@ use crate::table::RowId;
 use nandlab_core::SimRng;
 use serde::{Deserialize, Serialize};
 
+mod protocol;
+#[cfg(test)]
+mod tests;
+
+pub use protocol::{ConstantFreeSpace, DriftingFreeSpace};
+
 /// Probabilities of the three query types; they sum to 1.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct QueryMix {
@@ -187,76 +193,6 @@ pub fn run_until_free_space<D: BlockDevice + CoDesignHints>(
         engine.execute(query)?;
     }
     Ok(window.close(engine))
-}
-
-/// Paper 000 §4.1 / Fig. 12: fill to a free space, then random queries with
-/// P(Insert) = P(Delete) so the free space stays constant.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ConstantFreeSpace {
-    /// Free space to fill to and hold (paper: 20 %–80 %).
-    pub free_space_fraction: f64,
-    /// P(Update); Insert and Delete share the rest equally.
-    pub update_fraction: f64,
-    /// Queries run after the fill and before measuring (not in the paper; lets GC reach its
-    /// steady state on small devices).
-    pub warmup_query_count: u64,
-    /// Measured queries (paper: 1.6·10^6).
-    pub query_count: u64,
-    /// Seed of the query generator.
-    pub seed: u64,
-}
-
-impl ConstantFreeSpace {
-    /// Runs the protocol; returns the metrics of the measured queries.
-    pub fn run<D: BlockDevice + CoDesignHints>(
-        &self,
-        engine: &mut Engine<D>,
-    ) -> Result<RunMetrics, EngineError> {
-        let mix = QueryMix::constant_free_space(self.update_fraction)?;
-        let mut generator = QueryGenerator::new(mix, self.seed);
-        fill_to_free_space(engine, self.free_space_fraction)?;
-        run_queries(engine, &mut generator, self.warmup_query_count)?;
-        run_queries(engine, &mut generator, self.query_count)
-    }
-}
-
-/// Paper 000 Table I: fill to 80 % free space, then I/D/U 40/20/40 % until free space is 20 %.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DriftingFreeSpace {
-    /// Free space after the fill (paper: 80 %).
-    pub free_space_fraction_start: f64,
-    /// Free space at which the run stops (paper: 20 %).
-    pub free_space_fraction_end: f64,
-    /// The query mix (paper: [`QueryMix::table_i`]); P(Insert) must exceed P(Delete).
-    pub mix: QueryMix,
-    /// Safety bound on the number of queries.
-    pub query_count_max: u64,
-    /// Seed of the query generator.
-    pub seed: u64,
-}
-
-impl DriftingFreeSpace {
-    /// Runs the protocol; returns the metrics of the random-query phase.
-    pub fn run<D: BlockDevice + CoDesignHints>(
-        &self,
-        engine: &mut Engine<D>,
-    ) -> Result<RunMetrics, EngineError> {
-        if self.mix.insert <= self.mix.delete {
-            return Err(EngineError::config(
-                "mix.insert",
-                self.mix.insert,
-                "must exceed mix.delete for free space to drift down",
-            ));
-        }
-        let mut generator = QueryGenerator::new(self.mix, self.seed);
-        fill_to_free_space(engine, self.free_space_fraction_start)?;
-        run_until_free_space(
-            engine,
-            &mut generator,
-            self.free_space_fraction_end,
-            self.query_count_max,
-        )
-    }
 }
 
 /// Snapshot at the start of a measurement window.

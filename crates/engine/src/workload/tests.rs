@@ -1,0 +1,74 @@
+use super::*;
+use crate::engine::EngineConfig;
+use crate::mem::MemDevice;
+use nandlab_core::SimTime;
+
+fn engine() -> Engine<MemDevice> {
+    let device = MemDevice::new(512, 16, SimTime::from_us(100), SimTime::from_us(1_600)).unwrap();
+    Engine::new(device, EngineConfig::conventional()).unwrap()
+}
+
+#[test]
+fn mixes_are_validated() {
+    assert!(QueryMix::new(0.5, 0.5, 0.1).is_err());
+    assert!(QueryMix::new(-0.1, 0.6, 0.5).is_err());
+    assert!(QueryMix::new(f64::NAN, 0.5, 0.5).is_err());
+    let mix = QueryMix::constant_free_space(0.4).unwrap();
+    assert_eq!((mix.insert, mix.delete), (0.3, 0.3));
+    assert!(QueryMix::constant_free_space(1.5).is_err());
+}
+
+#[test]
+fn fill_stops_at_the_target_free_space() {
+    let mut engine = engine();
+    let inserted = fill_to_free_space(&mut engine, 0.25).unwrap();
+    // 16 pages * 4 rows of 119 B in 512 B pages = 64 slots; 75 % of them hold rows.
+    assert_eq!(engine.slot_count(), 64);
+    assert_eq!(inserted, 48);
+    assert_eq!(engine.free_space_fraction(), 0.25);
+    assert!(fill_to_free_space(&mut engine, 1.0).is_err());
+}
+
+#[test]
+fn generated_deletes_and_updates_name_live_rows() {
+    let mut engine = engine();
+    let mut generator = QueryGenerator::new(QueryMix::new(0.0, 0.5, 0.5).unwrap(), 9);
+    // No live row yet: Delete and Update turn into Insert.
+    assert_eq!(generator.next_query(&engine), Query::Insert);
+    fill_to_free_space(&mut engine, 0.5).unwrap();
+    for _ in 0..200 {
+        let query = generator.next_query(&engine);
+        match query {
+            Query::Delete(row) | Query::Update(row) => assert!(engine.is_live(row)),
+            Query::Insert => {}
+        }
+        engine.execute(query).unwrap();
+    }
+}
+
+#[test]
+fn run_metrics_cover_only_the_window() {
+    let mut engine = engine();
+    fill_to_free_space(&mut engine, 0.5).unwrap();
+    let mut generator = QueryGenerator::new(QueryMix::table_i(), 4);
+    let metrics = run_queries(&mut engine, &mut generator, 10).unwrap();
+    assert_eq!(metrics.queries.total().count, 10);
+    assert_eq!(metrics.queries.total().time_total, metrics.elapsed);
+    assert!(metrics.queries_per_s() > 0.0);
+    assert_eq!(metrics.free_space_fraction_start, 0.5);
+    assert!(metrics.erases_per_block.is_empty());
+}
+
+#[test]
+fn drifting_protocol_refuses_a_mix_that_cannot_drift() {
+    let mut engine = engine();
+    let protocol = DriftingFreeSpace {
+        free_space_fraction_start: 0.8,
+        free_space_fraction_end: 0.2,
+        mix: QueryMix::fig_17(),
+        query_count_max: 100,
+        seed: 1,
+    };
+    let error = protocol.run(&mut engine).unwrap_err();
+    assert!(error.to_string().contains("mix.insert"), "{error}");
+}
