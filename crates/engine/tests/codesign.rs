@@ -42,7 +42,7 @@ fn iaa_places_rows_in_pages_of_the_next_erase_block() {
     };
     let mut engine = Engine::new(ftl(), config).unwrap();
     workload::fill_to_free_space(&mut engine, 0.2).unwrap();
-    let mut generator = QueryGenerator::new(QueryMix::fig_17(), 7);
+    let mut generator = QueryGenerator::new(QueryMix::fig_17(), 7).unwrap();
     let mut victim_lpas = Vec::new();
     let mut checked = 0;
     for _ in 0..6_000 {

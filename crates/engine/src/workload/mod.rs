@@ -24,6 +24,7 @@ pub use protocol::{ConstantFreeSpace, DriftingFreeSpace};
 
 /// Probabilities of the three query types; they sum to 1.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct QueryMix {
     pub insert: f64,
     pub delete: f64,
@@ -93,12 +94,14 @@ pub struct QueryGenerator {
 }
 
 impl QueryGenerator {
-    /// A generator for `mix`, seeded by `seed` (its own RNG stream "engine-w2").
-    pub fn new(mix: QueryMix, seed: u64) -> Self {
-        QueryGenerator {
+    /// A generator for `mix` (validated, as its fields are public), seeded by `seed` (its own
+    /// RNG stream "engine-w2").
+    pub fn new(mix: QueryMix, seed: u64) -> Result<Self, EngineError> {
+        let mix = QueryMix::new(mix.insert, mix.delete, mix.update)?;
+        Ok(QueryGenerator {
             mix,
             rng: SimRng::stream(seed, "engine-w2"),
-        }
+        })
     }
 
     /// The mix.

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 /// Paper 000 §4.1 / Fig. 12: fill to a free space, then random queries with
 /// P(Insert) = P(Delete) so the free space stays constant.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ConstantFreeSpace {
     /// Free space to fill to and hold (paper: 20 %–80 %).
     pub free_space_fraction: f64,
@@ -31,7 +32,7 @@ impl ConstantFreeSpace {
         engine: &mut Engine<D>,
     ) -> Result<RunMetrics, EngineError> {
         let mix = QueryMix::constant_free_space(self.update_fraction)?;
-        let mut generator = QueryGenerator::new(mix, self.seed);
+        let mut generator = QueryGenerator::new(mix, self.seed)?;
         fill_to_free_space(engine, self.free_space_fraction)?;
         run_queries(engine, &mut generator, self.warmup_query_count)?;
         run_queries(engine, &mut generator, self.query_count)
@@ -40,6 +41,7 @@ impl ConstantFreeSpace {
 
 /// Paper 000 Table I: fill to 80 % free space, then I/D/U 40/20/40 % until free space is 20 %.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DriftingFreeSpace {
     /// Free space after the fill (paper: 80 %).
     pub free_space_fraction_start: f64,
@@ -66,7 +68,7 @@ impl DriftingFreeSpace {
                 "must exceed mix.delete for free space to drift down",
             ));
         }
-        let mut generator = QueryGenerator::new(self.mix, self.seed);
+        let mut generator = QueryGenerator::new(self.mix, self.seed)?;
         fill_to_free_space(engine, self.free_space_fraction_start)?;
         run_until_free_space(
             engine,

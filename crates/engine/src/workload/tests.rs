@@ -32,7 +32,7 @@ fn fill_stops_at_the_target_free_space() {
 #[test]
 fn generated_deletes_and_updates_name_live_rows() {
     let mut engine = engine();
-    let mut generator = QueryGenerator::new(QueryMix::new(0.0, 0.5, 0.5).unwrap(), 9);
+    let mut generator = QueryGenerator::new(QueryMix::new(0.0, 0.5, 0.5).unwrap(), 9).unwrap();
     // No live row yet: Delete and Update turn into Insert.
     assert_eq!(generator.next_query(&engine), Query::Insert);
     fill_to_free_space(&mut engine, 0.5).unwrap();
@@ -50,7 +50,7 @@ fn generated_deletes_and_updates_name_live_rows() {
 fn run_metrics_cover_only_the_window() {
     let mut engine = engine();
     fill_to_free_space(&mut engine, 0.5).unwrap();
-    let mut generator = QueryGenerator::new(QueryMix::table_i(), 4);
+    let mut generator = QueryGenerator::new(QueryMix::table_i(), 4).unwrap();
     let metrics = run_queries(&mut engine, &mut generator, 10).unwrap();
     assert_eq!(metrics.queries.total().count, 10);
     assert_eq!(metrics.queries.total().time_total, metrics.elapsed);
@@ -71,4 +71,14 @@ fn drifting_protocol_refuses_a_mix_that_cannot_drift() {
     };
     let error = protocol.run(&mut engine).unwrap_err();
     assert!(error.to_string().contains("mix.insert"), "{error}");
+}
+
+#[test]
+fn a_hand_built_invalid_mix_is_refused_by_the_generator() {
+    let mix = QueryMix {
+        insert: 0.9,
+        delete: 0.9,
+        update: 0.0,
+    };
+    assert!(QueryGenerator::new(mix, 1).is_err());
 }
