@@ -124,12 +124,15 @@ pub enum PayloadMode {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FtlConfig {
+    /// Logical-to-physical mapping scheme.
     pub mapping: MappingKind,
+    /// GC victim policy (page mapping).
     pub gc_policy: GcPolicy,
     /// GC runs on a plane when its free blocks drop below this count (at least 2).
     pub gc_threshold_blocks: u32,
     /// Over-provisioning as spare / logical (0.25 = 25 %).
     pub op_fraction: f64,
+    /// Wear-leveling scheme.
     pub wear_leveling: WearLeveling,
     /// Erase-count gap (max − min within a plane) that triggers static wear-leveling.
     pub wl_erase_gap_threshold: u32,
@@ -137,7 +140,9 @@ pub struct FtlConfig {
     pub copyback: bool,
     /// DRAM write-buffer capacity in pages (0 disables the buffer).
     pub write_buffer_pages: u32,
+    /// Write-buffer eviction order.
     pub write_buffer_policy: BufferPolicy,
+    /// Whether page bytes are kept.
     pub payload: PayloadMode,
     /// Striping order of consecutive page writes over the parallel units, fastest-varying
     /// first, dash separated: any order of `channel`, `chip` (alias `way`), `die`, `plane`;
@@ -175,9 +180,13 @@ impl Default for FtlConfig {
 /// One level of the parallel hierarchy used for striping.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Level {
+    /// Channels (independent buses).
     Channel,
+    /// Chips (ways) of a channel.
     Chip,
+    /// Dies of a chip.
     Die,
+    /// Planes of a die.
     Plane,
 }
 

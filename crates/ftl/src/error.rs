@@ -6,6 +6,7 @@ use thiserror::Error;
 /// Everything that can go wrong in the SSD controller and FTL.
 #[derive(Debug, Error, Clone, PartialEq)]
 #[non_exhaustive]
+#[allow(missing_docs)] // variant fields are named by their messages
 pub enum FtlError {
     /// A configuration value is missing, out of range or inconsistent with another.
     #[error("invalid config key `{key}`: {message}")]

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! SSD controller and flash translation layer (SPEC F1–F8) on top of the chip model
 //! [`nandlab_nand::NandSim`].
 //!

@@ -15,13 +15,17 @@ use std::time::Instant;
 /// What the benchmark measured.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchResult {
+    /// Host requests simulated.
     pub requests: u64,
+    /// Wall-clock time of the run.
     pub wall_seconds: f64,
     /// Host requests simulated per wall-clock second.
     pub host_requests_per_wall_second: f64,
     /// Host write IOPS in simulated time.
     pub sim_iops: f64,
+    /// Write amplification of the run.
     pub waf: f64,
+    /// The full report.
     pub report: SsdReport,
 }
 

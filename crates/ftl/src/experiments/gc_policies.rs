@@ -15,20 +15,28 @@ pub const OP_PERCENTS: [u32; 5] = [7, 15, 25, 35, 50];
 /// One point of a WAF curve.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CurveRow {
+    /// GC policy name.
     pub policy: String,
+    /// Over-provisioning, spare / logical, percent.
     pub op_percent: u32,
+    /// Measured write amplification.
     pub waf: f64,
     /// WAF of the FIFO analytic model at this OP (for comparison).
     pub waf_fifo_analytic: f64,
+    /// Pages moved by GC in the measured run.
     pub gc_page_copies: u64,
+    /// Blocks erased in the measured run.
     pub erases: u64,
+    /// Host pages written in the measured run.
     pub host_pages_written: u64,
 }
 
 /// Metrics (`waf_<policy>_op<percent>`, policy names with `-` as `_`) and curve rows.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GcPoliciesResult {
+    /// `waf_<policy>_op<percent>` → WAF.
     pub metrics: BTreeMap<String, f64>,
+    /// One row per (policy, OP) point.
     pub rows: Vec<CurveRow>,
 }
 

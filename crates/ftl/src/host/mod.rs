@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum HostOp {
+    /// Read the byte range.
     Read,
+    /// Write the byte range.
     Write,
     /// Discard the whole logical pages inside the range (partial pages are left as they are).
     Trim,
@@ -23,8 +25,11 @@ pub enum HostOp {
 pub struct HostRequest {
     /// Submission time, or `None` for closed loop (issue as soon as the queue has room).
     pub arrival: Option<SimTime>,
+    /// Operation.
     pub op: HostOp,
+    /// First byte of the range (logical address).
     pub offset_bytes: u64,
+    /// Length of the range in bytes.
     pub size_bytes: u64,
 }
 
@@ -38,15 +43,19 @@ impl HostRequest {
             size_bytes,
         }
     }
+    /// A closed-loop read.
     pub fn read(offset_bytes: u64, size_bytes: u64) -> Self {
         Self::new(HostOp::Read, offset_bytes, size_bytes)
     }
+    /// A closed-loop write.
     pub fn write(offset_bytes: u64, size_bytes: u64) -> Self {
         Self::new(HostOp::Write, offset_bytes, size_bytes)
     }
+    /// A closed-loop TRIM.
     pub fn trim(offset_bytes: u64, size_bytes: u64) -> Self {
         Self::new(HostOp::Trim, offset_bytes, size_bytes)
     }
+    /// A closed-loop flush of the write buffer.
     pub fn flush() -> Self {
         Self::new(HostOp::Flush, 0, 0)
     }

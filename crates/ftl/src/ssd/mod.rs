@@ -185,9 +185,11 @@ impl Ssd {
         })
     }
 
+    /// The configuration the SSD was built from.
     pub fn config(&self) -> &SsdConfig {
         &self.config
     }
+    /// The chip geometry.
     pub fn geometry(&self) -> &Geometry {
         &self.geometry
     }

@@ -65,7 +65,9 @@ impl Ssd {
     /// first bad request stops the run with [`FtlError::Workload`].
     pub fn run_source<I>(&mut self, source: I) -> FtlResult<SsdReport>
     where
-        I: IntoIterator<Item = Result<nandlab_workload::BlockRequest, nandlab_workload::WorkloadError>>,
+        I: IntoIterator<
+            Item = Result<nandlab_workload::BlockRequest, nandlab_workload::WorkloadError>,
+        >,
     {
         let mut failure = None;
         let requests = source.into_iter().map_while(|r| match r {

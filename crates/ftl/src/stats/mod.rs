@@ -11,6 +11,7 @@ use serde::Serialize;
 
 /// Event counters of the controller (monotone; a report shows the difference over its run).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[allow(missing_docs)] // counter names say what they count
 pub struct FtlCounters {
     /// Whole logical pages the host wrote (after read-modify-write merging).
     pub host_pages_written: u64,

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 /// One direction of host I/O, as fio reports it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[allow(missing_docs)] // fields named with their units
 pub struct IoSection {
     pub requests: u64,
     pub bytes: u64,
@@ -23,6 +24,7 @@ pub struct IoSection {
 
 /// Erase counts over every block (lifetime of the device, preconditioning included).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[allow(missing_docs)] // fields named with their units
 pub struct EraseSummary {
     pub min: u32,
     pub max: u32,
@@ -33,6 +35,7 @@ pub struct EraseSummary {
 
 /// `blocks` blocks have been erased `erase_count` times.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[allow(missing_docs)] // fields named with their units
 pub struct EraseBin {
     pub erase_count: u32,
     pub blocks: u32,
@@ -40,6 +43,7 @@ pub struct EraseBin {
 
 /// Energy of the run from the chip model, in millijoules.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[allow(missing_docs)] // fields named with their units
 pub struct EnergySection {
     pub total_mj: f64,
     pub read_mj: f64,
@@ -52,6 +56,7 @@ pub struct EnergySection {
 /// Valid pages of every block (paper 000 Fig. 13): `rows` planes × `cols` blocks per plane,
 /// row-major in `valid_pages`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[allow(missing_docs)] // fields named with their units
 pub struct ValidPageMap {
     pub rows: u32,
     pub cols: u32,
@@ -75,6 +80,7 @@ impl ValidPageMap {
 
 /// Everything one run measured.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[allow(missing_docs)] // fields named with their units
 pub struct SsdReport {
     pub seed: u64,
     /// Host requests submitted and completed in the run (always equal after a run).
