@@ -5,6 +5,7 @@
 //! Functional state changes here, when the FTL decides; the decided ops are then submitted to
 //! the chip model by the world loop in [`crate::ssd`], which owns the timing.
 
+pub(crate) mod address;
 pub(crate) mod blocks;
 pub(crate) mod emit;
 pub(crate) mod payload;

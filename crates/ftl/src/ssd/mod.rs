@@ -19,6 +19,7 @@ use crate::config::{MappingKind, PayloadMode, SsdConfig, WearLeveling, parse_all
 use crate::error::{FtlError, FtlResult};
 use crate::flash::Flash;
 use crate::flash::blocks::{BlockManager, NONE};
+use crate::flash::address::AddressCodec;
 use crate::flash::emit::PendingOp;
 use crate::flash::payload::Payload;
 use crate::gc::VictimPicker;
@@ -80,7 +81,7 @@ pub struct Ssd {
     watched: Option<Executed>,
     /// Ops decided but not yet given to the chip model, per die (FIFO).
     die_queues: Vec<VecDeque<PendingOp>>,
-    pages_per_die: u32,
+    codec: AddressCodec,
 }
 
 /// Logical pages of a device with over-provisioning `op_fraction` (spare / logical).
@@ -172,9 +173,7 @@ impl Ssd {
             die_queues: (0..geometry.total_dies())
                 .map(|_| VecDeque::new())
                 .collect(),
-            pages_per_die: geometry.planes_per_die
-                * geometry.blocks_per_plane
-                * geometry.pages_per_block,
+            codec: AddressCodec::new(&geometry),
             config,
             seed,
             geometry,

@@ -6,7 +6,7 @@ use crate::error::{FtlError, FtlResult};
 use crate::flash::emit::{PendingOp, Tag};
 use crate::host::HostRequest;
 use crate::stats::SsdReport;
-use nandlab_nand::{DieId, OpKind, Ppa};
+use nandlab_nand::{DieId, OpKind};
 
 impl Ssd {
     /// Runs a stream of host requests to completion (including the GC work they cause) and
@@ -229,7 +229,7 @@ impl Ssd {
                 Tag::Gc(job) => self.flash.job_op_submitted(job),
                 Tag::Deferred(_) | Tag::Internal => {}
             }
-            let die = op.source / self.pages_per_die;
+            let die = self.codec.die_of(op.source);
             let queue = &mut self.die_queues[die as usize];
             if queue.is_empty() && self.nand.die_ops_in_flight(DieId(die)) < CHIP_OPS_PER_DIE {
                 // fast path: nothing waits on this die, hand the op straight to the chip
@@ -258,14 +258,14 @@ impl Ssd {
     }
 
     fn submit_to_chip(&mut self, die: u32, op: PendingOp) -> FtlResult<()> {
-        let address = self.geometry.address_of(Ppa(u64::from(op.source)))?;
+        let address = self.codec.address(op.source)?;
         let t = &mut self.templates;
         let flash_op = match op.kind {
             OpKind::Read => &mut t.read,
             OpKind::Program => &mut t.program,
             OpKind::Erase => &mut t.erase,
             OpKind::Copyback => {
-                t.copyback.destinations[0] = self.geometry.address_of(Ppa(u64::from(op.target)))?;
+                t.copyback.destinations[0] = self.codec.address(op.target)?;
                 &mut t.copyback
             }
         };
