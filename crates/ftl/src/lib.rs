@@ -32,5 +32,5 @@ pub use config::{
 pub use error::{FtlError, FtlResult};
 pub use host::{HostOp, HostRequest};
 pub use mapping::Lpa;
-pub use ssd::{Executed, Precondition, Ssd, logical_pages};
+pub use ssd::{Executed, Precondition, Ssd, logical_pages, simulate};
 pub use stats::{FtlCounters, SsdReport};

@@ -168,6 +168,11 @@ fn hybrid_merges_of_every_kind_happen() {
     assert_eq!(ssd.read_bytes(0, capacity).unwrap(), model);
 }
 
+/// Regression: a host or GC write frontier used to keep pointing at its block after the block
+/// filled up; once GC (or static wear-leveling) erased that block and it was reused, two
+/// frontiers wrote into one block and an erase found valid pages ("erasing block … with valid
+/// pages"). Frontiers are now dropped when their block closes. This run makes GC, static WL and
+/// copyback all happen on a small device and checks every byte at the end.
 #[test]
 fn gc_and_wear_leveling_happen_in_the_model_runs() {
     // a long deterministic hot-set run on the same device: GC, WL and copyback all occur

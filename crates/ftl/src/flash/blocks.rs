@@ -215,4 +215,58 @@ mod tests {
         m.add_valid(p);
         m.release(b);
     }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Under any sequence of takes, programs, invalidations and erases: free blocks are
+        /// exactly the `Free` ones and hold nothing, write pointers never pass the block end,
+        /// valid counts never exceed the programmed pages, and a plane's blocks are always
+        /// either free or in use (none lost, none duplicated).
+        #[test]
+        fn allocator_invariants(steps in proptest::collection::vec((0u32..2, 0u8..4), 0..300)) {
+            let mut m = BlockManager::new(2, 4, 3);
+            let mut open: Vec<u32> = Vec::new();
+            let mut valid_ppas: Vec<u32> = Vec::new();
+            for (plane, action) in steps {
+                match action {
+                    0 => if let Some(b) = m.take_free(plane) { open.push(b) },
+                    1 => if let Some(&b) = open.last() {
+                        let p = m.next_ppa(b).unwrap();
+                        m.add_valid(p);
+                        valid_ppas.push(p);
+                        if m.state[b as usize] == BlockUse::Closed { open.pop(); }
+                    },
+                    2 => if let Some(p) = valid_ppas.pop() { m.invalidate(p) },
+                    _ => {
+                        // erase the first non-free block of the plane with no valid page
+                        let victim = m.blocks_of_plane(plane).find(|&b| {
+                            m.state[b as usize] != BlockUse::Free && m.valid[b as usize] == 0
+                        });
+                        if let Some(b) = victim {
+                            open.retain(|&o| o != b);
+                            m.release(b);
+                        }
+                    }
+                }
+                for plane in 0..2 {
+                    let free: Vec<u32> = m.free[plane as usize].iter().copied().collect();
+                    for b in m.blocks_of_plane(plane) {
+                        let is_free = m.state[b as usize] == BlockUse::Free;
+                        prop_assert_eq!(is_free, free.contains(&b));
+                        prop_assert!(m.next_page[b as usize] <= m.pages_per_block);
+                        prop_assert!(m.valid[b as usize] <= m.next_page[b as usize]);
+                        if is_free {
+                            prop_assert_eq!(m.valid[b as usize], 0);
+                            prop_assert_eq!(m.next_page[b as usize], 0);
+                        }
+                    }
+                    let mut sorted = free.clone();
+                    sorted.sort_unstable();
+                    sorted.dedup();
+                    prop_assert_eq!(sorted.len(), free.len());
+                }
+            }
+        }
+    }
 }

@@ -18,8 +18,8 @@ use crate::buffer::WriteBuffer;
 use crate::config::{MappingKind, PayloadMode, SsdConfig, WearLeveling, parse_allocation_order};
 use crate::error::{FtlError, FtlResult};
 use crate::flash::Flash;
-use crate::flash::blocks::{BlockManager, NONE};
 use crate::flash::address::AddressCodec;
+use crate::flash::blocks::{BlockManager, NONE};
 use crate::flash::emit::PendingOp;
 use crate::flash::payload::Payload;
 use crate::gc::VictimPicker;
@@ -87,6 +87,14 @@ pub struct Ssd {
 /// Logical pages of a device with over-provisioning `op_fraction` (spare / logical).
 pub fn logical_pages(geometry: &Geometry, op_fraction: f64) -> u64 {
     (geometry.total_pages() as f64 / (1.0 + op_fraction)).floor() as u64
+}
+
+/// Builds an SSD from `config` and `seed`, runs `requests` and returns the report.
+pub fn simulate<I>(config: SsdConfig, seed: u64, requests: I) -> FtlResult<crate::SsdReport>
+where
+    I: IntoIterator<Item = crate::HostRequest>,
+{
+    Ssd::new(config, seed)?.run(requests)
 }
 
 impl Ssd {
