@@ -43,7 +43,6 @@ pub fn reproduce_json(id: &str, out: &Path, scale: &str, seed: u64) -> LabResult
 /// `[[id, reference, title], …]` of every experiment.
 pub fn experiments_json() -> String {
     let list: Vec<[&str; 3]> = experiments::registry()
-        .iter()
         .map(|e| [e.id, e.reference, e.title])
         .collect();
     serde_json::to_string(&list).expect("strings serialize")

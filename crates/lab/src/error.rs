@@ -7,6 +7,12 @@ use thiserror::Error;
 pub enum LabError {
     #[error(transparent)]
     Nand(#[from] nandlab_nand::NandError),
+    #[error(transparent)]
+    Ftl(#[from] nandlab_ftl::FtlError),
+    #[error(transparent)]
+    Engine(#[from] nandlab_engine::EngineError),
+    #[error(transparent)]
+    Workload(#[from] nandlab_workload::WorkloadError),
     #[error("{0}")]
     Usage(String),
     #[error("unknown experiment `{id}` (run `nandlab reproduce --list`)")]

@@ -4,6 +4,7 @@
 pub mod api;
 pub mod bench;
 pub mod chip;
+pub mod codesign;
 pub mod error;
 pub mod experiments;
 pub mod output;

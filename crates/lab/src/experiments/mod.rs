@@ -1,6 +1,7 @@
 //! Paper reproductions: each experiment is a configuration sweep over the stack whose outputs
 //! are a flat `summary.json` (`"experiment": id` plus named numeric metrics) and CSV curves.
 
+mod miyaji;
 mod nfs;
 
 use crate::error::{LabError, LabResult};
@@ -143,13 +144,12 @@ pub struct Experiment {
 }
 
 /// Every experiment, in the order `--list` prints them.
-pub fn registry() -> &'static [Experiment] {
-    nfs::EXPERIMENTS
+pub fn registry() -> impl Iterator<Item = &'static Experiment> {
+    miyaji::EXPERIMENTS.iter().chain(nfs::EXPERIMENTS)
 }
 
 pub fn find(id: &str) -> LabResult<&'static Experiment> {
     registry()
-        .iter()
         .find(|e| e.id == id)
         .ok_or_else(|| LabError::UnknownExperiment { id: id.to_string() })
 }

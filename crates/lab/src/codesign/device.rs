@@ -1,0 +1,154 @@
+//! [`SsdDevice`]: the simulated SSD as the engine's [`BlockDevice`] and [`CoDesignHints`].
+//!
+//! Each engine call is one host request executed at queue depth 1 (the paper's
+//! query-at-a-time model): the SSD simulates until that request completes, GC included when it
+//! blocks the request. The hint is the FTL's list of valid LPAs in its next victim block.
+
+use nandlab_core::SimTime;
+use nandlab_engine::{BlockDevice, CoDesignHints, DeviceCounters, EngineError, Lpa};
+use nandlab_ftl::{HostRequest, Ssd};
+use nandlab_nand::OpKind;
+
+/// The SSD behind the engine. Requires the FTL's `full` payload mode (rows are really stored).
+#[derive(Debug)]
+pub struct SsdDevice {
+    ssd: Ssd,
+    page_size_bytes: usize,
+}
+
+impl SsdDevice {
+    pub fn new(ssd: Ssd) -> Self {
+        let page_size_bytes = ssd.page_size_bytes() as usize;
+        SsdDevice {
+            ssd,
+            page_size_bytes,
+        }
+    }
+
+    pub fn ssd(&self) -> &Ssd {
+        &self.ssd
+    }
+
+    pub fn into_ssd(self) -> Ssd {
+        self.ssd
+    }
+
+    fn request_error(op: &'static str, lpa: Lpa, e: nandlab_ftl::FtlError) -> EngineError {
+        EngineError::Device {
+            op,
+            lpa,
+            reason: e.to_string(),
+        }
+    }
+
+    fn byte_range(&self, lpa: Lpa) -> (u64, u64) {
+        let size = self.page_size_bytes as u64;
+        (lpa.0 * size, size)
+    }
+}
+
+impl BlockDevice for SsdDevice {
+    fn page_size_bytes(&self) -> usize {
+        self.page_size_bytes
+    }
+
+    fn logical_page_count(&self) -> u64 {
+        self.ssd.logical_pages()
+    }
+
+    fn read_page(&mut self, lpa: Lpa, buf: &mut [u8]) -> Result<(), EngineError> {
+        nandlab_engine::device::check_page_access(
+            lpa,
+            buf.len(),
+            self.page_size_bytes,
+            self.logical_page_count(),
+        )?;
+        let (offset, size) = self.byte_range(lpa);
+        let done = self
+            .ssd
+            .execute(&HostRequest::read(offset, size), None)
+            .map_err(|e| Self::request_error("read", lpa, e))?;
+        if done.data.len() != buf.len() {
+            return Err(EngineError::Device {
+                op: "read",
+                lpa,
+                reason: format!(
+                    "the SSD returned {} bytes for a {}-byte page (is the payload mode `full`?)",
+                    done.data.len(),
+                    buf.len()
+                ),
+            });
+        }
+        buf.copy_from_slice(&done.data);
+        Ok(())
+    }
+
+    fn write_page(&mut self, lpa: Lpa, data: &[u8]) -> Result<(), EngineError> {
+        nandlab_engine::device::check_page_access(
+            lpa,
+            data.len(),
+            self.page_size_bytes,
+            self.logical_page_count(),
+        )?;
+        let (offset, size) = self.byte_range(lpa);
+        self.ssd
+            .execute(&HostRequest::write(offset, size), Some(data))
+            .map_err(|e| Self::request_error("write", lpa, e))?;
+        Ok(())
+    }
+
+    fn trim_page(&mut self, lpa: Lpa) -> Result<(), EngineError> {
+        nandlab_engine::device::check_page_access(
+            lpa,
+            self.page_size_bytes,
+            self.page_size_bytes,
+            self.logical_page_count(),
+        )?;
+        let (offset, size) = self.byte_range(lpa);
+        self.ssd
+            .execute(&HostRequest::trim(offset, size), None)
+            .map_err(|e| Self::request_error("trim", lpa, e))?;
+        Ok(())
+    }
+
+    fn now(&self) -> SimTime {
+        self.ssd.now()
+    }
+
+    fn energy_mj(&self) -> f64 {
+        let stats = self.ssd.nand().stats();
+        OpKind::ALL.iter().map(|k| stats.energy_uj(*k)).sum::<f64>() / 1e3
+    }
+
+    fn counters(&self) -> DeviceCounters {
+        let report = self.ssd.report();
+        let c = &report.counters;
+        DeviceCounters {
+            host_reads: c.host_pages_read,
+            host_writes: c.host_pages_written,
+            host_trims: c.host_pages_trimmed,
+            page_copies: c.gc_page_copies,
+            erases: c.erases,
+            gc_count: c.gc_runs,
+            gc_time: SimTime::from_us_f64(
+                report.gc_latency.mean_us * report.gc_latency.count as f64,
+            ),
+        }
+    }
+
+    fn erase_counts(&self) -> Vec<u32> {
+        self.ssd.nand().blocks().erase_counts().collect()
+    }
+}
+
+impl CoDesignHints for SsdDevice {
+    fn next_erase_block_valid_lpas(&self, lpas_out: &mut Vec<Lpa>) {
+        lpas_out.clear();
+        lpas_out.extend(
+            self.ssd
+                .next_erase_block_valid_lpas()
+                .into_iter()
+                .map(|l| Lpa(l.0)),
+        );
+    }
+}

@@ -1,0 +1,350 @@
+//! Paper 000 reproductions (SPEC R-E1 … R-E6): the conventional and the co-designed storage
+//! engine on the `miyaji2014` SSD.
+
+use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
+use crate::codesign::stack::{engine_on_ssd, miyaji_nand, miyaji_ssd_config};
+use crate::error::LabResult;
+use nandlab_engine::workload::{ConstantFreeSpace, DriftingFreeSpace};
+use nandlab_engine::{EngineConfig, QueryMix, RunMetrics};
+
+pub(super) static EXPERIMENTS: &[Experiment] = &[
+    Experiment {
+        id: "miyaji-freespace",
+        reference: "R-E1, paper 000 Fig. 12",
+        title: "conventional vs co-designed engine against SSD free space (I/D/U 30/30/40)",
+        run: freespace,
+    },
+    Experiment {
+        id: "miyaji-table1",
+        reference: "R-E2, paper 000 Table I",
+        title: "free space drifting 80 % -> 20 % under I/D/U 40/20/40",
+        run: table1,
+    },
+    Experiment {
+        id: "miyaji-ablation",
+        reference: "R-E5, paper 000 Fig. 14",
+        title: "none / IAA only / U2DI only / both at 20 % free space",
+        run: ablation,
+    },
+    Experiment {
+        id: "miyaji-blocksize",
+        reference: "R-E3, paper 000 Fig. 17",
+        title: "gains against the erase-block size at 20 % free space (I/D/U 30/30/40)",
+        run: blocksize,
+    },
+    Experiment {
+        id: "miyaji-rowsize",
+        reference: "R-E4, paper 000 Fig. 18",
+        title: "both engines against the row size, free space drifting 80 % -> 20 %",
+        run: rowsize,
+    },
+];
+
+/// Device and run sizes per scale. The full scale is the paper's: 32 blocks/plane of 256
+/// pages (1 GB) and 1.6·10^6 queries.
+#[derive(Clone, Copy, Debug)]
+struct Size {
+    channels: u32,
+    blocks_per_plane: u32,
+    pages_per_block: u32,
+    warmup_queries: u64,
+    queries: u64,
+    drift_queries_max: u64,
+}
+
+fn size(options: &RunOptions) -> Size {
+    match options.scale {
+        Scale::Quick => Size {
+            channels: 1,
+            blocks_per_plane: 32,
+            pages_per_block: 32,
+            warmup_queries: 20_000,
+            queries: 20_000,
+            drift_queries_max: 2_000_000,
+        },
+        Scale::Standard => Size {
+            channels: 4,
+            blocks_per_plane: 32,
+            pages_per_block: 64,
+            warmup_queries: 100_000,
+            queries: 200_000,
+            drift_queries_max: 20_000_000,
+        },
+        Scale::Full => Size {
+            channels: 4,
+            blocks_per_plane: 32,
+            pages_per_block: 256,
+            warmup_queries: 400_000,
+            queries: 1_600_000,
+            drift_queries_max: 100_000_000,
+        },
+    }
+}
+
+/// One measured point: an engine variant on a fresh SSD under the constant-free-space protocol.
+fn constant(
+    options: &RunOptions,
+    s: Size,
+    pages_per_block: u32,
+    engine: EngineConfig,
+    free_space: f64,
+) -> LabResult<RunMetrics> {
+    // keep the capacity of the scaled device when the block size changes
+    let blocks = (s.blocks_per_plane * s.pages_per_block / pages_per_block).max(16);
+    let ssd = miyaji_ssd_config(miyaji_nand(s.channels, blocks, pages_per_block)?);
+    let mut e = engine_on_ssd(ssd, engine, options.seed)?;
+    let protocol = ConstantFreeSpace {
+        free_space_fraction: free_space,
+        update_fraction: 0.4,
+        warmup_query_count: s.warmup_queries,
+        query_count: s.queries,
+        seed: options.seed,
+    };
+    Ok(protocol.run(&mut e)?)
+}
+
+fn drifting(options: &RunOptions, s: Size, engine: EngineConfig) -> LabResult<RunMetrics> {
+    let ssd = miyaji_ssd_config(miyaji_nand(
+        s.channels,
+        s.blocks_per_plane,
+        s.pages_per_block,
+    )?);
+    let mut e = engine_on_ssd(ssd, engine, options.seed)?;
+    let protocol = DriftingFreeSpace {
+        free_space_fraction_start: 0.8,
+        free_space_fraction_end: 0.2,
+        mix: QueryMix::table_i(),
+        query_count_max: s.drift_queries_max,
+        seed: options.seed,
+    };
+    Ok(protocol.run(&mut e)?)
+}
+
+fn reduction(conventional: f64, codesign: f64) -> f64 {
+    if conventional > 0.0 {
+        1.0 - codesign / conventional
+    } else {
+        0.0
+    }
+}
+
+fn row(label: &str, x: f64, m: &RunMetrics) -> Vec<super::CurveValue> {
+    vec![
+        label.into(),
+        x.into(),
+        m.queries_per_s().into(),
+        m.energy_mj_per_query().into(),
+        m.erases_per_block_mean().into(),
+        (m.device.page_copies as f64).into(),
+    ]
+}
+
+const COLUMNS: [&str; 6] = [
+    "engine",
+    "x",
+    "queries_per_s",
+    "mj_per_query",
+    "we_cycles_per_block",
+    "page_copies",
+];
+
+fn freespace(options: &RunOptions) -> LabResult<ExperimentResult> {
+    let s = size(options);
+    let points: &[f64] = match options.scale {
+        Scale::Quick => &[0.2, 0.5, 0.8],
+        _ => &[0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
+    };
+    let mut columns = COLUMNS;
+    columns[1] = "free_space_pct";
+    let mut curve = Curve::new("freespace", &columns);
+    let mut result = ExperimentResult::default();
+    for &free in points {
+        let conv = constant(
+            options,
+            s,
+            s.pages_per_block,
+            EngineConfig::conventional(),
+            free,
+        )?;
+        let co = constant(
+            options,
+            s,
+            s.pages_per_block,
+            EngineConfig::co_designed(),
+            free,
+        )?;
+        let pct = (free * 100.0).round();
+        curve.push(row("conventional", pct, &conv));
+        curve.push(row("codesign", pct, &co));
+        let tag = format!("{pct}pct");
+        result.metric(
+            &format!("speedup_at_{tag}"),
+            co.queries_per_s() / conv.queries_per_s(),
+        );
+        result.metric(
+            &format!("energy_reduction_at_{tag}"),
+            reduction(conv.energy_mj_per_query(), co.energy_mj_per_query()),
+        );
+        result.metric(
+            &format!("we_reduction_at_{tag}"),
+            reduction(conv.erases_per_block_mean(), co.erases_per_block_mean()),
+        );
+        result.metric(
+            &format!("page_copies_conventional_{tag}"),
+            conv.device.page_copies as f64,
+        );
+        result.metric(
+            &format!("page_copies_codesign_{tag}"),
+            co.device.page_copies as f64,
+        );
+    }
+    result.metric("paper_speedup_at_20pct", 3.8);
+    result.metric("paper_energy_reduction_at_20pct", 0.46);
+    result.metric("paper_we_reduction_at_20pct", 0.62);
+    result.curves.push(curve);
+    Ok(result)
+}
+
+fn table1(options: &RunOptions) -> LabResult<ExperimentResult> {
+    let s = size(options);
+    let conv = drifting(options, s, EngineConfig::conventional())?;
+    let co = drifting(options, s, EngineConfig::co_designed())?;
+    let mut curve = Curve::new("table1", &COLUMNS);
+    curve.push(row("conventional", 0.0, &conv));
+    curve.push(row("codesign", 0.0, &co));
+    let mut result = ExperimentResult::default();
+    for (name, m) in [("conventional", &conv), ("codesign", &co)] {
+        result.metric(&format!("qps_{name}"), m.queries_per_s());
+        result.metric(&format!("mj_per_query_{name}"), m.energy_mj_per_query());
+        result.metric(&format!("we_cycles_{name}"), m.erases_per_block_mean());
+        result.metric(&format!("queries_{name}"), m.queries.total().count as f64);
+    }
+    result.metric("qps_gain", co.queries_per_s() / conv.queries_per_s() - 1.0);
+    result.metric(
+        "energy_reduction",
+        reduction(conv.energy_mj_per_query(), co.energy_mj_per_query()),
+    );
+    result.metric(
+        "we_reduction",
+        reduction(conv.erases_per_block_mean(), co.erases_per_block_mean()),
+    );
+    for (k, v) in [
+        ("paper_qps_conventional", 429.0),
+        ("paper_qps_codesign", 558.0),
+        ("paper_mj_per_query_conventional", 0.625),
+        ("paper_mj_per_query_codesign", 0.540),
+        ("paper_we_cycles_conventional", 412.0),
+        ("paper_we_cycles_codesign", 293.0),
+    ] {
+        result.metric(k, v);
+    }
+    result.curves.push(curve);
+    Ok(result)
+}
+
+fn ablation(options: &RunOptions) -> LabResult<ExperimentResult> {
+    let s = size(options);
+    let mut curve = Curve::new("ablation", &COLUMNS);
+    let mut result = ExperimentResult::default();
+    let variants = [
+        ("none", false, false),
+        ("iaa_only", true, false),
+        ("u2di_only", false, true),
+        ("both", true, true),
+    ];
+    let mut base = 0.0;
+    for (name, iaa, u2di) in variants {
+        let m = constant(
+            options,
+            s,
+            s.pages_per_block,
+            EngineConfig::conventional().with_switches(iaa, u2di),
+            0.2,
+        )?;
+        curve.push(row(name, 20.0, &m));
+        if name == "none" {
+            base = m.queries_per_s();
+        }
+        result.metric(&format!("speedup_{name}"), m.queries_per_s() / base);
+        result.metric(&format!("page_copies_{name}"), m.device.page_copies as f64);
+    }
+    result.curves.push(curve);
+    Ok(result)
+}
+
+fn blocksize(options: &RunOptions) -> LabResult<ExperimentResult> {
+    let s = size(options);
+    // 16 KB pages: 64, 128, 256, 512 pages per block = 1, 2, 4, 8 MB blocks
+    let pages: &[u32] = match options.scale {
+        Scale::Quick => &[16, 32, 64],
+        _ => &[64, 128, 256, 512],
+    };
+    let mut columns = COLUMNS;
+    columns[1] = "block_mb";
+    let mut curve = Curve::new("blocksize", &columns);
+    let mut result = ExperimentResult::default();
+    let mut speedups = Vec::new();
+    for &p in pages {
+        let conv = constant(options, s, p, EngineConfig::conventional(), 0.2)?;
+        let co = constant(options, s, p, EngineConfig::co_designed(), 0.2)?;
+        let mb = f64::from(p) * 16.0 / 1024.0;
+        curve.push(row("conventional", mb, &conv));
+        curve.push(row("codesign", mb, &co));
+        speedups.push(co.queries_per_s() / conv.queries_per_s());
+        result.metric(
+            &format!("speedup_{p}_pages"),
+            *speedups.last().unwrap_or(&0.0),
+        );
+        result.metric(
+            &format!("we_reduction_{p}_pages"),
+            reduction(conv.erases_per_block_mean(), co.erases_per_block_mean()),
+        );
+    }
+    result.metric("speedup_smallest_block", speedups[0]);
+    result.metric("speedup_largest_block", *speedups.last().unwrap_or(&0.0));
+    result.metric("paper_speedup_at_8mb", 6.3);
+    result.curves.push(curve);
+    Ok(result)
+}
+
+fn rowsize(options: &RunOptions) -> LabResult<ExperimentResult> {
+    let s = size(options);
+    let rows: &[usize] = match options.scale {
+        Scale::Quick => &[119, 512, 2048],
+        _ => &[64, 119, 256, 512, 1024, 2048],
+    };
+    let mut columns = COLUMNS;
+    columns[1] = "row_bytes";
+    let mut curve = Curve::new("rowsize", &columns);
+    let mut result = ExperimentResult::default();
+    for &bytes in rows {
+        let conv = drifting(
+            options,
+            s,
+            EngineConfig {
+                row_size_bytes: bytes,
+                ..EngineConfig::conventional()
+            },
+        )?;
+        let co = drifting(
+            options,
+            s,
+            EngineConfig {
+                row_size_bytes: bytes,
+                ..EngineConfig::co_designed()
+            },
+        )?;
+        curve.push(row("conventional", bytes as f64, &conv));
+        curve.push(row("codesign", bytes as f64, &co));
+        result.metric(
+            &format!("speedup_{bytes}b"),
+            co.queries_per_s() / conv.queries_per_s(),
+        );
+        result.metric(
+            &format!("page_copies_codesign_{bytes}b"),
+            co.device.page_copies as f64,
+        );
+    }
+    result.curves.push(curve);
+    Ok(result)
+}
