@@ -146,6 +146,15 @@ impl Ssd {
                 Mapper::Hybrid(m)
             }
         };
+        if logical == 0 || u64::from(f.write_buffer_pages) > u64::from(logical) {
+            return Err(crate::error::config_error(
+                "ftl.mapping",
+                format!(
+                    "{:?} mapping leaves {logical} logical pages on this device (write buffer {} pages)",
+                    f.mapping, f.write_buffer_pages
+                ),
+            ));
+        }
         let buffer = (f.write_buffer_pages > 0).then(|| {
             WriteBuffer::new(
                 f.write_buffer_pages,

@@ -103,7 +103,10 @@ impl Ssd {
                 }
             }
         }
-        self.admit(request, at, data)?;
+        if let Err(e) = self.admit(request, at, data) {
+            self.watch = None;
+            return Err(e);
+        }
         while self.watched.is_none() {
             if self.step()?.is_none() {
                 return Err(self.stalled());
