@@ -7,9 +7,13 @@
 //! | Delete | mark the row free, no device I/O   | same; the hole gets priority for the next insert (Fig. 11)    |
 //! | Update | rewrite in place (read-modify-write of the page) | U2DI: Delete + Insert (the row moves)          |
 //!
+//! Without IAA, an insert first takes the hole the most recent Delete left (paper 000 Fig. 8(b):
+//! after "Delete in LPA12" the next Insert goes to that empty row), and otherwise appends.
 //! "Append" is circular: the next free slot at or after the slot after the last appended row,
-//! wrapping to the start of the table once the end is reached (so holes left by Delete are
-//! reused in address order instead of the table growing without bound).
+//! wrapping to the start of the table once the end is reached (so older holes are reused in
+//! address order instead of the table growing without bound). Because of the first rule, U2DI
+//! alone puts an updated row back into the slot it just left — a rewrite of the same page —
+//! which is why it gives no gain without IAA (Fig. 14).
 //!
 //! Each row write is a read-modify-write of its page: the engine reads the page (skipped when
 //! the page holds no live row), puts the row in, and writes the whole page (paper 000 Fig. 5;
@@ -119,6 +123,8 @@ pub struct Engine<D> {
     iaa: InsertAddressAssist,
     /// Slot after the last appended row (circular append position).
     append_cursor: u64,
+    /// Without IAA: the hole the most recent Delete left, taken by the next insert.
+    recent_hole: Option<u32>,
     queries_until_refresh: u32,
     page_buf: Vec<u8>,
     hint_buf: Vec<Lpa>,
@@ -157,6 +163,7 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
             table: Table::new(layout),
             iaa: InsertAddressAssist::new(page_count),
             append_cursor: 0,
+            recent_hole: None,
             queries_until_refresh: 0,
             page_buf: vec![0; layout.page_size_bytes()],
             hint_buf: Vec::new(),
@@ -317,16 +324,25 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
         if self.config.insert_address_assist {
             let lpa = self.table.layout().lpa_of_slot(slot);
             self.iaa.note_vacated(slot, lpa);
+        } else {
+            self.recent_hole = Some(slot);
         }
     }
 
-    /// IAA's choice if enabled and possible, else the circular append position.
+    /// IAA's choice if enabled and possible; without IAA the most recent hole; else the
+    /// circular append position.
     fn choose_insert_slot(&mut self) -> Result<u32, EngineError> {
         if self.config.insert_address_assist
             && let Some(slot) = self.iaa.choose_slot(&self.table)
         {
             self.metrics.iaa_placements += 1;
             return Ok(slot);
+        }
+        if let Some(hole) = self.recent_hole.take()
+            && self.table.is_free(hole)
+        {
+            self.metrics.append_placements += 1;
+            return Ok(hole);
         }
         let slot =
             self.table

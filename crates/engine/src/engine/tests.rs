@@ -139,9 +139,12 @@ fn conventional_engine_appends_marks_deletes_and_updates_in_place() {
     let update = engine.metrics().since(&before).update;
     assert_eq!((update.device_reads, update.device_writes), (1, 1));
     assert_eq!(update.time_total, SimTime::from_us(1_700));
-    // Appending continues after the last row; the hole at slot 1 waits for the wrap-around.
+    // The next insert takes the hole the Delete left (paper 000 Fig. 8(b)); the one after
+    // that appends after the last row.
     let next = engine.insert().unwrap();
-    assert_eq!(engine.row_logical_address_bytes(next), Some(336));
+    assert_eq!(engine.row_logical_address_bytes(next), Some(40));
+    let after = engine.insert().unwrap();
+    assert_eq!(engine.row_logical_address_bytes(after), Some(336));
 }
 
 #[test]
@@ -149,8 +152,15 @@ fn u2di_moves_an_updated_row_and_keeps_its_id() {
     let mut engine = Engine::new(mem_device(8), config(false, true, 16)).unwrap();
     let rows: Vec<RowId> = (0..3).map(|_| engine.insert().unwrap()).collect();
     engine.update(rows[0]).unwrap();
-    assert_eq!(engine.row_logical_address_bytes(rows[0]), Some(120));
+    // Without IAA the Insert half takes the hole the Delete half just left: the row stays
+    // (which is why U2DI alone gains nothing, paper 000 Fig. 14).
+    assert_eq!(engine.row_logical_address_bytes(rows[0]), Some(0));
     assert_eq!(engine.read_row(rows[0]).unwrap(), 2);
+    // with IAA and no target page, the row moves to the append point
+    let mut engine = Engine::new(mem_device(8), config(true, true, 16)).unwrap();
+    let rows: Vec<RowId> = (0..3).map(|_| engine.insert().unwrap()).collect();
+    engine.update(rows[0]).unwrap();
+    assert_ne!(engine.row_logical_address_bytes(rows[0]), Some(0));
     assert_eq!(engine.live_row_count(), 3);
 }
 
