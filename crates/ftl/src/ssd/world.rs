@@ -150,10 +150,24 @@ impl Ssd {
             }
             _ => {
                 let mut completions = std::mem::take(&mut self.completions);
-                let time = self
+                // chip events that complete nothing need no controller action: run them back
+                // to back while no host event is due first
+                let mut time = self
                     .nand
                     .process_next(&mut completions)
                     .expect("chip event peeked");
+                while completions.is_empty() {
+                    let Some(next) = self.nand.next_event_time() else {
+                        break;
+                    };
+                    if self.events.peek_time().is_some_and(|h| h <= next) {
+                        break;
+                    }
+                    time = self
+                        .nand
+                        .process_next(&mut completions)
+                        .expect("chip event peeked");
+                }
                 self.set_now(time);
                 let mut result = Ok(());
                 for c in completions.drain(..) {
