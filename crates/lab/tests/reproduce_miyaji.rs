@@ -1,0 +1,70 @@
+//! Shape of paper 000's reference results (SPEC R-E1 … R-E5) in quick mode, on the full stack:
+//! storage engine → FTL → NAND chip model.
+
+use nandlab_lab::experiments::{self, ExperimentResult, RunOptions, Scale};
+
+fn quick(id: &str) -> ExperimentResult {
+    let dir = std::env::temp_dir().join(format!("nandlab-test-{id}-{}", std::process::id()));
+    let options = RunOptions {
+        scale: Scale::Quick,
+        seed: 0,
+    };
+    let result = experiments::reproduce(id, &options, &dir).unwrap();
+    assert!(dir.join("summary.json").exists());
+    std::fs::remove_dir_all(&dir).ok();
+    result
+}
+
+#[test]
+fn r_e1_codesign_is_ahead_at_20_percent_free_space_and_the_gap_closes() {
+    let r = quick("miyaji-freespace");
+    assert!(r.get("speedup_at_20pct") > 2.0, "{:?}", r.metrics);
+    assert!(r.get("energy_reduction_at_20pct") > 0.3, "{:?}", r.metrics);
+    assert!(r.get("we_reduction_at_20pct") > 0.4, "{:?}", r.metrics);
+    // the gap closes as free space grows
+    assert!(r.get("speedup_at_80pct") < r.get("speedup_at_50pct"));
+    assert!(r.get("speedup_at_50pct") < r.get("speedup_at_20pct"));
+    assert!(r.get("speedup_at_80pct") < 1.2, "{:?}", r.metrics);
+    // page-copy-less GC: the co-designed engine copies (nearly) nothing, the conventional a lot
+    let co = r.get("page_copies_codesign_20pct");
+    let conv = r.get("page_copies_conventional_20pct");
+    assert!(
+        co * 20.0 < conv,
+        "co-design {co} vs conventional {conv} page copies"
+    );
+}
+
+#[test]
+fn r_e5_iaa_and_u2di_are_needed_together() {
+    let r = quick("miyaji-ablation");
+    assert!(r.get("speedup_both") > 2.0, "{:?}", r.metrics);
+    assert!(r.get("speedup_iaa_only") < 1.2, "{:?}", r.metrics);
+    assert!(r.get("speedup_u2di_only") < 1.2, "{:?}", r.metrics);
+}
+
+#[test]
+fn r_e2_drifting_free_space_favours_codesign() {
+    let r = quick("miyaji-table1");
+    assert!(
+        r.get("qps_codesign") > r.get("qps_conventional"),
+        "{:?}",
+        r.metrics
+    );
+    assert!(r.get("mj_per_query_codesign") < r.get("mj_per_query_conventional"));
+    assert!(r.get("we_cycles_codesign") < r.get("we_cycles_conventional"));
+    assert_eq!(r.get("queries_codesign"), r.get("queries_conventional"));
+}
+
+#[test]
+fn r_e3_and_r_e4_codesign_ahead_at_every_block_size_and_worse_with_big_rows() {
+    let b = quick("miyaji-blocksize");
+    assert!(b.get("speedup_smallest_block") > 1.5, "{:?}", b.metrics);
+    assert!(b.get("speedup_largest_block") > 1.5, "{:?}", b.metrics);
+    let r = quick("miyaji-rowsize");
+    assert!(
+        r.get("speedup_119b") > r.get("speedup_2048b"),
+        "{:?}",
+        r.metrics
+    );
+    assert!(r.get("speedup_119b") > 1.2, "{:?}", r.metrics);
+}
