@@ -91,7 +91,8 @@ impl LatencyHistogram {
         if q >= 1.0 {
             return self.max_ns as f64 / 1_000.0;
         }
-        self.histogram.value_at_quantile(q) as f64 / 1_000.0
+        // HDR reports the top of the value's bucket; never beyond the exact maximum
+        self.histogram.value_at_quantile(q).min(self.max_ns) as f64 / 1_000.0
     }
 
     pub fn mean_us(&self) -> f64 {

@@ -8,6 +8,8 @@ pub mod codesign;
 pub mod error;
 pub mod experiments;
 pub mod output;
+pub mod progress;
+pub mod ssd;
 
 pub use error::{LabError, LabResult};
 

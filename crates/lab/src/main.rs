@@ -23,7 +23,13 @@ enum Command {
     Chip(ChipArgs),
     /// Reproduce a paper result: `nandlab reproduce --list`, `nandlab reproduce ID --out DIR`.
     Reproduce(ReproduceArgs),
-    /// Measure simulator speed (`nandlab bench chip`).
+    /// Run an SSD workload from one TOML file ([device], [ftl], [precondition], [workload]).
+    Run(RunArgs),
+    /// Replay a block trace (MSR Cambridge, blkparse, DiskSim or native CSV) on an SSD.
+    Replay(ReplayArgs),
+    /// Run a fio job file (a stated subset of fio's keys) on an SSD.
+    Fio(FioArgs),
+    /// Measure simulator speed (`nandlab bench chip`, `nandlab bench ssd`).
     Bench(BenchArgs),
     /// The main demo: a quick co-design experiment with a readable table.
     Demo,
@@ -98,10 +104,59 @@ struct ReproduceArgs {
 
 #[derive(Args, Debug)]
 struct BenchArgs {
-    /// What to measure: chip.
+    /// What to measure: chip or ssd.
     target: String,
-    #[arg(long, default_value_t = 2_000_000)]
-    requests: u64,
+    /// Requests to simulate (default: 2,000,000 for chip, 4,000,000 for ssd).
+    #[arg(long)]
+    requests: Option<u64>,
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// The run config (see examples/).
+    config: PathBuf,
+    /// Overrides the config's seed.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Write report.json and CSVs into this folder.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct ReplayArgs {
+    trace: PathBuf,
+    /// msr, blkparse, disksim or native.
+    #[arg(long)]
+    format: nandlab_workload::TraceFormat,
+    /// SSD config (TOML with [device] and [ftl]); default: the `nandlab bench ssd` device.
+    #[arg(long)]
+    device: Option<PathBuf>,
+    /// Ignore the trace's timestamps and issue requests as fast as the queue allows.
+    #[arg(long)]
+    closed_loop: bool,
+    /// blkparse: replay Q (queue) lines instead of D (dispatch) lines.
+    #[arg(long)]
+    queue_events: bool,
+    /// Keep one device of the trace (MSR DiskNumber, DiskSim devno, blkparse major,minor).
+    #[arg(long)]
+    disk: Option<String>,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct FioArgs {
+    jobfile: PathBuf,
+    /// SSD config (TOML with [device] and [ftl]); default: the `nandlab bench ssd` device.
+    #[arg(long)]
+    device: Option<PathBuf>,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -119,9 +174,34 @@ fn run(cli: Cli) -> LabResult<()> {
     match cli.command {
         Command::Chip(args) => chip(args),
         Command::Reproduce(args) => reproduce(args),
+        Command::Run(args) => run_ssd(args),
+        Command::Replay(args) => replay(args),
+        Command::Fio(args) => fio(args),
         Command::Bench(args) => match args.target.as_str() {
+            "ssd" => {
+                let requests = args.requests.unwrap_or(4_000_000);
+                let b = nandlab_ftl::experiments::bench_ssd(requests, 0)?;
+                println!(
+                    "nandlab bench ssd: 4 ch x 2 chips x 2 dies x 2 planes x 128 blocks x 256 pages x 8 KiB,"
+                );
+                println!(
+                    "MLC 75/750/3800 us, 25 % OP, greedy GC, QD 32, uniform random 8 KiB writes, timing-only"
+                );
+                println!("  requests                  {}", b.requests);
+                println!("  wall time                 {:.3} s", b.wall_seconds);
+                println!(
+                    "  host requests / wall-s    {:.0}",
+                    b.host_requests_per_wall_second
+                );
+                println!("  simulated write IOPS      {:.0}", b.sim_iops);
+                println!("  WAF                       {:.3}", b.waf);
+                if let Some(kb) = peak_rss_kb() {
+                    println!("  peak memory (VmHWM)       {:.1} MB", kb as f64 / 1024.0);
+                }
+                Ok(())
+            }
             "chip" => {
-                let b = bench::bench_chip(args.requests)?;
+                let b = bench::bench_chip(args.requests.unwrap_or(2_000_000))?;
                 println!("nandlab bench chip: 8 interleaved dies, 2 KB legacy writes (mlc1)");
                 println!("  requests            {}", b.requests);
                 println!("  flash ops           {}", b.flash_ops);
@@ -133,7 +213,7 @@ fn run(cli: Cli) -> LabResult<()> {
                 Ok(())
             }
             other => Err(LabError::Usage(format!(
-                "unknown bench target `{other}` (expected: chip)"
+                "unknown bench target `{other}` (expected: chip or ssd)"
             ))),
         },
         Command::Demo => demo(),
@@ -298,41 +378,151 @@ fn reproduce(args: ReproduceArgs) -> LabResult<()> {
     Ok(())
 }
 
-/// Until the storage-engine experiments land, the demo is the chip-level die-scaling study of
-/// NANDFlashSim (R-N1): reads barely scale with dies, writes do.
+/// The main demo: paper 000's co-design experiment (R-E1) at quick scale, as a table.
 fn demo() -> LabResult<()> {
+    use nandlab_lab::experiments::{CurveValue, RunOptions, Scale};
     println!(
-        "nandlab demo: does adding dies to a NAND channel help? (NANDFlashSim R-N1, mlc1 preset)"
+        "nandlab demo: a database storage engine on a simulated SSD (Miyaji et al. 2014, Fig. 12)"
     );
-    println!("2 KB requests, die-first scheduling, interleaved dies on one 40 MT/s channel\n");
+    println!("119-byte rows; random Insert/Delete/Update (30/30/40) at constant free space;");
     println!(
-        "{:>5} {:>16} {:>17} {:>16} {:>17}",
-        "dies", "write MB/s", "read MB/s", "write bus wait", "read bus wait"
+        "conventional engine vs co-designed engine (Insert Address Assist + Update-to-Delete+Insert)"
     );
-    let mut first: Option<(f64, f64)> = None;
-    for dies in [1u32, 2, 4, 8] {
-        let mut row = Vec::new();
-        for workload in [ChipWorkloadKind::Swr, ChipWorkloadKind::Srd] {
-            let mut spec = ChipRunSpec::new("mlc1", workload, 2_000);
-            spec.dies = Some(dies);
-            spec.request_bytes = 2048;
-            row.push(spec.run()?);
-        }
-        let (w, r) = (row[0].throughput_mb_per_s, row[1].throughput_mb_per_s);
-        let (w0, r0) = *first.get_or_insert((w, r));
+    println!(
+        "on the miyaji2014 SSD scaled to 1 channel, 32 MB (NAND: 100 us read, 1.6 ms program, 8.5 ms erase)\n"
+    );
+    let options = RunOptions {
+        scale: Scale::Quick,
+        seed: 0,
+    };
+    let experiment = experiments::find("miyaji-freespace")?;
+    let result = (experiment.run)(&options)?;
+    let curve = &result.curves[0];
+    let num = |v: &CurveValue| match v {
+        CurveValue::Number(n) => *n,
+        CurveValue::Label(_) => f64::NAN,
+    };
+    println!(
+        "{:>6} | {:>21} | {:>21} | {:>21} | {:>19}",
+        "free", "queries/s", "mJ/query", "W/E cycles/block", "GC page copies"
+    );
+    println!(
+        "{:>6} | {:>10} {:>10} | {:>10} {:>10} | {:>10} {:>10} | {:>9} {:>9}",
+        "space",
+        "conv.",
+        "co-design",
+        "conv.",
+        "co-design",
+        "conv.",
+        "co-design",
+        "conv.",
+        "co-des."
+    );
+    for pair in curve.rows.chunks(2) {
+        let (c, d) = (&pair[0], &pair[1]);
         println!(
-            "{:>5} {:>9.2} ({:>4.1}x) {:>10.2} ({:>4.1}x) {:>15.1}% {:>16.1}%",
-            dies,
-            w,
-            w / w0,
-            r,
-            r / r0,
-            100.0 * row[0].bus_contention_fraction,
-            100.0 * row[1].bus_contention_fraction
+            "{:>5}% | {:>10.0} {:>10.0} | {:>10.3} {:>10.3} | {:>10.1} {:>10.1} | {:>9.0} {:>9.0}",
+            num(&c[1]),
+            num(&c[2]),
+            num(&d[2]),
+            num(&c[3]),
+            num(&d[3]),
+            num(&c[4]),
+            num(&d[4]),
+            num(&c[5]),
+            num(&d[5])
         );
     }
-    println!("\nWrites scale with dies because programming (TIN) runs on each die while the bus");
-    println!("is free; reads saturate because moving data out (TOR) holds the shared bus.");
-    println!("More: `nandlab reproduce --list`, `nandlab chip --help`.");
+    println!(
+        "\nAt 20 % free space the co-designed engine runs {:.1}x the queries per second with {:.0} % less energy",
+        result.get("speedup_at_20pct"),
+        100.0 * result.get("energy_reduction_at_20pct")
+    );
+    println!(
+        "and {:.0} % fewer erase cycles per block (paper: 3.8x, -46 %, -62 %). Its inserts go to pages the FTL",
+        100.0 * result.get("we_reduction_at_20pct")
+    );
+    println!(
+        "is about to erase, so garbage collection finds nothing left to copy; with more free space the"
+    );
+    println!(
+        "conventional engine catches up. More: `nandlab reproduce --list`, docs/experiments.md."
+    );
     Ok(())
+}
+
+fn peak_rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn finish_ssd(report: &nandlab_ftl::SsdReport, out: Option<PathBuf>) -> LabResult<()> {
+    print!("{}", nandlab_lab::ssd::summary_text(report));
+    if let Some(dir) = out {
+        nandlab_lab::ssd::write_ssd_results(report, &dir)?;
+        println!("wrote {}", dir.display());
+    }
+    Ok(())
+}
+
+fn run_ssd(args: RunArgs) -> LabResult<()> {
+    let text = std::fs::read_to_string(&args.config).map_err(|source| LabError::Read {
+        path: args.config.display().to_string(),
+        source,
+    })?;
+    let mut config =
+        nandlab_lab::ssd::RunConfig::from_toml(&args.config.display().to_string(), &text)?;
+    if let Some(seed) = args.seed {
+        config.seed = seed;
+    }
+    let report = nandlab_lab::ssd::run_config(&config)?;
+    finish_ssd(&report, args.out)
+}
+
+fn device_or_default(path: Option<&PathBuf>) -> LabResult<nandlab_ftl::SsdConfig> {
+    match path {
+        Some(p) => nandlab_lab::ssd::load_device(p),
+        None => Ok(nandlab_lab::ssd::default_device()),
+    }
+}
+
+fn replay(args: ReplayArgs) -> LabResult<()> {
+    use nandlab_workload::{ArrivalMode, BlkparseAction, TraceOptions};
+    let options = TraceOptions {
+        arrival: if args.closed_loop {
+            ArrivalMode::ClosedLoop
+        } else {
+            ArrivalMode::AsRecorded
+        },
+        device: args.disk.clone(),
+        blkparse_action: if args.queue_events {
+            BlkparseAction::Queue
+        } else {
+            BlkparseAction::Dispatch
+        },
+    };
+    let source = nandlab_workload::open_trace(&args.trace, args.format, &options)?;
+    let config = device_or_default(args.device.as_ref())?;
+    let (report, folded) = nandlab_lab::ssd::run_source(config, args.seed, source)?;
+    if folded > 0 {
+        println!("note: {folded} requests beyond the SSD's logical capacity were folded into it");
+    }
+    finish_ssd(&report, args.out)
+}
+
+fn fio(args: FioArgs) -> LabResult<()> {
+    let job = nandlab_workload::fio::FioJobFile::open(&args.jobfile)?;
+    let mut config = device_or_default(args.device.as_ref())?;
+    let capacity = nandlab_ftl::Ssd::new(config.clone(), args.seed)?.logical_capacity_bytes();
+    let context = nandlab_workload::fio::FioContext {
+        device_size_bytes: capacity,
+        seed: args.seed,
+    };
+    let generator = job.generator(&context)?;
+    config.ftl.queue_depth = u32::try_from(generator.queue_depth())
+        .unwrap_or(u32::MAX)
+        .max(1);
+    let (report, _) = nandlab_lab::ssd::run_source(config, args.seed, generator.map(Ok))?;
+    finish_ssd(&report, args.out)
 }

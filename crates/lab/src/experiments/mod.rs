@@ -1,6 +1,7 @@
 //! Paper reproductions: each experiment is a configuration sweep over the stack whose outputs
 //! are a flat `summary.json` (`"experiment": id` plus named numeric metrics) and CSV curves.
 
+mod ftl;
 mod miyaji;
 mod nfs;
 
@@ -145,7 +146,10 @@ pub struct Experiment {
 
 /// Every experiment, in the order `--list` prints them.
 pub fn registry() -> impl Iterator<Item = &'static Experiment> {
-    miyaji::EXPERIMENTS.iter().chain(nfs::EXPERIMENTS)
+    miyaji::EXPERIMENTS
+        .iter()
+        .chain(ftl::EXPERIMENTS)
+        .chain(nfs::EXPERIMENTS)
 }
 
 pub fn find(id: &str) -> LabResult<&'static Experiment> {

@@ -1,0 +1,200 @@
+//! SSD-level runs: `nandlab run CONFIG.toml`, `nandlab replay TRACE`, `nandlab fio JOBFILE`.
+//!
+//! A run config is one TOML file with the device, the FTL, an optional preconditioning step and
+//! the workload; unknown keys are rejected with their name. Without `--device`, replay and fio
+//! use the documented default SSD ([`default_device`]).
+
+use crate::error::{LabError, LabResult};
+use crate::output::write_file;
+use nandlab_ftl::{DeviceConfig, FtlConfig, HostRequest, Precondition, Ssd, SsdConfig, SsdReport};
+use nandlab_workload::{BlockRequest, SyntheticSpec, WorkloadError};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// `nandlab run` config: `[device]`, `[ftl]`, `[precondition]`, `[workload]`, `seed`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    #[serde(default)]
+    pub seed: u64,
+    pub device: DeviceConfig,
+    #[serde(default)]
+    pub ftl: FtlConfig,
+    #[serde(default)]
+    pub precondition: Option<Precondition>,
+    /// A synthetic block workload; `span_bytes = 0` means the whole logical capacity.
+    pub workload: SyntheticSpec,
+}
+
+impl RunConfig {
+    pub fn from_toml(origin: &str, text: &str) -> LabResult<Self> {
+        toml::from_str(text).map_err(|e| {
+            LabError::Usage(format!(
+                "{origin}: {}{}",
+                e.message(),
+                e.span()
+                    .map(|s| format!(" (line {})", line_of(text, s.start)))
+                    .unwrap_or_default()
+            ))
+        })
+    }
+
+    pub fn ssd_config(&self) -> SsdConfig {
+        SsdConfig {
+            device: self.device.clone(),
+            ftl: self.ftl.clone(),
+        }
+    }
+}
+
+fn line_of(text: &str, byte: usize) -> usize {
+    text[..byte.min(text.len())].matches('\n').count() + 1
+}
+
+/// The SSD replay and fio use without `--device`: the `nandlab bench ssd` standard device
+/// (4 channels x 2 chips x 2 dies x 2 planes x 128 blocks x 256 pages x 8 KiB, MLC timing of
+/// 75 us read / 750 us program / 3.8 ms erase, 25 % over-provisioning, greedy GC, queue depth 32).
+pub fn default_device() -> SsdConfig {
+    nandlab_ftl::experiments::bench_ssd_config()
+}
+
+/// Loads an SSD config file (the `[device]` and `[ftl]` sections of a run config).
+pub fn load_device(path: &Path) -> LabResult<SsdConfig> {
+    let text = read(path)?;
+    Ok(SsdConfig::from_toml(&text)
+        .map_err(|e| LabError::Usage(format!("{}: {e}", path.display())))?)
+}
+
+fn read(path: &Path) -> LabResult<String> {
+    std::fs::read_to_string(path).map_err(|source| LabError::Read {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// Runs a run config: builds the SSD, preconditions it, runs the workload.
+pub fn run_config(config: &RunConfig) -> LabResult<SsdReport> {
+    let mut ssd = Ssd::new(config.ssd_config(), config.seed)?;
+    if let Some(p) = &config.precondition {
+        ssd.precondition(p)?;
+    }
+    let mut spec = config.workload.clone();
+    if spec.span_bytes == 0 {
+        spec.span_bytes = ssd
+            .logical_capacity_bytes()
+            .saturating_sub(spec.offset_bytes);
+    }
+    spec.validate().map_err(|e| e.within("workload"))?;
+    let total = spec.request_count;
+    let generator = spec.generator()?;
+    let requests = crate::progress::with_progress(generator, total, "run");
+    Ok(ssd.run(requests.map(HostRequest::from))?)
+}
+
+/// Folds requests beyond the logical capacity back into it (traces often come from larger
+/// disks) and counts how many were folded.
+#[derive(Debug)]
+pub struct Fold<I> {
+    inner: I,
+    capacity_bytes: u64,
+    pub folded: u64,
+}
+
+impl<I: Iterator<Item = Result<BlockRequest, WorkloadError>>> Iterator for Fold<I> {
+    type Item = Result<BlockRequest, WorkloadError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let item = self.inner.next()?;
+        Some(item.map(|mut r| {
+            let size = r.size_bytes.min(self.capacity_bytes);
+            r.size_bytes = size;
+            if r.offset_bytes + size > self.capacity_bytes {
+                self.folded += 1;
+                r.offset_bytes %= self.capacity_bytes;
+                if r.offset_bytes + size > self.capacity_bytes {
+                    r.offset_bytes = self.capacity_bytes - size;
+                }
+            }
+            r
+        }))
+    }
+}
+
+/// Replays any request source on `config`, folding out-of-range requests; returns the report
+/// and the number of folded requests.
+pub fn run_source(
+    config: SsdConfig,
+    seed: u64,
+    source: impl Iterator<Item = Result<BlockRequest, WorkloadError>>,
+) -> LabResult<(SsdReport, u64)> {
+    let mut ssd = Ssd::new(config, seed)?;
+    let mut fold = Fold {
+        inner: crate::progress::with_progress(source, None, "replay"),
+        capacity_bytes: ssd.logical_capacity_bytes(),
+        folded: 0,
+    };
+    let report = ssd.run_source(&mut fold)?;
+    Ok((report, fold.folded))
+}
+
+/// Writes `report.json` (fio-like sections), `latency_cdf.csv`, `erase_histogram.csv` and
+/// `valid_page_map.csv` into `dir`.
+pub fn write_ssd_results(report: &SsdReport, dir: &Path) -> LabResult<()> {
+    let json = serde_json::to_string_pretty(report).expect("reports serialize") + "\n";
+    write_file(&dir.join("report.json"), &json)?;
+    let mut cdf = String::from("op,latency_us,fraction\n");
+    for (op, section) in [
+        ("read", &report.read),
+        ("write", &report.write),
+        ("trim", &report.trim),
+    ] {
+        for p in &section.cdf {
+            cdf += &format!("{op},{},{}\n", p.latency_us, p.fraction);
+        }
+    }
+    write_file(&dir.join("latency_cdf.csv"), &cdf)?;
+    let mut hist = String::from("erase_count,blocks\n");
+    for bin in &report.erase_counts.histogram {
+        hist += &format!("{},{}\n", bin.erase_count, bin.blocks);
+    }
+    write_file(&dir.join("erase_histogram.csv"), &hist)?;
+    let map = &report.valid_page_map;
+    let mut csv = String::from("plane,block,valid_pages\n");
+    for row in 0..map.rows {
+        for col in 0..map.cols {
+            csv += &format!("{row},{col},{}\n", map.get(row, col));
+        }
+    }
+    write_file(&dir.join("valid_page_map.csv"), &csv)
+}
+
+/// A one-screen summary of an SSD report.
+pub fn summary_text(report: &SsdReport) -> String {
+    let mut out = format!(
+        "simulated {:.3} ms | {} requests | WAF {:.3} | GC page copies {} | erases {}\n",
+        report.sim_time_us / 1e3,
+        report.completed,
+        report.waf,
+        report.counters.gc_page_copies,
+        report.counters.erases
+    );
+    out += "op        requests       IOPS      MiB/s     p50 us     p99 us   p99.9 us     max us\n";
+    for (name, s) in [
+        ("read", &report.read),
+        ("write", &report.write),
+        ("trim", &report.trim),
+    ] {
+        if s.requests > 0 {
+            out += &format!(
+                "{name:6} {:>11} {:>10.0} {:>10.2} {:>10.1} {:>10.1} {:>10.1} {:>10.1}\n",
+                s.requests,
+                s.iops,
+                s.bw_mib_s,
+                s.lat.p50_us,
+                s.lat.p99_us,
+                s.lat.p999_us,
+                s.lat.max_us
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,153 @@
+//! Every file in examples/ runs through the command it documents, and bad SSD input gets a
+//! one-line error naming the key, line or file.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn nandlab(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_nandlab"))
+        .current_dir(repo())
+        .args(args)
+        .output()
+        .expect("run nandlab");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn every_run_config_in_examples_runs() {
+    let mut ran = 0;
+    for entry in std::fs::read_dir(repo().join("examples")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.starts_with("ssd-") {
+            continue;
+        }
+        let dir = std::env::temp_dir().join(format!("nandlab-ex-{name}-{}", std::process::id()));
+        let (code, out, err) = nandlab(&[
+            "run",
+            path.to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert!(out.contains("WAF") && out.contains("p99"), "{name}: {out}");
+        for file in [
+            "report.json",
+            "latency_cdf.csv",
+            "erase_histogram.csv",
+            "valid_page_map.csv",
+        ] {
+            assert!(dir.join(file).exists(), "{name}: {file}");
+        }
+        std::fs::remove_dir_all(&dir).ok();
+        ran += 1;
+    }
+    assert!(ran >= 3, "only {ran} examples");
+}
+
+#[test]
+fn fio_replay_and_custom_chip_examples_run() {
+    let (code, out, err) = nandlab(&[
+        "fio",
+        "examples/randrw.fio",
+        "--device",
+        "examples/device-mlc.toml",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("read") && out.contains("write"), "{out}");
+    for (file, format) in [
+        ("crates/workload/tests/data/msr_sample.csv", "msr"),
+        ("crates/workload/tests/data/blkparse_sample.txt", "blkparse"),
+        ("crates/workload/tests/data/disksim_sample.trace", "disksim"),
+        ("crates/workload/tests/data/native_sample.csv", "native"),
+    ] {
+        let (code, out, err) = nandlab(&["replay", file, "--format", format]);
+        assert_eq!(code, 0, "{format}: {err}");
+        assert!(out.contains("requests"), "{format}: {out}");
+    }
+    let (code, _, err) = nandlab(&[
+        "chip",
+        "--config",
+        "examples/chip-tlc.toml",
+        "--requests",
+        "100",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn same_run_config_and_seed_give_identical_reports() {
+    let a = std::env::temp_dir().join(format!("nandlab-det-a-{}", std::process::id()));
+    let b = std::env::temp_dir().join(format!("nandlab-det-b-{}", std::process::id()));
+    for dir in [&a, &b] {
+        let (code, _, err) = nandlab(&[
+            "run",
+            "examples/ssd-zipf-mixed.toml",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let read = |d: &PathBuf| std::fs::read(d.join("report.json")).unwrap();
+    assert_eq!(read(&a), read(&b));
+    std::fs::remove_dir_all(&a).ok();
+    std::fs::remove_dir_all(&b).ok();
+}
+
+#[test]
+fn bad_ssd_input_is_a_one_line_error() {
+    let dir = std::env::temp_dir().join(format!("nandlab-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = std::fs::read_to_string(repo().join("examples/ssd-random-write.toml")).unwrap();
+    let cases = [
+        (
+            "unknown-key.toml",
+            good.replace("gc_policy", "gc_polcy"),
+            "gc_polcy",
+        ),
+        (
+            "bad-policy.toml",
+            good.replace("\"greedy\"", "\"lru\""),
+            "lru",
+        ),
+        (
+            "bad-op.toml",
+            good.replace("op_fraction = 0.25", "op_fraction = -1.0"),
+            "op_fraction",
+        ),
+        (
+            "bad-read.toml",
+            good.replace("read_fraction = 0.0", "read_fraction = 1.5"),
+            "read_fraction",
+        ),
+    ];
+    for (name, text, needle) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let (code, _, err) = nandlab(&["run", path.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(needle), "{name}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{name}: {err}");
+    }
+    let bad_trace = dir.join("bad.csv");
+    std::fs::write(
+        &bad_trace,
+        "128166372003061629,hm,0,Read,4096,4096,100\nnot,a,valid,line\n",
+    )
+    .unwrap();
+    let (code, _, err) = nandlab(&["replay", bad_trace.to_str().unwrap(), "--format", "msr"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bad.csv:2"), "{err}");
+    let (code, _, err) = nandlab(&["replay", "x", "--format", "spc"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("spc"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
