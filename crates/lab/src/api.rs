@@ -59,3 +59,11 @@ pub fn preset_names() -> Vec<String> {
         .map(str::to_string)
         .collect()
 }
+
+/// Runs an SSD run config given as TOML text (the `nandlab run` format); returns the report
+/// JSON (the same bytes `nandlab run --out` writes to report.json, without the final newline).
+pub fn run_ssd_toml(origin: &str, text: &str) -> LabResult<String> {
+    let config = crate::ssd::RunConfig::from_toml(origin, text)?;
+    let report = crate::ssd::run_config(&config)?;
+    Ok(serde_json::to_string_pretty(&report).expect("reports serialize"))
+}

@@ -35,6 +35,14 @@ fn reproduce(
         .map_err(to_py)
 }
 
+/// Runs an SSD run config (TOML text, the `nandlab run` format); returns the report JSON.
+/// Releases the GIL.
+#[pyfunction]
+fn run_ssd(py: Python<'_>, origin: String, config_toml: String) -> PyResult<String> {
+    py.detach(|| nandlab_lab::api::run_ssd_toml(&origin, &config_toml))
+        .map_err(to_py)
+}
+
 /// JSON list of `[id, reference, title]` for every experiment.
 #[pyfunction]
 fn experiments() -> String {
@@ -58,6 +66,7 @@ fn _nandlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(run_chip, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
+    m.add_function(wrap_pyfunction!(run_ssd, m)?)?;
     m.add_function(wrap_pyfunction!(experiments, m)?)?;
     m.add_function(wrap_pyfunction!(preset_names, m)?)?;
     m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
