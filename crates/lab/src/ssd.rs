@@ -61,8 +61,7 @@ pub fn default_device() -> SsdConfig {
 /// Loads an SSD config file (the `[device]` and `[ftl]` sections of a run config).
 pub fn load_device(path: &Path) -> LabResult<SsdConfig> {
     let text = read(path)?;
-    Ok(SsdConfig::from_toml(&text)
-        .map_err(|e| LabError::Usage(format!("{}: {e}", path.display())))?)
+    SsdConfig::from_toml(&text).map_err(|e| LabError::Usage(format!("{}: {e}", path.display())))
 }
 
 fn read(path: &Path) -> LabResult<String> {
