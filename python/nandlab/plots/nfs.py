@@ -1,117 +1,34 @@
-"""Figures of the reproduced experiments, drawn with matplotlib (Agg; no pyplot state).
-
-Each figure function takes a results folder written by ``nandlab reproduce`` (or the
-`Reproduction` that `nandlab.reproduce` returns) and returns a `matplotlib.figure.Figure`
-drawn the way a paper prints it: axes labelled with units, legends, and the paper's reference
-values (the ``paper_*`` metrics of summary.json) marked on the plot::
-
-    from nandlab import plots
-    fig = plots.plot("results/nfs-dies")    # dispatches on summary.json's "experiment"
-    plots.save(fig, "nfs-dies.png")
-
-`FIGURES` maps experiment ids to figure functions; a new experiment registers its own with
-``@plots.register("ftl-gc-policies")`` above a function of the same shape (a module of
-figures for another paper imports `register` from here and is imported at the end of this one).
-"""
+"""Figures of the NANDFlashSim reproductions (nfs-*): Figs. 12-23 and Table III of the paper."""
 
 from __future__ import annotations
 
-import io
-import json
 import re
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any, TypeAlias
+from collections.abc import Sequence
 
 import numpy as np
-import pandas as pd
 from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.ticker import NullLocator, PercentFormatter, StrMethodFormatter
+from matplotlib.ticker import PercentFormatter, StrMethodFormatter
 
 from nandlab.experiments import Reproduction
+from nandlab.plots import Source, load, register
+from nandlab.plots._style import (
+    EN_DASH,
+    PAPER_MARKER,
+    TIMES,
+    by,
+    figure_of,
+    label_bars,
+    log2_axis,
+    new_figure,
+    paper_handle,
+)
 
-Source: TypeAlias = str | Path | Reproduction
-"""A results folder (with summary.json and the CSV curves) or a `Reproduction`."""
-
-FigureFunction: TypeAlias = Callable[[Source], Figure]
-
-FIGURES: dict[str, FigureFunction] = {}
-"""Figure function of each experiment id; `plot` dispatches on it."""
-
-
-def register(experiment: str) -> Callable[[FigureFunction], FigureFunction]:
-    """Decorator registering a figure function for `experiment` in `FIGURES`."""
-
-    def add(function: FigureFunction) -> FigureFunction:
-        FIGURES[experiment] = function
-        return function
-
-    return add
-
-
-def load(source: Source) -> Reproduction:
-    """The `Reproduction` of a results folder; raises FileNotFoundError without summary.json."""
-    if isinstance(source, Reproduction):
-        return source
-    out = Path(source)
-    path = out / "summary.json"
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{out}: no summary.json (not a results folder of `nandlab reproduce`)"
-        )
-    summary = json.loads(path.read_text())
-    experiment = summary.pop("experiment", None)
-    if not isinstance(experiment, str):
-        raise ValueError(f'{path}: no "experiment" key')
-    return Reproduction(experiment=experiment, metrics=summary, out=out)
-
-
-def plot(source: Source) -> Figure:
-    """The figure of any results folder, chosen by the experiment it ran."""
-    r = load(source)
-    function = FIGURES.get(r.experiment)
-    if function is None:
-        known = ", ".join(sorted(FIGURES))
-        raise ValueError(f"no figure for experiment `{r.experiment}` (figures exist for {known})")
-    return function(r)
-
-
-def save(fig: Figure, path: str | Path, dpi: int = 150) -> Path:
-    """Writes `fig` to `path` (format from the suffix: .png, .pdf, .svg)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=dpi)
-    return path
-
-
-def png_bytes(fig: Figure, dpi: int = 150) -> bytes:
-    """`fig` rendered as PNG."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
-    return buffer.getvalue()
-
-
-# ---------------------------------------------------------------------------------------------
-# Shared style
-
-TIMES = "\N{MULTIPLICATION SIGN}"
-EN_DASH = "\N{EN DASH}"
 READ = "#1f77b4"
 WRITE = "#d62728"
 WORKLOADS = {"swr": ("write (swr)", WRITE), "srd": ("read (srd)", READ)}
 KIND_WORKLOAD = {"read": "srd", "write": "swr"}
-PAPER_MARKER: dict[str, Any] = {
-    "marker": "*",
-    "markersize": 15,
-    "markerfacecolor": "none",
-    "markeredgecolor": "black",
-    "markeredgewidth": 1.4,
-    "linestyle": "none",
-    "zorder": 5,
-}
 STAGES = {
     "TOR": ("data out (TOR)", "#17becf"),
     "TON": ("cell read (TON)", "#ff7f0e"),
@@ -124,54 +41,6 @@ STAGES = {
 }
 """Stages in stacking order, with legend label and colour: data out below the cell stages, so
 that a read's TOR and a write's cell time both start at zero."""
-
-
-def _new_figure(title: str, panels: int, width: float, height: float = 3.9) -> list[Axes]:
-    fig = Figure(figsize=(width, height), layout="constrained")
-    FigureCanvasAgg(fig)  # renders with Agg whatever pyplot's backend; no GUI, no global state
-    fig.suptitle(title, fontsize=12, fontweight="bold")
-    axes: list[Axes] = list(fig.subplots(1, panels, squeeze=False)[0])
-    for ax in axes:
-        ax.grid(True, axis="y", alpha=0.3)
-        ax.set_axisbelow(True)
-    return axes
-
-
-def _figure_of(ax: Axes) -> Figure:
-    fig = ax.get_figure()
-    assert isinstance(fig, Figure)
-    return fig
-
-
-def _log2_axis(ax: Axes, values: Sequence[float]) -> None:
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(list(values), labels=[f"{v:g}" for v in values])
-    ax.xaxis.set_minor_locator(NullLocator())
-
-
-def _by(df: pd.DataFrame, key: str, value: str) -> dict[str, float]:
-    """Column `value` of a curve keyed by column `key`."""
-    return dict(zip(df[key].astype(str), df[value].to_numpy(dtype=float).tolist(), strict=True))
-
-
-def _paper_handle(label: str) -> Line2D:
-    return Line2D([], [], label=label, **PAPER_MARKER)
-
-
-def _label_bars(ax: Axes, xs: Sequence[float], ys: Sequence[float], fmt: str) -> None:
-    """Writes each bar's value above it, on white so that reference lines pass behind."""
-    for x, y in zip(xs, ys, strict=True):
-        ax.annotate(
-            fmt.format(y),
-            (x, y),
-            xytext=(0, 3),
-            textcoords="offset points",
-            ha="center",
-            va="bottom",
-            fontsize=8,
-            bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "linewidth": 0},
-            zorder=4,
-        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,7 +66,7 @@ def _scaling(r: Reproduction, x: str, title: str, xlabel: str, unit: str, baseli
     """
     df = r.curve("throughput")
     contention = "bus_contention" in df.columns
-    axes = _new_figure(title, 3 if contention else 2, 13.5 if contention else 9.5)
+    axes = new_figure(title, 3 if contention else 2, 13.5 if contention else 9.5)
     ax_abs, ax_rel = axes[0], axes[1]
     refs = _gain_references(r.metrics)
     values: list[float] = []
@@ -227,12 +96,12 @@ def _scaling(r: Reproduction, x: str, title: str, xlabel: str, unit: str, baseli
         axes[2].yaxis.set_major_formatter(PercentFormatter(1.0))
         axes[2].set_ylim(0, 1)
     for ax in axes:
-        _log2_axis(ax, values)
+        log2_axis(ax, values)
     handles, _ = ax_abs.get_legend_handles_labels()
     if refs:
         gains = ", ".join(f"{kind} {a:g}→{b:g} {unit} {g:+.1%}" for kind, _, a, b, g in refs)
-        handles.append(_paper_handle(f"paper (NANDFlashSim): {gains}"))
-    fig = _figure_of(ax_abs)
+        handles.append(paper_handle(f"paper (NANDFlashSim): {gains}"))
+    fig = figure_of(ax_abs)
     fig.legend(handles=handles, loc="outside lower center", ncol=3, frameon=False)
     return fig
 
@@ -320,7 +189,7 @@ def nfs_breakdown(source: Source) -> Figure:
     positions = [i * 2.5 + j for i in range(len(modes)) for j in range(len(WORKLOADS))]
     used = set(df[(df["time_fraction"] > 0) | (df["energy_fraction"] > 0)]["stage"])
     stages = [s for s in STAGES if s in used]
-    axes = _new_figure(
+    axes = new_figure(
         f"NANDFlashSim Figs. 12{EN_DASH}13, 15: breakdown by stage (MLC1, 2 KB requests)",
         2,
         12,
@@ -332,7 +201,7 @@ def nfs_breakdown(source: Source) -> Figure:
         shares = []
         for mode, workload in bars:
             sub = df[(df["mode"] == mode) & (df["workload"] == workload)]
-            shares.append(_by(sub, "stage", column))
+            shares.append(by(sub, "stage", column))
         _stacked(ax, positions, shares, stages)
         ax.set_xticks(positions, labels=[w for _, w in bars], fontsize=8)
         groups = ax.secondary_xaxis(-0.08)
@@ -349,7 +218,7 @@ def nfs_breakdown(source: Source) -> Figure:
             _breakdown_references(ax, r.metrics, bars, positions, shares)
         else:
             ax.set_title("(b) Energy by stage")
-    fig = _figure_of(axes[0])
+    fig = figure_of(axes[0])
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=9, frameon=False)
     return fig
@@ -409,9 +278,9 @@ def nfs_migration(source: Source) -> Figure:
     df = r.curve("migration")
     modes = list(dict.fromkeys(df["mode"]))
     most = int(df["blocks"].max())
-    time_ms = _by(df[df["blocks"] == most], "mode", "time_ms")
-    energy_uj = _by(df[df["blocks"] == most], "mode", "energy_uj")
-    axes = _new_figure(
+    time_ms = by(df[df["blocks"] == most], "mode", "time_ms")
+    energy_uj = by(df[df["blocks"] == most], "mode", "energy_uj")
+    axes = new_figure(
         "NANDFlashSim Figs. 14, 16: page migration (MLC1; 2x = two planes at once)", 3, 14, 4.2
     )
     ax_time, ax_speed, ax_energy = axes
@@ -437,8 +306,8 @@ def nfs_migration(source: Source) -> Figure:
             ax.bar(x, y, 0.7, color=color, hatch=hatch, edgecolor="white", alpha=0.9)
         ax.set_xticks(xs, labels=modes, rotation=30, ha="right")
         ax.set_xlabel("Migration mode")
-    _label_bars(ax_speed, xs, speedups, "{:.2f}" + TIMES)
-    _label_bars(ax_energy, xs, energies, "{:.1f}")
+    label_bars(ax_speed, xs, speedups, "{:.2f}" + TIMES)
+    label_bars(ax_energy, xs, energies, "{:.1f}")
     ax_speed.axhline(1, color="black", lw=0.8)
     ax_speed.set_ylabel(f"Speed-up over legacy, {most} blocks ({TIMES})")
     ax_speed.set_title("(b) Speed-up over legacy")
@@ -450,12 +319,12 @@ def nfs_migration(source: Source) -> Figure:
     marked = [(x, p) for x, p in paper if p is not None]
     if marked:
         ax_speed.plot([x for x, _ in marked], [p for _, p in marked], **PAPER_MARKER)
-        ax_speed.legend(handles=[_paper_handle("paper (Fig. 14)")], fontsize=8, loc="upper left")
+        ax_speed.legend(handles=[paper_handle("paper (Fig. 14)")], fontsize=8, loc="upper left")
     spread = max(energies) / min(energies)
     ax_energy.set_ylabel(f"Energy, {most} blocks (mJ)")
     ax_energy.set_title(f"(c) Energy (max / min = {spread:.2f})")
     ax_energy.set_ylim(0, max(energies) * 1.2)
-    return _figure_of(ax_time)
+    return figure_of(ax_time)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -469,7 +338,7 @@ def nfs_contention(source: Source) -> Figure:
     """Fig. 20: share of op time waiting for the bus, SLC against MLC, 1 to 8 dies."""
     r = load(source)
     df = r.curve("contention")
-    axes = _new_figure(
+    axes = new_figure(
         "NANDFlashSim Fig. 20: bus contention against the number of dies (Table II mixes)", 2, 11
     )
     ax_dies, ax_mix = axes
@@ -509,9 +378,9 @@ def nfs_contention(source: Source) -> Figure:
             xytext=(most, base),
             arrowprops={"arrowstyle": "->", "color": "black", "linestyle": ":"},
         )
-        handles.append(_paper_handle(f"paper: SLC {paper:+.1%} over MLC at {most:g} dies"))
+        handles.append(paper_handle(f"paper: SLC {paper:+.1%} over MLC at {most:g} dies"))
     ax_dies.legend(handles=handles, loc="upper left", fontsize=8)
-    _log2_axis(ax_dies, dies)
+    log2_axis(ax_dies, dies)
     ax_dies.set(xlabel="Dies on the channel", ylabel="Bus contention (% of op time)")
     ax_dies.set_title("(a) Mean over the five mixes")
 
@@ -520,7 +389,7 @@ def nfs_contention(source: Source) -> Figure:
     mixes = list(dict.fromkeys(at_most["workload"]))
     xs = np.arange(len(mixes))
     for offset, (cell, (label, color)) in zip((-0.2, 0.2), _CELLS.items(), strict=True):
-        share = _by(at_most[at_most["cell"] == cell], "workload", "bus_contention")
+        share = by(at_most[at_most["cell"] == cell], "workload", "bus_contention")
         ax_mix.bar(xs + offset, [share.get(m, 0.0) for m in mixes], 0.4, color=color, label=label)
     ax_mix.set_xticks(list(xs), labels=mixes)
     ax_mix.set(xlabel="Workload mix (Table II)", ylabel="Bus contention (% of op time)")
@@ -529,7 +398,7 @@ def nfs_contention(source: Source) -> Figure:
     for ax in axes:
         ax.yaxis.set_major_formatter(PercentFormatter(1.0))
         ax.set_ylim(0, 1)
-    return _figure_of(ax_dies)
+    return figure_of(ax_dies)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -546,7 +415,7 @@ _OPERATIONS = {
 def nfs_energy(source: Source) -> Figure:
     """Table III and Fig. 23: energy of a legacy read, program and erase, and its stages."""
     r = load(source)
-    axes = _new_figure(
+    axes = new_figure(
         "NANDFlashSim Table III, Fig. 23: energy per operation (QDP SLC, 3.3 V)", 2, 11
     )
     ax_ops, ax_stages = axes
@@ -554,7 +423,7 @@ def nfs_energy(source: Source) -> Figure:
     xs = np.arange(len(ops), dtype=float)
     measured = [r.metrics[_OPERATIONS[op][0]] for op in ops]
     ax_ops.bar(xs, measured, 0.5, color="#1f77b4", label="nandlab")
-    _label_bars(ax_ops, xs.tolist(), measured, "{:.4g}")
+    label_bars(ax_ops, xs.tolist(), measured, "{:.4g}")
     paper = [
         (x, r.metrics.get(f"paper_{_OPERATIONS[op][0]}")) for x, op in zip(xs, ops, strict=True)
     ]
@@ -566,7 +435,7 @@ def nfs_energy(source: Source) -> Figure:
             ax_ops.annotate(
                 f"{p:g}", (x, p), xytext=(9, 0), textcoords="offset points", va="center", fontsize=8
             )
-        handles.append(_paper_handle("paper (Table III)"))
+        handles.append(paper_handle("paper (Table III)"))
     ax_ops.legend(handles=handles, loc="upper left", fontsize=9)
     ax_ops.set_yscale("log")
     ax_ops.yaxis.set_major_formatter(StrMethodFormatter("{x:g}"))
@@ -581,7 +450,7 @@ def nfs_energy(source: Source) -> Figure:
     ys = np.arange(len(operations), dtype=float)
     left = np.zeros(len(operations))
     for stage, (label, color) in STAGES.items():
-        by_op = _by(df[df["stage"] == stage], "operation", "fraction")
+        by_op = by(df[df["stage"] == stage], "operation", "fraction")
         widths = np.array([by_op.get(op, 0.0) for op in operations])
         if widths.any():
             ax_stages.barh(ys, widths, 0.6, left=left, color=color, label=label)
@@ -595,7 +464,7 @@ def nfs_energy(source: Source) -> Figure:
     ax_stages.grid(True, axis="x", alpha=0.3)
     ax_stages.grid(False, axis="y")
     ax_stages.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, fontsize=8)
-    return _figure_of(ax_ops)
+    return figure_of(ax_ops)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -609,7 +478,7 @@ _ARCHITECTURES = {"many-die": "#1f77b4", "many-plane": "#ff7f0e"}
 def nfs_scheduler(source: Source) -> Figure:
     """Figs. 19 and 22: many-die vs many-plane on Table II mixes; die-first vs plane-first."""
     r = load(source)
-    axes = _new_figure(
+    axes = new_figure(
         "NANDFlashSim Figs. 19, 22: device architecture and I/O scheduling (MLC1)", 3, 15, 4.2
     )
     ax_iops, ax_gain, ax_policy = axes
@@ -618,7 +487,7 @@ def nfs_scheduler(source: Source) -> Figure:
     xs = np.arange(len(mixes), dtype=float)
     iops: dict[str, list[float]] = {}
     for offset, (name, color) in zip((-0.2, 0.2), _ARCHITECTURES.items(), strict=True):
-        by_mix = _by(arch[arch["architecture"] == name], "workload", "iops")
+        by_mix = by(arch[arch["architecture"] == name], "workload", "iops")
         iops[name] = [by_mix[m] for m in mixes]
         ax_iops.bar(xs + offset, iops[name], 0.4, color=color, label=name)
     ax_iops.set_xticks(xs.tolist(), labels=mixes)
@@ -628,7 +497,7 @@ def nfs_scheduler(source: Source) -> Figure:
 
     gains = [d / p - 1 for d, p in zip(iops["many-die"], iops["many-plane"], strict=True)]
     ax_gain.bar(xs, gains, 0.6, color="#1f77b4")
-    _label_bars(ax_gain, xs.tolist(), gains, "{:+.0%}")
+    label_bars(ax_gain, xs.tolist(), gains, "{:+.0%}")
     mean = r.metrics.get("many_die_over_many_plane_iops_gain", float(np.mean(gains)))
     ax_gain.axhline(mean, color="#1f77b4", ls="--", lw=1.2, label=f"nandlab mean {mean:+.1%}")
     paper = r.metrics.get("paper_many_die_over_many_plane_iops_gain")
@@ -656,9 +525,9 @@ def nfs_scheduler(source: Source) -> Figure:
                 color=color,
                 label=f"{policy}, {label}",
             )
-    _log2_axis(ax_policy, sizes)
+    log2_axis(ax_policy, sizes)
     ax_policy.set(xlabel="Transfer size (KB)", ylabel="Throughput (MB/s)")
     ax_policy.set_title(f"(c) Fig. 22: 4 dies {TIMES} 2 planes")
     ax_policy.set_ylim(bottom=0)
     ax_policy.legend(fontsize=8, loc="center right")
-    return _figure_of(ax_iops)
+    return figure_of(ax_iops)
