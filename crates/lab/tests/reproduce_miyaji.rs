@@ -68,3 +68,34 @@ fn r_e3_and_r_e4_codesign_ahead_at_every_block_size_and_worse_with_big_rows() {
     );
     assert!(r.get("speedup_119b") > 1.2, "{:?}", r.metrics);
 }
+
+#[test]
+fn r_e6_gc_takes_over_100_ms_beyond_100_valid_pages_and_follows_the_formula() {
+    let r = quick("miyaji-gc-latency");
+    assert!(r.get("t_gc_ms_at_100_valid") > 100.0, "{:?}", r.metrics);
+    // the chip model adds bus transfers and command cycles to N(t_r + t_w) + t_e
+    assert!(
+        r.get("max_relative_gap_to_formula") < 0.15,
+        "{:?}",
+        r.metrics
+    );
+}
+
+#[test]
+fn fig_13_codesign_concentrates_invalid_pages_conventional_scatters_them() {
+    let r = quick("miyaji-validmap");
+    assert!(
+        r.get("fully_valid_block_fraction_codesign") > 0.5,
+        "{:?}",
+        r.metrics
+    );
+    assert!(
+        r.get("partly_valid_block_fraction_conventional") > 0.5,
+        "{:?}",
+        r.metrics
+    );
+    assert!(
+        r.get("partly_valid_block_fraction_codesign")
+            < r.get("partly_valid_block_fraction_conventional")
+    );
+}
