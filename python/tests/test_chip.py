@@ -1,5 +1,6 @@
-import nandlab
 import pytest
+
+import nandlab
 
 
 def test_chip_run_returns_summary_and_tables() -> None:

@@ -2,9 +2,10 @@ import struct
 from dataclasses import replace
 from pathlib import Path
 
-import nandlab
 import pytest
 from matplotlib.figure import Figure
+
+import nandlab
 from nandlab import plots
 
 NFS = sorted(e.id for e in nandlab.list_experiments() if e.id.startswith("nfs-"))

@@ -5,8 +5,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import nandlab
 import pytest
+
+import nandlab
 from nandlab import report
 
 NFS = sorted(e.id for e in nandlab.list_experiments() if e.id.startswith("nfs-"))
