@@ -8,6 +8,27 @@ use nandlab_nand::sched::{ChipReport, ChipWorkloadKind, SchedulerPolicy};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// `println!` that ends the process quietly when stdout is closed (e.g. piped into `head`),
+/// instead of panicking on the broken pipe.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
+/// `print!` with the same broken-pipe behaviour as `out!`.
+macro_rules! out_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if write!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
 /// nandlab: co-design laboratory for database software on NAND flash and PCM.
 #[derive(Parser, Debug)]
 #[command(name = "nandlab", version = nandlab_lab::version())]
@@ -119,6 +140,9 @@ struct RunArgs {
     #[arg(long)]
     seed: Option<u64>,
     /// Write report.json and CSVs into this folder.
+    /// Also write the request stream to this native CSV trace (replay it with --format native).
+    #[arg(long)]
+    capture: Option<PathBuf>,
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -143,6 +167,9 @@ struct ReplayArgs {
     disk: Option<String>,
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Also write the request stream to this native CSV trace (replay it with --format native).
+    #[arg(long)]
+    capture: Option<PathBuf>,
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -155,6 +182,9 @@ struct FioArgs {
     device: Option<PathBuf>,
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Also write the request stream to this native CSV trace (replay it with --format native).
+    #[arg(long)]
+    capture: Option<PathBuf>,
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -181,35 +211,35 @@ fn run(cli: Cli) -> LabResult<()> {
             "ssd" => {
                 let requests = args.requests.unwrap_or(4_000_000);
                 let b = nandlab_ftl::experiments::bench_ssd(requests, 0)?;
-                println!(
+                out!(
                     "nandlab bench ssd: 4 ch x 2 chips x 2 dies x 2 planes x 128 blocks x 256 pages x 8 KiB,"
                 );
-                println!(
+                out!(
                     "MLC 75/750/3800 us, 25 % OP, greedy GC, QD 32, uniform random 8 KiB writes, timing-only"
                 );
-                println!("  requests                  {}", b.requests);
-                println!("  wall time                 {:.3} s", b.wall_seconds);
-                println!(
+                out!("  requests                  {}", b.requests);
+                out!("  wall time                 {:.3} s", b.wall_seconds);
+                out!(
                     "  host requests / wall-s    {:.0}",
                     b.host_requests_per_wall_second
                 );
-                println!("  simulated write IOPS      {:.0}", b.sim_iops);
-                println!("  WAF                       {:.3}", b.waf);
+                out!("  simulated write IOPS      {:.0}", b.sim_iops);
+                out!("  WAF                       {:.3}", b.waf);
                 if let Some(kb) = peak_rss_kb() {
-                    println!("  peak memory (VmHWM)       {:.1} MB", kb as f64 / 1024.0);
+                    out!("  peak memory (VmHWM)       {:.1} MB", kb as f64 / 1024.0);
                 }
                 Ok(())
             }
             "chip" => {
                 let b = bench::bench_chip(args.requests.unwrap_or(2_000_000))?;
-                println!("nandlab bench chip: 8 interleaved dies, 2 KB legacy writes (mlc1)");
-                println!("  requests            {}", b.requests);
-                println!("  flash ops           {}", b.flash_ops);
-                println!("  events              {}", b.events);
-                println!("  wall time           {:.3} s", b.wall_s);
-                println!("  flash ops / wall-s  {:.0}", b.ops_per_wall_s);
-                println!("  events / wall-s     {:.0}", b.events_per_wall_s);
-                println!("  simulated time      {:.3} s", b.simulated_s);
+                out!("nandlab bench chip: 8 interleaved dies, 2 KB legacy writes (mlc1)");
+                out!("  requests            {}", b.requests);
+                out!("  flash ops           {}", b.flash_ops);
+                out!("  events              {}", b.events);
+                out!("  wall time           {:.3} s", b.wall_s);
+                out!("  flash ops / wall-s  {:.0}", b.ops_per_wall_s);
+                out!("  events / wall-s     {:.0}", b.events_per_wall_s);
+                out!("  simulated time      {:.3} s", b.simulated_s);
                 Ok(())
             }
             other => Err(LabError::Usage(format!(
@@ -220,9 +250,10 @@ fn run(cli: Cli) -> LabResult<()> {
         Command::Presets => {
             for name in nandlab_nand::preset_names() {
                 let c = nandlab_nand::preset(name)?;
-                println!(
+                out!(
                     "{name:10} {}\n           source: {}\n",
-                    c.description, c.source
+                    c.description,
+                    c.source
                 );
             }
             Ok(())
@@ -250,13 +281,13 @@ fn chip(args: ChipArgs) -> LabResult<()> {
     print_chip_report(&spec, &report);
     if let Some(dir) = args.out {
         write_chip_report(&spec, &report, &dir)?;
-        println!("\nwrote {}", dir.display());
+        out!("\nwrote {}", dir.display());
     }
     Ok(())
 }
 
 fn print_chip_report(spec: &ChipRunSpec, r: &ChipReport) {
-    println!(
+    out!(
         "chip run: preset {} | workload {} | {} requests | scheduler {} | cache {} | interleave {}",
         spec.preset,
         spec.workload.name(),
@@ -265,7 +296,7 @@ fn print_chip_report(spec: &ChipRunSpec, r: &ChipReport) {
         spec.driver.cache,
         spec.driver.interleave
     );
-    println!(
+    out!(
         "simulated {:.3} ms | throughput {:.2} MB/s ({:.0} IOPS) | bus contention {:.1} % | bus utilization {:.1} %",
         r.sim_time_us / 1e3,
         r.throughput_mb_per_s,
@@ -273,18 +304,23 @@ fn print_chip_report(spec: &ChipRunSpec, r: &ChipReport) {
         100.0 * r.bus_contention_fraction,
         100.0 * r.bus_utilization
     );
-    println!("\nlatency (us)    count       p50       p90       p99     p99.9       max");
+    out!("\nlatency (us)    count       p50       p90       p99     p99.9       max");
     for (name, l) in [("read", &r.read_latency), ("write", &r.write_latency)] {
         if l.count > 0 {
-            println!(
+            out!(
                 "{name:10} {:>10} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
-                l.count, l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.max_us
+                l.count,
+                l.p50_us,
+                l.p90_us,
+                l.p99_us,
+                l.p999_us,
+                l.max_us
             );
         }
     }
-    println!("\nstage       time (ms)   time %   energy (uJ)  energy %");
+    out!("\nstage       time (ms)   time %   energy (uJ)  energy %");
     for s in &r.stages {
-        println!(
+        out!(
             "{:8} {:>12.3} {:>8.1} {:>13.2} {:>9.1}",
             s.stage,
             s.time_us / 1e3,
@@ -293,9 +329,9 @@ fn print_chip_report(spec: &ChipRunSpec, r: &ChipReport) {
             100.0 * s.energy_fraction
         );
     }
-    println!("\nop kind        ops   energy/op (uJ)   bus-stage %   mean latency (us)");
+    out!("\nop kind        ops   energy/op (uJ)   bus-stage %   mean latency (us)");
     for k in &r.op_kinds {
-        println!(
+        out!(
             "{:10} {:>8} {:>16.2} {:>13.1} {:>19.1}",
             k.kind,
             k.ops,
@@ -304,9 +340,13 @@ fn print_chip_report(spec: &ChipRunSpec, r: &ChipReport) {
             k.latency.mean_us
         );
     }
-    println!(
+    out!(
         "\nenergy {:.1} uJ (+ {:.1} uJ idle) | {} flash ops ({} multiplane) | {} events",
-        r.energy_uj, r.idle_energy_uj, r.flash_ops, r.multiplane_ops, r.events
+        r.energy_uj,
+        r.idle_energy_uj,
+        r.flash_ops,
+        r.multiplane_ops,
+        r.events
     );
 }
 
@@ -350,7 +390,7 @@ fn write_chip_report(spec: &ChipRunSpec, r: &ChipReport, dir: &std::path::Path) 
 fn reproduce(args: ReproduceArgs) -> LabResult<()> {
     if args.list {
         for e in experiments::registry() {
-            println!("{:16} {:34} {}", e.id, e.reference, e.title);
+            out!("{:16} {:34} {}", e.id, e.reference, e.title);
         }
         return Ok(());
     }
@@ -370,25 +410,25 @@ fn reproduce(args: ReproduceArgs) -> LabResult<()> {
         seed: args.seed,
     };
     let result = experiments::reproduce(&id, &options, &args.out)?;
-    println!("{id}:");
+    out!("{id}:");
     for (k, v) in &result.metrics {
-        println!("  {k:44} {v:.4}");
+        out!("  {k:44} {v:.4}");
     }
-    println!("wrote {}", args.out.display());
+    out!("wrote {}", args.out.display());
     Ok(())
 }
 
 /// The main demo: paper 000's co-design experiment (R-E1) at quick scale, as a table.
 fn demo() -> LabResult<()> {
     use nandlab_lab::experiments::{CurveValue, RunOptions, Scale};
-    println!(
+    out!(
         "nandlab demo: a database storage engine on a simulated SSD (Miyaji et al. 2014, Fig. 12)"
     );
-    println!("119-byte rows; random Insert/Delete/Update (30/30/40) at constant free space;");
-    println!(
+    out!("119-byte rows; random Insert/Delete/Update (30/30/40) at constant free space;");
+    out!(
         "conventional engine vs co-designed engine (Insert Address Assist + Update-to-Delete+Insert)"
     );
-    println!(
+    out!(
         "on the miyaji2014 SSD scaled to 1 channel, 32 MB (NAND: 100 us read, 1.6 ms program, 8.5 ms erase)\n"
     );
     let options = RunOptions {
@@ -402,11 +442,15 @@ fn demo() -> LabResult<()> {
         CurveValue::Number(n) => *n,
         CurveValue::Label(_) => f64::NAN,
     };
-    println!(
+    out!(
         "{:>6} | {:>21} | {:>21} | {:>21} | {:>19}",
-        "free", "queries/s", "mJ/query", "W/E cycles/block", "GC page copies"
+        "free",
+        "queries/s",
+        "mJ/query",
+        "W/E cycles/block",
+        "GC page copies"
     );
-    println!(
+    out!(
         "{:>6} | {:>10} {:>10} | {:>10} {:>10} | {:>10} {:>10} | {:>9} {:>9}",
         "space",
         "conv.",
@@ -420,7 +464,7 @@ fn demo() -> LabResult<()> {
     );
     for pair in curve.rows.chunks(2) {
         let (c, d) = (&pair[0], &pair[1]);
-        println!(
+        out!(
             "{:>5}% | {:>10.0} {:>10.0} | {:>10.3} {:>10.3} | {:>10.1} {:>10.1} | {:>9.0} {:>9.0}",
             num(&c[1]),
             num(&c[2]),
@@ -433,21 +477,19 @@ fn demo() -> LabResult<()> {
             num(&d[5])
         );
     }
-    println!(
+    out!(
         "\nAt 20 % free space the co-designed engine runs {:.1}x the queries per second with {:.0} % less energy",
         result.get("speedup_at_20pct"),
         100.0 * result.get("energy_reduction_at_20pct")
     );
-    println!(
+    out!(
         "and {:.0} % fewer erase cycles per block (paper: 3.8x, -46 %, -62 %). Its inserts go to pages the FTL",
         100.0 * result.get("we_reduction_at_20pct")
     );
-    println!(
+    out!(
         "is about to erase, so garbage collection finds nothing left to copy; with more free space the"
     );
-    println!(
-        "conventional engine catches up. More: `nandlab reproduce --list`, docs/experiments.md."
-    );
+    out!("conventional engine catches up. More: `nandlab reproduce --list`, docs/experiments.md.");
     Ok(())
 }
 
@@ -458,10 +500,10 @@ fn peak_rss_kb() -> Option<u64> {
 }
 
 fn finish_ssd(report: &nandlab_ftl::SsdReport, out: Option<PathBuf>) -> LabResult<()> {
-    print!("{}", nandlab_lab::ssd::summary_text(report));
+    out_raw!("{}", nandlab_lab::ssd::summary_text(report));
     if let Some(dir) = out {
         nandlab_lab::ssd::write_ssd_results(report, &dir)?;
-        println!("wrote {}", dir.display());
+        out!("wrote {}", dir.display());
     }
     Ok(())
 }
@@ -476,7 +518,7 @@ fn run_ssd(args: RunArgs) -> LabResult<()> {
     if let Some(seed) = args.seed {
         config.seed = seed;
     }
-    let report = nandlab_lab::ssd::run_config(&config)?;
+    let report = nandlab_lab::ssd::run_config_captured(&config, args.capture.as_deref())?;
     finish_ssd(&report, args.out)
 }
 
@@ -504,9 +546,10 @@ fn replay(args: ReplayArgs) -> LabResult<()> {
     };
     let source = nandlab_workload::open_trace(&args.trace, args.format, &options)?;
     let config = device_or_default(args.device.as_ref())?;
-    let (report, folded) = nandlab_lab::ssd::run_source(config, args.seed, source)?;
+    let (report, folded) =
+        nandlab_lab::ssd::run_source(config, args.seed, source, args.capture.as_deref())?;
     if folded > 0 {
-        println!("note: {folded} requests beyond the SSD's logical capacity were folded into it");
+        out!("note: {folded} requests beyond the SSD's logical capacity were folded into it");
     }
     finish_ssd(&report, args.out)
 }
@@ -523,6 +566,11 @@ fn fio(args: FioArgs) -> LabResult<()> {
     config.ftl.queue_depth = u32::try_from(generator.queue_depth())
         .unwrap_or(u32::MAX)
         .max(1);
-    let (report, _) = nandlab_lab::ssd::run_source(config, args.seed, generator.map(Ok))?;
+    let (report, _) = nandlab_lab::ssd::run_source(
+        config,
+        args.seed,
+        generator.map(Ok),
+        args.capture.as_deref(),
+    )?;
     finish_ssd(&report, args.out)
 }

@@ -6,8 +6,8 @@
 
 use crate::error::{LabError, LabResult};
 use crate::output::write_file;
-use nandlab_ftl::{DeviceConfig, FtlConfig, HostRequest, Precondition, Ssd, SsdConfig, SsdReport};
-use nandlab_workload::{BlockRequest, SyntheticSpec, WorkloadError};
+use nandlab_ftl::{DeviceConfig, FtlConfig, Precondition, Ssd, SsdConfig, SsdReport};
+use nandlab_workload::{BlockRequest, NativeCsvWriter, SyntheticSpec, WorkloadError};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -71,8 +71,58 @@ fn read(path: &Path) -> LabResult<String> {
     })
 }
 
+/// Writes every request that passes through to a native CSV trace (`--capture`), so any run
+/// can be replayed later with `nandlab replay FILE --format native`.
+#[derive(Debug)]
+pub struct Capture<I> {
+    inner: I,
+    writer: Option<NativeCsvWriter<std::io::BufWriter<std::fs::File>>>,
+    failure: Option<WorkloadError>,
+}
+
+impl<I> Capture<I> {
+    pub fn new(inner: I, path: Option<&Path>) -> LabResult<Self> {
+        let writer = path.map(NativeCsvWriter::create).transpose()?;
+        Ok(Capture {
+            inner,
+            writer,
+            failure: None,
+        })
+    }
+
+    /// Flushes the trace; the first write error, if any.
+    pub fn finish(self) -> LabResult<()> {
+        if let Some(e) = self.failure {
+            return Err(e.into());
+        }
+        if let Some(w) = self.writer {
+            w.finish()?;
+        }
+        Ok(())
+    }
+}
+
+impl<I: Iterator<Item = Result<BlockRequest, WorkloadError>>> Iterator for Capture<I> {
+    type Item = Result<BlockRequest, WorkloadError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let item = self.inner.next()?;
+        if let (Ok(request), Some(writer)) = (&item, self.writer.as_mut())
+            && let Err(e) = writer.write(request)
+        {
+            self.failure.get_or_insert(e);
+            self.writer = None;
+        }
+        Some(item)
+    }
+}
+
 /// Runs a run config: builds the SSD, preconditions it, runs the workload.
 pub fn run_config(config: &RunConfig) -> LabResult<SsdReport> {
+    run_config_captured(config, None)
+}
+
+/// [`run_config`], writing the request stream to `capture` as a native CSV trace.
+pub fn run_config_captured(config: &RunConfig, capture: Option<&Path>) -> LabResult<SsdReport> {
     let mut ssd = Ssd::new(config.ssd_config(), config.seed)?;
     if let Some(p) = &config.precondition {
         ssd.precondition(p)?;
@@ -86,8 +136,11 @@ pub fn run_config(config: &RunConfig) -> LabResult<SsdReport> {
     spec.validate().map_err(|e| e.within("workload"))?;
     let total = spec.request_count;
     let generator = spec.generator()?;
-    let requests = crate::progress::with_progress(generator, total, "run");
-    Ok(ssd.run(requests.map(HostRequest::from))?)
+    let requests = crate::progress::with_progress(generator.map(Ok), total, "run");
+    let mut captured = Capture::new(requests, capture)?;
+    let report = ssd.run_source(&mut captured)?;
+    captured.finish()?;
+    Ok(report)
 }
 
 /// Folds requests beyond the logical capacity back into it (traces often come from larger
@@ -118,12 +171,13 @@ impl<I: Iterator<Item = Result<BlockRequest, WorkloadError>>> Iterator for Fold<
     }
 }
 
-/// Replays any request source on `config`, folding out-of-range requests; returns the report
-/// and the number of folded requests.
+/// Replays any request source on `config`, folding out-of-range requests and optionally
+/// capturing the (folded) stream; returns the report and the number of folded requests.
 pub fn run_source(
     config: SsdConfig,
     seed: u64,
     source: impl Iterator<Item = Result<BlockRequest, WorkloadError>>,
+    capture: Option<&Path>,
 ) -> LabResult<(SsdReport, u64)> {
     let mut ssd = Ssd::new(config, seed)?;
     let mut fold = Fold {
@@ -131,7 +185,9 @@ pub fn run_source(
         capacity_bytes: ssd.logical_capacity_bytes(),
         folded: 0,
     };
-    let report = ssd.run_source(&mut fold)?;
+    let mut captured = Capture::new(&mut fold, capture)?;
+    let report = ssd.run_source(&mut captured)?;
+    captured.finish()?;
     Ok((report, fold.folded))
 }
 

@@ -151,3 +151,61 @@ fn bad_ssd_input_is_a_one_line_error() {
     assert!(err.contains("spc"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Guards against a panic ("failed printing to stdout") when the output is piped into a
+/// program that exits early, like `head`.
+#[test]
+fn closed_stdout_is_not_a_panic() {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nandlab"))
+        .current_dir(repo())
+        .args(["reproduce", "--list"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // close the read end before the program writes
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// `--capture` writes the request stream as a native trace; replaying it on the same device
+/// and seed reproduces the run exactly.
+#[test]
+fn a_captured_run_replays_to_the_same_report() {
+    let dir = std::env::temp_dir().join(format!("nandlab-cap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let example = std::fs::read_to_string(repo().join("examples/ssd-hybrid-mapping.toml")).unwrap();
+    let device = example[..example.find("[workload]").unwrap()].replace("seed = 3\n", "");
+    std::fs::write(dir.join("device.toml"), device).unwrap();
+    let trace = dir.join("trace.csv");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    let (code, _, err) = nandlab(&[
+        "run",
+        "examples/ssd-hybrid-mapping.toml",
+        "--capture",
+        trace.to_str().unwrap(),
+        "--out",
+        a.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = nandlab(&[
+        "replay",
+        trace.to_str().unwrap(),
+        "--format",
+        "native",
+        "--seed",
+        "3",
+        "--device",
+        dir.join("device.toml").to_str().unwrap(),
+        "--out",
+        b.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        std::fs::read(a.join("report.json")).unwrap(),
+        std::fs::read(b.join("report.json")).unwrap()
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
