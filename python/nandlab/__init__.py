@@ -7,6 +7,8 @@ small pure-Python API over it::
     r = nandlab.chip("mlc1", "swr", requests=2000, dies=8)
     r.summary["throughput_mb_per_s"], r.stages()
     nandlab.reproduce("nfs-energy", "results/nfs-energy", scale="quick").metrics
+    s = nandlab.run_ssd("examples/ssd-random-write.toml")   # or TOML text, or a dict
+    s.summary["waf"], s.latency(), s.valid_page_map()
 """
 
 from nandlab._nandlab import preset_names, preset_toml, version
@@ -17,17 +19,20 @@ from nandlab.experiments import (
     list_experiments,
     reproduce,
 )
+from nandlab.ssd import SsdResult, run_ssd
 
 __all__ = [
     "ChipResult",
     "ExperimentInfo",
     "Reproduction",
+    "SsdResult",
     "__version__",
     "chip",
     "list_experiments",
     "preset_names",
     "preset_toml",
     "reproduce",
+    "run_ssd",
     "version",
 ]
 

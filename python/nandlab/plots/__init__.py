@@ -90,6 +90,16 @@ def png_bytes(fig: Figure, dpi: int = 150) -> bytes:
 
 
 # The figure modules register themselves on import; they import the names above, so they come last.
+from nandlab.plots.ftl import ftl_gc_policies  # noqa: E402
+from nandlab.plots.miyaji import (  # noqa: E402
+    miyaji_ablation,
+    miyaji_blocksize,
+    miyaji_freespace,
+    miyaji_gc_latency,
+    miyaji_rowsize,
+    miyaji_table1,
+    miyaji_validmap,
+)
 from nandlab.plots.nfs import (  # noqa: E402
     nfs_breakdown,
     nfs_contention,
@@ -105,7 +115,15 @@ __all__ = [
     "FIGURES",
     "FigureFunction",
     "Source",
+    "ftl_gc_policies",
     "load",
+    "miyaji_ablation",
+    "miyaji_blocksize",
+    "miyaji_freespace",
+    "miyaji_gc_latency",
+    "miyaji_rowsize",
+    "miyaji_table1",
+    "miyaji_validmap",
     "nfs_breakdown",
     "nfs_contention",
     "nfs_dies",

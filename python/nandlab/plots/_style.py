@@ -76,3 +76,14 @@ def label_bars(ax: Axes, xs: Sequence[float], ys: Sequence[float], fmt: str) -> 
             bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "linewidth": 0},
             zorder=4,
         )
+
+
+def new_mosaic(
+    title: str, mosaic: str, width: float, height: float, **gridspec: Any
+) -> dict[str, Axes]:
+    """A figure of named axes laid out by `mosaic`, one letter per axes and one line per row
+    (the string form of `Figure.subplot_mosaic`), titled."""
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    fig.suptitle(title, fontsize=12, fontweight="bold")
+    return dict(fig.subplot_mosaic(mosaic, gridspec_kw=gridspec or None))

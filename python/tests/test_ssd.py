@@ -1,0 +1,123 @@
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import nandlab
+from nandlab.ssd import LATENCY_COLUMNS, to_toml
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "ssd-random-write.toml"
+
+
+def small_config(**ftl: Any) -> dict[str, Any]:
+    return {
+        "seed": 7,
+        "device": {
+            "preset": "slc",
+            "overrides": {"geometry": {"page_size_bytes": 4096, "blocks_per_plane": 32}},
+        },
+        "ftl": {"gc_policy": "greedy", "op_fraction": 0.25, **ftl},
+        "precondition": {"fill_fraction": 1.0, "random_overwrites": 2000},
+        "workload": {
+            "pattern": "random",
+            "read_fraction": 0.3,
+            "request_size_bytes": 4096,
+            "span_bytes": 0,
+            "request_count": 3000,
+        },
+    }
+
+
+@pytest.fixture(scope="module")
+def example() -> nandlab.SsdResult:
+    return nandlab.run_ssd(EXAMPLE)
+
+
+def test_run_from_a_path_gives_the_report_and_tables(example: nandlab.SsdResult) -> None:
+    s = example.summary
+    assert s["completed"] == s["submitted"] == 20_000
+    assert s["waf"] > 1 and s["sim_time_us"] > 0
+    assert s["write_iops"] > 0 and s["write_p99_us"] >= s["write_p50_us"] > 0
+    assert "read_iops" not in s  # no reads in this workload
+    latency = example.latency()
+    assert list(latency.columns) == LATENCY_COLUMNS
+    assert latency["op"].tolist() == ["write"]
+    row = latency.iloc[0]
+    assert row["p50_us"] <= row["p90_us"] <= row["p99_us"] <= row["p999_us"] <= row["max_us"]
+    cdf = example.latency_cdf()
+    assert list(cdf.columns) == ["op", "latency_us", "fraction"]
+    assert set(cdf["op"]) == {"write"} and cdf["fraction"].iloc[-1] == 1.0
+    assert cdf["latency_us"].is_monotonic_increasing
+
+
+def test_valid_page_map_is_planes_by_blocks(example: nandlab.SsdResult) -> None:
+    preset = tomllib.loads(nandlab.preset_toml("slc"))["geometry"]
+    geometry = {**preset, **tomllib.loads(EXAMPLE.read_text())["device"]["overrides"]["geometry"]}
+    planes = (
+        geometry["channels"]
+        * geometry["chips_per_channel"]
+        * geometry["dies_per_chip"]
+        * geometry["planes_per_die"]
+    )
+    valid = example.valid_page_map()
+    assert isinstance(valid, np.ndarray)
+    assert valid.shape == (planes, geometry["blocks_per_plane"])
+    assert valid.min() >= 0 and valid.max() <= geometry["pages_per_block"]
+    # preconditioned full: every logical page is valid somewhere
+    assert valid.sum() == example.summary["logical_pages"]
+    histogram = example.erase_histogram()
+    assert list(histogram.columns) == ["erase_count", "blocks"]
+    assert histogram["blocks"].sum() == valid.size
+
+
+def test_dict_and_toml_text_give_the_same_report_as_the_file(
+    example: nandlab.SsdResult,
+) -> None:
+    config = tomllib.loads(EXAMPLE.read_text())
+    assert nandlab.run_ssd(config).report == example.report
+    assert nandlab.run_ssd(EXAMPLE.read_text()).report == example.report
+    assert nandlab.run_ssd(str(EXAMPLE)).report == example.report
+
+
+def test_same_config_twice_gives_identical_reports() -> None:
+    a = nandlab.run_ssd(small_config())
+    b = nandlab.run_ssd(small_config())
+    assert a.report == b.report
+    assert {"read", "write"} == set(a.latency()["op"])
+    assert nandlab.run_ssd({**small_config(), "seed": 8}).report != a.report
+
+
+def test_bad_keys_and_values_raise_value_error_naming_them() -> None:
+    with pytest.raises(ValueError, match="unknown field `gc_polcy`"):
+        nandlab.run_ssd(small_config(gc_polcy="greedy"))
+    with pytest.raises(ValueError, match=r"ftl\.op_fraction"):
+        nandlab.run_ssd(small_config(op_fraction=-1.0))
+    with pytest.raises(ValueError, match="unknown field `wrkload`"):
+        nandlab.run_ssd({**small_config(), "wrkload": {}})
+    with pytest.raises(ValueError, match="config text"):
+        nandlab.run_ssd("seed = [1,")
+    with pytest.raises(FileNotFoundError, match=r"no-such\.toml"):
+        nandlab.run_ssd("no-such.toml")
+
+
+def test_toml_emitter_round_trips_through_tomllib() -> None:
+    config = {
+        "title": 'quote " and \\ and ü',
+        "skipped": None,
+        "n": 3,
+        "x": 0.1,
+        "flag": False,
+        "list": [1, 2.5, "a"],
+        "outer": {
+            "inline": [{"k": 1, "v": "w"}],
+            "inner": {"odd key": True, "deep": {"z": -4}},
+            "after": 2,
+        },
+    }
+    expected = {k: v for k, v in config.items() if v is not None}
+    assert tomllib.loads(to_toml(config)) == expected
+    with pytest.raises(TypeError, match="no TOML value for object"):
+        to_toml({"bad": object()})
