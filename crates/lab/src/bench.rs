@@ -37,3 +37,37 @@ pub fn bench_chip(requests: u64) -> LabResult<ChipBench> {
         simulated_s: report.sim_time_us / 1e6,
     })
 }
+
+/// `nandlab bench engine`: queries per wall-second of the co-designed storage engine on the
+/// `miyaji2014` SSD (1 channel, 32 blocks x 32 pages per plane), fill to 20 % free space then
+/// `queries` random Insert/Delete/Update (30/30/40). Measured, never asserted in tests.
+#[derive(Clone, Debug, Serialize)]
+pub struct EngineBench {
+    pub fill_inserts: u64,
+    pub queries: u64,
+    pub wall_s: f64,
+    pub queries_per_wall_s: f64,
+    pub engine_ops_per_wall_s: f64,
+    pub simulated_queries_per_s: f64,
+}
+
+pub fn bench_engine(queries: u64) -> LabResult<EngineBench> {
+    use crate::codesign::stack::{engine_on_ssd, miyaji_nand, miyaji_ssd_config};
+    use nandlab_engine::workload::{QueryGenerator, fill_to_free_space, run_queries};
+    use nandlab_engine::{EngineConfig, QueryMix};
+    let ssd = miyaji_ssd_config(miyaji_nand(1, 32, 32)?);
+    let mut engine = engine_on_ssd(ssd, EngineConfig::co_designed(), 0)?;
+    let start = Instant::now();
+    let fill_inserts = fill_to_free_space(&mut engine, 0.2)?;
+    let mut generator = QueryGenerator::new(QueryMix::constant_free_space(0.4)?, 0)?;
+    let metrics = run_queries(&mut engine, &mut generator, queries)?;
+    let wall_s = start.elapsed().as_secs_f64();
+    Ok(EngineBench {
+        fill_inserts,
+        queries,
+        wall_s,
+        queries_per_wall_s: queries as f64 / wall_s,
+        engine_ops_per_wall_s: (fill_inserts + queries) as f64 / wall_s,
+        simulated_queries_per_s: metrics.queries_per_s(),
+    })
+}

@@ -125,9 +125,10 @@ struct ReproduceArgs {
 
 #[derive(Args, Debug)]
 struct BenchArgs {
-    /// What to measure: chip or ssd.
+    /// What to measure: chip, ssd or engine.
     target: String,
-    /// Requests to simulate (default: 2,000,000 for chip, 4,000,000 for ssd).
+    /// Requests to simulate (default: 2,000,000 for chip, 4,000,000 for ssd, 200,000 queries
+    /// for engine).
     #[arg(long)]
     requests: Option<u64>,
 }
@@ -242,8 +243,28 @@ fn run(cli: Cli) -> LabResult<()> {
                 out!("  simulated time      {:.3} s", b.simulated_s);
                 Ok(())
             }
+            "engine" => {
+                let b = bench::bench_engine(args.requests.unwrap_or(200_000))?;
+                out!(
+                    "nandlab bench engine: co-designed engine on the miyaji2014 SSD (1 channel, 32 MB),"
+                );
+                out!("fill to 20 % free space, then random Insert/Delete/Update 30/30/40");
+                out!("  fill inserts              {}", b.fill_inserts);
+                out!("  queries                   {}", b.queries);
+                out!("  wall time                 {:.3} s", b.wall_s);
+                out!("  queries / wall-s          {:.0}", b.queries_per_wall_s);
+                out!(
+                    "  engine ops / wall-s       {:.0} (fill inserts + queries)",
+                    b.engine_ops_per_wall_s
+                );
+                out!(
+                    "  simulated queries / s     {:.0}",
+                    b.simulated_queries_per_s
+                );
+                Ok(())
+            }
             other => Err(LabError::Usage(format!(
-                "unknown bench target `{other}` (expected: chip or ssd)"
+                "unknown bench target `{other}` (expected: chip, ssd or engine)"
             ))),
         },
         Command::Demo => demo(),
