@@ -1,8 +1,8 @@
-import struct
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from figure_checks import legend_texts, png_size
 from matplotlib.figure import Figure
 
 import nandlab
@@ -15,18 +15,6 @@ NFS = sorted(e.id for e in nandlab.list_experiments() if e.id.startswith("nfs-")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, nandlab.Reproduction]:
     root = tmp_path_factory.mktemp("results")
     return {id: nandlab.reproduce(id, root / id, scale="quick") for id in NFS}
-
-
-def png_size(path: Path) -> tuple[int, int]:
-    data = path.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    width, height = struct.unpack(">II", data[16:24])
-    return width, height
-
-
-def legend_texts(fig: Figure) -> list[str]:
-    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
-    return [t.get_text() for legend in legends if legend for t in legend.get_texts()]
 
 
 def test_every_nfs_experiment_has_a_figure() -> None:

@@ -1,19 +1,8 @@
 //! The `nandlab` binary on good and bad input: bad input gives a one-line error naming the
 //! key or value and exit code 2, never a panic.
 
-use std::process::Command;
-
-fn nandlab(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_nandlab"))
-        .args(args)
-        .output()
-        .expect("run nandlab");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::nandlab;
 
 #[test]
 fn chip_run_prints_the_report_and_writes_files() {

@@ -1,25 +1,11 @@
 //! Every file in examples/ runs through the command it documents, and bad SSD input gets a
 //! one-line error naming the key, line or file.
 
+mod common;
+use common::{nandlab, repo};
+
 use std::path::PathBuf;
 use std::process::Command;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn nandlab(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_nandlab"))
-        .current_dir(repo())
-        .args(args)
-        .output()
-        .expect("run nandlab");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 #[test]
 fn every_run_config_in_examples_runs() {
