@@ -9,17 +9,20 @@ small pure-Python API over it::
     nandlab.reproduce("nfs-energy", "results/nfs-energy", scale="quick").metrics
     s = nandlab.run_ssd("examples/ssd-random-write.toml")   # or TOML text, or a dict
     s.summary["waf"], s.latency(), s.valid_page_map()
+    t = nandlab.replay("trace.csv", "msr", "examples/device-mlc.toml")
+    dev = nandlab.preset("mlc1"); dev["geometry"]["dies_per_chip"] = 4
+    nandlab.chip(device=dev, workload="srd", requests=1000)
 """
 
 from nandlab._nandlab import preset_names, preset_toml, version
-from nandlab.chip import ChipResult, chip
+from nandlab.chip import ChipResult, chip, preset
 from nandlab.experiments import (
     ExperimentInfo,
     Reproduction,
     list_experiments,
     reproduce,
 )
-from nandlab.ssd import SsdResult, run_ssd
+from nandlab.ssd import SsdResult, replay, run_ssd
 
 __all__ = [
     "ChipResult",
@@ -29,8 +32,10 @@ __all__ = [
     "__version__",
     "chip",
     "list_experiments",
+    "preset",
     "preset_names",
     "preset_toml",
+    "replay",
     "reproduce",
     "run_ssd",
     "version",

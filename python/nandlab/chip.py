@@ -55,6 +55,13 @@ class ChipResult:
         return pd.DataFrame(rows, columns=["kind", "latency_us", "fraction"])
 
 
+def preset(name: str) -> dict[str, Any]:
+    """A built-in NAND preset as a dict (edit it and pass it to `chip(device=...)`)."""
+    import tomllib
+
+    return tomllib.loads(_nandlab.preset_toml(name))
+
+
 def chip(
     preset: str = "mlc1",
     workload: str = "swr",
@@ -71,13 +78,16 @@ def chip(
     interleave: bool = True,
     queue_depth: int = 32,
     seed: int = 0,
+    device: dict[str, Any] | None = None,
 ) -> ChipResult:
     """Runs a chip-level workload; bad values raise ValueError naming the key.
 
-    Same semantics and defaults as the `nandlab chip` command.
+    Same semantics and defaults as the `nandlab chip` command. `device` is a full chip config
+    (a dict shaped like `preset()`'s, e.g. a modified preset) that replaces `preset`.
     """
     spec: dict[str, Any] = {
-        "preset": preset,
+        "preset": preset if device is None else str(device.get("name", "custom")),
+        "device": device,
         "workload": workload,
         "requests": requests,
         "request_bytes": request_bytes,

@@ -127,6 +127,27 @@ def run_ssd(config: Config) -> SsdResult:
     return SsdResult(config_toml=text, report=report)
 
 
+def replay(
+    trace: str | Path,
+    format: str,
+    device: Config | None = None,
+    *,
+    closed_loop: bool = False,
+    seed: int = 0,
+) -> SsdResult:
+    """Replays a block trace (``msr``, ``blkparse``, ``disksim`` or ``native``) on an SSD.
+
+    `device` is a device file, TOML text or dict with ``[device]`` and ``[ftl]`` (as in
+    examples/device-mlc.toml); None uses the default device of ``nandlab replay``. Requests
+    beyond the SSD's capacity are folded into it; their count is ``summary["folded_requests"]``.
+    """
+    device_toml = "" if device is None else _config_text(device)[1]
+    out = json.loads(_nandlab.replay(Path(trace), format, device_toml, closed_loop, seed))
+    report = out["report"]
+    report["folded_requests"] = out["folded_requests"]
+    return SsdResult(config_toml=device_toml, report=report)
+
+
 def _config_text(config: Config) -> tuple[str, str]:
     """(origin named in error messages, TOML text) of a config."""
     if isinstance(config, Mapping):

@@ -67,3 +67,36 @@ pub fn run_ssd_toml(origin: &str, text: &str) -> LabResult<String> {
     let report = crate::ssd::run_config(&config)?;
     Ok(serde_json::to_string_pretty(&report).expect("reports serialize"))
 }
+
+/// Replays a trace file on an SSD (`device_toml`: the `[device]`/`[ftl]` TOML of a device
+/// file, or empty for the default device); returns
+/// `{"report": …, "folded_requests": N}`.
+pub fn replay_json(
+    trace: &Path,
+    format: &str,
+    device_toml: &str,
+    closed_loop: bool,
+    seed: u64,
+) -> LabResult<String> {
+    use nandlab_workload::{ArrivalMode, TraceFormat, TraceOptions};
+    let format: TraceFormat = format
+        .parse()
+        .map_err(|e: nandlab_workload::WorkloadError| LabError::Usage(e.to_string()))?;
+    let options = TraceOptions {
+        arrival: if closed_loop {
+            ArrivalMode::ClosedLoop
+        } else {
+            ArrivalMode::AsRecorded
+        },
+        ..TraceOptions::default()
+    };
+    let config = if device_toml.trim().is_empty() {
+        crate::ssd::default_device()
+    } else {
+        nandlab_ftl::SsdConfig::from_toml(device_toml)?
+    };
+    let source = nandlab_workload::open_trace(trace, format, &options)?;
+    let (report, folded) = crate::ssd::run_source(config, seed, source, None)?;
+    let value = serde_json::json!({ "report": report, "folded_requests": folded });
+    Ok(serde_json::to_string(&value).expect("reports serialize"))
+}

@@ -43,6 +43,21 @@ fn run_ssd(py: Python<'_>, origin: String, config_toml: String) -> PyResult<Stri
         .map_err(to_py)
 }
 
+/// Replays a trace file on an SSD; returns `{"report": …, "folded_requests": N}` as JSON.
+/// Releases the GIL.
+#[pyfunction]
+fn replay(
+    py: Python<'_>,
+    trace: PathBuf,
+    format: String,
+    device_toml: String,
+    closed_loop: bool,
+    seed: u64,
+) -> PyResult<String> {
+    py.detach(|| nandlab_lab::api::replay_json(&trace, &format, &device_toml, closed_loop, seed))
+        .map_err(to_py)
+}
+
 /// JSON list of `[id, reference, title]` for every experiment.
 #[pyfunction]
 fn experiments() -> String {
@@ -67,6 +82,7 @@ fn _nandlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_chip, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(run_ssd, m)?)?;
+    m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(experiments, m)?)?;
     m.add_function(wrap_pyfunction!(preset_names, m)?)?;
     m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
