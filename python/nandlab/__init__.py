@@ -12,10 +12,13 @@ small pure-Python API over it::
     t = nandlab.replay("trace.csv", "msr", "examples/device-mlc.toml")
     dev = nandlab.preset("mlc1"); dev["geometry"]["dies_per_chip"] = 4
     nandlab.chip(device=dev, workload="srd", requests=1000)
+    e = nandlab.engine(iaa=True, u2di=True, free_space=0.2)     # paper 000 engine on the SSD
+    e.queries_per_s, e.page_copies, e.queries()
 """
 
 from nandlab._nandlab import preset_names, preset_toml, version
 from nandlab.chip import ChipResult, chip, preset
+from nandlab.engine import EngineResult, engine
 from nandlab.experiments import (
     ExperimentInfo,
     Reproduction,
@@ -26,11 +29,13 @@ from nandlab.ssd import SsdResult, replay, run_ssd
 
 __all__ = [
     "ChipResult",
+    "EngineResult",
     "ExperimentInfo",
     "Reproduction",
     "SsdResult",
     "__version__",
     "chip",
+    "engine",
     "list_experiments",
     "preset",
     "preset_names",

@@ -100,3 +100,77 @@ pub fn replay_json(
     let value = serde_json::json!({ "report": report, "folded_requests": folded });
     Ok(serde_json::to_string(&value).expect("reports serialize"))
 }
+
+/// An engine run on the `miyaji2014` SSD (scaled), as the Python `nandlab.engine()` sends it.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineRunSpec {
+    /// Insert Address Assist on/off.
+    pub iaa: bool,
+    /// Update-to-Delete+Insert on/off.
+    pub u2di: bool,
+    #[serde(default = "default_row_size")]
+    pub row_size_bytes: usize,
+    #[serde(default = "default_channels")]
+    pub channels: u32,
+    #[serde(default = "default_blocks")]
+    pub blocks_per_plane: u32,
+    #[serde(default = "default_pages")]
+    pub pages_per_block: u32,
+    /// `{"constant": {…}}` (paper 000 Fig. 12) or `{"drifting": {…}}` (Table I).
+    pub protocol: EngineProtocol,
+    #[serde(default)]
+    pub seed: u64,
+}
+
+fn default_row_size() -> usize {
+    119
+}
+fn default_channels() -> u32 {
+    1
+}
+fn default_blocks() -> u32 {
+    32
+}
+fn default_pages() -> u32 {
+    32
+}
+
+/// The two measurement protocols of paper 000 §4.
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum EngineProtocol {
+    Constant(nandlab_engine::workload::ConstantFreeSpace),
+    Drifting(nandlab_engine::workload::DriftingFreeSpace),
+}
+
+/// Runs an engine on the scaled `miyaji2014` SSD; returns the run's metrics as JSON
+/// (per-query-type counts and times, device counters, energy, erases per block) plus the
+/// derived `queries_per_s`, `mj_per_query` and `we_cycles_per_block`.
+pub fn run_engine_json(spec_json: &str) -> LabResult<String> {
+    use crate::codesign::stack::{engine_on_ssd, miyaji_nand, miyaji_ssd_config};
+    use nandlab_engine::EngineConfig;
+    let spec: EngineRunSpec = serde_json::from_str(spec_json)
+        .map_err(|e| LabError::Usage(format!("engine spec: {e}")))?;
+    let ssd = miyaji_ssd_config(miyaji_nand(
+        spec.channels,
+        spec.blocks_per_plane,
+        spec.pages_per_block,
+    )?);
+    let config = EngineConfig {
+        row_size_bytes: spec.row_size_bytes,
+        ..EngineConfig::conventional().with_switches(spec.iaa, spec.u2di)
+    };
+    let mut engine = engine_on_ssd(ssd, config, spec.seed)?;
+    let metrics = match &spec.protocol {
+        EngineProtocol::Constant(p) => p.run(&mut engine)?,
+        EngineProtocol::Drifting(p) => p.run(&mut engine)?,
+    };
+    let value = serde_json::json!({
+        "metrics": metrics,
+        "queries_per_s": metrics.queries_per_s(),
+        "mj_per_query": metrics.energy_mj_per_query(),
+        "we_cycles_per_block": metrics.erases_per_block_mean(),
+    });
+    Ok(serde_json::to_string(&value).expect("metrics serialize"))
+}

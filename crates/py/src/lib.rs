@@ -58,6 +58,14 @@ fn replay(
         .map_err(to_py)
 }
 
+/// Runs a storage engine on the scaled miyaji2014 SSD (JSON spec in, metrics JSON out).
+/// Releases the GIL.
+#[pyfunction]
+fn run_engine(py: Python<'_>, spec_json: String) -> PyResult<String> {
+    py.detach(|| nandlab_lab::api::run_engine_json(&spec_json))
+        .map_err(to_py)
+}
+
 /// JSON list of `[id, reference, title]` for every experiment.
 #[pyfunction]
 fn experiments() -> String {
@@ -83,6 +91,7 @@ fn _nandlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(run_ssd, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add_function(wrap_pyfunction!(run_engine, m)?)?;
     m.add_function(wrap_pyfunction!(experiments, m)?)?;
     m.add_function(wrap_pyfunction!(preset_names, m)?)?;
     m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
