@@ -150,6 +150,9 @@ pub struct FtlConfig {
     pub allocation_order: String,
     /// Host requests between refreshes of the co-design hint (paper 000: 16).
     pub hint_refresh_ops: u32,
+    /// The hint lists the valid pages of the next victim of every plane (each plane collects
+    /// its own garbage), soonest first, instead of only the block erased next.
+    pub hint_all_planes: bool,
     /// Host submission-queue depth (requests in flight).
     pub queue_depth: u32,
     /// Random log blocks of the hybrid mapping.
@@ -171,6 +174,7 @@ impl Default for FtlConfig {
             payload: PayloadMode::TimingOnly,
             allocation_order: "channel-chip-die-plane".into(),
             hint_refresh_ops: 16,
+            hint_all_planes: false,
             queue_depth: 32,
             hybrid_random_log_blocks: 8,
         }

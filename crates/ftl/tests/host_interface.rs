@@ -202,3 +202,29 @@ fn workload_generators_drive_the_ssd() {
     assert_eq!(r.completed, 3000);
     assert!(r.read.requests > 600 && r.write.requests > 1800, "{r:?}");
 }
+
+/// With `hint_all_planes` the hint lists the valid pages of every plane's next victim (each
+/// plane collects its own garbage): a superset of the one-block hint, spread over the planes.
+#[test]
+fn hint_all_planes_covers_every_planes_next_victim() {
+    let hint = |all: bool| {
+        let mut c = small();
+        c.ftl.hint_all_planes = all;
+        let mut ssd = Ssd::new(c, 4).unwrap();
+        let logical = ssd.logical_pages();
+        ssd.precondition(&Precondition::full_and_fragmented(logical))
+            .unwrap();
+        ssd.refresh_hint();
+        let planes = ssd.geometry().total_planes();
+        (ssd.next_erase_block_valid_lpas(), planes)
+    };
+    let (one, planes) = hint(false);
+    let (every, _) = hint(true);
+    assert!(planes > 1);
+    assert!(every.len() > one.len(), "{} vs {}", every.len(), one.len());
+    assert!(
+        one.iter().all(|lpa| every.contains(lpa)),
+        "the next block's pages come first"
+    );
+    assert_eq!(&every[..one.len()], &one[..]);
+}

@@ -24,6 +24,8 @@ pub(crate) struct PageFtl {
     threshold_blocks: u32,
     /// Erase-count gap for static wear-leveling (None: round-robin allocation only).
     wl_gap: Option<u32>,
+    /// The co-design hint covers every plane's next victim.
+    hint_all_planes: bool,
 }
 
 /// The next page of an open write frontier; a frontier that fills up is dropped (set to
@@ -59,6 +61,7 @@ impl PageFtl {
             picker,
             threshold_blocks,
             wl_gap,
+            hint_all_planes: false,
         }
     }
 
@@ -242,17 +245,28 @@ impl PageFtl {
     /// Co-design hint (SPEC F7): the LPAs of the valid pages of the block GC erases next.
     pub fn next_erase_block_valid_lpas(&mut self, flash: &Flash, out: &mut Vec<u32>) {
         out.clear();
-        let plane = self.next_gc_plane(flash);
-        self.picker.commit(&flash.blocks, plane);
-        if let Some(victim) = self.picker.peek(&flash.blocks, plane) {
-            let ppb = flash.blocks.pages_per_block;
-            for ppa in victim * ppb..(victim + 1) * ppb {
-                let lpa = self.table.lpa_of(ppa);
-                if lpa != NONE {
-                    out.push(lpa);
+        let first = self.next_gc_plane(flash);
+        let planes = self.stripe.len();
+        let start = self.stripe.iter().position(|&p| p == first).unwrap_or(0);
+        let count = if self.hint_all_planes { planes } else { 1 };
+        for step in 0..count {
+            let plane = self.stripe[(start + step) % planes];
+            self.picker.commit(&flash.blocks, plane);
+            if let Some(victim) = self.picker.peek(&flash.blocks, plane) {
+                let ppb = flash.blocks.pages_per_block;
+                for ppa in victim * ppb..(victim + 1) * ppb {
+                    let lpa = self.table.lpa_of(ppa);
+                    if lpa != NONE {
+                        out.push(lpa);
+                    }
                 }
             }
         }
+    }
+
+    /// Makes the hint cover the next victim of every plane (see `FtlConfig::hint_all_planes`).
+    pub fn set_hint_all_planes(&mut self, all: bool) {
+        self.hint_all_planes = all;
     }
 
     /// The block the next GC erases (per the active policy), if any.

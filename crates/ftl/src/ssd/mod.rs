@@ -121,14 +121,18 @@ impl Ssd {
         let stripe = stripe_order(&geometry, parse_allocation_order(&f.allocation_order)?);
         let wl_gap = (f.wear_leveling == WearLeveling::Static).then_some(f.wl_erase_gap_threshold);
         let mapper = match f.mapping {
-            MappingKind::Page => Mapper::Page(PageFtl::new(
-                logical,
-                physical,
-                stripe,
-                VictimPicker::new(f.gc_policy, seed),
-                f.gc_threshold_blocks,
-                wl_gap,
-            )),
+            MappingKind::Page => {
+                let mut page = PageFtl::new(
+                    logical,
+                    physical,
+                    stripe,
+                    VictimPicker::new(f.gc_policy, seed),
+                    f.gc_threshold_blocks,
+                    wl_gap,
+                );
+                page.set_hint_all_planes(f.hint_all_planes);
+                Mapper::Page(page)
+            }
             MappingKind::Block => {
                 let m = BlockFtl::new(&geometry, logical, stripe, f.gc_threshold_blocks);
                 logical = m.logical_pages();

@@ -43,6 +43,9 @@ pub fn miyaji_ssd_config(nand: NandConfig) -> SsdConfig {
     f.gc_threshold_blocks = MIYAJI_GC_THRESHOLD_BLOCKS;
     f.write_buffer_pages = 0;
     f.hint_refresh_ops = 16;
+    // the paper's hint: the valid pages of the one block erased next (the FTL collects each
+    // plane separately; `hint_all_planes` would list every plane's next victim instead)
+    f.hint_all_planes = false;
     config
 }
 
