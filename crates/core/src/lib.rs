@@ -3,9 +3,11 @@
 //! - [`SimTime`]: simulated time as integer picoseconds (no floating-point time anywhere).
 //! - [`EventQueue`]: a deterministic discrete-event queue ordered by (time, insertion sequence).
 //! - [`SimRng`]: a seeded, platform-independent random number generator with named sub-streams.
+//! - [`prefetch`]: a safe software-prefetch hint for hot table lookups.
 //! - [`stats`]: latency histograms with percentiles and CDF export, counters.
 
 pub mod event;
+pub mod prefetch;
 pub mod rng;
 pub mod stats;
 pub mod time;

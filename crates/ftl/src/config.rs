@@ -148,7 +148,9 @@ pub struct FtlConfig {
     /// first, dash separated: any order of `channel`, `chip` (alias `way`), `die`, `plane`;
     /// levels left out vary slowest, in the order channel, chip, die, plane.
     pub allocation_order: String,
-    /// Host requests between refreshes of the co-design hint (paper 000: 16).
+    /// Host requests between refreshes of the co-design hint (paper 000: 16); 0 keeps no
+    /// hint up to date (a controller without the co-design interface: only an explicit
+    /// `Ssd::refresh_hint` computes one).
     pub hint_refresh_ops: u32,
     /// The hint lists the valid pages of the next victim of every plane (each plane collects
     /// its own garbage), soonest first, instead of only the block erased next.
@@ -323,9 +325,6 @@ impl SsdConfig {
                 "ftl.queue_depth",
                 "must be between 1 and 65536",
             ));
-        }
-        if f.hint_refresh_ops == 0 {
-            return Err(config_error("ftl.hint_refresh_ops", "must be at least 1"));
         }
         if f.wl_erase_gap_threshold == 0 {
             return Err(config_error(

@@ -78,7 +78,8 @@ pub fn bench_ssd_nand_config() -> NandConfig {
 }
 
 /// The standard SSD configuration: 25 % over-provisioning, greedy GC, queue depth 32,
-/// timing-only payloads.
+/// timing-only payloads, no co-design hint (a conventional controller; the hint costs ~6 %
+/// of the run time when refreshed every 16 requests).
 pub fn bench_ssd_config() -> SsdConfig {
     SsdConfig {
         ftl: FtlConfig {
@@ -86,6 +87,7 @@ pub fn bench_ssd_config() -> SsdConfig {
             gc_policy: GcPolicy::Greedy,
             queue_depth: 32,
             payload: PayloadMode::TimingOnly,
+            hint_refresh_ops: 0,
             ..FtlConfig::default()
         },
         ..SsdConfig::from_nand(bench_ssd_nand_config())

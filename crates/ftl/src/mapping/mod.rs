@@ -52,6 +52,23 @@ impl Mapper {
         }
     }
     /// The physical page holding `lpa`, or `NONE`.
+    /// Prefetch hint for a request on `lpa` two admissions ahead (page mapping only: the
+    /// other mappings' tables are small).
+    #[inline]
+    pub fn prefetch_far(&self, lpa: u32) {
+        if let Mapper::Page(m) = self {
+            m.table.prefetch_l2p(lpa);
+        }
+    }
+
+    /// Prefetch hint for a write of `lpa` admitted next (after [`Mapper::prefetch_far`]).
+    #[inline]
+    pub fn prefetch_near(&self, lpa: u32) {
+        if let Mapper::Page(m) = self {
+            m.table.prefetch_old_page(lpa);
+        }
+    }
+
     pub fn locate(&self, lpa: u32) -> u32 {
         match self {
             Mapper::Page(m) => m.locate(lpa),

@@ -11,6 +11,9 @@ use crate::flash::blocks::{BlockUse, NONE};
 use crate::flash::emit::Tag;
 use crate::gc::VictimPicker;
 
+/// How far ahead GC relocation prefetches L2P entries, in pages of the victim block.
+const RELOCATE_PREFETCH_PAGES: u32 = 8;
+
 /// The page-mapping FTL state.
 #[derive(Debug)]
 pub(crate) struct PageFtl {
@@ -200,7 +203,15 @@ impl PageFtl {
         let tag = flash.open_job();
         let ppb = flash.blocks.pages_per_block;
         let first = victim * ppb;
-        for ppa in first..first + flash.blocks.next_page[victim as usize] {
+        let end = first + flash.blocks.next_page[victim as usize];
+        for ppa in first..end {
+            // the L2P entries of the moved pages are random: ask for them a few pages ahead
+            if ppa + RELOCATE_PREFETCH_PAGES < end {
+                let ahead = self.table.lpa_of(ppa + RELOCATE_PREFETCH_PAGES);
+                if ahead != NONE {
+                    self.table.prefetch_l2p(ahead);
+                }
+            }
             if !self.table.is_valid(ppa) {
                 continue;
             }

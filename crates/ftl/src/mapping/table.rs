@@ -4,6 +4,7 @@
 //! [`PageTable::check`].
 
 use crate::flash::blocks::NONE;
+use nandlab_core::prefetch::prefetch;
 
 /// L2P, P2L and the valid bitmap.
 #[derive(Clone, Debug)]
@@ -42,6 +43,25 @@ impl PageTable {
             *word |= 1 << (ppa % 64);
         } else {
             *word &= !(1 << (ppa % 64));
+        }
+    }
+
+    /// Prefetch hint: `lpa`'s L2P entry will be used soon.
+    #[inline]
+    pub fn prefetch_l2p(&self, lpa: u32) {
+        prefetch(&self.l2p, lpa as usize);
+    }
+
+    /// Prefetch hint: `lpa` is about to be rewritten, so the P2L entry and valid word of its
+    /// current page will be used soon. Reads the L2P entry: call it once a
+    /// [`PageTable::prefetch_l2p`] of `lpa` has had time to land.
+    #[inline]
+    pub fn prefetch_old_page(&self, lpa: u32) {
+        if let Some(&old) = self.l2p.get(lpa as usize)
+            && old != NONE
+        {
+            prefetch(&self.p2l, old as usize);
+            prefetch(&self.valid_bits, (old / 64) as usize);
         }
     }
 

@@ -66,7 +66,8 @@ impl Ssd {
         }
         self.measure.submitted += 1;
         self.host_ops_since_hint += 1;
-        if self.host_ops_since_hint >= self.config.ftl.hint_refresh_ops {
+        let refresh = self.config.ftl.hint_refresh_ops;
+        if refresh > 0 && self.host_ops_since_hint >= refresh {
             self.refresh_hint();
         }
         let decided = match request.op {

@@ -60,12 +60,24 @@ struct Die {
     last_cache_kind: Option<OpKind>,
 }
 
+/// A channel's I/O bus. A burst sets `busy_until`. When the op's next event is the end of its
+/// burst, that event hands the bus over (as it always did); when the burst was merged with the
+/// cell step after it, the op has no event at the burst's end, so a release event is scheduled
+/// only if another op has to wait: an uncontended burst costs no event of its own.
 #[derive(Debug, Default)]
 struct Channel {
-    busy: bool,
+    busy_until: SimTime,
+    /// The holder's next event is at `busy_until` and hands the bus over.
+    holder_releases: bool,
+    /// A release event is pending at `busy_until`.
+    release_scheduled: bool,
     /// Ops ready for a bus burst, first come first served.
     waiters: VecDeque<u32>,
 }
+
+/// Event payloads at or above this value are channel releases (`CHANNEL_EVENT + channel`);
+/// below it they are op slots.
+const CHANNEL_EVENT: u32 = 1 << 31;
 
 /// The flash chips of one device: channels, dies, planes, blocks.
 #[derive(Debug)]
@@ -310,20 +322,25 @@ impl NandSim {
     /// Processes the next event; completed ops are appended to `completed`. Returns the
     /// event's time, or `None` when nothing is in flight.
     pub fn process_next(&mut self, completed: &mut Vec<Completion>) -> Option<SimTime> {
-        let (time, slot) = self.queue.pop()?;
+        let (time, payload) = self.queue.pop()?;
         self.now = time;
         self.stats.events += 1;
-        let o = &self.ops[slot as usize];
-        if let Step::Bus(_) = o.steps[o.next - 1] {
-            let channel = o.channel as usize;
-            self.channels[channel].busy = false;
-            if let Some(waiter) = self.channels[channel].waiters.pop_front() {
-                let w = &mut self.ops[waiter as usize];
-                w.bus_wait += time - w.wait_started;
-                self.start_burst(waiter);
+        if payload >= CHANNEL_EVENT {
+            let channel = (payload - CHANNEL_EVENT) as usize;
+            debug_assert!(self.channels[channel].release_scheduled);
+            self.channels[channel].release_scheduled = false;
+            self.hand_over(channel);
+        } else {
+            let o = &self.ops[payload as usize];
+            if let Step::Bus(_) = o.steps[o.next - 1] {
+                // the end of a burst that was not merged with a cell step
+                let channel = o.channel as usize;
+                debug_assert!(self.channels[channel].holder_releases);
+                self.channels[channel].holder_releases = false;
+                self.hand_over(channel);
             }
+            self.advance(payload, completed);
         }
-        self.advance(slot, completed);
         self.run_ready_into(completed);
         Some(time)
     }
@@ -388,8 +405,13 @@ impl NandSim {
                 Step::Bus(_) => {
                     let channel = o.channel as usize;
                     let c = &mut self.channels[channel];
-                    if c.busy || !c.waiters.is_empty() {
+                    if c.busy_until > self.now || !c.waiters.is_empty() {
                         c.waiters.push_back(slot);
+                        if !c.release_scheduled && !c.holder_releases {
+                            c.release_scheduled = true;
+                            let at = c.busy_until;
+                            self.queue.schedule(at, CHANNEL_EVENT + channel as u32);
+                        }
                         self.ops[slot as usize].wait_started = self.now;
                     } else {
                         self.start_burst(slot);
@@ -437,6 +459,27 @@ impl NandSim {
         }
     }
 
+    /// The bus of `channel` is free now: the first waiter starts its burst; if others still
+    /// wait and the new holder has no event at the end of its burst, a release is scheduled.
+    fn hand_over(&mut self, channel: usize) {
+        debug_assert_eq!(self.channels[channel].busy_until, self.now);
+        let Some(waiter) = self.channels[channel].waiters.pop_front() else {
+            return;
+        };
+        let w = &mut self.ops[waiter as usize];
+        w.bus_wait += self.now - w.wait_started;
+        self.start_burst(waiter);
+        let c = &mut self.channels[channel];
+        if !c.waiters.is_empty() && !c.holder_releases {
+            c.release_scheduled = true;
+            let at = c.busy_until;
+            self.queue.schedule(at, CHANNEL_EVENT + channel as u32);
+        }
+    }
+
+    /// Starts the bus burst at `slot`'s current step. When a cell step follows directly (the
+    /// die holds what it needs), it starts when the burst ends, so the op's next event is the
+    /// end of that cell step: one event for both.
     fn start_burst(&mut self, slot: u32) {
         let o = &mut self.ops[slot as usize];
         let Step::Bus(burst) = o.steps[o.next] else {
@@ -462,9 +505,21 @@ impl NandSim {
             }
         }
         debug_assert_eq!(duration, burst.duration(&self.timing));
-        self.channels[channel].busy = true;
+        let c = &mut self.channels[channel];
+        debug_assert!(c.busy_until <= self.now, "burst on a busy bus");
+        c.busy_until = self.now + duration;
         self.stats.channel_busy[channel] += duration;
-        self.queue.schedule(self.now + duration, slot);
+        let o = &mut self.ops[slot as usize];
+        let mut wake = self.now + duration;
+        if let Some(&Step::Cell(stage, cell, planes)) = o.steps.get(o.next) {
+            o.next += 1;
+            let energy = self.energy.stage_pj(stage, cell) * f64::from(planes);
+            self.stats.add_stage(kind, stage, cell, energy);
+            wake += cell;
+        } else {
+            c.holder_releases = true;
+        }
+        self.queue.schedule(wake, slot);
     }
 
     fn complete(&mut self, slot: u32, completed: &mut Vec<Completion>) {
