@@ -3,7 +3,7 @@
 //! accumulated in picojoules (f64) and reported in microjoules.
 
 use crate::config::NandConfig;
-use crate::stage::Stage;
+use crate::stage::{PerStage, Stage};
 use nandlab_core::SimTime;
 
 #[derive(Clone, Debug)]
@@ -38,6 +38,11 @@ impl EnergyModel {
     pub fn stage_pj(&self, stage: Stage, duration: SimTime) -> f64 {
         // W · ps = 1e-12 J = 1 pJ
         self.watts[stage.index()] * duration.as_ps() as f64
+    }
+
+    /// Power of every stage, in watts (pJ/ps).
+    pub fn stage_watts(&self) -> PerStage<f64> {
+        PerStage(self.watts)
     }
 
     /// Energy of a die idling for `duration`, in picojoules.

@@ -410,7 +410,7 @@ fn energy(_options: &RunOptions) -> LabResult<ExperimentResult> {
     );
     for kind in [OpKind::Read, OpKind::Program, OpKind::Erase] {
         let total = st.energy_uj(kind);
-        for (stage, pj) in st.kind(kind).stage_energy_pj.iter() {
+        for (stage, pj) in st.kind_stage_energy_pj(kind).iter() {
             if pj > 0.0 {
                 curve.push(vec![
                     kind.name().into(),
@@ -421,12 +421,12 @@ fn energy(_options: &RunOptions) -> LabResult<ExperimentResult> {
             }
         }
     }
-    let tir = st.kind(OpKind::Program).stage_energy_pj.get(Stage::Tir) / 1e6;
+    let tir = st.kind_stage_energy_pj(OpKind::Program).get(Stage::Tir) / 1e6;
     result.metric(
         "program_tir_energy_fraction",
         tir / st.energy_uj(OpKind::Program),
     );
-    let tor = st.kind(OpKind::Read).stage_energy_pj.get(Stage::Tor) / 1e6;
+    let tor = st.kind_stage_energy_pj(OpKind::Read).get(Stage::Tor) / 1e6;
     result.metric("read_tor_energy_fraction", tor / st.energy_uj(OpKind::Read));
     result.curves.push(curve);
     Ok(result)

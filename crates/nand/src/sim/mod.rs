@@ -121,7 +121,7 @@ impl NandSim {
             ready: VecDeque::new(),
             max_ops_in_flight: DEFAULT_MAX_OPS_IN_FLIGHT,
             next_sequence: 0,
-            stats: NandStats::new(channels, dies),
+            stats: NandStats::new(channels, dies, EnergyModel::new(&config).stage_watts()),
             geometry,
             config,
         })
@@ -420,8 +420,7 @@ impl NandSim {
                 }
                 Step::Cell(stage, duration, planes) => {
                     let kind = o.kind;
-                    let energy = self.energy.stage_pj(stage, duration) * f64::from(planes);
-                    self.stats.add_stage(kind, stage, duration, energy);
+                    self.stats.add_stage(kind, stage, duration, planes);
                     self.ops[slot as usize].next += 1;
                     self.queue.schedule(self.now + duration, slot);
                     return;
@@ -498,11 +497,8 @@ impl NandSim {
         ];
         let mut duration = SimTime::ZERO;
         for (stage, time) in parts {
-            if time > SimTime::ZERO {
-                duration += time;
-                let energy = self.energy.stage_pj(stage, time);
-                self.stats.add_stage(kind, stage, time, energy);
-            }
+            duration += time;
+            self.stats.add_stage(kind, stage, time, 1);
         }
         debug_assert_eq!(duration, burst.duration(&self.timing));
         let c = &mut self.channels[channel];
@@ -513,8 +509,7 @@ impl NandSim {
         let mut wake = self.now + duration;
         if let Some(&Step::Cell(stage, cell, planes)) = o.steps.get(o.next) {
             o.next += 1;
-            let energy = self.energy.stage_pj(stage, cell) * f64::from(planes);
-            self.stats.add_stage(kind, stage, cell, energy);
+            self.stats.add_stage(kind, stage, cell, planes);
             wake += cell;
         } else {
             c.holder_releases = true;

@@ -35,7 +35,9 @@ pub struct KindStats {
     pub bytes_transferred: u64,
     pub latency: LatencyHistogram,
     pub stage_time: PerStage<SimTime>,
-    pub stage_energy_pj: PerStage<f64>,
+    /// Stage time × planes working in it (cell stages of multiplane ops work on every plane;
+    /// bus stages count once): energy is this times the stage's power.
+    pub stage_plane_time: PerStage<SimTime>,
     pub bus_wait: SimTime,
     pub latency_sum: SimTime,
 }
@@ -43,6 +45,9 @@ pub struct KindStats {
 #[derive(Clone, Debug, Default)]
 pub struct NandStats {
     pub by_kind: [KindStats; 4],
+    /// Power of each stage (W = pJ/ps), from the energy model: energies are computed from the
+    /// stage times when asked, so the event loop does no floating-point work.
+    stage_watts: PerStage<f64>,
     pub events: u64,
     pub read_retries: u64,
     pub uncorrectable_reads: u64,
@@ -52,8 +57,9 @@ pub struct NandStats {
 }
 
 impl NandStats {
-    pub(crate) fn new(channels: usize, dies: usize) -> Self {
+    pub(crate) fn new(channels: usize, dies: usize, stage_watts: PerStage<f64>) -> Self {
         NandStats {
+            stage_watts,
             channel_busy: vec![SimTime::ZERO; channels],
             die_busy: vec![SimTime::ZERO; dies],
             ..NandStats::default()
@@ -81,12 +87,22 @@ impl NandStats {
         total
     }
 
+    /// Energy per stage summed over op kinds, in picojoules.
     pub fn stage_energy_pj(&self) -> PerStage<f64> {
         let mut total = PerStage::<f64>::default();
-        for k in &self.by_kind {
-            total.merge(&k.stage_energy_pj);
+        for k in OpKind::ALL {
+            total.merge(&self.kind_stage_energy_pj(k));
         }
         total
+    }
+
+    /// Energy per stage of one kind of op, in picojoules.
+    pub fn kind_stage_energy_pj(&self, kind: OpKind) -> PerStage<f64> {
+        let mut energy = PerStage::<f64>::default();
+        for (stage, time) in self.kind(kind).stage_plane_time.iter() {
+            energy.add(stage, self.stage_watts.get(stage) * time.as_ps() as f64);
+        }
+        energy
     }
 
     /// Fraction of the ops' execution time spent waiting for the shared bus (paper §8.7).
@@ -131,17 +147,18 @@ impl NandStats {
 
     /// Energy of one kind of op, in microjoules.
     pub fn energy_uj(&self, kind: OpKind) -> f64 {
-        self.kind(kind)
-            .stage_energy_pj
+        self.kind_stage_energy_pj(kind)
             .iter()
             .map(|(_, e)| e)
             .sum::<f64>()
             / 1e6
     }
 
-    pub(crate) fn add_stage(&mut self, kind: OpKind, stage: Stage, time: SimTime, energy_pj: f64) {
+    /// Accounts `time` of `stage` on `planes` planes (1 for bus stages).
+    #[inline]
+    pub(crate) fn add_stage(&mut self, kind: OpKind, stage: Stage, time: SimTime, planes: u32) {
         let k = self.kind_mut(kind);
         k.stage_time.add(stage, time);
-        k.stage_energy_pj.add(stage, energy_pj);
+        k.stage_plane_time.add(stage, time * u64::from(planes));
     }
 }
