@@ -6,60 +6,51 @@
 //! allocates nothing per event.
 
 use crate::time::SimTime;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
-#[derive(Debug)]
+/// A queued event. `key` packs `(time, sequence)` into one integer whose order is theirs, so a
+/// comparison is a single (branch-free) 128-bit compare.
+#[derive(Clone, Copy, Debug)]
 struct Entry<E> {
-    time: SimTime,
-    sequence: u64,
+    key: u128,
     payload: E,
 }
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.sequence == other.sequence
-    }
+fn key(time: SimTime, sequence: u64) -> u128 {
+    (u128::from(time.as_ps()) << 64) | u128::from(sequence)
 }
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<E> Ord for Entry<E> {
-    /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest event first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .time
-            .cmp(&self.time)
-            .then_with(|| other.sequence.cmp(&self.sequence))
-    }
+
+fn time_of(key: u128) -> SimTime {
+    SimTime::from_ps((key >> 64) as u64)
 }
 
 /// A min-queue of events keyed by simulated time, FIFO among equal times.
+///
+/// A binary min-heap over a flat `Vec`. Both sifts move a hole and keep the moving entry in
+/// registers (the standard library's heap reads a just-pushed entry back from memory, a
+/// store-forwarding stall on every push), and `pop` sifts the hole to the bottom before placing
+/// the last entry (Floyd's bottom-up variant: the last entry almost always belongs there).
 #[derive(Debug)]
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    heap: Vec<Entry<E>>,
     next_sequence: u64,
     now: SimTime,
     popped_count: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         Self::with_capacity(64)
     }
 
     pub fn with_capacity(capacity: usize) -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(capacity),
+            heap: Vec::with_capacity(capacity),
             next_sequence: 0,
             now: SimTime::ZERO,
             popped_count: 0,
@@ -72,19 +63,30 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedules `payload` at absolute time `time`. Scheduling in the past is a logic error.
+    #[inline]
     pub fn schedule(&mut self, time: SimTime, payload: E) {
         assert!(
             time >= self.now,
             "event scheduled in the past: {time} < now {}",
             self.now
         );
-        let sequence = self.next_sequence;
-        self.next_sequence += 1;
-        self.heap.push(Entry {
-            time,
-            sequence,
+        let entry = Entry {
+            key: key(time, self.next_sequence),
             payload,
-        });
+        };
+        self.next_sequence += 1;
+        // sift up: move parents down into the hole until the entry's place is found
+        let mut hole = self.heap.len();
+        self.heap.push(entry);
+        while hole > 0 {
+            let parent = (hole - 1) / 2;
+            if self.heap[parent].key <= entry.key {
+                break;
+            }
+            self.heap[hole] = self.heap[parent];
+            hole = parent;
+        }
+        self.heap[hole] = entry;
     }
 
     /// Schedules `payload` `delay` after now.
@@ -93,16 +95,51 @@ impl<E> EventQueue<E> {
     }
 
     /// Pops the earliest event and advances "now" to its time.
+    #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let entry = self.heap.pop()?;
-        debug_assert!(entry.time >= self.now);
-        self.now = entry.time;
+        let last = self.heap.pop()?;
+        let top = match self.heap.first() {
+            None => last,
+            Some(&top) => {
+                // sift the root's hole down to a leaf along the smaller children ...
+                let len = self.heap.len();
+                let mut hole = 0;
+                let mut child = 1;
+                while child + 1 < len {
+                    if self.heap[child + 1].key < self.heap[child].key {
+                        child += 1;
+                    }
+                    self.heap[hole] = self.heap[child];
+                    hole = child;
+                    child = 2 * hole + 1;
+                }
+                if child < len {
+                    self.heap[hole] = self.heap[child];
+                    hole = child;
+                }
+                // ... then sift the last entry up from there
+                while hole > 0 {
+                    let parent = (hole - 1) / 2;
+                    if self.heap[parent].key <= last.key {
+                        break;
+                    }
+                    self.heap[hole] = self.heap[parent];
+                    hole = parent;
+                }
+                self.heap[hole] = last;
+                top
+            }
+        };
+        let time = time_of(top.key);
+        debug_assert!(time >= self.now);
+        self.now = time;
         self.popped_count += 1;
-        Some((entry.time, entry.payload))
+        Some((time, top.payload))
     }
 
+    #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.first().map(|e| time_of(e.key))
     }
 
     pub fn len(&self) -> usize {
@@ -176,6 +213,36 @@ mod tests {
                 n += 1;
             }
             prop_assert_eq!(n, times.len());
+        }
+
+        /// Pushes and pops interleaved (as a simulation does) pop exactly what a sorted
+        /// reference list gives.
+        #[test]
+        fn interleaved_pushes_and_pops_match_a_sorted_list(
+            steps in proptest::collection::vec((any::<bool>(), 0u64..40), 0..400)
+        ) {
+            let mut q = EventQueue::new();
+            let mut reference: Vec<(SimTime, u64)> = Vec::new();
+            let mut sequence = 0u64;
+            for (push, delay) in steps {
+                if push || reference.is_empty() {
+                    let t = q.now() + SimTime::from_ps(delay);
+                    q.schedule(t, sequence);
+                    reference.push((t, sequence));
+                    sequence += 1;
+                } else {
+                    reference.sort();
+                    let expected = reference.remove(0);
+                    prop_assert_eq!(q.pop(), Some(expected));
+                }
+                prop_assert_eq!(q.len(), reference.len());
+                prop_assert_eq!(q.peek_time(), reference.iter().map(|e| e.0).min());
+            }
+            reference.sort();
+            for expected in reference {
+                prop_assert_eq!(q.pop(), Some(expected));
+            }
+            prop_assert_eq!(q.pop(), None);
         }
     }
 }

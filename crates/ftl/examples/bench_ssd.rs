@@ -1,28 +1,62 @@
 //! Runs the `nandlab bench ssd` standard configuration:
-//! `cargo run --release -p nandlab-ftl --example bench_ssd -- [REQUESTS] [SEED]`.
+//! `cargo run --release -p nandlab-ftl --example bench_ssd -- [REQUESTS] [SEED] [--steady]`.
+//! With `--steady` the device is first preconditioned full and fragmented (timed separately),
+//! so every measured write pays its share of GC.
+
+use nandlab_ftl::experiments::{UniformRandomWrites, bench_ssd, bench_ssd_config};
+use nandlab_ftl::{FtlResult, Precondition, Ssd};
+use std::time::Instant;
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let requests: u64 = args
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let steady = args.iter().any(|a| a == "--steady");
+    let mut numbers = args.iter().filter(|a| !a.starts_with("--"));
+    let requests: u64 = numbers
         .next()
         .and_then(|a| a.parse().ok())
         .unwrap_or(4_000_000);
-    let seed: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(1);
-    match nandlab_ftl::experiments::bench_ssd(requests, seed) {
-        Ok(r) => println!(
-            "requests {} wall {:.3} s -> {:.0} host requests/wall-s; simulated write IOPS {:.0}; WAF {:.3}; erases {}; gc copies {}; p99 {:.0} us",
-            r.requests,
-            r.wall_seconds,
-            r.host_requests_per_wall_second,
-            r.sim_iops,
-            r.waf,
-            r.report.counters.erases,
-            r.report.counters.gc_page_copies,
-            r.report.write.lat.p99_us
-        ),
-        Err(e) => {
-            eprintln!("error: {e}");
-            std::process::exit(1);
-        }
+    let seed: u64 = numbers.next().and_then(|a| a.parse().ok()).unwrap_or(1);
+    let outcome = if steady {
+        steady_state(requests, seed)
+    } else {
+        fresh(requests, seed)
+    };
+    if let Err(e) = outcome {
+        eprintln!("error: {e}");
+        std::process::exit(1);
     }
+}
+
+fn fresh(requests: u64, seed: u64) -> FtlResult<()> {
+    let r = bench_ssd(requests, seed)?;
+    println!(
+        "requests {} wall {:.3} s -> {:.0} host requests/wall-s; simulated write IOPS {:.0}; WAF {:.3}; erases {}; gc copies {}; p99 {:.0} us",
+        r.requests,
+        r.wall_seconds,
+        r.host_requests_per_wall_second,
+        r.sim_iops,
+        r.waf,
+        r.report.counters.erases,
+        r.report.counters.gc_page_copies,
+        r.report.write.lat.p99_us
+    );
+    Ok(())
+}
+
+fn steady_state(requests: u64, seed: u64) -> FtlResult<()> {
+    let mut ssd = Ssd::new(bench_ssd_config(), seed)?;
+    let started = Instant::now();
+    ssd.precondition(&Precondition::full_and_fragmented(ssd.logical_pages()))?;
+    let precondition_s = started.elapsed().as_secs_f64();
+    let capacity = ssd.logical_capacity_bytes();
+    let started = Instant::now();
+    let r = ssd.run(UniformRandomWrites::new(seed, requests, capacity, 8192))?;
+    let wall = started.elapsed().as_secs_f64();
+    println!(
+        "precondition {precondition_s:.3} s; requests {requests} wall {wall:.3} s -> {:.0} host requests/wall-s; simulated write IOPS {:.0}; WAF {:.3}",
+        requests as f64 / wall,
+        r.write.iops,
+        r.waf
+    );
+    Ok(())
 }

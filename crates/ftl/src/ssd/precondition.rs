@@ -30,6 +30,9 @@ impl Precondition {
     }
 }
 
+/// Random overwrites drawn ahead of the one being written.
+const LOOKAHEAD: usize = 4;
+
 impl Ssd {
     /// Applies `p` functionally. Terminates for any fill ≤ 100 %; a state that cannot be
     /// reached (no free block and nothing to reclaim) is a `DeviceFull` error.
@@ -62,8 +65,27 @@ impl Ssd {
             return Ok(());
         }
         let mut rng = SimRng::stream(self.seed, "ftl.precondition");
-        for _ in 0..overwrites {
-            let lpa = rng.below(u64::from(filled)) as u32;
+        // the LPAs are drawn a few writes ahead (same sequence) so their mapping-table entries
+        // can be prefetched: random overwrites of a large table are cache misses otherwise
+        let mut ahead = [0u32; LOOKAHEAD];
+        for slot in ahead
+            .iter_mut()
+            .take(overwrites.min(LOOKAHEAD as u64) as usize)
+        {
+            *slot = rng.below(u64::from(filled)) as u32;
+            self.mapper.prefetch_far(*slot);
+        }
+        for k in 0..overwrites {
+            let at = (k % LOOKAHEAD as u64) as usize;
+            let lpa = ahead[at];
+            if k + (LOOKAHEAD as u64) < overwrites {
+                ahead[at] = rng.below(u64::from(filled)) as u32;
+                self.mapper.prefetch_far(ahead[at]);
+            }
+            if k + 1 < overwrites {
+                self.mapper
+                    .prefetch_near(ahead[((k + 1) % LOOKAHEAD as u64) as usize]);
+            }
             self.mapper
                 .write(&mut self.flash, lpa, Tag::Internal, None)?;
         }
