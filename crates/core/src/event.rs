@@ -15,10 +15,12 @@ struct Entry<E> {
     payload: E,
 }
 
+#[inline]
 fn key(time: SimTime, sequence: u64) -> u128 {
     (u128::from(time.as_ps()) << 64) | u128::from(sequence)
 }
 
+#[inline]
 fn time_of(key: u128) -> SimTime {
     SimTime::from_ps((key >> 64) as u64)
 }

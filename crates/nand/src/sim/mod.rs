@@ -156,6 +156,7 @@ impl NandSim {
     }
 
     /// Number of ops in flight on one die (submitted, not completed).
+    #[inline]
     pub fn die_ops_in_flight(&self, die: DieId) -> u32 {
         self.dies[die.index()].ops_in_flight
     }
@@ -315,6 +316,7 @@ impl NandSim {
     }
 
     /// Time of the next internal event, if any op is in flight.
+    #[inline]
     pub fn next_event_time(&self) -> Option<SimTime> {
         self.queue.peek_time()
     }
