@@ -3,9 +3,8 @@
 //! With `--steady` the device is first preconditioned full and fragmented (timed separately),
 //! so every measured write pays its share of GC.
 
-use nandlab_ftl::experiments::{UniformRandomWrites, bench_ssd, bench_ssd_config};
-use nandlab_ftl::{FtlResult, Precondition, Ssd};
-use std::time::Instant;
+use nandlab_ftl::FtlResult;
+use nandlab_ftl::experiments::{bench_ssd, bench_ssd_steady};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -44,18 +43,13 @@ fn fresh(requests: u64, seed: u64) -> FtlResult<()> {
 }
 
 fn steady_state(requests: u64, seed: u64) -> FtlResult<()> {
-    let mut ssd = Ssd::new(bench_ssd_config(), seed)?;
-    let started = Instant::now();
-    ssd.precondition(&Precondition::full_and_fragmented(ssd.logical_pages()))?;
-    let precondition_s = started.elapsed().as_secs_f64();
-    let capacity = ssd.logical_capacity_bytes();
-    let started = Instant::now();
-    let r = ssd.run(UniformRandomWrites::new(seed, requests, capacity, 8192))?;
-    let wall = started.elapsed().as_secs_f64();
+    let r = bench_ssd_steady(requests, seed)?;
     println!(
-        "precondition {precondition_s:.3} s; requests {requests} wall {wall:.3} s -> {:.0} host requests/wall-s; simulated write IOPS {:.0}; WAF {:.3}",
-        requests as f64 / wall,
-        r.write.iops,
+        "precondition {:.3} s; requests {requests} wall {:.3} s -> {:.0} host requests/wall-s; simulated write IOPS {:.0}; WAF {:.3}",
+        r.precondition_wall_seconds,
+        r.wall_seconds,
+        r.host_requests_per_wall_second,
+        r.sim_iops,
         r.waf
     );
     Ok(())

@@ -131,6 +131,10 @@ struct BenchArgs {
     /// for engine).
     #[arg(long)]
     requests: Option<u64>,
+    /// `bench ssd` only: precondition the device full and fragmented first (steady state:
+    /// every measured write pays its share of GC).
+    #[arg(long)]
+    steady: bool,
 }
 
 #[derive(Args, Debug)]
@@ -211,13 +215,23 @@ fn run(cli: Cli) -> LabResult<()> {
         Command::Bench(args) => match args.target.as_str() {
             "ssd" => {
                 let requests = args.requests.unwrap_or(4_000_000);
-                let b = nandlab_ftl::experiments::bench_ssd(requests, 0)?;
+                let b = if args.steady {
+                    nandlab_ftl::experiments::bench_ssd_steady(requests, 0)?
+                } else {
+                    nandlab_ftl::experiments::bench_ssd(requests, 0)?
+                };
                 out!(
                     "nandlab bench ssd: 4 ch x 2 chips x 2 dies x 2 planes x 128 blocks x 256 pages x 8 KiB,"
                 );
                 out!(
                     "MLC 75/750/3800 us, 25 % OP, greedy GC, QD 32, uniform random 8 KiB writes, timing-only"
                 );
+                if args.steady {
+                    out!(
+                        "  precondition              full and fragmented, {:.3} s",
+                        b.precondition_wall_seconds
+                    );
+                }
                 out!("  requests                  {}", b.requests);
                 out!("  wall time                 {:.3} s", b.wall_seconds);
                 out!(

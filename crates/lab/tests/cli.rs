@@ -34,6 +34,25 @@ fn chip_run_prints_the_report_and_writes_files() {
 }
 
 #[test]
+fn bench_ssd_reports_its_figures_fresh_and_in_steady_state() {
+    // speed is measured, never asserted: this checks the report and that steady state pays GC
+    let waf = |out: &str| -> f64 {
+        let line = out.lines().find(|l| l.contains("WAF")).expect("a WAF line");
+        line.split_whitespace().last().unwrap().parse().unwrap()
+    };
+    let (code, fresh, err) = nandlab(&["bench", "ssd", "--requests", "20000"]);
+    assert_eq!(code, 0, "{err}");
+    for needle in ["host requests / wall-s", "simulated write IOPS", "peak memory"] {
+        assert!(fresh.contains(needle), "missing {needle} in\n{fresh}");
+    }
+    let (code, steady, err) = nandlab(&["bench", "ssd", "--steady", "--requests", "20000"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(steady.contains("full and fragmented"), "{steady}");
+    // a fresh device writes 20k pages without GC; a full, fragmented one cannot
+    assert!(waf(&fresh) < 1.01 && waf(&steady) > 1.5, "{fresh}\n{steady}");
+}
+
+#[test]
 fn same_seed_same_output() {
     let args = [
         "chip",

@@ -3,7 +3,7 @@
 use super::workload::UniformRandomWrites;
 use crate::config::{FtlConfig, GcPolicy, PayloadMode, SsdConfig};
 use crate::error::FtlResult;
-use crate::ssd::Ssd;
+use crate::ssd::{Precondition, Ssd};
 use crate::stats::SsdReport;
 use nandlab_nand::config::{
     CellConfig, ElectricalConfig, PerPageType, ReliabilityConfig, TimingConfig,
@@ -19,6 +19,8 @@ pub struct BenchResult {
     pub requests: u64,
     /// Wall-clock time of the run.
     pub wall_seconds: f64,
+    /// Wall-clock time of the functional precondition (steady-state runs; 0 otherwise).
+    pub precondition_wall_seconds: f64,
     /// Host requests simulated per wall-clock second.
     pub host_requests_per_wall_second: f64,
     /// Host write IOPS in simulated time.
@@ -97,7 +99,26 @@ pub fn bench_ssd_config() -> SsdConfig {
 /// Runs `requests` uniformly random, aligned 8 KiB writes on a fresh device of the standard
 /// configuration and times the simulation.
 pub fn bench_ssd(requests: u64, seed: u64) -> FtlResult<BenchResult> {
+    let ssd = Ssd::new(bench_ssd_config(), seed)?;
+    time_writes(ssd, requests, seed, 0.0)
+}
+
+/// [`bench_ssd`] in steady state: the device is first preconditioned full and fragmented
+/// (functionally, timed separately), so every measured write pays its share of GC.
+pub fn bench_ssd_steady(requests: u64, seed: u64) -> FtlResult<BenchResult> {
     let mut ssd = Ssd::new(bench_ssd_config(), seed)?;
+    let started = Instant::now();
+    ssd.precondition(&Precondition::full_and_fragmented(ssd.logical_pages()))?;
+    let precondition = started.elapsed().as_secs_f64();
+    time_writes(ssd, requests, seed, precondition)
+}
+
+fn time_writes(
+    mut ssd: Ssd,
+    requests: u64,
+    seed: u64,
+    precondition_wall_seconds: f64,
+) -> FtlResult<BenchResult> {
     let writes = UniformRandomWrites::new(seed, requests, ssd.logical_capacity_bytes(), 8192);
     let started = Instant::now();
     let report = ssd.run(writes)?;
@@ -105,6 +126,7 @@ pub fn bench_ssd(requests: u64, seed: u64) -> FtlResult<BenchResult> {
     Ok(BenchResult {
         requests,
         wall_seconds,
+        precondition_wall_seconds,
         host_requests_per_wall_second: requests as f64 / wall_seconds.max(1e-9),
         sim_iops: report.write.iops,
         waf: report.waf,

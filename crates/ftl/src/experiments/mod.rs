@@ -5,7 +5,9 @@ mod bench;
 mod gc_policies;
 mod workload;
 
-pub use bench::{BenchResult, bench_ssd, bench_ssd_config, bench_ssd_nand_config};
+pub use bench::{
+    BenchResult, bench_ssd, bench_ssd_config, bench_ssd_nand_config, bench_ssd_steady,
+};
 pub use gc_policies::{
     CurveRow, GcPoliciesResult, OP_PERCENTS, fifo_waf_analytic, gc_policies, gc_policies_config,
 };
