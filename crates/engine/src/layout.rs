@@ -151,25 +151,27 @@ pub fn write_row_payload(row: RowId, version: u32, out: &mut [u8]) {
 
 /// Whether `bytes` are exactly the contents of `row` at `version`.
 pub fn row_payload_matches(row: RowId, version: u32, bytes: &[u8]) -> bool {
-    let mut expected = [0u8; 64];
     let mut state = stream_seed(row, version);
-    let header_ok = bytes.len() >= ROW_HEADER_BYTES
-        && bytes[..8] == row.0.to_le_bytes()
-        && bytes[8..12] == version.to_le_bytes()
-        && bytes[12..16] == (state as u32).to_le_bytes();
+    if bytes.len() < ROW_HEADER_BYTES {
+        return false;
+    }
+    // fixed-size integer compares (slice equality would call memcmp for 4 and 8 bytes)
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    let header_ok =
+        word(0) == row.0 && word(8) == u64::from(version) | (u64::from(state as u32) << 32);
     if !header_ok {
         return false;
     }
-    for chunk in bytes[ROW_HEADER_BYTES..].chunks(expected.len()) {
-        for word in expected[..chunk.len()].chunks_mut(8) {
-            let value = splitmix64(&mut state).to_le_bytes();
-            word.copy_from_slice(&value[..word.len()]);
-        }
-        if chunk != &expected[..chunk.len()] {
+    // compare word by word against the generator, in place (no expected-bytes buffer)
+    let mut words = bytes[ROW_HEADER_BYTES..].chunks_exact(8);
+    for word in words.by_ref() {
+        let stored = u64::from_le_bytes(word.try_into().expect("8-byte chunk"));
+        if stored != splitmix64(&mut state) {
             return false;
         }
     }
-    true
+    let tail = words.remainder();
+    tail.is_empty() || tail == &splitmix64(&mut state).to_le_bytes()[..tail.len()]
 }
 
 /// The row id and version a row's header claims (not checked).

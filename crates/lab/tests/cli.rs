@@ -42,14 +42,21 @@ fn bench_ssd_reports_its_figures_fresh_and_in_steady_state() {
     };
     let (code, fresh, err) = nandlab(&["bench", "ssd", "--requests", "20000"]);
     assert_eq!(code, 0, "{err}");
-    for needle in ["host requests / wall-s", "simulated write IOPS", "peak memory"] {
+    for needle in [
+        "host requests / wall-s",
+        "simulated write IOPS",
+        "peak memory",
+    ] {
         assert!(fresh.contains(needle), "missing {needle} in\n{fresh}");
     }
     let (code, steady, err) = nandlab(&["bench", "ssd", "--steady", "--requests", "20000"]);
     assert_eq!(code, 0, "{err}");
     assert!(steady.contains("full and fragmented"), "{steady}");
     // a fresh device writes 20k pages without GC; a full, fragmented one cannot
-    assert!(waf(&fresh) < 1.01 && waf(&steady) > 1.5, "{fresh}\n{steady}");
+    assert!(
+        waf(&fresh) < 1.01 && waf(&steady) > 1.5,
+        "{fresh}\n{steady}"
+    );
 }
 
 #[test]

@@ -5,6 +5,9 @@
 #[derive(Debug)]
 pub(crate) struct Payload {
     pages: Vec<Option<Box<[u8]>>>,
+    /// Page buffers of erased pages, reused by later writes (no allocation per write in
+    /// steady state).
+    spare: Vec<Box<[u8]>>,
     page_size_bytes: usize,
     enabled: bool,
 }
@@ -17,6 +20,7 @@ impl Payload {
             } else {
                 Vec::new()
             },
+            spare: Vec::new(),
             page_size_bytes,
             enabled,
         }
@@ -29,13 +33,17 @@ impl Payload {
         if !self.enabled {
             return;
         }
-        let page = match data {
+        let mut page = self
+            .spare
+            .pop()
+            .unwrap_or_else(|| vec![0; self.page_size_bytes].into_boxed_slice());
+        match data {
             Some(d) => {
                 debug_assert_eq!(d.len(), self.page_size_bytes);
-                d.to_vec().into_boxed_slice()
+                page.copy_from_slice(d);
             }
-            None => vec![0; self.page_size_bytes].into_boxed_slice(),
-        };
+            None => page.fill(0),
+        }
         let slot = &mut self.pages[ppa as usize];
         debug_assert!(slot.is_none(), "payload written twice at ppa {ppa}");
         *slot = Some(page);
@@ -63,7 +71,9 @@ impl Payload {
         }
         let first = (block * pages_per_block) as usize;
         for page in &mut self.pages[first..first + pages_per_block as usize] {
-            *page = None;
+            if let Some(buffer) = page.take() {
+                self.spare.push(buffer);
+            }
         }
     }
 }

@@ -49,6 +49,12 @@ impl Ssd {
         if self.watch == Some(WATCH_NEXT) {
             self.watch = Some(slot);
         }
+        // a page-aligned write needs no read-modify-write, so its bytes are used where they are
+        // (no copy into the request slot)
+        let page = u64::from(self.page_size_bytes);
+        let aligned =
+            request.offset_bytes.is_multiple_of(page) && request.size_bytes.is_multiple_of(page);
+        let direct = request.op == HostOp::Write && aligned;
         {
             let s = &mut self.requests.slots[slot as usize];
             s.op = request.op;
@@ -57,7 +63,7 @@ impl Ssd {
             s.size_bytes = request.size_bytes;
             // the admission itself is one outstanding step, so nothing completes mid-decision
             s.outstanding = 1;
-            if self.flash.payload.enabled() && request.op == HostOp::Write {
+            if self.flash.payload.enabled() && request.op == HostOp::Write && !direct {
                 match data {
                     Some(d) => s.data.extend_from_slice(d),
                     None => s.data.resize(request.size_bytes as usize, 0),
@@ -72,6 +78,7 @@ impl Ssd {
         }
         let decided = match request.op {
             HostOp::Read => self.decide_read(slot),
+            HostOp::Write if direct => self.decide_aligned_write(slot, data),
             HostOp::Write => self.decide_write(slot),
             HostOp::Trim => {
                 self.decide_trim(slot);
@@ -139,6 +146,23 @@ impl Ssd {
             }
         }
         self.requests.slots[slot as usize].data = data;
+        Ok(())
+    }
+
+    /// Whole pages: each is written from `data` (zeros when `None`), without a copy.
+    fn decide_aligned_write(&mut self, slot: u32, data: Option<&[u8]>) -> FtlResult<()> {
+        let (offset, size) = {
+            let s = &self.requests.slots[slot as usize];
+            (s.offset_bytes, s.size_bytes)
+        };
+        let full = self.flash.payload.enabled();
+        for (lpa, _, len, data_offset) in self.pages_of(offset, size) {
+            debug_assert_eq!(len, self.page_size_bytes);
+            let bytes = data
+                .filter(|_| full)
+                .map(|d| &d[data_offset as usize..(data_offset + len) as usize]);
+            self.write_page(lpa, bytes, Tag::Host(slot))?;
+        }
         Ok(())
     }
 
