@@ -85,6 +85,21 @@ impl GcPolicy {
     }
 }
 
+/// Where GC looks for free space and victims (page mapping).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcScope {
+    /// Each plane collects its own garbage: it runs when the plane's free blocks drop below
+    /// `gc_threshold_blocks` and picks its victim among the plane's blocks.
+    #[default]
+    Plane,
+    /// One GC stream for the device (paper 000's FTL): it runs when the device's free blocks
+    /// drop below `gc_threshold_blocks` × planes and picks its victim among all blocks; the
+    /// valid pages still move within the victim's plane (so copyback applies), and the
+    /// co-design hint is the one block erased next.
+    Device,
+}
+
 /// Wear-leveling (SPEC F4). Block allocation is always round robin (free blocks are reused in
 /// the order they were erased); `static` adds migration of cold blocks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,8 +143,11 @@ pub struct FtlConfig {
     pub mapping: MappingKind,
     /// GC victim policy (page mapping).
     pub gc_policy: GcPolicy,
-    /// GC runs on a plane when its free blocks drop below this count (at least 2).
+    /// GC runs on a plane when its free blocks drop below this count (at least 2); with
+    /// `gc_scope = "device"`, when the device's drop below this count × planes.
     pub gc_threshold_blocks: u32,
+    /// Per-plane or device-wide GC (page mapping).
+    pub gc_scope: GcScope,
     /// Over-provisioning as spare / logical (0.25 = 25 %).
     pub op_fraction: f64,
     /// Wear-leveling scheme.
@@ -167,6 +185,7 @@ impl Default for FtlConfig {
             mapping: MappingKind::Page,
             gc_policy: GcPolicy::Greedy,
             gc_threshold_blocks: 3,
+            gc_scope: GcScope::Plane,
             op_fraction: 0.25,
             wear_leveling: WearLeveling::RoundRobin,
             wl_erase_gap_threshold: 64,

@@ -26,7 +26,7 @@ pub mod stats;
 mod wear;
 
 pub use config::{
-    BufferPolicy, DeviceConfig, FtlConfig, GcPolicy, MappingKind, PayloadMode, SsdConfig,
+    BufferPolicy, DeviceConfig, FtlConfig, GcPolicy, GcScope, MappingKind, PayloadMode, SsdConfig,
     WearLeveling,
 };
 pub use error::{FtlError, FtlResult};

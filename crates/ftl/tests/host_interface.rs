@@ -6,7 +6,7 @@ mod common;
 
 use nandlab_core::SimTime;
 use nandlab_ftl::experiments::UniformRandomWrites;
-use nandlab_ftl::{FtlError, GcPolicy, HostOp, HostRequest, Precondition, Ssd, SsdConfig};
+use nandlab_ftl::{FtlError, GcPolicy, GcScope, HostOp, HostRequest, Precondition, Ssd, SsdConfig};
 
 fn small() -> SsdConfig {
     let mut c = common::slc(2, 2, 32, 16, 2048);
@@ -141,9 +141,13 @@ fn preconditioning_to_full_terminates_and_reaches_steady_state() {
 /// victim completely, so the next GC erases it with no page copy.
 #[test]
 fn hint_names_the_valid_pages_of_the_next_victim() {
-    for policy in GcPolicy::ALL {
+    for (policy, scope) in GcPolicy::ALL
+        .into_iter()
+        .flat_map(|p| [(p, GcScope::Plane), (p, GcScope::Device)])
+    {
         let mut c = small();
         c.ftl.gc_policy = policy;
+        c.ftl.gc_scope = scope;
         let mut ssd = Ssd::new(c, 4).unwrap();
         let logical = ssd.logical_pages();
         ssd.precondition(&Precondition::full_and_fragmented(logical))
@@ -165,7 +169,7 @@ fn hint_names_the_valid_pages_of_the_next_victim() {
             ssd.execute(&HostRequest::write(lpa * page, page), None)
                 .unwrap();
             i += 1;
-            assert!(i < 10_000, "{policy:?}: no GC");
+            assert!(i < 10_000, "{policy:?} {scope:?}: no GC");
         }
         let r = ssd.report();
         let erased = ssd
@@ -176,11 +180,11 @@ fn hint_names_the_valid_pages_of_the_next_victim() {
         assert_eq!(
             erased,
             erases_before + 1,
-            "{policy:?}: predicted victim {victim} not erased"
+            "{policy:?} {scope:?}: predicted victim {victim} not erased"
         );
         assert_eq!(
             r.counters.gc_page_copies, 0,
-            "{policy:?}: page-copy-less GC"
+            "{policy:?} {scope:?}: page-copy-less GC"
         );
     }
 }

@@ -37,19 +37,52 @@ impl VictimPicker {
     /// Promises the current `random` pick of `plane` as its next victim (a no-op for the
     /// deterministic policies, whose pick is a function of the block table).
     pub fn commit(&mut self, blocks: &BlockManager, plane: u32) {
-        if self.policy != GcPolicy::Random {
-            return;
-        }
-        if self.committed.len() < blocks.planes as usize {
-            self.committed = vec![NONE; blocks.planes as usize];
-        }
-        self.committed[plane as usize] = self.peek(blocks, plane).unwrap_or(NONE);
+        self.commit_in(blocks, Domain::Plane(plane));
+    }
+
+    /// [`VictimPicker::commit`] for device-wide GC.
+    pub fn commit_device(&mut self, blocks: &BlockManager) {
+        self.commit_in(blocks, Domain::Device);
     }
 
     /// The block the next GC of `plane` would pick, without changing anything.
     pub fn peek(&self, blocks: &BlockManager, plane: u32) -> Option<u32> {
+        self.peek_in(blocks, Domain::Plane(plane))
+    }
+
+    /// The block the next device-wide GC would pick (candidates: every block of the device).
+    pub fn peek_device(&self, blocks: &BlockManager) -> Option<u32> {
+        self.peek_in(blocks, Domain::Device)
+    }
+
+    /// Picks the victim of `plane` and advances the random draw.
+    pub fn take(&mut self, blocks: &BlockManager, plane: u32) -> Option<u32> {
+        self.take_in(blocks, Domain::Plane(plane))
+    }
+
+    /// Picks the device-wide victim and advances the random draw.
+    pub fn take_device(&mut self, blocks: &BlockManager) -> Option<u32> {
+        self.take_in(blocks, Domain::Device)
+    }
+
+    fn commit_in(&mut self, blocks: &BlockManager, domain: Domain) {
+        if self.policy != GcPolicy::Random {
+            return;
+        }
+        if self.committed.len() <= blocks.planes as usize {
+            self.committed = vec![NONE; blocks.planes as usize + 1];
+        }
+        let pick = self.peek_in(blocks, domain).unwrap_or(NONE);
+        self.committed[domain.index(blocks)] = pick;
+    }
+
+    fn peek_in(&self, blocks: &BlockManager, domain: Domain) -> Option<u32> {
         let ppb = blocks.pages_per_block;
-        let candidates = blocks.blocks_of_plane(plane).filter(|&b| {
+        let range = match domain {
+            Domain::Plane(plane) => blocks.blocks_of_plane(plane),
+            Domain::Device => 0..blocks.planes * blocks.blocks_per_plane,
+        };
+        let candidates = range.filter(|&b| {
             blocks.state[b as usize] == BlockUse::Closed && blocks.valid[b as usize] < ppb
         });
         match self.policy {
@@ -67,7 +100,7 @@ impl VictimPicker {
                 best.map(|(b, _)| b)
             }
             GcPolicy::Random => {
-                if let Some(&c) = self.committed.get(plane as usize)
+                if let Some(&c) = self.committed.get(domain.index(blocks))
                     && c != NONE
                     && blocks.state[c as usize] == BlockUse::Closed
                     && blocks.valid[c as usize] < ppb
@@ -83,16 +116,33 @@ impl VictimPicker {
         }
     }
 
-    /// Picks the victim of `plane` and advances the random draw.
-    pub fn take(&mut self, blocks: &BlockManager, plane: u32) -> Option<u32> {
-        let victim = self.peek(blocks, plane);
+    fn take_in(&mut self, blocks: &BlockManager, domain: Domain) -> Option<u32> {
+        let victim = self.peek_in(blocks, domain);
         if victim.is_some() && self.policy == GcPolicy::Random {
             self.draw = self.rng.below(u64::MAX);
-            if let Some(c) = self.committed.get_mut(plane as usize) {
+            let index = domain.index(blocks);
+            if let Some(c) = self.committed.get_mut(index) {
                 *c = NONE;
             }
         }
         victim
+    }
+}
+
+/// Where a GC looks for its victim: one plane, or the whole device.
+#[derive(Clone, Copy, Debug)]
+enum Domain {
+    Plane(u32),
+    Device,
+}
+
+impl Domain {
+    /// Slot of the domain's committed `random` pick: planes first, then the device.
+    fn index(self, blocks: &BlockManager) -> usize {
+        match self {
+            Domain::Plane(plane) => plane as usize,
+            Domain::Device => blocks.planes as usize,
+        }
     }
 }
 
@@ -140,6 +190,38 @@ mod tests {
             VictimPicker::new(GcPolicy::Greedy, 1).peek(&plane([4; 4]), 0),
             None
         );
+    }
+
+    #[test]
+    fn device_wide_picks_look_at_every_plane() {
+        // two planes of 2 blocks x 4 pages: plane 0 holds valid counts 3, 2; plane 1 holds 1, 3
+        let mut m = BlockManager::new(2, 2, 4);
+        for (plane, valid) in [(0, [3, 2]), (1, [1, 3])] {
+            for v in valid {
+                let b = m.take_free(plane).unwrap();
+                for _ in 0..4 {
+                    m.next_ppa(b).unwrap();
+                }
+                m.valid[b as usize] = v;
+            }
+        }
+        let greedy = VictimPicker::new(GcPolicy::Greedy, 1);
+        assert_eq!(greedy.peek(&m, 0), Some(1));
+        assert_eq!(
+            greedy.peek_device(&m),
+            Some(2),
+            "the fewest valid pages of the device"
+        );
+        // FIFO: block 0 closed first
+        assert_eq!(
+            VictimPicker::new(GcPolicy::Fifo, 1).peek_device(&m),
+            Some(0)
+        );
+        let mut random = VictimPicker::new(GcPolicy::Random, 3);
+        random.commit_device(&m);
+        let promised = random.peek_device(&m);
+        random.commit(&m, 1); // a plane's promise does not disturb the device's
+        assert_eq!(random.take_device(&m), promised);
     }
 
     #[test]

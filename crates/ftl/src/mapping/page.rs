@@ -29,6 +29,8 @@ pub(crate) struct PageFtl {
     wl_gap: Option<u32>,
     /// The co-design hint covers every plane's next victim.
     hint_all_planes: bool,
+    /// One device-wide GC stream instead of one per plane.
+    device_gc: bool,
 }
 
 /// The next page of an open write frontier; a frontier that fills up is dropped (set to
@@ -65,7 +67,13 @@ impl PageFtl {
             threshold_blocks,
             wl_gap,
             hint_all_planes: false,
+            device_gc: false,
         }
+    }
+
+    /// Selects per-plane or device-wide GC (see `FtlConfig::gc_scope`).
+    pub fn set_device_gc(&mut self, device: bool) {
+        self.device_gc = device;
     }
 
     /// Writes one whole logical page (the program op carries `tag`).
@@ -111,7 +119,11 @@ impl PageFtl {
 
     fn alloc_host(&mut self, flash: &mut Flash, plane: u32) -> FtlResult<Option<u32>> {
         if self.host_frontier[plane as usize] == NONE {
-            self.collect(flash, plane)?;
+            if self.device_gc {
+                self.collect_device(flash, plane)?;
+            } else {
+                self.collect(flash, plane)?;
+            }
             // one free block always stays in reserve for GC moves
             if flash.blocks.free_count(plane) < 2 {
                 return Ok(None);
@@ -156,8 +168,37 @@ impl PageFtl {
             self.relocate_block(flash, victim)?;
             erased = true;
         }
-        if erased
-            && let Some(gap) = self.wl_gap
+        if erased {
+            self.wear_level(flash, plane)?;
+        }
+        Ok(())
+    }
+
+    /// Device-wide GC: while the device has fewer than threshold × planes free blocks, the
+    /// policy's victim among all blocks is collected (its pages move within its plane). Static
+    /// wear-leveling then looks at each collected plane and at `plane`, which asked for a block.
+    fn collect_device(&mut self, flash: &mut Flash, plane: u32) -> FtlResult<()> {
+        let planes = self.stripe.len() as u32;
+        let target = self.threshold_blocks * planes;
+        let free = |flash: &Flash| (0..planes).map(|p| flash.blocks.free_count(p)).sum::<u32>();
+        for _ in 0..planes * flash.blocks.blocks_per_plane {
+            if free(flash) >= target {
+                break;
+            }
+            let Some(victim) = self.picker.take_device(&flash.blocks) else {
+                break;
+            };
+            flash.counters.gc_runs += 1;
+            self.relocate_block(flash, victim)?;
+            let victim_plane = flash.blocks.plane_of_block(victim);
+            self.wear_level(flash, victim_plane)?;
+        }
+        self.wear_level(flash, plane)
+    }
+
+    /// One static wear-leveling step on `plane` if its erase-count gap calls for it.
+    fn wear_level(&mut self, flash: &mut Flash, plane: u32) -> FtlResult<()> {
+        if let Some(gap) = self.wl_gap
             && flash.blocks.free_count(plane) >= 2
             && let Some(coldest) = crate::wear::static_wl_candidate(&flash.blocks, plane, gap)
         {
@@ -256,6 +297,13 @@ impl PageFtl {
     /// Co-design hint (SPEC F7): the LPAs of the valid pages of the block GC erases next.
     pub fn next_erase_block_valid_lpas(&mut self, flash: &Flash, out: &mut Vec<u32>) {
         out.clear();
+        if self.device_gc {
+            self.picker.commit_device(&flash.blocks);
+            if let Some(victim) = self.picker.peek_device(&flash.blocks) {
+                self.push_valid_lpas(flash, victim, out);
+            }
+            return;
+        }
         let first = self.next_gc_plane(flash);
         let planes = self.stripe.len();
         let start = self.stripe.iter().position(|&p| p == first).unwrap_or(0);
@@ -264,13 +312,17 @@ impl PageFtl {
             let plane = self.stripe[(start + step) % planes];
             self.picker.commit(&flash.blocks, plane);
             if let Some(victim) = self.picker.peek(&flash.blocks, plane) {
-                let ppb = flash.blocks.pages_per_block;
-                for ppa in victim * ppb..(victim + 1) * ppb {
-                    let lpa = self.table.lpa_of(ppa);
-                    if lpa != NONE {
-                        out.push(lpa);
-                    }
-                }
+                self.push_valid_lpas(flash, victim, out);
+            }
+        }
+    }
+
+    fn push_valid_lpas(&self, flash: &Flash, block: u32, out: &mut Vec<u32>) {
+        let ppb = flash.blocks.pages_per_block;
+        for ppa in block * ppb..(block + 1) * ppb {
+            let lpa = self.table.lpa_of(ppa);
+            if lpa != NONE {
+                out.push(lpa);
             }
         }
     }
@@ -282,6 +334,9 @@ impl PageFtl {
 
     /// The block the next GC erases (per the active policy), if any.
     pub fn next_victim_block(&self, flash: &Flash) -> Option<u32> {
+        if self.device_gc {
+            return self.picker.peek_device(&flash.blocks);
+        }
         self.picker.peek(&flash.blocks, self.next_gc_plane(flash))
     }
 

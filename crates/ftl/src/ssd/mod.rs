@@ -15,7 +15,9 @@ mod world;
 pub use precondition::Precondition;
 
 use crate::buffer::WriteBuffer;
-use crate::config::{MappingKind, PayloadMode, SsdConfig, WearLeveling, parse_allocation_order};
+use crate::config::{
+    GcScope, MappingKind, PayloadMode, SsdConfig, WearLeveling, parse_allocation_order,
+};
 use crate::error::{FtlError, FtlResult};
 use crate::flash::Flash;
 use crate::flash::address::AddressCodec;
@@ -131,6 +133,7 @@ impl Ssd {
                     wl_gap,
                 );
                 page.set_hint_all_planes(f.hint_all_planes);
+                page.set_device_gc(f.gc_scope == GcScope::Device);
                 Mapper::Page(page)
             }
             MappingKind::Block => {
