@@ -77,9 +77,14 @@ impl<E: Copy> EventQueue<E> {
             payload,
         };
         self.next_sequence += 1;
-        // sift up: move parents down into the hole until the entry's place is found
-        let mut hole = self.heap.len();
+        let hole = self.heap.len();
         self.heap.push(entry);
+        self.sift_up(hole, entry);
+    }
+
+    /// Moves parents down into `hole` until `entry`'s place is found, and puts it there.
+    #[inline]
+    fn sift_up(&mut self, mut hole: usize, entry: Entry<E>) {
         while hole > 0 {
             let parent = (hole - 1) / 2;
             if self.heap[parent].key <= entry.key {
@@ -120,15 +125,7 @@ impl<E: Copy> EventQueue<E> {
                     hole = child;
                 }
                 // ... then sift the last entry up from there
-                while hole > 0 {
-                    let parent = (hole - 1) / 2;
-                    if self.heap[parent].key <= last.key {
-                        break;
-                    }
-                    self.heap[hole] = self.heap[parent];
-                    hole = parent;
-                }
-                self.heap[hole] = last;
+                self.sift_up(hole, last);
                 top
             }
         };
