@@ -14,6 +14,10 @@ small pure-Python API over it::
     nandlab.chip(device=dev, workload="srd", requests=1000)
     e = nandlab.engine(iaa=True, u2di=True, free_space=0.2)     # paper 000 engine on the SSD
     e.queries_per_s, e.page_copies, e.queries()
+
+Long runs (run_ssd, replay, reproduce, engine) show a progress bar (``progress=False`` hides
+it, a callable receives ``(done, total)``) and stop on Ctrl-C by raising `Interrupted`, a
+KeyboardInterrupt whose ``.result`` holds the results so far (see `nandlab.progress`).
 """
 
 from nandlab._nandlab import preset_names, preset_toml, version
@@ -25,12 +29,14 @@ from nandlab.experiments import (
     list_experiments,
     reproduce,
 )
+from nandlab.progress import Interrupted
 from nandlab.ssd import SsdResult, replay, run_ssd
 
 __all__ = [
     "ChipResult",
     "EngineResult",
     "ExperimentInfo",
+    "Interrupted",
     "Reproduction",
     "SsdResult",
     "__version__",
