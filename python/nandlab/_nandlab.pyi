@@ -4,6 +4,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 __all__ = [
+    "check_run_config",
     "experiments",
     "preset_names",
     "preset_toml",
@@ -30,6 +31,7 @@ def run_ssd(
     out: Path | str | None = None,
     progress: Callable[[int, int | None], object] | None = None,
 ) -> str: ...
+def check_run_config(origin: str, config_toml: str) -> str: ...
 def run_engine(
     spec_json: str, progress: Callable[[int, int | None], object] | None = None
 ) -> str: ...

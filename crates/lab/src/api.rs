@@ -91,6 +91,14 @@ pub fn run_ssd_toml(
     Ok(run.to_json_pretty())
 }
 
+/// Checks a run config given as TOML text as `nandlab run` does before running (see
+/// [`crate::ssd::RunConfig::check`]); returns the config as JSON with every default filled in.
+pub fn check_run_config_toml(origin: &str, text: &str) -> LabResult<String> {
+    let config = crate::ssd::RunConfig::from_toml(origin, text)?;
+    config.check()?;
+    Ok(serde_json::to_string(&config).expect("configs serialize"))
+}
+
 /// Replays a trace file on an SSD (`device_toml`: the `[device]`/`[ftl]` TOML of a device
 /// file, or empty for the default device); returns `{"report": …, "folded_requests": N}` and,
 /// with `out`, writes the files of `nandlab replay --out`. `control` as in [`run_ssd_toml`].

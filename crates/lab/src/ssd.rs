@@ -47,6 +47,26 @@ impl RunConfig {
             ftl: self.ftl.clone(),
         }
     }
+
+    /// Checks the config as `nandlab run` does before running (the device and FTL keys by
+    /// building the SSD, the workload against its capacity) without running anything; the
+    /// errors name the offending key. (The precondition's keys are checked when it runs.)
+    pub fn check(&self) -> LabResult<()> {
+        let ssd = Ssd::new(self.ssd_config(), self.seed)?;
+        self.workload_on(&ssd).map(drop)
+    }
+
+    /// The workload with `span_bytes = 0` resolved to `ssd`'s logical capacity, checked.
+    fn workload_on(&self, ssd: &Ssd) -> LabResult<SyntheticSpec> {
+        let mut spec = self.workload.clone();
+        if spec.span_bytes == 0 {
+            spec.span_bytes = ssd
+                .logical_capacity_bytes()
+                .saturating_sub(spec.offset_bytes);
+        }
+        spec.validate().map_err(|e| e.within("workload"))?;
+        Ok(spec)
+    }
 }
 
 fn line_of(text: &str, byte: usize) -> usize {
@@ -153,13 +173,7 @@ pub fn run_config_captured(
     if let Some(p) = &config.precondition {
         ssd.precondition(p)?;
     }
-    let mut spec = config.workload.clone();
-    if spec.span_bytes == 0 {
-        spec.span_bytes = ssd
-            .logical_capacity_bytes()
-            .saturating_sub(spec.offset_bytes);
-    }
-    spec.validate().map_err(|e| e.within("workload"))?;
+    let spec = config.workload_on(&ssd)?;
     let total = spec.request_count;
     let generator = spec.generator()?;
     let mut requests = with_progress(generator.map(Ok), total, "run", control);

@@ -121,6 +121,13 @@ fn run_ssd(
     })
 }
 
+/// Checks a run config (TOML text) as `nandlab run` does before running; returns it as JSON
+/// with every default filled in. Bad keys raise ValueError with the CLI's message.
+#[pyfunction]
+fn check_run_config(origin: String, config_toml: String) -> PyResult<String> {
+    nandlab_lab::api::check_run_config_toml(&origin, &config_toml).map_err(to_py)
+}
+
 /// Replays a trace file on an SSD; returns `{"report": …, "folded_requests": N}` as JSON and,
 /// with `out`, writes the files of `nandlab replay --out`. Releases the GIL;
 /// `progress(requests_done, None)`.
@@ -183,6 +190,7 @@ fn _nandlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_chip, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(run_ssd, m)?)?;
+    m.add_function(wrap_pyfunction!(check_run_config, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(run_engine, m)?)?;
     m.add_function(wrap_pyfunction!(experiments, m)?)?;
