@@ -9,6 +9,8 @@ small pure-Python API over it::
     nandlab.reproduce("nfs-energy", "results/nfs-energy", scale="quick").metrics
     s = nandlab.run_ssd("examples/ssd-random-write.toml")   # or TOML text, or a dict
     s.summary["waf"], s.latency(), s.valid_page_map()
+    cfg = nandlab.RunConfig.from_toml("examples/ssd-random-write.toml")   # checked, typed
+    cfg.ftl.op_fraction = 0.4; nandlab.run_ssd(cfg.validate())
     t = nandlab.replay("trace.csv", "msr", "examples/device-mlc.toml")
     dev = nandlab.preset("mlc1"); dev["geometry"]["dies_per_chip"] = 4
     nandlab.chip(device=dev, workload="srd", requests=1000)
@@ -22,6 +24,7 @@ KeyboardInterrupt whose ``.result`` holds the results so far (see `nandlab.progr
 
 from nandlab._nandlab import preset_names, preset_toml, version
 from nandlab.chip import ChipResult, chip, preset
+from nandlab.config import RunConfig
 from nandlab.engine import EngineResult, engine
 from nandlab.experiments import (
     ExperimentInfo,
@@ -38,6 +41,7 @@ __all__ = [
     "ExperimentInfo",
     "Interrupted",
     "Reproduction",
+    "RunConfig",
     "SsdResult",
     "__version__",
     "chip",
