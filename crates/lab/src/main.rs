@@ -141,10 +141,10 @@ struct RunArgs {
     /// Overrides the config's seed.
     #[arg(long)]
     seed: Option<u64>,
-    /// Write report.json and CSVs into this folder.
     /// Also write the request stream to this native CSV trace (replay it with --format native).
     #[arg(long)]
     capture: Option<PathBuf>,
+    /// Write report.json and CSVs into this folder.
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -172,6 +172,7 @@ struct ReplayArgs {
     /// Also write the request stream to this native CSV trace (replay it with --format native).
     #[arg(long)]
     capture: Option<PathBuf>,
+    /// Write report.json and CSVs into this folder.
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -187,6 +188,7 @@ struct FioArgs {
     /// Also write the request stream to this native CSV trace (replay it with --format native).
     #[arg(long)]
     capture: Option<PathBuf>,
+    /// Write report.json and CSVs into this folder.
     #[arg(long)]
     out: Option<PathBuf>,
 }
