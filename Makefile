@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
 CARGO ?= cargo
-NANDLAB := target/release/nandlab
+NANDLAB := $(or $(CARGO_TARGET_DIR),target)/release/nandlab
 
 .PHONY: demo test test-rust test-python build venv develop lint fmt bench clean
 

@@ -9,15 +9,22 @@ small pure-Python API over it::
     nandlab.reproduce("nfs-energy", "results/nfs-energy", scale="quick").metrics
     s = nandlab.run_ssd("examples/ssd-random-write.toml")   # or TOML text, or a dict
     s.summary["waf"], s.latency(), s.valid_page_map()
+    cfg = nandlab.RunConfig.from_toml("examples/ssd-random-write.toml")   # checked, typed
+    cfg.ftl.op_fraction = 0.4; nandlab.run_ssd(cfg.validate())
     t = nandlab.replay("trace.csv", "msr", "examples/device-mlc.toml")
     dev = nandlab.preset("mlc1"); dev["geometry"]["dies_per_chip"] = 4
     nandlab.chip(device=dev, workload="srd", requests=1000)
     e = nandlab.engine(iaa=True, u2di=True, free_space=0.2)     # paper 000 engine on the SSD
     e.queries_per_s, e.page_copies, e.queries()
+
+Long runs (run_ssd, replay, reproduce, engine) show a progress bar (``progress=False`` hides
+it, a callable receives ``(done, total)``) and stop on Ctrl-C by raising `Interrupted`, a
+KeyboardInterrupt whose ``.result`` holds the results so far (see `nandlab.progress`).
 """
 
 from nandlab._nandlab import preset_names, preset_toml, version
 from nandlab.chip import ChipResult, chip, preset
+from nandlab.config import RunConfig
 from nandlab.engine import EngineResult, engine
 from nandlab.experiments import (
     ExperimentInfo,
@@ -25,13 +32,16 @@ from nandlab.experiments import (
     list_experiments,
     reproduce,
 )
+from nandlab.progress import Interrupted
 from nandlab.ssd import SsdResult, replay, run_ssd
 
 __all__ = [
     "ChipResult",
     "EngineResult",
     "ExperimentInfo",
+    "Interrupted",
     "Reproduction",
+    "RunConfig",
     "SsdResult",
     "__version__",
     "chip",

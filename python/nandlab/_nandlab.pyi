@@ -1,8 +1,10 @@
 """Type stubs of the private extension module (kept true by mypy.stubtest in the tests)."""
 
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = [
+    "check_run_config",
     "experiments",
     "preset_names",
     "preset_toml",
@@ -16,11 +18,31 @@ __all__ = [
 
 def version() -> str: ...
 def run_chip(spec_json: str) -> str: ...
-def reproduce(id: str, out: Path | str, scale: str, seed: int) -> str: ...
-def run_ssd(origin: str, config_toml: str) -> str: ...
-def run_engine(spec_json: str) -> str: ...
+def reproduce(
+    id: str,
+    out: Path | str,
+    scale: str,
+    seed: int,
+    progress: Callable[[int, int | None], object] | None = None,
+) -> str: ...
+def run_ssd(
+    origin: str,
+    config_toml: str,
+    out: Path | str | None = None,
+    progress: Callable[[int, int | None], object] | None = None,
+) -> str: ...
+def check_run_config(origin: str, config_toml: str) -> str: ...
+def run_engine(
+    spec_json: str, progress: Callable[[int, int | None], object] | None = None
+) -> str: ...
 def replay(
-    trace: Path | str, format: str, device_toml: str, closed_loop: bool, seed: int
+    trace: Path | str,
+    format: str,
+    device_toml: str,
+    closed_loop: bool,
+    seed: int,
+    out: Path | str | None = None,
+    progress: Callable[[int, int | None], object] | None = None,
 ) -> str: ...
 def experiments() -> str: ...
 def preset_names() -> list[str]: ...

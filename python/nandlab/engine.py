@@ -1,5 +1,6 @@
 """The database storage engine of paper 000 on the simulated SSD: conventional vs co-designed
-(Insert Address Assist, Update-to-Delete+Insert) under the paper's two protocols."""
+(Insert Address Assist, Update-to-Delete+Insert) under the paper's two protocols. Runs show a
+progress bar and stop on Ctrl-C keeping the queries measured (see `nandlab.progress`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from nandlab import _nandlab
+from nandlab.progress import Progress, run
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -17,12 +19,13 @@ QUERY_KINDS = ("insert", "delete", "update")
 
 @dataclass(frozen=True)
 class EngineResult:
-    """Metrics of the measured queries."""
+    """Metrics of the measured queries (of those run so far when `interrupted` by Ctrl-C)."""
 
     metrics: dict[str, Any]
     queries_per_s: float
     mj_per_query: float
     we_cycles_per_block: float
+    interrupted: bool = False
 
     @property
     def page_copies(self) -> int:
@@ -54,13 +57,15 @@ def engine(
     blocks_per_plane: int = 32,
     pages_per_block: int = 32,
     seed: int = 0,
+    progress: Progress = True,
 ) -> EngineResult:
     """Runs the engine (IAA and U2DI switched as given) on the miyaji2014 SSD.
 
     With ``drifting=False`` (paper 000 Fig. 12): fill to `free_space`, then `warmup_queries`
     and `queries` random queries with P(Insert) = P(Delete) and P(Update) = `update_fraction`.
     With ``drifting=True`` (Table I): fill to 80 % free, then I/D/U 40/20/40 until 20 % free.
-    Bad values raise ValueError naming the key.
+    Bad values raise ValueError naming the key. `progress`: see `nandlab.progress` (it counts
+    inserts and queries); Ctrl-C raises `nandlab.Interrupted` holding the metrics so far.
     """
     protocol: dict[str, Any]
     if drifting:
@@ -93,10 +98,22 @@ def engine(
         "protocol": protocol,
         "seed": seed,
     }
-    out = json.loads(_nandlab.run_engine(json.dumps(spec)))
-    return EngineResult(
-        metrics=out["metrics"],
-        queries_per_s=out["queries_per_s"],
-        mj_per_query=out["mj_per_query"],
-        we_cycles_per_block=out["we_cycles_per_block"],
+    spec_json = json.dumps(spec)
+
+    def build(text: str) -> EngineResult:
+        out = json.loads(text)
+        return EngineResult(
+            metrics=out["metrics"],
+            queries_per_s=out["queries_per_s"],
+            mj_per_query=out["mj_per_query"],
+            we_cycles_per_block=out["we_cycles_per_block"],
+            interrupted=bool(out.get("interrupted", False)),
+        )
+
+    return run(
+        lambda callback: _nandlab.run_engine(spec_json, callback),
+        build,
+        progress,
+        desc="engine",
+        unit="op",
     )

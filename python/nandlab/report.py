@@ -153,6 +153,9 @@ def _section(r: Reproduction, anchor: str, root: Path, about: tuple[str, str] | 
         f"<h2>{html.escape(r.experiment)}{_where(r, root)}"
         f" <small>{html.escape(reference)}</small></h2>",
         f"<p>{html.escape(title)}</p>",
+        '<p class="note">Interrupted (Ctrl-C): the points finished before it.</p>'
+        if r.interrupted
+        else "",
         _figure(r),
         "<h3>Summary metrics</h3>",
         metrics_table(r.metrics).to_html(index=False, border=0, classes="metrics"),

@@ -6,8 +6,10 @@ dict of the same shape::
     r = nandlab.run_ssd("examples/ssd-random-write.toml")
     r.summary["waf"], r.latency(), r.valid_page_map()
     r = nandlab.run_ssd({"device": {"preset": "slc"}, "workload": {"pattern": "random", ...}})
+    r = nandlab.run_ssd("big.toml", out="results/big")   # also the files of `nandlab run --out`
 
-Unknown keys and bad values raise ValueError naming the key, with the CLI's message.
+Unknown keys and bad values raise ValueError naming the key, with the CLI's message. Runs show
+a progress bar and stop on Ctrl-C keeping the requests completed (see `nandlab.progress`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nandlab import _nandlab
+from nandlab.progress import Progress, run
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,6 +54,11 @@ class SsdResult:
 
     config_toml: str = field(repr=False)
     report: dict[str, Any] = field(repr=False)
+
+    @property
+    def interrupted(self) -> bool:
+        """The run was stopped (Ctrl-C): the report covers the requests completed by then."""
+        return bool(self.report.get("interrupted", False))
 
     @property
     def summary(self) -> dict[str, float]:
@@ -120,11 +128,24 @@ class SsdResult:
         return rows
 
 
-def run_ssd(config: Config) -> SsdResult:
-    """Runs an SSD config (see `Config`) and returns its report; bad keys raise ValueError."""
+def run_ssd(
+    config: Config, *, out: str | Path | None = None, progress: Progress = True
+) -> SsdResult:
+    """Runs an SSD config (see `Config`) and returns its report; bad keys raise ValueError.
+
+    With `out`, also writes report.json and the CSVs of ``nandlab run --out`` (the same bytes).
+    `progress`: see `nandlab.progress`; Ctrl-C raises `nandlab.Interrupted` holding the
+    result of the requests completed (and writes it to `out`).
+    """
     origin, text = _config_text(config)
-    report = json.loads(_nandlab.run_ssd(origin, text))
-    return SsdResult(config_toml=text, report=report)
+    target = None if out is None else Path(out)
+    return run(
+        lambda callback: _nandlab.run_ssd(origin, text, target, callback),
+        lambda report: SsdResult(config_toml=text, report=json.loads(report)),
+        progress,
+        desc="run_ssd",
+        unit="req",
+    )
 
 
 def replay(
@@ -134,18 +155,34 @@ def replay(
     *,
     closed_loop: bool = False,
     seed: int = 0,
+    out: str | Path | None = None,
+    progress: Progress = True,
 ) -> SsdResult:
     """Replays a block trace (``msr``, ``blkparse``, ``disksim`` or ``native``) on an SSD.
 
     `device` is a device file, TOML text or dict with ``[device]`` and ``[ftl]`` (as in
     examples/device-mlc.toml); None uses the default device of ``nandlab replay``. Requests
     beyond the SSD's capacity are folded into it; their count is ``summary["folded_requests"]``.
+    `out` and `progress` as in `run_ssd`.
     """
     device_toml = "" if device is None else _config_text(device)[1]
-    out = json.loads(_nandlab.replay(Path(trace), format, device_toml, closed_loop, seed))
-    report = out["report"]
-    report["folded_requests"] = out["folded_requests"]
-    return SsdResult(config_toml=device_toml, report=report)
+    target = None if out is None else Path(out)
+
+    def build(text: str) -> SsdResult:
+        replayed = json.loads(text)
+        report = replayed["report"]
+        report["folded_requests"] = replayed["folded_requests"]
+        return SsdResult(config_toml=device_toml, report=report)
+
+    return run(
+        lambda callback: _nandlab.replay(
+            Path(trace), format, device_toml, closed_loop, seed, target, callback
+        ),
+        build,
+        progress,
+        desc="replay",
+        unit="req",
+    )
 
 
 def _config_text(config: Config) -> tuple[str, str]:

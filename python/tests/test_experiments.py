@@ -1,6 +1,8 @@
 import subprocess
 from pathlib import Path
 
+from cli import NANDLAB
+
 import nandlab
 
 REPO = Path(__file__).resolve().parents[2]
@@ -21,7 +23,7 @@ def test_reproduce_energy_matches_table_iii(tmp_path: Path) -> None:
 
 def test_summary_json_is_byte_identical_from_cli_and_python(tmp_path: Path) -> None:
     nandlab.reproduce("nfs-dies", tmp_path / "py", scale="quick", seed=3)
-    cli = REPO / "target" / "release" / "nandlab"
+    cli = NANDLAB
     subprocess.run(
         [
             str(cli),

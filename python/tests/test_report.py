@@ -102,3 +102,14 @@ def test_metrics_table_pairs_each_metric_with_the_paper_value() -> None:
         "ops": ("2,000", ""),
         "elsewhere": ("", "1.5"),
     }
+
+
+def test_an_interrupted_run_is_marked_and_its_flag_is_no_metric(tmp_path: Path) -> None:
+    folder = tmp_path / "ftl-something"
+    folder.mkdir()
+    summary = {"experiment": "ftl-something", "interrupted": True, "waf": 2.25}
+    (folder / "summary.json").write_text(json.dumps(summary))
+    (folder / "waf.csv").write_text("utilization,waf\n0.5,1.5\n")
+    page = report.build_html(tmp_path)
+    assert "Interrupted (Ctrl-C)" in page
+    assert "<td>interrupted</td>" not in page

@@ -1,9 +1,11 @@
+import subprocess
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from cli import NANDLAB
 
 import nandlab
 from nandlab.ssd import LATENCY_COLUMNS, to_toml
@@ -121,3 +123,17 @@ def test_toml_emitter_round_trips_through_tomllib() -> None:
     assert tomllib.loads(to_toml(config)) == expected
     with pytest.raises(TypeError, match="no TOML value for object"):
         to_toml({"bad": object()})
+
+
+def test_report_files_are_byte_identical_from_cli_and_python(tmp_path: Path) -> None:
+    nandlab.run_ssd(EXAMPLE, out=tmp_path / "py", progress=False)
+    subprocess.run(
+        [str(NANDLAB), "run", str(EXAMPLE), "--out", str(tmp_path / "cli")],
+        check=True,
+        capture_output=True,
+    )
+    files = ["report.json", "latency_cdf.csv", "erase_histogram.csv", "valid_page_map.csv"]
+    for name in files:
+        py, cli = (tmp_path / side / name for side in ("py", "cli"))
+        assert py.read_bytes() == cli.read_bytes(), name
+    assert not nandlab.run_ssd(EXAMPLE, progress=False).interrupted

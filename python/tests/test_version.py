@@ -1,14 +1,12 @@
 import subprocess
-from pathlib import Path
+
+from cli import NANDLAB
 
 import nandlab
 
-REPO = Path(__file__).resolve().parents[2]
-
 
 def test_version_matches_the_cli() -> None:
-    cli = REPO / "target" / "release" / "nandlab"
-    out = subprocess.run([str(cli), "--version"], capture_output=True, text=True, check=True)
+    out = subprocess.run([str(NANDLAB), "--version"], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == f"nandlab {nandlab.__version__}"
 
 

@@ -24,5 +24,6 @@ pub use metrics::{EngineMetrics, QueryKind, QueryStats, RunMetrics};
 pub use table::RowId;
 pub use workload::{
     ConstantFreeSpace, DriftingFreeSpace, QueryGenerator, QueryMix, fill_to_free_space,
-    run_queries, run_until_free_space,
+    fill_to_free_space_while, run_queries, run_queries_while, run_until_free_space,
+    run_until_free_space_while,
 };

@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use nandlab_lab::chip::ChipRunSpec;
+use nandlab_lab::control::Control;
 use nandlab_lab::experiments::{self, RunOptions, Scale};
 use nandlab_lab::{LabError, LabResult, bench, output};
 use nandlab_nand::sched::{ChipReport, ChipWorkloadKind, SchedulerPolicy};
@@ -144,10 +145,10 @@ struct RunArgs {
     /// Overrides the config's seed.
     #[arg(long)]
     seed: Option<u64>,
-    /// Write report.json and CSVs into this folder.
     /// Also write the request stream to this native CSV trace (replay it with --format native).
     #[arg(long)]
     capture: Option<PathBuf>,
+    /// Write report.json and CSVs into this folder.
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -175,6 +176,7 @@ struct ReplayArgs {
     /// Also write the request stream to this native CSV trace (replay it with --format native).
     #[arg(long)]
     capture: Option<PathBuf>,
+    /// Write report.json and CSVs into this folder.
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -190,13 +192,25 @@ struct FioArgs {
     /// Also write the request stream to this native CSV trace (replay it with --format native).
     #[arg(long)]
     capture: Option<PathBuf>,
+    /// Write report.json and CSVs into this folder.
     #[arg(long)]
     out: Option<PathBuf>,
 }
 
+/// Exit status of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
+const EXIT_INTERRUPTED: u8 = 130;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
+    let control = Control::new();
+    if matches!(
+        cli.command,
+        Command::Reproduce(_) | Command::Run(_) | Command::Replay(_) | Command::Fio(_)
+    ) {
+        stop_on_ctrl_c(&control);
+    }
+    match run(cli, &control) {
+        Ok(()) if control.is_cancelled() => ExitCode::from(EXIT_INTERRUPTED),
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -205,13 +219,29 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> LabResult<()> {
+/// The first Ctrl-C cancels `control` (the run stops admitting work and writes what it has);
+/// a second one exits at once. Without a handler (it could not be installed), Ctrl-C keeps its
+/// default: the process ends at once.
+fn stop_on_ctrl_c(control: &Control) {
+    let control = control.clone();
+    let installed = ctrlc::set_handler(move || {
+        if control.is_cancelled() {
+            std::process::exit(i32::from(EXIT_INTERRUPTED));
+        }
+        control.cancel();
+    });
+    if let Err(e) = installed {
+        eprintln!("note: Ctrl-C will not keep partial results ({e})");
+    }
+}
+
+fn run(cli: Cli, control: &Control) -> LabResult<()> {
     match cli.command {
         Command::Chip(args) => chip(args),
-        Command::Reproduce(args) => reproduce(args),
-        Command::Run(args) => run_ssd(args),
-        Command::Replay(args) => replay(args),
-        Command::Fio(args) => fio(args),
+        Command::Reproduce(args) => reproduce(args, control),
+        Command::Run(args) => run_ssd(args, control),
+        Command::Replay(args) => replay(args, control),
+        Command::Fio(args) => fio(args, control),
         Command::Bench(args) => match args.target.as_str() {
             "ssd" => {
                 let requests = args.requests.unwrap_or(4_000_000);
@@ -422,7 +452,7 @@ fn write_chip_report(spec: &ChipRunSpec, r: &ChipReport, dir: &std::path::Path) 
     output::write_file(&dir.join("op_kinds.csv"), &kinds)
 }
 
-fn reproduce(args: ReproduceArgs) -> LabResult<()> {
+fn reproduce(args: ReproduceArgs, control: &Control) -> LabResult<()> {
     if args.list {
         for e in experiments::registry() {
             out!("{:16} {:34} {}", e.id, e.reference, e.title);
@@ -443,6 +473,7 @@ fn reproduce(args: ReproduceArgs) -> LabResult<()> {
             Scale::Standard
         },
         seed: args.seed,
+        control: control.clone(),
     };
     let result = experiments::reproduce(&id, &options, &args.out)?;
     out!("{id}:");
@@ -450,6 +481,9 @@ fn reproduce(args: ReproduceArgs) -> LabResult<()> {
         out!("  {k:44} {v:.4}");
     }
     out!("wrote {}", args.out.display());
+    if result.interrupted {
+        eprintln!("interrupted: kept results of {} points", result.rows());
+    }
     Ok(())
 }
 
@@ -469,6 +503,7 @@ fn demo() -> LabResult<()> {
     let options = RunOptions {
         scale: Scale::Quick,
         seed: 0,
+        ..RunOptions::default()
     };
     let experiment = experiments::find("miyaji-freespace")?;
     let result = (experiment.run)(&options)?;
@@ -534,16 +569,22 @@ fn peak_rss_kb() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-fn finish_ssd(report: &nandlab_ftl::SsdReport, out: Option<PathBuf>) -> LabResult<()> {
-    out_raw!("{}", nandlab_lab::ssd::summary_text(report));
+fn finish_ssd(run: &nandlab_lab::ssd::SsdRun, out: Option<PathBuf>) -> LabResult<()> {
+    out_raw!("{}", nandlab_lab::ssd::summary_text(&run.report));
     if let Some(dir) = out {
-        nandlab_lab::ssd::write_ssd_results(report, &dir)?;
+        nandlab_lab::ssd::write_ssd_results(run, &dir)?;
         out!("wrote {}", dir.display());
+    }
+    if run.interrupted {
+        eprintln!(
+            "interrupted: kept results of {} requests",
+            run.report.completed
+        );
     }
     Ok(())
 }
 
-fn run_ssd(args: RunArgs) -> LabResult<()> {
+fn run_ssd(args: RunArgs, control: &Control) -> LabResult<()> {
     let text = std::fs::read_to_string(&args.config).map_err(|source| LabError::Read {
         path: args.config.display().to_string(),
         source,
@@ -553,8 +594,8 @@ fn run_ssd(args: RunArgs) -> LabResult<()> {
     if let Some(seed) = args.seed {
         config.seed = seed;
     }
-    let report = nandlab_lab::ssd::run_config_captured(&config, args.capture.as_deref())?;
-    finish_ssd(&report, args.out)
+    let run = nandlab_lab::ssd::run_config_captured(&config, args.capture.as_deref(), control)?;
+    finish_ssd(&run, args.out)
 }
 
 fn device_or_default(path: Option<&PathBuf>) -> LabResult<nandlab_ftl::SsdConfig> {
@@ -564,7 +605,7 @@ fn device_or_default(path: Option<&PathBuf>) -> LabResult<nandlab_ftl::SsdConfig
     }
 }
 
-fn replay(args: ReplayArgs) -> LabResult<()> {
+fn replay(args: ReplayArgs, control: &Control) -> LabResult<()> {
     use nandlab_workload::{ArrivalMode, BlkparseAction, TraceOptions};
     let options = TraceOptions {
         arrival: if args.closed_loop {
@@ -581,15 +622,15 @@ fn replay(args: ReplayArgs) -> LabResult<()> {
     };
     let source = nandlab_workload::open_trace(&args.trace, args.format, &options)?;
     let config = device_or_default(args.device.as_ref())?;
-    let (report, folded) =
-        nandlab_lab::ssd::run_source(config, args.seed, source, args.capture.as_deref())?;
+    let (run, folded) =
+        nandlab_lab::ssd::run_source(config, args.seed, source, args.capture.as_deref(), control)?;
     if folded > 0 {
         out!("note: {folded} requests beyond the SSD's logical capacity were folded into it");
     }
-    finish_ssd(&report, args.out)
+    finish_ssd(&run, args.out)
 }
 
-fn fio(args: FioArgs) -> LabResult<()> {
+fn fio(args: FioArgs, control: &Control) -> LabResult<()> {
     let job = nandlab_workload::fio::FioJobFile::open(&args.jobfile)?;
     let mut config = device_or_default(args.device.as_ref())?;
     let capacity = nandlab_ftl::Ssd::new(config.clone(), args.seed)?.logical_capacity_bytes();
@@ -601,11 +642,12 @@ fn fio(args: FioArgs) -> LabResult<()> {
     config.ftl.queue_depth = u32::try_from(generator.queue_depth())
         .unwrap_or(u32::MAX)
         .max(1);
-    let (report, _) = nandlab_lab::ssd::run_source(
+    let (run, _) = nandlab_lab::ssd::run_source(
         config,
         args.seed,
         generator.map(Ok),
         args.capture.as_deref(),
+        control,
     )?;
-    finish_ssd(&report, args.out)
+    finish_ssd(&run, args.out)
 }

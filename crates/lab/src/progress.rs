@@ -1,12 +1,23 @@
-//! Progress bars on the terminal for long runs (hidden when stderr is not a terminal, and only
-//! drawn after the first second so short runs print nothing).
+//! Progress of long runs: a bar on the terminal (hidden when stderr is not a terminal, and only
+//! drawn after the first second so short runs print nothing) and the run's [`Control`], which
+//! can stop the run.
 
+use crate::control::Control;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::time::Duration;
 
+/// Items consumed between two updates of the bar and the control.
+const BATCH: u64 = 256;
+
 /// Wraps an iterator so that consuming it advances a progress bar of `total` items (or a
-/// spinner when the total is unknown).
-pub fn with_progress<I: Iterator>(iter: I, total: Option<u64>, what: &str) -> Progress<I> {
+/// spinner when the total is unknown) and `control`'s count; once `control` is cancelled the
+/// wrapper ends (returns `None`) without taking more items from `iter`.
+pub fn with_progress<I: Iterator>(
+    iter: I,
+    total: Option<u64>,
+    what: &str,
+    control: &Control,
+) -> Progress<I> {
     let bar = match total {
         Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr_with_hz(4)),
         None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4)),
@@ -18,10 +29,14 @@ pub fn with_progress<I: Iterator>(iter: I, total: Option<u64>, what: &str) -> Pr
     bar.set_style(style);
     bar.set_message(what.to_string());
     bar.enable_steady_tick(Duration::from_secs(1));
+    control.start(total);
     Progress {
         inner: iter,
         bar,
+        control: control.clone(),
         pending: 0,
+        ended: false,
+        cut_short: false,
     }
 }
 
@@ -29,20 +44,56 @@ pub fn with_progress<I: Iterator>(iter: I, total: Option<u64>, what: &str) -> Pr
 pub struct Progress<I> {
     inner: I,
     bar: ProgressBar,
+    control: Control,
+    /// Items taken since the last update.
     pending: u64,
+    ended: bool,
+    cut_short: bool,
+}
+
+impl<I> Progress<I> {
+    /// Whether the stream ended because the control was cancelled (items were left).
+    pub fn cut_short(&self) -> bool {
+        self.cut_short
+    }
+
+    fn flush(&mut self) {
+        self.bar.inc(self.pending);
+        self.control.advance(self.pending);
+        self.pending = 0;
+    }
+
+    fn end(&mut self) {
+        if !self.ended {
+            self.ended = true;
+            self.flush();
+            self.control.finish();
+            self.bar.finish_and_clear();
+        }
+    }
 }
 
 impl<I: Iterator> Iterator for Progress<I> {
     type Item = I::Item;
     fn next(&mut self) -> Option<I::Item> {
-        let item = self.inner.next();
-        self.pending += 1;
-        if self.pending == 4096 || item.is_none() {
-            self.bar.inc(self.pending);
-            self.pending = 0;
+        if self.ended {
+            return None;
         }
-        if item.is_none() {
-            self.bar.finish_and_clear();
+        if self.control.is_cancelled() {
+            self.cut_short = true;
+            self.end();
+            return None;
+        }
+        let item = self.inner.next();
+        match item {
+            Some(_) => {
+                self.pending += 1;
+                if self.pending == BATCH {
+                    // a cancel seen here ends the stream at the next call
+                    self.flush();
+                }
+            }
+            None => self.end(),
         }
         item
     }
@@ -50,6 +101,6 @@ impl<I: Iterator> Iterator for Progress<I> {
 
 impl<I> Drop for Progress<I> {
     fn drop(&mut self) {
-        self.bar.finish_and_clear();
+        self.end();
     }
 }

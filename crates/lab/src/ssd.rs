@@ -4,8 +4,10 @@
 //! the workload; unknown keys are rejected with their name. Without `--device`, replay and fio
 //! use the documented default SSD ([`default_device`]).
 
+use crate::control::Control;
 use crate::error::{LabError, LabResult};
 use crate::output::write_file;
+use crate::progress::with_progress;
 use nandlab_ftl::{DeviceConfig, FtlConfig, Precondition, Ssd, SsdConfig, SsdReport};
 use nandlab_workload::{BlockRequest, NativeCsvWriter, SyntheticSpec, WorkloadError};
 use serde::{Deserialize, Serialize};
@@ -44,6 +46,26 @@ impl RunConfig {
             device: self.device.clone(),
             ftl: self.ftl.clone(),
         }
+    }
+
+    /// Checks the config as `nandlab run` does before running (the device and FTL keys by
+    /// building the SSD, the workload against its capacity) without running anything; the
+    /// errors name the offending key. (The precondition's keys are checked when it runs.)
+    pub fn check(&self) -> LabResult<()> {
+        let ssd = Ssd::new(self.ssd_config(), self.seed)?;
+        self.workload_on(&ssd).map(drop)
+    }
+
+    /// The workload with `span_bytes = 0` resolved to `ssd`'s logical capacity, checked.
+    fn workload_on(&self, ssd: &Ssd) -> LabResult<SyntheticSpec> {
+        let mut spec = self.workload.clone();
+        if spec.span_bytes == 0 {
+            spec.span_bytes = ssd
+                .logical_capacity_bytes()
+                .saturating_sub(spec.offset_bytes);
+        }
+        spec.validate().map_err(|e| e.within("workload"))?;
+        Ok(spec)
     }
 }
 
@@ -116,31 +138,52 @@ impl<I: Iterator<Item = Result<BlockRequest, WorkloadError>>> Iterator for Captu
     }
 }
 
-/// Runs a run config: builds the SSD, preconditions it, runs the workload.
-pub fn run_config(config: &RunConfig) -> LabResult<SsdReport> {
-    run_config_captured(config, None)
+/// The report of an SSD run and whether it was interrupted: then the report covers the
+/// requests admitted before the cancel (all of them completed). Serializes as the report's
+/// fields plus `"interrupted": true` when interrupted, so uninterrupted runs give the plain
+/// report's bytes.
+#[derive(Clone, Debug, Serialize)]
+pub struct SsdRun {
+    #[serde(flatten)]
+    pub report: SsdReport,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
-/// [`run_config`], writing the request stream to `capture` as a native CSV trace.
-pub fn run_config_captured(config: &RunConfig, capture: Option<&Path>) -> LabResult<SsdReport> {
+impl SsdRun {
+    /// The text of `report.json` (without the final newline).
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).expect("reports serialize")
+    }
+}
+
+/// Runs a run config: builds the SSD, preconditions it, runs the workload.
+pub fn run_config(config: &RunConfig) -> LabResult<SsdReport> {
+    Ok(run_config_captured(config, None, &Control::new())?.report)
+}
+
+/// [`run_config`], writing the request stream to `capture` as a native CSV trace, reporting
+/// progress (requests admitted) to `control` and stopping early when it is cancelled.
+pub fn run_config_captured(
+    config: &RunConfig,
+    capture: Option<&Path>,
+    control: &Control,
+) -> LabResult<SsdRun> {
     let mut ssd = Ssd::new(config.ssd_config(), config.seed)?;
     if let Some(p) = &config.precondition {
         ssd.precondition(p)?;
     }
-    let mut spec = config.workload.clone();
-    if spec.span_bytes == 0 {
-        spec.span_bytes = ssd
-            .logical_capacity_bytes()
-            .saturating_sub(spec.offset_bytes);
-    }
-    spec.validate().map_err(|e| e.within("workload"))?;
+    let spec = config.workload_on(&ssd)?;
     let total = spec.request_count;
     let generator = spec.generator()?;
-    let requests = crate::progress::with_progress(generator.map(Ok), total, "run");
-    let mut captured = Capture::new(requests, capture)?;
+    let mut requests = with_progress(generator.map(Ok), total, "run", control);
+    let mut captured = Capture::new(&mut requests, capture)?;
     let report = ssd.run_source(&mut captured)?;
     captured.finish()?;
-    Ok(report)
+    Ok(SsdRun {
+        report,
+        interrupted: requests.cut_short(),
+    })
 }
 
 /// Folds requests beyond the logical capacity back into it (traces often come from larger
@@ -172,30 +215,36 @@ impl<I: Iterator<Item = Result<BlockRequest, WorkloadError>>> Iterator for Fold<
 }
 
 /// Replays any request source on `config`, folding out-of-range requests and optionally
-/// capturing the (folded) stream; returns the report and the number of folded requests.
+/// capturing the (folded) stream, reporting progress to `control` and stopping early when it
+/// is cancelled; returns the run and the number of folded requests.
 pub fn run_source(
     config: SsdConfig,
     seed: u64,
     source: impl Iterator<Item = Result<BlockRequest, WorkloadError>>,
     capture: Option<&Path>,
-) -> LabResult<(SsdReport, u64)> {
+    control: &Control,
+) -> LabResult<(SsdRun, u64)> {
     let mut ssd = Ssd::new(config, seed)?;
     let mut fold = Fold {
-        inner: crate::progress::with_progress(source, None, "replay"),
+        inner: with_progress(source, None, "replay", control),
         capacity_bytes: ssd.logical_capacity_bytes(),
         folded: 0,
     };
     let mut captured = Capture::new(&mut fold, capture)?;
     let report = ssd.run_source(&mut captured)?;
     captured.finish()?;
-    Ok((report, fold.folded))
+    let run = SsdRun {
+        report,
+        interrupted: fold.inner.cut_short(),
+    };
+    Ok((run, fold.folded))
 }
 
 /// Writes `report.json` (fio-like sections), `latency_cdf.csv`, `erase_histogram.csv` and
 /// `valid_page_map.csv` into `dir`.
-pub fn write_ssd_results(report: &SsdReport, dir: &Path) -> LabResult<()> {
-    let json = serde_json::to_string_pretty(report).expect("reports serialize") + "\n";
-    write_file(&dir.join("report.json"), &json)?;
+pub fn write_ssd_results(run: &SsdRun, dir: &Path) -> LabResult<()> {
+    write_file(&dir.join("report.json"), &(run.to_json_pretty() + "\n"))?;
+    let report = &run.report;
     let mut cdf = String::from("op,latency_us,fraction\n");
     for (op, section) in [
         ("read", &report.read),

@@ -8,6 +8,7 @@ fn quick(id: &str) -> ExperimentResult {
     let options = RunOptions {
         scale: Scale::Quick,
         seed: 0,
+        ..RunOptions::default()
     };
     let result = experiments::reproduce(id, &options, &dir).unwrap();
     assert!(dir.join("summary.json").exists());

@@ -7,6 +7,7 @@ fn quick(id: &str) -> experiments::ExperimentResult {
     let options = RunOptions {
         scale: Scale::Quick,
         seed: 0,
+        ..RunOptions::default()
     };
     let result = experiments::reproduce(id, &options, &dir).unwrap();
     let summary = std::fs::read_to_string(dir.join("summary.json")).unwrap();

@@ -1,12 +1,77 @@
 //! PyO3 bindings: thin wrappers over `nandlab_lab::api`. No simulation logic lives here; every
 //! function takes and returns plain strings (JSON) so the Python package owns the data model.
+//!
+//! Long runs release the GIL and take an optional `progress(done, total_or_None)` callable.
+//! About every 100 ms the run re-attaches to the interpreter, checks for signals and calls
+//! `progress`. A KeyboardInterrupt (Ctrl-C, or raised by `progress`) stops the run, which
+//! still returns its partial result: the KeyboardInterrupt is raised with that result's JSON
+//! in its `partial_json` attribute. Any other exception raised by `progress` stops the run and
+//! is raised as is.
 
-use pyo3::exceptions::PyValueError;
+use nandlab_lab::control::{Control, ProgressSink};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 fn to_py(e: nandlab_lab::LabError) -> PyErr {
     PyValueError::new_err(e.to_string())
+}
+
+/// What the progress ticks of one run share with the caller: the callback and the first error
+/// raised by the signal check or the callback.
+struct Ticks {
+    callback: Option<Py<PyAny>>,
+    error: Mutex<Option<PyErr>>,
+}
+
+/// The run's progress sink: a handle on its [`Ticks`].
+struct PySink(Arc<Ticks>);
+
+impl ProgressSink for PySink {
+    fn tick(&self, done: u64, total: Option<u64>) -> ControlFlow<()> {
+        Python::attach(|py| {
+            let outcome = py.check_signals().and_then(|()| match &self.0.callback {
+                Some(callback) => callback.call1(py, (done, total)).map(drop),
+                None => Ok(()),
+            });
+            match outcome {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => {
+                    let mut error = self.0.error.lock().unwrap_or_else(|p| p.into_inner());
+                    error.get_or_insert(e);
+                    ControlFlow::Break(())
+                }
+            }
+        })
+    }
+}
+
+/// Runs `run` without the GIL under a [`Control`] whose ticks check signals and call
+/// `progress`; see the module docs for what an interrupt raises.
+fn controlled<F>(py: Python<'_>, progress: Option<Py<PyAny>>, run: F) -> PyResult<String>
+where
+    F: FnOnce(&Control) -> nandlab_lab::LabResult<String> + Send,
+{
+    let ticks = Arc::new(Ticks {
+        callback: progress,
+        error: Mutex::new(None),
+    });
+    let control = Control::with_sink(PySink(Arc::clone(&ticks)));
+    let result = py.detach(|| run(&control));
+    let error = ticks.error.lock().unwrap_or_else(|p| p.into_inner()).take();
+    match (result, error) {
+        (Ok(json), None) => Ok(json),
+        (Ok(json), Some(error)) => {
+            if error.is_instance_of::<PyKeyboardInterrupt>(py) {
+                error.value(py).setattr("partial_json", json)?;
+            }
+            Err(error)
+        }
+        (Err(_), Some(error)) => Err(error),
+        (Err(e), None) => Err(to_py(e)),
+    }
 }
 
 /// The nandlab version (same as `nandlab --version`).
@@ -22,30 +87,53 @@ fn run_chip(py: Python<'_>, spec_json: String) -> PyResult<String> {
         .map_err(to_py)
 }
 
-/// Runs experiment `id` into `out`; returns the text of `summary.json`. Releases the GIL.
+/// Runs experiment `id` into `out`; returns the text of `summary.json`. Releases the GIL;
+/// `progress(points_done, points_total_or_None)`.
 #[pyfunction]
+#[pyo3(signature = (id, out, scale, seed, progress=None))]
 fn reproduce(
     py: Python<'_>,
     id: String,
     out: PathBuf,
     scale: String,
     seed: u64,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
-    py.detach(|| nandlab_lab::api::reproduce_json(&id, &out, &scale, seed))
-        .map_err(to_py)
+    controlled(py, progress, |control| {
+        nandlab_lab::api::reproduce_json(&id, &out, &scale, seed, control)
+    })
 }
 
-/// Runs an SSD run config (TOML text, the `nandlab run` format); returns the report JSON.
-/// Releases the GIL.
+/// Runs an SSD run config (TOML text, the `nandlab run` format); returns the report JSON and,
+/// with `out`, writes the files of `nandlab run --out`. Releases the GIL;
+/// `progress(requests_done, requests_total)`.
 #[pyfunction]
-fn run_ssd(py: Python<'_>, origin: String, config_toml: String) -> PyResult<String> {
-    py.detach(|| nandlab_lab::api::run_ssd_toml(&origin, &config_toml))
-        .map_err(to_py)
+#[pyo3(signature = (origin, config_toml, out=None, progress=None))]
+fn run_ssd(
+    py: Python<'_>,
+    origin: String,
+    config_toml: String,
+    out: Option<PathBuf>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    controlled(py, progress, |control| {
+        nandlab_lab::api::run_ssd_toml(&origin, &config_toml, out.as_deref(), control)
+    })
 }
 
-/// Replays a trace file on an SSD; returns `{"report": …, "folded_requests": N}` as JSON.
-/// Releases the GIL.
+/// Checks a run config (TOML text) as `nandlab run` does before running; returns it as JSON
+/// with every default filled in. Bad keys raise ValueError with the CLI's message.
 #[pyfunction]
+fn check_run_config(origin: String, config_toml: String) -> PyResult<String> {
+    nandlab_lab::api::check_run_config_toml(&origin, &config_toml).map_err(to_py)
+}
+
+/// Replays a trace file on an SSD; returns `{"report": …, "folded_requests": N}` as JSON and,
+/// with `out`, writes the files of `nandlab replay --out`. Releases the GIL;
+/// `progress(requests_done, None)`.
+#[pyfunction]
+#[pyo3(signature = (trace, format, device_toml, closed_loop, seed, out=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
 fn replay(
     py: Python<'_>,
     trace: PathBuf,
@@ -53,17 +141,29 @@ fn replay(
     device_toml: String,
     closed_loop: bool,
     seed: u64,
+    out: Option<PathBuf>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
-    py.detach(|| nandlab_lab::api::replay_json(&trace, &format, &device_toml, closed_loop, seed))
-        .map_err(to_py)
+    controlled(py, progress, |control| {
+        nandlab_lab::api::replay_json(
+            &trace,
+            &format,
+            &device_toml,
+            (closed_loop, seed),
+            out.as_deref(),
+            control,
+        )
+    })
 }
 
 /// Runs a storage engine on the scaled miyaji2014 SSD (JSON spec in, metrics JSON out).
-/// Releases the GIL.
+/// Releases the GIL; `progress(inserts_and_queries_done, None)`.
 #[pyfunction]
-fn run_engine(py: Python<'_>, spec_json: String) -> PyResult<String> {
-    py.detach(|| nandlab_lab::api::run_engine_json(&spec_json))
-        .map_err(to_py)
+#[pyo3(signature = (spec_json, progress=None))]
+fn run_engine(py: Python<'_>, spec_json: String, progress: Option<Py<PyAny>>) -> PyResult<String> {
+    controlled(py, progress, |control| {
+        nandlab_lab::api::run_engine_json(&spec_json, control)
+    })
 }
 
 /// JSON list of `[id, reference, title]` for every experiment.
@@ -90,6 +190,7 @@ fn _nandlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_chip, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(run_ssd, m)?)?;
+    m.add_function(wrap_pyfunction!(check_run_config, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(run_engine, m)?)?;
     m.add_function(wrap_pyfunction!(experiments, m)?)?;

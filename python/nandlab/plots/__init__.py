@@ -61,7 +61,8 @@ def load(source: Source) -> Reproduction:
     experiment = summary.pop("experiment", None)
     if not isinstance(experiment, str):
         raise ValueError(f'{path}: no "experiment" key')
-    return Reproduction(experiment=experiment, metrics=summary, out=out)
+    interrupted = bool(summary.pop("interrupted", False))
+    return Reproduction(experiment=experiment, metrics=summary, out=out, interrupted=interrupted)
 
 
 def plot(source: Source) -> Figure:

@@ -149,6 +149,16 @@ pub fn fill_to_free_space<D: BlockDevice + CoDesignHints>(
     engine: &mut Engine<D>,
     free_space_fraction: f64,
 ) -> Result<u64, EngineError> {
+    fill_to_free_space_while(engine, free_space_fraction, &mut || true)
+}
+
+/// [`fill_to_free_space`], asking `keep_going` before each insert and stopping early when it
+/// says no (a cancelled run).
+pub fn fill_to_free_space_while<D: BlockDevice + CoDesignHints>(
+    engine: &mut Engine<D>,
+    free_space_fraction: f64,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<u64, EngineError> {
     if !(0.0..1.0).contains(&free_space_fraction) {
         return Err(EngineError::config(
             "free_space_fraction",
@@ -158,7 +168,7 @@ pub fn fill_to_free_space<D: BlockDevice + CoDesignHints>(
     }
     let live_target = ((1.0 - free_space_fraction) * engine.slot_count() as f64).ceil() as u64;
     let mut inserted = 0;
-    while engine.live_row_count() < live_target {
+    while engine.live_row_count() < live_target && keep_going() {
         engine.insert()?;
         inserted += 1;
     }
@@ -171,8 +181,22 @@ pub fn run_queries<D: BlockDevice + CoDesignHints>(
     generator: &mut QueryGenerator,
     query_count: u64,
 ) -> Result<RunMetrics, EngineError> {
+    run_queries_while(engine, generator, query_count, &mut || true)
+}
+
+/// [`run_queries`], asking `keep_going` before each query; the metrics cover the queries run
+/// when it says no.
+pub fn run_queries_while<D: BlockDevice + CoDesignHints>(
+    engine: &mut Engine<D>,
+    generator: &mut QueryGenerator,
+    query_count: u64,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<RunMetrics, EngineError> {
     let window = Window::open(engine);
     for _ in 0..query_count {
+        if !keep_going() {
+            break;
+        }
         let query = generator.next_query(engine);
         engine.execute(query)?;
     }
@@ -187,9 +211,27 @@ pub fn run_until_free_space<D: BlockDevice + CoDesignHints>(
     free_space_fraction_end: f64,
     query_count_max: u64,
 ) -> Result<RunMetrics, EngineError> {
+    run_until_free_space_while(
+        engine,
+        generator,
+        free_space_fraction_end,
+        query_count_max,
+        &mut || true,
+    )
+}
+
+/// [`run_until_free_space`], asking `keep_going` before each query; the metrics cover the
+/// queries run when it says no.
+pub fn run_until_free_space_while<D: BlockDevice + CoDesignHints>(
+    engine: &mut Engine<D>,
+    generator: &mut QueryGenerator,
+    free_space_fraction_end: f64,
+    query_count_max: u64,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<RunMetrics, EngineError> {
     let window = Window::open(engine);
     for _ in 0..query_count_max {
-        if engine.free_space_fraction() <= free_space_fraction_end {
+        if engine.free_space_fraction() <= free_space_fraction_end || !keep_going() {
             break;
         }
         let query = generator.next_query(engine);

@@ -1,6 +1,9 @@
 //! The two measurement protocols of paper 000 §4.
 
-use super::{QueryGenerator, QueryMix, fill_to_free_space, run_queries, run_until_free_space};
+use super::{
+    QueryGenerator, QueryMix, fill_to_free_space_while, run_queries_while,
+    run_until_free_space_while,
+};
 use crate::device::{BlockDevice, CoDesignHints};
 use crate::engine::Engine;
 use crate::error::EngineError;
@@ -31,11 +34,22 @@ impl ConstantFreeSpace {
         &self,
         engine: &mut Engine<D>,
     ) -> Result<RunMetrics, EngineError> {
+        self.run_while(engine, &mut || true)
+    }
+
+    /// [`ConstantFreeSpace::run`], asking `keep_going` before each insert and query and
+    /// stopping early when it says no: the metrics then cover the measured queries run so far
+    /// (none if it stopped during the fill or the warm-up).
+    pub fn run_while<D: BlockDevice + CoDesignHints>(
+        &self,
+        engine: &mut Engine<D>,
+        keep_going: &mut dyn FnMut() -> bool,
+    ) -> Result<RunMetrics, EngineError> {
         let mix = QueryMix::constant_free_space(self.update_fraction)?;
         let mut generator = QueryGenerator::new(mix, self.seed)?;
-        fill_to_free_space(engine, self.free_space_fraction)?;
-        run_queries(engine, &mut generator, self.warmup_query_count)?;
-        run_queries(engine, &mut generator, self.query_count)
+        fill_to_free_space_while(engine, self.free_space_fraction, keep_going)?;
+        run_queries_while(engine, &mut generator, self.warmup_query_count, keep_going)?;
+        run_queries_while(engine, &mut generator, self.query_count, keep_going)
     }
 }
 
@@ -61,6 +75,16 @@ impl DriftingFreeSpace {
         &self,
         engine: &mut Engine<D>,
     ) -> Result<RunMetrics, EngineError> {
+        self.run_while(engine, &mut || true)
+    }
+
+    /// [`DriftingFreeSpace::run`], asking `keep_going` before each insert and query and
+    /// stopping early when it says no: the metrics then cover the queries run so far.
+    pub fn run_while<D: BlockDevice + CoDesignHints>(
+        &self,
+        engine: &mut Engine<D>,
+        keep_going: &mut dyn FnMut() -> bool,
+    ) -> Result<RunMetrics, EngineError> {
         if self.mix.insert <= self.mix.delete {
             return Err(EngineError::config(
                 "mix.insert",
@@ -69,12 +93,13 @@ impl DriftingFreeSpace {
             ));
         }
         let mut generator = QueryGenerator::new(self.mix, self.seed)?;
-        fill_to_free_space(engine, self.free_space_fraction_start)?;
-        run_until_free_space(
+        fill_to_free_space_while(engine, self.free_space_fraction_start, keep_going)?;
+        run_until_free_space_while(
             engine,
             &mut generator,
             self.free_space_fraction_end,
             self.query_count_max,
+            keep_going,
         )
     }
 }

@@ -82,3 +82,25 @@ fn a_hand_built_invalid_mix_is_refused_by_the_generator() {
     };
     assert!(QueryGenerator::new(mix, 1).is_err());
 }
+
+#[test]
+fn a_run_stops_when_keep_going_says_no_and_measures_what_ran() {
+    let mut engine = engine();
+    let protocol = ConstantFreeSpace {
+        free_space_fraction: 0.5,
+        update_fraction: 0.4,
+        warmup_query_count: 10,
+        query_count: 1_000,
+        seed: 2,
+    };
+    // 32 fill inserts and 10 warm-up queries, then 5 measured queries
+    let mut asked = 0;
+    let metrics = protocol
+        .run_while(&mut engine, &mut || {
+            asked += 1;
+            asked <= 32 + 10 + 5
+        })
+        .unwrap();
+    assert_eq!(metrics.queries.total().count, 5);
+    assert_eq!(asked, 32 + 10 + 5 + 1);
+}

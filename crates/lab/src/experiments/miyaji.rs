@@ -1,7 +1,7 @@
 //! Paper 000 reproductions (SPEC R-E1 … R-E6): the conventional and the co-designed storage
 //! engine on the `miyaji2014` SSD.
 
-use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
+use super::{Curve, Experiment, ExperimentResult, KeepGoing, RunOptions, Scale};
 use crate::codesign::stack::{engine_on_ssd, miyaji_nand, miyaji_ssd_config};
 use crate::error::LabResult;
 use nandlab_engine::BlockDevice;
@@ -97,14 +97,15 @@ fn size(options: &RunOptions) -> Size {
 
 /// One measured point: an engine variant on a fresh SSD under the constant-free-space protocol.
 /// `channels` and `pages_per_block` override the scale's device (the block-size sweep keeps the
-/// number of blocks and so grows the capacity with the block, as 3D NAND does).
+/// number of blocks and so grows the capacity with the block, as 3D NAND does). `None` when
+/// the run was cancelled before the point was finished.
 fn constant(
     options: &RunOptions,
     s: Size,
     (channels, pages_per_block): (u32, u32),
     engine: EngineConfig,
     free_space: f64,
-) -> LabResult<RunMetrics> {
+) -> LabResult<Option<RunMetrics>> {
     let ssd = miyaji_ssd_config(miyaji_nand(channels, s.blocks_per_plane, pages_per_block)?);
     let mut e = engine_on_ssd(ssd, engine, options.seed)?;
     let protocol = ConstantFreeSpace {
@@ -114,10 +115,22 @@ fn constant(
         query_count: s.queries,
         seed: options.seed,
     };
-    Ok(protocol.run(&mut e)?)
+    let mut keep_going = options.keep_going();
+    let metrics = protocol.run_while(&mut e, &mut || keep_going.ask())?;
+    Ok(finished(options, keep_going, metrics))
 }
 
-fn drifting(options: &RunOptions, s: Size, engine: EngineConfig) -> LabResult<RunMetrics> {
+/// The metrics of a finished point (counted as done), `None` for a point cut short.
+fn finished(options: &RunOptions, keep_going: KeepGoing<'_>, m: RunMetrics) -> Option<RunMetrics> {
+    if keep_going.stopped {
+        return None;
+    }
+    options.control.advance(1);
+    Some(m)
+}
+
+/// A drifting-free-space point (`None` when cancelled before it was finished).
+fn drifting(options: &RunOptions, s: Size, engine: EngineConfig) -> LabResult<Option<RunMetrics>> {
     let ssd = miyaji_ssd_config(miyaji_nand(
         s.channels,
         s.blocks_per_plane,
@@ -131,7 +144,9 @@ fn drifting(options: &RunOptions, s: Size, engine: EngineConfig) -> LabResult<Ru
         query_count_max: s.drift_queries_max,
         seed: options.seed,
     };
-    Ok(protocol.run(&mut e)?)
+    let mut keep_going = options.keep_going();
+    let metrics = protocol.run_while(&mut e, &mut || keep_going.ask())?;
+    Ok(finished(options, keep_going, metrics))
 }
 
 fn reduction(conventional: f64, codesign: f64) -> f64 {
@@ -172,21 +187,30 @@ fn freespace(options: &RunOptions) -> LabResult<ExperimentResult> {
     columns[1] = "free_space_pct";
     let mut curve = Curve::new("freespace", &columns);
     let mut result = ExperimentResult::default();
+    options.control.start(Some(2 * points.len() as u64));
     for &free in points {
-        let conv = constant(
+        let Some(conv) = constant(
             options,
             s,
             (s.channels, s.pages_per_block),
             EngineConfig::conventional(),
             free,
-        )?;
-        let co = constant(
+        )?
+        else {
+            result.interrupted = true;
+            break;
+        };
+        let Some(co) = constant(
             options,
             s,
             (s.channels, s.pages_per_block),
             EngineConfig::co_designed(),
             free,
-        )?;
+        )?
+        else {
+            result.interrupted = true;
+            break;
+        };
         let pct = (free * 100.0).round();
         curve.push(row("conventional", pct, &conv));
         curve.push(row("codesign", pct, &co));
@@ -221,27 +245,36 @@ fn freespace(options: &RunOptions) -> LabResult<ExperimentResult> {
 
 fn table1(options: &RunOptions) -> LabResult<ExperimentResult> {
     let s = size(options);
-    let conv = drifting(options, s, EngineConfig::conventional())?;
-    let co = drifting(options, s, EngineConfig::co_designed())?;
+    options.control.start(Some(2));
     let mut curve = Curve::new("table1", &COLUMNS);
-    curve.push(row("conventional", 0.0, &conv));
-    curve.push(row("codesign", 0.0, &co));
     let mut result = ExperimentResult::default();
-    for (name, m) in [("conventional", &conv), ("codesign", &co)] {
+    let mut measured = Vec::new();
+    for (name, engine) in [
+        ("conventional", EngineConfig::conventional()),
+        ("codesign", EngineConfig::co_designed()),
+    ] {
+        let Some(m) = drifting(options, s, engine)? else {
+            result.interrupted = true;
+            break;
+        };
+        curve.push(row(name, 0.0, &m));
         result.metric(&format!("qps_{name}"), m.queries_per_s());
         result.metric(&format!("mj_per_query_{name}"), m.energy_mj_per_query());
         result.metric(&format!("we_cycles_{name}"), m.erases_per_block_mean());
         result.metric(&format!("queries_{name}"), m.queries.total().count as f64);
+        measured.push(m);
     }
-    result.metric("qps_gain", co.queries_per_s() / conv.queries_per_s() - 1.0);
-    result.metric(
-        "energy_reduction",
-        reduction(conv.energy_mj_per_query(), co.energy_mj_per_query()),
-    );
-    result.metric(
-        "we_reduction",
-        reduction(conv.erases_per_block_mean(), co.erases_per_block_mean()),
-    );
+    if let [conv, co] = &measured[..] {
+        result.metric("qps_gain", co.queries_per_s() / conv.queries_per_s() - 1.0);
+        result.metric(
+            "energy_reduction",
+            reduction(conv.energy_mj_per_query(), co.energy_mj_per_query()),
+        );
+        result.metric(
+            "we_reduction",
+            reduction(conv.erases_per_block_mean(), co.erases_per_block_mean()),
+        );
+    }
     for (k, v) in [
         ("paper_qps_conventional", 429.0),
         ("paper_qps_codesign", 558.0),
@@ -267,14 +300,19 @@ fn ablation(options: &RunOptions) -> LabResult<ExperimentResult> {
         ("both", true, true),
     ];
     let mut base = 0.0;
+    options.control.start(Some(variants.len() as u64));
     for (name, iaa, u2di) in variants {
-        let m = constant(
+        let Some(m) = constant(
             options,
             s,
             (s.channels, s.pages_per_block),
             EngineConfig::conventional().with_switches(iaa, u2di),
             0.2,
-        )?;
+        )?
+        else {
+            result.interrupted = true;
+            break;
+        };
         curve.push(row(name, 20.0, &m));
         if name == "none" {
             base = m.queries_per_s();
@@ -299,9 +337,16 @@ fn blocksize(options: &RunOptions) -> LabResult<ExperimentResult> {
     let mut curve = Curve::new("blocksize", &columns);
     let mut result = ExperimentResult::default();
     let mut speedups = Vec::new();
+    options.control.start(Some(2 * pages.len() as u64));
     for &p in pages {
-        let conv = constant(options, s, (1, p), EngineConfig::conventional(), 0.2)?;
-        let co = constant(options, s, (1, p), EngineConfig::co_designed(), 0.2)?;
+        let Some(conv) = constant(options, s, (1, p), EngineConfig::conventional(), 0.2)? else {
+            result.interrupted = true;
+            break;
+        };
+        let Some(co) = constant(options, s, (1, p), EngineConfig::co_designed(), 0.2)? else {
+            result.interrupted = true;
+            break;
+        };
         let mb = f64::from(p) * 16.0 / 1024.0;
         curve.push(row("conventional", mb, &conv));
         curve.push(row("codesign", mb, &co));
@@ -315,8 +360,10 @@ fn blocksize(options: &RunOptions) -> LabResult<ExperimentResult> {
             reduction(conv.erases_per_block_mean(), co.erases_per_block_mean()),
         );
     }
-    result.metric("speedup_smallest_block", speedups[0]);
-    result.metric("speedup_largest_block", *speedups.last().unwrap_or(&0.0));
+    if let (Some(&smallest), Some(&largest)) = (speedups.first(), speedups.last()) {
+        result.metric("speedup_smallest_block", smallest);
+        result.metric("speedup_largest_block", largest);
+    }
     result.metric("paper_speedup_at_8mb", 6.3);
     result.curves.push(curve);
     Ok(result)
@@ -332,23 +379,32 @@ fn rowsize(options: &RunOptions) -> LabResult<ExperimentResult> {
     columns[1] = "row_bytes";
     let mut curve = Curve::new("rowsize", &columns);
     let mut result = ExperimentResult::default();
+    options.control.start(Some(2 * rows.len() as u64));
     for &bytes in rows {
-        let conv = drifting(
+        let Some(conv) = drifting(
             options,
             s,
             EngineConfig {
                 row_size_bytes: bytes,
                 ..EngineConfig::conventional()
             },
-        )?;
-        let co = drifting(
+        )?
+        else {
+            result.interrupted = true;
+            break;
+        };
+        let Some(co) = drifting(
             options,
             s,
             EngineConfig {
                 row_size_bytes: bytes,
                 ..EngineConfig::co_designed()
             },
-        )?;
+        )?
+        else {
+            result.interrupted = true;
+            break;
+        };
         curve.push(row("conventional", bytes as f64, &conv));
         curve.push(row("codesign", bytes as f64, &co));
         result.metric(
@@ -388,14 +444,21 @@ fn gc_time_ms(n_valid: u32) -> LabResult<f64> {
     Ok((sim.now() - start).as_ms_f64())
 }
 
-fn gc_latency(_options: &RunOptions) -> LabResult<ExperimentResult> {
+fn gc_latency(options: &RunOptions) -> LabResult<ExperimentResult> {
     let mut curve = Curve::new("gc_latency", &["n_valid", "t_gc_ms", "formula_ms"]);
     let mut result = ExperimentResult::default();
     // paper 000 sec. 2: t_read 100 us, t_write 1.6 ms, t_erase 8.5 ms
     let formula = |n: u32| f64::from(n) * (0.1 + 1.6) + 8.5;
     let mut worst: f64 = 0.0;
-    for n in [0u32, 16, 32, 64, 100, 128, 192, 255] {
+    let counts = [0u32, 16, 32, 64, 100, 128, 192, 255];
+    options.control.start(Some(counts.len() as u64));
+    for n in counts {
+        if options.control.is_cancelled() {
+            result.interrupted = true;
+            break;
+        }
         let ms = gc_time_ms(n)?;
+        options.control.advance(1);
         curve.push(vec![n.into(), ms.into(), formula(n).into()]);
         worst = worst.max((ms / formula(n) - 1.0).abs());
         if n == 100 {
@@ -416,6 +479,7 @@ fn validmap(options: &RunOptions) -> LabResult<ExperimentResult> {
     let s = size(options);
     let mut result = ExperimentResult::default();
     let mut curves = Vec::new();
+    options.control.start(Some(2));
     for (name, engine_config) in [
         ("conventional", EngineConfig::conventional()),
         ("codesign", EngineConfig::co_designed()),
@@ -433,7 +497,12 @@ fn validmap(options: &RunOptions) -> LabResult<ExperimentResult> {
             query_count: s.queries,
             seed: options.seed,
         };
-        protocol.run(&mut e)?;
+        let mut keep_going = options.keep_going();
+        let metrics = protocol.run_while(&mut e, &mut || keep_going.ask())?;
+        if finished(options, keep_going, metrics).is_none() {
+            result.interrupted = true;
+            break;
+        }
         let report = e.device().ssd().report();
         let map = &report.valid_page_map;
         let mut curve = Curve::new(

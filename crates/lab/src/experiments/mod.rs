@@ -5,6 +5,7 @@ mod ftl;
 mod miyaji;
 mod nfs;
 
+use crate::control::Control;
 use crate::error::{LabError, LabResult};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -23,6 +24,42 @@ pub enum Scale {
 pub struct RunOptions {
     pub scale: Scale,
     pub seed: u64,
+    /// Progress (points done) and cancellation: a cancelled experiment stops between points
+    /// (or inside a point's long loops, dropping that point) and returns what it has, marked
+    /// [`ExperimentResult::interrupted`].
+    pub control: Control,
+}
+
+/// Calls of a long loop's `keep_going` between two polls of the control.
+const POLL_EVERY: u32 = 64;
+
+impl RunOptions {
+    /// A `keep_going` for the engine's long loops that polls the control every
+    /// [`POLL_EVERY`] calls, and whether it said no (the loop was cut short).
+    fn keep_going(&self) -> KeepGoing<'_> {
+        KeepGoing {
+            control: &self.control,
+            calls: 0,
+            stopped: false,
+        }
+    }
+}
+
+struct KeepGoing<'a> {
+    control: &'a Control,
+    calls: u32,
+    stopped: bool,
+}
+
+impl KeepGoing<'_> {
+    fn ask(&mut self) -> bool {
+        self.calls += 1;
+        if self.calls == POLL_EVERY {
+            self.calls = 0;
+            self.stopped |= !self.control.poll();
+        }
+        !self.stopped
+    }
 }
 
 /// A table of numbers with named columns (one CSV file).
@@ -100,6 +137,8 @@ fn format_number(v: f64) -> String {
 pub struct ExperimentResult {
     pub metrics: BTreeMap<String, f64>,
     pub curves: Vec<Curve>,
+    /// The run was cancelled: the metrics and curve rows are those of the points finished.
+    pub interrupted: bool,
 }
 
 impl ExperimentResult {
@@ -110,10 +149,18 @@ impl ExperimentResult {
         self.metrics[name]
     }
 
-    /// The flat `summary.json` object.
+    /// Rows over every curve (the points measured).
+    pub fn rows(&self) -> usize {
+        self.curves.iter().map(|c| c.rows.len()).sum()
+    }
+
+    /// The flat `summary.json` object (`"interrupted": true` after the id when interrupted).
     pub fn summary_json(&self, id: &str) -> String {
         let mut map = serde_json::Map::new();
         map.insert("experiment".into(), serde_json::Value::String(id.into()));
+        if self.interrupted {
+            map.insert("interrupted".into(), serde_json::Value::Bool(true));
+        }
         for (k, v) in &self.metrics {
             let value = serde_json::Number::from_f64(*v)
                 .map(serde_json::Value::Number)
@@ -158,7 +205,8 @@ pub fn find(id: &str) -> LabResult<&'static Experiment> {
         .ok_or_else(|| LabError::UnknownExperiment { id: id.to_string() })
 }
 
-/// Runs experiment `id` and writes its outputs into `out`.
+/// Runs experiment `id` and writes its outputs into `out` (those of the points finished, when
+/// `options.control` is cancelled).
 pub fn reproduce(id: &str, options: &RunOptions, out: &Path) -> LabResult<ExperimentResult> {
     let experiment = find(id)?;
     let result = (experiment.run)(options)?;
