@@ -46,6 +46,10 @@ def test_bad_keys_raise_the_clis_message_naming_them() -> None:
     cfg.workload.read_fraction = 1.5
     with pytest.raises(ValueError, match="read_fraction"):
         cfg.validate()
+    cfg.workload.read_fraction = 0.0
+    cfg["precondition"] = {"fill_fraction": 1.5, "random_overwrites": 0}
+    with pytest.raises(ValueError, match=r"precondition\.fill_fraction"):
+        cfg.validate()
     with pytest.raises(ValueError, match="config text"):
         nandlab.RunConfig.from_toml("seed = [1,")
 

@@ -52,6 +52,9 @@ impl RunConfig {
     /// building the SSD, the workload against its capacity) without running anything; the
     /// errors name the offending key. (The precondition's keys are checked when it runs.)
     pub fn check(&self) -> LabResult<()> {
+        if let Some(p) = &self.precondition {
+            p.validate()?;
+        }
         let ssd = Ssd::new(self.ssd_config(), self.seed)?;
         self.workload_on(&ssd).map(drop)
     }

@@ -75,6 +75,42 @@ fn a_cancelled_reproduction_writes_the_points_it_finished() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A sink that asks to stop once `n` units of work are done.
+struct StopAfter(u64);
+
+impl ProgressSink for StopAfter {
+    fn tick(&self, done: u64, _total: Option<u64>) -> ControlFlow<()> {
+        if done >= self.0 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+}
+
+#[test]
+fn the_gc_policy_sweep_stops_between_points() {
+    let dir = temp("gc-policies");
+    let options = RunOptions {
+        scale: Scale::Quick,
+        seed: 0,
+        control: Control::with_sink(StopAfter(2)),
+    };
+    let result = experiments::reproduce("ftl-gc-policies", &options, &dir).unwrap();
+    assert!(result.interrupted);
+    let points = nandlab_ftl::experiments::GC_POLICIES_POINTS;
+    assert!(
+        (2..points).contains(&result.rows()),
+        "{} of {points} points",
+        result.rows()
+    );
+    let summary = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert_eq!(json["interrupted"], true);
+    assert_eq!(json["waf_fifo_op7"].as_f64().map(|w| w > 1.0), Some(true));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn a_cancelled_engine_run_is_marked_interrupted() {
     let spec = r#"{"iaa": true, "u2di": true, "protocol": {"constant": {

@@ -64,10 +64,26 @@ pub fn gc_policies_config(policy: GcPolicy, op_percent: u32, quick: bool) -> Ssd
 
 /// Runs every policy at every OP point. `quick` keeps it to a few seconds in release mode.
 pub fn gc_policies(quick: bool, seed: u64) -> FtlResult<GcPoliciesResult> {
+    gc_policies_while(quick, seed, |_| true).map(|(result, _)| result)
+}
+
+/// Points of [`gc_policies`]: every policy at every OP.
+pub const GC_POLICIES_POINTS: usize = GcPolicy::ALL.len() * OP_PERCENTS.len();
+
+/// [`gc_policies`] asking `keep_going(points_done)` before each point; when it says no, the
+/// points finished so far are returned with `true` (interrupted).
+pub fn gc_policies_while(
+    quick: bool,
+    seed: u64,
+    mut keep_going: impl FnMut(usize) -> bool,
+) -> FtlResult<(GcPoliciesResult, bool)> {
     let mut metrics = BTreeMap::new();
     let mut rows = Vec::new();
     for policy in GcPolicy::ALL {
         for op in OP_PERCENTS {
+            if !keep_going(rows.len()) {
+                return Ok((GcPoliciesResult { metrics, rows }, true));
+            }
             let mut ssd = Ssd::new(gc_policies_config(policy, op, quick), seed)?;
             let logical = ssd.logical_pages();
             // steady state: fill everything, then overwrite it twice at random
@@ -93,7 +109,7 @@ pub fn gc_policies(quick: bool, seed: u64) -> FtlResult<GcPoliciesResult> {
             });
         }
     }
-    Ok(GcPoliciesResult { metrics, rows })
+    Ok((GcPoliciesResult { metrics, rows }, false))
 }
 
 /// WAF of FIFO (round-robin) GC under uniform random writes, from the classic model

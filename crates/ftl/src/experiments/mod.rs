@@ -9,6 +9,7 @@ pub use bench::{
     BenchResult, bench_ssd, bench_ssd_config, bench_ssd_nand_config, bench_ssd_steady,
 };
 pub use gc_policies::{
-    CurveRow, GcPoliciesResult, OP_PERCENTS, fifo_waf_analytic, gc_policies, gc_policies_config,
+    CurveRow, GC_POLICIES_POINTS, GcPoliciesResult, OP_PERCENTS, fifo_waf_analytic, gc_policies,
+    gc_policies_config, gc_policies_while,
 };
 pub use workload::UniformRandomWrites;

@@ -28,6 +28,17 @@ impl Precondition {
             random_overwrites: logical_pages,
         }
     }
+
+    /// Checks the values (an error names the key).
+    pub fn validate(&self) -> FtlResult<()> {
+        if !(self.fill_fraction.is_finite() && (0.0..=1.0).contains(&self.fill_fraction)) {
+            return Err(crate::error::config_error(
+                "precondition.fill_fraction",
+                format!("{} is not in [0, 1]", self.fill_fraction),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Random overwrites drawn ahead of the one being written.
@@ -37,12 +48,7 @@ impl Ssd {
     /// Applies `p` functionally. Terminates for any fill ≤ 100 %; a state that cannot be
     /// reached (no free block and nothing to reclaim) is a `DeviceFull` error.
     pub fn precondition(&mut self, p: &Precondition) -> FtlResult<()> {
-        if !(p.fill_fraction.is_finite() && (0.0..=1.0).contains(&p.fill_fraction)) {
-            return Err(crate::error::config_error(
-                "precondition.fill_fraction",
-                format!("{} is not in [0, 1]", p.fill_fraction),
-            ));
-        }
+        p.validate()?;
         if self.requests.in_flight() > 0 || !self.nand.is_idle() {
             return Err(FtlError::BadRequest {
                 message: "precondition needs an idle device".into(),

@@ -11,8 +11,23 @@ pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
 }];
 
 fn gc_policies(options: &RunOptions) -> LabResult<ExperimentResult> {
-    let r = nandlab_ftl::experiments::gc_policies(options.scale == Scale::Quick, options.seed)?;
-    let mut result = ExperimentResult::default();
+    use nandlab_ftl::experiments::{GC_POLICIES_POINTS, gc_policies_while};
+    options.control.start(Some(GC_POLICIES_POINTS as u64));
+    let quick = options.scale == Scale::Quick;
+    let (r, interrupted) = gc_policies_while(quick, options.seed, |done| {
+        if done == 0 {
+            options.control.poll()
+        } else {
+            options.control.advance(1)
+        }
+    })?;
+    if !interrupted {
+        options.control.advance(1);
+    }
+    let mut result = ExperimentResult {
+        interrupted,
+        ..ExperimentResult::default()
+    };
     for (k, v) in &r.metrics {
         result.metric(k, *v);
     }
