@@ -148,6 +148,11 @@ pub struct FtlConfig {
     pub gc_threshold_blocks: u32,
     /// Per-plane or device-wide GC (page mapping).
     pub gc_scope: GcScope,
+    /// Background GC (page mapping): while the device is idle before a timed arrival, one
+    /// victim at a time is collected on the plane with the fewest free blocks as long as it has
+    /// fewer than this many (device scope: the device fewer than this × planes). 0 disables it;
+    /// otherwise it must exceed `gc_threshold_blocks`.
+    pub idle_gc_threshold_blocks: u32,
     /// Over-provisioning as spare / logical (0.25 = 25 %).
     pub op_fraction: f64,
     /// Wear-leveling scheme.
@@ -186,6 +191,7 @@ impl Default for FtlConfig {
             gc_policy: GcPolicy::Greedy,
             gc_threshold_blocks: 3,
             gc_scope: GcScope::Plane,
+            idle_gc_threshold_blocks: 0,
             op_fraction: 0.25,
             wear_leveling: WearLeveling::RoundRobin,
             wl_erase_gap_threshold: 64,
@@ -331,6 +337,15 @@ impl SsdConfig {
             return Err(config_error(
                 "ftl.op_fraction",
                 format!("{} must be in (0, 10]", f.op_fraction),
+            ));
+        }
+        if f.idle_gc_threshold_blocks != 0 && f.idle_gc_threshold_blocks <= f.gc_threshold_blocks {
+            return Err(config_error(
+                "ftl.idle_gc_threshold_blocks",
+                format!(
+                    "{} must be 0 (off) or above gc_threshold_blocks ({})",
+                    f.idle_gc_threshold_blocks, f.gc_threshold_blocks
+                ),
             ));
         }
         if f.gc_threshold_blocks < 2 {

@@ -69,6 +69,14 @@ impl Mapper {
         }
     }
 
+    /// One background GC step (page mapping; the others have no background GC).
+    pub fn collect_idle(&mut self, flash: &mut Flash, idle_threshold: u32) -> FtlResult<bool> {
+        match self {
+            Mapper::Page(m) => m.collect_idle(flash, idle_threshold),
+            Mapper::Block(_) | Mapper::Hybrid(_) => Ok(false),
+        }
+    }
+
     pub fn locate(&self, lpa: u32) -> u32 {
         match self {
             Mapper::Page(m) => m.locate(lpa),

@@ -196,6 +196,43 @@ impl PageFtl {
         self.wear_level(flash, plane)
     }
 
+    /// One background GC step: collects one victim where free blocks are fewest, if below
+    /// `idle_threshold` blocks per plane (device scope: in total). Returns whether it did.
+    pub fn collect_idle(&mut self, flash: &mut Flash, idle_threshold: u32) -> FtlResult<bool> {
+        let planes = self.stripe.len() as u32;
+        let victim = if self.device_gc {
+            let free: u32 = (0..planes).map(|p| flash.blocks.free_count(p)).sum();
+            if free >= idle_threshold * planes {
+                return Ok(false);
+            }
+            self.picker.take_device(&flash.blocks)
+        } else {
+            // the plane with the fewest free blocks that has something to reclaim
+            let mut best: Option<(u32, u32)> = None;
+            for plane in 0..planes {
+                let free = flash.blocks.free_count(plane);
+                if free < idle_threshold
+                    && best.is_none_or(|(_, f)| free < f)
+                    && self.picker.peek(&flash.blocks, plane).is_some()
+                {
+                    best = Some((plane, free));
+                }
+            }
+            match best {
+                Some((plane, _)) => self.picker.take(&flash.blocks, plane),
+                None => None,
+            }
+        };
+        let Some(victim) = victim else {
+            return Ok(false);
+        };
+        flash.counters.gc_runs += 1;
+        flash.counters.gc_runs_idle += 1;
+        self.relocate_block(flash, victim)?;
+        self.wear_level(flash, flash.blocks.plane_of_block(victim))?;
+        Ok(true)
+    }
+
     /// One static wear-leveling step on `plane` if its erase-count gap calls for it.
     fn wear_level(&mut self, flash: &mut Flash, plane: u32) -> FtlResult<()> {
         if let Some(gap) = self.wl_gap

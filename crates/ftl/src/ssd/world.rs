@@ -45,6 +45,9 @@ impl Ssd {
                 self.prefetch_far(after.as_ref());
                 self.prefetch_near(next.as_ref());
             }
+            if self.idle_before_arrival() && self.background_gc()? {
+                continue;
+            }
             match self.step()? {
                 Some(true) => arrival_scheduled = false,
                 Some(false) => {}
@@ -67,6 +70,24 @@ impl Ssd {
             "every decided op ran"
         );
         Ok(report)
+    }
+
+    /// Background GC is on, the chip model has nothing to do, and the next host event (a timed
+    /// arrival) is in the future.
+    fn idle_before_arrival(&self) -> bool {
+        self.config.ftl.idle_gc_threshold_blocks > 0
+            && self.nand.next_event_time().is_none()
+            && self.events.peek_time().is_some_and(|h| h > self.now)
+    }
+
+    /// One background GC step now; whether it started any flash work.
+    fn background_gc(&mut self) -> FtlResult<bool> {
+        let threshold = self.config.ftl.idle_gc_threshold_blocks;
+        let collected = self.mapper.collect_idle(&mut self.flash, threshold);
+        let submitted = self.submit_pending();
+        let collected = collected?;
+        submitted?;
+        Ok(collected)
     }
 
     /// Prefetch hint for a request two admissions ahead.
@@ -126,6 +147,9 @@ impl Ssd {
         if at > self.now {
             self.events.schedule(at, ());
             while self.now < at {
+                if self.idle_before_arrival() && self.background_gc()? {
+                    continue;
+                }
                 if self.step()?.is_none() {
                     return Err(self.stalled());
                 }

@@ -27,6 +27,9 @@ pub struct FtlCounters {
     pub copybacks: u64,
     /// Victim blocks collected by GC.
     pub gc_runs: u64,
+    /// Of those, collected in the background while the device was idle (before a timed
+    /// arrival; `ftl.idle_gc_threshold_blocks`).
+    pub gc_runs_idle: u64,
     /// Cold blocks migrated by static wear-leveling.
     pub wl_migrations: u64,
     pub erases: u64,
@@ -52,6 +55,7 @@ impl FtlCounters {
             gc_page_copies: self.gc_page_copies - start.gc_page_copies,
             copybacks: self.copybacks - start.copybacks,
             gc_runs: self.gc_runs - start.gc_runs,
+            gc_runs_idle: self.gc_runs_idle - start.gc_runs_idle,
             wl_migrations: self.wl_migrations - start.wl_migrations,
             erases: self.erases - start.erases,
             rmw_reads: self.rmw_reads - start.rmw_reads,
