@@ -7,7 +7,7 @@ VPY := $(VENV)/bin/python
 CARGO ?= cargo
 NANDLAB := $(or $(CARGO_TARGET_DIR),target)/release/nandlab
 
-.PHONY: demo test test-rust test-python build venv develop lint fmt bench clean
+.PHONY: demo test test-rust test-debug test-python build venv develop lint fmt bench clean
 
 demo: build
 	$(NANDLAB) demo
@@ -15,10 +15,15 @@ demo: build
 build:
 	$(CARGO) build --release --bin nandlab
 
-test: test-rust test-python
+test: test-rust test-debug test-python
 
 test-rust:
 	$(CARGO) test --workspace --release
+
+# The simulation layers once more with debug assertions on (their invariants are
+# debug_asserts on the hot paths; release builds skip them).
+test-debug:
+	$(CARGO) test -p nandlab-core -p nandlab-nand -p nandlab-ftl
 
 test-python: develop
 	$(VPY) -m pytest -q

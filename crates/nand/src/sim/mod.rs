@@ -407,7 +407,9 @@ impl NandSim {
                 Step::Bus(_) => {
                     let channel = o.channel as usize;
                     let c = &mut self.channels[channel];
-                    if c.busy_until > self.now || !c.waiters.is_empty() {
+                    // a holder whose event hands the bus over keeps it until that event, even
+                    // at the instant its burst ends (same-time requests queue behind it)
+                    if c.busy_until > self.now || c.holder_releases || !c.waiters.is_empty() {
                         c.waiters.push_back(slot);
                         if !c.release_scheduled && !c.holder_releases {
                             c.release_scheduled = true;
@@ -463,7 +465,10 @@ impl NandSim {
     /// The bus of `channel` is free now: the first waiter starts its burst; if others still
     /// wait and the new holder has no event at the end of its burst, a release is scheduled.
     fn hand_over(&mut self, channel: usize) {
-        debug_assert_eq!(self.channels[channel].busy_until, self.now);
+        assert_eq!(
+            self.channels[channel].busy_until, self.now,
+            "bus handed over before its burst ended"
+        );
         let Some(waiter) = self.channels[channel].waiters.pop_front() else {
             return;
         };
@@ -504,7 +509,8 @@ impl NandSim {
         }
         debug_assert_eq!(duration, burst.duration(&self.timing));
         let c = &mut self.channels[channel];
-        debug_assert!(c.busy_until <= self.now, "burst on a busy bus");
+        // hard invariants (cheap): two bursts never overlap on a channel
+        assert!(c.busy_until <= self.now, "burst on a busy bus");
         c.busy_until = self.now + duration;
         self.stats.channel_busy[channel] += duration;
         let o = &mut self.ops[slot as usize];
