@@ -136,6 +136,9 @@ struct BenchArgs {
     /// every measured write pays its share of GC).
     #[arg(long)]
     steady: bool,
+    /// Print one JSON line instead of the table (to track speed across commits).
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -242,75 +245,7 @@ fn run(cli: Cli, control: &Control) -> LabResult<()> {
         Command::Run(args) => run_ssd(args, control),
         Command::Replay(args) => replay(args, control),
         Command::Fio(args) => fio(args, control),
-        Command::Bench(args) => match args.target.as_str() {
-            "ssd" => {
-                let requests = args.requests.unwrap_or(4_000_000);
-                let b = if args.steady {
-                    nandlab_ftl::experiments::bench_ssd_steady(requests, 0)?
-                } else {
-                    nandlab_ftl::experiments::bench_ssd(requests, 0)?
-                };
-                out!(
-                    "nandlab bench ssd: 4 ch x 2 chips x 2 dies x 2 planes x 128 blocks x 256 pages x 8 KiB,"
-                );
-                out!(
-                    "MLC 75/750/3800 us, 25 % OP, greedy GC, QD 32, uniform random 8 KiB writes, timing-only"
-                );
-                if args.steady {
-                    out!(
-                        "  precondition              full and fragmented, {:.3} s",
-                        b.precondition_wall_seconds
-                    );
-                }
-                out!("  requests                  {}", b.requests);
-                out!("  wall time                 {:.3} s", b.wall_seconds);
-                out!(
-                    "  host requests / wall-s    {:.0}",
-                    b.host_requests_per_wall_second
-                );
-                out!("  simulated write IOPS      {:.0}", b.sim_iops);
-                out!("  WAF                       {:.3}", b.waf);
-                if let Some(kb) = peak_rss_kb() {
-                    out!("  peak memory (VmHWM)       {:.1} MB", kb as f64 / 1024.0);
-                }
-                Ok(())
-            }
-            "chip" => {
-                let b = bench::bench_chip(args.requests.unwrap_or(2_000_000))?;
-                out!("nandlab bench chip: 8 interleaved dies, 2 KB legacy writes (mlc1)");
-                out!("  requests            {}", b.requests);
-                out!("  flash ops           {}", b.flash_ops);
-                out!("  events              {}", b.events);
-                out!("  wall time           {:.3} s", b.wall_s);
-                out!("  flash ops / wall-s  {:.0}", b.ops_per_wall_s);
-                out!("  events / wall-s     {:.0}", b.events_per_wall_s);
-                out!("  simulated time      {:.3} s", b.simulated_s);
-                Ok(())
-            }
-            "engine" => {
-                let b = bench::bench_engine(args.requests.unwrap_or(200_000))?;
-                out!(
-                    "nandlab bench engine: co-designed engine on the miyaji2014 SSD (1 channel, 32 MB),"
-                );
-                out!("fill to 20 % free space, then random Insert/Delete/Update 30/30/40");
-                out!("  fill inserts              {}", b.fill_inserts);
-                out!("  queries                   {}", b.queries);
-                out!("  wall time                 {:.3} s", b.wall_s);
-                out!("  queries / wall-s          {:.0}", b.queries_per_wall_s);
-                out!(
-                    "  engine ops / wall-s       {:.0} (fill inserts + queries)",
-                    b.engine_ops_per_wall_s
-                );
-                out!(
-                    "  simulated queries / s     {:.0}",
-                    b.simulated_queries_per_s
-                );
-                Ok(())
-            }
-            other => Err(LabError::Usage(format!(
-                "unknown bench target `{other}` (expected: chip, ssd or engine)"
-            ))),
-        },
+        Command::Bench(args) => bench_cmd(args),
         Command::Demo => demo(),
         Command::Presets => {
             for name in nandlab_nand::preset_names() {
@@ -561,6 +496,112 @@ fn demo() -> LabResult<()> {
     );
     out!("conventional engine catches up. More: `nandlab reproduce --list`, docs/experiments.md.");
     Ok(())
+}
+
+/// `nandlab bench TARGET`: a readable table, or one JSON line with `--json`.
+fn bench_cmd(args: BenchArgs) -> LabResult<()> {
+    match args.target.as_str() {
+        "ssd" => {
+            let requests = args.requests.unwrap_or(4_000_000);
+            let b = if args.steady {
+                nandlab_ftl::experiments::bench_ssd_steady(requests, 0)?
+            } else {
+                nandlab_ftl::experiments::bench_ssd(requests, 0)?
+            };
+            if args.json {
+                let line = serde_json::json!({
+                    "target": "ssd",
+                    "steady": args.steady,
+                    "requests": b.requests,
+                    "wall_s": b.wall_seconds,
+                    "precondition_wall_s": b.precondition_wall_seconds,
+                    "host_requests_per_wall_s": b.host_requests_per_wall_second,
+                    "sim_write_iops": b.sim_iops,
+                    "waf": b.waf,
+                    "peak_rss_mb": peak_rss_kb().map(|kb| kb as f64 / 1024.0),
+                });
+                out!("{line}");
+                return Ok(());
+            }
+            out!(
+                "nandlab bench ssd: 4 ch x 2 chips x 2 dies x 2 planes x 128 blocks x 256 pages x 8 KiB,"
+            );
+            out!(
+                "MLC 75/750/3800 us, 25 % OP, greedy GC, QD 32, uniform random 8 KiB writes, timing-only"
+            );
+            if args.steady {
+                out!(
+                    "  precondition              full and fragmented, {:.3} s",
+                    b.precondition_wall_seconds
+                );
+            }
+            out!("  requests                  {}", b.requests);
+            out!("  wall time                 {:.3} s", b.wall_seconds);
+            out!(
+                "  host requests / wall-s    {:.0}",
+                b.host_requests_per_wall_second
+            );
+            out!("  simulated write IOPS      {:.0}", b.sim_iops);
+            out!("  WAF                       {:.3}", b.waf);
+            if let Some(kb) = peak_rss_kb() {
+                out!("  peak memory (VmHWM)       {:.1} MB", kb as f64 / 1024.0);
+            }
+            Ok(())
+        }
+        "chip" => {
+            let b = bench::bench_chip(args.requests.unwrap_or(2_000_000))?;
+            if args.json {
+                out!("{}", json_line("chip", &b));
+                return Ok(());
+            }
+            out!("nandlab bench chip: 8 interleaved dies, 2 KB legacy writes (mlc1)");
+            out!("  requests            {}", b.requests);
+            out!("  flash ops           {}", b.flash_ops);
+            out!("  events              {}", b.events);
+            out!("  wall time           {:.3} s", b.wall_s);
+            out!("  flash ops / wall-s  {:.0}", b.ops_per_wall_s);
+            out!("  events / wall-s     {:.0}", b.events_per_wall_s);
+            out!("  simulated time      {:.3} s", b.simulated_s);
+            Ok(())
+        }
+        "engine" => {
+            let b = bench::bench_engine(args.requests.unwrap_or(200_000))?;
+            if args.json {
+                out!("{}", json_line("engine", &b));
+                return Ok(());
+            }
+            out!(
+                "nandlab bench engine: co-designed engine on the miyaji2014 SSD (1 channel, 32 MB),"
+            );
+            out!("fill to 20 % free space, then random Insert/Delete/Update 30/30/40");
+            out!("  fill inserts              {}", b.fill_inserts);
+            out!("  queries                   {}", b.queries);
+            out!("  wall time                 {:.3} s", b.wall_s);
+            out!("  queries / wall-s          {:.0}", b.queries_per_wall_s);
+            out!(
+                "  engine ops / wall-s       {:.0} (fill inserts + queries)",
+                b.engine_ops_per_wall_s
+            );
+            out!(
+                "  simulated queries / s     {:.0}",
+                b.simulated_queries_per_s
+            );
+            Ok(())
+        }
+        other => Err(LabError::Usage(format!(
+            "unknown bench target `{other}` (expected: chip, ssd or engine)"
+        ))),
+    }
+}
+
+/// `{"target": target, ...fields of value}` on one line.
+fn json_line(target: &str, value: &impl serde::Serialize) -> String {
+    let mut object = serde_json::Map::new();
+    object.insert("target".into(), target.into());
+    if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(value) {
+        object.extend(fields);
+    }
+    serde_json::Value::Object(object).to_string()
 }
 
 fn peak_rss_kb() -> Option<u64> {
