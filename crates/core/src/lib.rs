@@ -3,16 +3,19 @@
 //! - [`SimTime`]: simulated time as integer picoseconds (no floating-point time anywhere).
 //! - [`EventQueue`]: a deterministic discrete-event queue ordered by (time, insertion sequence).
 //! - [`SimRng`]: a seeded, platform-independent random number generator with named sub-streams.
+//! - [`request`]: the block request shared by workloads and the controller.
 //! - [`prefetch`]: a safe software-prefetch hint for hot table lookups.
 //! - [`stats`]: latency histograms with percentiles and CDF export, counters.
 
 pub mod event;
 pub mod prefetch;
+pub mod request;
 pub mod rng;
 pub mod stats;
 pub mod time;
 
 pub use event::EventQueue;
+pub use request::{BlockRequest, IoOp};
 pub use rng::SimRng;
 pub use stats::{LatencyHistogram, LatencySummary};
 pub use time::SimTime;

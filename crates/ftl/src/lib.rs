@@ -7,7 +7,6 @@
 //!   [`HostRequest`]s and get an [`SsdReport`]; [`Ssd::execute`] one request synchronously;
 //!   [`Ssd::precondition`]; the co-design hints [`Ssd::page_size_bytes`] and
 //!   [`Ssd::next_erase_block_valid_lpas`].
-//! - [`experiments`]: the `ftl-gc-policies` experiment and the `nandlab bench ssd` benchmark.
 //!
 //! Mechanics below: [`host`] (requests, queue), [`mapping`] (page / block / hybrid),
 //! `gc` (victim policies), `wear` (wear-leveling), `buffer` (DRAM write buffer),
@@ -16,7 +15,6 @@
 mod buffer;
 pub mod config;
 pub mod error;
-pub mod experiments;
 mod flash;
 mod gc;
 pub mod host;

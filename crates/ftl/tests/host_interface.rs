@@ -5,8 +5,8 @@
 mod common;
 
 use nandlab_core::SimTime;
-use nandlab_ftl::experiments::UniformRandomWrites;
 use nandlab_ftl::{FtlError, GcPolicy, GcScope, HostOp, HostRequest, Precondition, Ssd, SsdConfig};
+use nandlab_workload::UniformRandomWrites;
 
 fn small() -> SsdConfig {
     let mut c = common::slc(2, 2, 32, 16, 2048);
@@ -202,7 +202,9 @@ fn workload_generators_drive_the_ssd() {
         3000,
     );
     let generator = SyntheticGenerator::new(&spec).unwrap();
-    let r = ssd.run_source(generator.map(Ok)).unwrap();
+    let r = ssd
+        .run_source(generator.map(Ok::<_, nandlab_workload::WorkloadError>))
+        .unwrap();
     assert_eq!(r.completed, 3000);
     assert!(r.read.requests > 600 && r.write.requests > 1800, "{r:?}");
 }

@@ -504,9 +504,9 @@ fn bench_cmd(args: BenchArgs) -> LabResult<()> {
         "ssd" => {
             let requests = args.requests.unwrap_or(4_000_000);
             let b = if args.steady {
-                nandlab_ftl::experiments::bench_ssd_steady(requests, 0)?
+                bench::bench_ssd_steady(requests, 0)?
             } else {
-                nandlab_ftl::experiments::bench_ssd(requests, 0)?
+                bench::bench_ssd(requests, 0)?
             };
             if args.json {
                 let line = serde_json::json!({

@@ -80,7 +80,7 @@ fn line_of(text: &str, byte: usize) -> usize {
 /// (4 channels x 2 chips x 2 dies x 2 planes x 128 blocks x 256 pages x 8 KiB, MLC timing of
 /// 75 us read / 750 us program / 3.8 ms erase, 25 % over-provisioning, greedy GC, queue depth 32).
 pub fn default_device() -> SsdConfig {
-    nandlab_ftl::experiments::bench_ssd_config()
+    crate::bench::bench_ssd_config()
 }
 
 /// Loads an SSD config file (the `[device]` and `[ftl]` sections of a run config).

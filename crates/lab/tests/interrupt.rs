@@ -98,7 +98,7 @@ fn the_gc_policy_sweep_stops_between_points() {
     };
     let result = experiments::reproduce("ftl-gc-policies", &options, &dir).unwrap();
     assert!(result.interrupted);
-    let points = nandlab_ftl::experiments::GC_POLICIES_POINTS;
+    let points = nandlab_lab::experiments::gc_policies::GC_POLICIES_POINTS;
     assert!(
         (2..points).contains(&result.rows()),
         "{} of {points} points",

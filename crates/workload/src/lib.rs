@@ -24,6 +24,7 @@ pub use lines::MAX_LINE_BYTES;
 pub use request::{BlockRequest, IoOp, RequestSource};
 pub use synthetic::{
     AddressDistribution, ArrivalProcess, Pattern, SyntheticGenerator, SyntheticSpec,
+    UniformRandomWrites,
 };
 pub use trace::{
     ArrivalMode, BlkparseAction, NativeCsvWriter, TraceFormat, TraceOptions, open_trace, read_trace,

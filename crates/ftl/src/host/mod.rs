@@ -66,18 +66,18 @@ impl HostRequest {
     }
 }
 
-impl From<nandlab_workload::IoOp> for HostOp {
-    fn from(op: nandlab_workload::IoOp) -> Self {
+impl From<nandlab_core::IoOp> for HostOp {
+    fn from(op: nandlab_core::IoOp) -> Self {
         match op {
-            nandlab_workload::IoOp::Read => HostOp::Read,
-            nandlab_workload::IoOp::Write => HostOp::Write,
-            nandlab_workload::IoOp::Trim => HostOp::Trim,
+            nandlab_core::IoOp::Read => HostOp::Read,
+            nandlab_core::IoOp::Write => HostOp::Write,
+            nandlab_core::IoOp::Trim => HostOp::Trim,
         }
     }
 }
 
-impl From<nandlab_workload::BlockRequest> for HostRequest {
-    fn from(r: nandlab_workload::BlockRequest) -> Self {
+impl From<nandlab_core::BlockRequest> for HostRequest {
+    fn from(r: nandlab_core::BlockRequest) -> Self {
         HostRequest {
             arrival: r.arrival,
             op: r.op.into(),
@@ -90,7 +90,7 @@ impl From<nandlab_workload::BlockRequest> for HostRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nandlab_workload::{BlockRequest, IoOp};
+    use nandlab_core::{BlockRequest, IoOp};
 
     #[test]
     fn block_requests_convert() {

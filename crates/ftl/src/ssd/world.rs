@@ -15,10 +15,11 @@ impl Ssd {
     /// arrival (and for room in the queue). Memory does not depend on the stream's length.
     pub fn run<I>(&mut self, requests: I) -> FtlResult<SsdReport>
     where
-        I: IntoIterator<Item = HostRequest>,
+        I: IntoIterator,
+        I::Item: Into<HostRequest>,
     {
         self.reset_measurement();
-        let mut source = requests.into_iter();
+        let mut source = requests.into_iter().map(Into::into);
         // two requests of lookahead: the mapping-table entries they touch are prefetched while
         // the events before their admission are processed (hides the tables' cache misses)
         let mut next = source.next();
@@ -110,13 +111,12 @@ impl Ssd {
         }
     }
 
-    /// Runs a fallible request source (a `nandlab-workload` generator or trace reader); the
-    /// first bad request stops the run with [`FtlError::Workload`].
-    pub fn run_source<I>(&mut self, source: I) -> FtlResult<SsdReport>
+    /// Runs a fallible request source (a workload generator or trace reader); the first bad
+    /// request stops the run with [`FtlError::Workload`] carrying the source's message.
+    pub fn run_source<I, E>(&mut self, source: I) -> FtlResult<SsdReport>
     where
-        I: IntoIterator<
-            Item = Result<nandlab_workload::BlockRequest, nandlab_workload::WorkloadError>,
-        >,
+        I: IntoIterator<Item = Result<nandlab_core::BlockRequest, E>>,
+        E: std::fmt::Display,
     {
         let mut failure = None;
         let requests = source.into_iter().map_while(|r| match r {

@@ -11,7 +11,7 @@ pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
 }];
 
 fn gc_policies(options: &RunOptions) -> LabResult<ExperimentResult> {
-    use nandlab_ftl::experiments::{GC_POLICIES_POINTS, gc_policies_while};
+    use super::gc_policies::{GC_POLICIES_POINTS, gc_policies_while};
     options.control.start(Some(GC_POLICIES_POINTS as u64));
     let quick = options.scale == Scale::Quick;
     let (r, interrupted) = gc_policies_while(quick, options.seed, |done| {

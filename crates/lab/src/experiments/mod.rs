@@ -2,6 +2,7 @@
 //! are a flat `summary.json` (`"experiment": id` plus named numeric metrics) and CSV curves.
 
 mod ftl;
+pub mod gc_policies;
 mod miyaji;
 mod nfs;
 

@@ -8,9 +8,11 @@
 mod address;
 mod generator;
 mod spec;
+mod uniform;
 
 pub use generator::SyntheticGenerator;
 pub use spec::{AddressDistribution, ArrivalProcess, Pattern, SyntheticSpec};
+pub use uniform::UniformRandomWrites;
 
 #[cfg(test)]
 mod tests;

@@ -1,10 +1,10 @@
 //! Runs the `nandlab bench ssd` standard configuration:
-//! `cargo run --release -p nandlab-ftl --example bench_ssd -- [REQUESTS] [SEED] [--steady]`.
+//! `cargo run --release -p nandlab-lab --example bench_ssd -- [REQUESTS] [SEED] [--steady]`.
 //! With `--steady` the device is first preconditioned full and fragmented (timed separately),
 //! so every measured write pays its share of GC.
 
 use nandlab_ftl::FtlResult;
-use nandlab_ftl::experiments::{bench_ssd, bench_ssd_steady};
+use nandlab_lab::bench::{bench_ssd, bench_ssd_steady};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

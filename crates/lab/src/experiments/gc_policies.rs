@@ -2,10 +2,8 @@
 //! under uniformly random single-page writes in steady state (functional precondition to a
 //! full, fragmented device, then a timed measurement).
 
-use super::workload::UniformRandomWrites;
-use crate::config::{FtlConfig, GcPolicy, PayloadMode, SsdConfig};
-use crate::error::FtlResult;
-use crate::ssd::{Precondition, Ssd};
+use nandlab_ftl::{FtlConfig, FtlResult, GcPolicy, PayloadMode, Precondition, Ssd, SsdConfig};
+use nandlab_workload::UniformRandomWrites;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

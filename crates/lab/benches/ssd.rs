@@ -1,10 +1,11 @@
-//! Controller speed (not asserted anywhere): `cargo bench -p nandlab-ftl`.
+//! Controller speed (not asserted anywhere): `cargo bench -p nandlab-lab --bench ssd`.
 //! The standard configuration of `nandlab bench ssd` (4 ch × 2 chips × 2 dies × 2 planes,
 //! MLC, 25 % OP, greedy GC, QD 32), in steady state: the device is preconditioned full and
 //! fragmented, so every measured write pays its share of GC.
 
-use nandlab_ftl::experiments::{UniformRandomWrites, bench_ssd_config};
 use nandlab_ftl::{HostRequest, Precondition, Ssd};
+use nandlab_lab::bench::bench_ssd_config;
+use nandlab_workload::UniformRandomWrites;
 
 fn main() {
     divan::main();

@@ -1,7 +1,7 @@
 //! Shape of the `ftl-gc-policies` experiment: WAF against over-provisioning per GC policy
 //! under uniform random single-page writes in steady state.
 
-use nandlab_ftl::experiments::{OP_PERCENTS, fifo_waf_analytic, gc_policies};
+use nandlab_lab::experiments::gc_policies::{OP_PERCENTS, fifo_waf_analytic, gc_policies};
 
 #[test]
 fn waf_falls_with_op_and_greedy_beats_fifo() {

@@ -1,14 +1,13 @@
 //! `nandlab bench ssd`: the controller's speed on its standard configuration.
 
-use super::workload::UniformRandomWrites;
-use crate::config::{FtlConfig, GcPolicy, PayloadMode, SsdConfig};
-use crate::error::FtlResult;
-use crate::ssd::{Precondition, Ssd};
-use crate::stats::SsdReport;
+use nandlab_ftl::{
+    FtlConfig, FtlResult, GcPolicy, PayloadMode, Precondition, Ssd, SsdConfig, SsdReport,
+};
 use nandlab_nand::config::{
     CellConfig, ElectricalConfig, PerPageType, ReliabilityConfig, TimingConfig,
 };
 use nandlab_nand::{Geometry, NandConfig, PageLayout};
+use nandlab_workload::UniformRandomWrites;
 use serde::Serialize;
 use std::time::Instant;
 

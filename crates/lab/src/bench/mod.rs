@@ -1,3 +1,5 @@
+//! `nandlab bench chip|ssd|engine`: simulator speed, measured, never asserted in tests.
+//!
 //! `nandlab bench chip`: simulator speed on the standard chip configuration (8 dies
 //! interleaved on one channel, 2 KB legacy writes, mlc1 timing), in flash operations and
 //! events per wall-second. Measured, never asserted in tests.
@@ -7,6 +9,9 @@ use crate::error::LabResult;
 use nandlab_nand::sched::ChipWorkloadKind;
 use serde::Serialize;
 use std::time::Instant;
+
+mod ssd;
+pub use ssd::{BenchResult, bench_ssd, bench_ssd_config, bench_ssd_nand_config, bench_ssd_steady};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct ChipBench {
