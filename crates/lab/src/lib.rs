@@ -11,6 +11,7 @@ pub mod experiments;
 pub mod output;
 pub mod progress;
 pub mod ssd;
+pub mod stack;
 
 pub use error::{LabError, LabResult};
 

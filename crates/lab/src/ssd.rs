@@ -198,6 +198,22 @@ pub struct Fold<I> {
     pub folded: u64,
 }
 
+impl<I> Fold<I> {
+    /// Folds `inner`'s requests into `capacity_bytes` (`u64::MAX`: nothing is folded).
+    pub fn new(inner: I, capacity_bytes: u64) -> Self {
+        Fold {
+            inner,
+            capacity_bytes,
+            folded: 0,
+        }
+    }
+
+    /// The wrapped source.
+    pub fn inner(&self) -> &I {
+        &self.inner
+    }
+}
+
 impl<I: Iterator<Item = Result<BlockRequest, WorkloadError>>> Iterator for Fold<I> {
     type Item = Result<BlockRequest, WorkloadError>;
     fn next(&mut self) -> Option<Self::Item> {
@@ -205,7 +221,7 @@ impl<I: Iterator<Item = Result<BlockRequest, WorkloadError>>> Iterator for Fold<
         Some(item.map(|mut r| {
             let size = r.size_bytes.min(self.capacity_bytes);
             r.size_bytes = size;
-            if r.offset_bytes + size > self.capacity_bytes {
+            if r.offset_bytes.saturating_add(size) > self.capacity_bytes {
                 self.folded += 1;
                 r.offset_bytes %= self.capacity_bytes;
                 if r.offset_bytes + size > self.capacity_bytes {

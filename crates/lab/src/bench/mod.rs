@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::time::Instant;
 
 mod ssd;
-pub use ssd::{BenchResult, bench_ssd, bench_ssd_config, bench_ssd_nand_config, bench_ssd_steady};
+pub use ssd::{BenchResult, bench_ssd, bench_ssd_config, bench_ssd_steady};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct ChipBench {

@@ -1,12 +1,6 @@
 //! `nandlab bench ssd`: the controller's speed on its standard configuration.
 
-use nandlab_ftl::{
-    FtlConfig, FtlResult, GcPolicy, PayloadMode, Precondition, Ssd, SsdConfig, SsdReport,
-};
-use nandlab_nand::config::{
-    CellConfig, ElectricalConfig, PerPageType, ReliabilityConfig, TimingConfig,
-};
-use nandlab_nand::{Geometry, NandConfig, PageLayout};
+use nandlab_ftl::{FtlResult, Precondition, Ssd, SsdConfig, SsdReport};
 use nandlab_workload::UniformRandomWrites;
 use serde::Serialize;
 use std::time::Instant;
@@ -30,69 +24,12 @@ pub struct BenchResult {
     pub report: SsdReport,
 }
 
-/// The chip config of the standard configuration: 4 channels × 2 chips × 2 dies × 2 planes ×
-/// 128 blocks × 256 pages × 8 KiB, MLC, 75 µs read, 750 µs program, 3.8 ms erase ("nandlab
-/// bench ssd standard configuration, MQSim-like MLC timings"; bus 333 MT/s as MQSim's default
-/// channel rate).
-pub fn bench_ssd_nand_config() -> NandConfig {
-    NandConfig {
-        name: "bench-ssd-mlc".into(),
-        description: "nandlab bench ssd standard configuration".into(),
-        source: "nandlab bench ssd standard configuration, MQSim-like MLC timings".into(),
-        geometry: Geometry {
-            channels: 4,
-            chips_per_channel: 2,
-            dies_per_chip: 2,
-            planes_per_die: 2,
-            blocks_per_plane: 128,
-            pages_per_block: 256,
-            page_size_bytes: 8192,
-            spare_bytes_per_page: 448,
-        },
-        cell: CellConfig {
-            layout: PageLayout::MlcPaired,
-        },
-        timing: TimingConfig {
-            read_us: PerPageType::One(75.0),
-            program_us: PerPageType::One(750.0),
-            erase_us: 3800.0,
-            bus_data_rate_mts: 333.0,
-            bus_width_bits: 8,
-            command_cycle_ns: 20.0,
-            page_address_cycles: 5,
-            block_address_cycles: 3,
-        },
-        electrical: ElectricalConfig {
-            supply_voltage_v: 3.3,
-            array_current_ma: 25.0,
-            read_current_ma: None,
-            program_current_ma: None,
-            erase_current_ma: None,
-            interface_current_ma: 5.0,
-            standby_current_ua: 0.0,
-        },
-        reliability: ReliabilityConfig {
-            endurance_cycles: 10_000,
-            ..ReliabilityConfig::default()
-        },
-    }
-}
-
-/// The standard SSD configuration: 25 % over-provisioning, greedy GC, queue depth 32,
-/// timing-only payloads, no co-design hint (a conventional controller; the hint costs ~6 %
-/// of the run time when refreshed every 16 requests).
+/// The standard configuration: the `bench-ssd` SSD preset (presets/ssd/bench-ssd.toml: 4
+/// channels × 2 chips × 2 dies × 2 planes × 128 blocks × 256 pages × 8 KiB, MLC 75 µs / 750 µs /
+/// 3.8 ms, 25 % over-provisioning, greedy GC, queue depth 32, timing-only payloads, no co-design
+/// hint).
 pub fn bench_ssd_config() -> SsdConfig {
-    SsdConfig {
-        ftl: FtlConfig {
-            op_fraction: 0.25,
-            gc_policy: GcPolicy::Greedy,
-            queue_depth: 32,
-            payload: PayloadMode::TimingOnly,
-            hint_refresh_ops: 0,
-            ..FtlConfig::default()
-        },
-        ..SsdConfig::from_nand(bench_ssd_nand_config())
-    }
+    crate::stack::DeviceFile::preset("bench-ssd").expect("the bench-ssd preset resolves")
 }
 
 /// Runs `requests` uniformly random, aligned 8 KiB writes on a fresh device of the standard

@@ -1,0 +1,417 @@
+//! The stack config: one TOML file describes a whole run, chip to workload, and one builder
+//! ([`Stack`]) turns it into a running stack for the CLI, Python, every experiment and every
+//! benchmark.
+//!
+//! ```toml
+//! [run]          seed
+//! [nand]         preset = "mlc1" | file = "chip.toml" | a whole chip config, then typed
+//!                overrides by section ([nand.geometry], [nand.timing], …; the chip-config layout)
+//! [ssd]          preset = "bench-ssd" (an SSD preset: presets/ssd/), op_fraction, payload,
+//!                [ssd.host] [ssd.mapping] [ssd.gc] [ssd.wear] [ssd.buffer] [ssd.hints]
+//! [engine]       optional: paper 000's row store (iaa, u2di, row_size_bytes, …)
+//! [precondition] optional: fill_fraction, random_overwrites
+//! [workload]     kind = "synthetic" | "trace" | "fio" | "constant-free-space" |
+//!                "drifting-free-space", with that kind's keys
+//! ```
+//! Unknown keys and keys that do not apply (e.g. a GC policy under the block mapping) are
+//! errors; every error names the key path and, when the key is in the file, its line
+//! (docs/stack.md is the reference of every key).
+
+mod locate;
+mod presets;
+mod run;
+mod sections;
+mod ssd;
+
+pub use locate::Source;
+pub use presets::{SsdPreset, ssd_preset, ssd_preset_names};
+pub use run::{ENGINE_METRICS, MetricDef, SSD_METRICS, engine_metrics, ssd_metrics};
+pub use run::{StackOutcome, StackRun};
+pub use sections::{
+    ConstantFreeSpaceWorkload, DriftingFreeSpaceWorkload, EngineSection, FioWorkload, RunSection,
+    TraceWorkload, WorkloadSection,
+};
+pub use ssd::{
+    BufferSection, GcSection, HintsSection, HostSection, MappingSection, SsdSection, WearSection,
+};
+
+use crate::error::{LabError, LabResult};
+use nandlab_ftl::{FtlConfig, Precondition, SsdConfig};
+use nandlab_nand::NandConfig;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// A stack config as written (after an SSD preset is merged in), every section typed except
+/// `[nand]`, which stays a table until [`Stack::resolve`] merges it over its chip preset.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StackConfig {
+    #[serde(default)]
+    pub run: RunSection,
+    pub nand: toml::Table,
+    #[serde(default)]
+    pub ssd: SsdSection,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<EngineSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precondition: Option<Precondition>,
+    pub workload: WorkloadSection,
+}
+
+/// A resolved, validated stack: the config plus the chip and FTL configs it describes and the
+/// folder relative paths are read from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stack {
+    pub config: StackConfig,
+    pub nand: NandConfig,
+    pub ftl: FtlConfig,
+    pub base_dir: PathBuf,
+}
+
+/// Old run-config sections and the keys that replace them.
+const OLD_SECTIONS: &[(&str, &str)] = &[
+    (
+        "device",
+        "[nand] (preset = …, overrides as [nand.geometry] …)",
+    ),
+    ("ftl", "[ssd] with [ssd.gc], [ssd.host], … (docs/stack.md)"),
+    ("seed", "[run] seed"),
+];
+
+impl Stack {
+    /// Reads and resolves a stack config file.
+    pub fn load(path: &Path) -> LabResult<Stack> {
+        let text = std::fs::read_to_string(path).map_err(|source| LabError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let base_dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        Stack::from_toml(&path.display().to_string(), &text, &base_dir, &[])
+    }
+
+    /// Parses `text` (named `origin` in errors), applies `overrides` (dot key path = value, as
+    /// a sweep point sets them), merges the SSD preset, and resolves and checks everything.
+    pub fn from_toml(
+        origin: &str,
+        text: &str,
+        base_dir: &Path,
+        overrides: &[(String, toml::Value)],
+    ) -> LabResult<Stack> {
+        let source = Source { origin, text };
+        let mut table: toml::Table = toml::from_str(text).map_err(|e| source.syntax_error(&e))?;
+        for (path, value) in overrides {
+            set_path(&mut table, path).map_err(|m| source.error(path, m))?;
+            *get_path_mut(&mut table, path).expect("just created") = value.clone();
+        }
+        Stack::from_table(source, table, base_dir)
+    }
+
+    /// [`Stack::from_toml`] on a table already parsed (errors are located in `source`).
+    pub fn from_table(source: Source<'_>, table: toml::Table, base_dir: &Path) -> LabResult<Stack> {
+        let table = with_ssd_preset(source, table)?;
+        let config: StackConfig = deserialize(source, "", toml::Value::Table(table))?;
+        Stack::resolve(source, config, base_dir)
+    }
+
+    /// Resolves `[nand]` and `[ssd]` of a typed config and checks the whole stack.
+    pub fn resolve(source: Source<'_>, config: StackConfig, base_dir: &Path) -> LabResult<Stack> {
+        let device = DeviceFile {
+            nand: config.nand.clone(),
+            ssd: config.ssd.clone(),
+        };
+        let (nand, ftl) = device.resolve(source, base_dir)?;
+        let stack = Stack {
+            config,
+            nand,
+            ftl,
+            base_dir: base_dir.to_path_buf(),
+        };
+        stack.check(source)?;
+        Ok(stack)
+    }
+
+    /// The SSD of this stack.
+    pub fn ssd_config(&self) -> SsdConfig {
+        SsdConfig {
+            ftl: self.ftl.clone(),
+            ..SsdConfig::from_nand(self.nand.clone())
+        }
+    }
+
+    /// A path named in the config, relative to the config file's folder.
+    pub fn path(&self, written: &str) -> PathBuf {
+        let p = Path::new(written);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.base_dir.join(p)
+        }
+    }
+
+    /// The config with every default filled in, as JSON (what a result records, and what a
+    /// result cache hashes).
+    pub fn resolved_json(&self) -> serde_json::Value {
+        let mut value = serde_json::to_value(&self.config).expect("configs serialize");
+        value["nand"] = serde_json::to_value(&self.nand).expect("configs serialize");
+        value["ssd"] = serde_json::to_value(&self.ftl).expect("configs serialize");
+        value
+    }
+
+    fn check(&self, source: Source<'_>) -> LabResult<()> {
+        if let Some(p) = &self.config.precondition {
+            p.validate().map_err(|e| match e {
+                nandlab_ftl::FtlError::Config { key, message } => source.error(
+                    &format!("precondition.{}", key.trim_start_matches("precondition.")),
+                    message,
+                ),
+                other => other.into(),
+            })?;
+        }
+        let workload = &self.config.workload;
+        match (&self.config.engine, workload.needs_engine()) {
+            (None, true) => {
+                return Err(source.error(
+                    "workload.kind",
+                    format!(
+                        "`{}` runs queries on the storage engine: add an [engine] section",
+                        workload.kind()
+                    ),
+                ));
+            }
+            (Some(_), false) => {
+                return Err(source.error(
+                    "engine",
+                    format!("the `{}` workload does not use the storage engine (engine workloads: constant-free-space, drifting-free-space)", workload.kind()),
+                ));
+            }
+            _ => {}
+        }
+        if self.config.engine.is_some() && self.config.precondition.is_some() {
+            return Err(source.error(
+                "precondition",
+                "the engine's protocols fill the device themselves; remove [precondition]",
+            ));
+        }
+        if let WorkloadSection::Trace(t) = workload {
+            t.format
+                .parse::<nandlab_workload::TraceFormat>()
+                .map_err(|e| source.error("workload.format", e))?;
+        }
+        if self.config.engine.is_some() && self.ftl.payload != nandlab_ftl::PayloadMode::Full {
+            return Err(source.error(
+                "ssd.payload",
+                "the storage engine keeps rows in pages: it needs `payload = \"full\"`",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A device: the `[nand]` and `[ssd]` of a stack config alone (what `--device FILE` of
+/// `nandlab replay` and `fio` reads, and what an SSD preset holds).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceFile {
+    #[serde(default)]
+    pub nand: toml::Table,
+    #[serde(default)]
+    pub ssd: SsdSection,
+}
+
+impl DeviceFile {
+    /// Parses a device file or an SSD preset name, resolved and checked as an SSD config.
+    pub fn load(origin: &str, text: &str, base_dir: &Path) -> LabResult<SsdConfig> {
+        let source = Source { origin, text };
+        let table: toml::Table = toml::from_str(text).map_err(|e| source.syntax_error(&e))?;
+        let table = with_ssd_preset(source, table)?;
+        let device: DeviceFile = deserialize(source, "", toml::Value::Table(table))?;
+        let (nand, ftl) = device.resolve(source, base_dir)?;
+        Ok(SsdConfig {
+            ftl,
+            ..SsdConfig::from_nand(nand)
+        })
+    }
+
+    /// The SSD of preset `name` alone.
+    pub fn preset(name: &str) -> LabResult<SsdConfig> {
+        let text = format!(
+            "[ssd]\npreset = {}\n",
+            toml::Value::String(name.to_string())
+        );
+        DeviceFile::load("preset", &text, Path::new("."))
+    }
+
+    /// The chip and FTL configs, checked together (errors name the stack-config key).
+    fn resolve(&self, source: Source<'_>, base_dir: &Path) -> LabResult<(NandConfig, FtlConfig)> {
+        let nand = resolve_nand(source, &self.nand, base_dir)?;
+        let ftl = self
+            .ssd
+            .to_ftl()
+            .map_err(|(key, message)| source.error(&key, message))?;
+        let config = SsdConfig {
+            ftl,
+            ..SsdConfig::from_nand(nand)
+        };
+        config.validate().map_err(|e| match &e {
+            nandlab_ftl::FtlError::Config { key, message } => {
+                let key = ssd::stack_key(key);
+                let key = if key.starts_with("ssd.") || key == "nand" {
+                    key.to_string()
+                } else {
+                    format!("nand.{key}")
+                };
+                source.error(&key, message)
+            }
+            _ => LabError::from(e),
+        })?;
+        let SsdConfig { device, ftl } = config;
+        Ok((device.nand.expect("built from a chip config"), ftl))
+    }
+}
+
+/// Refuses the old run-config layout, and merges the table over its SSD preset when
+/// `[ssd] preset` names one.
+fn with_ssd_preset(source: Source<'_>, table: toml::Table) -> LabResult<toml::Table> {
+    for (old, new) in OLD_SECTIONS {
+        if table.contains_key(*old) {
+            return Err(source.error(
+                old,
+                format!("the old run-config layout; the stack config uses {new}"),
+            ));
+        }
+    }
+    let preset = table
+        .get("ssd")
+        .and_then(|s| s.get("preset"))
+        .map(|p| p.as_str().map(str::to_string));
+    let Some(name) = preset else {
+        return Ok(table);
+    };
+    let name = name.ok_or_else(|| source.error("ssd.preset", "must be a string"))?;
+    let preset = ssd_preset(&name).map_err(|m| source.error("ssd.preset", m))?;
+    let mut merged = preset.table.clone();
+    // a chip given in the config replaces the preset's chip instead of merging into it
+    if let Some(nand) = table.get("nand").and_then(toml::Value::as_table)
+        && (nand.contains_key("preset") || nand.contains_key("file"))
+    {
+        merged.remove("nand");
+    }
+    merge_tables(&mut merged, &table);
+    Ok(merged)
+}
+
+/// `[nand]`: `preset` or `file` (or neither: the table is a whole chip config), then the rest
+/// of the table merged over it and checked as a chip config.
+fn resolve_nand(source: Source<'_>, nand: &toml::Table, base_dir: &Path) -> LabResult<NandConfig> {
+    let mut overrides = nand.clone();
+    let preset = overrides.remove("preset");
+    let file = overrides.remove("file");
+    let base_text = match (preset, file) {
+        (Some(_), Some(_)) => {
+            return Err(source.error("nand.file", "give `preset` or `file`, not both"));
+        }
+        // the table is a whole chip config
+        (None, None) => String::new(),
+        (Some(p), None) => {
+            let name = p
+                .as_str()
+                .ok_or_else(|| source.error("nand.preset", "must be a string"))?;
+            nandlab_nand::preset::preset_toml(name)
+                .map_err(|e| source.error("nand.preset", e))?
+                .to_string()
+        }
+        (None, Some(f)) => {
+            let written = f
+                .as_str()
+                .ok_or_else(|| source.error("nand.file", "must be a string"))?;
+            let path = base_dir.join(written);
+            std::fs::read_to_string(&path).map_err(|e| {
+                source.error("nand.file", format!("cannot read {}: {e}", path.display()))
+            })?
+        }
+    };
+    let mut table: toml::Table = toml::from_str(&base_text).map_err(|e| {
+        source.error(
+            "nand",
+            format!("the chip config does not parse: {}", e.message()),
+        )
+    })?;
+    merge_tables(&mut table, &overrides);
+    let config: NandConfig = deserialize(source, "nand", toml::Value::Table(table))?;
+    config.validate().map_err(|e| match e {
+        nandlab_nand::NandError::Config { key, message } => {
+            source.error(&format!("nand.{key}"), message)
+        }
+        other => LabError::from(other),
+    })?;
+    Ok(config)
+}
+
+/// Deserializes `value` (at key path `prefix`) with the failing key's path in the error.
+fn deserialize<T: serde::de::DeserializeOwned>(
+    source: Source<'_>,
+    prefix: &str,
+    value: toml::Value,
+) -> LabResult<T> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let inner = e.path().to_string();
+        let path = match (prefix.is_empty(), inner == ".") {
+            (true, _) => inner.clone(),
+            (false, true) => prefix.to_string(),
+            (false, false) => format!("{prefix}.{inner}"),
+        };
+        let message = e.into_inner().message().trim_end().to_string();
+        if path == "." || path.is_empty() {
+            LabError::Usage(format!("{}: {message}", source.origin))
+        } else {
+            source.error(&path, message)
+        }
+    })
+}
+
+/// Deep merge: tables merge key by key, everything else in `overrides` replaces `base`.
+pub(crate) fn merge_tables(base: &mut toml::Table, overrides: &toml::Table) {
+    for (key, value) in overrides {
+        match (base.get_mut(key), value) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge_tables(b, o),
+            _ => {
+                base.insert(key.clone(), value.clone());
+            }
+        }
+    }
+}
+
+/// Makes sure every table on `path` exists (creating empty ones), so the leaf can be set.
+fn set_path(table: &mut toml::Table, path: &str) -> Result<(), String> {
+    let parts: Vec<&str> = path.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err("not a dot-separated key path".into());
+    }
+    let mut t = table;
+    for part in &parts[..parts.len() - 1] {
+        let entry = t
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        t = entry
+            .as_table_mut()
+            .ok_or_else(|| format!("`{part}` is a value, not a table"))?;
+    }
+    t.entry(parts[parts.len() - 1].to_string())
+        .or_insert(toml::Value::Boolean(false));
+    Ok(())
+}
+
+fn get_path_mut<'t>(table: &'t mut toml::Table, path: &str) -> Option<&'t mut toml::Value> {
+    let mut parts = path.split('.').peekable();
+    let mut t = table;
+    while let Some(part) = parts.next() {
+        if parts.peek().is_none() {
+            return t.get_mut(part);
+        }
+        t = t.get_mut(part)?.as_table_mut()?;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests;

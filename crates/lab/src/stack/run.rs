@@ -1,0 +1,367 @@
+//! Running a resolved [`Stack`]: the one builder every front uses. An SSD workload (synthetic,
+//! trace, fio) gives an SSD report; an engine workload gives the engine's run metrics. Either
+//! way the run also gives a flat row of named metrics ([`SSD_METRICS`], [`ENGINE_METRICS`],
+//! declared here once), what sweeps and plots read.
+
+use super::Stack;
+use super::sections::WorkloadSection;
+use crate::codesign::SsdDevice;
+use crate::control::Control;
+use crate::error::LabResult;
+use crate::progress::with_progress;
+use crate::ssd::{Capture, Fold, SsdRun};
+use nandlab_engine::{Engine, EngineConfig, RunMetrics};
+use nandlab_ftl::{Ssd, SsdReport};
+use nandlab_workload::{ArrivalMode, BlkparseAction, TraceFormat, TraceOptions};
+use serde::Serialize;
+use std::path::Path;
+
+/// A metric a run reports: its name (the CSV column and JSON key), unit and meaning.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct MetricDef {
+    pub name: &'static str,
+    pub unit: &'static str,
+    pub description: &'static str,
+}
+
+const fn metric(name: &'static str, unit: &'static str, description: &'static str) -> MetricDef {
+    MetricDef {
+        name,
+        unit,
+        description,
+    }
+}
+
+/// The metrics of an SSD workload, in column order.
+pub const SSD_METRICS: &[MetricDef] = &[
+    metric("sim_time_us", "us", "simulated time of the measured run"),
+    metric("requests", "1", "host requests completed"),
+    metric(
+        "read_iops",
+        "1/s",
+        "host read requests per simulated second",
+    ),
+    metric("read_bw_mib_s", "MiB/s", "host read bandwidth"),
+    metric("read_lat_p50_us", "us", "median read latency"),
+    metric("read_lat_p99_us", "us", "99th percentile read latency"),
+    metric(
+        "write_iops",
+        "1/s",
+        "host write requests per simulated second",
+    ),
+    metric("write_bw_mib_s", "MiB/s", "host write bandwidth"),
+    metric("write_lat_p50_us", "us", "median write latency"),
+    metric("write_lat_p99_us", "us", "99th percentile write latency"),
+    metric("write_lat_p999_us", "us", "99.9th percentile write latency"),
+    metric("write_lat_max_us", "us", "maximum write latency"),
+    metric(
+        "waf",
+        "1",
+        "write amplification: flash pages programmed per host page",
+    ),
+    metric("gc_page_copies", "1", "pages moved by garbage collection"),
+    metric("erases", "1", "blocks erased"),
+    metric(
+        "erase_count_max",
+        "1",
+        "largest erase count of a block (device lifetime)",
+    ),
+    metric(
+        "energy_mj",
+        "mJ",
+        "chip energy of the run (operations and idle)",
+    ),
+    metric(
+        "folded_requests",
+        "1",
+        "trace requests beyond the logical capacity, folded into it",
+    ),
+];
+
+/// The metrics of an engine workload, in column order.
+pub const ENGINE_METRICS: &[MetricDef] = &[
+    metric("queries", "1", "measured queries"),
+    metric("queries_per_s", "1/s", "queries per simulated second"),
+    metric("mj_per_query", "mJ", "device energy per query"),
+    metric(
+        "we_cycles_per_block",
+        "1",
+        "mean write/erase cycles per block in the window",
+    ),
+    metric("page_copies", "1", "pages copied by garbage collection"),
+    metric("erases", "1", "blocks erased"),
+    metric("sim_time_us", "us", "simulated time of the measured window"),
+    metric(
+        "free_space_end",
+        "1",
+        "free space (fraction of row slots) at the end",
+    ),
+];
+
+/// What a stack run produced.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StackOutcome {
+    /// A block workload on the SSD.
+    Ssd {
+        run: Box<SsdRun>,
+        folded_requests: u64,
+    },
+    /// Queries on the storage engine.
+    Engine {
+        metrics: Box<RunMetrics>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        interrupted: bool,
+    },
+}
+
+/// A finished (or interrupted) stack run with its metric row.
+#[derive(Clone, Debug, Serialize)]
+pub struct StackRun {
+    pub outcome: StackOutcome,
+    /// `(name, value)` in the declared order of [`SSD_METRICS`] or [`ENGINE_METRICS`].
+    pub metrics: Vec<(&'static str, f64)>,
+}
+
+impl StackRun {
+    /// Whether a cancel stopped the run early.
+    pub fn interrupted(&self) -> bool {
+        match &self.outcome {
+            StackOutcome::Ssd { run, .. } => run.interrupted,
+            StackOutcome::Engine { interrupted, .. } => *interrupted,
+        }
+    }
+
+    /// A metric by name.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        self.metrics
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+    }
+}
+
+/// Engine inserts and queries between two progress updates.
+const ENGINE_POLL_EVERY: u64 = 64;
+
+impl Stack {
+    /// Builds the stack and runs its workload; `capture` writes the SSD's request stream as a
+    /// native trace (block workloads only). `control` gets progress and may cancel: the run
+    /// then keeps what it finished, marked interrupted.
+    pub fn run(&self, capture: Option<&Path>, control: &Control) -> LabResult<StackRun> {
+        let seed = self.config.run.seed;
+        match &self.config.workload {
+            WorkloadSection::ConstantFreeSpace(_) | WorkloadSection::DriftingFreeSpace(_) => {
+                if capture.is_some() {
+                    return Err(crate::LabError::Usage(
+                        "--capture records block requests; engine workloads are not captured"
+                            .into(),
+                    ));
+                }
+                self.run_engine(seed, control)
+            }
+            workload => {
+                let mut ssd = Ssd::new(self.ssd_config(), seed)?;
+                if let Some(p) = &self.config.precondition {
+                    ssd.precondition(p)?;
+                }
+                let (run, folded) = self.run_block(&mut ssd, workload, capture, control)?;
+                let metrics = ssd_metrics(&run.report, folded);
+                Ok(StackRun {
+                    outcome: StackOutcome::Ssd {
+                        run: Box::new(run),
+                        folded_requests: folded,
+                    },
+                    metrics,
+                })
+            }
+        }
+    }
+
+    fn run_block(
+        &self,
+        ssd: &mut Ssd,
+        workload: &WorkloadSection,
+        capture: Option<&Path>,
+        control: &Control,
+    ) -> LabResult<(SsdRun, u64)> {
+        let seed = self.config.run.seed;
+        let capacity_bytes = ssd.logical_capacity_bytes();
+        match workload {
+            WorkloadSection::Synthetic(spec) => {
+                let mut spec = spec.clone();
+                if spec.span_bytes == 0 {
+                    spec.span_bytes = capacity_bytes.saturating_sub(spec.offset_bytes);
+                }
+                spec.validate().map_err(|e| e.within("workload"))?;
+                let total = spec.request_count;
+                let requests = with_progress(spec.generator()?.map(Ok), total, "run", control);
+                drive(ssd, requests, capture, None)
+            }
+            WorkloadSection::Trace(t) => {
+                let format: TraceFormat =
+                    t.format
+                        .parse()
+                        .map_err(|e: nandlab_workload::WorkloadError| {
+                            crate::LabError::Usage(e.to_string())
+                        })?;
+                let options = TraceOptions {
+                    arrival: if t.closed_loop {
+                        ArrivalMode::ClosedLoop
+                    } else {
+                        ArrivalMode::AsRecorded
+                    },
+                    device: t.disk.clone(),
+                    blkparse_action: if t.queue_events {
+                        BlkparseAction::Queue
+                    } else {
+                        BlkparseAction::Dispatch
+                    },
+                };
+                let source = nandlab_workload::open_trace(self.path(&t.path), format, &options)?;
+                let requests = with_progress(source, None, "replay", control);
+                drive(ssd, requests, capture, Some(capacity_bytes))
+            }
+            WorkloadSection::Fio(f) => {
+                let job = nandlab_workload::fio::FioJobFile::open(self.path(&f.path))?;
+                let context = nandlab_workload::fio::FioContext {
+                    device_size_bytes: capacity_bytes,
+                    seed,
+                };
+                let generator = job.generator(&context)?;
+                // the job's iodepth is the host queue depth
+                let depth = u32::try_from(generator.queue_depth())
+                    .unwrap_or(u32::MAX)
+                    .max(1);
+                if depth != self.ftl.queue_depth {
+                    let mut config = self.ssd_config();
+                    config.ftl.queue_depth = depth;
+                    *ssd = Ssd::new(config, seed)?;
+                    if let Some(p) = &self.config.precondition {
+                        ssd.precondition(p)?;
+                    }
+                }
+                let requests = with_progress(generator.map(Ok), None, "fio", control);
+                drive(ssd, requests, capture, None)
+            }
+            _ => unreachable!("engine workloads are run by run_engine"),
+        }
+    }
+
+    fn run_engine(&self, seed: u64, control: &Control) -> LabResult<StackRun> {
+        use nandlab_engine::workload::{ConstantFreeSpace, DriftingFreeSpace};
+        let e = self
+            .config
+            .engine
+            .as_ref()
+            .expect("checked: engine workloads have [engine]");
+        let config = EngineConfig {
+            row_size_bytes: e.row_size_bytes,
+            hint_refresh_queries: e.hint_refresh_queries,
+            verify: e.verify,
+            ..EngineConfig::conventional().with_switches(e.iaa, e.u2di)
+        };
+        let ssd = Ssd::new(self.ssd_config(), seed)?;
+        let mut engine = Engine::new(SsdDevice::new(ssd), config)?;
+        control.start(None);
+        let mut calls = 0u64;
+        let mut stopped = false;
+        let mut keep_going = || {
+            calls += 1;
+            if calls.is_multiple_of(ENGINE_POLL_EVERY) {
+                stopped |= !control.advance(ENGINE_POLL_EVERY);
+            }
+            !stopped
+        };
+        let metrics = match &self.config.workload {
+            WorkloadSection::ConstantFreeSpace(w) => ConstantFreeSpace {
+                free_space_fraction: w.free_space_fraction,
+                update_fraction: w.update_fraction,
+                warmup_query_count: w.warmup_query_count,
+                query_count: w.query_count,
+                seed,
+            }
+            .run_while(&mut engine, &mut keep_going)?,
+            WorkloadSection::DriftingFreeSpace(w) => DriftingFreeSpace {
+                free_space_fraction_start: w.free_space_fraction_start,
+                free_space_fraction_end: w.free_space_fraction_end,
+                mix: w.mix,
+                query_count_max: w.query_count_max,
+                seed,
+            }
+            .run_while(&mut engine, &mut keep_going)?,
+            _ => unreachable!("block workloads are run by run_block"),
+        };
+        control.finish();
+        let row = engine_metrics(&metrics);
+        Ok(StackRun {
+            outcome: StackOutcome::Engine {
+                metrics: Box::new(metrics),
+                interrupted: stopped,
+            },
+            metrics: row,
+        })
+    }
+}
+
+/// Runs `requests` on `ssd` (folding them into the logical capacity when `fold` gives it),
+/// capturing them when asked; the run and the number of folded requests.
+fn drive<I>(
+    ssd: &mut Ssd,
+    requests: crate::progress::Progress<I>,
+    capture: Option<&Path>,
+    fold: Option<u64>,
+) -> LabResult<(SsdRun, u64)>
+where
+    I: Iterator<Item = Result<nandlab_core::BlockRequest, nandlab_workload::WorkloadError>>,
+{
+    let mut fold = Fold::new(requests, fold.unwrap_or(u64::MAX));
+    let mut captured = Capture::new(&mut fold, capture)?;
+    let report = ssd.run_source(&mut captured)?;
+    captured.finish()?;
+    let run = SsdRun {
+        report,
+        interrupted: fold.inner().cut_short(),
+    };
+    Ok((run, fold.folded))
+}
+
+/// The SSD metric row of a report.
+pub fn ssd_metrics(r: &SsdReport, folded: u64) -> Vec<(&'static str, f64)> {
+    let values = [
+        r.sim_time_us,
+        r.completed as f64,
+        r.read.iops,
+        r.read.bw_mib_s,
+        r.read.lat.p50_us,
+        r.read.lat.p99_us,
+        r.write.iops,
+        r.write.bw_mib_s,
+        r.write.lat.p50_us,
+        r.write.lat.p99_us,
+        r.write.lat.p999_us,
+        r.write.lat.max_us,
+        r.waf,
+        r.counters.gc_page_copies as f64,
+        r.counters.erases as f64,
+        f64::from(r.erase_counts.max),
+        r.energy.total_mj,
+        folded as f64,
+    ];
+    SSD_METRICS.iter().map(|m| m.name).zip(values).collect()
+}
+
+/// The engine metric row of a run.
+pub fn engine_metrics(m: &RunMetrics) -> Vec<(&'static str, f64)> {
+    let values = [
+        m.queries.total().count as f64,
+        m.queries_per_s(),
+        m.energy_mj_per_query(),
+        m.erases_per_block_mean(),
+        m.device.page_copies as f64,
+        m.device.erases as f64,
+        m.elapsed.as_us_f64(),
+        m.free_space_fraction_end,
+    ];
+    ENGINE_METRICS.iter().map(|m| m.name).zip(values).collect()
+}

@@ -1,0 +1,143 @@
+//! The sections of a stack config besides `[nand]` and `[ssd]`: `[run]`, `[engine]` and
+//! `[workload]` (`[precondition]` is the FTL's [`nandlab_ftl::Precondition`]).
+
+use nandlab_engine::QueryMix;
+use nandlab_workload::SyntheticSpec;
+use serde::{Deserialize, Serialize};
+
+/// `[run]`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSection {
+    /// The one seed of the run: the SSD, the workload generators and the query generator derive
+    /// their streams from it.
+    #[serde(default)]
+    pub seed: u64,
+}
+
+/// `[engine]`: paper 000's row store on the SSD (conventional unless switched).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineSection {
+    /// Insert Address Assist.
+    #[serde(default)]
+    pub iaa: bool,
+    /// Update-to-Delete+Insert.
+    #[serde(default)]
+    pub u2di: bool,
+    /// Row size in bytes (paper 000: 119).
+    #[serde(default = "default_row_size")]
+    pub row_size_bytes: usize,
+    /// Queries between refreshes of the next-erase-block LPA list (paper 000: 16).
+    #[serde(default = "default_hint_refresh")]
+    pub hint_refresh_queries: u32,
+    /// Check every live row of every page read against the last value written.
+    #[serde(default = "default_true")]
+    pub verify: bool,
+}
+
+fn default_row_size() -> usize {
+    119
+}
+fn default_hint_refresh() -> u32 {
+    16
+}
+fn default_true() -> bool {
+    true
+}
+
+/// `[workload]`: exactly one source of work, chosen by `kind`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum WorkloadSection {
+    /// Synthetic block I/O (the keys of `nandlab_workload::SyntheticSpec`; `span_bytes = 0`
+    /// is the whole logical capacity).
+    Synthetic(SyntheticSpec),
+    /// A block trace file.
+    Trace(TraceWorkload),
+    /// A fio job file (a stated subset of fio's keys).
+    Fio(FioWorkload),
+    /// Paper 000 Fig. 12: fill to a free space, then random Insert/Delete/Update at constant
+    /// free space (needs `[engine]`).
+    ConstantFreeSpace(ConstantFreeSpaceWorkload),
+    /// Paper 000 Table I: free space drifts from a start to an end value (needs `[engine]`).
+    DriftingFreeSpace(DriftingFreeSpaceWorkload),
+}
+
+impl WorkloadSection {
+    /// The `kind` value.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WorkloadSection::Synthetic(_) => "synthetic",
+            WorkloadSection::Trace(_) => "trace",
+            WorkloadSection::Fio(_) => "fio",
+            WorkloadSection::ConstantFreeSpace(_) => "constant-free-space",
+            WorkloadSection::DriftingFreeSpace(_) => "drifting-free-space",
+        }
+    }
+
+    /// Whether this workload runs queries on the storage engine.
+    pub fn needs_engine(&self) -> bool {
+        matches!(
+            self,
+            WorkloadSection::ConstantFreeSpace(_) | WorkloadSection::DriftingFreeSpace(_)
+        )
+    }
+}
+
+/// `kind = "trace"`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceWorkload {
+    /// The trace file (relative paths: from the config file's folder).
+    pub path: String,
+    /// `msr`, `blkparse`, `disksim` or `native`.
+    pub format: String,
+    /// Ignore the recorded times; issue as fast as the queue allows.
+    #[serde(default)]
+    pub closed_loop: bool,
+    /// blkparse: replay Q (queue) lines instead of D (dispatch) lines.
+    #[serde(default)]
+    pub queue_events: bool,
+    /// Keep one device of the trace (MSR DiskNumber, DiskSim devno, blkparse major,minor).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk: Option<String>,
+}
+
+/// `kind = "fio"`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioWorkload {
+    /// The job file (relative paths: from the config file's folder). Its `iodepth` sets the
+    /// host queue depth.
+    pub path: String,
+}
+
+/// `kind = "constant-free-space"` (paper 000 Fig. 12 protocol).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConstantFreeSpaceWorkload {
+    /// Free space to fill to and hold (paper: 0.2–0.8).
+    pub free_space_fraction: f64,
+    /// P(Update); Insert and Delete share the rest equally.
+    pub update_fraction: f64,
+    /// Queries after the fill before measuring.
+    #[serde(default)]
+    pub warmup_query_count: u64,
+    /// Measured queries (paper: 1.6·10^6).
+    pub query_count: u64,
+}
+
+/// `kind = "drifting-free-space"` (paper 000 Table I protocol).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriftingFreeSpaceWorkload {
+    /// Free space after the fill (paper: 0.8).
+    pub free_space_fraction_start: f64,
+    /// Free space at which the run stops (paper: 0.2).
+    pub free_space_fraction_end: f64,
+    /// `{ insert, delete, update }` probabilities; P(Insert) must exceed P(Delete).
+    pub mix: QueryMix,
+    /// Safety bound on the number of queries.
+    pub query_count_max: u64,
+}

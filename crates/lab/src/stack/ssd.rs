@@ -1,0 +1,333 @@
+//! `[ssd]`: the controller, in grouped tables (host, mapping, gc, wear, buffer, hints), turned
+//! into the FTL's typed [`FtlConfig`]. Every key is optional (an SSD preset or the FTL's
+//! default fills it); a key that does not apply to the chosen mapping, policy or scheme is an
+//! error naming it, never silently ignored.
+
+use nandlab_ftl::{
+    BufferPolicy, FtlConfig, GcPolicy, GcScope, MappingKind, PayloadMode, WearLeveling,
+};
+use serde::{Deserialize, Serialize};
+
+/// `[ssd]`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SsdSection {
+    /// An SSD preset (`presets/ssd/NAME.toml`) whose `[nand]` and `[ssd]` this config starts
+    /// from; the keys given here override it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
+    /// Over-provisioning as spare / logical (0.25 = 25 %).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op_fraction: Option<f64>,
+    /// `full` (page bytes kept) or `timing-only`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload: Option<PayloadMode>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<HostSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<MappingSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc: Option<GcSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wear: Option<WearSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<BufferSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hints: Option<HintsSection>,
+}
+
+/// `[ssd.host]`: the host interface.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostSection {
+    /// Submission-queue depth (requests in flight).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_depth: Option<u32>,
+}
+
+/// `[ssd.mapping]`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MappingSection {
+    /// `page`, `block` or `hybrid`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<MappingKind>,
+    /// Striping order of consecutive page writes, fastest-varying first (`channel-chip-die-plane`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocation_order: Option<String>,
+    /// Random log blocks (hybrid mapping only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_log_blocks: Option<u32>,
+}
+
+/// `[ssd.gc]`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GcSection {
+    /// Victim policy: `fifo`, `greedy`, `cost-benefit`, `random` (page mapping).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<GcPolicy>,
+    /// Free blocks per plane below which GC runs (at least 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_blocks: Option<u32>,
+    /// `plane` or `device` (page mapping).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<GcScope>,
+    /// Background GC threshold (page mapping; 0 = off; otherwise above `threshold_blocks`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_threshold_blocks: Option<u32>,
+    /// Copyback (internal data move) for page moves within a plane.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copyback: Option<bool>,
+}
+
+/// `[ssd.wear]`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WearSection {
+    /// `round-robin` or `static`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leveling: Option<WearLeveling>,
+    /// Erase-count gap that triggers static wear-leveling (`static` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub erase_gap_threshold: Option<u32>,
+}
+
+/// `[ssd.buffer]`: the DRAM write buffer.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BufferSection {
+    /// Capacity in pages (0 = no buffer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<u32>,
+    /// Eviction order `lru` or `fifo` (needs `pages` > 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<BufferPolicy>,
+}
+
+/// `[ssd.hints]`: the co-design hint interface (paper 000 IAA, SPEC F7).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HintsSection {
+    /// Host requests between hint refreshes (0 = no hint kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_ops: Option<u32>,
+    /// List the next victim of every plane, not only the block erased next.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub all_planes: Option<bool>,
+}
+
+/// An error found while turning `[ssd]` into an [`FtlConfig`]: the key path and the message.
+pub type KeyError = (String, String);
+
+impl SsdSection {
+    /// The FTL config: the FTL's defaults with every given key applied; a key that does not
+    /// apply to the chosen mapping, GC policy, wear-leveling or buffer is an error.
+    pub fn to_ftl(&self) -> Result<FtlConfig, KeyError> {
+        let mut f = FtlConfig::default();
+        set(&mut f.op_fraction, self.op_fraction);
+        set(&mut f.payload, self.payload);
+        if let Some(h) = &self.host {
+            set(&mut f.queue_depth, h.queue_depth);
+        }
+        let mapping = self.mapping.clone().unwrap_or_default();
+        set(&mut f.mapping, mapping.kind);
+        set(&mut f.allocation_order, mapping.allocation_order.clone());
+        if let Some(n) = mapping.random_log_blocks {
+            if f.mapping != MappingKind::Hybrid {
+                return Err(inapplicable(
+                    "ssd.mapping.random_log_blocks",
+                    "applies to the hybrid mapping only",
+                    f.mapping,
+                ));
+            }
+            f.hybrid_random_log_blocks = n;
+        }
+        if let Some(gc) = &self.gc {
+            self.apply_gc(gc, &mut f)?;
+        }
+        if let Some(w) = &self.wear {
+            set(&mut f.wear_leveling, w.leveling);
+            if let Some(gap) = w.erase_gap_threshold {
+                if f.wear_leveling != WearLeveling::Static {
+                    return Err((
+                        "ssd.wear.erase_gap_threshold".into(),
+                        "applies to `leveling = \"static\"` only".into(),
+                    ));
+                }
+                f.wl_erase_gap_threshold = gap;
+            }
+        }
+        if let Some(b) = &self.buffer {
+            set(&mut f.write_buffer_pages, b.pages);
+            if let Some(policy) = b.policy {
+                if f.write_buffer_pages == 0 {
+                    return Err((
+                        "ssd.buffer.policy".into(),
+                        "needs a write buffer (`ssd.buffer.pages` > 0)".into(),
+                    ));
+                }
+                f.write_buffer_policy = policy;
+            }
+        }
+        if let Some(h) = &self.hints {
+            set(&mut f.hint_refresh_ops, h.refresh_ops);
+            set(&mut f.hint_all_planes, h.all_planes);
+        }
+        Ok(f)
+    }
+
+    fn apply_gc(&self, gc: &GcSection, f: &mut FtlConfig) -> Result<(), KeyError> {
+        let page_only = [
+            ("ssd.gc.policy", gc.policy.is_some()),
+            ("ssd.gc.scope", gc.scope.is_some()),
+            (
+                "ssd.gc.idle_threshold_blocks",
+                gc.idle_threshold_blocks.is_some(),
+            ),
+        ];
+        if f.mapping != MappingKind::Page
+            && let Some((key, _)) = page_only.iter().find(|(_, given)| *given)
+        {
+            return Err(inapplicable(
+                key,
+                "applies to the page mapping only",
+                f.mapping,
+            ));
+        }
+        set(&mut f.gc_policy, gc.policy);
+        set(&mut f.gc_threshold_blocks, gc.threshold_blocks);
+        set(&mut f.gc_scope, gc.scope);
+        set(&mut f.idle_gc_threshold_blocks, gc.idle_threshold_blocks);
+        set(&mut f.copyback, gc.copyback);
+        Ok(())
+    }
+}
+
+fn set<T>(slot: &mut T, value: Option<T>) {
+    if let Some(v) = value {
+        *slot = v;
+    }
+}
+
+fn inapplicable(key: &str, what: &str, mapping: MappingKind) -> KeyError {
+    let name = match mapping {
+        MappingKind::Page => "page",
+        MappingKind::Block => "block",
+        MappingKind::Hybrid => "hybrid",
+    };
+    (
+        key.to_string(),
+        format!("{what}, but `ssd.mapping.kind` is `{name}`"),
+    )
+}
+
+/// The stack-config key of each FTL config key (the FTL names its keys `ftl.<field>` in its
+/// errors), so that an FTL validation error names the key the user wrote.
+pub const FTL_KEYS: &[(&str, &str)] = &[
+    ("ftl.mapping", "ssd.mapping.kind"),
+    ("ftl.allocation_order", "ssd.mapping.allocation_order"),
+    (
+        "ftl.hybrid_random_log_blocks",
+        "ssd.mapping.random_log_blocks",
+    ),
+    ("ftl.gc_policy", "ssd.gc.policy"),
+    ("ftl.gc_threshold_blocks", "ssd.gc.threshold_blocks"),
+    ("ftl.gc_scope", "ssd.gc.scope"),
+    (
+        "ftl.idle_gc_threshold_blocks",
+        "ssd.gc.idle_threshold_blocks",
+    ),
+    ("ftl.copyback", "ssd.gc.copyback"),
+    ("ftl.op_fraction", "ssd.op_fraction"),
+    ("ftl.payload", "ssd.payload"),
+    ("ftl.queue_depth", "ssd.host.queue_depth"),
+    ("ftl.wear_leveling", "ssd.wear.leveling"),
+    ("ftl.wl_erase_gap_threshold", "ssd.wear.erase_gap_threshold"),
+    ("ftl.write_buffer_pages", "ssd.buffer.pages"),
+    ("ftl.write_buffer_policy", "ssd.buffer.policy"),
+    ("ftl.hint_refresh_ops", "ssd.hints.refresh_ops"),
+    ("ftl.hint_all_planes", "ssd.hints.all_planes"),
+    ("device", "nand"),
+];
+
+/// The stack-config key for an FTL error key (unknown ones pass through).
+pub fn stack_key(ftl_key: &str) -> &str {
+    if let Some(rest) = ftl_key.strip_prefix("device.") {
+        // chip keys keep their layout under [nand]
+        return rest;
+    }
+    FTL_KEYS
+        .iter()
+        .find(|(f, _)| *f == ftl_key)
+        .map_or(ftl_key, |(_, s)| s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn section(text: &str) -> SsdSection {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn grouped_keys_reach_the_ftl_config() {
+        let f = section(
+            "op_fraction = 0.07\n[host]\nqueue_depth = 8\n[gc]\npolicy = \"fifo\"\nthreshold_blocks = 4\n\
+             [wear]\nleveling = \"static\"\nerase_gap_threshold = 9\n[buffer]\npages = 16\npolicy = \"fifo\"\n\
+             [hints]\nrefresh_ops = 0\n",
+        )
+        .to_ftl()
+        .unwrap();
+        assert_eq!(f.op_fraction, 0.07);
+        assert_eq!(f.queue_depth, 8);
+        assert_eq!(f.gc_policy, GcPolicy::Fifo);
+        assert_eq!(f.gc_threshold_blocks, 4);
+        assert_eq!(f.wear_leveling, WearLeveling::Static);
+        assert_eq!(f.wl_erase_gap_threshold, 9);
+        assert_eq!(f.write_buffer_pages, 16);
+        assert_eq!(f.write_buffer_policy, BufferPolicy::Fifo);
+        assert_eq!(f.hint_refresh_ops, 0);
+        // untouched keys keep the FTL's defaults
+        assert_eq!(section("").to_ftl().unwrap(), FtlConfig::default());
+    }
+
+    #[test]
+    fn keys_that_do_not_apply_are_errors_naming_them() {
+        let cases = [
+            (
+                "[mapping]\nkind = \"block\"\n[gc]\npolicy = \"greedy\"\n",
+                "ssd.gc.policy",
+            ),
+            (
+                "[mapping]\nkind = \"hybrid\"\n[gc]\nscope = \"device\"\n",
+                "ssd.gc.scope",
+            ),
+            (
+                "[mapping]\nrandom_log_blocks = 4\n",
+                "ssd.mapping.random_log_blocks",
+            ),
+            (
+                "[wear]\nerase_gap_threshold = 4\n",
+                "ssd.wear.erase_gap_threshold",
+            ),
+            ("[buffer]\npolicy = \"lru\"\n", "ssd.buffer.policy"),
+        ];
+        for (text, key) in cases {
+            let (got, message) = section(text).to_ftl().unwrap_err();
+            assert_eq!(got, key, "{text}");
+            assert!(!message.is_empty());
+        }
+    }
+
+    #[test]
+    fn ftl_keys_translate_to_stack_keys() {
+        assert_eq!(
+            stack_key("ftl.gc_threshold_blocks"),
+            "ssd.gc.threshold_blocks"
+        );
+        assert_eq!(stack_key("device.geometry.channels"), "geometry.channels");
+        assert_eq!(stack_key("something.else"), "something.else");
+    }
+}
