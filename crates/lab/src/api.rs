@@ -5,6 +5,10 @@ use crate::chip::ChipRunSpec;
 use crate::control::Control;
 use crate::error::{LabError, LabResult};
 use crate::experiments::{self, RunOptions, Scale};
+use crate::stack::{
+    ConstantFreeSpaceWorkload, DriftingFreeSpaceWorkload, EngineSection, Stack, StackOutcome,
+    TraceWorkload, WorkloadSection, device_stack_from_text,
+};
 use std::path::Path;
 
 /// Runs a chip-level workload described by a JSON [`ChipRunSpec`]; returns
@@ -73,73 +77,135 @@ pub fn preset_names() -> Vec<String> {
         .collect()
 }
 
-/// Runs an SSD run config given as TOML text (the `nandlab run` format); returns the report
-/// JSON (the same bytes `nandlab run --out` writes to report.json, without the final newline)
-/// and, with `out`, writes the same files as `nandlab run --out`. A cancelled `control` stops
-/// the run early: the report then covers the requests admitted and has `"interrupted": true`.
+/// The folder relative paths of a config are read from: the config file's folder when
+/// `origin` names an existing file, else the working directory.
+fn base_dir_of(origin: &str) -> std::path::PathBuf {
+    let path = Path::new(origin);
+    match path.parent() {
+        Some(parent) if path.is_file() => parent.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    }
+}
+
+/// Runs a stack config given as TOML text with a block workload (the `nandlab run` format);
+/// returns the report JSON (the same bytes `nandlab run --out` writes to report.json, without
+/// the final newline) and, with `out`, writes the same files as `nandlab run --out`. A cancelled
+/// `control` stops the run early: the report then covers the requests admitted and has
+/// `"interrupted": true`.
 pub fn run_ssd_toml(
     origin: &str,
     text: &str,
     out: Option<&Path>,
     control: &Control,
 ) -> LabResult<String> {
-    let config = crate::ssd::RunConfig::from_toml(origin, text)?;
-    let run = crate::ssd::run_config_captured(&config, None, control)?;
-    if let Some(dir) = out {
-        crate::ssd::write_ssd_results(&run, dir)?;
+    let stack = Stack::from_toml(origin, text, &base_dir_of(origin), &[])?;
+    if stack.config.workload.needs_engine() {
+        return Err(LabError::Usage(format!(
+            "{origin}: the `{}` workload runs the storage engine: use nandlab.run()",
+            stack.config.workload.kind()
+        )));
     }
-    Ok(run.to_json_pretty())
+    let run = stack.run(None, control)?;
+    if let Some(dir) = out {
+        crate::ssd::write_stack_results(&stack, &run, dir)?;
+    }
+    match &run.outcome {
+        StackOutcome::Ssd { run, .. } => Ok(run.to_json_pretty()),
+        StackOutcome::Engine { .. } => unreachable!("checked above"),
+    }
 }
 
-/// Checks a run config given as TOML text as `nandlab run` does before running (see
-/// [`crate::ssd::RunConfig::check`]); returns the config as JSON with every default filled in.
+/// Runs a stack config given as TOML text, with `overrides_json` (`{"key.path": value, …}`)
+/// applied, and returns `{"metrics": {name: value, …}, "interrupted": bool, "outcome": …}`;
+/// with `out`, writes the files of `nandlab run --out`. What a sweep point runs.
+pub fn run_stack_json(
+    origin: &str,
+    text: &str,
+    overrides_json: &str,
+    out: Option<&Path>,
+    control: &Control,
+) -> LabResult<String> {
+    let overrides = crate::sweep::parse_overrides(overrides_json)?;
+    let stack = Stack::from_toml(origin, text, &base_dir_of(origin), &overrides)?;
+    let run = stack.run(None, control)?;
+    if let Some(dir) = out {
+        crate::ssd::write_stack_results(&stack, &run, dir)?;
+    }
+    let metrics: serde_json::Map<String, serde_json::Value> = run
+        .metrics
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), serde_json::json!(v)))
+        .collect();
+    let value = serde_json::json!({
+        "metrics": metrics,
+        "interrupted": run.interrupted(),
+        "outcome": run.outcome,
+    });
+    Ok(serde_json::to_string(&value).expect("results serialize"))
+}
+
+/// Checks a stack config given as TOML text as `nandlab run` does before running; returns the
+/// config as JSON with every default filled in.
 pub fn check_run_config_toml(origin: &str, text: &str) -> LabResult<String> {
-    let config = crate::ssd::RunConfig::from_toml(origin, text)?;
-    config.check()?;
-    Ok(serde_json::to_string(&config).expect("configs serialize"))
+    let stack = Stack::from_toml(origin, text, &base_dir_of(origin), &[])?;
+    Ok(serde_json::to_string(&stack.resolved_json()).expect("configs serialize"))
 }
 
-/// Replays a trace file on an SSD (`device_toml`: the `[device]`/`[ftl]` TOML of a device
-/// file, or empty for the default device); returns `{"report": …, "folded_requests": N}` and,
-/// with `out`, writes the files of `nandlab replay --out`. `control` as in [`run_ssd_toml`].
+/// Replays a trace file on an SSD (`device`: a device file's TOML text, an SSD preset name, or
+/// empty for the `bench-ssd` preset); returns `{"report": …, "folded_requests": N}` and, with
+/// `out`, writes the files of `nandlab replay --out`. `control` as in [`run_ssd_toml`].
 pub fn replay_json(
     trace: &Path,
     format: &str,
-    device_toml: &str,
+    device: &str,
     (closed_loop, seed): (bool, u64),
     out: Option<&Path>,
     control: &Control,
 ) -> LabResult<String> {
-    use nandlab_workload::{ArrivalMode, TraceFormat, TraceOptions};
-    let format: TraceFormat = format
-        .parse()
-        .map_err(|e: nandlab_workload::WorkloadError| LabError::Usage(e.to_string()))?;
-    let options = TraceOptions {
-        arrival: if closed_loop {
-            ArrivalMode::ClosedLoop
-        } else {
-            ArrivalMode::AsRecorded
-        },
-        ..TraceOptions::default()
-    };
-    let config = if device_toml.trim().is_empty() {
-        crate::ssd::default_device()
-    } else {
-        nandlab_ftl::SsdConfig::from_toml(device_toml)?
-    };
-    let source = nandlab_workload::open_trace(trace, format, &options)?;
-    let (run, folded) = crate::ssd::run_source(config, seed, source, None, control)?;
+    let workload = WorkloadSection::Trace(TraceWorkload {
+        path: trace.display().to_string(),
+        format: format.to_string(),
+        closed_loop,
+        queue_events: false,
+        disk: None,
+    });
+    let stack = device_stack_text(device, &workload, None, seed)?;
+    let run = stack.run(None, control)?;
     if let Some(dir) = out {
-        crate::ssd::write_ssd_results(&run, dir)?;
+        crate::ssd::write_stack_results(&stack, &run, dir)?;
     }
-    let value = serde_json::json!({ "report": run, "folded_requests": folded });
+    let StackOutcome::Ssd {
+        run: ssd_run,
+        folded_requests,
+    } = &run.outcome
+    else {
+        unreachable!("a trace workload runs on the SSD")
+    };
+    let value = serde_json::json!({ "report": ssd_run, "folded_requests": folded_requests });
     Ok(serde_json::to_string(&value).expect("reports serialize"))
 }
 
-/// Inserts and queries of an engine run between two updates of its control.
-const ENGINE_POLL_EVERY: u64 = 64;
+/// A stack from a device given as TOML text or an SSD preset name (empty: `bench-ssd`).
+fn device_stack_text(
+    device: &str,
+    workload: &WorkloadSection,
+    engine: Option<&EngineSection>,
+    seed: u64,
+) -> LabResult<Stack> {
+    let device = device.trim();
+    let text = if device.is_empty() {
+        "[ssd]\npreset = \"bench-ssd\"\n".to_string()
+    } else if crate::stack::ssd_preset_names().contains(&device) {
+        format!("[ssd]\npreset = {}\n", toml::Value::String(device.into()))
+    } else {
+        device.to_string()
+    };
+    device_stack_from_text("device", &text, Path::new("."), workload, engine, seed)
+}
 
-/// An engine run on the `miyaji2014` SSD (scaled), as the Python `nandlab.engine()` sends it.
+/// An engine run as the Python `nandlab.engine()` sends it: by default on the `miyaji2014-ssd`
+/// preset scaled by `channels`, `blocks_per_plane` and `pages_per_block`; with `device` (a device
+/// file's TOML text or an SSD preset name) on that SSD instead.
 #[derive(Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EngineRunSpec {
@@ -149,12 +215,15 @@ pub struct EngineRunSpec {
     pub u2di: bool,
     #[serde(default = "default_row_size")]
     pub row_size_bytes: usize,
-    #[serde(default = "default_channels")]
-    pub channels: u32,
-    #[serde(default = "default_blocks")]
-    pub blocks_per_plane: u32,
-    #[serde(default = "default_pages")]
-    pub pages_per_block: u32,
+    #[serde(default)]
+    pub channels: Option<u32>,
+    #[serde(default)]
+    pub blocks_per_plane: Option<u32>,
+    #[serde(default)]
+    pub pages_per_block: Option<u32>,
+    /// A device file's TOML text or an SSD preset name (replaces the scaled miyaji2014 SSD).
+    #[serde(default)]
+    pub device: Option<String>,
     /// `{"constant": {…}}` (paper 000 Fig. 12) or `{"drifting": {…}}` (Table I).
     pub protocol: EngineProtocol,
     #[serde(default)]
@@ -163,15 +232,6 @@ pub struct EngineRunSpec {
 
 fn default_row_size() -> usize {
     119
-}
-fn default_channels() -> u32 {
-    1
-}
-fn default_blocks() -> u32 {
-    32
-}
-fn default_pages() -> u32 {
-    32
 }
 
 /// The two measurement protocols of paper 000 §4.
@@ -182,41 +242,82 @@ pub enum EngineProtocol {
     Drifting(nandlab_engine::workload::DriftingFreeSpace),
 }
 
-/// Runs an engine on the scaled `miyaji2014` SSD; returns the run's metrics as JSON
-/// (per-query-type counts and times, device counters, energy, erases per block) plus the
-/// derived `queries_per_s`, `mj_per_query` and `we_cycles_per_block`. `control` counts the
-/// inserts and queries run; when it is cancelled the run stops, the metrics cover the queries
-/// measured so far and the JSON has `"interrupted": true`.
+impl EngineRunSpec {
+    /// The stack this spec describes.
+    fn stack(&self) -> LabResult<Stack> {
+        let workload = match &self.protocol {
+            EngineProtocol::Constant(p) => {
+                check_protocol_seed(p.seed, self.seed)?;
+                WorkloadSection::ConstantFreeSpace(ConstantFreeSpaceWorkload {
+                    free_space_fraction: p.free_space_fraction,
+                    update_fraction: p.update_fraction,
+                    warmup_query_count: p.warmup_query_count,
+                    query_count: p.query_count,
+                })
+            }
+            EngineProtocol::Drifting(p) => {
+                check_protocol_seed(p.seed, self.seed)?;
+                WorkloadSection::DriftingFreeSpace(DriftingFreeSpaceWorkload {
+                    free_space_fraction_start: p.free_space_fraction_start,
+                    free_space_fraction_end: p.free_space_fraction_end,
+                    mix: p.mix,
+                    query_count_max: p.query_count_max,
+                })
+            }
+        };
+        let scaled = [self.channels, self.blocks_per_plane, self.pages_per_block];
+        let device = match &self.device {
+            Some(device) => {
+                if scaled.iter().any(Option::is_some) {
+                    return Err(LabError::Usage(
+                        "engine spec: `device` replaces the scaled miyaji2014 SSD; give channels, blocks_per_plane and pages_per_block in the device instead".into(),
+                    ));
+                }
+                device.clone()
+            }
+            None => format!(
+                "[ssd]\npreset = \"miyaji2014-ssd\"\n[nand.geometry]\nchannels = {}\nblocks_per_plane = {}\npages_per_block = {}\n",
+                self.channels.unwrap_or(1),
+                self.blocks_per_plane.unwrap_or(32),
+                self.pages_per_block.unwrap_or(32)
+            ),
+        };
+        let engine = EngineSection {
+            iaa: self.iaa,
+            u2di: self.u2di,
+            row_size_bytes: self.row_size_bytes,
+            ..EngineSection::default()
+        };
+        device_stack_text(&device, &workload, Some(&engine), self.seed)
+    }
+}
+
+fn check_protocol_seed(protocol: u64, spec: u64) -> LabResult<()> {
+    if protocol == spec {
+        Ok(())
+    } else {
+        Err(LabError::Usage(format!(
+            "engine spec: the protocol's seed {protocol} differs from the run's seed {spec} (one seed drives the run)"
+        )))
+    }
+}
+
+/// Runs an engine run spec; returns the run's metrics as JSON (per-query-type counts and
+/// times, device counters, energy, erases per block) plus the derived `queries_per_s`,
+/// `mj_per_query` and `we_cycles_per_block`. `control` counts the inserts and queries run; when
+/// it is cancelled the run stops, the metrics cover the queries measured so far and the JSON
+/// has `"interrupted": true`.
 pub fn run_engine_json(spec_json: &str, control: &Control) -> LabResult<String> {
-    use crate::codesign::stack::{engine_on_ssd, miyaji_nand, miyaji_ssd_config};
-    use nandlab_engine::EngineConfig;
     let spec: EngineRunSpec = serde_json::from_str(spec_json)
         .map_err(|e| LabError::Usage(format!("engine spec: {e}")))?;
-    let ssd = miyaji_ssd_config(miyaji_nand(
-        spec.channels,
-        spec.blocks_per_plane,
-        spec.pages_per_block,
-    )?);
-    let config = EngineConfig {
-        row_size_bytes: spec.row_size_bytes,
-        ..EngineConfig::conventional().with_switches(spec.iaa, spec.u2di)
+    let run = spec.stack()?.run(None, control)?;
+    let StackOutcome::Engine {
+        metrics,
+        interrupted: stopped,
+    } = run.outcome
+    else {
+        unreachable!("an engine workload runs the engine")
     };
-    let mut engine = engine_on_ssd(ssd, config, spec.seed)?;
-    control.start(None);
-    let mut calls = 0u64;
-    let mut stopped = false;
-    let mut keep_going = || {
-        calls += 1;
-        if calls.is_multiple_of(ENGINE_POLL_EVERY) {
-            stopped |= !control.advance(ENGINE_POLL_EVERY);
-        }
-        !stopped
-    };
-    let metrics = match &spec.protocol {
-        EngineProtocol::Constant(p) => p.run_while(&mut engine, &mut keep_going)?,
-        EngineProtocol::Drifting(p) => p.run_while(&mut engine, &mut keep_going)?,
-    };
-    control.finish();
     let mut value = serde_json::json!({
         "metrics": metrics,
         "queries_per_s": metrics.queries_per_s(),

@@ -12,6 +12,8 @@ pub mod output;
 pub mod progress;
 pub mod ssd;
 pub mod stack;
+pub mod sweep;
+pub mod sweep_run;
 
 pub use error::{LabError, LabResult};
 

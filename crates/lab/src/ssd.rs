@@ -1,100 +1,15 @@
-//! SSD-level runs: `nandlab run CONFIG.toml`, `nandlab replay TRACE`, `nandlab fio JOBFILE`.
-//!
-//! A run config is one TOML file with the device, the FTL, an optional preconditioning step and
-//! the workload; unknown keys are rejected with their name. Without `--device`, replay and fio
-//! use the documented default SSD ([`default_device`]).
+//! SSD-level results: the run record of a block workload ([`SsdRun`]), the stream adapters a run
+//! passes its requests through ([`Fold`] into the logical capacity, [`Capture`] to a native
+//! trace), and the report files and text of `nandlab run|replay|fio`. The runs themselves are
+//! built from a stack config ([`crate::stack::Stack`]).
 
-use crate::control::Control;
-use crate::error::{LabError, LabResult};
+use crate::error::LabResult;
 use crate::output::write_file;
-use crate::progress::with_progress;
-use nandlab_ftl::{DeviceConfig, FtlConfig, Precondition, Ssd, SsdConfig, SsdReport};
-use nandlab_workload::{BlockRequest, NativeCsvWriter, SyntheticSpec, WorkloadError};
-use serde::{Deserialize, Serialize};
+use crate::stack::{Stack, StackOutcome, StackRun};
+use nandlab_ftl::SsdReport;
+use nandlab_workload::{BlockRequest, NativeCsvWriter, WorkloadError};
+use serde::Serialize;
 use std::path::Path;
-
-/// `nandlab run` config: `[device]`, `[ftl]`, `[precondition]`, `[workload]`, `seed`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RunConfig {
-    #[serde(default)]
-    pub seed: u64,
-    pub device: DeviceConfig,
-    #[serde(default)]
-    pub ftl: FtlConfig,
-    #[serde(default)]
-    pub precondition: Option<Precondition>,
-    /// A synthetic block workload; `span_bytes = 0` means the whole logical capacity.
-    pub workload: SyntheticSpec,
-}
-
-impl RunConfig {
-    pub fn from_toml(origin: &str, text: &str) -> LabResult<Self> {
-        toml::from_str(text).map_err(|e| {
-            LabError::Usage(format!(
-                "{origin}: {}{}",
-                e.message(),
-                e.span()
-                    .map(|s| format!(" (line {})", line_of(text, s.start)))
-                    .unwrap_or_default()
-            ))
-        })
-    }
-
-    pub fn ssd_config(&self) -> SsdConfig {
-        SsdConfig {
-            device: self.device.clone(),
-            ftl: self.ftl.clone(),
-        }
-    }
-
-    /// Checks the config as `nandlab run` does before running (the device and FTL keys by
-    /// building the SSD, the workload against its capacity) without running anything; the
-    /// errors name the offending key. (The precondition's keys are checked when it runs.)
-    pub fn check(&self) -> LabResult<()> {
-        if let Some(p) = &self.precondition {
-            p.validate()?;
-        }
-        let ssd = Ssd::new(self.ssd_config(), self.seed)?;
-        self.workload_on(&ssd).map(drop)
-    }
-
-    /// The workload with `span_bytes = 0` resolved to `ssd`'s logical capacity, checked.
-    fn workload_on(&self, ssd: &Ssd) -> LabResult<SyntheticSpec> {
-        let mut spec = self.workload.clone();
-        if spec.span_bytes == 0 {
-            spec.span_bytes = ssd
-                .logical_capacity_bytes()
-                .saturating_sub(spec.offset_bytes);
-        }
-        spec.validate().map_err(|e| e.within("workload"))?;
-        Ok(spec)
-    }
-}
-
-fn line_of(text: &str, byte: usize) -> usize {
-    text[..byte.min(text.len())].matches('\n').count() + 1
-}
-
-/// The SSD replay and fio use without `--device`: the `nandlab bench ssd` standard device
-/// (4 channels x 2 chips x 2 dies x 2 planes x 128 blocks x 256 pages x 8 KiB, MLC timing of
-/// 75 us read / 750 us program / 3.8 ms erase, 25 % over-provisioning, greedy GC, queue depth 32).
-pub fn default_device() -> SsdConfig {
-    crate::bench::bench_ssd_config()
-}
-
-/// Loads an SSD config file (the `[device]` and `[ftl]` sections of a run config).
-pub fn load_device(path: &Path) -> LabResult<SsdConfig> {
-    let text = read(path)?;
-    SsdConfig::from_toml(&text).map_err(|e| LabError::Usage(format!("{}: {e}", path.display())))
-}
-
-fn read(path: &Path) -> LabResult<String> {
-    std::fs::read_to_string(path).map_err(|source| LabError::Read {
-        path: path.display().to_string(),
-        source,
-    })
-}
 
 /// Writes every request that passes through to a native CSV trace (`--capture`), so any run
 /// can be replayed later with `nandlab replay FILE --format native`.
@@ -160,35 +75,6 @@ impl SsdRun {
     }
 }
 
-/// Runs a run config: builds the SSD, preconditions it, runs the workload.
-pub fn run_config(config: &RunConfig) -> LabResult<SsdReport> {
-    Ok(run_config_captured(config, None, &Control::new())?.report)
-}
-
-/// [`run_config`], writing the request stream to `capture` as a native CSV trace, reporting
-/// progress (requests admitted) to `control` and stopping early when it is cancelled.
-pub fn run_config_captured(
-    config: &RunConfig,
-    capture: Option<&Path>,
-    control: &Control,
-) -> LabResult<SsdRun> {
-    let mut ssd = Ssd::new(config.ssd_config(), config.seed)?;
-    if let Some(p) = &config.precondition {
-        ssd.precondition(p)?;
-    }
-    let spec = config.workload_on(&ssd)?;
-    let total = spec.request_count;
-    let generator = spec.generator()?;
-    let mut requests = with_progress(generator.map(Ok), total, "run", control);
-    let mut captured = Capture::new(&mut requests, capture)?;
-    let report = ssd.run_source(&mut captured)?;
-    captured.finish()?;
-    Ok(SsdRun {
-        report,
-        interrupted: requests.cut_short(),
-    })
-}
-
 /// Folds requests beyond the logical capacity back into it (traces often come from larger
 /// disks) and counts how many were folded.
 #[derive(Debug)]
@@ -233,32 +119,6 @@ impl<I: Iterator<Item = Result<BlockRequest, WorkloadError>>> Iterator for Fold<
     }
 }
 
-/// Replays any request source on `config`, folding out-of-range requests and optionally
-/// capturing the (folded) stream, reporting progress to `control` and stopping early when it
-/// is cancelled; returns the run and the number of folded requests.
-pub fn run_source(
-    config: SsdConfig,
-    seed: u64,
-    source: impl Iterator<Item = Result<BlockRequest, WorkloadError>>,
-    capture: Option<&Path>,
-    control: &Control,
-) -> LabResult<(SsdRun, u64)> {
-    let mut ssd = Ssd::new(config, seed)?;
-    let mut fold = Fold {
-        inner: with_progress(source, None, "replay", control),
-        capacity_bytes: ssd.logical_capacity_bytes(),
-        folded: 0,
-    };
-    let mut captured = Capture::new(&mut fold, capture)?;
-    let report = ssd.run_source(&mut captured)?;
-    captured.finish()?;
-    let run = SsdRun {
-        report,
-        interrupted: fold.inner.cut_short(),
-    };
-    Ok((run, fold.folded))
-}
-
 /// Writes `report.json` (fio-like sections), `latency_cdf.csv`, `erase_histogram.csv` and
 /// `valid_page_map.csv` into `dir`.
 pub fn write_ssd_results(run: &SsdRun, dir: &Path) -> LabResult<()> {
@@ -288,6 +148,53 @@ pub fn write_ssd_results(run: &SsdRun, dir: &Path) -> LabResult<()> {
         }
     }
     write_file(&dir.join("valid_page_map.csv"), &csv)
+}
+
+/// Writes the files of `nandlab run --out` for any stack run: `config.json` (the resolved
+/// stack config, the nandlab version and the seed), `metrics.json` (the run's metric row), and
+/// for a block workload the SSD files of [`write_ssd_results`], for an engine workload
+/// `report.json` with the engine's run metrics.
+pub fn write_stack_results(stack: &Stack, run: &StackRun, dir: &Path) -> LabResult<()> {
+    let config = serde_json::json!({
+        "nandlab_version": crate::version(),
+        "seed": stack.config.run.seed,
+        "config": stack.resolved_json(),
+    });
+    write_json(&dir.join("config.json"), &config)?;
+    let metrics: serde_json::Map<String, serde_json::Value> = run
+        .metrics
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), serde_json::json!(v)))
+        .collect();
+    write_json(
+        &dir.join("metrics.json"),
+        &serde_json::Value::Object(metrics),
+    )?;
+    match &run.outcome {
+        StackOutcome::Ssd { run, .. } => write_ssd_results(run, dir),
+        StackOutcome::Engine {
+            metrics,
+            interrupted,
+        } => {
+            let mut report = serde_json::json!({
+                "metrics": metrics,
+                "queries_per_s": metrics.queries_per_s(),
+                "mj_per_query": metrics.energy_mj_per_query(),
+                "we_cycles_per_block": metrics.erases_per_block_mean(),
+            });
+            if *interrupted {
+                report["interrupted"] = serde_json::Value::Bool(true);
+            }
+            write_json(&dir.join("report.json"), &report)
+        }
+    }
+}
+
+fn write_json(path: &Path, value: &serde_json::Value) -> LabResult<()> {
+    write_file(
+        path,
+        &(serde_json::to_string_pretty(value).expect("JSON values serialize") + "\n"),
+    )
 }
 
 /// A one-screen summary of an SSD report.

@@ -2,16 +2,11 @@
 //! admitted, the experiment points measured, the engine's queries so far, each marked
 //! interrupted; and `nandlab` on Ctrl-C writes them to `--out` and exits with status 130.
 
-mod common;
-use common::repo;
-
 use nandlab_lab::control::{Control, ProgressSink};
 use nandlab_lab::experiments::{self, RunOptions, Scale};
-use nandlab_lab::ssd::{RunConfig, run_config_captured};
+use nandlab_lab::stack::{Stack, WorkloadSection};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 /// A sink that asks to stop at its first tick.
 struct StopAtOnce;
@@ -22,10 +17,19 @@ impl ProgressSink for StopAtOnce {
     }
 }
 
-fn example_config() -> RunConfig {
-    let path = repo().join("examples/ssd-random-write.toml");
-    let text = std::fs::read_to_string(&path).unwrap();
-    RunConfig::from_toml("example", &text).unwrap()
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn example_config() -> Stack {
+    Stack::load(&repo().join("examples/ssd-random-write.toml")).unwrap()
+}
+
+fn ssd_run(stack: &Stack, control: &Control) -> nandlab_lab::ssd::SsdRun {
+    match stack.run(None, control).unwrap().outcome {
+        nandlab_lab::stack::StackOutcome::Ssd { run, .. } => *run,
+        other => panic!("not an SSD run: {other:?}"),
+    }
 }
 
 fn temp(name: &str) -> PathBuf {
@@ -34,10 +38,13 @@ fn temp(name: &str) -> PathBuf {
 
 #[test]
 fn a_cancelled_ssd_run_reports_the_requests_it_admitted() {
-    let config = example_config();
-    let requested = config.workload.request_count.unwrap();
+    let stack = example_config();
+    let WorkloadSection::Synthetic(spec) = &stack.config.workload else {
+        panic!("the example is synthetic")
+    };
+    let requested = spec.request_count.unwrap();
     let control = Control::with_sink(StopAtOnce);
-    let run = run_config_captured(&config, None, &control).unwrap();
+    let run = ssd_run(&stack, &control);
     let report = &run.report;
     assert!(run.interrupted);
     assert_eq!(report.submitted, report.completed);
@@ -47,7 +54,7 @@ fn a_cancelled_ssd_run_reports_the_requests_it_admitted() {
     assert_eq!(json["interrupted"], true);
     assert_eq!(json["completed"], report.completed);
 
-    let full = run_config_captured(&config, None, &Control::new()).unwrap();
+    let full = ssd_run(&stack, &Control::new());
     assert!(!full.interrupted);
     assert_eq!(full.report.completed, requested);
     let json: serde_json::Value = serde_json::from_str(&full.to_json_pretty()).unwrap();
@@ -120,56 +127,4 @@ fn a_cancelled_engine_run_is_marked_interrupted() {
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(value["interrupted"], true);
     assert_eq!(value["metrics"]["queries"]["insert"]["count"], 0);
-}
-
-#[test]
-fn ctrl_c_keeps_the_results_so_far_and_exits_130() {
-    let dir = temp("cli");
-    std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("long.toml");
-    let text = std::fs::read_to_string(repo().join("examples/ssd-random-write.toml")).unwrap();
-    std::fs::write(
-        &config,
-        text.replace("request_count = 20000", "request_count = 1000000000"),
-    )
-    .unwrap();
-    let out = dir.join("out");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nandlab"))
-        .args([
-            "run",
-            config.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
-    let kill = Command::new("/bin/kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            child.kill().ok();
-            panic!("nandlab did not stop on SIGINT");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let stderr = std::io::read_to_string(child.stderr.take().unwrap()).unwrap();
-    assert_eq!(status.code(), Some(130), "{stderr}");
-    assert!(stderr.contains("interrupted: kept results of"), "{stderr}");
-    let report = std::fs::read_to_string(out.join("report.json")).unwrap();
-    let json: serde_json::Value = serde_json::from_str(&report).unwrap();
-    assert_eq!(json["interrupted"], true);
-    assert_eq!(json["submitted"], json["completed"]);
-    assert!(json["completed"].as_u64().unwrap() < 1_000_000_000);
-    assert!(out.join("latency_cdf.csv").exists());
-    std::fs::remove_dir_all(&dir).ok();
 }

@@ -269,6 +269,83 @@ impl DeviceFile {
     }
 }
 
+/// The stack of `nandlab replay` / `fio`: `device` is an SSD preset name or a device file
+/// (`[nand]` and `[ssd]`, default: the `bench-ssd` preset), with the given workload and seed.
+/// Paths in the workload are taken as written (relative to the working directory).
+pub fn device_stack(
+    device: Option<&str>,
+    workload: &WorkloadSection,
+    seed: u64,
+) -> LabResult<Stack> {
+    let (origin, text, base_dir) = match device {
+        None => (
+            "--device".to_string(),
+            "[ssd]\npreset = \"bench-ssd\"\n".to_string(),
+            PathBuf::from("."),
+        ),
+        Some(name) if ssd_preset_names().contains(&name) => (
+            "--device".to_string(),
+            format!("[ssd]\npreset = {}\n", toml::Value::String(name.into())),
+            PathBuf::from("."),
+        ),
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|source| LabError::Read {
+                path: format!(
+                    "{path} (--device takes a device file or an SSD preset: {})",
+                    ssd_preset_names().join(", ")
+                ),
+                source,
+            })?;
+            let dir = Path::new(path)
+                .parent()
+                .unwrap_or(Path::new("."))
+                .to_path_buf();
+            (path.to_string(), text, dir)
+        }
+    };
+    device_stack_from_text(&origin, &text, &base_dir, workload, None, seed)
+}
+
+/// A stack of the device in `text` (`[nand]` and `[ssd]` only; `base_dir` for a `nand.file`)
+/// with `workload`, an optional `[engine]` and `seed`.
+pub fn device_stack_from_text(
+    origin: &str,
+    text: &str,
+    base_dir: &Path,
+    workload: &WorkloadSection,
+    engine: Option<&EngineSection>,
+    seed: u64,
+) -> LabResult<Stack> {
+    let source = Source { origin, text };
+    let mut table: toml::Table = toml::from_str(text).map_err(|e| source.syntax_error(&e))?;
+    // only a device: [nand] and [ssd]
+    let _: DeviceFile = deserialize(
+        source,
+        "",
+        toml::Value::Table(with_ssd_preset(source, table.clone())?),
+    )?;
+    table.insert("workload".into(), to_toml_value("workload", workload)?);
+    if let Some(engine) = engine {
+        table.insert("engine".into(), to_toml_value("engine", engine)?);
+    }
+    let mut run = toml::Table::new();
+    run.insert("seed".into(), toml::Value::Integer(seed_i64(seed)?));
+    table.insert("run".into(), toml::Value::Table(run));
+    let mut stack = Stack::from_table(source, table, base_dir)?;
+    // workload paths are relative to the working directory, not to the device file
+    stack.base_dir = PathBuf::from(".");
+    Ok(stack)
+}
+
+fn to_toml_value(key: &str, value: &impl Serialize) -> LabResult<toml::Value> {
+    toml::Value::try_from(value).map_err(|e| LabError::Usage(format!("{key}: {e}")))
+}
+
+/// A seed as a TOML integer (TOML has no unsigned 64-bit integers).
+fn seed_i64(seed: u64) -> LabResult<i64> {
+    i64::try_from(seed).map_err(|_| LabError::Usage(format!("seed {seed}: at most {}", i64::MAX)))
+}
+
 /// Refuses the old run-config layout, and merges the table over its SSD preset when
 /// `[ssd] preset` names one.
 fn with_ssd_preset(source: Source<'_>, table: toml::Table) -> LabResult<toml::Table> {

@@ -36,6 +36,19 @@ pub struct EngineSection {
     pub verify: bool,
 }
 
+impl Default for EngineSection {
+    /// The conventional engine of paper 000 (119-byte rows, hint every 16 queries, verified).
+    fn default() -> Self {
+        EngineSection {
+            iaa: false,
+            u2di: false,
+            row_size_bytes: default_row_size(),
+            hint_refresh_queries: default_hint_refresh(),
+            verify: true,
+        }
+    }
+}
+
 fn default_row_size() -> usize {
     119
 }

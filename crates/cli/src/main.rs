@@ -4,6 +4,9 @@ use clap::{Args, Parser, Subcommand};
 use nandlab_lab::chip::ChipRunSpec;
 use nandlab_lab::control::Control;
 use nandlab_lab::experiments::{self, RunOptions, Scale};
+use nandlab_lab::stack::{
+    FioWorkload, Stack, StackOutcome, StackRun, TraceWorkload, WorkloadSection, device_stack,
+};
 use nandlab_lab::{LabError, LabResult, bench, output};
 use nandlab_nand::sched::{ChipReport, ChipWorkloadKind, SchedulerPolicy};
 use std::path::PathBuf;
@@ -45,8 +48,15 @@ enum Command {
     Chip(ChipArgs),
     /// Reproduce a paper result: `nandlab reproduce --list`, `nandlab reproduce ID --out DIR`.
     Reproduce(ReproduceArgs),
-    /// Run an SSD workload from one TOML file ([device], [ftl], [precondition], [workload]).
+    /// Run a stack config: one TOML file from chip to workload ([run], [nand], [ssd],
+    /// [engine], [precondition], [workload]; docs/stack.md).
     Run(RunArgs),
+    /// Run a sweep: a base stack config and a [grid] or [zip] of values for any key paths;
+    /// points run in parallel processes and give one row each (sweep.csv, sweep.jsonl).
+    Sweep(SweepArgs),
+    /// (internal) Serve sweep points on stdin/stdout for `nandlab sweep`.
+    #[command(hide = true)]
+    SweepWorker,
     /// Replay a block trace (MSR Cambridge, blkparse, DiskSim or native CSV) on an SSD.
     Replay(ReplayArgs),
     /// Run a fio job file (a stated subset of fio's keys) on an SSD.
@@ -55,7 +65,7 @@ enum Command {
     Bench(BenchArgs),
     /// The main demo: a quick co-design experiment with a readable table.
     Demo,
-    /// List the NAND presets with their sources.
+    /// List the NAND chip presets and the SSD presets with their sources.
     Presets,
 }
 
@@ -142,8 +152,21 @@ struct BenchArgs {
 }
 
 #[derive(Args, Debug)]
+struct SweepArgs {
+    /// The sweep file (see examples/*sweep*.toml).
+    sweep: PathBuf,
+    /// Worker processes (default: all cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Results folder: sweep.csv, sweep.jsonl and the point cache (default:
+    /// results/<sweep file name>). A rerun skips the points already in the cache.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
 struct RunArgs {
-    /// The run config (see examples/).
+    /// The stack config (see examples/ and docs/stack.md).
     config: PathBuf,
     /// Overrides the config's seed.
     #[arg(long)]
@@ -162,9 +185,10 @@ struct ReplayArgs {
     /// msr, blkparse, disksim or native.
     #[arg(long)]
     format: nandlab_workload::TraceFormat,
-    /// SSD config (TOML with [device] and [ftl]); default: the `nandlab bench ssd` device.
+    /// An SSD preset name (see `nandlab presets`) or a device file ([nand] and [ssd] of a
+    /// stack config); default: the `bench-ssd` preset.
     #[arg(long)]
-    device: Option<PathBuf>,
+    device: Option<String>,
     /// Ignore the trace's timestamps and issue requests as fast as the queue allows.
     #[arg(long)]
     closed_loop: bool,
@@ -187,9 +211,10 @@ struct ReplayArgs {
 #[derive(Args, Debug)]
 struct FioArgs {
     jobfile: PathBuf,
-    /// SSD config (TOML with [device] and [ftl]); default: the `nandlab bench ssd` device.
+    /// An SSD preset name (see `nandlab presets`) or a device file ([nand] and [ssd] of a
+    /// stack config); default: the `bench-ssd` preset.
     #[arg(long)]
-    device: Option<PathBuf>,
+    device: Option<String>,
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Also write the request stream to this native CSV trace (replay it with --format native).
@@ -208,7 +233,12 @@ fn main() -> ExitCode {
     let control = Control::new();
     if matches!(
         cli.command,
-        Command::Reproduce(_) | Command::Run(_) | Command::Replay(_) | Command::Fio(_)
+        Command::Reproduce(_)
+            | Command::Run(_)
+            | Command::Replay(_)
+            | Command::Fio(_)
+            | Command::Sweep(_)
+            | Command::SweepWorker
     ) {
         stop_on_ctrl_c(&control);
     }
@@ -242,18 +272,34 @@ fn run(cli: Cli, control: &Control) -> LabResult<()> {
     match cli.command {
         Command::Chip(args) => chip(args),
         Command::Reproduce(args) => reproduce(args, control),
-        Command::Run(args) => run_ssd(args, control),
+        Command::Run(args) => run_stack(args, control),
+        Command::Sweep(args) => sweep(args, control),
+        Command::SweepWorker => {
+            let stdin = std::io::stdin().lock();
+            let stdout = std::io::stdout().lock();
+            nandlab_lab::sweep_run::serve_worker(stdin, stdout, control)
+        }
         Command::Replay(args) => replay(args, control),
         Command::Fio(args) => fio(args, control),
         Command::Bench(args) => bench_cmd(args),
         Command::Demo => demo(),
         Command::Presets => {
+            out!("NAND chip presets ([nand] preset = NAME, nandlab chip --preset NAME):\n");
             for name in nandlab_nand::preset_names() {
                 let c = nandlab_nand::preset(name)?;
                 out!(
-                    "{name:10} {}\n           source: {}\n",
+                    "{name:14} {}\n               source: {}\n",
                     c.description,
                     c.source
+                );
+            }
+            out!("SSD presets ([ssd] preset = NAME, --device NAME):\n");
+            for name in nandlab_lab::stack::ssd_preset_names() {
+                let p = nandlab_lab::stack::ssd_preset(name).map_err(LabError::Usage)?;
+                out!(
+                    "{name:14} {}\n               source: {}\n",
+                    p.description,
+                    p.source
                 );
             }
             Ok(())
@@ -610,85 +656,141 @@ fn peak_rss_kb() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-fn finish_ssd(run: &nandlab_lab::ssd::SsdRun, out: Option<PathBuf>) -> LabResult<()> {
-    out_raw!("{}", nandlab_lab::ssd::summary_text(&run.report));
+fn finish(stack: &Stack, run: &StackRun, out: Option<PathBuf>) -> LabResult<()> {
+    match &run.outcome {
+        StackOutcome::Ssd {
+            run: ssd_run,
+            folded_requests,
+        } => {
+            if *folded_requests > 0 {
+                out!(
+                    "note: {folded_requests} requests beyond the SSD's logical capacity were folded into it"
+                );
+            }
+            out_raw!("{}", nandlab_lab::ssd::summary_text(&ssd_run.report));
+        }
+        StackOutcome::Engine { .. } => {
+            let engine = stack
+                .config
+                .engine
+                .as_ref()
+                .expect("engine workloads have [engine]");
+            out!(
+                "engine: IAA {} | U2DI {} | {}-byte rows | workload {}",
+                engine.iaa,
+                engine.u2di,
+                engine.row_size_bytes,
+                stack.config.workload.kind()
+            );
+        }
+    }
+    if let StackOutcome::Engine { .. } = run.outcome {
+        for (name, value) in &run.metrics {
+            out!("  {name:24} {value:.4}");
+        }
+    }
     if let Some(dir) = out {
-        nandlab_lab::ssd::write_ssd_results(run, &dir)?;
+        nandlab_lab::ssd::write_stack_results(stack, run, &dir)?;
         out!("wrote {}", dir.display());
     }
-    if run.interrupted {
-        eprintln!(
-            "interrupted: kept results of {} requests",
-            run.report.completed
-        );
+    if run.interrupted() {
+        match &run.outcome {
+            StackOutcome::Ssd { run, .. } => {
+                eprintln!(
+                    "interrupted: kept results of {} requests",
+                    run.report.completed
+                )
+            }
+            StackOutcome::Engine { metrics, .. } => eprintln!(
+                "interrupted: kept results of {} queries",
+                metrics.queries.total().count
+            ),
+        }
     }
     Ok(())
 }
 
-fn run_ssd(args: RunArgs, control: &Control) -> LabResult<()> {
+fn run_stack(args: RunArgs, control: &Control) -> LabResult<()> {
+    let overrides: Vec<(String, toml::Value)> = args
+        .seed
+        .map(|seed| {
+            let seed = i64::try_from(seed)
+                .map_err(|_| LabError::Usage(format!("--seed {seed}: at most {}", i64::MAX)))?;
+            Ok::<_, LabError>(("run.seed".to_string(), toml::Value::Integer(seed)))
+        })
+        .transpose()?
+        .into_iter()
+        .collect();
     let text = std::fs::read_to_string(&args.config).map_err(|source| LabError::Read {
         path: args.config.display().to_string(),
         source,
     })?;
-    let mut config =
-        nandlab_lab::ssd::RunConfig::from_toml(&args.config.display().to_string(), &text)?;
-    if let Some(seed) = args.seed {
-        config.seed = seed;
-    }
-    let run = nandlab_lab::ssd::run_config_captured(&config, args.capture.as_deref(), control)?;
-    finish_ssd(&run, args.out)
-}
-
-fn device_or_default(path: Option<&PathBuf>) -> LabResult<nandlab_ftl::SsdConfig> {
-    match path {
-        Some(p) => nandlab_lab::ssd::load_device(p),
-        None => Ok(nandlab_lab::ssd::default_device()),
-    }
+    let base_dir = args.config.parent().unwrap_or(std::path::Path::new("."));
+    let stack = Stack::from_toml(
+        &args.config.display().to_string(),
+        &text,
+        base_dir,
+        &overrides,
+    )?;
+    let run = stack.run(args.capture.as_deref(), control)?;
+    finish(&stack, &run, args.out)
 }
 
 fn replay(args: ReplayArgs, control: &Control) -> LabResult<()> {
-    use nandlab_workload::{ArrivalMode, BlkparseAction, TraceOptions};
-    let options = TraceOptions {
-        arrival: if args.closed_loop {
-            ArrivalMode::ClosedLoop
-        } else {
-            ArrivalMode::AsRecorded
-        },
-        device: args.disk.clone(),
-        blkparse_action: if args.queue_events {
-            BlkparseAction::Queue
-        } else {
-            BlkparseAction::Dispatch
-        },
-    };
-    let source = nandlab_workload::open_trace(&args.trace, args.format, &options)?;
-    let config = device_or_default(args.device.as_ref())?;
-    let (run, folded) =
-        nandlab_lab::ssd::run_source(config, args.seed, source, args.capture.as_deref(), control)?;
-    if folded > 0 {
-        out!("note: {folded} requests beyond the SSD's logical capacity were folded into it");
-    }
-    finish_ssd(&run, args.out)
+    let workload = WorkloadSection::Trace(TraceWorkload {
+        path: args.trace.display().to_string(),
+        format: args.format.to_string(),
+        closed_loop: args.closed_loop,
+        queue_events: args.queue_events,
+        disk: args.disk.clone(),
+    });
+    let stack = device_stack(args.device.as_deref(), &workload, args.seed)?;
+    let run = stack.run(args.capture.as_deref(), control)?;
+    finish(&stack, &run, args.out)
 }
 
 fn fio(args: FioArgs, control: &Control) -> LabResult<()> {
-    let job = nandlab_workload::fio::FioJobFile::open(&args.jobfile)?;
-    let mut config = device_or_default(args.device.as_ref())?;
-    let capacity = nandlab_ftl::Ssd::new(config.clone(), args.seed)?.logical_capacity_bytes();
-    let context = nandlab_workload::fio::FioContext {
-        device_size_bytes: capacity,
-        seed: args.seed,
-    };
-    let generator = job.generator(&context)?;
-    config.ftl.queue_depth = u32::try_from(generator.queue_depth())
-        .unwrap_or(u32::MAX)
-        .max(1);
-    let (run, _) = nandlab_lab::ssd::run_source(
-        config,
-        args.seed,
-        generator.map(Ok),
-        args.capture.as_deref(),
-        control,
-    )?;
-    finish_ssd(&run, args.out)
+    let workload = WorkloadSection::Fio(FioWorkload {
+        path: args.jobfile.display().to_string(),
+    });
+    let stack = device_stack(args.device.as_deref(), &workload, args.seed)?;
+    let run = stack.run(args.capture.as_deref(), control)?;
+    finish(&stack, &run, args.out)
+}
+
+fn sweep(args: SweepArgs, control: &Control) -> LabResult<()> {
+    let sweep = nandlab_lab::sweep::Sweep::load(&args.sweep)?;
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if jobs == 0 {
+        return Err(LabError::Usage("--jobs must be at least 1".into()));
+    }
+    let out = args.out.unwrap_or_else(|| {
+        let stem = args
+            .sweep
+            .file_stem()
+            .map_or("sweep".into(), |s| s.to_string_lossy().into_owned());
+        PathBuf::from("results").join(stem)
+    });
+    let exe = std::env::current_exe().map_err(|e| {
+        LabError::Usage(format!(
+            "cannot find the nandlab binary for the workers: {e}"
+        ))
+    })?;
+    let outcome = nandlab_lab::sweep_run::run_sweep(&sweep, jobs, &exe, &out, control)?;
+    out_raw!("{}", outcome.csv);
+    out!(
+        "{} points ({} from the cache) | wrote {}",
+        outcome.rows.len(),
+        outcome.cached,
+        out.join("sweep.csv").display()
+    );
+    if outcome.interrupted {
+        eprintln!(
+            "interrupted: kept results of {} points (rerun to resume)",
+            outcome.rows.len()
+        );
+    }
+    Ok(())
 }
