@@ -31,7 +31,7 @@ test-python: develop
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install --quiet --upgrade pip
-	$(VPY) -m pip install --quiet "maturin>=1.7,<2" "pytest>=8" "mypy>=1.10" "numpy>=1.24" "pandas>=2.0" "matplotlib>=3.7" "tqdm>=4.60" pandas-stubs types-tqdm ruff
+	$(VPY) -m pip install --quiet "maturin>=1.7,<2" "pytest>=8" "mypy>=1.10" "numpy>=1.24" "pandas>=2.0" "matplotlib>=3.7" "tqdm>=4.60" pandas-stubs types-tqdm ruff "dask[distributed]>=2024.1"
 	touch $@
 
 venv: $(VENV)/.installed

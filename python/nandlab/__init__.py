@@ -10,7 +10,9 @@ small pure-Python API over it::
     s = nandlab.run_ssd("examples/ssd-random-write.toml")   # or TOML text, or a dict
     s.summary["waf"], s.latency(), s.valid_page_map()
     cfg = nandlab.RunConfig.from_toml("examples/ssd-random-write.toml")   # checked, typed
-    cfg.ftl.op_fraction = 0.4; nandlab.run_ssd(cfg.validate())
+    cfg.ssd.op_fraction = 0.4; nandlab.run_ssd(cfg.validate())
+    nandlab.run("examples/engine-codesign.toml").metrics           # any stack config
+    df = nandlab.sweep("examples/ssd-random-write.toml", {"ssd.gc.policy": ["fifo", "greedy"]})
     t = nandlab.replay("trace.csv", "msr", "examples/device-mlc.toml")
     dev = nandlab.preset("mlc1"); dev["geometry"]["dies_per_chip"] = 4
     nandlab.chip(device=dev, workload="srd", requests=1000)
@@ -34,6 +36,7 @@ from nandlab.experiments import (
 )
 from nandlab.progress import Interrupted
 from nandlab.ssd import SsdResult, replay, run_ssd
+from nandlab.sweep import StackResult, run, ssd_presets, sweep
 
 __all__ = [
     "ChipResult",
@@ -43,6 +46,7 @@ __all__ = [
     "Reproduction",
     "RunConfig",
     "SsdResult",
+    "StackResult",
     "__version__",
     "chip",
     "engine",
@@ -52,7 +56,10 @@ __all__ = [
     "preset_toml",
     "replay",
     "reproduce",
+    "run",
     "run_ssd",
+    "ssd_presets",
+    "sweep",
     "version",
 ]
 

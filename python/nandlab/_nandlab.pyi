@@ -13,6 +13,10 @@ __all__ = [
     "run_chip",
     "run_engine",
     "run_ssd",
+    "run_stack",
+    "ssd_presets",
+    "sweep_csv",
+    "sweep_points",
     "version",
 ]
 
@@ -31,7 +35,17 @@ def run_ssd(
     out: Path | str | None = None,
     progress: Callable[[int, int | None], object] | None = None,
 ) -> str: ...
-def check_run_config(origin: str, config_toml: str) -> str: ...
+def check_run_config(origin: str, config_toml: str, overrides_json: str = ...) -> str: ...
+def run_stack(
+    origin: str,
+    config_toml: str,
+    overrides_json: str,
+    out: Path | str | None = None,
+    progress: Callable[[int, int | None], object] | None = None,
+) -> str: ...
+def sweep_points(grid_json: str, zip: bool) -> str: ...
+def sweep_csv(keys_json: str, rows_json: str) -> str: ...
+def ssd_presets() -> str: ...
 def run_engine(
     spec_json: str, progress: Callable[[int, int | None], object] | None = None
 ) -> str: ...

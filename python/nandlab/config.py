@@ -1,7 +1,7 @@
-"""Typed access to run configs (the TOML of ``nandlab run``)::
+"""Typed access to stack configs (the TOML of ``nandlab run``; docs/stack.md)::
 
     cfg = nandlab.RunConfig.from_toml("examples/ssd-random-write.toml")   # checked
-    cfg.ftl.op_fraction = 0.4
+    cfg.ssd.op_fraction = 0.4
     cfg.workload.request_count = 5000
     cfg.validate()                    # ValueError naming the key, with the CLI's message
     nandlab.run_ssd(cfg)              # a RunConfig is a Mapping, so any Config accepts it
@@ -74,7 +74,7 @@ class Section(MutableMapping[str, Any]):
 
 
 class RunConfig(Section):
-    """A run config: ``seed``, ``device``, ``ftl``, ``precondition``, ``workload``.
+    """A stack config: ``run``, ``nand``, ``ssd``, ``engine``, ``precondition``, ``workload``.
 
     Built from a dict (or keyword sections) or `from_toml`; checked on creation and by
     `validate` (ValueError with the CLI's message naming the key)."""

@@ -5,7 +5,9 @@ progress bar and stop on Ctrl-C keeping the queries measured (see `nandlab.progr
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nandlab import _nandlab
@@ -53,13 +55,18 @@ def engine(
     warmup_queries: int = 20_000,
     drifting: bool = False,
     row_size_bytes: int = 119,
-    channels: int = 1,
-    blocks_per_plane: int = 32,
-    pages_per_block: int = 32,
+    channels: int | None = None,
+    blocks_per_plane: int | None = None,
+    pages_per_block: int | None = None,
+    device: str | Path | Mapping[str, Any] | None = None,
     seed: int = 0,
     progress: Progress = True,
 ) -> EngineResult:
-    """Runs the engine (IAA and U2DI switched as given) on the miyaji2014 SSD.
+    """Runs the engine (IAA and U2DI switched as given) on an SSD: by default the
+    ``miyaji2014-ssd`` preset scaled to `channels` (1), `blocks_per_plane` (32) and
+    `pages_per_block` (32); with `device` on any SSD instead: an SSD preset name (see
+    `ssd_presets`), a device file, or a dict with ``nand`` and ``ssd`` tables (the engine
+    needs ``ssd.payload = "full"``).
 
     With ``drifting=False`` (paper 000 Fig. 12): fill to `free_space`, then `warmup_queries`
     and `queries` random queries with P(Insert) = P(Delete) and P(Update) = `update_fraction`.
@@ -88,16 +95,22 @@ def engine(
                 "seed": seed,
             }
         }
-    spec = {
+    spec: dict[str, Any] = {
         "iaa": iaa,
         "u2di": u2di,
         "row_size_bytes": row_size_bytes,
-        "channels": channels,
-        "blocks_per_plane": blocks_per_plane,
-        "pages_per_block": pages_per_block,
         "protocol": protocol,
         "seed": seed,
     }
+    for key, value in [
+        ("channels", channels),
+        ("blocks_per_plane", blocks_per_plane),
+        ("pages_per_block", pages_per_block),
+    ]:
+        if value is not None:
+            spec[key] = value
+    if device is not None:
+        spec["device"] = _device_text(device)
     spec_json = json.dumps(spec)
 
     def build(text: str) -> EngineResult:
@@ -117,3 +130,13 @@ def engine(
         desc="engine",
         unit="op",
     )
+
+
+def _device_text(device: str | Path | Mapping[str, Any]) -> str:
+    """An SSD preset name as is; a dict or a device file as TOML text."""
+    from nandlab.ssd import _config_text
+    from nandlab.sweep import ssd_presets
+
+    if isinstance(device, str) and device in ssd_presets():
+        return device
+    return _config_text(device)[1]

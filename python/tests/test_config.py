@@ -1,4 +1,4 @@
-"""nandlab.RunConfig: attribute access over a run config, TOML in and out, the CLI's checks."""
+"""nandlab.RunConfig: attribute access over a stack config, TOML in and out, the CLI's checks."""
 
 import tomllib
 from pathlib import Path
@@ -13,15 +13,15 @@ EXAMPLE = REPO / "examples" / "ssd-random-write.toml"
 
 def test_a_config_from_toml_reads_and_writes_as_attributes() -> None:
     cfg = nandlab.RunConfig.from_toml(EXAMPLE)
-    assert cfg.seed == 1
-    assert cfg.ftl.gc_policy == "greedy"
-    assert cfg.device.overrides.geometry.blocks_per_plane == 64
-    cfg.ftl.op_fraction = 0.4
+    assert cfg.run.seed == 1
+    assert cfg.ssd.gc.policy == "greedy"
+    assert cfg.nand.geometry.blocks_per_plane == 64
+    cfg.ssd.op_fraction = 0.4
     cfg.workload.request_count = 2000
-    assert cfg["ftl"]["op_fraction"] == 0.4
+    assert cfg["ssd"]["op_fraction"] == 0.4
     assert tomllib.loads(cfg.to_toml())["workload"]["request_count"] == 2000
-    with pytest.raises(AttributeError, match="gc_polcy"):
-        _ = cfg.ftl.gc_polcy
+    with pytest.raises(AttributeError, match="polcy"):
+        _ = cfg.ssd.gc.polcy
 
 
 def test_a_config_runs_like_its_file_and_round_trips_through_toml() -> None:
@@ -35,14 +35,14 @@ def test_a_config_runs_like_its_file_and_round_trips_through_toml() -> None:
 
 def test_bad_keys_raise_the_clis_message_naming_them() -> None:
     data = tomllib.loads(EXAMPLE.read_text())
-    data["ftl"]["gc_polcy"] = "greedy"
-    with pytest.raises(ValueError, match="unknown field `gc_polcy`"):
+    data["ssd"]["gc"]["polcy"] = "greedy"
+    with pytest.raises(ValueError, match=r"key `ssd\.gc\.polcy`: unknown field `polcy`"):
         nandlab.RunConfig(data)
     cfg = nandlab.RunConfig.from_toml(EXAMPLE)
-    cfg.ftl.op_fraction = -1.0
-    with pytest.raises(ValueError, match=r"ftl\.op_fraction"):
+    cfg.ssd.op_fraction = -1.0
+    with pytest.raises(ValueError, match=r"ssd\.op_fraction"):
         cfg.validate()
-    cfg.ftl.op_fraction = 0.25
+    cfg.ssd.op_fraction = 0.25
     cfg.workload.read_fraction = 1.5
     with pytest.raises(ValueError, match="read_fraction"):
         cfg.validate()
@@ -51,13 +51,14 @@ def test_bad_keys_raise_the_clis_message_naming_them() -> None:
     with pytest.raises(ValueError, match=r"precondition\.fill_fraction"):
         cfg.validate()
     with pytest.raises(ValueError, match="config text"):
-        nandlab.RunConfig.from_toml("seed = [1,")
+        nandlab.RunConfig.from_toml("[run]\nseed = [1,")
 
 
 def test_resolved_fills_in_the_defaults() -> None:
     cfg = nandlab.RunConfig(
-        device={"preset": "slc"},
+        nand={"preset": "slc"},
         workload={
+            "kind": "synthetic",
             "pattern": "random",
             "read_fraction": 0.5,
             "request_size_bytes": 4096,
@@ -66,6 +67,7 @@ def test_resolved_fills_in_the_defaults() -> None:
         },
     )
     resolved = cfg.resolved()
-    assert resolved["seed"] == 0
-    assert "queue_depth" in resolved["ftl"]
-    assert "ftl" not in cfg
+    assert resolved["run"]["seed"] == 0
+    assert resolved["ssd"]["queue_depth"] == 32  # the resolved controller config
+    assert resolved["nand"]["geometry"]["page_size_bytes"] > 0
+    assert "ssd" not in cfg

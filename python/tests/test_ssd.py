@@ -14,16 +14,17 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "ssd-random-write.toml"
 
 
-def small_config(**ftl: Any) -> dict[str, Any]:
+def small_config(gc: dict[str, Any] | None = None, **ssd: Any) -> dict[str, Any]:
     return {
-        "seed": 7,
-        "device": {
+        "run": {"seed": 7},
+        "nand": {
             "preset": "slc",
-            "overrides": {"geometry": {"page_size_bytes": 4096, "blocks_per_plane": 32}},
+            "geometry": {"page_size_bytes": 4096, "blocks_per_plane": 32},
         },
-        "ftl": {"gc_policy": "greedy", "op_fraction": 0.25, **ftl},
+        "ssd": {"op_fraction": 0.25, "gc": {"policy": "greedy", **(gc or {})}, **ssd},
         "precondition": {"fill_fraction": 1.0, "random_overwrites": 2000},
         "workload": {
+            "kind": "synthetic",
             "pattern": "random",
             "read_fraction": 0.3,
             "request_size_bytes": 4096,
@@ -57,7 +58,7 @@ def test_run_from_a_path_gives_the_report_and_tables(example: nandlab.SsdResult)
 
 def test_valid_page_map_is_planes_by_blocks(example: nandlab.SsdResult) -> None:
     preset = tomllib.loads(nandlab.preset_toml("slc"))["geometry"]
-    geometry = {**preset, **tomllib.loads(EXAMPLE.read_text())["device"]["overrides"]["geometry"]}
+    geometry = {**preset, **tomllib.loads(EXAMPLE.read_text())["nand"]["geometry"]}
     planes = (
         geometry["channels"]
         * geometry["chips_per_channel"]
@@ -89,18 +90,18 @@ def test_same_config_twice_gives_identical_reports() -> None:
     b = nandlab.run_ssd(small_config())
     assert a.report == b.report
     assert {"read", "write"} == set(a.latency()["op"])
-    assert nandlab.run_ssd({**small_config(), "seed": 8}).report != a.report
+    assert nandlab.run_ssd({**small_config(), "run": {"seed": 8}}).report != a.report
 
 
 def test_bad_keys_and_values_raise_value_error_naming_them() -> None:
-    with pytest.raises(ValueError, match="unknown field `gc_polcy`"):
-        nandlab.run_ssd(small_config(gc_polcy="greedy"))
-    with pytest.raises(ValueError, match=r"ftl\.op_fraction"):
+    with pytest.raises(ValueError, match=r"key `ssd\.gc\.polcy`: unknown field `polcy`"):
+        nandlab.run_ssd(small_config(gc={"polcy": "greedy"}))
+    with pytest.raises(ValueError, match=r"ssd\.op_fraction"):
         nandlab.run_ssd(small_config(op_fraction=-1.0))
     with pytest.raises(ValueError, match="unknown field `wrkload`"):
         nandlab.run_ssd({**small_config(), "wrkload": {}})
     with pytest.raises(ValueError, match="config text"):
-        nandlab.run_ssd("seed = [1,")
+        nandlab.run_ssd("[run]\nseed = [1,")
     with pytest.raises(FileNotFoundError, match=r"no-such\.toml"):
         nandlab.run_ssd("no-such.toml")
 

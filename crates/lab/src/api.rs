@@ -144,10 +144,12 @@ pub fn run_stack_json(
     Ok(serde_json::to_string(&value).expect("results serialize"))
 }
 
-/// Checks a stack config given as TOML text as `nandlab run` does before running; returns the
-/// config as JSON with every default filled in.
-pub fn check_run_config_toml(origin: &str, text: &str) -> LabResult<String> {
-    let stack = Stack::from_toml(origin, text, &base_dir_of(origin), &[])?;
+/// Checks a stack config given as TOML text (with `overrides_json` applied, `{"key.path":
+/// value}` or empty) as `nandlab run` does before running; returns the config as JSON with
+/// every default filled in.
+pub fn check_run_config_toml(origin: &str, text: &str, overrides_json: &str) -> LabResult<String> {
+    let overrides = crate::sweep::parse_overrides(overrides_json)?;
+    let stack = Stack::from_toml(origin, text, &base_dir_of(origin), &overrides)?;
     Ok(serde_json::to_string(&stack.resolved_json()).expect("configs serialize"))
 }
 
@@ -328,4 +330,53 @@ pub fn run_engine_json(spec_json: &str, control: &Control) -> LabResult<String> 
         value["interrupted"] = serde_json::Value::Bool(true);
     }
     Ok(serde_json::to_string(&value).expect("metrics serialize"))
+}
+
+/// The points of a sweep over `grid_json` (`{"key.path": [values]}`): every combination, or
+/// with `zip` the i-th values together; `[[[key, value], …], …]`.
+pub fn sweep_points_json(grid_json: &str, zip: bool) -> LabResult<String> {
+    let value: serde_json::Value = serde_json::from_str(grid_json)
+        .map_err(|e| LabError::Usage(format!("grid: expected {{\"key.path\": [values]}}: {e}")))?;
+    let table = match toml::Value::try_from(&value) {
+        Ok(toml::Value::Table(t)) => t,
+        _ => {
+            return Err(LabError::Usage(
+                "grid: expected {\"key.path\": [values]}".into(),
+            ));
+        }
+    };
+    let (what, points) = if zip {
+        ("zip", crate::sweep::zip_points(&table))
+    } else {
+        ("grid", crate::sweep::grid_points(&table))
+    };
+    let points = points
+        .map_err(|(key, message)| LabError::Usage(format!("{what}: key `{key}`: {message}")))?;
+    let json: Vec<Vec<(String, serde_json::Value)>> = points
+        .iter()
+        .map(|p| crate::sweep::settings_json(p))
+        .collect();
+    Ok(serde_json::to_string(&json).expect("points serialize"))
+}
+
+/// [`crate::sweep::csv`] from JSON (`keys_json`: the swept key paths; `rows_json`: point
+/// results).
+pub fn sweep_csv_json(keys_json: &str, rows_json: &str) -> LabResult<String> {
+    let keys: Vec<String> =
+        serde_json::from_str(keys_json).map_err(|e| LabError::Usage(format!("keys: {e}")))?;
+    let rows: Vec<crate::sweep::PointResult> =
+        serde_json::from_str(rows_json).map_err(|e| LabError::Usage(format!("rows: {e}")))?;
+    Ok(crate::sweep::csv(&keys, &rows))
+}
+
+/// `[[name, description, source], …]` of every SSD preset.
+pub fn ssd_presets_json() -> LabResult<String> {
+    let list = crate::stack::ssd_preset_names()
+        .into_iter()
+        .map(|name| {
+            let p = crate::stack::ssd_preset(name).map_err(LabError::Usage)?;
+            Ok([p.name, p.description, p.source])
+        })
+        .collect::<LabResult<Vec<_>>>()?;
+    Ok(serde_json::to_string(&list).expect("strings serialize"))
 }

@@ -116,8 +116,12 @@ fn read(path: &Path) -> LabResult<String> {
     })
 }
 
+/// The swept keys in sorted order (the column and variation order, whatever order the
+/// table keeps).
 fn keys_of(table: &toml::Table) -> Vec<String> {
-    table.keys().cloned().collect()
+    let mut keys: Vec<String> = table.keys().cloned().collect();
+    keys.sort();
+    keys
 }
 
 /// The swept lists of a `[grid]` or `[zip]` table, by key.
@@ -127,13 +131,15 @@ fn lists(table: &toml::Table) -> Result<Lists<'_>, (String, String)> {
     if table.is_empty() {
         return Err((String::new(), "no key to sweep".into()));
     }
-    table
+    let mut lists = table
         .iter()
         .map(|(k, v)| match v {
             toml::Value::Array(values) if !values.is_empty() => Ok((k, values)),
             _ => Err((k.clone(), "must be a non-empty list of values".into())),
         })
-        .collect()
+        .collect::<Result<Lists<'_>, _>>()?;
+    lists.sort_by(|a, b| a.0.cmp(b.0));
+    Ok(lists)
 }
 
 /// Every combination, the last key varying fastest.

@@ -104,7 +104,7 @@ fn reproduce(
     })
 }
 
-/// Runs an SSD run config (TOML text, the `nandlab run` format); returns the report JSON and,
+/// Runs a stack config with a block workload (TOML text, the `nandlab run` format); returns the report JSON and,
 /// with `out`, writes the files of `nandlab run --out`. Releases the GIL;
 /// `progress(requests_done, requests_total)`.
 #[pyfunction]
@@ -121,11 +121,16 @@ fn run_ssd(
     })
 }
 
-/// Checks a run config (TOML text) as `nandlab run` does before running; returns it as JSON
+/// Checks a stack config (TOML text) as `nandlab run` does before running; returns it as JSON
 /// with every default filled in. Bad keys raise ValueError with the CLI's message.
 #[pyfunction]
-fn check_run_config(origin: String, config_toml: String) -> PyResult<String> {
-    nandlab_lab::api::check_run_config_toml(&origin, &config_toml).map_err(to_py)
+#[pyo3(signature = (origin, config_toml, overrides_json=String::new()))]
+fn check_run_config(
+    origin: String,
+    config_toml: String,
+    overrides_json: String,
+) -> PyResult<String> {
+    nandlab_lab::api::check_run_config_toml(&origin, &config_toml, &overrides_json).map_err(to_py)
 }
 
 /// Replays a trace file on an SSD; returns `{"report": …, "folded_requests": N}` as JSON and,
@@ -156,7 +161,8 @@ fn replay(
     })
 }
 
-/// Runs a storage engine on the scaled miyaji2014 SSD (JSON spec in, metrics JSON out).
+/// Runs a storage engine on the scaled miyaji2014 SSD or a given device (JSON spec in,
+/// metrics JSON out).
 /// Releases the GIL; `progress(inserts_and_queries_done, None)`.
 #[pyfunction]
 #[pyo3(signature = (spec_json, progress=None))]
@@ -164,6 +170,51 @@ fn run_engine(py: Python<'_>, spec_json: String, progress: Option<Py<PyAny>>) ->
     controlled(py, progress, |control| {
         nandlab_lab::api::run_engine_json(&spec_json, control)
     })
+}
+
+/// Runs a stack config (TOML text) with `overrides_json` (`{"key.path": value}`) applied;
+/// returns `{"metrics": {…}, "interrupted": bool, "outcome": …}` as JSON and, with `out`,
+/// writes the files of `nandlab run --out`. Releases the GIL; `progress(done, total)`.
+#[pyfunction]
+#[pyo3(signature = (origin, config_toml, overrides_json, out=None, progress=None))]
+fn run_stack(
+    py: Python<'_>,
+    origin: String,
+    config_toml: String,
+    overrides_json: String,
+    out: Option<PathBuf>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    controlled(py, progress, |control| {
+        nandlab_lab::api::run_stack_json(
+            &origin,
+            &config_toml,
+            &overrides_json,
+            out.as_deref(),
+            control,
+        )
+    })
+}
+
+/// The points of a sweep: `grid_json` maps key paths to lists; every combination (`zip`
+/// false, the last key in sorted order fastest) or the i-th values together. Returns a JSON
+/// list of `[[key, value], …]` per point.
+#[pyfunction]
+fn sweep_points(grid_json: String, zip: bool) -> PyResult<String> {
+    nandlab_lab::api::sweep_points_json(&grid_json, zip).map_err(to_py)
+}
+
+/// The sweep CSV (the bytes `nandlab sweep` writes) of rows
+/// `[{"point": i, "settings": [[k, v]…], "metrics": [[name, value]…]}…]`.
+#[pyfunction]
+fn sweep_csv(keys_json: String, rows_json: String) -> PyResult<String> {
+    nandlab_lab::api::sweep_csv_json(&keys_json, &rows_json).map_err(to_py)
+}
+
+/// JSON list of `[name, description, source]` of every SSD preset.
+#[pyfunction]
+fn ssd_presets() -> PyResult<String> {
+    nandlab_lab::api::ssd_presets_json().map_err(to_py)
 }
 
 /// JSON list of `[id, reference, title]` for every experiment.
@@ -193,6 +244,10 @@ fn _nandlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_run_config, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(run_engine, m)?)?;
+    m.add_function(wrap_pyfunction!(run_stack, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_points, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(ssd_presets, m)?)?;
     m.add_function(wrap_pyfunction!(experiments, m)?)?;
     m.add_function(wrap_pyfunction!(preset_names, m)?)?;
     m.add_function(wrap_pyfunction!(preset_toml, m)?)?;

@@ -192,6 +192,23 @@ impl Stack {
                 "the engine's protocols fill the device themselves; remove [precondition]",
             ));
         }
+        if let WorkloadSection::Synthetic(spec) = workload {
+            // checked against the page mapping's logical capacity (the run checks it again
+            // against the exact capacity of the chosen mapping)
+            let mut spec = spec.clone();
+            if spec.span_bytes == 0 {
+                let capacity =
+                    nandlab_ftl::logical_pages(&self.nand.geometry, self.ftl.op_fraction)
+                        * u64::from(self.nand.geometry.page_size_bytes);
+                spec.span_bytes = capacity.saturating_sub(spec.offset_bytes);
+            }
+            spec.validate().map_err(|e| match e {
+                nandlab_workload::WorkloadError::Invalid { key, message } => {
+                    source.error(&format!("workload.{key}"), message)
+                }
+                other => other.into(),
+            })?;
+        }
         if let WorkloadSection::Trace(t) = workload {
             t.format
                 .parse::<nandlab_workload::TraceFormat>()
