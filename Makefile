@@ -18,7 +18,7 @@ build:
 test: test-rust test-debug test-python
 
 test-rust:
-	$(CARGO) test --workspace --release
+	$(CARGO) test --workspace --profile test-release
 
 # The simulation layers once more with debug assertions on (their invariants are
 # debug_asserts on the hot paths; release builds skip them).

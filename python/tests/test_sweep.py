@@ -1,12 +1,12 @@
 """nandlab.run and nandlab.sweep: stack runs, sweep points, the same CSV serially, on a process
 pool, on a real Dask LocalCluster (2 process workers) and from `nandlab sweep`."""
 
-import os
 import subprocess
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
+from cli import NANDLAB
 
 import nandlab
 from nandlab.sweep import points
@@ -14,11 +14,6 @@ from nandlab.sweep import points
 REPO = Path(__file__).resolve().parents[2]
 BASE = REPO / "examples" / "ssd-random-write.toml"
 GRID = {"ssd.gc.policy": ["fifo", "greedy"], "ssd.op_fraction": [0.15, 0.25]}
-
-
-def nandlab_binary() -> Path:
-    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
-    return target / "release" / "nandlab"
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +65,7 @@ def test_the_cli_writes_the_same_csv(serial: str, tmp_path: Path) -> None:
     )
     out = tmp_path / "out"
     subprocess.run(
-        [nandlab_binary(), "sweep", sweep_file, "--jobs", "2", "--out", out],
+        [NANDLAB, "sweep", sweep_file, "--jobs", "2", "--out", out],
         check=True,
         capture_output=True,
     )

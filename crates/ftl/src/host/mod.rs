@@ -67,6 +67,7 @@ impl HostRequest {
 }
 
 impl From<nandlab_core::IoOp> for HostOp {
+    #[inline]
     fn from(op: nandlab_core::IoOp) -> Self {
         match op {
             nandlab_core::IoOp::Read => HostOp::Read,
@@ -77,6 +78,7 @@ impl From<nandlab_core::IoOp> for HostOp {
 }
 
 impl From<nandlab_core::BlockRequest> for HostRequest {
+    #[inline]
     fn from(r: nandlab_core::BlockRequest) -> Self {
         HostRequest {
             arrival: r.arrival,
