@@ -122,8 +122,10 @@ struct ReproduceArgs {
     id: Option<String>,
     #[arg(long)]
     list: bool,
-    #[arg(long, default_value = "results")]
-    out: PathBuf,
+    /// Results folder (default: results/ID). Points finished by an earlier run of the same
+    /// build into the same folder are taken from its cache/ (a rerun after Ctrl-C resumes).
+    #[arg(long)]
+    out: Option<PathBuf>,
     /// Small runs for tests and demos.
     #[arg(long)]
     quick: bool,
@@ -445,6 +447,10 @@ fn reproduce(args: ReproduceArgs, control: &Control) -> LabResult<()> {
             "give an experiment id or --list (e.g. `nandlab reproduce nfs-energy --out results/nfs-energy`)".into(),
         ));
     };
+    // each experiment in its own folder: two runs never mix their files
+    let out = args
+        .out
+        .unwrap_or_else(|| PathBuf::from("results").join(&id));
     let options = RunOptions {
         scale: if args.quick {
             Scale::Quick
@@ -455,13 +461,14 @@ fn reproduce(args: ReproduceArgs, control: &Control) -> LabResult<()> {
         },
         seed: args.seed,
         control: control.clone(),
+        cache_dir: Some(out.join("cache")),
     };
-    let result = experiments::reproduce(&id, &options, &args.out)?;
+    let result = experiments::reproduce(&id, &options, &out)?;
     out!("{id}:");
     for (k, v) in &result.metrics {
         out!("  {k:44} {v:.4}");
     }
-    out!("wrote {}", args.out.display());
+    out!("wrote {}", out.display());
     if result.interrupted {
         eprintln!("interrupted: kept results of {} points", result.rows());
     }

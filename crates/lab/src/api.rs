@@ -49,6 +49,8 @@ pub fn reproduce_json(
         scale,
         seed,
         control: control.clone(),
+        // the Python extension cannot tell its own build apart: no cache
+        cache_dir: None,
     };
     experiments::reproduce(id, &options, out)?;
     std::fs::read_to_string(out.join("summary.json")).map_err(|source| LabError::Read {
@@ -316,6 +318,7 @@ pub fn run_engine_json(spec_json: &str, control: &Control) -> LabResult<String> 
     let StackOutcome::Engine {
         metrics,
         interrupted: stopped,
+        ..
     } = run.outcome
     else {
         unreachable!("an engine workload runs the engine")

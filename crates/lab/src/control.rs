@@ -27,6 +27,9 @@ pub trait ProgressSink: Send + Sync {
 #[derive(Clone, Default)]
 pub struct Control {
     shared: Arc<Shared>,
+    /// A part of a larger run ([`Control::part`]): its `start`/`advance`/`finish` leave the
+    /// work count to the outer loop, but still poll (the sink ticks, a cancel is seen).
+    part: bool,
 }
 
 struct Shared {
@@ -75,6 +78,16 @@ impl Control {
                 sink: Some(Box::new(sink)),
                 ..Shared::default()
             }),
+            part: false,
+        }
+    }
+
+    /// The same run's control for one part of it (a point of an experiment whose progress is
+    /// counted in points): shares the cancel flag and the sink, leaves the count alone.
+    pub fn part(&self) -> Control {
+        Control {
+            shared: Arc::clone(&self.shared),
+            part: true,
         }
     }
 
@@ -89,6 +102,9 @@ impl Control {
 
     /// Starts counting work anew: `done` = 0 out of `total`.
     pub fn start(&self, total: Option<u64>) {
+        if self.part {
+            return;
+        }
         self.shared.done.store(0, Ordering::Relaxed);
         self.shared
             .total
@@ -108,7 +124,9 @@ impl Control {
 
     /// Counts `units` more work done and polls; `false` once the run is cancelled.
     pub fn advance(&self, units: u64) -> bool {
-        self.shared.done.fetch_add(units, Ordering::Relaxed);
+        if !self.part {
+            self.shared.done.fetch_add(units, Ordering::Relaxed);
+        }
         self.poll()
     }
 
@@ -123,7 +141,7 @@ impl Control {
 
     /// Calls the progress sink now (the last tick of a run, so a bar ends at its total).
     pub fn finish(&self) {
-        if self.shared.sink.is_some() {
+        if self.shared.sink.is_some() && !self.part {
             self.tick(true);
         }
     }

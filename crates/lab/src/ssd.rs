@@ -175,6 +175,7 @@ pub fn write_stack_results(stack: &Stack, run: &StackRun, dir: &Path) -> LabResu
         StackOutcome::Engine {
             metrics,
             interrupted,
+            ..
         } => {
             let mut report = serde_json::json!({
                 "metrics": metrics,

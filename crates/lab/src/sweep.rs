@@ -2,8 +2,8 @@
 //! together) of values for any key paths. Each point is the base with its values set; points
 //! run in parallel processes (`nandlab sweep --jobs N`) or on any executor from Python (Dask),
 //! and give one row each: the point's key values and its metrics. A result cache keyed by a
-//! hash of the point's resolved config and the nandlab version lets a rerun or a resumed sweep
-//! skip finished points.
+//! hash of the point's resolved config, the nandlab version and the build ([`build_id`]) lets
+//! a rerun or a resumed sweep skip finished points.
 //!
 //! ```toml
 //! base = "ssd-random-write.toml"     # a stack config, relative to this file
@@ -209,17 +209,31 @@ pub fn parse_overrides(json: &str) -> LabResult<Vec<Setting>> {
         .collect()
 }
 
-/// The cache key of a point: SHA-1 of the nandlab version and the resolved config.
+/// The cache key of a point: SHA-1 of the nandlab version, the build and the resolved config.
 pub fn cache_key(stack: &Stack) -> String {
     let mut hasher = Sha1::new();
     hasher.update(crate::version().as_bytes());
     hasher.update(b"\n");
+    hasher.update(build_id().as_bytes());
+    hasher.update(b"\n");
     hasher.update(stack.resolved_json().to_string().as_bytes());
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex(&hasher.finalize())
+}
+
+/// The running program's build: SHA-1 of its executable, so that a rebuilt simulator (same
+/// version, changed code) never reads results cached by another build. Computed once.
+pub fn build_id() -> &'static str {
+    static ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        std::env::current_exe()
+            .and_then(std::fs::read)
+            .map(|bytes| hex(&Sha1::digest(&bytes)))
+            .unwrap_or_else(|_| "unknown-build".into())
+    })
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// One finished point: its settings and metric row (what a worker returns: plain data).

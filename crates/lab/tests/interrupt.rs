@@ -68,6 +68,7 @@ fn a_cancelled_reproduction_writes_the_points_it_finished() {
         scale: Scale::Quick,
         seed: 0,
         control: Control::new(),
+        cache_dir: None,
     };
     options.control.cancel();
     let result = experiments::reproduce("miyaji-freespace", &options, &dir).unwrap();
@@ -102,6 +103,7 @@ fn the_gc_policy_sweep_stops_between_points() {
         scale: Scale::Quick,
         seed: 0,
         control: Control::with_sink(StopAfter(2)),
+        cache_dir: None,
     };
     let result = experiments::reproduce("ftl-gc-policies", &options, &dir).unwrap();
     assert!(result.interrupted);
@@ -127,4 +129,60 @@ fn a_cancelled_engine_run_is_marked_interrupted() {
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(value["interrupted"], true);
     assert_eq!(value["metrics"]["queries"]["insert"]["count"], 0);
+}
+
+/// Every registered experiment, cancelled before it starts, returns cleanly with
+/// `"interrupted": true` in its summary (none runs on to the end or fails).
+#[test]
+fn every_experiment_stops_cleanly_when_cancelled() {
+    for experiment in experiments::registry() {
+        let dir = temp(&format!("every-{}", experiment.id));
+        let options = RunOptions {
+            scale: Scale::Quick,
+            seed: 0,
+            control: Control::new(),
+            cache_dir: None,
+        };
+        options.control.cancel();
+        let result = experiments::reproduce(experiment.id, &options, &dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", experiment.id));
+        assert!(result.interrupted, "{}", experiment.id);
+        let summary = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+        assert!(
+            summary.contains("\"interrupted\": true"),
+            "{}",
+            experiment.id
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
+
+/// A rerun into the same cache takes the finished points from it and gives the same result.
+#[test]
+fn a_rerun_reads_finished_points_from_the_cache() {
+    let dir = temp("cache");
+    let options = RunOptions {
+        scale: Scale::Quick,
+        seed: 0,
+        control: Control::new(),
+        cache_dir: Some(dir.join("cache")),
+    };
+    let first = experiments::reproduce("miyaji-ablation", &options, &dir).unwrap();
+    let cached = std::fs::read_dir(dir.join("cache")).unwrap().count();
+    assert_eq!(cached, 4, "one cached row per point");
+    let summary = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    // a cancelled control would stop any point that had to run: every point comes from the cache
+    let again = RunOptions {
+        control: Control::new(),
+        ..options
+    };
+    again.control.cancel();
+    let second = experiments::reproduce("miyaji-ablation", &again, &dir).unwrap();
+    assert!(!second.interrupted);
+    assert_eq!(first.metrics, second.metrics);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("summary.json")).unwrap(),
+        summary
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }

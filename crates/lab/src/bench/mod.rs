@@ -57,11 +57,22 @@ pub struct EngineBench {
 }
 
 pub fn bench_engine(queries: u64) -> LabResult<EngineBench> {
-    use crate::codesign::stack::{engine_on_ssd, miyaji_nand, miyaji_ssd_config};
+    use crate::experiments::points::{EngineDevice, constant_free_space, engine};
+    use nandlab_engine::QueryMix;
     use nandlab_engine::workload::{QueryGenerator, fill_to_free_space, run_queries};
-    use nandlab_engine::{EngineConfig, QueryMix};
-    let ssd = miyaji_ssd_config(miyaji_nand(1, 32, 32)?);
-    let mut engine = engine_on_ssd(ssd, EngineConfig::co_designed(), 0)?;
+    let device = EngineDevice {
+        channels: 1,
+        blocks_per_plane: 32,
+        pages_per_block: 32,
+    };
+    // the stack of the measurement (its workload section is not run: the bench times the fill
+    // and the queries itself)
+    let stack = device.stack(
+        &engine(true, true, 119),
+        &constant_free_space(0.2, 0, queries),
+        0,
+    )?;
+    let mut engine = stack.build_engine()?;
     let start = Instant::now();
     let fill_inserts = fill_to_free_space(&mut engine, 0.2)?;
     let mut generator = QueryGenerator::new(QueryMix::constant_free_space(0.4)?, 0)?;

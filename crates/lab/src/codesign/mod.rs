@@ -3,6 +3,5 @@
 //! hint traits.
 
 mod device;
-pub mod stack;
 
 pub use device::SsdDevice;

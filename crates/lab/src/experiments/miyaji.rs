@@ -1,12 +1,12 @@
 //! Paper 000 reproductions (SPEC R-E1 … R-E6): the conventional and the co-designed storage
 //! engine on the `miyaji2014` SSD.
 
-use super::{Curve, Experiment, ExperimentResult, KeepGoing, RunOptions, Scale};
-use crate::codesign::stack::{engine_on_ssd, miyaji_nand, miyaji_ssd_config};
+use super::points::{
+    EngineDevice, Row, constant_free_space, drifting_free_space, engine, run_points,
+};
+use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::LabResult;
-use nandlab_engine::BlockDevice;
-use nandlab_engine::workload::{ConstantFreeSpace, DriftingFreeSpace};
-use nandlab_engine::{EngineConfig, QueryMix, RunMetrics};
+use crate::stack::{EngineSection, Stack, StackOutcome};
 use nandlab_nand::{FlashOp, NandSim, PageAddress, preset};
 
 pub(super) static EXPERIMENTS: &[Experiment] = &[
@@ -95,58 +95,53 @@ fn size(options: &RunOptions) -> Size {
     }
 }
 
-/// One measured point: an engine variant on a fresh SSD under the constant-free-space protocol.
-/// `channels` and `pages_per_block` override the scale's device (the block-size sweep keeps the
-/// number of blocks and so grows the capacity with the block, as 3D NAND does). `None` when
-/// the run was cancelled before the point was finished.
+/// The device of a point: the scale's, or with `channels` and `pages_per_block` overridden (the
+/// block-size sweep keeps the number of blocks and so grows the capacity with the block, as
+/// 3D NAND does).
+fn device(s: Size, channels: u32, pages_per_block: u32) -> EngineDevice {
+    EngineDevice {
+        channels,
+        blocks_per_plane: s.blocks_per_plane,
+        pages_per_block,
+    }
+}
+
+/// A constant-free-space point (paper 000 Fig. 12 protocol) of `engine` on `dev`.
 fn constant(
     options: &RunOptions,
     s: Size,
-    (channels, pages_per_block): (u32, u32),
-    engine: EngineConfig,
+    dev: EngineDevice,
+    engine: &EngineSection,
     free_space: f64,
-) -> LabResult<Option<RunMetrics>> {
-    let ssd = miyaji_ssd_config(miyaji_nand(channels, s.blocks_per_plane, pages_per_block)?);
-    let mut e = engine_on_ssd(ssd, engine, options.seed)?;
-    let protocol = ConstantFreeSpace {
-        free_space_fraction: free_space,
-        update_fraction: 0.4,
-        warmup_query_count: s.warmup_queries,
-        query_count: s.queries,
-        seed: options.seed,
-    };
-    let mut keep_going = options.keep_going();
-    let metrics = protocol.run_while(&mut e, &mut || keep_going.ask())?;
-    Ok(finished(options, keep_going, metrics))
+) -> LabResult<Stack> {
+    dev.stack(
+        engine,
+        &constant_free_space(free_space, s.warmup_queries, s.queries),
+        options.seed,
+    )
 }
 
-/// The metrics of a finished point (counted as done), `None` for a point cut short.
-fn finished(options: &RunOptions, keep_going: KeepGoing<'_>, m: RunMetrics) -> Option<RunMetrics> {
-    if keep_going.stopped {
-        return None;
-    }
-    options.control.advance(1);
-    Some(m)
+/// A drifting-free-space point (paper 000 Table I protocol) of `engine` on the scale's device.
+fn drifting(options: &RunOptions, s: Size, engine: &EngineSection) -> LabResult<Stack> {
+    let dev = device(s, s.channels, s.pages_per_block);
+    dev.stack(
+        engine,
+        &drifting_free_space(s.drift_queries_max),
+        options.seed,
+    )
 }
 
-/// A drifting-free-space point (`None` when cancelled before it was finished).
-fn drifting(options: &RunOptions, s: Size, engine: EngineConfig) -> LabResult<Option<RunMetrics>> {
-    let ssd = miyaji_ssd_config(miyaji_nand(
-        s.channels,
-        s.blocks_per_plane,
-        s.pages_per_block,
-    )?);
-    let mut e = engine_on_ssd(ssd, engine, options.seed)?;
-    let protocol = DriftingFreeSpace {
-        free_space_fraction_start: 0.8,
-        free_space_fraction_end: 0.2,
-        mix: QueryMix::table_i(),
-        query_count_max: s.drift_queries_max,
-        seed: options.seed,
-    };
-    let mut keep_going = options.keep_going();
-    let metrics = protocol.run_while(&mut e, &mut || keep_going.ask())?;
-    Ok(finished(options, keep_going, metrics))
+/// The conventional and the co-designed engine of paper 000 with `row_size_bytes`.
+fn both(row_size_bytes: usize) -> [(&'static str, EngineSection); 2] {
+    [
+        ("conventional", engine(false, false, row_size_bytes)),
+        ("codesign", engine(true, true, row_size_bytes)),
+    ]
+}
+
+/// The finished rows, in point order (a cancel leaves the rest out).
+fn finished(rows: Vec<Option<Row>>) -> Vec<Row> {
+    rows.into_iter().map_while(|r| r).collect()
 }
 
 fn reduction(conventional: f64, codesign: f64) -> f64 {
@@ -157,14 +152,14 @@ fn reduction(conventional: f64, codesign: f64) -> f64 {
     }
 }
 
-fn row(label: &str, x: f64, m: &RunMetrics) -> Vec<super::CurveValue> {
+fn row(label: &str, x: f64, m: &Row) -> Vec<super::CurveValue> {
     vec![
         label.into(),
         x.into(),
-        m.queries_per_s().into(),
-        m.energy_mj_per_query().into(),
-        m.erases_per_block_mean().into(),
-        (m.device.page_copies as f64).into(),
+        m.get("queries_per_s").into(),
+        m.get("mj_per_query").into(),
+        m.get("we_cycles_per_block").into(),
+        m.get("page_copies").into(),
     ]
 }
 
@@ -179,63 +174,53 @@ const COLUMNS: [&str; 6] = [
 
 fn freespace(options: &RunOptions) -> LabResult<ExperimentResult> {
     let s = size(options);
-    let points: &[f64] = match options.scale {
+    let frees: &[f64] = match options.scale {
         Scale::Quick => &[0.2, 0.5, 0.8],
         _ => &[0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
     };
+    let dev = device(s, s.channels, s.pages_per_block);
+    let mut points = Vec::new();
+    for &free in frees {
+        for (_, engine) in both(119) {
+            points.push(constant(options, s, dev, &engine, free)?);
+        }
+    }
+    let mut result = ExperimentResult::default();
+    let rows = finished(run_points(options, &points)?);
     let mut columns = COLUMNS;
     columns[1] = "free_space_pct";
     let mut curve = Curve::new("freespace", &columns);
-    let mut result = ExperimentResult::default();
-    options.control.start(Some(2 * points.len() as u64));
-    for &free in points {
-        let Some(conv) = constant(
-            options,
-            s,
-            (s.channels, s.pages_per_block),
-            EngineConfig::conventional(),
-            free,
-        )?
-        else {
-            result.interrupted = true;
-            break;
-        };
-        let Some(co) = constant(
-            options,
-            s,
-            (s.channels, s.pages_per_block),
-            EngineConfig::co_designed(),
-            free,
-        )?
-        else {
-            result.interrupted = true;
-            break;
-        };
+    for (&free, pair) in frees.iter().zip(rows.chunks_exact(2)) {
+        let (conv, co) = (&pair[0], &pair[1]);
         let pct = (free * 100.0).round();
-        curve.push(row("conventional", pct, &conv));
-        curve.push(row("codesign", pct, &co));
+        curve.push(row("conventional", pct, conv));
+        curve.push(row("codesign", pct, co));
         let tag = format!("{pct}pct");
         result.metric(
             &format!("speedup_at_{tag}"),
-            co.queries_per_s() / conv.queries_per_s(),
+            co.get("queries_per_s") / conv.get("queries_per_s"),
         );
         result.metric(
             &format!("energy_reduction_at_{tag}"),
-            reduction(conv.energy_mj_per_query(), co.energy_mj_per_query()),
+            reduction(conv.get("mj_per_query"), co.get("mj_per_query")),
         );
         result.metric(
             &format!("we_reduction_at_{tag}"),
-            reduction(conv.erases_per_block_mean(), co.erases_per_block_mean()),
+            reduction(
+                conv.get("we_cycles_per_block"),
+                co.get("we_cycles_per_block"),
+            ),
         );
         result.metric(
             &format!("page_copies_conventional_{tag}"),
-            conv.device.page_copies as f64,
+            conv.get("page_copies"),
         );
         result.metric(
             &format!("page_copies_codesign_{tag}"),
-            co.device.page_copies as f64,
+            co.get("page_copies"),
         );
     }
+    result.interrupted = rows.len() < points.len();
     result.metric("paper_speedup_at_20pct", 3.8);
     result.metric("paper_energy_reduction_at_20pct", 0.46);
     result.metric("paper_we_reduction_at_20pct", 0.62);
@@ -245,34 +230,37 @@ fn freespace(options: &RunOptions) -> LabResult<ExperimentResult> {
 
 fn table1(options: &RunOptions) -> LabResult<ExperimentResult> {
     let s = size(options);
-    options.control.start(Some(2));
-    let mut curve = Curve::new("table1", &COLUMNS);
+    let engines = both(119);
+    let points = engines
+        .iter()
+        .map(|(_, engine)| drifting(options, s, engine))
+        .collect::<LabResult<Vec<_>>>()?;
     let mut result = ExperimentResult::default();
-    let mut measured = Vec::new();
-    for (name, engine) in [
-        ("conventional", EngineConfig::conventional()),
-        ("codesign", EngineConfig::co_designed()),
-    ] {
-        let Some(m) = drifting(options, s, engine)? else {
-            result.interrupted = true;
-            break;
-        };
-        curve.push(row(name, 0.0, &m));
-        result.metric(&format!("qps_{name}"), m.queries_per_s());
-        result.metric(&format!("mj_per_query_{name}"), m.energy_mj_per_query());
-        result.metric(&format!("we_cycles_{name}"), m.erases_per_block_mean());
-        result.metric(&format!("queries_{name}"), m.queries.total().count as f64);
-        measured.push(m);
+    let rows = finished(run_points(options, &points)?);
+    result.interrupted = rows.len() < points.len();
+    let mut curve = Curve::new("table1", &COLUMNS);
+    for ((name, _), m) in engines.iter().zip(&rows) {
+        curve.push(row(name, 0.0, m));
+        result.metric(&format!("qps_{name}"), m.get("queries_per_s"));
+        result.metric(&format!("mj_per_query_{name}"), m.get("mj_per_query"));
+        result.metric(&format!("we_cycles_{name}"), m.get("we_cycles_per_block"));
+        result.metric(&format!("queries_{name}"), m.get("queries"));
     }
-    if let [conv, co] = &measured[..] {
-        result.metric("qps_gain", co.queries_per_s() / conv.queries_per_s() - 1.0);
+    if let [conv, co] = &rows[..] {
+        result.metric(
+            "qps_gain",
+            co.get("queries_per_s") / conv.get("queries_per_s") - 1.0,
+        );
         result.metric(
             "energy_reduction",
-            reduction(conv.energy_mj_per_query(), co.energy_mj_per_query()),
+            reduction(conv.get("mj_per_query"), co.get("mj_per_query")),
         );
         result.metric(
             "we_reduction",
-            reduction(conv.erases_per_block_mean(), co.erases_per_block_mean()),
+            reduction(
+                conv.get("we_cycles_per_block"),
+                co.get("we_cycles_per_block"),
+            ),
         );
     }
     for (k, v) in [
@@ -291,34 +279,29 @@ fn table1(options: &RunOptions) -> LabResult<ExperimentResult> {
 
 fn ablation(options: &RunOptions) -> LabResult<ExperimentResult> {
     let s = size(options);
-    let mut curve = Curve::new("ablation", &COLUMNS);
-    let mut result = ExperimentResult::default();
     let variants = [
         ("none", false, false),
         ("iaa_only", true, false),
         ("u2di_only", false, true),
         ("both", true, true),
     ];
+    let dev = device(s, s.channels, s.pages_per_block);
+    let points = variants
+        .iter()
+        .map(|&(_, iaa, u2di)| constant(options, s, dev, &engine(iaa, u2di, 119), 0.2))
+        .collect::<LabResult<Vec<_>>>()?;
+    let mut result = ExperimentResult::default();
+    let rows = finished(run_points(options, &points)?);
+    result.interrupted = rows.len() < points.len();
+    let mut curve = Curve::new("ablation", &COLUMNS);
     let mut base = 0.0;
-    options.control.start(Some(variants.len() as u64));
-    for (name, iaa, u2di) in variants {
-        let Some(m) = constant(
-            options,
-            s,
-            (s.channels, s.pages_per_block),
-            EngineConfig::conventional().with_switches(iaa, u2di),
-            0.2,
-        )?
-        else {
-            result.interrupted = true;
-            break;
-        };
-        curve.push(row(name, 20.0, &m));
-        if name == "none" {
-            base = m.queries_per_s();
+    for ((name, _, _), m) in variants.iter().zip(&rows) {
+        curve.push(row(name, 20.0, m));
+        if *name == "none" {
+            base = m.get("queries_per_s");
         }
-        result.metric(&format!("speedup_{name}"), m.queries_per_s() / base);
-        result.metric(&format!("page_copies_{name}"), m.device.page_copies as f64);
+        result.metric(&format!("speedup_{name}"), m.get("queries_per_s") / base);
+        result.metric(&format!("page_copies_{name}"), m.get("page_copies"));
     }
     result.curves.push(curve);
     Ok(result)
@@ -332,32 +315,35 @@ fn blocksize(options: &RunOptions) -> LabResult<ExperimentResult> {
         Scale::Quick => &[16, 32, 64],
         _ => &[64, 128, 256, 512],
     };
+    let mut points = Vec::new();
+    for &p in pages {
+        for (_, engine) in both(119) {
+            points.push(constant(options, s, device(s, 1, p), &engine, 0.2)?);
+        }
+    }
+    let mut result = ExperimentResult::default();
+    let rows = finished(run_points(options, &points)?);
+    result.interrupted = rows.len() < points.len();
     let mut columns = COLUMNS;
     columns[1] = "block_mb";
     let mut curve = Curve::new("blocksize", &columns);
-    let mut result = ExperimentResult::default();
     let mut speedups = Vec::new();
-    options.control.start(Some(2 * pages.len() as u64));
-    for &p in pages {
-        let Some(conv) = constant(options, s, (1, p), EngineConfig::conventional(), 0.2)? else {
-            result.interrupted = true;
-            break;
-        };
-        let Some(co) = constant(options, s, (1, p), EngineConfig::co_designed(), 0.2)? else {
-            result.interrupted = true;
-            break;
-        };
+    for (&p, pair) in pages.iter().zip(rows.chunks_exact(2)) {
+        let (conv, co) = (&pair[0], &pair[1]);
         let mb = f64::from(p) * 16.0 / 1024.0;
-        curve.push(row("conventional", mb, &conv));
-        curve.push(row("codesign", mb, &co));
-        speedups.push(co.queries_per_s() / conv.queries_per_s());
+        curve.push(row("conventional", mb, conv));
+        curve.push(row("codesign", mb, co));
+        speedups.push(co.get("queries_per_s") / conv.get("queries_per_s"));
         result.metric(
             &format!("speedup_{p}_pages"),
             *speedups.last().unwrap_or(&0.0),
         );
         result.metric(
             &format!("we_reduction_{p}_pages"),
-            reduction(conv.erases_per_block_mean(), co.erases_per_block_mean()),
+            reduction(
+                conv.get("we_cycles_per_block"),
+                co.get("we_cycles_per_block"),
+            ),
         );
     }
     if let (Some(&smallest), Some(&largest)) = (speedups.first(), speedups.last()) {
@@ -371,49 +357,33 @@ fn blocksize(options: &RunOptions) -> LabResult<ExperimentResult> {
 
 fn rowsize(options: &RunOptions) -> LabResult<ExperimentResult> {
     let s = size(options);
-    let rows: &[usize] = match options.scale {
+    let sizes: &[usize] = match options.scale {
         Scale::Quick => &[119, 2048],
         _ => &[64, 119, 256, 512, 1024, 2048],
     };
+    let mut points = Vec::new();
+    for &bytes in sizes {
+        for (_, engine) in both(bytes) {
+            points.push(drifting(options, s, &engine)?);
+        }
+    }
+    let mut result = ExperimentResult::default();
+    let rows = finished(run_points(options, &points)?);
+    result.interrupted = rows.len() < points.len();
     let mut columns = COLUMNS;
     columns[1] = "row_bytes";
     let mut curve = Curve::new("rowsize", &columns);
-    let mut result = ExperimentResult::default();
-    options.control.start(Some(2 * rows.len() as u64));
-    for &bytes in rows {
-        let Some(conv) = drifting(
-            options,
-            s,
-            EngineConfig {
-                row_size_bytes: bytes,
-                ..EngineConfig::conventional()
-            },
-        )?
-        else {
-            result.interrupted = true;
-            break;
-        };
-        let Some(co) = drifting(
-            options,
-            s,
-            EngineConfig {
-                row_size_bytes: bytes,
-                ..EngineConfig::co_designed()
-            },
-        )?
-        else {
-            result.interrupted = true;
-            break;
-        };
-        curve.push(row("conventional", bytes as f64, &conv));
-        curve.push(row("codesign", bytes as f64, &co));
+    for (&bytes, pair) in sizes.iter().zip(rows.chunks_exact(2)) {
+        let (conv, co) = (&pair[0], &pair[1]);
+        curve.push(row("conventional", bytes as f64, conv));
+        curve.push(row("codesign", bytes as f64, co));
         result.metric(
             &format!("speedup_{bytes}b"),
-            co.queries_per_s() / conv.queries_per_s(),
+            co.get("queries_per_s") / conv.get("queries_per_s"),
         );
         result.metric(
             &format!("page_copies_codesign_{bytes}b"),
-            co.device.page_copies as f64,
+            co.get("page_copies"),
         );
     }
     result.curves.push(curve);
@@ -480,30 +450,17 @@ fn validmap(options: &RunOptions) -> LabResult<ExperimentResult> {
     let mut result = ExperimentResult::default();
     let mut curves = Vec::new();
     options.control.start(Some(2));
-    for (name, engine_config) in [
-        ("conventional", EngineConfig::conventional()),
-        ("codesign", EngineConfig::co_designed()),
-    ] {
-        let ssd = miyaji_ssd_config(miyaji_nand(
-            s.channels,
-            s.blocks_per_plane,
-            s.pages_per_block,
-        )?);
-        let mut e = engine_on_ssd(ssd, engine_config, options.seed)?;
-        let protocol = ConstantFreeSpace {
-            free_space_fraction: 0.2,
-            update_fraction: 0.4,
-            warmup_query_count: s.warmup_queries,
-            query_count: s.queries,
-            seed: options.seed,
+    let dev = device(s, s.channels, s.pages_per_block);
+    for (name, engine) in both(119) {
+        let run = constant(options, s, dev, &engine, 0.2)?.run(None, &options.control.part())?;
+        let StackOutcome::Engine { device: report, .. } = &run.outcome else {
+            unreachable!("an engine workload runs the engine")
         };
-        let mut keep_going = options.keep_going();
-        let metrics = protocol.run_while(&mut e, &mut || keep_going.ask())?;
-        if finished(options, keep_going, metrics).is_none() {
+        if run.interrupted() {
             result.interrupted = true;
             break;
         }
-        let report = e.device().ssd().report();
+        options.control.advance(1);
         let map = &report.valid_page_map;
         let mut curve = Curve::new(
             &format!("validmap_{name}"),
@@ -533,10 +490,11 @@ fn validmap(options: &RunOptions) -> LabResult<ExperimentResult> {
         );
         result.metric(
             &format!("logical_pages_{name}"),
-            e.device().logical_page_count() as f64,
+            report.logical_pages as f64,
         );
         curves.push(curve);
     }
+    options.control.finish();
     result.curves = curves;
     Ok(result)
 }

@@ -5,12 +5,13 @@ mod ftl;
 pub mod gc_policies;
 mod miyaji;
 mod nfs;
+pub mod points;
 
 use crate::control::Control;
 use crate::error::{LabError, LabResult};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// How big a run is: `quick` for tests and demos, `full` for the paper-scale numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -29,38 +30,10 @@ pub struct RunOptions {
     /// (or inside a point's long loops, dropping that point) and returns what it has, marked
     /// [`ExperimentResult::interrupted`].
     pub control: Control,
-}
-
-/// Calls of a long loop's `keep_going` between two polls of the control.
-const POLL_EVERY: u32 = 64;
-
-impl RunOptions {
-    /// A `keep_going` for the engine's long loops that polls the control every
-    /// [`POLL_EVERY`] calls, and whether it said no (the loop was cut short).
-    fn keep_going(&self) -> KeepGoing<'_> {
-        KeepGoing {
-            control: &self.control,
-            calls: 0,
-            stopped: false,
-        }
-    }
-}
-
-struct KeepGoing<'a> {
-    control: &'a Control,
-    calls: u32,
-    stopped: bool,
-}
-
-impl KeepGoing<'_> {
-    fn ask(&mut self) -> bool {
-        self.calls += 1;
-        if self.calls == POLL_EVERY {
-            self.calls = 0;
-            self.stopped |= !self.control.poll();
-        }
-        !self.stopped
-    }
+    /// Where finished points are cached (`OUT/cache` for `nandlab reproduce`; `None`: no
+    /// cache). Keyed by the point's config, the version and the build, so a rerun with the same
+    /// binary skips the points it finished and a rebuilt one recomputes them.
+    pub cache_dir: Option<PathBuf>,
 }
 
 /// A table of numbers with named columns (one CSV file).
@@ -210,7 +183,14 @@ pub fn find(id: &str) -> LabResult<&'static Experiment> {
 /// `options.control` is cancelled).
 pub fn reproduce(id: &str, options: &RunOptions, out: &Path) -> LabResult<ExperimentResult> {
     let experiment = find(id)?;
-    let result = (experiment.run)(options)?;
+    let result = match (experiment.run)(options) {
+        // an experiment that keeps no partial points (the chip-level ones) stops this way
+        Err(LabError::Interrupted) => ExperimentResult {
+            interrupted: true,
+            ..ExperimentResult::default()
+        },
+        other => other?,
+    };
     result.write(id, out)?;
     Ok(result)
 }

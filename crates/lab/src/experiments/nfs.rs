@@ -2,7 +2,7 @@
 
 use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::chip::ChipRunSpec;
-use crate::error::LabResult;
+use crate::error::{LabError, LabResult};
 use nandlab_nand::sched::{ChipReport, ChipWorkloadKind, SchedulerPolicy};
 use nandlab_nand::{FlashOp, NandSim, OpKind, PageAddress, Stage, preset};
 
@@ -72,6 +72,22 @@ fn spec(options: &RunOptions, preset: &str, workload: ChipWorkloadKind) -> ChipR
     s
 }
 
+/// Before each point: stop with [`LabError::Interrupted`] once the run is cancelled (a chip
+/// experiment's metrics compare points across its whole sweep, so a cancelled one keeps none),
+/// else count the point.
+fn point(options: &RunOptions) -> LabResult<()> {
+    if !options.control.advance(1) {
+        return Err(LabError::Interrupted);
+    }
+    Ok(())
+}
+
+/// One chip run of an experiment, after [`point`].
+fn run_chip(options: &RunOptions, spec: &ChipRunSpec) -> LabResult<ChipReport> {
+    point(options)?;
+    spec.run()
+}
+
 fn gain(from: f64, to: f64) -> f64 {
     if from > 0.0 { to / from - 1.0 } else { 0.0 }
 }
@@ -102,7 +118,7 @@ fn scaling_sweep(
         ] {
             let mut s = spec(options, "mlc1", workload);
             configure(&mut s, value);
-            let r = s.run()?;
+            let r = run_chip(options, &s)?;
             curve.push(vec![
                 value.into(),
                 workload.name().into(),
@@ -183,7 +199,7 @@ fn breakdown(options: &RunOptions) -> LabResult<ExperimentResult> {
         for workload in [ChipWorkloadKind::Swr, ChipWorkloadKind::Srd] {
             let mut s = spec(options, "mlc1", workload).with_policy(policy);
             s.driver.cache = cache;
-            let r = s.run()?;
+            let r = run_chip(options, &s)?;
             for row in &r.stages {
                 curve.push(vec![
                     mode.into(),
@@ -316,6 +332,7 @@ fn migration(options: &RunOptions) -> LabResult<ExperimentResult> {
     let mut at_most = Vec::new();
     for mode in modes {
         for &blocks in block_counts {
+            point(options)?;
             let (ms, uj) = migrate(mode, blocks)?;
             curve.push(vec![mode.into(), blocks.into(), ms.into(), uj.into()]);
             if blocks == most {
@@ -362,7 +379,7 @@ fn contention(options: &RunOptions) -> LabResult<ExperimentResult> {
                 let mut s = spec(options, preset_name, workload);
                 s.dies = Some(n);
                 s.requests = requests(options) / 2;
-                let r = s.run()?;
+                let r = run_chip(options, &s)?;
                 curve.push(vec![
                     cell.into(),
                     n.into(),
@@ -384,7 +401,8 @@ fn contention(options: &RunOptions) -> LabResult<ExperimentResult> {
     Ok(result)
 }
 
-fn energy(_options: &RunOptions) -> LabResult<ExperimentResult> {
+fn energy(options: &RunOptions) -> LabResult<ExperimentResult> {
+    point(options)?;
     let mut result = ExperimentResult::default();
     let mut sim = NandSim::new(preset("qdp-slc")?, 0)?;
     let block = PageAddress::default();
@@ -450,7 +468,7 @@ fn scheduler(options: &RunOptions) -> LabResult<ExperimentResult> {
                 s.dies = Some(4);
                 s.request_bytes = kb * 1024;
                 s.requests = requests(options) / 2;
-                let r = s.run()?;
+                let r = run_chip(options, &s)?;
                 curve.push(vec![
                     policy.name().into(),
                     workload.name().into(),
@@ -478,8 +496,8 @@ fn scheduler(options: &RunOptions) -> LabResult<ExperimentResult> {
             spec(options, "mlc1", workload).with_policy(SchedulerPolicy::PlaneFirst);
         many_plane.dies = Some(1);
         many_plane.planes = Some(8);
-        let d = many_die.run()?;
-        let p = many_plane.run()?;
+        let d = run_chip(options, &many_die)?;
+        let p = run_chip(options, &many_plane)?;
         arch.push(vec![
             "many-die".into(),
             workload.name().into(),

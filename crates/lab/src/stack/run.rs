@@ -110,6 +110,9 @@ pub enum StackOutcome {
     /// Queries on the storage engine.
     Engine {
         metrics: Box<RunMetrics>,
+        /// The SSD's report at the end of the run (over its whole life: fill and queries),
+        /// e.g. its valid-page map (paper 000 Fig. 13).
+        device: Box<SsdReport>,
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         interrupted: bool,
     },
@@ -248,21 +251,25 @@ impl Stack {
         }
     }
 
-    fn run_engine(&self, seed: u64, control: &Control) -> LabResult<StackRun> {
-        use nandlab_engine::workload::{ConstantFreeSpace, DriftingFreeSpace};
-        let e = self
-            .config
-            .engine
-            .as_ref()
-            .expect("checked: engine workloads have [engine]");
+    /// The storage engine of `[engine]` on a fresh SSD of this stack (what engine workloads
+    /// and `nandlab bench engine` run).
+    pub fn build_engine(&self) -> LabResult<Engine<SsdDevice>> {
+        let e = self.config.engine.as_ref().ok_or_else(|| {
+            crate::LabError::Usage("this stack config has no [engine] section".into())
+        })?;
         let config = EngineConfig {
             row_size_bytes: e.row_size_bytes,
             hint_refresh_queries: e.hint_refresh_queries,
             verify: e.verify,
             ..EngineConfig::conventional().with_switches(e.iaa, e.u2di)
         };
-        let ssd = Ssd::new(self.ssd_config(), seed)?;
-        let mut engine = Engine::new(SsdDevice::new(ssd), config)?;
+        let ssd = Ssd::new(self.ssd_config(), self.config.run.seed)?;
+        Ok(Engine::new(SsdDevice::new(ssd), config)?)
+    }
+
+    fn run_engine(&self, seed: u64, control: &Control) -> LabResult<StackRun> {
+        use nandlab_engine::workload::{ConstantFreeSpace, DriftingFreeSpace};
+        let mut engine = self.build_engine()?;
         control.start(None);
         let mut calls = 0u64;
         let mut stopped = false;
@@ -297,6 +304,7 @@ impl Stack {
         Ok(StackRun {
             outcome: StackOutcome::Engine {
                 metrics: Box::new(metrics),
+                device: Box::new(engine.device().ssd().report()),
                 interrupted: stopped,
             },
             metrics: row,

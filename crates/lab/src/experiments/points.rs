@@ -1,0 +1,154 @@
+//! Experiments as data: an experiment's points are stack configs; one runner measures them in
+//! order with progress (in points), Ctrl-C (stops between points and inside one, dropping it)
+//! and a result cache keyed by the point's config hash (a rerun into the same folder, or a
+//! resumed one, skips the points finished). Each point's measure is its metric row
+//! ([`crate::stack::SSD_METRICS`] / [`crate::stack::ENGINE_METRICS`]); an experiment's summary
+//! is computed from the rows.
+
+use super::RunOptions;
+use crate::error::{LabError, LabResult};
+use crate::stack::{
+    ConstantFreeSpaceWorkload, DriftingFreeSpaceWorkload, EngineSection, Stack, WorkloadSection,
+    device_stack_from_text,
+};
+use crate::sweep::cache_key;
+use nandlab_engine::QueryMix;
+use std::path::Path;
+
+/// A measured point: its metric row, by name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row(pub Vec<(String, f64)>);
+
+impl Row {
+    /// A metric of the row (every engine and SSD row has the names declared for its kind).
+    pub fn get(&self, name: &str) -> f64 {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+            .unwrap_or_else(|| panic!("metric `{name}` is declared for this kind of run"))
+    }
+}
+
+/// Runs `points` in order; `None` in place of a point a cancel cut short (and of every point
+/// after it). Progress counts points; the points of a run of the same experiment already in
+/// the cache are read back instead of run.
+pub fn run_points(options: &RunOptions, points: &[Stack]) -> LabResult<Vec<Option<Row>>> {
+    options.control.start(Some(points.len() as u64));
+    let mut rows = Vec::with_capacity(points.len());
+    for stack in points {
+        let key = cache_key(stack);
+        let cached = options
+            .cache_dir
+            .as_deref()
+            .and_then(|dir| read_cached(dir, &key));
+        let row = match cached {
+            Some(row) => Some(row),
+            None if options.control.is_cancelled() => None,
+            None => {
+                let run = stack.run(None, &options.control.part())?;
+                if run.interrupted() {
+                    None
+                } else {
+                    let row = Row(run
+                        .metrics
+                        .iter()
+                        .map(|(k, v)| ((*k).to_string(), *v))
+                        .collect());
+                    if let Some(dir) = &options.cache_dir {
+                        write_cached(dir, &key, &row)?;
+                    }
+                    Some(row)
+                }
+            }
+        };
+        if row.is_some() {
+            options.control.advance(1);
+        }
+        rows.push(row);
+    }
+    options.control.finish();
+    Ok(rows)
+}
+
+fn read_cached(dir: &Path, key: &str) -> Option<Row> {
+    let text = std::fs::read_to_string(dir.join(format!("{key}.json"))).ok()?;
+    serde_json::from_str::<Vec<(String, f64)>>(&text)
+        .ok()
+        .map(Row)
+}
+
+fn write_cached(dir: &Path, key: &str, row: &Row) -> LabResult<()> {
+    std::fs::create_dir_all(dir).map_err(|source| LabError::Write {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let text = serde_json::to_string(&row.0).expect("rows serialize");
+    crate::output::write_file(&dir.join(format!("{key}.json")), &text)
+}
+
+/// The paper-000 SSD (`miyaji2014-ssd` preset) scaled to `channels`, `blocks_per_plane`,
+/// `pages_per_block`, under an engine.
+#[derive(Clone, Copy, Debug)]
+pub struct EngineDevice {
+    pub channels: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+}
+
+impl EngineDevice {
+    fn text(self) -> String {
+        format!(
+            "[ssd]\npreset = \"miyaji2014-ssd\"\n[nand.geometry]\nchannels = {}\nblocks_per_plane = {}\npages_per_block = {}\n",
+            self.channels, self.blocks_per_plane, self.pages_per_block
+        )
+    }
+
+    /// The stack of `engine` on this device under `workload`.
+    pub fn stack(
+        self,
+        engine: &EngineSection,
+        workload: &WorkloadSection,
+        seed: u64,
+    ) -> LabResult<Stack> {
+        device_stack_from_text(
+            "experiment point",
+            &self.text(),
+            Path::new("."),
+            workload,
+            Some(engine),
+            seed,
+        )
+    }
+}
+
+/// The engine section of paper 000's conventional (`false`) or co-designed (`true`) engine,
+/// with `row_size_bytes`.
+pub fn engine(iaa: bool, u2di: bool, row_size_bytes: usize) -> EngineSection {
+    EngineSection {
+        iaa,
+        u2di,
+        row_size_bytes,
+        ..EngineSection::default()
+    }
+}
+
+/// Paper 000 Fig. 12's protocol: constant free space, P(Update) = 0.4.
+pub fn constant_free_space(free_space_fraction: f64, warmup: u64, queries: u64) -> WorkloadSection {
+    WorkloadSection::ConstantFreeSpace(ConstantFreeSpaceWorkload {
+        free_space_fraction,
+        update_fraction: 0.4,
+        warmup_query_count: warmup,
+        query_count: queries,
+    })
+}
+
+/// Paper 000 Table I's protocol: 80 % → 20 % free space under I/D/U 40/20/40.
+pub fn drifting_free_space(query_count_max: u64) -> WorkloadSection {
+    WorkloadSection::DriftingFreeSpace(DriftingFreeSpaceWorkload {
+        free_space_fraction_start: 0.8,
+        free_space_fraction_end: 0.2,
+        mix: QueryMix::table_i(),
+        query_count_max,
+    })
+}
