@@ -164,7 +164,17 @@ impl<'a> Driver<'a> {
             }
             self.dispatch()?;
             self.completions.clear();
-            if self.sim.process_next(&mut self.completions).is_none() {
+            let processed = self.sim.process_next(&mut self.completions);
+            if processed.is_some_and(|t| t.is_end()) {
+                return Err(NandError::EndOfTime {
+                    limit: nandlab_core::time::END_OF_TIME_TEXT,
+                    context: format!(
+                        "after {} completed requests (timing parameters too large for this run)",
+                        self.stats.read_requests + self.stats.write_requests
+                    ),
+                });
+            }
+            if processed.is_none() {
                 if self.free_slots.len() == self.slots.len() && exhausted {
                     break;
                 }
