@@ -404,6 +404,15 @@ impl SsdConfig {
                 "the hybrid mapping needs at least one random log block",
             ));
         }
+        if f.mapping == MappingKind::Hybrid && f.hybrid_random_log_blocks >= g.blocks_per_plane {
+            return Err(config_error(
+                "ftl.hybrid_random_log_blocks",
+                format!(
+                    "{} log blocks; must be fewer than the {} blocks of a plane",
+                    f.hybrid_random_log_blocks, g.blocks_per_plane
+                ),
+            ));
+        }
         if f.write_buffer_pages as u64 > logical {
             return Err(config_error(
                 "ftl.write_buffer_pages",

@@ -263,7 +263,63 @@ fn non_negative(key: &str, value: f64) -> NandResult<()> {
     }
 }
 
+/// Estimates below this many bytes are not checked against the memory budget (the check reads
+/// the environment and `/proc/meminfo`; small devices need neither).
+pub const MEMORY_CHECK_THRESHOLD_BYTES: u64 = 256 << 20;
+
 impl NandConfig {
+    /// Bytes the chip model's tables need for this config (per-block state, per-page program
+    /// counts when out-of-order programming is allowed, per-die and per-channel state), an
+    /// upper estimate computed before anything is allocated. Call after [`NandConfig::validate`].
+    pub fn memory_estimate_bytes(&self) -> u64 {
+        let g = &self.geometry;
+        let blocks = u64::from(g.channels)
+            .saturating_mul(u64::from(g.chips_per_channel))
+            .saturating_mul(u64::from(g.dies_per_chip))
+            .saturating_mul(u64::from(g.planes_per_die))
+            .saturating_mul(u64::from(g.blocks_per_plane));
+        let pages = blocks.saturating_mul(u64::from(g.pages_per_block));
+        let dies = u64::from(g.channels)
+            .saturating_mul(u64::from(g.chips_per_channel))
+            .saturating_mul(u64::from(g.dies_per_chip));
+        let block_state = std::mem::size_of::<crate::reliability::BlockState>() as u64;
+        let page_programs = if self.reliability.in_order_programming {
+            0
+        } else {
+            pages
+        };
+        blocks
+            .saturating_mul(block_state)
+            .saturating_add(page_programs)
+            .saturating_add(dies.saturating_mul(256))
+            .saturating_add(u64::from(g.channels).saturating_mul(128))
+            .saturating_add(u64::from(g.pages_per_block))
+    }
+
+    /// Refuses the config when its tables would need more than `budget` (an error naming the
+    /// geometry keys).
+    pub fn check_memory(&self, budget: &nandlab_core::memory::MemoryBudget) -> NandResult<()> {
+        let needed = self.memory_estimate_bytes();
+        if needed <= budget.bytes {
+            return Ok(());
+        }
+        Err(config_error(
+            "geometry",
+            format!(
+                "the chip model needs about {} for {} blocks{} but the memory budget is {}: lower \
+                 geometry.channels, chips_per_channel, dies_per_chip, planes_per_die or blocks_per_plane",
+                nandlab_core::memory::format_bytes(needed),
+                u64::from(self.geometry.total_planes()) * u64::from(self.geometry.blocks_per_plane),
+                if self.reliability.in_order_programming {
+                    ""
+                } else {
+                    " (and a program count per page: reliability.in_order_programming = false)"
+                },
+                budget.describe()
+            ),
+        ))
+    }
+
     /// Checks every key; the first problem found is returned with its key.
     pub fn validate(&self) -> NandResult<()> {
         self.geometry.validate()?;
@@ -532,5 +588,29 @@ mod tests {
             let t = text.replacen("[reliability]", &format!("[reliability]\n{line}"), 1);
             assert_eq!(refused_key(&t), key, "{line}");
         }
+    }
+
+    /// Regression (issue 11): the chip model's per-page program counts (kept when
+    /// out-of-order programming is allowed) were allocated for any validated geometry, up to
+    /// 2^46 bytes; the estimate is now checked against the memory budget first.
+    #[test]
+    fn chip_tables_beyond_the_budget_are_refused() {
+        use nandlab_core::memory::{BudgetSource, MemoryBudget};
+        let mut c = parse_config("mlc1", preset_toml("mlc1").unwrap()).unwrap();
+        c.geometry.blocks_per_plane = 1 << 20;
+        c.geometry.pages_per_block = 1 << 12;
+        c.reliability.in_order_programming = false;
+        c.validate().unwrap();
+        assert!(c.memory_estimate_bytes() > 1 << 33);
+        let budget = MemoryBudget {
+            bytes: 1 << 30,
+            source: BudgetSource::MachineMemory,
+        };
+        let err = c.check_memory(&budget).unwrap_err().to_string();
+        assert!(
+            err.contains("`geometry`") && err.contains("in_order_programming"),
+            "{err}"
+        );
+        assert!(err.contains("NANDLAB_MEMORY_BUDGET_BYTES"), "{err}");
     }
 }

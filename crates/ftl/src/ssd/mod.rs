@@ -103,6 +103,7 @@ impl Ssd {
     /// Builds the SSD (validating the config); `seed` drives every random choice.
     pub fn new(config: SsdConfig, seed: u64) -> FtlResult<Self> {
         config.validate()?;
+        config.check_memory_budget()?;
         let nand_config = config.nand_config()?;
         let geometry = nand_config.geometry.clone();
         let nand = NandSim::new(nand_config, seed)?;
