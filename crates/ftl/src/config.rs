@@ -375,13 +375,22 @@ impl SsdConfig {
             ));
         }
         let blocks = g.blocks_per_plane;
-        let reserved = f.gc_threshold_blocks + 2;
+        let reserved = f.gc_threshold_blocks.saturating_add(2);
         if blocks <= reserved {
             return Err(config_error(
                 "ftl.gc_threshold_blocks",
                 format!(
                     "{} blocks per plane leave nothing for data after {} reserved (threshold + 2 write frontiers)",
                     blocks, reserved
+                ),
+            ));
+        }
+        if f.idle_gc_threshold_blocks > blocks {
+            return Err(config_error(
+                "ftl.idle_gc_threshold_blocks",
+                format!(
+                    "{} exceeds the {blocks} blocks of a plane",
+                    f.idle_gc_threshold_blocks
                 ),
             ));
         }

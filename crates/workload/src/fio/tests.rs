@@ -261,3 +261,11 @@ fn ignored_keys_are_accepted_and_listed_in_the_module_doc() {
         assert_eq!(file.jobs[0].size, Some(FioAmount::Bytes(1 << 20)));
     }
 }
+
+/// Regression (issue 11): fio option values beyond what a block request can be were accepted;
+/// a `bs` over 1 GiB is now an error naming the line.
+#[test]
+fn absurd_block_sizes_are_errors_naming_the_line() {
+    let e = parse("[a]\nrw=write\nbs=2g\n").unwrap_err();
+    assert!(e.starts_with("job.fio:3: bs 2147483648 exceeds"), "{e}");
+}
