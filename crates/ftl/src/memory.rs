@@ -41,29 +41,35 @@ impl MemoryEstimate {
 
 impl SsdConfig {
     /// An upper estimate of the memory the SSD built from this config needs, computed from
-    /// the geometry and FTL keys without allocating anything.
+    /// the geometry and FTL keys without allocating anything. Needs a valid chip config only:
+    /// FTL keys out of range saturate the estimate instead of overflowing.
     pub fn memory_estimate(&self) -> FtlResult<MemoryEstimate> {
         let nand = self.nand_config()?;
         let g = &nand.geometry;
         let f = &self.ftl;
         let physical = g.total_pages();
         let logical = crate::ssd::logical_pages(g, f.op_fraction);
-        let blocks = u64::from(g.total_planes()) * u64::from(g.blocks_per_plane);
+        let blocks = g.total_pages() / u64::from(g.pages_per_block);
         let page = u64::from(g.page_size_bytes);
         let mapping_bytes = match f.mapping {
             // L2P and P2L of u32, and one valid bit per physical page
-            MappingKind::Page => 4 * logical + 4 * physical + physical.div_ceil(8),
+            MappingKind::Page => logical
+                .saturating_mul(4)
+                .saturating_add(physical.saturating_mul(4))
+                .saturating_add(physical.div_ceil(8)),
             // a physical block per logical block, and page tables of the log blocks
             MappingKind::Block | MappingKind::Hybrid => {
-                let log_pages =
-                    u64::from(f.hybrid_random_log_blocks) * u64::from(g.pages_per_block);
-                8 * blocks + 8 * log_pages.min(physical)
+                let log_pages = u64::from(f.hybrid_random_log_blocks)
+                    .saturating_mul(u64::from(g.pages_per_block));
+                blocks
+                    .saturating_mul(8)
+                    .saturating_add(log_pages.min(physical).saturating_mul(8))
             }
         };
         let full = f.payload == PayloadMode::Full;
         let payload_bytes = if full {
             // an optional boxed page per physical page (16 bytes) plus its bytes once written
-            physical.saturating_mul(16 + page)
+            physical.saturating_mul(page.saturating_add(16))
         } else {
             0
         };
@@ -71,12 +77,15 @@ impl SsdConfig {
         let buffer_bytes = if buffer_pages == 0 {
             0
         } else {
-            4 * logical + buffer_pages * (12 + if full { page } else { 0 })
+            let per_page = if full { page.saturating_add(12) } else { 12 };
+            logical
+                .saturating_mul(4)
+                .saturating_add(buffer_pages.saturating_mul(per_page))
         };
         Ok(MemoryEstimate {
             chip_bytes: nand.memory_estimate_bytes(),
             mapping_bytes,
-            block_state_bytes: blocks * BLOCK_STATE_BYTES,
+            block_state_bytes: blocks.saturating_mul(BLOCK_STATE_BYTES),
             payload_bytes,
             buffer_bytes,
         })
