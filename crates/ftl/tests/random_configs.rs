@@ -262,7 +262,7 @@ proptest! {
                     HostRequest::new(op, lpa * page, pages * page)
                 };
                 if let Some(gap) = gap_us {
-                    at = at + SimTime::from_us(gap);
+                    at += SimTime::from_us(gap);
                     r.arrival = Some(at);
                 }
                 r
