@@ -48,6 +48,10 @@ pub enum FtlError {
     )]
     EndOfTime { request: u64 },
 
+    /// The caller asked to stop (a progress callback returned `Break`, e.g. on Ctrl-C).
+    #[error("interrupted: {message}")]
+    Interrupted { message: String },
+
     /// The simulation cannot make progress (requests in flight but no event pending): a bug.
     #[error("simulation stalled: {message}")]
     Stalled { message: String },

@@ -32,5 +32,5 @@ pub use error::{FtlError, FtlResult};
 pub use host::{HostOp, HostRequest};
 pub use mapping::Lpa;
 pub use memory::MemoryEstimate;
-pub use ssd::{Executed, Precondition, Ssd, logical_pages, simulate};
+pub use ssd::{Executed, PRECONDITION_PROGRESS_WRITES, Precondition, Ssd, logical_pages, simulate};
 pub use stats::{FtlCounters, SsdReport};

@@ -73,3 +73,44 @@ fn an_arrival_at_the_end_of_time_is_an_error() {
         Err(FtlError::EndOfTime { .. })
     ));
 }
+
+/// Regression (issue 11): preconditioning with a huge `random_overwrites` ran silently and
+/// could not be stopped. `precondition_with_progress` reports progress every 65,536 writes and
+/// stops with `FtlError::Interrupted` when the callback says so; the device stays consistent.
+#[test]
+fn preconditioning_reports_progress_and_can_be_stopped() {
+    use nandlab_ftl::{PRECONDITION_PROGRESS_WRITES, Precondition};
+    use std::ops::ControlFlow;
+    let mut ssd = Ssd::new(small(), 1).unwrap();
+    let huge = Precondition {
+        fill_fraction: 1.0,
+        random_overwrites: u64::MAX,
+    };
+    let mut calls = Vec::new();
+    let err = ssd
+        .precondition_with_progress(&huge, |done, total| {
+            calls.push((done, total));
+            if calls.len() == 3 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .unwrap_err();
+    assert!(matches!(err, FtlError::Interrupted { .. }), "{err}");
+    assert!(err.to_string().contains("196608 of"), "{err}");
+    assert_eq!(calls[0].0, PRECONDITION_PROGRESS_WRITES);
+    assert_eq!(calls[2].0, 3 * PRECONDITION_PROGRESS_WRITES);
+    assert!(calls.iter().all(|c| c.1 == calls[0].1));
+    ssd.check_consistency().unwrap();
+    // a small one runs to the end and reports its total once done
+    let mut ssd = Ssd::new(small(), 1).unwrap();
+    let mut last = None;
+    ssd.precondition_with_progress(&Precondition::full_and_fragmented(10), |d, t| {
+        last = Some((d, t));
+        ControlFlow::Continue(())
+    })
+    .unwrap();
+    let (done, total) = last.unwrap();
+    assert_eq!(done, total);
+}

@@ -12,7 +12,7 @@ mod precondition;
 mod report;
 mod world;
 
-pub use precondition::Precondition;
+pub use precondition::{PRECONDITION_PROGRESS_WRITES, Precondition};
 
 use crate::buffer::WriteBuffer;
 use crate::config::{
