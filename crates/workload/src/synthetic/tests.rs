@@ -244,6 +244,12 @@ fn a_poisson_rate_too_small_for_the_request_count_is_refused() {
         ..random_spec(10, 1)
     };
     assert_eq!(collect(&spec).len(), 1);
+    // a slow but fitting rate (20,000 requests over 23 days) is still accepted
+    let spec = SyntheticSpec {
+        arrival: ArrivalProcess::Poisson { rate_iops: 0.01 },
+        ..random_spec(10, 20_000)
+    };
+    spec.validate().expect("23 days fit");
 }
 
 #[test]
