@@ -67,7 +67,10 @@ impl PerPageType {
         };
         for v in values {
             if !v.is_finite() || *v <= 0.0 {
-                return Err(config_error(key, format!("{v} is not a positive time")));
+                return Err(config_error(
+                    key,
+                    format!("{} is not a positive time", number(*v)),
+                ));
             }
             within(key, *v, ARRAY_TIME_US, "us")?;
         }
@@ -228,6 +231,16 @@ pub const READ_RETRY_MAX: u32 = 64;
 /// Upper bound of the partial-page programs per page (NOP).
 pub const NOP_LIMIT_MAX: u32 = 64;
 
+/// A number as a message shows it: plain, or in exponent form when very small or very large
+/// (`1e-300`, not three hundred digits).
+fn number(value: f64) -> String {
+    if value != 0.0 && value.is_finite() && !(1e-3..1e9).contains(&value.abs()) {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
+    }
+}
+
 /// `value` must lie within `bounds` (inclusive); the message gives the range with its unit.
 fn within(key: &str, value: f64, bounds: (f64, f64), unit: &str) -> NandResult<()> {
     let (min, max) = bounds;
@@ -236,7 +249,12 @@ fn within(key: &str, value: f64, bounds: (f64, f64), unit: &str) -> NandResult<(
     } else {
         Err(config_error(
             key,
-            format!("{value} {unit} is outside the supported range {min}..={max} {unit}"),
+            format!(
+                "{} {unit} is outside the supported range {}..={} {unit}",
+                number(value),
+                number(min),
+                number(max)
+            ),
         ))
     }
 }
@@ -247,7 +265,7 @@ fn positive(key: &str, value: f64) -> NandResult<()> {
     } else {
         Err(config_error(
             key,
-            format!("{value} must be a positive number"),
+            format!("{} must be a positive number", number(value)),
         ))
     }
 }
@@ -258,7 +276,7 @@ fn non_negative(key: &str, value: f64) -> NandResult<()> {
     } else {
         Err(config_error(
             key,
-            format!("{value} must be zero or positive"),
+            format!("{} must be zero or positive", number(value)),
         ))
     }
 }
@@ -543,6 +561,10 @@ mod tests {
         for (old, new, key) in cases {
             assert_eq!(refused_key(&with(old, new)), key, "{new}");
         }
+        // tiny and huge numbers are shown in exponent form, not as hundreds of digits
+        let text = with("bus_data_rate_mts = 40", "bus_data_rate_mts = 1e-300");
+        let e = parse_config("t", &text).unwrap_err().to_string();
+        assert!(e.contains("1e-300 MT/s") && e.len() < 150, "{e}");
     }
 
     /// Regression (issue 11): a 1-byte or non-power-of-two page size was accepted silently,

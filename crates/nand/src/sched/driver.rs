@@ -113,12 +113,18 @@ struct Driver<'a> {
     stats: DriverStats,
 }
 
+/// The deepest host queue the driver accepts (its request table is allocated up front).
+pub const MAX_QUEUE_DEPTH: u32 = 65_536;
+
 impl<'a> Driver<'a> {
     fn new(sim: &'a mut NandSim, config: &DriverConfig) -> NandResult<Self> {
-        if config.queue_depth == 0 {
+        if config.queue_depth == 0 || config.queue_depth > MAX_QUEUE_DEPTH {
             return Err(crate::error::config_error(
                 "driver.queue_depth",
-                "must be at least 1",
+                format!(
+                    "{} requests; must be between 1 and {MAX_QUEUE_DEPTH}",
+                    config.queue_depth
+                ),
             ));
         }
         let g = sim.geometry().clone();
