@@ -72,7 +72,11 @@ impl Ssd {
         self.flash.emit.enabled = false;
         let mut ticker = Ticker {
             done: 0,
-            total: u64::from(filled) + if filled == 0 { 0 } else { p.random_overwrites },
+            total: u64::from(filled).saturating_add(if filled == 0 {
+                0
+            } else {
+                p.random_overwrites
+            }),
             progress,
         };
         let result = self
