@@ -7,7 +7,7 @@ use nandlab_lab::experiments::{self, RunOptions, Scale};
 use nandlab_lab::stack::{
     FioWorkload, Stack, StackOutcome, StackRun, TraceWorkload, WorkloadSection, device_stack,
 };
-use nandlab_lab::{LabError, LabResult, bench, output};
+use nandlab_lab::{LabError, LabResult, bench};
 use nandlab_nand::sched::{ChipReport, ChipWorkloadKind, SchedulerPolicy};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -328,7 +328,7 @@ fn chip(args: ChipArgs) -> LabResult<()> {
     let report = spec.run()?;
     print_chip_report(&spec, &report);
     if let Some(dir) = args.out {
-        write_chip_report(&spec, &report, &dir)?;
+        nandlab_lab::chip::write_chip_report(&spec, &report, &dir)?;
         out!("\nwrote {}", dir.display());
     }
     Ok(())
@@ -396,43 +396,6 @@ fn print_chip_report(spec: &ChipRunSpec, r: &ChipReport) {
         r.multiplane_ops,
         r.events
     );
-}
-
-fn write_chip_report(spec: &ChipRunSpec, r: &ChipReport, dir: &std::path::Path) -> LabResult<()> {
-    let json = serde_json::json!({ "spec": spec, "report": r });
-    output::write_file(
-        &dir.join("report.json"),
-        &(serde_json::to_string_pretty(&json).expect("report serializes") + "\n"),
-    )?;
-    let mut stages = String::from("stage,time_us,time_fraction,energy_uj,energy_fraction\n");
-    for s in &r.stages {
-        stages += &format!(
-            "{},{},{},{},{}\n",
-            s.stage, s.time_us, s.time_fraction, s.energy_uj, s.energy_fraction
-        );
-    }
-    output::write_file(&dir.join("stages.csv"), &stages)?;
-    let mut cdf = String::from("kind,latency_us,fraction\n");
-    for (kind, points) in [("read", &r.read_cdf), ("write", &r.write_cdf)] {
-        for p in points {
-            cdf += &format!("{kind},{},{}\n", p.latency_us, p.fraction);
-        }
-    }
-    output::write_file(&dir.join("latency_cdf.csv"), &cdf)?;
-    let mut kinds = String::from("kind,ops,energy_uj,energy_per_op_uj,p50_us,p99_us,max_us\n");
-    for k in &r.op_kinds {
-        kinds += &format!(
-            "{},{},{},{},{},{},{}\n",
-            k.kind,
-            k.ops,
-            k.energy_uj,
-            k.energy_per_op_uj,
-            k.latency.p50_us,
-            k.latency.p99_us,
-            k.latency.max_us
-        );
-    }
-    output::write_file(&dir.join("op_kinds.csv"), &kinds)
 }
 
 fn reproduce(args: ReproduceArgs, control: &Control) -> LabResult<()> {

@@ -194,6 +194,19 @@ mod tests {
         q.schedule(SimTime::from_ns(5), ());
     }
 
+    /// Regression (issue 11): `schedule_after` with a delay reaching past 2^64 ps wrapped the
+    /// event time around into the past (release) and hit the "scheduled in the past" assert. Time
+    /// now saturates: the event lands at the end of time, where the layers above stop.
+    #[test]
+    fn a_delay_past_the_end_of_time_lands_at_the_end() {
+        let mut q = EventQueue::new();
+        q.schedule(SimTime::from_ps(u64::MAX - 10), 1);
+        q.pop();
+        q.schedule_after(SimTime::from_ps(1_000), 2);
+        assert_eq!(q.pop(), Some((SimTime::MAX, 2)));
+        assert!(q.now().is_end());
+    }
+
     proptest! {
         #[test]
         fn pops_are_sorted_by_time_then_sequence(times in proptest::collection::vec(0u64..50, 0..200)) {

@@ -5,9 +5,11 @@
 //! - [`SimRng`]: a seeded, platform-independent random number generator with named sub-streams.
 //! - [`request`]: the block request shared by workloads and the controller.
 //! - [`prefetch`]: a safe software-prefetch hint for hot table lookups.
+//! - [`memory`]: the memory budget a device's tables may use (checked before allocating).
 //! - [`stats`]: latency histograms with percentiles and CDF export, counters.
 
 pub mod event;
+pub mod memory;
 pub mod prefetch;
 pub mod request;
 pub mod rng;

@@ -1,8 +1,14 @@
 //! Simulated time.
 //!
 //! `SimTime` is a count of picoseconds in a `u64`. It serves both as an instant (time since the
-//! start of the simulation) and as a span. 2^64 ps is about 213 simulated days, far beyond any run;
-//! arithmetic that would overflow panics in debug builds and is checked where user input feeds it.
+//! start of the simulation) and as a span. 2^64 ps is about 213 simulated days, far beyond any
+//! sensible run, but user input (a huge timing parameter, a tiny arrival rate) can reach it.
+//!
+//! Addition, multiplication and sums **saturate** at [`SimTime::MAX`], the end of simulated time:
+//! a result that does not fit is pinned there instead of wrapping around (which put events in the
+//! past) or panicking. For every run that stays inside the range the arithmetic is exact and
+//! unchanged. A layer that sees the time reach [`SimTime::MAX`] stops with an error
+//! ([`SimTime::is_end`], [`END_OF_TIME_TEXT`]); nothing is simulated beyond it.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -20,8 +26,12 @@ pub const PS_PER_US: u64 = 1_000_000;
 pub const PS_PER_MS: u64 = 1_000_000_000;
 pub const PS_PER_S: u64 = 1_000_000_000_000;
 
+/// How errors describe the end of simulated time (2^64 ps).
+pub const END_OF_TIME_TEXT: &str = "2^64 ps (about 213 simulated days)";
+
 impl SimTime {
     pub const ZERO: SimTime = SimTime(0);
+    /// The end of simulated time: saturated arithmetic stops here.
     pub const MAX: SimTime = SimTime(u64::MAX);
 
     #[inline]
@@ -76,6 +86,16 @@ impl SimTime {
     pub const fn saturating_sub(self, other: SimTime) -> SimTime {
         SimTime(self.0.saturating_sub(other.0))
     }
+    /// Whether this time is the end of simulated time (a saturated result): a simulation that
+    /// reaches it has run out of representable time and must stop with an error.
+    #[inline]
+    pub const fn is_end(self) -> bool {
+        self.0 == u64::MAX
+    }
+    #[inline]
+    pub const fn saturating_add(self, other: SimTime) -> SimTime {
+        SimTime(self.0.saturating_add(other.0))
+    }
     #[inline]
     pub const fn checked_add(self, other: SimTime) -> Option<SimTime> {
         match self.0.checked_add(other.0) {
@@ -93,13 +113,13 @@ impl Add for SimTime {
     type Output = SimTime;
     #[inline]
     fn add(self, rhs: SimTime) -> SimTime {
-        SimTime(self.0 + rhs.0)
+        SimTime(self.0.saturating_add(rhs.0))
     }
 }
 impl AddAssign for SimTime {
     #[inline]
     fn add_assign(&mut self, rhs: SimTime) {
-        self.0 += rhs.0;
+        self.0 = self.0.saturating_add(rhs.0);
     }
 }
 impl Sub for SimTime {
@@ -120,12 +140,12 @@ impl Mul<u64> for SimTime {
     type Output = SimTime;
     #[inline]
     fn mul(self, rhs: u64) -> SimTime {
-        SimTime(self.0 * rhs)
+        SimTime(self.0.saturating_mul(rhs))
     }
 }
 impl std::iter::Sum for SimTime {
     fn sum<I: Iterator<Item = SimTime>>(iter: I) -> SimTime {
-        SimTime(iter.map(|t| t.0).sum())
+        SimTime(iter.fold(0u64, |sum, t| sum.saturating_add(t.0)))
     }
 }
 
@@ -176,5 +196,28 @@ mod tests {
         assert_eq!(b * 3, SimTime::from_us(12));
         assert_eq!(b.saturating_sub(a), SimTime::ZERO);
         assert_eq!([a, b].into_iter().sum::<SimTime>(), SimTime::from_us(14));
+    }
+
+    /// Regression (issue 11): time arithmetic wrapped around in release builds (and panicked in
+    /// debug builds) when user input pushed simulated time past 2^64 ps, e.g. a chip with
+    /// `program_us = 1e12` or Poisson arrivals at a tiny rate; the wrapped time then tripped the
+    /// event queue's "event scheduled in the past" assert. Sums now saturate at `SimTime::MAX`,
+    /// the end of simulated time, which the layers above report as an error.
+    #[test]
+    fn arithmetic_saturates_at_the_end_of_time() {
+        let big = SimTime::from_ps(u64::MAX - 5);
+        assert_eq!(big + SimTime::from_ps(10), SimTime::MAX);
+        assert!((big + SimTime::from_ps(10)).is_end());
+        assert!(!big.is_end());
+        let mut t = big;
+        t += SimTime::from_ps(6);
+        assert_eq!(t, SimTime::MAX);
+        assert_eq!(big * 2, SimTime::MAX);
+        assert_eq!([big, big].into_iter().sum::<SimTime>(), SimTime::MAX);
+        assert_eq!(
+            big.saturating_add(SimTime::from_ps(1)),
+            SimTime::from_ps(u64::MAX - 4)
+        );
+        assert_eq!(SimTime::MAX.checked_add(SimTime::from_ps(1)), None);
     }
 }

@@ -375,13 +375,22 @@ impl SsdConfig {
             ));
         }
         let blocks = g.blocks_per_plane;
-        let reserved = f.gc_threshold_blocks + 2;
+        let reserved = f.gc_threshold_blocks.saturating_add(2);
         if blocks <= reserved {
             return Err(config_error(
                 "ftl.gc_threshold_blocks",
                 format!(
                     "{} blocks per plane leave nothing for data after {} reserved (threshold + 2 write frontiers)",
                     blocks, reserved
+                ),
+            ));
+        }
+        if f.idle_gc_threshold_blocks > blocks {
+            return Err(config_error(
+                "ftl.idle_gc_threshold_blocks",
+                format!(
+                    "{} exceeds the {blocks} blocks of a plane",
+                    f.idle_gc_threshold_blocks
                 ),
             ));
         }
@@ -404,6 +413,15 @@ impl SsdConfig {
                 "the hybrid mapping needs at least one random log block",
             ));
         }
+        if f.mapping == MappingKind::Hybrid && f.hybrid_random_log_blocks >= g.blocks_per_plane {
+            return Err(config_error(
+                "ftl.hybrid_random_log_blocks",
+                format!(
+                    "{} log blocks; must be fewer than the {} blocks of a plane",
+                    f.hybrid_random_log_blocks, g.blocks_per_plane
+                ),
+            ));
+        }
         if f.write_buffer_pages as u64 > logical {
             return Err(config_error(
                 "ftl.write_buffer_pages",
@@ -411,6 +429,51 @@ impl SsdConfig {
             ));
         }
         Ok(())
+    }
+}
+
+impl SsdConfig {
+    /// FTL keys set to a non-default value that the chosen `ftl.mapping` ignores (e.g.
+    /// `ftl.gc_policy` with the block mapping, `ftl.hybrid_random_log_blocks` with the page
+    /// mapping), as dotted keys. Validation accepts them (configs shared across mappings set
+    /// them on purpose); a front end can warn about them or refuse them.
+    pub fn ignored_keys(&self) -> Vec<&'static str> {
+        let f = &self.ftl;
+        let d = FtlConfig::default();
+        let mut keys = Vec::new();
+        if f.mapping != MappingKind::Page {
+            let page_only = [
+                ("ftl.gc_policy", f.gc_policy != d.gc_policy),
+                ("ftl.gc_scope", f.gc_scope != d.gc_scope),
+                (
+                    "ftl.idle_gc_threshold_blocks",
+                    f.idle_gc_threshold_blocks != d.idle_gc_threshold_blocks,
+                ),
+                ("ftl.wear_leveling", f.wear_leveling != d.wear_leveling),
+                (
+                    "ftl.wl_erase_gap_threshold",
+                    f.wl_erase_gap_threshold != d.wl_erase_gap_threshold,
+                ),
+                (
+                    "ftl.hint_all_planes",
+                    f.hint_all_planes != d.hint_all_planes,
+                ),
+            ];
+            keys.extend(page_only.iter().filter(|(_, set)| *set).map(|(k, _)| *k));
+        } else if f.wear_leveling != WearLeveling::Static
+            && f.wl_erase_gap_threshold != d.wl_erase_gap_threshold
+        {
+            keys.push("ftl.wl_erase_gap_threshold");
+        }
+        if f.mapping != MappingKind::Hybrid
+            && f.hybrid_random_log_blocks != d.hybrid_random_log_blocks
+        {
+            keys.push("ftl.hybrid_random_log_blocks");
+        }
+        if f.write_buffer_pages == 0 && f.write_buffer_policy != d.write_buffer_policy {
+            keys.push("ftl.write_buffer_policy");
+        }
+        keys
     }
 }
 
@@ -481,6 +544,32 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("device.preset")
+        );
+    }
+
+    /// Regression (issue 11): keys the chosen mapping ignores were accepted without a word;
+    /// `ignored_keys` lists them so a front end can warn or refuse.
+    #[test]
+    fn keys_the_mapping_ignores_are_listed() {
+        let mut c = SsdConfig::from_preset("slc");
+        assert!(c.ignored_keys().is_empty());
+        c.ftl.hybrid_random_log_blocks = 2;
+        c.ftl.write_buffer_policy = BufferPolicy::Fifo;
+        assert_eq!(
+            c.ignored_keys(),
+            ["ftl.hybrid_random_log_blocks", "ftl.write_buffer_policy"]
+        );
+        c.ftl.mapping = MappingKind::Block;
+        c.ftl.gc_policy = GcPolicy::Fifo;
+        c.ftl.wear_leveling = WearLeveling::Static;
+        c.ftl.write_buffer_pages = 4;
+        assert_eq!(
+            c.ignored_keys(),
+            [
+                "ftl.gc_policy",
+                "ftl.wear_leveling",
+                "ftl.hybrid_random_log_blocks"
+            ]
         );
     }
 

@@ -39,6 +39,19 @@ pub enum FtlError {
     #[error("workload: {message}")]
     Workload { message: String },
 
+    /// Simulated time would pass its end (2^64 ps, about 213 days) while request `request`
+    /// (1-based, in admission order) or the work before it was simulated: an arrival time or a
+    /// timing parameter too large for the run.
+    #[error(
+        "simulated time would exceed {} at request {request} (arrival times or flash timings too large for this run)",
+        nandlab_core::time::END_OF_TIME_TEXT
+    )]
+    EndOfTime { request: u64 },
+
+    /// The caller asked to stop (a progress callback returned `Break`, e.g. on Ctrl-C).
+    #[error("interrupted: {message}")]
+    Interrupted { message: String },
+
     /// The simulation cannot make progress (requests in flight but no event pending): a bug.
     #[error("simulation stalled: {message}")]
     Stalled { message: String },

@@ -19,6 +19,7 @@ mod flash;
 mod gc;
 pub mod host;
 pub mod mapping;
+pub mod memory;
 mod ssd;
 pub mod stats;
 mod wear;
@@ -30,5 +31,6 @@ pub use config::{
 pub use error::{FtlError, FtlResult};
 pub use host::{HostOp, HostRequest};
 pub use mapping::Lpa;
-pub use ssd::{Executed, Precondition, Ssd, logical_pages, simulate};
+pub use memory::MemoryEstimate;
+pub use ssd::{Executed, PRECONDITION_PROGRESS_WRITES, Precondition, Ssd, logical_pages, simulate};
 pub use stats::{FtlCounters, SsdReport};

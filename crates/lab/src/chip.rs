@@ -131,3 +131,46 @@ mod tests {
         assert!(s.run().unwrap_err().to_string().contains("unknown preset"));
     }
 }
+
+/// Writes `report.json` (spec and report), `stages.csv`, `latency_cdf.csv` and `op_kinds.csv`
+/// of a chip run into `dir` (`nandlab chip --out`).
+pub fn write_chip_report(
+    spec: &ChipRunSpec,
+    r: &ChipReport,
+    dir: &std::path::Path,
+) -> LabResult<()> {
+    let json = serde_json::json!({ "spec": spec, "report": r });
+    crate::output::write_file(
+        &dir.join("report.json"),
+        &(serde_json::to_string_pretty(&json).expect("report serializes") + "\n"),
+    )?;
+    let mut stages = String::from("stage,time_us,time_fraction,energy_uj,energy_fraction\n");
+    for s in &r.stages {
+        stages += &format!(
+            "{},{},{},{},{}\n",
+            s.stage, s.time_us, s.time_fraction, s.energy_uj, s.energy_fraction
+        );
+    }
+    crate::output::write_file(&dir.join("stages.csv"), &stages)?;
+    let mut cdf = String::from("kind,latency_us,fraction\n");
+    for (kind, points) in [("read", &r.read_cdf), ("write", &r.write_cdf)] {
+        for p in points {
+            cdf += &format!("{kind},{},{}\n", p.latency_us, p.fraction);
+        }
+    }
+    crate::output::write_file(&dir.join("latency_cdf.csv"), &cdf)?;
+    let mut kinds = String::from("kind,ops,energy_uj,energy_per_op_uj,p50_us,p99_us,max_us\n");
+    for k in &r.op_kinds {
+        kinds += &format!(
+            "{},{},{},{},{},{},{}\n",
+            k.kind,
+            k.ops,
+            k.energy_uj,
+            k.energy_per_op_uj,
+            k.latency.p50_us,
+            k.latency.p99_us,
+            k.latency.max_us
+        );
+    }
+    crate::output::write_file(&dir.join("op_kinds.csv"), &kinds)
+}

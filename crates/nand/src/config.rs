@@ -5,7 +5,7 @@
 
 use crate::cell::PageLayout;
 use crate::error::{NandResult, config_error};
-use crate::geometry::Geometry;
+use crate::geometry::{Geometry, MAX_PAGE_SIZE_BYTES};
 use serde::{Deserialize, Serialize};
 
 /// A full chip-model configuration.
@@ -67,8 +67,12 @@ impl PerPageType {
         };
         for v in values {
             if !v.is_finite() || *v <= 0.0 {
-                return Err(config_error(key, format!("{v} is not a positive time")));
+                return Err(config_error(
+                    key,
+                    format!("{} is not a positive time", number(*v)),
+                ));
             }
+            within(key, *v, ARRAY_TIME_US, "us")?;
         }
         Ok(())
     }
@@ -209,13 +213,59 @@ impl Default for ReliabilityConfig {
     }
 }
 
+/// Bounds of array times (tR, tPROG, tBERS) in microseconds: 1 ns to 1 s. Real parts take
+/// 20 us to 20 ms; the bounds only refuse nonsense (a time that rounds to 0 ps, or an op so long
+/// that a run reaches the end of simulated time, 2^64 ps, after a few million ops).
+pub const ARRAY_TIME_US: (f64, f64) = (1e-3, 1e6);
+/// Bounds of the command/address cycle time in nanoseconds: 10 ps to 1 ms.
+pub const COMMAND_CYCLE_NS: (f64, f64) = (1e-2, 1e6);
+/// Bounds of the bus data rate in MT/s: 0.1 (10 us per transfer) to 100,000 (10 ps).
+pub const BUS_DATA_RATE_MTS: (f64, f64) = (0.1, 1e5);
+/// Bounds of the supply voltage in volts.
+pub const SUPPLY_VOLTAGE_V: (f64, f64) = (0.1, 100.0);
+/// Upper bound of every current in milliamperes (100 A); currents in microamperes get the
+/// same bound (100 A = 1e8 uA).
+pub const CURRENT_MA_MAX: f64 = 1e5;
+/// Upper bound of the read-retry steps: each repeats a sense and a transfer.
+pub const READ_RETRY_MAX: u32 = 64;
+/// Upper bound of the partial-page programs per page (NOP).
+pub const NOP_LIMIT_MAX: u32 = 64;
+
+/// A number as a message shows it: plain, or in exponent form when very small or very large
+/// (`1e-300`, not three hundred digits).
+fn number(value: f64) -> String {
+    if value != 0.0 && value.is_finite() && !(1e-3..1e9).contains(&value.abs()) {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
+    }
+}
+
+/// `value` must lie within `bounds` (inclusive); the message gives the range with its unit.
+fn within(key: &str, value: f64, bounds: (f64, f64), unit: &str) -> NandResult<()> {
+    let (min, max) = bounds;
+    if value.is_finite() && (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(config_error(
+            key,
+            format!(
+                "{} {unit} is outside the supported range {}..={} {unit}",
+                number(value),
+                number(min),
+                number(max)
+            ),
+        ))
+    }
+}
+
 fn positive(key: &str, value: f64) -> NandResult<()> {
     if value.is_finite() && value > 0.0 {
         Ok(())
     } else {
         Err(config_error(
             key,
-            format!("{value} must be a positive number"),
+            format!("{} must be a positive number", number(value)),
         ))
     }
 }
@@ -226,12 +276,68 @@ fn non_negative(key: &str, value: f64) -> NandResult<()> {
     } else {
         Err(config_error(
             key,
-            format!("{value} must be zero or positive"),
+            format!("{} must be zero or positive", number(value)),
         ))
     }
 }
 
+/// Estimates below this many bytes are not checked against the memory budget (the check reads
+/// the environment and `/proc/meminfo`; small devices need neither).
+pub const MEMORY_CHECK_THRESHOLD_BYTES: u64 = 256 << 20;
+
 impl NandConfig {
+    /// Bytes the chip model's tables need for this config (per-block state, per-page program
+    /// counts when out-of-order programming is allowed, per-die and per-channel state), an
+    /// upper estimate computed before anything is allocated. Call after [`NandConfig::validate`].
+    pub fn memory_estimate_bytes(&self) -> u64 {
+        let g = &self.geometry;
+        let blocks = u64::from(g.channels)
+            .saturating_mul(u64::from(g.chips_per_channel))
+            .saturating_mul(u64::from(g.dies_per_chip))
+            .saturating_mul(u64::from(g.planes_per_die))
+            .saturating_mul(u64::from(g.blocks_per_plane));
+        let pages = blocks.saturating_mul(u64::from(g.pages_per_block));
+        let dies = u64::from(g.channels)
+            .saturating_mul(u64::from(g.chips_per_channel))
+            .saturating_mul(u64::from(g.dies_per_chip));
+        let block_state = std::mem::size_of::<crate::reliability::BlockState>() as u64;
+        let page_programs = if self.reliability.in_order_programming {
+            0
+        } else {
+            pages
+        };
+        blocks
+            .saturating_mul(block_state)
+            .saturating_add(page_programs)
+            .saturating_add(dies.saturating_mul(256))
+            .saturating_add(u64::from(g.channels).saturating_mul(128))
+            .saturating_add(u64::from(g.pages_per_block))
+    }
+
+    /// Refuses the config when its tables would need more than `budget` (an error naming the
+    /// geometry keys).
+    pub fn check_memory(&self, budget: &nandlab_core::memory::MemoryBudget) -> NandResult<()> {
+        let needed = self.memory_estimate_bytes();
+        if needed <= budget.bytes {
+            return Ok(());
+        }
+        Err(config_error(
+            "geometry",
+            format!(
+                "the chip model needs about {} for {} blocks{} but the memory budget is {}: lower \
+                 geometry.channels, chips_per_channel, dies_per_chip, planes_per_die or blocks_per_plane",
+                nandlab_core::memory::format_bytes(needed),
+                u64::from(self.geometry.total_planes()) * u64::from(self.geometry.blocks_per_plane),
+                if self.reliability.in_order_programming {
+                    ""
+                } else {
+                    " (and a program count per page: reliability.in_order_programming = false)"
+                },
+                budget.describe()
+            ),
+        ))
+    }
+
     /// Checks every key; the first problem found is returned with its key.
     pub fn validate(&self) -> NandResult<()> {
         self.geometry.validate()?;
@@ -244,8 +350,21 @@ impl NandConfig {
         t.read_us.validate("timing.read_us", types)?;
         t.program_us.validate("timing.program_us", types)?;
         positive("timing.erase_us", t.erase_us)?;
+        within("timing.erase_us", t.erase_us, ARRAY_TIME_US, "us")?;
         positive("timing.bus_data_rate_mts", t.bus_data_rate_mts)?;
+        within(
+            "timing.bus_data_rate_mts",
+            t.bus_data_rate_mts,
+            BUS_DATA_RATE_MTS,
+            "MT/s",
+        )?;
         positive("timing.command_cycle_ns", t.command_cycle_ns)?;
+        within(
+            "timing.command_cycle_ns",
+            t.command_cycle_ns,
+            COMMAND_CYCLE_NS,
+            "ns",
+        )?;
         if !matches!(t.bus_width_bits, 8 | 16) {
             return Err(config_error(
                 "timing.bus_width_bits",
@@ -266,21 +385,44 @@ impl NandConfig {
         }
         let e = &self.electrical;
         positive("electrical.supply_voltage_v", e.supply_voltage_v)?;
-        non_negative("electrical.array_current_ma", e.array_current_ma)?;
-        non_negative("electrical.interface_current_ma", e.interface_current_ma)?;
-        non_negative("electrical.standby_current_ua", e.standby_current_ua)?;
-        for (key, v) in [
+        within(
+            "electrical.supply_voltage_v",
+            e.supply_voltage_v,
+            SUPPLY_VOLTAGE_V,
+            "V",
+        )?;
+        let currents = [
+            ("electrical.array_current_ma", Some(e.array_current_ma)),
+            (
+                "electrical.interface_current_ma",
+                Some(e.interface_current_ma),
+            ),
             ("electrical.read_current_ma", e.read_current_ma),
             ("electrical.program_current_ma", e.program_current_ma),
             ("electrical.erase_current_ma", e.erase_current_ma),
-        ] {
+        ];
+        for (key, v) in currents {
             if let Some(v) = v {
                 non_negative(key, v)?;
+                within(key, v, (0.0, CURRENT_MA_MAX), "mA")?;
             }
         }
+        non_negative("electrical.standby_current_ua", e.standby_current_ua)?;
+        within(
+            "electrical.standby_current_ua",
+            e.standby_current_ua,
+            (0.0, CURRENT_MA_MAX * 1e3),
+            "uA",
+        )?;
         let r = &self.reliability;
-        if r.nop_limit == 0 {
-            return Err(config_error("reliability.nop_limit", "must be at least 1"));
+        if r.nop_limit == 0 || r.nop_limit > NOP_LIMIT_MAX {
+            return Err(config_error(
+                "reliability.nop_limit",
+                format!(
+                    "{} programs per page; must be between 1 and {NOP_LIMIT_MAX}",
+                    r.nop_limit
+                ),
+            ));
         }
         if r.endurance_cycles == 0 {
             return Err(config_error(
@@ -299,10 +441,41 @@ impl NandConfig {
         ] {
             non_negative(key, v)?;
         }
-        if r.ecc_codeword_bytes == 0 {
+        if r.rber_base > 1.0 {
+            return Err(config_error(
+                "reliability.rber_base",
+                format!("{} is a bit error rate above 1", r.rber_base),
+            ));
+        }
+        if r.rber_wear_exponent > 16.0 {
+            return Err(config_error(
+                "reliability.rber_wear_exponent",
+                format!("{} must be at most 16", r.rber_wear_exponent),
+            ));
+        }
+        if r.ecc_codeword_bytes == 0 || r.ecc_codeword_bytes > MAX_PAGE_SIZE_BYTES {
             return Err(config_error(
                 "reliability.ecc_codeword_bytes",
-                "must be at least 1",
+                format!(
+                    "{} bytes; must be between 1 and 16 MiB",
+                    r.ecc_codeword_bytes
+                ),
+            ));
+        }
+        if u64::from(r.ecc_correctable_bits) > u64::from(r.ecc_codeword_bytes) * 8 {
+            return Err(config_error(
+                "reliability.ecc_correctable_bits",
+                format!(
+                    "{} bits exceed the {}-bit codeword",
+                    r.ecc_correctable_bits,
+                    u64::from(r.ecc_codeword_bytes) * 8
+                ),
+            ));
+        }
+        if r.read_retry_max > READ_RETRY_MAX {
+            return Err(config_error(
+                "reliability.read_retry_max",
+                format!("{} steps; at most {READ_RETRY_MAX}", r.read_retry_max),
             ));
         }
         if !(r.read_retry_rber_divisor.is_finite() && r.read_retry_rber_divisor >= 1.0) {
@@ -312,5 +485,154 @@ impl NandConfig {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::error::NandError;
+    use crate::preset::{parse_config, preset_toml};
+
+    /// The `mlc1` preset text with `key = old` replaced by `key = new` in its section.
+    fn with(old: &str, new: &str) -> String {
+        let text = preset_toml("mlc1").unwrap();
+        assert!(text.contains(old), "mlc1 has no `{old}`");
+        text.replacen(old, new, 1)
+    }
+
+    fn refused_key(text: &str) -> String {
+        match parse_config("test", text) {
+            Err(NandError::Config { key, message }) => {
+                assert!(!message.contains('\n'), "one-line message: {message}");
+                key
+            }
+            other => panic!("expected a config error, got {other:?}"),
+        }
+    }
+
+    /// Regression (issue 11): a chip with `program_us = 1e12` (or any absurd timing) passed
+    /// validation and then drove simulated time past 2^64 ps, a panic in the event queue. Every
+    /// timing key is now bounded (array times 1 ns..1 s, command cycle 10 ps..1 ms, bus
+    /// 0.1..100,000 MT/s) and refused with its key named; NaN and infinities too.
+    #[test]
+    fn absurd_timing_values_are_refused_with_the_key() {
+        let cases = [
+            (
+                "program_us = [250, 2200]",
+                "program_us = [250, 1e12]",
+                "timing.program_us",
+            ),
+            ("read_us = [50, 50]", "read_us = 1e-9", "timing.read_us"),
+            ("erase_us = 2500", "erase_us = 1e12", "timing.erase_us"),
+            ("erase_us = 2500", "erase_us = nan", "timing.erase_us"),
+            ("erase_us = 2500", "erase_us = inf", "timing.erase_us"),
+            ("erase_us = 2500", "erase_us = -3", "timing.erase_us"),
+            (
+                "bus_data_rate_mts = 40",
+                "bus_data_rate_mts = 1e-6",
+                "timing.bus_data_rate_mts",
+            ),
+            (
+                "bus_data_rate_mts = 40",
+                "bus_data_rate_mts = 1e9",
+                "timing.bus_data_rate_mts",
+            ),
+            (
+                "command_cycle_ns = 25",
+                "command_cycle_ns = 1e12",
+                "timing.command_cycle_ns",
+            ),
+            (
+                "supply_voltage_v = 3.3",
+                "supply_voltage_v = 1e9",
+                "electrical.supply_voltage_v",
+            ),
+            (
+                "array_current_ma = 20",
+                "array_current_ma = 1e300",
+                "electrical.array_current_ma",
+            ),
+            (
+                "nop_limit = 1",
+                "nop_limit = 100000",
+                "reliability.nop_limit",
+            ),
+        ];
+        for (old, new, key) in cases {
+            assert_eq!(refused_key(&with(old, new)), key, "{new}");
+        }
+        // tiny and huge numbers are shown in exponent form, not as hundreds of digits
+        let text = with("bus_data_rate_mts = 40", "bus_data_rate_mts = 1e-300");
+        let e = parse_config("t", &text).unwrap_err().to_string();
+        assert!(e.contains("1e-300 MT/s") && e.len() < 150, "{e}");
+    }
+
+    /// Regression (issue 11): a 1-byte or non-power-of-two page size was accepted silently,
+    /// and five large geometry counts overflowed the block-count product (a panic in debug
+    /// builds, a wrapped and accepted count in release builds).
+    #[test]
+    fn nonsense_geometry_is_refused_with_the_key() {
+        for size in ["1", "3000", "256", "33554432"] {
+            let text = with(
+                "page_size_bytes = 2048",
+                &format!("page_size_bytes = {size}"),
+            );
+            assert_eq!(refused_key(&text), "geometry.page_size_bytes", "{size}");
+        }
+        let text = with("spare_bytes_per_page = 64", "spare_bytes_per_page = 4096");
+        assert_eq!(refused_key(&text), "geometry.spare_bytes_per_page");
+        let huge = with("channels = 1", "channels = 4294967295")
+            .replacen("chips_per_channel = 1", "chips_per_channel = 4294967295", 1)
+            .replacen("dies_per_chip = 1", "dies_per_chip = 4294967295", 1)
+            .replacen(
+                "blocks_per_plane = 4096",
+                "blocks_per_plane = 4294967295",
+                1,
+            );
+        assert_eq!(refused_key(&huge), "geometry");
+        let text = with("pages_per_block = 128", "pages_per_block = 4294967292");
+        assert_eq!(refused_key(&text), "geometry.pages_per_block");
+    }
+
+    #[test]
+    fn reliability_values_beyond_their_meaning_are_refused() {
+        let text = preset_toml("mlc1").unwrap().to_string();
+        for (line, key) in [
+            ("rber_base = 2.0", "reliability.rber_base"),
+            ("rber_wear_exponent = 1e6", "reliability.rber_wear_exponent"),
+            ("ecc_codeword_bytes = 0", "reliability.ecc_codeword_bytes"),
+            (
+                "ecc_correctable_bits = 100000",
+                "reliability.ecc_correctable_bits",
+            ),
+            ("read_retry_max = 1000000", "reliability.read_retry_max"),
+        ] {
+            let t = text.replacen("[reliability]", &format!("[reliability]\n{line}"), 1);
+            assert_eq!(refused_key(&t), key, "{line}");
+        }
+    }
+
+    /// Regression (issue 11): the chip model's per-page program counts (kept when
+    /// out-of-order programming is allowed) were allocated for any validated geometry, up to
+    /// 2^46 bytes; the estimate is now checked against the memory budget first.
+    #[test]
+    fn chip_tables_beyond_the_budget_are_refused() {
+        use nandlab_core::memory::{BudgetSource, MemoryBudget};
+        let mut c = parse_config("mlc1", preset_toml("mlc1").unwrap()).unwrap();
+        c.geometry.blocks_per_plane = 1 << 20;
+        c.geometry.pages_per_block = 1 << 12;
+        c.reliability.in_order_programming = false;
+        c.validate().unwrap();
+        assert!(c.memory_estimate_bytes() > 1 << 33);
+        let budget = MemoryBudget {
+            bytes: 1 << 30,
+            source: BudgetSource::MachineMemory,
+        };
+        let err = c.check_memory(&budget).unwrap_err().to_string();
+        assert!(
+            err.contains("`geometry`") && err.contains("in_order_programming"),
+            "{err}"
+        );
+        assert!(err.contains("NANDLAB_MEMORY_BUDGET_BYTES"), "{err}");
     }
 }

@@ -72,6 +72,14 @@ pub enum NandError {
         got: String,
     },
 
+    /// Simulated time would pass its end (2^64 ps, about 213 days): a timing parameter or an
+    /// arrival time is too large for the run.
+    #[error("simulated time would exceed {limit} {context}")]
+    EndOfTime {
+        limit: &'static str,
+        context: String,
+    },
+
     /// A bounded table or queue is full.
     #[error("capacity exceeded: {what} (limit {limit})")]
     Capacity { what: &'static str, limit: u64 },

@@ -16,6 +16,11 @@ pub const MAX_PLANES_PER_DIE: u32 = 16;
 /// 2^26 blocks (64 Mi, e.g. 64 dies x 4 planes x 262,144 blocks) bound them to ~2 GB.
 pub const MAX_TOTAL_BLOCKS: u64 = 1 << 26;
 
+/// The smallest page (data area) the model accepts: 512 bytes, the small-block NAND page.
+pub const MIN_PAGE_SIZE_BYTES: u32 = 512;
+/// The largest page (data area) the model accepts: 16 MiB.
+pub const MAX_PAGE_SIZE_BYTES: u32 = 1 << 24;
+
 /// Counts of every level of the hierarchy and the page format.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -61,21 +66,47 @@ impl Geometry {
                 ),
             ));
         }
-        let blocks = u64::from(self.channels)
-            * u64::from(self.chips_per_channel)
-            * u64::from(self.dies_per_chip)
-            * u64::from(self.planes_per_die)
-            * u64::from(self.blocks_per_plane);
+        // saturating: five u32 counts can overflow even a u64
+        let blocks = [
+            self.channels,
+            self.chips_per_channel,
+            self.dies_per_chip,
+            self.planes_per_die,
+            self.blocks_per_plane,
+        ]
+        .into_iter()
+        .fold(1u64, |product, count| {
+            product.saturating_mul(u64::from(count))
+        });
         if blocks > MAX_TOTAL_BLOCKS {
             return Err(config_error(
                 "geometry",
                 format!("{blocks} blocks in total; at most {MAX_TOTAL_BLOCKS} are supported"),
             ));
         }
-        if u64::from(self.pages_per_block) > 1 << 20 || u64::from(self.page_size_bytes) > 1 << 24 {
+        if u64::from(self.pages_per_block) > 1 << 20 {
             return Err(config_error(
-                "geometry",
-                "pages_per_block is limited to 2^20 and page_size_bytes to 16 MiB",
+                "geometry.pages_per_block",
+                format!("{} pages per block; at most 2^20", self.pages_per_block),
+            ));
+        }
+        let page = self.page_size_bytes;
+        if !(MIN_PAGE_SIZE_BYTES..=MAX_PAGE_SIZE_BYTES).contains(&page) || !page.is_power_of_two() {
+            return Err(config_error(
+                "geometry.page_size_bytes",
+                format!(
+                    "{page} bytes; a NAND page's data area is a power of two from \
+                     {MIN_PAGE_SIZE_BYTES} bytes to 16 MiB (e.g. 2048, 4096, 16384)"
+                ),
+            ));
+        }
+        if self.spare_bytes_per_page > page {
+            return Err(config_error(
+                "geometry.spare_bytes_per_page",
+                format!(
+                    "{} spare bytes exceed the {page}-byte data area of a page",
+                    self.spare_bytes_per_page
+                ),
             ));
         }
         Ok(())

@@ -12,7 +12,7 @@ mod precondition;
 mod report;
 mod world;
 
-pub use precondition::Precondition;
+pub use precondition::{PRECONDITION_PROGRESS_WRITES, Precondition};
 
 use crate::buffer::WriteBuffer;
 use crate::config::{
@@ -103,6 +103,7 @@ impl Ssd {
     /// Builds the SSD (validating the config); `seed` drives every random choice.
     pub fn new(config: SsdConfig, seed: u64) -> FtlResult<Self> {
         config.validate()?;
+        config.check_memory_budget()?;
         let nand_config = config.nand_config()?;
         let geometry = nand_config.geometry.clone();
         let nand = NandSim::new(nand_config, seed)?;

@@ -7,6 +7,7 @@ use crate::error::{FtlError, FtlResult};
 use crate::flash::emit::Tag;
 use nandlab_core::SimRng;
 use serde::{Deserialize, Serialize};
+use std::ops::ControlFlow;
 
 /// The state to reach: the first `fill_fraction` of the logical pages written sequentially,
 /// then `random_overwrites` uniformly random page overwrites within that filled range.
@@ -48,6 +49,19 @@ impl Ssd {
     /// Applies `p` functionally. Terminates for any fill ≤ 100 %; a state that cannot be
     /// reached (no free block and nothing to reclaim) is a `DeviceFull` error.
     pub fn precondition(&mut self, p: &Precondition) -> FtlResult<()> {
+        self.precondition_with_progress(p, |_, _| ControlFlow::Continue(()))
+    }
+
+    /// [`Ssd::precondition`] that calls `progress(done, total)` (page writes) every
+    /// [`PRECONDITION_PROGRESS_WRITES`] writes and at the end; returning `Break` stops it with
+    /// [`FtlError::Interrupted`] (the device keeps the writes done so far, a consistent state).
+    /// A front end shows progress and honours Ctrl-C with it: a huge `random_overwrites` then
+    /// neither runs silently nor for ever.
+    pub fn precondition_with_progress(
+        &mut self,
+        p: &Precondition,
+        progress: impl FnMut(u64, u64) -> ControlFlow<()>,
+    ) -> FtlResult<()> {
         p.validate()?;
         if self.requests.in_flight() > 0 || !self.nand.is_idle() {
             return Err(FtlError::BadRequest {
@@ -56,16 +70,33 @@ impl Ssd {
         }
         let filled = (self.logical_pages as f64 * p.fill_fraction).floor() as u32;
         self.flash.emit.enabled = false;
-        let result = self.precondition_writes(filled, p.random_overwrites);
+        let mut ticker = Ticker {
+            done: 0,
+            total: u64::from(filled).saturating_add(if filled == 0 {
+                0
+            } else {
+                p.random_overwrites
+            }),
+            progress,
+        };
+        let result = self
+            .precondition_writes(filled, p.random_overwrites, &mut ticker)
+            .and_then(|()| ticker.finish());
         self.flash.emit.enabled = true;
         self.flash.emit.ops.clear();
         result
     }
 
-    fn precondition_writes(&mut self, filled: u32, overwrites: u64) -> FtlResult<()> {
+    fn precondition_writes<F: FnMut(u64, u64) -> ControlFlow<()>>(
+        &mut self,
+        filled: u32,
+        overwrites: u64,
+        ticker: &mut Ticker<F>,
+    ) -> FtlResult<()> {
         for lpa in 0..filled {
             self.mapper
                 .write(&mut self.flash, lpa, Tag::Internal, None)?;
+            ticker.tick()?;
         }
         if filled == 0 {
             return Ok(());
@@ -94,7 +125,46 @@ impl Ssd {
             }
             self.mapper
                 .write(&mut self.flash, lpa, Tag::Internal, None)?;
+            ticker.tick()?;
         }
         Ok(())
+    }
+}
+
+/// Page writes between two progress calls of [`Ssd::precondition_with_progress`].
+pub const PRECONDITION_PROGRESS_WRITES: u64 = 1 << 16;
+
+/// Counts preconditioning writes and calls the progress callback every
+/// [`PRECONDITION_PROGRESS_WRITES`].
+struct Ticker<F> {
+    done: u64,
+    total: u64,
+    progress: F,
+}
+
+impl<F: FnMut(u64, u64) -> ControlFlow<()>> Ticker<F> {
+    #[inline]
+    fn tick(&mut self) -> FtlResult<()> {
+        self.done += 1;
+        if self.done.is_multiple_of(PRECONDITION_PROGRESS_WRITES) {
+            self.call()?;
+        }
+        Ok(())
+    }
+
+    fn call(&mut self) -> FtlResult<()> {
+        match (self.progress)(self.done, self.total) {
+            ControlFlow::Continue(()) => Ok(()),
+            ControlFlow::Break(()) => Err(FtlError::Interrupted {
+                message: format!(
+                    "preconditioning stopped after {} of {} page writes",
+                    self.done, self.total
+                ),
+            }),
+        }
+    }
+
+    fn finish(&mut self) -> FtlResult<()> {
+        self.call()
     }
 }

@@ -198,6 +198,12 @@ impl Ssd {
             (Some(h), c) if c.is_none_or(|c| h <= c) => {
                 let (time, ()) = self.events.pop().expect("peeked");
                 self.set_now(time);
+                if time.is_end() {
+                    // the arrival of the next request is what reached the end
+                    return Err(FtlError::EndOfTime {
+                        request: self.measure.submitted + 1,
+                    });
+                }
                 Ok(Some(true))
             }
             _ => {
@@ -221,6 +227,9 @@ impl Ssd {
                         .expect("chip event peeked");
                 }
                 self.set_now(time);
+                if time.is_end() {
+                    return Err(self.end_of_time());
+                }
                 let mut result = Ok(());
                 for c in completions.drain(..) {
                     let die = Tag::die_of(c.tag);
@@ -236,6 +245,13 @@ impl Ssd {
                 self.completions = completions;
                 result.map(|()| Some(false))
             }
+        }
+    }
+
+    /// Time arithmetic saturates at the end of simulated time: reaching it stops the run.
+    fn end_of_time(&self) -> FtlError {
+        FtlError::EndOfTime {
+            request: self.measure.submitted.max(1),
         }
     }
 

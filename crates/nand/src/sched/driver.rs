@@ -113,12 +113,18 @@ struct Driver<'a> {
     stats: DriverStats,
 }
 
+/// The deepest host queue the driver accepts (its request table is allocated up front).
+pub const MAX_QUEUE_DEPTH: u32 = 65_536;
+
 impl<'a> Driver<'a> {
     fn new(sim: &'a mut NandSim, config: &DriverConfig) -> NandResult<Self> {
-        if config.queue_depth == 0 {
+        if config.queue_depth == 0 || config.queue_depth > MAX_QUEUE_DEPTH {
             return Err(crate::error::config_error(
                 "driver.queue_depth",
-                "must be at least 1",
+                format!(
+                    "{} requests; must be between 1 and {MAX_QUEUE_DEPTH}",
+                    config.queue_depth
+                ),
             ));
         }
         let g = sim.geometry().clone();
@@ -164,7 +170,17 @@ impl<'a> Driver<'a> {
             }
             self.dispatch()?;
             self.completions.clear();
-            if self.sim.process_next(&mut self.completions).is_none() {
+            let processed = self.sim.process_next(&mut self.completions);
+            if processed.is_some_and(|t| t.is_end()) {
+                return Err(NandError::EndOfTime {
+                    limit: nandlab_core::time::END_OF_TIME_TEXT,
+                    context: format!(
+                        "after {} completed requests (timing parameters too large for this run)",
+                        self.stats.read_requests + self.stats.write_requests
+                    ),
+                });
+            }
+            if processed.is_none() {
                 if self.free_slots.len() == self.slots.len() && exhausted {
                     break;
                 }

@@ -109,4 +109,18 @@ mod tests {
         let r = run("mlc1", ChipWorkloadKind::Swr, 1, cfg, 64);
         assert_eq!(r.multiplane_ops, 32);
     }
+
+    /// Regression (issue 11): `nandlab chip --queue-depth 4294967295` aborted on allocating the
+    /// driver's request table; the depth is now bounded with the key named.
+    #[test]
+    fn an_absurd_queue_depth_is_refused() {
+        let mut sim = NandSim::new(preset("slc").unwrap(), 1).unwrap();
+        let cfg = DriverConfig {
+            queue_depth: u32::MAX,
+            ..DriverConfig::default()
+        };
+        let w = ChipWorkload::new(ChipWorkloadKind::Swr, 4, 2048, 1 << 20, 1);
+        let e = run_requests(&mut sim, &cfg, w).unwrap_err().to_string();
+        assert!(e.contains("driver.queue_depth"), "{e}");
+    }
 }

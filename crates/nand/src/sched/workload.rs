@@ -138,7 +138,7 @@ impl Iterator for ChipWorkload {
                 let (write_fraction, write_kb, read_kb) = self.kind.mix();
                 let write = self.rng.chance(write_fraction);
                 let size_bytes = ((if write { write_kb } else { read_kb }) * 1024.0).round() as u32;
-                let sectors = self.span_bytes / 512;
+                let sectors = (self.span_bytes / 512).max(1);
                 Some(ChipRequest {
                     write,
                     offset_bytes: self.rng.below(sectors) * 512,

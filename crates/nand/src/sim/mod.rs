@@ -104,6 +104,16 @@ impl NandSim {
     /// Builds the device; `seed` drives the raw-bit-error model (the only randomness).
     pub fn new(config: NandConfig, seed: u64) -> NandResult<Self> {
         config.validate()?;
+        if config.memory_estimate_bytes() > crate::config::MEMORY_CHECK_THRESHOLD_BYTES {
+            let budget =
+                nandlab_core::memory::MemoryBudget::from_environment().map_err(|message| {
+                    NandError::Config {
+                        key: nandlab_core::memory::BUDGET_ENV.into(),
+                        message,
+                    }
+                })?;
+            config.check_memory(&budget)?;
+        }
         let geometry = config.geometry.clone();
         let dies = geometry.total_dies() as usize;
         let channels = geometry.channels as usize;

@@ -409,3 +409,20 @@ mod liveness {
         super::page(die, plane, block, page)
     }
 }
+
+/// Regression (issue 11): an op started near the end of simulated time (2^64 ps) pushed its
+/// event times past it; they wrapped around into the past and tripped the event queue's
+/// "event scheduled in the past" assert (a panic from user input). Times now saturate at
+/// `SimTime::MAX`, which the caller sees as the completion time and reports as an error.
+#[test]
+fn an_op_past_the_end_of_time_completes_at_the_end_instead_of_panicking() {
+    let mut s = sim("mlc1");
+    let late = SimTime::from_ps(u64::MAX - 1_000);
+    s.submit(late, &FlashOp::program(page(0, 0, 0, 0)).with_tag(7))
+        .unwrap();
+    let mut done = Vec::new();
+    s.run_until_idle(&mut done);
+    assert_eq!(done.len(), 1);
+    assert!(done[0].completed.is_end(), "{:?}", done[0].completed);
+    assert!(s.now().is_end());
+}

@@ -281,6 +281,12 @@ impl FioJob {
                 if self.block_size_bytes == 0 {
                     return Err("bs must be > 0".to_owned());
                 }
+                if self.block_size_bytes > crate::trace::MAX_REQUEST_BYTES {
+                    return Err(format!(
+                        "bs {} exceeds the 1 GiB a block request may carry",
+                        self.block_size_bytes
+                    ));
+                }
             }
             "blockalign" => {
                 let align = parse_fio_size(value)?;

@@ -134,9 +134,23 @@ impl FioJobFile {
         }
         let mut streams = Vec::with_capacity(total as usize);
         let mut group_index = 0;
+        let mut group_depth = 0u64;
         for (job_index, job) in self.jobs.iter().enumerate() {
             if job.stonewall && job_index > 0 {
                 group_index += 1;
+                group_depth = 0;
+            }
+            // the jobs of a group run concurrently: their depths add up in the host queue
+            group_depth += u64::from(job.iodepth) * u64::from(job.numjobs);
+            if group_depth > u64::from(MAX_IODEPTH) {
+                return Err(WorkloadError::parse(
+                    &self.path,
+                    job.line_of("iodepth"),
+                    format!(
+                        "concurrent jobs up to \"{}\" keep {group_depth} requests in flight (iodepth x numjobs, summed until the next stonewall); the host queue holds at most {MAX_IODEPTH}",
+                        job.name
+                    ),
+                ));
             }
             let base_seed = job.randseed.unwrap_or(context.seed);
             for clone_index in 0..job.numjobs {

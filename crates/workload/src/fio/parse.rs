@@ -169,6 +169,63 @@ enum Section {
     Job(usize),
 }
 
+/// Ignored keys whose value is a boolean (`0`/`1`; a bare flag means 1).
+const IGNORED_BOOLEANS: &[&str] = &[
+    "allow_mounted_write",
+    "buffered",
+    "clat_percentiles",
+    "direct",
+    "disable_bw_measurement",
+    "disable_clat",
+    "disable_lat",
+    "disable_slat",
+    "exitall",
+    "group_reporting",
+    "gtod_reduce",
+    "invalidate",
+    "lat_percentiles",
+    "per_job_logs",
+    "randrepeat",
+    "thread",
+    "unified_rw_reporting",
+];
+
+/// Ignored keys whose value is an integer, with fio's range.
+const IGNORED_INTEGERS: &[(&str, i64, i64)] = &[
+    ("iodepth_batch", 0, 65_536),
+    ("iodepth_batch_complete", 0, 65_536),
+    ("iodepth_batch_complete_max", 0, 65_536),
+    ("iodepth_batch_complete_min", 0, 65_536),
+    ("iodepth_batch_submit", 0, 65_536),
+    ("iodepth_low", 0, 65_536),
+    ("log_avg_msec", 0, i64::MAX),
+    ("nice", -20, 19),
+    ("prio", 0, 7),
+];
+
+/// An ignored key's value must still be one fio would accept (a typo such as `direct=yes` is
+/// an error, not silently ignored); free-text keys (`filename`, `ioengine`, ...) take anything.
+fn check_ignored_value(key: &str, value: Option<&str>) -> Result<(), String> {
+    if IGNORED_BOOLEANS.contains(&key) {
+        return match value {
+            None | Some("0" | "1" | "true" | "false") => Ok(()),
+            Some(other) => Err(format!("bad {key} \"{other}\": expected 0 or 1")),
+        };
+    }
+    if let Some((_, min, max)) = IGNORED_INTEGERS.iter().find(|(k, _, _)| *k == key) {
+        let Some(text) = value else {
+            return Err(format!("{key} needs a value ({key}=...)"));
+        };
+        return match text.parse::<i64>() {
+            Ok(v) if (*min..=*max).contains(&v) => Ok(()),
+            _ => Err(format!(
+                "bad {key} \"{text}\": expected an integer from {min} to {max}"
+            )),
+        };
+    }
+    Ok(())
+}
+
 /// Splits a job file into jobs, applying `[global]` inheritance, refusing unknown keys and
 /// dropping ignored ones.
 pub(crate) fn parse_sections<R: BufRead>(
@@ -217,6 +274,7 @@ pub(crate) fn parse_sections<R: BufRead>(
             None => (text, None),
         };
         if IGNORED_KEYS.contains(&key) {
+            check_ignored_value(key, value.as_deref()).map_err(parse_error)?;
             continue;
         }
         let key = match canonical_key(key) {
@@ -261,6 +319,32 @@ mod tests {
         assert_eq!(strip_comment("bs=4k ; block size"), "bs=4k");
         assert_eq!(strip_comment("bs=4k\t# block size"), "bs=4k");
         assert_eq!(strip_comment("name=a#b"), "name=a#b");
+    }
+
+    /// Regression (issue 11): values of accepted-and-ignored keys were never checked, so a
+    /// typo (`direct=yes`, `prio=99`) passed silently. Typed ones are now checked, naming the
+    /// key; every checked key is one of the ignored keys.
+    #[test]
+    fn ignored_keys_with_typed_values_are_checked() {
+        for key in IGNORED_BOOLEANS {
+            assert!(IGNORED_KEYS.contains(key), "{key}");
+        }
+        for (key, _, _) in IGNORED_INTEGERS {
+            assert!(IGNORED_KEYS.contains(key), "{key}");
+        }
+        assert!(check_ignored_value("direct", Some("1")).is_ok());
+        assert!(check_ignored_value("direct", None).is_ok());
+        assert!(check_ignored_value("filename", Some("/dev/nvme0n1")).is_ok());
+        let e = check_ignored_value("direct", Some("yes")).unwrap_err();
+        assert_eq!(e, "bad direct \"yes\": expected 0 or 1");
+        let e = check_ignored_value("prio", Some("99")).unwrap_err();
+        assert!(e.starts_with("bad prio \"99\""), "{e}");
+        assert!(check_ignored_value("nice", Some("-5")).is_ok());
+        let text = "[global]\ndirect=maybe\n[a]\nrw=read\n";
+        let e = parse_sections(std::io::Cursor::new(text), Path::new("j.fio"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "j.fio:2: bad direct \"maybe\": expected 0 or 1");
     }
 
     #[test]

@@ -261,3 +261,29 @@ fn ignored_keys_are_accepted_and_listed_in_the_module_doc() {
         assert_eq!(file.jobs[0].size, Some(FioAmount::Bytes(1 << 20)));
     }
 }
+
+/// Regression (issue 11): fio option values beyond what a block request can be were accepted;
+/// a `bs` over 1 GiB is now an error naming the line.
+#[test]
+fn absurd_block_sizes_are_errors_naming_the_line() {
+    let e = parse("[a]\nrw=write\nbs=2g\n").unwrap_err();
+    assert!(e.starts_with("job.fio:3: bs 2147483648 exceeds"), "{e}");
+}
+
+/// Regression (issue 11): `numjobs=4096` with `iodepth=65536` asked the host for a queue of 2^28
+/// requests, refused later as `ftl.queue_depth` (a key the fio user never wrote). The job file
+/// is now refused with the line of its iodepth.
+#[test]
+fn concurrent_depths_beyond_the_host_queue_are_refused_naming_the_line() {
+    let file = parse_ok("[a]\nrw=randwrite\nnumjobs=4096\niodepth=65536\nnumber_ios=2\n");
+    let e = file.generator(&CONTEXT).unwrap_err().to_string();
+    assert!(
+        e.starts_with("job.fio:4: concurrent jobs up to \"a\""),
+        "{e}"
+    );
+    // stonewalled groups do not add up
+    let file = parse_ok(
+        "[a]\nrw=write\niodepth=40000\nnumber_ios=2\n[b]\nstonewall\nrw=write\niodepth=40000\nnumber_ios=2\n",
+    );
+    assert_eq!(file.generator(&CONTEXT).unwrap().queue_depth(), 40_000);
+}

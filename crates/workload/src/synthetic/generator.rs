@@ -101,12 +101,14 @@ impl SyntheticGenerator {
         }
     }
 
-    /// The arrival after `current`, or `None` when simulated time would overflow.
-    fn arrival_after(&mut self, current: SimTime) -> Option<SimTime> {
+    /// The arrival after `current`. Past the end of simulated time (2^64 ps) it saturates at
+    /// [`SimTime::MAX`]: the request is still produced (never silently dropped) and the
+    /// controller refuses it with an error naming the request.
+    fn arrival_after(&mut self, current: SimTime) -> SimTime {
         let gap = match self.arrival {
-            ArrivalProcess::ClosedLoop => return None,
+            ArrivalProcess::ClosedLoop => return current,
             ArrivalProcess::Fixed { interarrival_ns } => {
-                SimTime::from_ps(interarrival_ns.checked_mul(PS_PER_NS)?)
+                SimTime::from_ps(interarrival_ns.saturating_mul(PS_PER_NS))
             }
             ArrivalProcess::Poisson { rate_iops } => {
                 let mean_ps = PS_PER_S as f64 / rate_iops;
@@ -115,7 +117,7 @@ impl SyntheticGenerator {
                 SimTime::from_ps((-(1.0 - u).ln() * mean_ps).round() as u64)
             }
         };
-        current.checked_add(gap)
+        current.saturating_add(gap)
     }
 }
 
@@ -137,11 +139,7 @@ impl Iterator for SyntheticGenerator {
         }
         let arrival = self.next_arrival;
         if let Some(current) = arrival {
-            match self.arrival_after(current) {
-                Some(next) => self.next_arrival = Some(next),
-                // Simulated time is exhausted: this request is the last.
-                None => self.end = StreamEnd::AfterCount { remaining: 0 },
-            }
+            self.next_arrival = Some(self.arrival_after(current));
         }
         let op = self.next_op();
         let slot = self

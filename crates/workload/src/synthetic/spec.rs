@@ -295,6 +295,27 @@ impl SyntheticSpec {
                         format!("must be a finite number > 0, got {rate_iops}"),
                     ));
                 }
+                // The last of n arrivals comes after n - 1 exponential gaps. When their mean
+                // alone passes half of the time range (2^63 ps, about 107 days) the run cannot
+                // fit: refuse it here, naming the key. (A run whose random arrivals still pass
+                // the end of time gets an error naming the request from the controller; no
+                // request is ever dropped.)
+                let gaps = self.request_count.unwrap_or(1).saturating_sub(1) as f64;
+                let mean_span_ps = gaps * nandlab_core::time::PS_PER_S as f64 / rate_iops;
+                let limit_ps = u64::MAX as f64 / 2.0;
+                if mean_span_ps > limit_ps {
+                    return Err(WorkloadError::invalid(
+                        "arrival.rate_iops",
+                        format!(
+                            "{rate_iops} requests per second spread {} requests over {:.1} simulated days on average; \
+                             at most {:.1} days fit (simulated time ends at 2^64 ps, about 213 days): \
+                             raise rate_iops or lower request_count",
+                            self.request_count.unwrap_or(1),
+                            mean_span_ps / (86_400.0 * nandlab_core::time::PS_PER_S as f64),
+                            limit_ps / (86_400.0 * nandlab_core::time::PS_PER_S as f64),
+                        ),
+                    ));
+                }
                 Ok(())
             }
         }

@@ -226,6 +226,32 @@ fn poisson_mean_interarrival_matches_the_rate() {
     assert!(arrivals.windows(2).all(|w| w[0] <= w[1]));
 }
 
+/// Regression (issue 11): Poisson arrivals at a tiny rate ran past the end of simulated time
+/// (2^64 ps); the generator then silently ended the stream, dropping most of the requests
+/// asked for. A rate whose mean span does not fit is now refused with the key named.
+#[test]
+fn a_poisson_rate_too_small_for_the_request_count_is_refused() {
+    let spec = SyntheticSpec {
+        arrival: ArrivalProcess::Poisson { rate_iops: 1e-9 },
+        ..random_spec(10, 1_000)
+    };
+    let message = spec.validate().unwrap_err().to_string();
+    assert!(message.starts_with("arrival.rate_iops:"), "{message}");
+    assert!(message.contains("213 days"), "{message}");
+    // the same rate for one request has no gap to wait for: fine
+    let spec = SyntheticSpec {
+        arrival: ArrivalProcess::Poisson { rate_iops: 1e-9 },
+        ..random_spec(10, 1)
+    };
+    assert_eq!(collect(&spec).len(), 1);
+    // a slow but fitting rate (20,000 requests over 23 days) is still accepted
+    let spec = SyntheticSpec {
+        arrival: ArrivalProcess::Poisson { rate_iops: 0.01 },
+        ..random_spec(10, 20_000)
+    };
+    spec.validate().expect("23 days fit");
+}
+
 #[test]
 fn size_hint_is_exact_for_counted_streams() {
     let mut generator = random_spec(10, 3).generator().expect("valid");

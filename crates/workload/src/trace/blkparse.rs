@@ -44,6 +44,18 @@ fn is_device(field: &str) -> bool {
     }
 }
 
+/// Whether `line` is a blkparse event line of any action (`major,minor cpu sequence time pid
+/// action ...`).
+pub(super) fn is_event_line(line: &str) -> bool {
+    let fields: Vec<&str> = line.split_whitespace().take(6).collect();
+    fields.len() == 6
+        && is_device(fields[0])
+        && fields[1..3]
+            .iter()
+            .all(|f| f.bytes().all(|b| b.is_ascii_digit()))
+        && parse_decimal_scaled(fields[3], 12, "time").is_ok()
+}
+
 fn op_of(rwbs: &str) -> Option<IoOp> {
     if rwbs.contains('D') {
         Some(IoOp::Trim)
@@ -57,6 +69,10 @@ fn op_of(rwbs: &str) -> Option<IoOp> {
 }
 
 impl LineFormat for BlkparseFormat {
+    fn format(&self) -> Option<super::TraceFormat> {
+        Some(super::TraceFormat::Blkparse)
+    }
+
     fn parse_line(&mut self, line: &str) -> Result<Option<BlockRequest>, String> {
         let mut fields = line.split_whitespace();
         let Some(device) = fields.next() else {

@@ -36,6 +36,10 @@ impl MsrFormat {
 }
 
 impl LineFormat for MsrFormat {
+    fn format(&self) -> Option<TraceFormat> {
+        Some(TraceFormat::Msr)
+    }
+
     fn parse_line(&mut self, line: &str) -> Result<Option<BlockRequest>, String> {
         if line.trim().is_empty() {
             return Ok(None);

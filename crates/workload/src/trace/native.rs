@@ -52,6 +52,10 @@ fn parse_op(text: &str) -> Result<IoOp, String> {
 }
 
 impl LineFormat for NativeFormat {
+    fn format(&self) -> Option<super::TraceFormat> {
+        Some(super::TraceFormat::Native)
+    }
+
     fn parse_line(&mut self, line: &str) -> Result<Option<BlockRequest>, String> {
         let trimmed = line.trim();
         if trimmed.is_empty() || trimmed.starts_with('#') {

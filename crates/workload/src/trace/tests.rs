@@ -319,8 +319,125 @@ fn formats_parse_by_name_with_a_helpful_error() {
     let e = "spc".parse::<TraceFormat>().unwrap_err();
     assert_eq!(
         e.to_string(),
-        "format: unknown trace format \"spc\": expected one of msr, blkparse, disksim, native"
+        "format: unknown trace format \"spc\": expected one of msr, blkparse, disksim, native \
+         (disksim-us, disksim-ns: DiskSim traces with times in microseconds or nanoseconds)"
     );
+    assert_eq!(
+        "mqsim".parse::<TraceFormat>().ok(),
+        Some(TraceFormat::DisksimNs)
+    );
+}
+
+/// Regression (issue 11): an empty, header-only or fully filtered trace replayed "fine" with 0
+/// requests (exit 0). Now a trace that yields no request is an error naming the file, with the
+/// counts of lines read and skipped.
+#[test]
+fn a_trace_without_requests_is_an_error_naming_the_file() {
+    assert_eq!(
+        err("", TraceFormat::Msr),
+        "t.trace: no requests: the trace is empty"
+    );
+    let e = err(&format!("{NATIVE_CSV_HEADER}\n"), TraceFormat::Native);
+    assert!(e.starts_with("t.trace: no requests: all 1 lines"), "{e}");
+    let e = err("\n# only a comment\n", TraceFormat::Disksim);
+    assert!(e.starts_with("t.trace: no requests: all 2 lines"), "{e}");
+    // every line filtered out by the device filter
+    let disk9 = TraceOptions {
+        device: Some("9".into()),
+        ..TraceOptions::default()
+    };
+    let e = read_all("0.0 0 1 1 1\n1.0 0 2 1 0\n", TraceFormat::Disksim, &disk9).unwrap_err();
+    assert!(
+        e.contains("no requests") && e.contains("device filter"),
+        "{e}"
+    );
+    // the reader counts what it read
+    let mut reader = TraceReader::new(
+        std::io::Cursor::new("# c\n0.0 0 1 1 1\n"),
+        "t.trace",
+        DisksimFormat::new(&TraceOptions::default()).unwrap(),
+        ArrivalMode::AsRecorded,
+    );
+    assert!(reader.next().unwrap().is_ok());
+    assert!(reader.next().is_none());
+    assert_eq!(
+        reader.counts(),
+        TraceCounts {
+            lines: 2,
+            skipped: 1,
+            requests: 1
+        }
+    );
+}
+
+/// Regression (issue 11): a trace read with the wrong format skipped every line and exited 0.
+/// Now the error says so and names the format that does read the lines.
+#[test]
+fn a_trace_read_with_the_wrong_format_suggests_the_right_one() {
+    let e = err(MSR, TraceFormat::Blkparse);
+    assert!(
+        e.contains("all 3 lines were skipped") && e.contains("is the format msr?"),
+        "{e}"
+    );
+    let e = err("0.5 0 2048 16 1\n", TraceFormat::Blkparse);
+    assert!(e.contains("is the format disksim?"), "{e}");
+    let blk = "  8,0    3        1     0.000000000   697  D   W 223490 + 8 [kjournald]\n";
+    let e = err(blk, TraceFormat::Disksim);
+    // disksim reports the bad field of a blkparse line as an error with its line
+    assert!(e.starts_with("t.trace:1:"), "{e}");
+}
+
+/// Regression (issue 11): a request of 2^64 - 1 bytes was accepted and later folded into one
+/// whole-device write. A request beyond 1 GiB is now an error naming the line.
+#[test]
+fn huge_requests_are_errors_naming_the_line() {
+    let e = err(
+        &format!(
+            "{NATIVE_CSV_HEADER}\n0,write,0,4096\n5,write,0,{}\n",
+            u64::MAX
+        ),
+        TraceFormat::Native,
+    );
+    assert!(
+        e.starts_with("t.trace:3: request of 18446744073709551615 bytes"),
+        "{e}"
+    );
+    let e = err(
+        &format!("{NATIVE_CSV_HEADER}\n5,write,{},4096\n", u64::MAX - 1),
+        TraceFormat::Native,
+    );
+    assert!(
+        e.starts_with("t.trace:2:") && e.contains("overflows"),
+        "{e}"
+    );
+}
+
+/// Regression (issue 11): DiskSim-format traces from MQSim carry nanoseconds; read as
+/// milliseconds one failed with "bad time ... too large" and others gave arrivals a million
+/// times too late. `disksim-us` / `disksim-ns` read the finer units, and an implausible time in
+/// ms suggests them.
+#[test]
+fn disksim_time_units_and_implausible_times() {
+    let line = "1500000 0 8 8 1\n";
+    let ns = ok(line, TraceFormat::DisksimNs);
+    assert_eq!(ns[0].arrival, Some(SimTime::from_us(1_500)));
+    let us = ok(line, TraceFormat::DisksimUs);
+    assert_eq!(us[0].arrival, Some(SimTime::from_ms(1_500)));
+    let ms = ok(line, TraceFormat::Disksim);
+    assert_eq!(ms[0].arrival, Some(SimTime::from_ms(1_500_000)));
+    // 3e9 ms is 34 days: implausible, and the message names the unit to use
+    let e = err("3000000000 0 8 8 1\n", TraceFormat::Disksim);
+    assert!(
+        e.starts_with("t.trace:1: time 3000000000 ms is 34 days"),
+        "{e}"
+    );
+    assert!(e.contains("disksim-ns"), "{e}");
+    // too large for picoseconds at all
+    let e = err("30000000000000000 0 8 8 1\n", TraceFormat::Disksim);
+    assert!(e.contains("too large") && e.contains("disksim-ns"), "{e}");
+    // digits finer than a picosecond are dropped (documented rounding down)
+    let fine = ok("0.0000000019 0 8 8 1\n", TraceFormat::Disksim);
+    assert_eq!(fine[0].arrival, Some(SimTime::from_ps(1)));
 }
 
 #[test]
