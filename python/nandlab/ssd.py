@@ -185,11 +185,22 @@ def replay(
     )
 
 
+def _is_file(text: str) -> bool:
+    """Whether `text` names an existing file (False for text that cannot be a path)."""
+    if "\n" in text:
+        return False
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def _config_text(config: Config) -> tuple[str, str]:
     """(origin named in error messages, TOML text) of a config."""
     if isinstance(config, Mapping):
         return "config dict", to_toml(config)
-    if isinstance(config, str) and ("\n" in config or "=" in config):
+    # an existing file is read as a file even when its name contains `=`
+    if isinstance(config, str) and not _is_file(config) and ("\n" in config or "=" in config):
         return "config text", config
     path = Path(config)
     if not path.is_file():

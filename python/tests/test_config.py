@@ -71,3 +71,12 @@ def test_resolved_fills_in_the_defaults() -> None:
     assert resolved["ssd"]["queue_depth"] == 32  # the resolved controller config
     assert resolved["nand"]["geometry"]["page_size_bytes"] > 0
     assert "ssd" not in cfg
+
+
+def test_a_config_file_whose_name_contains_an_equals_sign_is_read_as_a_file(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "op=0.25.toml"
+    path.write_text(EXAMPLE.read_text())
+    cfg = nandlab.RunConfig.from_toml(str(path))
+    assert cfg.ssd.op_fraction == 0.25

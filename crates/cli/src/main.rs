@@ -7,7 +7,7 @@ use nandlab_lab::experiments::{self, RunOptions, Scale};
 use nandlab_lab::stack::{
     FioWorkload, Stack, StackOutcome, StackRun, TraceWorkload, WorkloadSection, device_stack,
 };
-use nandlab_lab::{LabError, LabResult, bench};
+use nandlab_lab::{LabError, LabResult, bench, output};
 use nandlab_nand::sched::{ChipReport, ChipWorkloadKind, SchedulerPolicy};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -57,7 +57,8 @@ enum Command {
     /// (internal) Serve sweep points on stdin/stdout for `nandlab sweep`.
     #[command(hide = true)]
     SweepWorker,
-    /// Replay a block trace (MSR Cambridge, blkparse, DiskSim or native CSV) on an SSD.
+    /// Replay a block trace (MSR Cambridge, blkparse, DiskSim in ms/us/ns, or native CSV) on an
+    /// SSD.
     Replay(ReplayArgs),
     /// Run a fio job file (a stated subset of fio's keys) on an SSD.
     Fio(FioArgs),
@@ -179,12 +180,15 @@ struct RunArgs {
     /// Write report.json and CSVs into this folder.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Print the run's metric row as one JSON line instead of the table.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args, Debug)]
 struct ReplayArgs {
     trace: PathBuf,
-    /// msr, blkparse, disksim or native.
+    /// msr, blkparse, disksim (ms times), disksim-us, disksim-ns (MQSim's traces) or native.
     #[arg(long)]
     format: nandlab_workload::TraceFormat,
     /// An SSD preset name (see `nandlab presets`) or a device file ([nand] and [ssd] of a
@@ -208,6 +212,9 @@ struct ReplayArgs {
     /// Write report.json and CSVs into this folder.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Print the run's metric row as one JSON line instead of the table.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -225,6 +232,9 @@ struct FioArgs {
     /// Write report.json and CSVs into this folder.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Print the run's metric row as one JSON line instead of the table.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Exit status of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
@@ -626,8 +636,17 @@ fn peak_rss_kb() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-fn finish(stack: &Stack, run: &StackRun, out: Option<PathBuf>) -> LabResult<()> {
+fn finish(stack: &Stack, run: &StackRun, out: Option<PathBuf>, json: bool) -> LabResult<()> {
+    if json {
+        let row: serde_json::Map<String, serde_json::Value> = run
+            .metrics
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), serde_json::json!(v)))
+            .collect();
+        out!("{}", serde_json::Value::Object(row));
+    }
     match &run.outcome {
+        _ if json => {}
         StackOutcome::Ssd {
             run: ssd_run,
             folded_requests,
@@ -654,14 +673,16 @@ fn finish(stack: &Stack, run: &StackRun, out: Option<PathBuf>) -> LabResult<()> 
             );
         }
     }
-    if let StackOutcome::Engine { .. } = run.outcome {
+    if let (StackOutcome::Engine { .. }, false) = (&run.outcome, json) {
         for (name, value) in &run.metrics {
             out!("  {name:24} {value:.4}");
         }
     }
     if let Some(dir) = out {
         nandlab_lab::ssd::write_stack_results(stack, run, &dir)?;
-        out!("wrote {}", dir.display());
+        if !json {
+            out!("wrote {}", dir.display());
+        }
     }
     if run.interrupted() {
         match &run.outcome {
@@ -702,8 +723,11 @@ fn run_stack(args: RunArgs, control: &Control) -> LabResult<()> {
         base_dir,
         &overrides,
     )?;
+    if let Some(dir) = &args.out {
+        output::check_writable_dir(dir)?;
+    }
     let run = stack.run(args.capture.as_deref(), control)?;
-    finish(&stack, &run, args.out)
+    finish(&stack, &run, args.out, args.json)
 }
 
 fn replay(args: ReplayArgs, control: &Control) -> LabResult<()> {
@@ -715,8 +739,11 @@ fn replay(args: ReplayArgs, control: &Control) -> LabResult<()> {
         disk: args.disk.clone(),
     });
     let stack = device_stack(args.device.as_deref(), &workload, args.seed)?;
+    if let Some(dir) = &args.out {
+        output::check_writable_dir(dir)?;
+    }
     let run = stack.run(args.capture.as_deref(), control)?;
-    finish(&stack, &run, args.out)
+    finish(&stack, &run, args.out, args.json)
 }
 
 fn fio(args: FioArgs, control: &Control) -> LabResult<()> {
@@ -724,8 +751,11 @@ fn fio(args: FioArgs, control: &Control) -> LabResult<()> {
         path: args.jobfile.display().to_string(),
     });
     let stack = device_stack(args.device.as_deref(), &workload, args.seed)?;
+    if let Some(dir) = &args.out {
+        output::check_writable_dir(dir)?;
+    }
     let run = stack.run(args.capture.as_deref(), control)?;
-    finish(&stack, &run, args.out)
+    finish(&stack, &run, args.out, args.json)
 }
 
 fn sweep(args: SweepArgs, control: &Control) -> LabResult<()> {

@@ -104,3 +104,40 @@ impl<I> Drop for Progress<I> {
         self.end();
     }
 }
+
+/// Progress of a step that reports `(done, total)` itself (the SSD's preconditioning): a bar
+/// on stderr and the control's count; the returned callback asks to stop (`Break`) once the
+/// control is cancelled.
+pub fn step_progress<'c>(
+    what: &str,
+    control: &'c Control,
+) -> impl FnMut(u64, u64) -> std::ops::ControlFlow<()> + 'c {
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4));
+    let style =
+        ProgressStyle::with_template("{msg} {wide_bar} {human_pos}/{human_len} (eta {eta})")
+            .expect("a valid template");
+    bar.set_style(style);
+    bar.set_message(what.to_string());
+    let mut last = 0u64;
+    let mut started = false;
+    move |done, total| {
+        if !started {
+            started = true;
+            control.start(Some(total));
+            bar.set_length(total);
+        }
+        control.advance(done.saturating_sub(last));
+        bar.inc(done.saturating_sub(last));
+        last = done;
+        if done >= total {
+            bar.finish_and_clear();
+            control.finish();
+        }
+        if control.is_cancelled() {
+            bar.finish_and_clear();
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+}

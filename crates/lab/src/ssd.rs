@@ -81,6 +81,8 @@ impl SsdRun {
 pub struct Fold<I> {
     inner: I,
     capacity_bytes: u64,
+    /// Requests taken so far (to name one in an error).
+    seen: u64,
     pub folded: u64,
 }
 
@@ -90,6 +92,7 @@ impl<I> Fold<I> {
         Fold {
             inner,
             capacity_bytes,
+            seen: 0,
             folded: 0,
         }
     }
@@ -104,9 +107,23 @@ impl<I: Iterator<Item = Result<BlockRequest, WorkloadError>>> Iterator for Fold<
     type Item = Result<BlockRequest, WorkloadError>;
     fn next(&mut self) -> Option<Self::Item> {
         let item = self.inner.next()?;
+        self.seen += 1;
+        let seen = self.seen;
+        let capacity_bytes = self.capacity_bytes;
+        let item = item.and_then(|r| {
+            if r.size_bytes > capacity_bytes {
+                return Err(WorkloadError::Invalid {
+                    key: format!("request {seen}"),
+                    message: format!(
+                        "{} bytes is larger than the SSD's logical capacity of {capacity_bytes} bytes (use a larger --device)",
+                        r.size_bytes
+                    ),
+                });
+            }
+            Ok(r)
+        });
         Some(item.map(|mut r| {
-            let size = r.size_bytes.min(self.capacity_bytes);
-            r.size_bytes = size;
+            let size = r.size_bytes;
             if r.offset_bytes.saturating_add(size) > self.capacity_bytes {
                 self.folded += 1;
                 r.offset_bytes %= self.capacity_bytes;

@@ -9,7 +9,7 @@
 //! is raised as is.
 
 use nandlab_lab::control::{Control, ProgressSink};
-use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -59,7 +59,23 @@ where
         error: Mutex::new(None),
     });
     let control = Control::with_sink(PySink(Arc::clone(&ticks)));
-    let result = py.detach(|| run(&control));
+    // a panic is a nandlab bug; it reaches Python as a RuntimeError (an `Exception`, unlike
+    // pyo3's PanicException) naming it as one
+    let result =
+        py.detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&control))));
+    let result = match result {
+        Ok(result) => result,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("unknown panic");
+            return Err(PyRuntimeError::new_err(format!(
+                "nandlab internal error (a bug, please report it): {message}"
+            )));
+        }
+    };
     let error = ticks.error.lock().unwrap_or_else(|p| p.into_inner()).take();
     match (result, error) {
         (Ok(json), None) => Ok(json),

@@ -8,7 +8,7 @@ use super::sections::WorkloadSection;
 use crate::codesign::SsdDevice;
 use crate::control::Control;
 use crate::error::LabResult;
-use crate::progress::with_progress;
+use crate::progress::{step_progress, with_progress};
 use crate::ssd::{Capture, Fold, SsdRun};
 use nandlab_engine::{Engine, EngineConfig, RunMetrics};
 use nandlab_ftl::{Ssd, SsdReport};
@@ -166,7 +166,25 @@ impl Stack {
             workload => {
                 let mut ssd = Ssd::new(self.ssd_config(), seed)?;
                 if let Some(p) = &self.config.precondition {
-                    ssd.precondition(p)?;
+                    match ssd.precondition_with_progress(p, step_progress("precondition", control))
+                    {
+                        Err(nandlab_ftl::FtlError::Interrupted { .. }) => {
+                            // stopped before the workload: nothing was measured
+                            let run = SsdRun {
+                                report: ssd.report(),
+                                interrupted: true,
+                            };
+                            let metrics = ssd_metrics(&run.report, 0);
+                            return Ok(StackRun {
+                                outcome: StackOutcome::Ssd {
+                                    run: Box::new(run),
+                                    folded_requests: 0,
+                                },
+                                metrics,
+                            });
+                        }
+                        other => other?,
+                    }
                 }
                 let (run, folded) = self.run_block(&mut ssd, workload, capture, control)?;
                 let metrics = ssd_metrics(&run.report, folded);
@@ -197,6 +215,12 @@ impl Stack {
                     spec.span_bytes = capacity_bytes.saturating_sub(spec.offset_bytes);
                 }
                 spec.validate().map_err(|e| e.within("workload"))?;
+                if spec.offset_bytes.saturating_add(spec.span_bytes) > capacity_bytes {
+                    return Err(crate::LabError::Usage(format!(
+                        "workload.span_bytes: offset_bytes + span_bytes = {} is beyond the SSD's logical capacity of {capacity_bytes} bytes",
+                        spec.offset_bytes.saturating_add(spec.span_bytes)
+                    )));
+                }
                 let total = spec.request_count;
                 let requests = with_progress(spec.generator()?.map(Ok), total, "run", control);
                 drive(ssd, requests, capture, None)
@@ -241,7 +265,7 @@ impl Stack {
                     config.ftl.queue_depth = depth;
                     *ssd = Ssd::new(config, seed)?;
                     if let Some(p) = &self.config.precondition {
-                        ssd.precondition(p)?;
+                        ssd.precondition_with_progress(p, step_progress("precondition", control))?;
                     }
                 }
                 let requests = with_progress(generator.map(Ok), None, "fio", control);
