@@ -25,9 +25,17 @@ def test_progress_callback_sees_increasing_done_up_to_the_total() -> None:
     r = nandlab.run_ssd(EXAMPLE, progress=lambda done, total: ticks.append((done, total)))
     assert not r.interrupted
     assert len(ticks) >= 2
-    done = [d for d, _ in ticks]
-    assert done == sorted(done) and done[0] < done[-1]
+    # two phases, each counted from 0 to its total: the preconditioning, then the requests
+    phases: dict[int | None, list[int]] = {}
+    for done, total in ticks:
+        phases.setdefault(total, []).append(done)
+    for total, done in phases.items():
+        assert done == sorted(done), total
+    assert list(phases)[-1] == REQUESTS
     assert ticks[-1] == (REQUESTS, REQUESTS)
+
+
+LONG = 1_000_000_000  # request_count of long_config()
 
 
 def raise_keyboard_interrupt(done: int, total: int | None) -> None:
@@ -38,17 +46,38 @@ def raise_sigint(done: int, total: int | None) -> None:
     signal.raise_signal(signal.SIGINT)
 
 
+def in_the_requests(stop: Callable[[int, int | None], None]) -> Callable[[int, int | None], None]:
+    """`stop` once the run is in its requests (past the preconditioning)."""
+
+    def callback(done: int, total: int | None) -> None:
+        if total == LONG:
+            stop(done, total)
+
+    return callback
+
+
+def test_a_keyboard_interrupt_in_the_preconditioning_measures_nothing() -> None:
+    def stop(done: int, total: int | None) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(nandlab.Interrupted) as caught:
+        nandlab.run_ssd(EXAMPLE, progress=stop)
+    r = caught.value.result
+    assert isinstance(r, nandlab.SsdResult) and r.interrupted
+    assert r.summary["completed"] == 0
+
+
 @pytest.mark.parametrize("callback", [raise_keyboard_interrupt, raise_sigint])
 def test_a_keyboard_interrupt_keeps_the_requests_completed(
     callback: Callable[[int, int | None], None], tmp_path: Path
 ) -> None:
     with pytest.raises(nandlab.Interrupted) as caught:
-        nandlab.run_ssd(EXAMPLE, out=tmp_path, progress=callback)
+        nandlab.run_ssd(long_config(), out=tmp_path, progress=in_the_requests(callback))
     assert isinstance(caught.value, KeyboardInterrupt)
     r = caught.value.result
     assert isinstance(r, nandlab.SsdResult) and r.interrupted
     assert r.summary["submitted"] == r.summary["completed"]
-    assert 0 < r.summary["completed"] < REQUESTS
+    assert 0 < r.summary["completed"] < LONG
     assert r.latency()["requests"].sum() == r.summary["completed"]
     assert '"interrupted": true' in (tmp_path / "report.json").read_text()
 

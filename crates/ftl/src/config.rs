@@ -281,9 +281,12 @@ impl SsdConfig {
         let config: SsdConfig = toml::from_str(text).map_err(|e| {
             config_error(
                 "ssd config",
-                e.message().to_string()
+                e.message().trim_end().to_string()
                     + &e.span()
-                        .map(|s| format!(" (at byte {})", s.start))
+                        .map(|s| {
+                            let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+                            format!(" (line {line})")
+                        })
                         .unwrap_or_default(),
             )
         })?;

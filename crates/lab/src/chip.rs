@@ -18,6 +18,8 @@ pub struct ChipRunSpec {
     pub device: Option<NandConfig>,
     #[serde(default)]
     pub channels: Option<u32>,
+    /// Dies per channel: each channel gets one chip of this many dies (an error when the chip
+    /// config has more than one chip per channel).
     #[serde(default)]
     pub dies: Option<u32>,
     #[serde(default)]
@@ -65,8 +67,14 @@ impl ChipRunSpec {
             c.geometry.channels = v;
         }
         if let Some(v) = self.dies {
+            // dies per channel: one chip of `v` dies on each channel
+            if c.geometry.chips_per_channel != 1 {
+                return Err(LabError::Usage(format!(
+                    "dies: sets the dies of a one-chip channel, but the chip config has chips_per_channel = {}; set geometry.dies_per_chip in a chip config instead",
+                    c.geometry.chips_per_channel
+                )));
+            }
             c.geometry.dies_per_chip = v;
-            c.geometry.chips_per_channel = 1;
         }
         if let Some(v) = self.planes {
             c.geometry.planes_per_die = v;
