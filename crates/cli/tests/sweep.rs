@@ -137,3 +137,76 @@ fn an_engine_stack_config_runs() {
     assert_eq!(config["config"]["nand"]["geometry"]["channels"], 1);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Ctrl-C stops a sweep between points (exit 130) keeping the finished ones; the rerun takes
+/// exactly those from the cache and computes the rest.
+#[test]
+fn ctrl_c_stops_a_sweep_and_the_rerun_resumes_it() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = temp("ctrl-c");
+    std::fs::create_dir_all(&dir).unwrap();
+    let sweep = dir.join("s.toml");
+    let seeds: Vec<String> = (0..40).map(|i| i.to_string()).collect();
+    std::fs::write(
+        &sweep,
+        format!(
+            "base = {:?}\n[grid]\n\"workload.seed\" = [{}]\n\"workload.request_count\" = [100000]\n",
+            repo().join("examples/ssd-random-write.toml").to_str().unwrap(),
+            seeds.join(", ")
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let args = [
+        "sweep",
+        sweep.to_str().unwrap(),
+        "--jobs",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nandlab"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        Command::new("/bin/kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the sweep did not stop on SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stderr = std::io::read_to_string(child.stderr.take().unwrap()).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    let kept = std::fs::read_dir(out.join("cache")).unwrap().count();
+    assert!(kept < 40, "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("sweep.csv"))
+            .unwrap()
+            .lines()
+            .count(),
+        kept + 1
+    );
+    let (code, stdout, err) = nandlab(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        stdout.contains(&format!("40 points ({kept} from the cache)")),
+        "{stdout}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
