@@ -36,7 +36,7 @@ from nandlab.experiments import (
 )
 from nandlab.progress import Interrupted
 from nandlab.ssd import SsdResult, replay, run_ssd
-from nandlab.sweep import StackResult, run, ssd_presets, sweep
+from nandlab.sweep import StackResult, metrics, run, ssd_presets, sweep
 
 __all__ = [
     "ChipResult",
@@ -51,6 +51,7 @@ __all__ = [
     "chip",
     "engine",
     "list_experiments",
+    "metrics",
     "preset",
     "preset_names",
     "preset_toml",

@@ -130,7 +130,23 @@ def sweep(
         (folder / "sweep.csv").write_text(csv, encoding="utf-8")
     frame = pd.read_csv(io.StringIO(csv))
     frame.attrs["csv"] = csv
+    declared = metrics()
+    frame.attrs["units"] = {c: declared[c]["unit"] for c in frame.columns if c in declared}
     return frame
+
+
+def metrics() -> dict[str, dict[str, str]]:
+    """Every metric a stack run reports (the columns of `run`'s ``metrics`` and of a sweep), as
+    declared once in the simulator: name -> ``{"unit", "description", "kind"}`` (kind: ``ssd``
+    for block workloads, ``engine`` for engine workloads)."""
+    declared = json.loads(_nandlab.metric_defs())
+    result: dict[str, dict[str, str]] = {}
+    for kind in ("ssd", "engine"):
+        for m in declared[kind]:
+            result.setdefault(
+                m["name"], {"unit": m["unit"], "description": m["description"], "kind": kind}
+            )
+    return result
 
 
 def ssd_presets() -> dict[str, dict[str, str]]:

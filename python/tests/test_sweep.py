@@ -25,6 +25,8 @@ def serial() -> str:
     for policy in ("fifo", "greedy"):
         rows = frame[frame["ssd.gc.policy"] == policy].sort_values("ssd.op_fraction")
         assert rows["waf"].iloc[0] > rows["waf"].iloc[1]
+    assert frame.attrs["units"]["waf"] == "1"
+    assert frame.attrs["units"]["write_lat_p99_us"] == "us"
     csv: str = frame.attrs["csv"]
     return csv
 
@@ -102,3 +104,14 @@ def test_the_engine_runs_on_a_named_ssd_preset() -> None:
     assert "bench-ssd" in nandlab.ssd_presets()
     with pytest.raises(ValueError, match="device"):
         nandlab.engine(iaa=True, u2di=True, channels=2, device="miyaji2014-ssd")
+
+
+def test_metrics_are_declared_once_with_units() -> None:
+    declared = nandlab.metrics()
+    assert declared["queries_per_s"] == {
+        "unit": "1/s",
+        "description": "queries per simulated second",
+        "kind": "engine",
+    }
+    r = nandlab.run(BASE, {"workload.request_count": 100}, progress=False)
+    assert set(r.metrics) <= set(declared)

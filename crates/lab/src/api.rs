@@ -383,3 +383,13 @@ pub fn ssd_presets_json() -> LabResult<String> {
         .collect::<LabResult<Vec<_>>>()?;
     Ok(serde_json::to_string(&list).expect("strings serialize"))
 }
+
+/// `{"ssd": [{name, unit, description}, …], "engine": […]}`: the metric rows of stack runs, as
+/// declared once in [`crate::stack::SSD_METRICS`] and [`crate::stack::ENGINE_METRICS`].
+pub fn metric_defs_json() -> String {
+    let value = serde_json::json!({
+        "ssd": crate::stack::SSD_METRICS,
+        "engine": crate::stack::ENGINE_METRICS,
+    });
+    serde_json::to_string(&value).expect("metric definitions serialize")
+}

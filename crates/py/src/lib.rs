@@ -227,6 +227,12 @@ fn sweep_csv(keys_json: String, rows_json: String) -> PyResult<String> {
     nandlab_lab::api::sweep_csv_json(&keys_json, &rows_json).map_err(to_py)
 }
 
+/// The declared metric rows of stack runs: `{"ssd": [{name, unit, description}…], "engine": …}`.
+#[pyfunction]
+fn metric_defs() -> String {
+    nandlab_lab::api::metric_defs_json()
+}
+
 /// JSON list of `[name, description, source]` of every SSD preset.
 #[pyfunction]
 fn ssd_presets() -> PyResult<String> {
@@ -264,6 +270,7 @@ fn _nandlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep_points, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_csv, m)?)?;
     m.add_function(wrap_pyfunction!(ssd_presets, m)?)?;
+    m.add_function(wrap_pyfunction!(metric_defs, m)?)?;
     m.add_function(wrap_pyfunction!(experiments, m)?)?;
     m.add_function(wrap_pyfunction!(preset_names, m)?)?;
     m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
