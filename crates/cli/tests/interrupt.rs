@@ -1,11 +1,10 @@
 //! `nandlab` on Ctrl-C writes the results so far to `--out` and exits with status 130.
 
 mod common;
-use common::repo;
+use common::{interrupt_after, repo};
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn temp(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("nandlab-cli-int-{name}-{}", std::process::id()))
@@ -23,36 +22,17 @@ fn ctrl_c_keeps_the_results_so_far_and_exits_130() {
     )
     .unwrap();
     let out = dir.join("out");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nandlab"))
-        .args([
+    let (code, stderr) = interrupt_after(
+        &[
             "run",
             config.to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
-    let kill = Command::new("/bin/kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            child.kill().ok();
-            panic!("nandlab did not stop on SIGINT");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let stderr = std::io::read_to_string(child.stderr.take().unwrap()).unwrap();
-    assert_eq!(status.code(), Some(130), "{stderr}");
+        ],
+        Duration::from_millis(500),
+        Duration::from_secs(30),
+    );
+    assert_eq!(code, Some(130), "{stderr}");
     assert!(stderr.contains("interrupted: kept results of"), "{stderr}");
     let report = std::fs::read_to_string(out.join("report.json")).unwrap();
     let json: serde_json::Value = serde_json::from_str(&report).unwrap();

@@ -2,11 +2,10 @@
 //! line or file; Ctrl-C during preconditioning stops the run and keeps what it has.
 
 mod common;
-use common::{nandlab, repo};
+use common::{interrupt_after, nandlab, repo};
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("nandlab-rob-{name}-{}", std::process::id()));
@@ -110,38 +109,17 @@ fn ctrl_c_stops_a_long_precondition() {
     )
     .unwrap();
     let out = dir.join("out");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nandlab"))
-        .args([
+    let (code, stderr) = interrupt_after(
+        &[
             "run",
             config.to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
-    assert!(
-        Command::new("/bin/kill")
-            .args(["-INT", &child.id().to_string()])
-            .status()
-            .unwrap()
-            .success()
+        ],
+        Duration::from_millis(500),
+        Duration::from_secs(10),
     );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            child.kill().ok();
-            panic!("nandlab did not stop on SIGINT during preconditioning");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let stderr = std::io::read_to_string(child.stderr.take().unwrap()).unwrap();
-    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert_eq!(code, Some(130), "{stderr}");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     assert_eq!(report["interrupted"], true);

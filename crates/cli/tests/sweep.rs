@@ -3,7 +3,7 @@
 //! engine stack configs run through `nandlab run`.
 
 mod common;
-use common::{nandlab, repo};
+use common::{interrupt_after, nandlab, repo};
 
 use std::path::PathBuf;
 
@@ -142,8 +142,7 @@ fn an_engine_stack_config_runs() {
 /// exactly those from the cache and computes the rest.
 #[test]
 fn ctrl_c_stops_a_sweep_and_the_rerun_resumes_it() {
-    use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let dir = temp("ctrl-c");
     std::fs::create_dir_all(&dir).unwrap();
     let sweep = dir.join("s.toml");
@@ -166,33 +165,9 @@ fn ctrl_c_stops_a_sweep_and_the_rerun_resumes_it() {
         "--out",
         out.to_str().unwrap(),
     ];
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nandlab"))
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
-    assert!(
-        Command::new("/bin/kill")
-            .args(["-INT", &child.id().to_string()])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the sweep did not stop on SIGINT"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let stderr = std::io::read_to_string(child.stderr.take().unwrap()).unwrap();
-    assert_eq!(status.code(), Some(130), "{stderr}");
+    let (code, stderr) =
+        interrupt_after(&args, Duration::from_millis(1500), Duration::from_secs(60));
+    assert_eq!(code, Some(130), "{stderr}");
     let kept = std::fs::read_dir(out.join("cache")).unwrap().count();
     assert!(kept < 40, "{stderr}");
     assert_eq!(
