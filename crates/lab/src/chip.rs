@@ -117,21 +117,6 @@ impl ChipRunSpec {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn overrides_are_validated_with_their_key() {
-        let mut s = ChipRunSpec::new("mlc1", ChipWorkloadKind::Swr, 10);
-        s.planes = Some(0);
-        let err = s.run().unwrap_err().to_string();
-        assert!(err.contains("planes_per_die"), "{err}");
-        let s = ChipRunSpec::new("nope", ChipWorkloadKind::Swr, 10);
-        assert!(s.run().unwrap_err().to_string().contains("unknown preset"));
-    }
-}
-
 /// Writes `report.json` (spec and report), `stages.csv`, `latency_cdf.csv` and `op_kinds.csv`
 /// of a chip run into `dir` (`nandlab chip --out`).
 pub fn write_chip_report(
@@ -173,4 +158,19 @@ pub fn write_chip_report(
         );
     }
     crate::output::write_file(&dir.join("op_kinds.csv"), &kinds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_are_validated_with_their_key() {
+        let mut s = ChipRunSpec::new("mlc1", ChipWorkloadKind::Swr, 10);
+        s.planes = Some(0);
+        let err = s.run().unwrap_err().to_string();
+        assert!(err.contains("planes_per_die"), "{err}");
+        let s = ChipRunSpec::new("nope", ChipWorkloadKind::Swr, 10);
+        assert!(s.run().unwrap_err().to_string().contains("unknown preset"));
+    }
 }

@@ -5,13 +5,14 @@
 //! Functional state changes here, when the FTL decides; the decided ops are then submitted to
 //! the chip model by the world loop in [`crate::ssd`], which owns the timing.
 
-pub(crate) mod address;
 pub(crate) mod blocks;
+pub(crate) mod codec;
 pub(crate) mod emit;
 pub(crate) mod payload;
 
+use crate::address::{BlockId, Ppa};
 use crate::stats::FtlCounters;
-use blocks::{BlockManager, NONE};
+use blocks::BlockManager;
 use emit::{Emitter, Tag};
 use nandlab_core::{LatencyHistogram, SimTime};
 use nandlab_nand::OpKind;
@@ -98,15 +99,15 @@ impl Flash {
     }
 
     /// Programs `ppa` (already allocated) with `data`.
-    pub fn program(&mut self, ppa: u32, tag: Tag, data: Option<&[u8]>) {
+    pub fn program(&mut self, ppa: Ppa, tag: Tag, data: Option<&[u8]>) {
         self.payload.write(ppa, data);
         self.counters.flash_pages_programmed += 1;
-        self.emit.push(OpKind::Program, ppa, NONE, tag);
+        self.emit.push(OpKind::Program, ppa, Ppa::NONE, tag);
     }
 
     /// Moves the data of `source` to the allocated page `target` (copyback within a plane when
     /// enabled, otherwise a read then a program). Mapping updates are the caller's.
-    pub fn move_page(&mut self, source: u32, target: u32, tag: Tag) {
+    pub fn move_page(&mut self, source: Ppa, target: Ppa, tag: Tag) {
         self.payload.relocate(source, target);
         self.counters.flash_pages_programmed += 1;
         self.counters.gc_page_copies += 1;
@@ -115,21 +116,17 @@ impl Flash {
             self.counters.copybacks += 1;
             self.emit.push(OpKind::Copyback, source, target, tag);
         } else {
-            self.emit.push(OpKind::Read, source, NONE, tag);
-            self.emit.push(OpKind::Program, target, NONE, tag);
+            self.emit.push(OpKind::Read, source, Ppa::NONE, tag);
+            self.emit.push(OpKind::Program, target, Ppa::NONE, tag);
         }
     }
 
     /// Erases `block` (all its pages must be invalid) and returns it to its plane's free list.
-    pub fn erase(&mut self, block: u32, tag: Tag) {
-        self.payload.clear_block(block, self.blocks.pages_per_block);
+    pub fn erase(&mut self, block: BlockId, tag: Tag) {
+        let first = self.blocks.page(block, 0);
+        self.payload.clear_block(first, self.blocks.pages_per_block);
         self.blocks.release(block);
         self.counters.erases += 1;
-        self.emit.push(
-            OpKind::Erase,
-            block * self.blocks.pages_per_block,
-            NONE,
-            tag,
-        );
+        self.emit.push(OpKind::Erase, first, Ppa::NONE, tag);
     }
 }

@@ -1,6 +1,8 @@
 //! Page payloads in `full` mode: the bytes of every programmed physical page, moved by GC and
 //! dropped by erases. In `timing-only` mode nothing is stored.
 
+use crate::address::Ppa;
+
 /// Bytes per physical page, or nothing.
 #[derive(Debug)]
 pub(crate) struct Payload {
@@ -29,7 +31,7 @@ impl Payload {
         self.enabled
     }
     /// Stores `data` (a whole page; `None` stores zeros) at `ppa`.
-    pub fn write(&mut self, ppa: u32, data: Option<&[u8]>) {
+    pub fn write(&mut self, ppa: Ppa, data: Option<&[u8]>) {
         if !self.enabled {
             return;
         }
@@ -44,32 +46,33 @@ impl Payload {
             }
             None => page.fill(0),
         }
-        let slot = &mut self.pages[ppa as usize];
+        let slot = &mut self.pages[ppa.index()];
         debug_assert!(slot.is_none(), "payload written twice at ppa {ppa}");
         *slot = Some(page);
     }
-    pub fn read(&self, ppa: u32) -> Option<&[u8]> {
+    pub fn read(&self, ppa: Ppa) -> Option<&[u8]> {
         if !self.enabled {
             return None;
         }
-        self.pages[ppa as usize].as_deref()
+        self.pages[ppa.index()].as_deref()
     }
-    pub fn relocate(&mut self, source: u32, target: u32) {
+    pub fn relocate(&mut self, source: Ppa, target: Ppa) {
         if !self.enabled {
             return;
         }
-        let page = self.pages[source as usize].take();
+        let page = self.pages[source.index()].take();
         debug_assert!(
             page.is_some(),
             "moving a page with no payload (ppa {source})"
         );
-        self.pages[target as usize] = page;
+        self.pages[target.index()] = page;
     }
-    pub fn clear_block(&mut self, block: u32, pages_per_block: u32) {
+    /// Drops the pages of the block whose first page is `first`.
+    pub fn clear_block(&mut self, first: Ppa, pages_per_block: u32) {
         if !self.enabled {
             return;
         }
-        let first = (block * pages_per_block) as usize;
+        let first = first.index();
         for page in &mut self.pages[first..first + pages_per_block as usize] {
             if let Some(buffer) = page.take() {
                 self.spare.push(buffer);

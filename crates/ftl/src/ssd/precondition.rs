@@ -3,6 +3,7 @@
 //! timed and the chip model is not touched), before a timed workload.
 
 use super::Ssd;
+use crate::address::Lpa;
 use crate::error::{FtlError, FtlResult};
 use crate::flash::emit::Tag;
 use nandlab_core::SimRng;
@@ -93,7 +94,7 @@ impl Ssd {
         overwrites: u64,
         ticker: &mut Ticker<F>,
     ) -> FtlResult<()> {
-        for lpa in 0..filled {
+        for lpa in (0..filled).map(Lpa) {
             self.mapper
                 .write(&mut self.flash, lpa, Tag::Internal, None)?;
             ticker.tick()?;
@@ -104,19 +105,19 @@ impl Ssd {
         let mut rng = SimRng::stream(self.seed, "ftl.precondition");
         // the LPAs are drawn a few writes ahead (same sequence) so their mapping-table entries
         // can be prefetched: random overwrites of a large table are cache misses otherwise
-        let mut ahead = [0u32; LOOKAHEAD];
+        let mut ahead = [Lpa(0); LOOKAHEAD];
         for slot in ahead
             .iter_mut()
             .take(overwrites.min(LOOKAHEAD as u64) as usize)
         {
-            *slot = rng.below(u64::from(filled)) as u32;
+            *slot = Lpa(rng.below(u64::from(filled)) as u32);
             self.mapper.prefetch_far(*slot);
         }
         for k in 0..overwrites {
             let at = (k % LOOKAHEAD as u64) as usize;
             let lpa = ahead[at];
             if k + (LOOKAHEAD as u64) < overwrites {
-                ahead[at] = rng.below(u64::from(filled)) as u32;
+                ahead[at] = Lpa(rng.below(u64::from(filled)) as u32);
                 self.mapper.prefetch_far(ahead[at]);
             }
             if k + 1 < overwrites {
