@@ -31,7 +31,11 @@ pub use config::{
     WearLeveling,
 };
 pub use error::{FtlError, FtlResult};
+pub use flash::oob::{OOB_BYTES, PageOob, oob_crc};
 pub use host::{HostOp, HostRequest};
 pub use memory::MemoryEstimate;
-pub use ssd::{Executed, PRECONDITION_PROGRESS_WRITES, Precondition, Ssd, logical_pages, simulate};
+pub use ssd::{
+    Executed, PRECONDITION_PROGRESS_WRITES, Precondition, Ssd, WriteState, WriteStateCounts,
+    logical_pages, simulate,
+};
 pub use stats::{FtlCounters, SsdReport};

@@ -16,6 +16,8 @@ pub(crate) struct WriteBuffer {
     /// Slot of each logical page (one entry per logical page).
     slot_of: Vec<BufferSlot>,
     lpa: Vec<Lpa>,
+    /// Write sequence number of each slot's page (goes into the OOB when it is programmed).
+    sequence: Vec<u64>,
     prev: Vec<BufferSlot>,
     next: Vec<BufferSlot>,
     /// Most recently inserted (or, for LRU, used) slot.
@@ -41,6 +43,7 @@ impl WriteBuffer {
             keep_bytes,
             slot_of: vec![BufferSlot::NONE; logical_pages as usize],
             lpa: vec![Lpa::NONE; n],
+            sequence: vec![0; n],
             prev: vec![BufferSlot::NONE; n],
             next: vec![BufferSlot::NONE; n],
             head: BufferSlot::NONE,
@@ -81,9 +84,15 @@ impl WriteBuffer {
         }
     }
 
-    /// Stores a whole page. Returns `Some(evicted lpa)` (its bytes in `evicted`) when a page
-    /// had to leave to make room.
-    pub fn insert(&mut self, lpa: Lpa, data: Option<&[u8]>, evicted: &mut Vec<u8>) -> Option<Lpa> {
+    /// Stores a whole page written by the host write `sequence`. Returns the evicted page's
+    /// `(lpa, sequence)` (its bytes in `evicted`) when a page had to leave to make room.
+    pub fn insert(
+        &mut self,
+        lpa: Lpa,
+        sequence: u64,
+        data: Option<&[u8]>,
+        evicted: &mut Vec<u8>,
+    ) -> Option<(Lpa, u64)> {
         let mut out = None;
         let slot = match self.slot_of[lpa.index()].get() {
             None => {
@@ -101,6 +110,7 @@ impl WriteBuffer {
                 slot
             }
         };
+        self.sequence[slot.index()] = sequence;
         if self.keep_bytes {
             let s = slot.index() * self.page_size_bytes;
             let page = &mut self.bytes[s..s + self.page_size_bytes];
@@ -112,17 +122,19 @@ impl WriteBuffer {
         out
     }
 
-    /// Removes the next page to evict; its bytes go to `evicted` (full mode).
-    pub fn pop_oldest(&mut self, evicted: &mut Vec<u8>) -> Option<Lpa> {
+    /// Removes the next page to evict and returns its `(lpa, sequence)`; its bytes go to
+    /// `evicted` (full mode).
+    pub fn pop_oldest(&mut self, evicted: &mut Vec<u8>) -> Option<(Lpa, u64)> {
         let slot = self.tail.get()?;
         let lpa = self.lpa[slot.index()];
+        let sequence = self.sequence[slot.index()];
         if self.keep_bytes {
             let s = slot.index() * self.page_size_bytes;
             evicted.clear();
             evicted.extend_from_slice(&self.bytes[s..s + self.page_size_bytes]);
         }
         self.remove(lpa);
-        Some(lpa)
+        Some((lpa, sequence))
     }
 
     /// Drops a page (TRIM). Returns whether it was buffered.
@@ -172,13 +184,16 @@ mod tests {
         for (policy, expected) in [(BufferPolicy::Lru, 2), (BufferPolicy::Fifo, 1)] {
             let mut b = WriteBuffer::new(3, 10, 4, policy, true);
             for lpa in 1..=3 {
+                let data = [lpa as u8; 4];
+                let sequence = 10 + u64::from(lpa);
                 assert_eq!(
-                    b.insert(Lpa(lpa), Some(&[lpa as u8; 4]), &mut scratch),
+                    b.insert(Lpa(lpa), sequence, Some(&data), &mut scratch),
                     None
                 );
             }
             b.touch(Lpa(1)); // LRU: 1 becomes the most recent
-            assert_eq!(b.insert(Lpa(4), None, &mut scratch), Some(Lpa(expected)));
+            let out = b.insert(Lpa(4), 14, None, &mut scratch);
+            assert_eq!(out, Some((Lpa(expected), 10 + u64::from(expected))));
             assert_eq!(scratch, vec![expected as u8; 4]);
             assert!(!b.contains(Lpa(expected)) && b.contains(Lpa(4)));
             assert_eq!(b.len(), 3);
@@ -191,12 +206,12 @@ mod tests {
         let mut scratch = Vec::new();
         let mut b = WriteBuffer::new(4, 10, 4, BufferPolicy::Lru, false);
         for lpa in [5, 6, 7] {
-            b.insert(Lpa(lpa), None, &mut scratch);
+            b.insert(Lpa(lpa), 0, None, &mut scratch);
         }
         assert!(b.remove(Lpa(6)));
         assert!(!b.remove(Lpa(6)));
         let drained: Vec<u32> = std::iter::from_fn(|| b.pop_oldest(&mut scratch))
-            .map(|l| l.0)
+            .map(|(l, _)| l.0)
             .collect();
         assert_eq!(drained, vec![5, 7]);
         assert_eq!(b.len(), 0);

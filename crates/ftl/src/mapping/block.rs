@@ -11,8 +11,8 @@
 use super::table::PageTable;
 use crate::address::{BlockId, Lpa, PlaneId, Ppa};
 use crate::error::FtlResult;
-use crate::flash::Flash;
 use crate::flash::emit::Tag;
+use crate::flash::{Flash, HostWrite};
 use nandlab_nand::Geometry;
 
 /// LBN geometry shared by the block and hybrid mappings.
@@ -54,20 +54,13 @@ impl DataBlocks {
         Lpa(lbn * self.pages_per_block + offset)
     }
 
-    /// Records `lpa` at the freshly allocated `ppa` and programs it.
-    pub fn program(
-        &mut self,
-        flash: &mut Flash,
-        lpa: Lpa,
-        ppa: Ppa,
-        tag: Tag,
-        data: Option<&[u8]>,
-    ) {
-        if let Some(old) = self.table.map(lpa, ppa) {
+    /// Records the written LPA at the freshly allocated `ppa` and programs it.
+    pub fn program(&mut self, flash: &mut Flash, write: HostWrite<'_>, ppa: Ppa, tag: Tag) {
+        if let Some(old) = self.table.map(write.lpa, ppa) {
             flash.blocks.invalidate(old);
         }
         flash.blocks.add_valid(ppa);
-        flash.program(ppa, tag, data);
+        flash.program(ppa, write, tag);
     }
 
     /// Moves the valid page of `lpa` (wherever it is) to page `offset` of open `block`.
@@ -81,13 +74,13 @@ impl DataBlocks {
     }
 
     /// Rebuilds LBN `lbn` in a fresh block of its plane from the latest copy of every page
-    /// (wherever it lives), with `lpa`/`data` programmed as new data when given; the old data
+    /// (wherever it lives), with `new_page` programmed as new data when given; the old data
     /// block is erased. Returns the new block.
     pub fn full_merge(
         &mut self,
         flash: &mut Flash,
         lbn: u32,
-        new_page: Option<(Lpa, Tag, Option<&[u8]>)>,
+        new_page: Option<(HostWrite<'_>, Tag)>,
     ) -> FtlResult<BlockId> {
         let plane = self.plane_of_lbn(lbn);
         let Some(fresh) = flash.blocks.take_free(plane) else {
@@ -100,9 +93,9 @@ impl DataBlocks {
         for offset in 0..ppb {
             let lpa = self.lpa(lbn, offset);
             match new_page {
-                Some((new_lpa, tag, data)) if new_lpa == lpa => {
+                Some((write, tag)) if write.lpa == lpa => {
                     let ppa = flash.blocks.next_ppa_at(fresh, offset);
-                    self.program(flash, lpa, ppa, tag, data);
+                    self.program(flash, write, ppa, tag);
                 }
                 _ => {
                     if self.table.ppa_of(lpa).is_some() {
@@ -177,21 +170,15 @@ impl BlockFtl {
         self.blocks.logical_pages()
     }
 
-    pub fn write(
-        &mut self,
-        flash: &mut Flash,
-        lpa: Lpa,
-        tag: Tag,
-        data: Option<&[u8]>,
-    ) -> FtlResult<()> {
+    pub fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
         let d = &mut self.blocks;
-        let (lbn, offset) = d.split(lpa);
+        let (lbn, offset) = d.split(write.lpa);
         let block = d.data[lbn as usize];
         if let Some(block) = block
             && offset >= flash.blocks.next_page[block.index()]
         {
             let ppa = flash.blocks.next_ppa_at(block, offset);
-            d.program(flash, lpa, ppa, tag, data);
+            d.program(flash, write, ppa, tag);
             return Ok(());
         }
         if block.is_none() {
@@ -203,11 +190,11 @@ impl BlockFtl {
             };
             d.data[lbn as usize] = Some(fresh);
             let ppa = flash.blocks.next_ppa_at(fresh, offset);
-            d.program(flash, lpa, ppa, tag, data);
+            d.program(flash, write, ppa, tag);
             return Ok(());
         }
         flash.counters.merges_full += 1;
-        d.full_merge(flash, lbn, Some((lpa, tag, data)))?;
+        d.full_merge(flash, lbn, Some((write, tag)))?;
         Ok(())
     }
 

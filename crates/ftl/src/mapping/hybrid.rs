@@ -19,9 +19,9 @@
 use super::block::{DataBlocks, lbns_per_plane};
 use crate::address::{BlockId, Lpa, PlaneId, Ppa};
 use crate::error::{FtlError, FtlResult};
-use crate::flash::Flash;
 use crate::flash::blocks::BlockUse;
 use crate::flash::emit::Tag;
+use crate::flash::{Flash, HostWrite};
 use nandlab_nand::Geometry;
 use std::collections::VecDeque;
 
@@ -72,14 +72,8 @@ impl HybridFtl {
         self.blocks.check(flash)
     }
 
-    pub fn write(
-        &mut self,
-        flash: &mut Flash,
-        lpa: Lpa,
-        tag: Tag,
-        data: Option<&[u8]>,
-    ) -> FtlResult<()> {
-        let (lbn, offset) = self.blocks.split(lpa);
+    pub fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
+        let (lbn, offset) = self.blocks.split(write.lpa);
         // 1. in place: no data block yet, or the offset is beyond the write pointer
         let block = match self.blocks.data[lbn as usize] {
             Some(block) => block,
@@ -92,7 +86,7 @@ impl HybridFtl {
         let owns_sequential = self.sequential.is_some_and(|(owner, _)| owner == lbn);
         if !owns_sequential && offset >= flash.blocks.next_page[block.index()] {
             let ppa = flash.blocks.next_ppa_at(block, offset);
-            self.blocks.program(flash, lpa, ppa, tag, data);
+            self.blocks.program(flash, write, ppa, tag);
             return Ok(());
         }
         // 2. offset 0 starts a new sequential log block for this logical block
@@ -101,7 +95,7 @@ impl HybridFtl {
             let log = take_free(flash, self.blocks.plane_of_lbn(lbn))?;
             self.sequential = Some((lbn, log));
             let ppa = flash.blocks.next_ppa_at(log, 0);
-            self.blocks.program(flash, lpa, ppa, tag, data);
+            self.blocks.program(flash, write, ppa, tag);
             return Ok(());
         }
         // 3. the next offset of the sequential log block
@@ -110,7 +104,7 @@ impl HybridFtl {
             && offset == flash.blocks.next_page[log.index()]
         {
             let ppa = flash.blocks.next_ppa_at(log, offset);
-            self.blocks.program(flash, lpa, ppa, tag, data);
+            self.blocks.program(flash, write, ppa, tag);
             if flash.blocks.state[log.index()] == BlockUse::Closed {
                 self.merge_sequential(flash)?;
             }
@@ -118,7 +112,7 @@ impl HybridFtl {
         }
         // 4. random log
         let ppa = self.random_page(flash)?;
-        self.blocks.program(flash, lpa, ppa, tag, data);
+        self.blocks.program(flash, write, ppa, tag);
         Ok(())
     }
 

@@ -10,8 +10,8 @@ pub(crate) mod table;
 use crate::address::{Lpa, PlaneId, Ppa};
 use crate::config::Level;
 use crate::error::FtlResult;
-use crate::flash::Flash;
 use crate::flash::emit::Tag;
+use crate::flash::{Flash, HostWrite};
 use nandlab_nand::Geometry;
 
 /// The active mapping scheme.
@@ -23,18 +23,12 @@ pub(crate) enum Mapper {
 }
 
 impl Mapper {
-    /// Writes one whole logical page.
-    pub fn write(
-        &mut self,
-        flash: &mut Flash,
-        lpa: Lpa,
-        tag: Tag,
-        data: Option<&[u8]>,
-    ) -> FtlResult<()> {
+    /// Writes one whole logical page (its program carries `tag`).
+    pub fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
         match self {
-            Mapper::Page(m) => m.write(flash, lpa, tag, data),
-            Mapper::Block(m) => m.write(flash, lpa, tag, data),
-            Mapper::Hybrid(m) => m.write(flash, lpa, tag, data),
+            Mapper::Page(m) => m.write(flash, write, tag),
+            Mapper::Block(m) => m.write(flash, write, tag),
+            Mapper::Hybrid(m) => m.write(flash, write, tag),
         }
     }
     pub fn trim(&mut self, flash: &mut Flash, lpa: Lpa) {

@@ -7,8 +7,8 @@
 use super::table::PageTable;
 use crate::address::{BlockId, Lpa, PlaneId, Ppa};
 use crate::error::{FtlError, FtlResult};
-use crate::flash::Flash;
 use crate::flash::emit::Tag;
+use crate::flash::{Flash, HostWrite};
 use crate::gc::VictimPicker;
 
 /// How far ahead GC relocation prefetches L2P entries, in pages of the victim block.
@@ -79,13 +79,8 @@ impl PageFtl {
     }
 
     /// Writes one whole logical page (the program op carries `tag`).
-    pub fn write(
-        &mut self,
-        flash: &mut Flash,
-        lpa: Lpa,
-        tag: Tag,
-        data: Option<&[u8]>,
-    ) -> FtlResult<()> {
+    pub fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
+        let lpa = write.lpa;
         let planes = self.stripe.len();
         for _ in 0..planes {
             let plane = self.stripe[self.cursor];
@@ -95,7 +90,7 @@ impl PageFtl {
                     flash.blocks.invalidate(old);
                 }
                 flash.blocks.add_valid(ppa);
-                flash.program(ppa, tag, data);
+                flash.program(ppa, write, tag);
                 return Ok(());
             }
         }

@@ -4,6 +4,7 @@
 use super::{Ssd, WATCH_NEXT};
 use crate::address::{Lpa, Ppa};
 use crate::error::{FtlError, FtlResult};
+use crate::flash::HostWrite;
 use crate::flash::emit::Tag;
 use crate::host::queue::Deferred;
 use crate::host::{HostOp, HostRequest};
@@ -256,18 +257,29 @@ impl Ssd {
     /// coldest page to flash when full), else to flash.
     fn write_page(&mut self, lpa: Lpa, bytes: Option<&[u8]>, tag: Tag) -> FtlResult<()> {
         self.flash.counters.host_pages_written += 1;
+        let sequence = self.flash.next_sequence();
         let Some(buffer) = &mut self.buffer else {
-            return self.mapper.write(&mut self.flash, lpa, tag, bytes);
+            let write = HostWrite {
+                lpa,
+                sequence,
+                data: bytes,
+            };
+            return self.mapper.write(&mut self.flash, write, tag);
         };
         if buffer.contains(lpa) {
             self.flash.counters.buffer_write_hits += 1;
         }
         let mut evicted = std::mem::take(&mut self.evicted);
-        let result = match buffer.insert(lpa, bytes, &mut evicted) {
-            Some(victim) => {
+        let result = match buffer.insert(lpa, sequence, bytes, &mut evicted) {
+            Some((lpa, sequence)) => {
                 self.flash.counters.buffer_evictions += 1;
                 let data = self.flash.payload.enabled().then_some(&evicted[..]);
-                self.mapper.write(&mut self.flash, victim, tag, data)
+                let write = HostWrite {
+                    lpa,
+                    sequence,
+                    data,
+                };
+                self.mapper.write(&mut self.flash, write, tag)
             }
             None => Ok(()),
         };
@@ -298,12 +310,14 @@ impl Ssd {
         };
         let mut evicted = std::mem::take(&mut self.evicted);
         let mut result = Ok(());
-        while let Some(lpa) = buffer.pop_oldest(&mut evicted) {
+        while let Some((lpa, sequence)) = buffer.pop_oldest(&mut evicted) {
             let data = self.flash.payload.enabled().then_some(&evicted[..]);
-            if let Err(e) = self
-                .mapper
-                .write(&mut self.flash, lpa, Tag::Host(slot), data)
-            {
+            let write = HostWrite {
+                lpa,
+                sequence,
+                data,
+            };
+            if let Err(e) = self.mapper.write(&mut self.flash, write, Tag::Host(slot)) {
                 result = Err(e);
                 break;
             }

@@ -7,11 +7,13 @@
 //! been read); the decided flash ops are then submitted in decision order, so the chip model's
 //! per-die ordering keeps GC moves before their erase and erases before reuse.
 
+mod durability;
 mod host_path;
 mod precondition;
 mod report;
 mod world;
 
+pub use durability::{WriteState, WriteStateCounts};
 pub use precondition::{PRECONDITION_PROGRESS_WRITES, Precondition};
 
 use crate::address::{BlockId, Lpa};
@@ -74,6 +76,8 @@ pub struct Ssd {
     watched: Option<Executed>,
     /// Ops decided but not yet given to the chip model, per die (FIFO).
     die_queues: Vec<VecDeque<PendingOp>>,
+    /// Ops given to the chip model, per die, oldest first (to match completions to pages).
+    chip_in_flight: Vec<world::DieInFlight>,
     codec: AddressCodec,
 }
 
@@ -189,6 +193,7 @@ impl Ssd {
             die_queues: (0..geometry.total_dies())
                 .map(|_| VecDeque::new())
                 .collect(),
+            chip_in_flight: vec![world::DieInFlight::default(); geometry.total_dies() as usize],
             codec: AddressCodec::new(&geometry),
             config,
             seed,

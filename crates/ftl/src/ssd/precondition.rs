@@ -5,6 +5,7 @@
 use super::Ssd;
 use crate::address::Lpa;
 use crate::error::{FtlError, FtlResult};
+use crate::flash::HostWrite;
 use crate::flash::emit::Tag;
 use nandlab_core::SimRng;
 use serde::{Deserialize, Serialize};
@@ -95,8 +96,7 @@ impl Ssd {
         ticker: &mut Ticker<F>,
     ) -> FtlResult<()> {
         for lpa in (0..filled).map(Lpa) {
-            self.mapper
-                .write(&mut self.flash, lpa, Tag::Internal, None)?;
+            self.precondition_write(lpa)?;
             ticker.tick()?;
         }
         if filled == 0 {
@@ -124,11 +124,20 @@ impl Ssd {
                 self.mapper
                     .prefetch_near(ahead[((k + 1) % LOOKAHEAD as u64) as usize]);
             }
-            self.mapper
-                .write(&mut self.flash, lpa, Tag::Internal, None)?;
+            self.precondition_write(lpa)?;
             ticker.tick()?;
         }
         Ok(())
+    }
+
+    /// One functional host write of zeros (a write of the sequence like any other).
+    fn precondition_write(&mut self, lpa: Lpa) -> FtlResult<()> {
+        let write = HostWrite {
+            lpa,
+            sequence: self.flash.next_sequence(),
+            data: None,
+        };
+        self.mapper.write(&mut self.flash, write, Tag::Internal)
     }
 }
 
