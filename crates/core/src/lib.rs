@@ -3,11 +3,13 @@
 //! - [`SimTime`]: simulated time as integer picoseconds (no floating-point time anywhere).
 //! - [`EventQueue`]: a deterministic discrete-event queue ordered by (time, insertion sequence).
 //! - [`SimRng`]: a seeded, platform-independent random number generator with named sub-streams.
+//! - [`Lpa`]: the logical page address shared by the engine and the SSD controller.
 //! - [`request`]: the block request shared by workloads and the controller.
 //! - [`prefetch`]: a safe software-prefetch hint for hot table lookups.
 //! - [`memory`]: the memory budget a device's tables may use (checked before allocating).
 //! - [`stats`]: latency histograms with percentiles and CDF export, counters.
 
+pub mod address;
 pub mod event;
 pub mod memory;
 pub mod prefetch;
@@ -16,6 +18,7 @@ pub mod rng;
 pub mod stats;
 pub mod time;
 
+pub use address::Lpa;
 pub use event::EventQueue;
 pub use request::{BlockRequest, IoOp};
 pub use rng::SimRng;

@@ -9,20 +9,10 @@
 use crate::error::EngineError;
 use nandlab_core::SimTime;
 use serde::{Deserialize, Serialize};
-use std::fmt;
 
-/// A logical page address: logical byte address divided by the page size (paper 000 Fig. 4).
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
-#[serde(transparent)]
-pub struct Lpa(pub u64);
-
-impl fmt::Display for Lpa {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
+/// A logical page address (paper 000 Fig. 4): the workspace's one [`nandlab_core::Lpa`],
+/// shared with the SSD controller.
+pub use nandlab_core::Lpa;
 
 /// Cumulative device-side counters. Devices that do not track a counter leave it at zero.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -119,7 +109,7 @@ pub fn check_page_access(
     page_size_bytes: usize,
     page_count: u64,
 ) -> Result<(), EngineError> {
-    if lpa.0 >= page_count {
+    if u64::from(lpa.0) >= page_count {
         return Err(EngineError::LpaOutOfRange { lpa, page_count });
     }
     if len_bytes != page_size_bytes {

@@ -101,7 +101,7 @@ impl RowLayout {
     }
     /// The logical page holding `slot`.
     pub fn lpa_of_slot(&self, slot: u32) -> Lpa {
-        Lpa(u64::from(slot / self.rows_per_page))
+        Lpa(slot / self.rows_per_page)
     }
     /// Index of `slot` within its page.
     pub fn slot_in_page(&self, slot: u32) -> u32 {
@@ -109,7 +109,7 @@ impl RowLayout {
     }
     /// First slot of page `lpa`.
     pub fn first_slot_of(&self, lpa: Lpa) -> u32 {
-        (lpa.0 * u64::from(self.rows_per_page)) as u32
+        lpa.0 * self.rows_per_page
     }
     /// Byte range of `slot` within its page.
     pub fn byte_range_in_page(&self, slot: u32) -> std::ops::Range<usize> {
@@ -118,7 +118,8 @@ impl RowLayout {
     }
     /// Logical byte address of `slot` (paper 000 Fig. 4 "logical address").
     pub fn logical_address_bytes(&self, slot: u32) -> u64 {
-        self.lpa_of_slot(slot).0 * self.page_size_bytes as u64
+        self.lpa_of_slot(slot)
+            .offset_bytes(self.page_size_bytes as u64)
             + self.byte_range_in_page(slot).start as u64
     }
 }
@@ -197,7 +198,7 @@ mod tests {
         assert_eq!(layout.logical_address_bytes(138), 16 * 1024 + 119);
         assert_eq!(
             layout.logical_address_bytes(138) / layout.page_size_bytes() as u64,
-            layout.lpa_of_slot(138).0
+            u64::from(layout.lpa_of_slot(138).0)
         );
     }
 

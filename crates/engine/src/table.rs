@@ -109,9 +109,9 @@ impl Table {
         let slot_count = self.layout.slot_count();
         let start = (start % slot_count) as u32;
         let page_count = self.layout.page_count();
-        let start_page = self.layout.lpa_of_slot(start).0;
+        let start_page = u64::from(self.layout.lpa_of_slot(start).0);
         for step in 0..=page_count {
-            let lpa = Lpa((start_page + step) % page_count);
+            let lpa = Lpa(((start_page + step) % page_count) as u32);
             if self.free_in_page(lpa) == 0 {
                 continue;
             }

@@ -12,6 +12,7 @@
 //! `gc` (victim policies), `wear` (wear-leveling), `buffer` (DRAM write buffer),
 //! `flash` (block accounting, op emission, payloads), [`stats`].
 
+pub mod address;
 mod buffer;
 pub mod config;
 pub mod error;
@@ -24,13 +25,17 @@ mod ssd;
 pub mod stats;
 mod wear;
 
+pub use address::{Lpa, Ppa};
 pub use config::{
     BufferPolicy, DeviceConfig, FtlConfig, GcPolicy, GcScope, MappingKind, PayloadMode, SsdConfig,
     WearLeveling,
 };
 pub use error::{FtlError, FtlResult};
+pub use flash::oob::{OOB_BYTES, PageOob, oob_crc};
 pub use host::{HostOp, HostRequest};
-pub use mapping::Lpa;
 pub use memory::MemoryEstimate;
-pub use ssd::{Executed, PRECONDITION_PROGRESS_WRITES, Precondition, Ssd, logical_pages, simulate};
+pub use ssd::{
+    Executed, PRECONDITION_PROGRESS_WRITES, Precondition, Ssd, WriteState, WriteStateCounts,
+    logical_pages, simulate,
+};
 pub use stats::{FtlCounters, SsdReport};

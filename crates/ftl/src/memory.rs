@@ -13,6 +13,9 @@ const CHECK_THRESHOLD_BYTES: u64 = 256 << 20;
 /// free-list entry (and slack).
 const BLOCK_STATE_BYTES: u64 = 32;
 
+/// Bytes of the compact OOB table per physical page: an LPA (4) and a sequence number (8).
+const OOB_TABLE_BYTES_PER_PAGE: u64 = 12;
+
 /// The parts of a config's memory estimate, in bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MemoryEstimate {
@@ -22,8 +25,12 @@ pub struct MemoryEstimate {
     pub mapping_bytes: u64,
     /// Per-block FTL state.
     pub block_state_bytes: u64,
-    /// Page payloads (`ftl.payload = "full"`: every physical page may hold its bytes).
+    /// Page payloads (`ftl.payload = "full"`: every physical page may hold its bytes and its
+    /// spare area's OOB record).
     pub payload_bytes: u64,
+    /// Out-of-band metadata kept per physical page (LPA and write sequence number) and the
+    /// completed-program watermark per block, in both payload modes.
+    pub oob_bytes: u64,
     /// The DRAM write buffer (its index over the logical pages, and its pages in full mode).
     pub buffer_bytes: u64,
 }
@@ -35,6 +42,7 @@ impl MemoryEstimate {
             .saturating_add(self.mapping_bytes)
             .saturating_add(self.block_state_bytes)
             .saturating_add(self.payload_bytes)
+            .saturating_add(self.oob_bytes)
             .saturating_add(self.buffer_bytes)
     }
 }
@@ -68,8 +76,12 @@ impl SsdConfig {
         };
         let full = f.payload == PayloadMode::Full;
         let payload_bytes = if full {
-            // an optional boxed page per physical page (16 bytes) plus its bytes once written
-            physical.saturating_mul(page.saturating_add(16))
+            // an optional boxed page per physical page (16 bytes) plus its bytes and its spare
+            // area's OOB record once written
+            physical.saturating_mul(
+                page.saturating_add(16)
+                    .saturating_add(crate::flash::oob::OOB_BYTES as u64),
+            )
         } else {
             0
         };
@@ -87,6 +99,9 @@ impl SsdConfig {
             mapping_bytes,
             block_state_bytes: blocks.saturating_mul(BLOCK_STATE_BYTES),
             payload_bytes,
+            oob_bytes: physical
+                .saturating_mul(OOB_TABLE_BYTES_PER_PAGE)
+                .saturating_add(blocks.saturating_mul(4)),
             buffer_bytes,
         })
     }

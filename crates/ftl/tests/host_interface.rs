@@ -156,27 +156,19 @@ fn hint_names_the_valid_pages_of_the_next_victim() {
         let victim = ssd.next_victim_block().expect("a victim exists");
         let hint = ssd.next_erase_block_valid_lpas();
         assert!(!hint.is_empty());
-        let erases_before = ssd
-            .nand()
-            .blocks()
-            .block(nandlab_nand::BlockId(victim))
-            .erase_count;
+        let erases_before = ssd.nand().blocks().block(victim).erase_count;
         ssd.reset_measurement();
         let page = u64::from(ssd.page_size_bytes());
         let mut i = 0;
         while ssd.report().counters.erases == 0 {
-            let lpa = hint[i % hint.len()].0;
-            ssd.execute(&HostRequest::write(lpa * page, page), None)
+            let lpa = hint[i % hint.len()];
+            ssd.execute(&HostRequest::write(lpa.offset_bytes(page), page), None)
                 .unwrap();
             i += 1;
             assert!(i < 10_000, "{policy:?} {scope:?}: no GC");
         }
         let r = ssd.report();
-        let erased = ssd
-            .nand()
-            .blocks()
-            .block(nandlab_nand::BlockId(victim))
-            .erase_count;
+        let erased = ssd.nand().blocks().block(victim).erase_count;
         assert_eq!(
             erased,
             erases_before + 1,

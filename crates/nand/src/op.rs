@@ -24,7 +24,10 @@ pub enum OpKind {
 }
 
 impl OpKind {
-    pub const ALL: [OpKind; 4] = [
+    /// Number of op kinds: per-kind tables are `[T; OpKind::COUNT]`, indexed by
+    /// [`OpKind::index`].
+    pub const COUNT: usize = 4;
+    pub const ALL: [OpKind; OpKind::COUNT] = [
         OpKind::Read,
         OpKind::Program,
         OpKind::Erase,

@@ -234,7 +234,8 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
     pub fn verify_all(&mut self) -> Result<u64, EngineError> {
         let mut rows_checked = 0;
         for page in 0..self.table.layout().page_count() {
-            let lpa = Lpa(page);
+            // the layout addresses rows by `u32` slots, so its pages fit a `u32`
+            let lpa = Lpa(page as u32);
             if self.table.page_is_empty(lpa) {
                 continue;
             }

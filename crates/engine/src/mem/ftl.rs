@@ -370,7 +370,7 @@ impl BlockDevice for MemFtl {
         let ppa = self.allocate_host_page(lpa)?;
         let range = self.page_bytes(ppa);
         self.data[range].copy_from_slice(data);
-        self.map(lpa.0 as u32, ppa);
+        self.map(lpa.0, ppa);
         self.now += self.config.program_latency;
         self.energy_uj += self.config.program_energy_uj;
         Ok(())
@@ -417,7 +417,7 @@ impl CoDesignHints for MemFtl {
             pages
                 .iter()
                 .filter(|&&lpa| lpa != UNMAPPED)
-                .map(|&lpa| Lpa(u64::from(lpa))),
+                .map(|&lpa| Lpa(lpa)),
         );
     }
 }

@@ -3,25 +3,28 @@
 //! construction). Reads hit the buffer; a write to a buffered page updates it in place; when
 //! the buffer is full the coldest page is evicted (written to flash); a flush writes them all.
 
+use crate::address::{BufferSlot, Lpa};
 use crate::config::BufferPolicy;
-use crate::flash::blocks::NONE;
 
-/// The buffered pages and (in full payload mode) their bytes.
+/// The buffered pages and (in full payload mode) their bytes. Empty entries are
+/// `BufferSlot::NONE` / `Lpa::NONE`.
 #[derive(Debug)]
 pub(crate) struct WriteBuffer {
     policy: BufferPolicy,
     page_size_bytes: usize,
     keep_bytes: bool,
-    /// Slot of each logical page, or NONE (one entry per logical page).
-    slot_of: Vec<u32>,
-    lpa: Vec<u32>,
-    prev: Vec<u32>,
-    next: Vec<u32>,
+    /// Slot of each logical page (one entry per logical page).
+    slot_of: Vec<BufferSlot>,
+    lpa: Vec<Lpa>,
+    /// Write sequence number of each slot's page (goes into the OOB when it is programmed).
+    sequence: Vec<u64>,
+    prev: Vec<BufferSlot>,
+    next: Vec<BufferSlot>,
     /// Most recently inserted (or, for LRU, used) slot.
-    head: u32,
+    head: BufferSlot,
     /// Next to evict.
-    tail: u32,
-    free: Vec<u32>,
+    tail: BufferSlot,
+    free: Vec<BufferSlot>,
     bytes: Vec<u8>,
 }
 
@@ -38,13 +41,14 @@ impl WriteBuffer {
             policy,
             page_size_bytes: page_size_bytes as usize,
             keep_bytes,
-            slot_of: vec![NONE; logical_pages as usize],
-            lpa: vec![NONE; n],
-            prev: vec![NONE; n],
-            next: vec![NONE; n],
-            head: NONE,
-            tail: NONE,
-            free: (0..capacity_pages).rev().collect(),
+            slot_of: vec![BufferSlot::NONE; logical_pages as usize],
+            lpa: vec![Lpa::NONE; n],
+            sequence: vec![0; n],
+            prev: vec![BufferSlot::NONE; n],
+            next: vec![BufferSlot::NONE; n],
+            head: BufferSlot::NONE,
+            tail: BufferSlot::NONE,
+            free: (0..capacity_pages).rev().map(BufferSlot).collect(),
             bytes: if keep_bytes {
                 vec![0; n * page_size_bytes as usize]
             } else {
@@ -57,51 +61,58 @@ impl WriteBuffer {
     pub fn len(&self) -> usize {
         self.lpa.len() - self.free.len()
     }
-    pub fn contains(&self, lpa: u32) -> bool {
-        self.slot_of[lpa as usize] != NONE
+    pub fn contains(&self, lpa: Lpa) -> bool {
+        !self.slot_of[lpa.index()].is_none()
     }
 
     /// Bytes of a buffered page (full mode).
-    pub fn page(&self, lpa: u32) -> Option<&[u8]> {
-        let slot = self.slot_of[lpa as usize];
-        if slot == NONE || !self.keep_bytes {
+    pub fn page(&self, lpa: Lpa) -> Option<&[u8]> {
+        let slot = self.slot_of[lpa.index()];
+        if slot.is_none() || !self.keep_bytes {
             return None;
         }
-        let s = slot as usize * self.page_size_bytes;
+        let s = slot.index() * self.page_size_bytes;
         Some(&self.bytes[s..s + self.page_size_bytes])
     }
 
     /// A read hit: LRU moves the page to the front.
-    pub fn touch(&mut self, lpa: u32) {
-        let slot = self.slot_of[lpa as usize];
-        if slot != NONE && self.policy == BufferPolicy::Lru {
+    pub fn touch(&mut self, lpa: Lpa) {
+        let slot = self.slot_of[lpa.index()];
+        if !slot.is_none() && self.policy == BufferPolicy::Lru {
             self.unlink(slot);
             self.push_front(slot);
         }
     }
 
-    /// Stores a whole page. Returns `Some(evicted lpa)` (its bytes in `evicted`) when a page
-    /// had to leave to make room.
-    pub fn insert(&mut self, lpa: u32, data: Option<&[u8]>, evicted: &mut Vec<u8>) -> Option<u32> {
+    /// Stores a whole page written by the host write `sequence`. Returns the evicted page's
+    /// `(lpa, sequence)` (its bytes in `evicted`) when a page had to leave to make room.
+    pub fn insert(
+        &mut self,
+        lpa: Lpa,
+        sequence: u64,
+        data: Option<&[u8]>,
+        evicted: &mut Vec<u8>,
+    ) -> Option<(Lpa, u64)> {
         let mut out = None;
-        let slot = match self.slot_of[lpa as usize] {
-            NONE => {
+        let slot = match self.slot_of[lpa.index()].get() {
+            None => {
                 if self.free.is_empty() {
                     out = self.pop_oldest(evicted);
                 }
                 let slot = self.free.pop().expect("a slot was freed");
-                self.lpa[slot as usize] = lpa;
-                self.slot_of[lpa as usize] = slot;
+                self.lpa[slot.index()] = lpa;
+                self.slot_of[lpa.index()] = slot;
                 self.push_front(slot);
                 slot
             }
-            slot => {
+            Some(slot) => {
                 self.touch(lpa);
                 slot
             }
         };
+        self.sequence[slot.index()] = sequence;
         if self.keep_bytes {
-            let s = slot as usize * self.page_size_bytes;
+            let s = slot.index() * self.page_size_bytes;
             let page = &mut self.bytes[s..s + self.page_size_bytes];
             match data {
                 Some(d) => page.copy_from_slice(d),
@@ -111,58 +122,54 @@ impl WriteBuffer {
         out
     }
 
-    /// Removes the next page to evict; its bytes go to `evicted` (full mode).
-    pub fn pop_oldest(&mut self, evicted: &mut Vec<u8>) -> Option<u32> {
-        let slot = self.tail;
-        if slot == NONE {
-            return None;
-        }
-        let lpa = self.lpa[slot as usize];
+    /// Removes the next page to evict and returns its `(lpa, sequence)`; its bytes go to
+    /// `evicted` (full mode).
+    pub fn pop_oldest(&mut self, evicted: &mut Vec<u8>) -> Option<(Lpa, u64)> {
+        let slot = self.tail.get()?;
+        let lpa = self.lpa[slot.index()];
+        let sequence = self.sequence[slot.index()];
         if self.keep_bytes {
-            let s = slot as usize * self.page_size_bytes;
+            let s = slot.index() * self.page_size_bytes;
             evicted.clear();
             evicted.extend_from_slice(&self.bytes[s..s + self.page_size_bytes]);
         }
         self.remove(lpa);
-        Some(lpa)
+        Some((lpa, sequence))
     }
 
     /// Drops a page (TRIM). Returns whether it was buffered.
-    pub fn remove(&mut self, lpa: u32) -> bool {
-        let slot = self.slot_of[lpa as usize];
-        if slot == NONE {
+    pub fn remove(&mut self, lpa: Lpa) -> bool {
+        let Some(slot) = self.slot_of[lpa.index()].get() else {
             return false;
-        }
+        };
         self.unlink(slot);
-        self.slot_of[lpa as usize] = NONE;
-        self.lpa[slot as usize] = NONE;
+        self.slot_of[lpa.index()] = BufferSlot::NONE;
+        self.lpa[slot.index()] = Lpa::NONE;
         self.free.push(slot);
         true
     }
 
-    fn push_front(&mut self, slot: u32) {
-        self.prev[slot as usize] = NONE;
-        self.next[slot as usize] = self.head;
-        if self.head != NONE {
-            self.prev[self.head as usize] = slot;
+    fn push_front(&mut self, slot: BufferSlot) {
+        self.prev[slot.index()] = BufferSlot::NONE;
+        self.next[slot.index()] = self.head;
+        if let Some(head) = self.head.get() {
+            self.prev[head.index()] = slot;
         }
         self.head = slot;
-        if self.tail == NONE {
+        if self.tail.is_none() {
             self.tail = slot;
         }
     }
 
-    fn unlink(&mut self, slot: u32) {
-        let (p, n) = (self.prev[slot as usize], self.next[slot as usize]);
-        if p != NONE {
-            self.next[p as usize] = n;
-        } else {
-            self.head = n;
+    fn unlink(&mut self, slot: BufferSlot) {
+        let (p, n) = (self.prev[slot.index()], self.next[slot.index()]);
+        match p.get() {
+            Some(p) => self.next[p.index()] = n,
+            None => self.head = n,
         }
-        if n != NONE {
-            self.prev[n as usize] = p;
-        } else {
-            self.tail = p;
+        match n.get() {
+            Some(n) => self.prev[n.index()] = p,
+            None => self.tail = p,
         }
     }
 }
@@ -177,14 +184,20 @@ mod tests {
         for (policy, expected) in [(BufferPolicy::Lru, 2), (BufferPolicy::Fifo, 1)] {
             let mut b = WriteBuffer::new(3, 10, 4, policy, true);
             for lpa in 1..=3 {
-                assert_eq!(b.insert(lpa, Some(&[lpa as u8; 4]), &mut scratch), None);
+                let data = [lpa as u8; 4];
+                let sequence = 10 + u64::from(lpa);
+                assert_eq!(
+                    b.insert(Lpa(lpa), sequence, Some(&data), &mut scratch),
+                    None
+                );
             }
-            b.touch(1); // LRU: 1 becomes the most recent
-            assert_eq!(b.insert(4, None, &mut scratch), Some(expected));
+            b.touch(Lpa(1)); // LRU: 1 becomes the most recent
+            let out = b.insert(Lpa(4), 14, None, &mut scratch);
+            assert_eq!(out, Some((Lpa(expected), 10 + u64::from(expected))));
             assert_eq!(scratch, vec![expected as u8; 4]);
-            assert!(!b.contains(expected) && b.contains(4));
+            assert!(!b.contains(Lpa(expected)) && b.contains(Lpa(4)));
             assert_eq!(b.len(), 3);
-            assert_eq!(b.page(4), Some(&[0u8; 4][..]));
+            assert_eq!(b.page(Lpa(4)), Some(&[0u8; 4][..]));
         }
     }
 
@@ -193,11 +206,13 @@ mod tests {
         let mut scratch = Vec::new();
         let mut b = WriteBuffer::new(4, 10, 4, BufferPolicy::Lru, false);
         for lpa in [5, 6, 7] {
-            b.insert(lpa, None, &mut scratch);
+            b.insert(Lpa(lpa), 0, None, &mut scratch);
         }
-        assert!(b.remove(6));
-        assert!(!b.remove(6));
-        let drained: Vec<u32> = std::iter::from_fn(|| b.pop_oldest(&mut scratch)).collect();
+        assert!(b.remove(Lpa(6)));
+        assert!(!b.remove(Lpa(6)));
+        let drained: Vec<u32> = std::iter::from_fn(|| b.pop_oldest(&mut scratch))
+            .map(|(l, _)| l.0)
+            .collect();
         assert_eq!(drained, vec![5, 7]);
         assert_eq!(b.len(), 0);
     }

@@ -2,10 +2,8 @@
 //! per-plane free lists. Free blocks are reused in the order they were erased (a FIFO per
 //! plane), which is the round-robin allocation of paper 000.
 
+use crate::address::{BlockId, PlaneId, Ppa};
 use std::collections::VecDeque;
-
-/// "No page / no block / no LPA" in the flat `u32` tables.
-pub(crate) const NONE: u32 = u32::MAX;
 
 /// Life cycle of a block: free (erased) → open (being written) → closed (full) → erased.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,7 +13,7 @@ pub(crate) enum BlockUse {
     Closed,
 }
 
-/// Every block of the device, indexed by the chip model's dense `BlockId`.
+/// Every block of the device, indexed by the chip model's dense [`BlockId`].
 #[derive(Debug)]
 pub(crate) struct BlockManager {
     pub pages_per_block: u32,
@@ -30,7 +28,7 @@ pub(crate) struct BlockManager {
     pub closed_at: Vec<u64>,
     /// Monotone counter of page programs (the clock of `closed_at`).
     pub clock: u64,
-    free: Vec<VecDeque<u32>>,
+    free: Vec<VecDeque<BlockId>>,
 }
 
 impl BlockManager {
@@ -47,57 +45,90 @@ impl BlockManager {
             closed_at: vec![0; total],
             clock: 0,
             free: (0..planes)
-                .map(|p| (p * blocks_per_plane..(p + 1) * blocks_per_plane).collect())
+                .map(|p| {
+                    (p * blocks_per_plane..(p + 1) * blocks_per_plane)
+                        .map(BlockId)
+                        .collect()
+                })
                 .collect(),
         }
     }
 
-    pub fn block_of(&self, ppa: u32) -> u32 {
-        ppa / self.pages_per_block
+    pub fn block_of(&self, ppa: Ppa) -> BlockId {
+        BlockId(ppa.0 / self.pages_per_block)
     }
-    pub fn plane_of_block(&self, block: u32) -> u32 {
-        block / self.blocks_per_plane
+    /// Page `offset` of `block`.
+    pub fn page(&self, block: BlockId, offset: u32) -> Ppa {
+        debug_assert!(offset < self.pages_per_block);
+        Ppa(block.0 * self.pages_per_block + offset)
     }
-    pub fn plane_of_ppa(&self, ppa: u32) -> u32 {
+    /// Pages `offsets` of `block`.
+    pub fn pages(
+        &self,
+        block: BlockId,
+        offsets: std::ops::Range<u32>,
+    ) -> impl Iterator<Item = Ppa> + use<> {
+        let first = block.0 * self.pages_per_block;
+        (first + offsets.start..first + offsets.end).map(Ppa)
+    }
+    /// The programmed pages of `block` (below its write pointer).
+    pub fn written_pages(&self, block: BlockId) -> impl Iterator<Item = Ppa> + use<> {
+        self.pages(block, 0..self.next_page[block.index()])
+    }
+    pub fn plane_of_block(&self, block: BlockId) -> PlaneId {
+        PlaneId(block.0 / self.blocks_per_plane)
+    }
+    pub fn plane_of_ppa(&self, ppa: Ppa) -> PlaneId {
         self.plane_of_block(self.block_of(ppa))
     }
-    pub fn blocks_of_plane(&self, plane: u32) -> std::ops::Range<u32> {
-        plane * self.blocks_per_plane..(plane + 1) * self.blocks_per_plane
+    pub fn blocks_of_plane(&self, plane: PlaneId) -> impl Iterator<Item = BlockId> + Clone + use<> {
+        self.block_range(plane).map(BlockId)
     }
-    pub fn free_count(&self, plane: u32) -> u32 {
-        self.free[plane as usize].len() as u32
+    /// The raw ids of the blocks of `plane`.
+    pub fn block_range(&self, plane: PlaneId) -> std::ops::Range<u32> {
+        plane.0 * self.blocks_per_plane..(plane.0 + 1) * self.blocks_per_plane
+    }
+    /// Every plane of the device.
+    pub fn all_planes(&self) -> impl Iterator<Item = PlaneId> + Clone + use<> {
+        (0..self.planes).map(PlaneId)
+    }
+    pub fn free_count(&self, plane: PlaneId) -> u32 {
+        self.free[plane.index()].len() as u32
+    }
+    pub fn is_open(&self, block: BlockId) -> bool {
+        self.state[block.index()] == BlockUse::Open
     }
 
     /// Takes the least recently erased free block of `plane` and opens it.
-    pub fn take_free(&mut self, plane: u32) -> Option<u32> {
-        let block = self.free[plane as usize].pop_front()?;
-        debug_assert_eq!(self.state[block as usize], BlockUse::Free);
-        debug_assert_eq!(self.valid[block as usize], 0);
-        self.state[block as usize] = BlockUse::Open;
-        self.next_page[block as usize] = 0;
+    pub fn take_free(&mut self, plane: PlaneId) -> Option<BlockId> {
+        let block = self.free[plane.index()].pop_front()?;
+        debug_assert_eq!(self.state[block.index()], BlockUse::Free);
+        debug_assert_eq!(self.valid[block.index()], 0);
+        self.state[block.index()] = BlockUse::Open;
+        self.next_page[block.index()] = 0;
         Some(block)
     }
 
     /// Takes the free block of `plane` with the most erases (ties: least recently erased) and
     /// opens it (static wear-leveling parks cold data there).
-    pub fn take_most_worn_free(&mut self, plane: u32) -> Option<u32> {
-        let free = &mut self.free[plane as usize];
+    pub fn take_most_worn_free(&mut self, plane: PlaneId) -> Option<BlockId> {
+        let free = &mut self.free[plane.index()];
         let mut best: Option<(usize, u32)> = None;
         for (i, &b) in free.iter().enumerate() {
-            let ec = self.erase_count[b as usize];
+            let ec = self.erase_count[b.index()];
             if best.is_none_or(|(_, e)| ec > e) {
                 best = Some((i, ec));
             }
         }
         let block = free.remove(best?.0).expect("index from the scan");
-        self.state[block as usize] = BlockUse::Open;
-        self.next_page[block as usize] = 0;
+        self.state[block.index()] = BlockUse::Open;
+        self.next_page[block.index()] = 0;
         Some(block)
     }
 
     /// The next page of open `block`, or `None` when it is full (then it is closed).
-    pub fn next_ppa(&mut self, block: u32) -> Option<u32> {
-        let b = block as usize;
+    pub fn next_ppa(&mut self, block: BlockId) -> Option<Ppa> {
+        let b = block.index();
         debug_assert_eq!(
             self.state[b],
             BlockUse::Open,
@@ -112,13 +143,13 @@ impl BlockManager {
         if page + 1 == self.pages_per_block {
             self.close(block);
         }
-        Some(block * self.pages_per_block + page)
+        Some(Ppa(block.0 * self.pages_per_block + page))
     }
 
     /// Allocates page `page` of open `block`, skipping the pages before it (allowed by the
     /// in-order rule: programs only move forward within a block).
-    pub fn next_ppa_at(&mut self, block: u32, page: u32) -> u32 {
-        let b = block as usize;
+    pub fn next_ppa_at(&mut self, block: BlockId, page: u32) -> Ppa {
+        let b = block.index();
         debug_assert_eq!(
             self.state[b],
             BlockUse::Open,
@@ -134,22 +165,22 @@ impl BlockManager {
         if page + 1 == self.pages_per_block {
             self.close(block);
         }
-        block * self.pages_per_block + page
+        Ppa(block.0 * self.pages_per_block + page)
     }
 
     /// Closes an open block (full, or abandoned by a merge).
-    pub fn close(&mut self, block: u32) {
-        self.state[block as usize] = BlockUse::Closed;
-        self.closed_at[block as usize] = self.clock;
+    pub fn close(&mut self, block: BlockId) {
+        self.state[block.index()] = BlockUse::Closed;
+        self.closed_at[block.index()] = self.clock;
     }
 
-    pub fn add_valid(&mut self, ppa: u32) {
-        let b = self.block_of(ppa) as usize;
+    pub fn add_valid(&mut self, ppa: Ppa) {
+        let b = self.block_of(ppa).index();
         self.valid[b] += 1;
         debug_assert!(self.valid[b] <= self.pages_per_block);
     }
-    pub fn invalidate(&mut self, ppa: u32) {
-        let b = self.block_of(ppa) as usize;
+    pub fn invalidate(&mut self, ppa: Ppa) {
+        let b = self.block_of(ppa).index();
         debug_assert!(
             self.valid[b] > 0,
             "invalidating in block {b} with no valid page"
@@ -158,25 +189,26 @@ impl BlockManager {
     }
 
     /// Returns an erased block to the back of its plane's free list.
-    pub fn release(&mut self, block: u32) {
-        let b = block as usize;
+    pub fn release(&mut self, block: BlockId) {
+        let b = block.index();
         assert_eq!(self.valid[b], 0, "erasing block {block} with valid pages");
         assert_ne!(self.state[b], BlockUse::Free, "erasing free block {block}");
         self.state[b] = BlockUse::Free;
         self.next_page[b] = 0;
         self.erase_count[b] += 1;
-        let plane = self.plane_of_block(block) as usize;
+        let plane = self.plane_of_block(block).index();
         self.free[plane].push_back(block);
     }
 
-    /// Erase counts of `plane`: (minimum over closed blocks, maximum over all blocks).
-    pub fn erase_gap(&self, plane: u32) -> Option<(u32, u32, u32)> {
-        let mut coldest: Option<(u32, u32)> = None;
+    /// Erase counts of `plane`: (its least-worn closed block, that block's erase count,
+    /// maximum over all its blocks).
+    pub fn erase_gap(&self, plane: PlaneId) -> Option<(BlockId, u32, u32)> {
+        let mut coldest: Option<(BlockId, u32)> = None;
         let mut max = 0;
         for block in self.blocks_of_plane(plane) {
-            let ec = self.erase_count[block as usize];
+            let ec = self.erase_count[block.index()];
             max = max.max(ec);
-            if self.state[block as usize] == BlockUse::Closed && coldest.is_none_or(|(_, c)| ec < c)
+            if self.state[block.index()] == BlockUse::Closed && coldest.is_none_or(|(_, c)| ec < c)
             {
                 coldest = Some((block, ec));
             }
@@ -192,25 +224,25 @@ mod tests {
     #[test]
     fn free_blocks_are_reused_round_robin() {
         let mut m = BlockManager::new(2, 4, 2);
-        let a = m.take_free(1).unwrap();
-        assert_eq!(a, 4);
-        assert_eq!(m.next_ppa(a), Some(8));
-        assert_eq!(m.state[a as usize], BlockUse::Open);
-        assert_eq!(m.next_ppa(a), Some(9));
-        assert_eq!(m.state[a as usize], BlockUse::Closed);
+        let a = m.take_free(PlaneId(1)).unwrap();
+        assert_eq!(a, BlockId(4));
+        assert_eq!(m.next_ppa(a), Some(Ppa(8)));
+        assert_eq!(m.state[a.index()], BlockUse::Open);
+        assert_eq!(m.next_ppa(a), Some(Ppa(9)));
+        assert_eq!(m.state[a.index()], BlockUse::Closed);
         m.release(a);
-        assert_eq!(m.erase_count[a as usize], 1);
+        assert_eq!(m.erase_count[a.index()], 1);
         // the erased block goes to the back: the others are used first
-        let order: Vec<u32> = (0..4).map(|_| m.take_free(1).unwrap()).collect();
+        let order: Vec<u32> = (0..4).map(|_| m.take_free(PlaneId(1)).unwrap().0).collect();
         assert_eq!(order, vec![5, 6, 7, 4]);
-        assert_eq!(m.take_free(1), None);
+        assert_eq!(m.take_free(PlaneId(1)), None);
     }
 
     #[test]
     #[should_panic(expected = "valid pages")]
     fn erasing_valid_data_is_refused() {
         let mut m = BlockManager::new(1, 4, 2);
-        let b = m.take_free(0).unwrap();
+        let b = m.take_free(PlaneId(0)).unwrap();
         let p = m.next_ppa(b).unwrap();
         m.add_valid(p);
         m.release(b);
@@ -226,22 +258,23 @@ mod tests {
         #[test]
         fn allocator_invariants(steps in proptest::collection::vec((0u32..2, 0u8..4), 0..300)) {
             let mut m = BlockManager::new(2, 4, 3);
-            let mut open: Vec<u32> = Vec::new();
-            let mut valid_ppas: Vec<u32> = Vec::new();
+            let mut open: Vec<BlockId> = Vec::new();
+            let mut valid_ppas: Vec<Ppa> = Vec::new();
             for (plane, action) in steps {
+                let plane = PlaneId(plane);
                 match action {
                     0 => if let Some(b) = m.take_free(plane) { open.push(b) },
                     1 => if let Some(&b) = open.last() {
                         let p = m.next_ppa(b).unwrap();
                         m.add_valid(p);
                         valid_ppas.push(p);
-                        if m.state[b as usize] == BlockUse::Closed { open.pop(); }
+                        if m.state[b.index()] == BlockUse::Closed { open.pop(); }
                     },
                     2 => if let Some(p) = valid_ppas.pop() { m.invalidate(p) },
                     _ => {
                         // erase the first non-free block of the plane with no valid page
                         let victim = m.blocks_of_plane(plane).find(|&b| {
-                            m.state[b as usize] != BlockUse::Free && m.valid[b as usize] == 0
+                            m.state[b.index()] != BlockUse::Free && m.valid[b.index()] == 0
                         });
                         if let Some(b) = victim {
                             open.retain(|&o| o != b);
@@ -249,16 +282,16 @@ mod tests {
                         }
                     }
                 }
-                for plane in 0..2 {
-                    let free: Vec<u32> = m.free[plane as usize].iter().copied().collect();
+                for plane in m.all_planes() {
+                    let free: Vec<BlockId> = m.free[plane.index()].iter().copied().collect();
                     for b in m.blocks_of_plane(plane) {
-                        let is_free = m.state[b as usize] == BlockUse::Free;
+                        let is_free = m.state[b.index()] == BlockUse::Free;
                         prop_assert_eq!(is_free, free.contains(&b));
-                        prop_assert!(m.next_page[b as usize] <= m.pages_per_block);
-                        prop_assert!(m.valid[b as usize] <= m.next_page[b as usize]);
+                        prop_assert!(m.next_page[b.index()] <= m.pages_per_block);
+                        prop_assert!(m.valid[b.index()] <= m.next_page[b.index()]);
                         if is_free {
-                            prop_assert_eq!(m.valid[b as usize], 0);
-                            prop_assert_eq!(m.next_page[b as usize], 0);
+                            prop_assert_eq!(m.valid[b.index()], 0);
+                            prop_assert_eq!(m.next_page[b.index()], 0);
                         }
                     }
                     let mut sorted = free.clone();

@@ -1,6 +1,7 @@
 //! Flash operations decided by the FTL and waiting to be submitted, with the tag that routes
 //! their completion back to a host request, a deferred step or a GC job.
 
+use crate::address::{DieId, Ppa};
 use nandlab_nand::OpKind;
 
 /// What an op's completion is for. Encoded into the chip model's `u64` tag.
@@ -28,12 +29,12 @@ impl Tag {
         }
     }
     /// The encoded tag with the die of the op in bits 32..62 (for the controller's die queue).
-    pub fn encode_with_die(self, die: u32) -> u64 {
-        debug_assert!(die < 1 << 30);
-        self.encode() | (u64::from(die) << 32)
+    pub fn encode_with_die(self, die: DieId) -> u64 {
+        debug_assert!(die.0 < 1 << 30);
+        self.encode() | (u64::from(die.0) << 32)
     }
-    pub fn die_of(tag: u64) -> u32 {
-        ((tag >> 32) as u32) & ((1 << 30) - 1)
+    pub fn die_of(tag: u64) -> DieId {
+        DieId(((tag >> 32) as u32) & ((1 << 30) - 1))
     }
     pub fn decode(tag: u64) -> Tag {
         let n = tag as u32;
@@ -47,12 +48,12 @@ impl Tag {
 }
 
 /// One decided op: `source` is the page (or page 0 of the erased block), `target` the copyback
-/// destination.
+/// destination (`Ppa::NONE` for the other kinds).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct PendingOp {
     pub kind: OpKind,
-    pub source: u32,
-    pub target: u32,
+    pub source: Ppa,
+    pub target: Ppa,
     pub tag: Tag,
 }
 
@@ -74,7 +75,7 @@ impl Default for Emitter {
 }
 
 impl Emitter {
-    pub fn push(&mut self, kind: OpKind, source: u32, target: u32, tag: Tag) {
+    pub fn push(&mut self, kind: OpKind, source: Ppa, target: Ppa, tag: Tag) {
         if self.enabled {
             self.ops.push(PendingOp {
                 kind,
@@ -100,8 +101,8 @@ mod tests {
             Tag::Internal,
         ] {
             assert_eq!(Tag::decode(tag.encode()), tag);
-            assert_eq!(Tag::decode(tag.encode_with_die(12345)), tag);
-            assert_eq!(Tag::die_of(tag.encode_with_die(12345)), 12345);
+            assert_eq!(Tag::decode(tag.encode_with_die(DieId(12345))), tag);
+            assert_eq!(Tag::die_of(tag.encode_with_die(DieId(12345))), DieId(12345));
         }
     }
 }

@@ -1,21 +1,34 @@
 //! The controller's view of the flash space, shared by every mapping scheme: block accounting
 //! and free lists ([`blocks`]), the list of flash operations decided but not yet submitted
-//! ([`emit`]), page payloads ([`payload`]), GC job tracking and the counters.
+//! ([`emit`]), page payloads ([`payload`]), out-of-band metadata and program completion
+//! ([`oob`]), GC job tracking and the counters.
 //!
 //! Functional state changes here, when the FTL decides; the decided ops are then submitted to
 //! the chip model by the world loop in [`crate::ssd`], which owns the timing.
 
-pub(crate) mod address;
 pub(crate) mod blocks;
+pub(crate) mod codec;
 pub(crate) mod emit;
+pub(crate) mod oob;
 pub(crate) mod payload;
 
+use crate::address::{BlockId, Lpa, Ppa};
 use crate::stats::FtlCounters;
-use blocks::{BlockManager, NONE};
+use blocks::BlockManager;
 use emit::{Emitter, Tag};
 use nandlab_core::{LatencyHistogram, SimTime};
 use nandlab_nand::OpKind;
+use oob::OobStore;
 use payload::Payload;
+
+/// One host page write as the FTL decided it: the logical page, the write's sequence number
+/// (recorded in the page's OOB) and its bytes (`full` payload mode).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HostWrite<'a> {
+    pub lpa: Lpa,
+    pub sequence: u64,
+    pub data: Option<&'a [u8]>,
+}
 
 /// One GC (or wear-leveling / merge) job: the moves and the erase of one victim block.
 #[derive(Clone, Copy, Debug, Default)]
@@ -31,6 +44,10 @@ pub(crate) struct Flash {
     pub blocks: BlockManager,
     pub emit: Emitter,
     pub payload: Payload,
+    /// OOB of every physical page and which programs completed.
+    pub oob: OobStore,
+    /// Sequence number of the last host write decided (0: none yet).
+    pub write_sequence: u64,
     pub counters: FtlCounters,
     pub copyback: bool,
     pub now: SimTime,
@@ -42,7 +59,10 @@ pub(crate) struct Flash {
 
 impl Flash {
     pub fn new(blocks: BlockManager, payload: Payload, copyback: bool) -> Self {
+        let physical = blocks.planes * blocks.blocks_per_plane * blocks.pages_per_block;
         Flash {
+            oob: OobStore::new(physical, blocks.pages_per_block),
+            write_sequence: 0,
             blocks,
             emit: Emitter::default(),
             payload,
@@ -97,17 +117,35 @@ impl Flash {
         self.jobs.len() - self.free_jobs.len()
     }
 
-    /// Programs `ppa` (already allocated) with `data`.
-    pub fn program(&mut self, ppa: u32, tag: Tag, data: Option<&[u8]>) {
-        self.payload.write(ppa, data);
+    /// The sequence number of a new host write (decided now).
+    #[inline]
+    pub fn next_sequence(&mut self) -> u64 {
+        self.write_sequence += 1;
+        self.write_sequence
+    }
+
+    /// Programs `ppa` (already allocated) with the host write `write` (data and OOB).
+    pub fn program(&mut self, ppa: Ppa, write: HostWrite<'_>, tag: Tag) {
+        self.payload
+            .write(ppa, write.data, Some(write.lpa), write.sequence);
+        self.oob.program(ppa, write.lpa, write.sequence);
         self.counters.flash_pages_programmed += 1;
-        self.emit.push(OpKind::Program, ppa, NONE, tag);
+        if self.emit.enabled {
+            self.emit.push(OpKind::Program, ppa, Ppa::NONE, tag);
+        } else {
+            // functional only (preconditioning): no op is timed, the program is done
+            self.oob.completed(ppa);
+        }
     }
 
     /// Moves the data of `source` to the allocated page `target` (copyback within a plane when
     /// enabled, otherwise a read then a program). Mapping updates are the caller's.
-    pub fn move_page(&mut self, source: u32, target: u32, tag: Tag) {
+    pub fn move_page(&mut self, source: Ppa, target: Ppa, tag: Tag) {
         self.payload.relocate(source, target);
+        self.oob.copy(source, target);
+        if !self.emit.enabled {
+            self.oob.completed(target);
+        }
         self.counters.flash_pages_programmed += 1;
         self.counters.gc_page_copies += 1;
         let same_plane = self.blocks.plane_of_ppa(source) == self.blocks.plane_of_ppa(target);
@@ -115,21 +153,18 @@ impl Flash {
             self.counters.copybacks += 1;
             self.emit.push(OpKind::Copyback, source, target, tag);
         } else {
-            self.emit.push(OpKind::Read, source, NONE, tag);
-            self.emit.push(OpKind::Program, target, NONE, tag);
+            self.emit.push(OpKind::Read, source, Ppa::NONE, tag);
+            self.emit.push(OpKind::Program, target, Ppa::NONE, tag);
         }
     }
 
     /// Erases `block` (all its pages must be invalid) and returns it to its plane's free list.
-    pub fn erase(&mut self, block: u32, tag: Tag) {
-        self.payload.clear_block(block, self.blocks.pages_per_block);
+    pub fn erase(&mut self, block: BlockId, tag: Tag) {
+        let first = self.blocks.page(block, 0);
+        self.payload.clear_block(first, self.blocks.pages_per_block);
+        self.oob.erase(block);
         self.blocks.release(block);
         self.counters.erases += 1;
-        self.emit.push(
-            OpKind::Erase,
-            block * self.blocks.pages_per_block,
-            NONE,
-            tag,
-        );
+        self.emit.push(OpKind::Erase, first, Ppa::NONE, tag);
     }
 }

@@ -1,13 +1,17 @@
-//! Page payloads in `full` mode: the bytes of every programmed physical page, moved by GC and
-//! dropped by erases. In `timing-only` mode nothing is stored.
+//! Page payloads in `full` mode: the bytes of every programmed physical page and its spare area
+//! (the OOB record, [`super::oob`]), moved by GC and dropped by erases. In `timing-only` mode
+//! nothing is stored.
 
-/// Bytes per physical page, or nothing.
+use super::oob::{OOB_BYTES, PageOob, oob_crc};
+use crate::address::{Lpa, Ppa};
+
+/// Bytes (data, then the spare area's OOB record) per physical page, or nothing.
 #[derive(Debug)]
 pub(crate) struct Payload {
     pages: Vec<Option<Box<[u8]>>>,
     /// Page buffers of erased pages, reused by later writes (no allocation per write in
     /// steady state).
-    spare: Vec<Box<[u8]>>,
+    recycled: Vec<Box<[u8]>>,
     page_size_bytes: usize,
     enabled: bool,
 }
@@ -20,7 +24,7 @@ impl Payload {
             } else {
                 Vec::new()
             },
-            spare: Vec::new(),
+            recycled: Vec::new(),
             page_size_bytes,
             enabled,
         }
@@ -28,51 +32,69 @@ impl Payload {
     pub fn enabled(&self) -> bool {
         self.enabled
     }
-    /// Stores `data` (a whole page; `None` stores zeros) at `ppa`.
-    pub fn write(&mut self, ppa: u32, data: Option<&[u8]>) {
+    /// Stores `data` (a whole page; `None` stores zeros) at `ppa`, with its OOB record (LPA,
+    /// sequence number, CRC of both and the data) in the spare area.
+    pub fn write(&mut self, ppa: Ppa, data: Option<&[u8]>, lpa: Option<Lpa>, sequence: u64) {
         if !self.enabled {
             return;
         }
+        let size = self.page_size_bytes;
         let mut page = self
-            .spare
+            .recycled
             .pop()
-            .unwrap_or_else(|| vec![0; self.page_size_bytes].into_boxed_slice());
+            .unwrap_or_else(|| vec![0; size + OOB_BYTES].into_boxed_slice());
+        let (bytes, spare) = page.split_at_mut(size);
         match data {
             Some(d) => {
-                debug_assert_eq!(d.len(), self.page_size_bytes);
-                page.copy_from_slice(d);
+                debug_assert_eq!(d.len(), size);
+                bytes.copy_from_slice(d);
             }
-            None => page.fill(0),
+            None => bytes.fill(0),
         }
-        let slot = &mut self.pages[ppa as usize];
+        let oob = PageOob {
+            lpa,
+            sequence,
+            crc: oob_crc(lpa, sequence, Some(bytes)),
+        };
+        spare.copy_from_slice(&oob.to_bytes());
+        let slot = &mut self.pages[ppa.index()];
         debug_assert!(slot.is_none(), "payload written twice at ppa {ppa}");
         *slot = Some(page);
     }
-    pub fn read(&self, ppa: u32) -> Option<&[u8]> {
+    pub fn read(&self, ppa: Ppa) -> Option<&[u8]> {
         if !self.enabled {
             return None;
         }
-        self.pages[ppa as usize].as_deref()
+        self.pages[ppa.index()]
+            .as_deref()
+            .map(|page| &page[..self.page_size_bytes])
     }
-    pub fn relocate(&mut self, source: u32, target: u32) {
+    /// The OOB record in the spare area of `ppa` (full mode, programmed pages).
+    pub fn oob(&self, ppa: Ppa) -> Option<PageOob> {
+        let page = self.pages.get(ppa.index())?.as_deref()?;
+        let spare = page[self.page_size_bytes..].try_into().expect("spare area");
+        Some(PageOob::from_bytes(spare))
+    }
+    pub fn relocate(&mut self, source: Ppa, target: Ppa) {
         if !self.enabled {
             return;
         }
-        let page = self.pages[source as usize].take();
+        let page = self.pages[source.index()].take();
         debug_assert!(
             page.is_some(),
             "moving a page with no payload (ppa {source})"
         );
-        self.pages[target as usize] = page;
+        self.pages[target.index()] = page;
     }
-    pub fn clear_block(&mut self, block: u32, pages_per_block: u32) {
+    /// Drops the pages of the block whose first page is `first`.
+    pub fn clear_block(&mut self, first: Ppa, pages_per_block: u32) {
         if !self.enabled {
             return;
         }
-        let first = (block * pages_per_block) as usize;
+        let first = first.index();
         for page in &mut self.pages[first..first + pages_per_block as usize] {
             if let Some(buffer) = page.take() {
-                self.spare.push(buffer);
+                self.recycled.push(buffer);
             }
         }
     }

@@ -6,8 +6,9 @@
 //! The GC itself (moves and erase) lives with the mapping that owns the tables
 //! ([`crate::mapping::page`]); its time emerges from the chip model.
 
+use crate::address::{BlockId, PlaneId};
 use crate::config::GcPolicy;
-use crate::flash::blocks::{BlockManager, BlockUse, NONE};
+use crate::flash::blocks::{BlockManager, BlockUse};
 use nandlab_core::SimRng;
 
 /// Picks GC victims with one policy.
@@ -19,7 +20,7 @@ pub(crate) struct VictimPicker {
     draw: u64,
     /// Per plane, the `random` victim promised by the last hint (kept while it stays a
     /// candidate), so the hint stays true while the host rewrites the hinted pages.
-    committed: Vec<u32>,
+    committed: Vec<Option<BlockId>>,
 }
 
 impl VictimPicker {
@@ -36,7 +37,7 @@ impl VictimPicker {
 
     /// Promises the current `random` pick of `plane` as its next victim (a no-op for the
     /// deterministic policies, whose pick is a function of the block table).
-    pub fn commit(&mut self, blocks: &BlockManager, plane: u32) {
+    pub fn commit(&mut self, blocks: &BlockManager, plane: PlaneId) {
         self.commit_in(blocks, Domain::Plane(plane));
     }
 
@@ -46,22 +47,22 @@ impl VictimPicker {
     }
 
     /// The block the next GC of `plane` would pick, without changing anything.
-    pub fn peek(&self, blocks: &BlockManager, plane: u32) -> Option<u32> {
+    pub fn peek(&self, blocks: &BlockManager, plane: PlaneId) -> Option<BlockId> {
         self.peek_in(blocks, Domain::Plane(plane))
     }
 
     /// The block the next device-wide GC would pick (candidates: every block of the device).
-    pub fn peek_device(&self, blocks: &BlockManager) -> Option<u32> {
+    pub fn peek_device(&self, blocks: &BlockManager) -> Option<BlockId> {
         self.peek_in(blocks, Domain::Device)
     }
 
     /// Picks the victim of `plane` and advances the random draw.
-    pub fn take(&mut self, blocks: &BlockManager, plane: u32) -> Option<u32> {
+    pub fn take(&mut self, blocks: &BlockManager, plane: PlaneId) -> Option<BlockId> {
         self.take_in(blocks, Domain::Plane(plane))
     }
 
     /// Picks the device-wide victim and advances the random draw.
-    pub fn take_device(&mut self, blocks: &BlockManager) -> Option<u32> {
+    pub fn take_device(&mut self, blocks: &BlockManager) -> Option<BlockId> {
         self.take_in(blocks, Domain::Device)
     }
 
@@ -70,27 +71,27 @@ impl VictimPicker {
             return;
         }
         if self.committed.len() <= blocks.planes as usize {
-            self.committed = vec![NONE; blocks.planes as usize + 1];
+            self.committed = vec![None; blocks.planes as usize + 1];
         }
-        let pick = self.peek_in(blocks, domain).unwrap_or(NONE);
+        let pick = self.peek_in(blocks, domain);
         self.committed[domain.index(blocks)] = pick;
     }
 
-    fn peek_in(&self, blocks: &BlockManager, domain: Domain) -> Option<u32> {
+    fn peek_in(&self, blocks: &BlockManager, domain: Domain) -> Option<BlockId> {
         let ppb = blocks.pages_per_block;
         let range = match domain {
-            Domain::Plane(plane) => blocks.blocks_of_plane(plane),
+            Domain::Plane(plane) => blocks.block_range(plane),
             Domain::Device => 0..blocks.planes * blocks.blocks_per_plane,
         };
-        let candidates = range.filter(|&b| {
-            blocks.state[b as usize] == BlockUse::Closed && blocks.valid[b as usize] < ppb
+        let candidates = range.map(BlockId).filter(|&b| {
+            blocks.state[b.index()] == BlockUse::Closed && blocks.valid[b.index()] < ppb
         });
         match self.policy {
             // min_by_key keeps the first of equal keys: ties go to the lowest block index
-            GcPolicy::Greedy => candidates.min_by_key(|&b| blocks.valid[b as usize]),
-            GcPolicy::Fifo => candidates.min_by_key(|&b| blocks.closed_at[b as usize]),
+            GcPolicy::Greedy => candidates.min_by_key(|&b| blocks.valid[b.index()]),
+            GcPolicy::Fifo => candidates.min_by_key(|&b| blocks.closed_at[b.index()]),
             GcPolicy::CostBenefit => {
-                let mut best: Option<(u32, f64)> = None;
+                let mut best: Option<(BlockId, f64)> = None;
                 for b in candidates {
                     let score = cost_benefit(blocks, b);
                     if best.is_none_or(|(_, s)| score > s) {
@@ -100,10 +101,9 @@ impl VictimPicker {
                 best.map(|(b, _)| b)
             }
             GcPolicy::Random => {
-                if let Some(&c) = self.committed.get(domain.index(blocks))
-                    && c != NONE
-                    && blocks.state[c as usize] == BlockUse::Closed
-                    && blocks.valid[c as usize] < ppb
+                if let Some(&Some(c)) = self.committed.get(domain.index(blocks))
+                    && blocks.state[c.index()] == BlockUse::Closed
+                    && blocks.valid[c.index()] < ppb
                 {
                     return Some(c);
                 }
@@ -116,13 +116,13 @@ impl VictimPicker {
         }
     }
 
-    fn take_in(&mut self, blocks: &BlockManager, domain: Domain) -> Option<u32> {
+    fn take_in(&mut self, blocks: &BlockManager, domain: Domain) -> Option<BlockId> {
         let victim = self.peek_in(blocks, domain);
         if victim.is_some() && self.policy == GcPolicy::Random {
             self.draw = self.rng.below(u64::MAX);
             let index = domain.index(blocks);
             if let Some(c) = self.committed.get_mut(index) {
-                *c = NONE;
+                *c = None;
             }
         }
         victim
@@ -132,7 +132,7 @@ impl VictimPicker {
 /// Where a GC looks for its victim: one plane, or the whole device.
 #[derive(Clone, Copy, Debug)]
 enum Domain {
-    Plane(u32),
+    Plane(PlaneId),
     Device,
 }
 
@@ -140,20 +140,20 @@ impl Domain {
     /// Slot of the domain's committed `random` pick: planes first, then the device.
     fn index(self, blocks: &BlockManager) -> usize {
         match self {
-            Domain::Plane(plane) => plane as usize,
+            Domain::Plane(plane) => plane.index(),
             Domain::Device => blocks.planes as usize,
         }
     }
 }
 
 /// Benefit / cost = (1 − u) · age / 2u (u = valid fraction; an empty block scores infinity).
-fn cost_benefit(blocks: &BlockManager, block: u32) -> f64 {
-    let valid = f64::from(blocks.valid[block as usize]);
+fn cost_benefit(blocks: &BlockManager, block: BlockId) -> f64 {
+    let valid = f64::from(blocks.valid[block.index()]);
     let u = valid / f64::from(blocks.pages_per_block);
     if valid == 0.0 {
         return f64::INFINITY;
     }
-    let age = (blocks.clock - blocks.closed_at[block as usize] + 1) as f64;
+    let age = (blocks.clock - blocks.closed_at[block.index()] + 1) as f64;
     (1.0 - u) * age / (2.0 * u)
 }
 
@@ -166,12 +166,12 @@ mod tests {
     fn plane(valid: [u32; 4]) -> BlockManager {
         let mut m = BlockManager::new(1, 4, 4);
         for (i, v) in valid.iter().enumerate() {
-            let b = m.take_free(0).unwrap();
-            assert_eq!(b, i as u32);
+            let b = m.take_free(PlaneId(0)).unwrap();
+            assert_eq!(b, BlockId(i as u32));
             for _ in 0..4 {
                 m.next_ppa(b).unwrap();
             }
-            m.valid[b as usize] = *v;
+            m.valid[b.index()] = *v;
         }
         m
     }
@@ -179,7 +179,7 @@ mod tests {
     #[test]
     fn greedy_fifo_and_cost_benefit_by_hand() {
         let m = plane([3, 1, 4, 1]);
-        let pick = |p| VictimPicker::new(p, 1).peek(&m, 0);
+        let pick = |p| VictimPicker::new(p, 1).peek(&m, PlaneId(0)).map(|b| b.0);
         assert_eq!(pick(GcPolicy::Greedy), Some(1)); // fewest valid, lowest index on ties
         assert_eq!(pick(GcPolicy::Fifo), Some(0)); // oldest closed
         // clock = 16; ages: b0 13, b1 9, b3 1 → scores 0.25·13/1.5 = 2.17, 0.75·9/0.5 = 13.5, 1.5
@@ -187,7 +187,7 @@ mod tests {
         let r = pick(GcPolicy::Random).unwrap();
         assert!([0, 1, 3].contains(&r), "block 2 is all valid: {r}");
         assert_eq!(
-            VictimPicker::new(GcPolicy::Greedy, 1).peek(&plane([4; 4]), 0),
+            VictimPicker::new(GcPolicy::Greedy, 1).peek(&plane([4; 4]), PlaneId(0)),
             None
         );
     }
@@ -198,29 +198,29 @@ mod tests {
         let mut m = BlockManager::new(2, 2, 4);
         for (plane, valid) in [(0, [3, 2]), (1, [1, 3])] {
             for v in valid {
-                let b = m.take_free(plane).unwrap();
+                let b = m.take_free(PlaneId(plane)).unwrap();
                 for _ in 0..4 {
                     m.next_ppa(b).unwrap();
                 }
-                m.valid[b as usize] = v;
+                m.valid[b.index()] = v;
             }
         }
         let greedy = VictimPicker::new(GcPolicy::Greedy, 1);
-        assert_eq!(greedy.peek(&m, 0), Some(1));
+        assert_eq!(greedy.peek(&m, PlaneId(0)), Some(BlockId(1)));
         assert_eq!(
             greedy.peek_device(&m),
-            Some(2),
+            Some(BlockId(2)),
             "the fewest valid pages of the device"
         );
         // FIFO: block 0 closed first
         assert_eq!(
             VictimPicker::new(GcPolicy::Fifo, 1).peek_device(&m),
-            Some(0)
+            Some(BlockId(0))
         );
         let mut random = VictimPicker::new(GcPolicy::Random, 3);
         random.commit_device(&m);
         let promised = random.peek_device(&m);
-        random.commit(&m, 1); // a plane's promise does not disturb the device's
+        random.commit(&m, PlaneId(1)); // a plane's promise does not disturb the device's
         assert_eq!(random.take_device(&m), promised);
     }
 
@@ -229,8 +229,8 @@ mod tests {
         let m = plane([1, 2, 3, 0]);
         let mut picker = VictimPicker::new(GcPolicy::Random, 9);
         for _ in 0..20 {
-            let predicted = picker.peek(&m, 0);
-            assert_eq!(picker.take(&m, 0), predicted);
+            let predicted = picker.peek(&m, PlaneId(0));
+            assert_eq!(picker.take(&m, PlaneId(0)), predicted);
         }
     }
 }

@@ -20,6 +20,20 @@ pub enum HostOp {
     Flush,
 }
 
+impl HostOp {
+    /// Number of host ops: per-op tables are `[T; HostOp::COUNT]`, indexed by
+    /// [`HostOp::index`].
+    pub const COUNT: usize = 4;
+    /// Every host op, in index order.
+    pub const ALL: [HostOp; HostOp::COUNT] =
+        [HostOp::Read, HostOp::Write, HostOp::Trim, HostOp::Flush];
+    /// Index of the op in per-op tables.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
 /// One request from the host: a byte range and an operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct HostRequest {

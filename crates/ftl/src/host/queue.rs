@@ -3,6 +3,7 @@
 //! reused; nothing is allocated per request in steady state.
 
 use super::HostOp;
+use crate::address::Lpa;
 use nandlab_core::SimTime;
 
 /// One request in flight.
@@ -70,7 +71,7 @@ impl RequestTable {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Deferred {
     pub request: u32,
-    pub lpa: u32,
+    pub lpa: Lpa,
     /// Byte range within the page being written.
     pub page_offset: u32,
     pub len: u32,

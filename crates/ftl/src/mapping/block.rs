@@ -9,32 +9,32 @@
 //! `locate` are shared with the page mapping.
 
 use super::table::PageTable;
+use crate::address::{BlockId, Lpa, PlaneId, Ppa};
 use crate::error::FtlResult;
-use crate::flash::Flash;
-use crate::flash::blocks::NONE;
 use crate::flash::emit::Tag;
+use crate::flash::{Flash, HostWrite};
 use nandlab_nand::Geometry;
 
 /// LBN geometry shared by the block and hybrid mappings.
 #[derive(Debug)]
 pub(crate) struct DataBlocks {
     pub table: PageTable,
-    /// Physical data block of each LBN, or NONE.
-    pub data: Vec<u32>,
-    pub stripe: Vec<u32>,
+    /// Physical data block of each LBN.
+    pub data: Vec<Option<BlockId>>,
+    pub stripe: Vec<PlaneId>,
     pub pages_per_block: u32,
 }
 
 impl DataBlocks {
     /// `lbns_per_plane` logical blocks in every plane.
-    pub fn new(geometry: &Geometry, lbns_per_plane: u32, stripe: Vec<u32>) -> Self {
+    pub fn new(geometry: &Geometry, lbns_per_plane: u32, stripe: Vec<PlaneId>) -> Self {
         let lbns = lbns_per_plane * geometry.total_planes();
         DataBlocks {
             table: PageTable::new(
                 lbns * geometry.pages_per_block,
                 geometry.total_pages() as u32,
             ),
-            data: vec![NONE; lbns as usize],
+            data: vec![None; lbns as usize],
             stripe,
             pages_per_block: geometry.pages_per_block,
         }
@@ -42,34 +42,30 @@ impl DataBlocks {
     pub fn logical_pages(&self) -> u32 {
         self.table.logical_pages()
     }
-    pub fn plane_of_lbn(&self, lbn: u32) -> u32 {
+    pub fn plane_of_lbn(&self, lbn: u32) -> PlaneId {
         self.stripe[lbn as usize % self.stripe.len()]
     }
-    pub fn split(&self, lpa: u32) -> (u32, u32) {
-        (lpa / self.pages_per_block, lpa % self.pages_per_block)
+    /// (logical block number, page offset) of `lpa`.
+    pub fn split(&self, lpa: Lpa) -> (u32, u32) {
+        (lpa.0 / self.pages_per_block, lpa.0 % self.pages_per_block)
+    }
+    /// The LPA at `offset` of logical block `lbn`.
+    pub fn lpa(&self, lbn: u32, offset: u32) -> Lpa {
+        Lpa(lbn * self.pages_per_block + offset)
     }
 
-    /// Records `lpa` at the freshly allocated `ppa` and programs it.
-    pub fn program(
-        &mut self,
-        flash: &mut Flash,
-        lpa: u32,
-        ppa: u32,
-        tag: Tag,
-        data: Option<&[u8]>,
-    ) {
-        let old = self.table.map(lpa, ppa);
-        if old != NONE {
+    /// Records the written LPA at the freshly allocated `ppa` and programs it.
+    pub fn program(&mut self, flash: &mut Flash, write: HostWrite<'_>, ppa: Ppa, tag: Tag) {
+        if let Some(old) = self.table.map(write.lpa, ppa) {
             flash.blocks.invalidate(old);
         }
         flash.blocks.add_valid(ppa);
-        flash.program(ppa, tag, data);
+        flash.program(ppa, write, tag);
     }
 
     /// Moves the valid page of `lpa` (wherever it is) to page `offset` of open `block`.
-    pub fn move_lpa(&mut self, flash: &mut Flash, lpa: u32, block: u32, offset: u32, tag: Tag) {
-        let source = self.table.ppa_of(lpa);
-        debug_assert_ne!(source, NONE);
+    pub fn move_lpa(&mut self, flash: &mut Flash, lpa: Lpa, block: BlockId, offset: u32, tag: Tag) {
+        let source = self.table.ppa_of(lpa).expect("moving a mapped page");
         let target = flash.blocks.next_ppa_at(block, offset);
         self.table.relocate(source, target);
         flash.blocks.invalidate(source);
@@ -78,14 +74,14 @@ impl DataBlocks {
     }
 
     /// Rebuilds LBN `lbn` in a fresh block of its plane from the latest copy of every page
-    /// (wherever it lives), with `lpa`/`data` programmed as new data when given; the old data
+    /// (wherever it lives), with `new_page` programmed as new data when given; the old data
     /// block is erased. Returns the new block.
     pub fn full_merge(
         &mut self,
         flash: &mut Flash,
         lbn: u32,
-        new_page: Option<(u32, Tag, Option<&[u8]>)>,
-    ) -> FtlResult<u32> {
+        new_page: Option<(HostWrite<'_>, Tag)>,
+    ) -> FtlResult<BlockId> {
         let plane = self.plane_of_lbn(lbn);
         let Some(fresh) = flash.blocks.take_free(plane) else {
             return Err(crate::error::FtlError::DeviceFull {
@@ -95,31 +91,29 @@ impl DataBlocks {
         let job = flash.open_job();
         let ppb = self.pages_per_block;
         for offset in 0..ppb {
-            let lpa = lbn * ppb + offset;
+            let lpa = self.lpa(lbn, offset);
             match new_page {
-                Some((new_lpa, tag, data)) if new_lpa == lpa => {
+                Some((write, tag)) if write.lpa == lpa => {
                     let ppa = flash.blocks.next_ppa_at(fresh, offset);
-                    self.program(flash, lpa, ppa, tag, data);
+                    self.program(flash, write, ppa, tag);
                 }
                 _ => {
-                    if self.table.ppa_of(lpa) != NONE {
+                    if self.table.ppa_of(lpa).is_some() {
                         self.move_lpa(flash, lpa, fresh, offset, job);
                     }
                 }
             }
         }
-        let old = self.data[lbn as usize];
-        if old != NONE {
+        if let Some(old) = self.data[lbn as usize] {
             flash.erase(old, job);
         }
-        self.data[lbn as usize] = fresh;
+        self.data[lbn as usize] = Some(fresh);
         Ok(fresh)
     }
 
     /// Forgets `lpa`.
-    pub fn trim(&mut self, flash: &mut Flash, lpa: u32) {
-        let old = self.table.unmap(lpa);
-        if old != NONE {
+    pub fn trim(&mut self, flash: &mut Flash, lpa: Lpa) {
+        if let Some(old) = self.table.unmap(lpa) {
             flash.blocks.invalidate(old);
         }
     }
@@ -134,7 +128,9 @@ impl DataBlocks {
             }
         }
         for (lbn, &b) in self.data.iter().enumerate() {
-            if b != NONE && flash.blocks.plane_of_block(b) != self.plane_of_lbn(lbn as u32) {
+            if let Some(b) = b
+                && flash.blocks.plane_of_block(b) != self.plane_of_lbn(lbn as u32)
+            {
                 return Err(format!(
                     "logical block {lbn} in block {b} outside its plane"
                 ));
@@ -158,7 +154,12 @@ pub(crate) struct BlockFtl {
 }
 
 impl BlockFtl {
-    pub fn new(geometry: &Geometry, logical_pages: u32, stripe: Vec<u32>, _threshold: u32) -> Self {
+    pub fn new(
+        geometry: &Geometry,
+        logical_pages: u32,
+        stripe: Vec<PlaneId>,
+        _threshold: u32,
+    ) -> Self {
         // one free block per plane is all a merge needs
         let lbns = lbns_per_plane(geometry, logical_pages, 1);
         BlockFtl {
@@ -169,46 +170,42 @@ impl BlockFtl {
         self.blocks.logical_pages()
     }
 
-    pub fn write(
-        &mut self,
-        flash: &mut Flash,
-        lpa: u32,
-        tag: Tag,
-        data: Option<&[u8]>,
-    ) -> FtlResult<()> {
+    pub fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
         let d = &mut self.blocks;
-        let (lbn, offset) = d.split(lpa);
+        let (lbn, offset) = d.split(write.lpa);
         let block = d.data[lbn as usize];
-        if block != NONE && offset >= flash.blocks.next_page[block as usize] {
+        if let Some(block) = block
+            && offset >= flash.blocks.next_page[block.index()]
+        {
             let ppa = flash.blocks.next_ppa_at(block, offset);
-            d.program(flash, lpa, ppa, tag, data);
+            d.program(flash, write, ppa, tag);
             return Ok(());
         }
-        if block == NONE {
+        if block.is_none() {
             let plane = d.plane_of_lbn(lbn);
             let Some(fresh) = flash.blocks.take_free(plane) else {
                 return Err(crate::error::FtlError::DeviceFull {
                     message: format!("plane {plane}: no free block for logical block {lbn}"),
                 });
             };
-            d.data[lbn as usize] = fresh;
+            d.data[lbn as usize] = Some(fresh);
             let ppa = flash.blocks.next_ppa_at(fresh, offset);
-            d.program(flash, lpa, ppa, tag, data);
+            d.program(flash, write, ppa, tag);
             return Ok(());
         }
         flash.counters.merges_full += 1;
-        d.full_merge(flash, lbn, Some((lpa, tag, data)))?;
+        d.full_merge(flash, lbn, Some((write, tag)))?;
         Ok(())
     }
 
-    pub fn trim(&mut self, flash: &mut Flash, lpa: u32) {
+    pub fn trim(&mut self, flash: &mut Flash, lpa: Lpa) {
         self.blocks.trim(flash, lpa);
     }
-    pub fn locate(&self, lpa: u32) -> u32 {
+    pub fn locate(&self, lpa: Lpa) -> Option<Ppa> {
         self.blocks.table.ppa_of(lpa)
     }
     /// Which block a merge erases depends on the next write: no hint.
-    pub fn next_erase_block_valid_lpas(&mut self, _flash: &Flash, out: &mut Vec<u32>) {
+    pub fn next_erase_block_valid_lpas(&mut self, _flash: &Flash, out: &mut Vec<Lpa>) {
         out.clear();
     }
     pub fn check(&self, flash: &Flash) -> Result<(), String> {

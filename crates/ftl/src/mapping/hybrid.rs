@@ -17,10 +17,11 @@
 //! reports once the RW log is full.
 
 use super::block::{DataBlocks, lbns_per_plane};
+use crate::address::{BlockId, Lpa, PlaneId, Ppa};
 use crate::error::{FtlError, FtlResult};
-use crate::flash::Flash;
-use crate::flash::blocks::{BlockUse, NONE};
+use crate::flash::blocks::BlockUse;
 use crate::flash::emit::Tag;
+use crate::flash::{Flash, HostWrite};
 use nandlab_nand::Geometry;
 use std::collections::VecDeque;
 
@@ -29,9 +30,9 @@ use std::collections::VecDeque;
 pub(crate) struct HybridFtl {
     blocks: DataBlocks,
     /// Sequential log block: (owner LBN, block).
-    sequential: Option<(u32, u32)>,
+    sequential: Option<(u32, BlockId)>,
     /// Random log blocks, oldest first; the last one is being written.
-    random: VecDeque<u32>,
+    random: VecDeque<BlockId>,
     random_max: u32,
     /// Round-robin cursor over the stripe for placing random log blocks.
     cursor: usize,
@@ -43,7 +44,7 @@ impl HybridFtl {
     pub fn new(
         geometry: &Geometry,
         logical_pages: u32,
-        stripe: Vec<u32>,
+        stripe: Vec<PlaneId>,
         _threshold: u32,
         random_log_blocks: u32,
     ) -> Self {
@@ -61,35 +62,31 @@ impl HybridFtl {
     pub fn logical_pages(&self) -> u32 {
         self.blocks.logical_pages()
     }
-    pub fn locate(&self, lpa: u32) -> u32 {
+    pub fn locate(&self, lpa: Lpa) -> Option<Ppa> {
         self.blocks.table.ppa_of(lpa)
     }
-    pub fn trim(&mut self, flash: &mut Flash, lpa: u32) {
+    pub fn trim(&mut self, flash: &mut Flash, lpa: Lpa) {
         self.blocks.trim(flash, lpa);
     }
     pub fn check(&self, flash: &Flash) -> Result<(), String> {
         self.blocks.check(flash)
     }
 
-    pub fn write(
-        &mut self,
-        flash: &mut Flash,
-        lpa: u32,
-        tag: Tag,
-        data: Option<&[u8]>,
-    ) -> FtlResult<()> {
-        let (lbn, offset) = self.blocks.split(lpa);
-        let block = self.blocks.data[lbn as usize];
+    pub fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
+        let (lbn, offset) = self.blocks.split(write.lpa);
         // 1. in place: no data block yet, or the offset is beyond the write pointer
-        if block == NONE {
-            let fresh = take_free(flash, self.blocks.plane_of_lbn(lbn))?;
-            self.blocks.data[lbn as usize] = fresh;
-        }
-        let block = self.blocks.data[lbn as usize];
+        let block = match self.blocks.data[lbn as usize] {
+            Some(block) => block,
+            None => {
+                let fresh = take_free(flash, self.blocks.plane_of_lbn(lbn))?;
+                self.blocks.data[lbn as usize] = Some(fresh);
+                fresh
+            }
+        };
         let owns_sequential = self.sequential.is_some_and(|(owner, _)| owner == lbn);
-        if !owns_sequential && offset >= flash.blocks.next_page[block as usize] {
+        if !owns_sequential && offset >= flash.blocks.next_page[block.index()] {
             let ppa = flash.blocks.next_ppa_at(block, offset);
-            self.blocks.program(flash, lpa, ppa, tag, data);
+            self.blocks.program(flash, write, ppa, tag);
             return Ok(());
         }
         // 2. offset 0 starts a new sequential log block for this logical block
@@ -98,31 +95,31 @@ impl HybridFtl {
             let log = take_free(flash, self.blocks.plane_of_lbn(lbn))?;
             self.sequential = Some((lbn, log));
             let ppa = flash.blocks.next_ppa_at(log, 0);
-            self.blocks.program(flash, lpa, ppa, tag, data);
+            self.blocks.program(flash, write, ppa, tag);
             return Ok(());
         }
         // 3. the next offset of the sequential log block
         if let Some((owner, log)) = self.sequential
             && owner == lbn
-            && offset == flash.blocks.next_page[log as usize]
+            && offset == flash.blocks.next_page[log.index()]
         {
             let ppa = flash.blocks.next_ppa_at(log, offset);
-            self.blocks.program(flash, lpa, ppa, tag, data);
-            if flash.blocks.state[log as usize] == BlockUse::Closed {
+            self.blocks.program(flash, write, ppa, tag);
+            if flash.blocks.state[log.index()] == BlockUse::Closed {
                 self.merge_sequential(flash)?;
             }
             return Ok(());
         }
         // 4. random log
         let ppa = self.random_page(flash)?;
-        self.blocks.program(flash, lpa, ppa, tag, data);
+        self.blocks.program(flash, write, ppa, tag);
         Ok(())
     }
 
     /// A free page of the random log, full-merging the oldest random log block if needed.
-    fn random_page(&mut self, flash: &mut Flash) -> FtlResult<u32> {
+    fn random_page(&mut self, flash: &mut Flash) -> FtlResult<Ppa> {
         if let Some(&last) = self.random.back()
-            && flash.blocks.state[last as usize] == BlockUse::Open
+            && flash.blocks.is_open(last)
         {
             return Ok(flash
                 .blocks
@@ -135,7 +132,7 @@ impl HybridFtl {
         }
         let planes = self.blocks.stripe.len();
         // place the new log block in the plane with the most free blocks (ties: round robin)
-        let mut best: Option<(u32, u32)> = None;
+        let mut best: Option<(PlaneId, u32)> = None;
         for step in 0..planes {
             let plane = self.blocks.stripe[(self.cursor + step) % planes];
             let free = flash.blocks.free_count(plane);
@@ -144,19 +141,17 @@ impl HybridFtl {
             }
         }
         self.cursor = (self.cursor + 1) % planes;
-        let log = take_free(flash, best.map_or(0, |(p, _)| p))?;
+        let log = take_free(flash, best.map_or(PlaneId(0), |(p, _)| p))?;
         self.random.push_back(log);
         Ok(flash.blocks.next_ppa(log).expect("fresh block"))
     }
 
     /// Full merge of every logical block with a valid page in `victim`, then its erase.
-    fn full_merge_log(&mut self, flash: &mut Flash, victim: u32) -> FtlResult<()> {
-        let ppb = self.blocks.pages_per_block;
+    fn full_merge_log(&mut self, flash: &mut Flash, victim: BlockId) -> FtlResult<()> {
         self.merge_list.clear();
-        for ppa in victim * ppb..victim * ppb + flash.blocks.next_page[victim as usize] {
-            let lpa = self.blocks.table.lpa_of(ppa);
-            if lpa != NONE {
-                let lbn = lpa / ppb;
+        for ppa in flash.blocks.written_pages(victim) {
+            if let Some(lpa) = self.blocks.table.lpa_of(ppa) {
+                let (lbn, _) = self.blocks.split(lpa);
                 if !self.merge_list.contains(&lbn) {
                     self.merge_list.push(lbn);
                 }
@@ -180,8 +175,8 @@ impl HybridFtl {
         Ok(())
     }
 
-    fn erase_if_empty(&mut self, flash: &mut Flash, block: u32) {
-        if flash.blocks.valid[block as usize] == 0 {
+    fn erase_if_empty(&mut self, flash: &mut Flash, block: BlockId) {
+        if flash.blocks.valid[block.index()] == 0 {
             let tag = flash.open_job();
             flash.erase(block, tag);
         }
@@ -193,51 +188,51 @@ impl HybridFtl {
             return Ok(());
         };
         let ppb = self.blocks.pages_per_block;
-        let written = flash.blocks.next_page[log as usize];
+        let written = flash.blocks.next_page[log.index()];
         let job = flash.open_job();
         if written == ppb {
             flash.counters.merges_switch += 1;
         } else {
             flash.counters.merges_partial += 1;
             for offset in written..ppb {
-                let lpa = lbn * ppb + offset;
-                if self.blocks.table.ppa_of(lpa) != NONE {
+                let lpa = self.blocks.lpa(lbn, offset);
+                if self.blocks.table.ppa_of(lpa).is_some() {
                     self.blocks.move_lpa(flash, lpa, log, offset, job);
                 }
             }
             // a partly written data block stays open: later offsets may still go in place
         }
         let old = self.blocks.data[lbn as usize];
-        self.blocks.data[lbn as usize] = log;
-        if old != NONE {
+        self.blocks.data[lbn as usize] = Some(log);
+        if let Some(old) = old {
             // pages of the old data block are superseded by the log or were just copied; any
             // still-valid page would be older than a random-log copy only if absent there,
             // and those were moved above
-            debug_assert_eq!(flash.blocks.valid[old as usize], 0);
+            debug_assert_eq!(flash.blocks.valid[old.index()], 0);
             flash.erase(old, job);
         }
         Ok(())
     }
 
     /// The hint: once the random log is full, the next full merge erases its oldest block.
-    pub fn next_erase_block_valid_lpas(&mut self, flash: &Flash, out: &mut Vec<u32>) {
+    pub fn next_erase_block_valid_lpas(&mut self, flash: &Flash, out: &mut Vec<Lpa>) {
         out.clear();
         if (self.random.len() as u32) < self.random_max {
             return;
         }
         if let Some(&victim) = self.random.front() {
-            let ppb = self.blocks.pages_per_block;
-            for ppa in victim * ppb..victim * ppb + flash.blocks.next_page[victim as usize] {
-                let lpa = self.blocks.table.lpa_of(ppa);
-                if lpa != NONE {
-                    out.push(lpa);
-                }
-            }
+            let table = &self.blocks.table;
+            out.extend(
+                flash
+                    .blocks
+                    .written_pages(victim)
+                    .filter_map(|ppa| table.lpa_of(ppa)),
+            );
         }
     }
 }
 
-fn take_free(flash: &mut Flash, plane: u32) -> FtlResult<u32> {
+fn take_free(flash: &mut Flash, plane: PlaneId) -> FtlResult<BlockId> {
     flash
         .blocks
         .take_free(plane)

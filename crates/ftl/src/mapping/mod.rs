@@ -7,19 +7,12 @@ pub(crate) mod hybrid;
 pub(crate) mod page;
 pub(crate) mod table;
 
+use crate::address::{Lpa, PlaneId, Ppa};
 use crate::config::Level;
 use crate::error::FtlResult;
-use crate::flash::Flash;
 use crate::flash::emit::Tag;
+use crate::flash::{Flash, HostWrite};
 use nandlab_nand::Geometry;
-use serde::{Deserialize, Serialize};
-
-/// Logical page address: `offset_bytes / page_size_bytes` of the host's address space.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
-)]
-#[serde(transparent)]
-pub struct Lpa(pub u64);
 
 /// The active mapping scheme.
 #[derive(Debug)]
@@ -30,32 +23,25 @@ pub(crate) enum Mapper {
 }
 
 impl Mapper {
-    /// Writes one whole logical page.
-    pub fn write(
-        &mut self,
-        flash: &mut Flash,
-        lpa: u32,
-        tag: Tag,
-        data: Option<&[u8]>,
-    ) -> FtlResult<()> {
+    /// Writes one whole logical page (its program carries `tag`).
+    pub fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
         match self {
-            Mapper::Page(m) => m.write(flash, lpa, tag, data),
-            Mapper::Block(m) => m.write(flash, lpa, tag, data),
-            Mapper::Hybrid(m) => m.write(flash, lpa, tag, data),
+            Mapper::Page(m) => m.write(flash, write, tag),
+            Mapper::Block(m) => m.write(flash, write, tag),
+            Mapper::Hybrid(m) => m.write(flash, write, tag),
         }
     }
-    pub fn trim(&mut self, flash: &mut Flash, lpa: u32) {
+    pub fn trim(&mut self, flash: &mut Flash, lpa: Lpa) {
         match self {
             Mapper::Page(m) => m.trim(flash, lpa),
             Mapper::Block(m) => m.trim(flash, lpa),
             Mapper::Hybrid(m) => m.trim(flash, lpa),
         }
     }
-    /// The physical page holding `lpa`, or `NONE`.
     /// Prefetch hint for a request on `lpa` two admissions ahead (page mapping only: the
     /// other mappings' tables are small).
     #[inline]
-    pub fn prefetch_far(&self, lpa: u32) {
+    pub fn prefetch_far(&self, lpa: Lpa) {
         if let Mapper::Page(m) = self {
             m.table.prefetch_l2p(lpa);
         }
@@ -63,7 +49,7 @@ impl Mapper {
 
     /// Prefetch hint for a write of `lpa` admitted next (after [`Mapper::prefetch_far`]).
     #[inline]
-    pub fn prefetch_near(&self, lpa: u32) {
+    pub fn prefetch_near(&self, lpa: Lpa) {
         if let Mapper::Page(m) = self {
             m.table.prefetch_old_page(lpa);
         }
@@ -77,7 +63,8 @@ impl Mapper {
         }
     }
 
-    pub fn locate(&self, lpa: u32) -> u32 {
+    /// The physical page holding `lpa`, if it is mapped.
+    pub fn locate(&self, lpa: Lpa) -> Option<Ppa> {
         match self {
             Mapper::Page(m) => m.locate(lpa),
             Mapper::Block(m) => m.locate(lpa),
@@ -85,7 +72,7 @@ impl Mapper {
         }
     }
     /// Co-design hint: LPAs of the valid pages of the next block to be erased.
-    pub fn next_erase_block_valid_lpas(&mut self, flash: &Flash, out: &mut Vec<u32>) {
+    pub fn next_erase_block_valid_lpas(&mut self, flash: &Flash, out: &mut Vec<Lpa>) {
         match self {
             Mapper::Page(m) => m.next_erase_block_valid_lpas(flash, out),
             Mapper::Block(m) => m.next_erase_block_valid_lpas(flash, out),
@@ -104,7 +91,7 @@ impl Mapper {
 
 /// Dense plane ids in striping order: consecutive entries differ first in `order[0]`, then
 /// `order[1]`, … (e.g. channel-chip-die-plane stripes over channels first, CWDP).
-pub(crate) fn stripe_order(geometry: &Geometry, order: [Level; 4]) -> Vec<u32> {
+pub(crate) fn stripe_order(geometry: &Geometry, order: [Level; 4]) -> Vec<PlaneId> {
     let count = |level: Level| match level {
         Level::Channel => geometry.channels,
         Level::Chip => geometry.chips_per_channel,
@@ -128,7 +115,7 @@ pub(crate) fn stripe_order(geometry: &Geometry, order: [Level; 4]) -> Vec<u32> {
             }
         }
         let die_id = (channel * geometry.chips_per_channel + chip) * geometry.dies_per_chip + die;
-        stripe.push(die_id * geometry.planes_per_die + plane);
+        stripe.push(PlaneId(die_id * geometry.planes_per_die + plane));
     }
     stripe
 }
@@ -155,10 +142,14 @@ mod tests {
     fn channel_first_and_plane_first_striping() {
         let g = geometry();
         // plane id = (channel·2 + die)·2 + plane
-        let cwdp = stripe_order(&g, parse_allocation_order("channel-die-plane").unwrap());
-        assert_eq!(cwdp, vec![0, 4, 2, 6, 1, 5, 3, 7]);
-        let pdc = stripe_order(&g, parse_allocation_order("plane-die-channel").unwrap());
-        assert_eq!(pdc, vec![0, 1, 2, 3, 4, 5, 6, 7]);
+        let ids = |order: &str| -> Vec<u32> {
+            stripe_order(&g, parse_allocation_order(order).unwrap())
+                .iter()
+                .map(|p| p.0)
+                .collect()
+        };
+        assert_eq!(ids("channel-die-plane"), vec![0, 4, 2, 6, 1, 5, 3, 7]);
+        assert_eq!(ids("plane-die-channel"), vec![0, 1, 2, 3, 4, 5, 6, 7]);
     }
 
     proptest::proptest! {
@@ -166,7 +157,10 @@ mod tests {
         #[test]
         fn stripe_is_a_permutation(perm in proptest::sample::subsequence(vec!["channel", "chip", "die", "plane"], 0..=4)) {
             let g = geometry();
-            let mut s = stripe_order(&g, parse_allocation_order(&perm.join("-")).unwrap());
+            let mut s: Vec<u32> = stripe_order(&g, parse_allocation_order(&perm.join("-")).unwrap())
+                .iter()
+                .map(|p| p.0)
+                .collect();
             s.sort_unstable();
             proptest::prop_assert_eq!(s, (0..8).collect::<Vec<u32>>());
         }

@@ -5,10 +5,10 @@
 //! whose erase-count gap exceeds the threshold.
 
 use super::table::PageTable;
+use crate::address::{BlockId, Lpa, PlaneId, Ppa};
 use crate::error::{FtlError, FtlResult};
-use crate::flash::Flash;
-use crate::flash::blocks::{BlockUse, NONE};
 use crate::flash::emit::Tag;
+use crate::flash::{Flash, HostWrite};
 use crate::gc::VictimPicker;
 
 /// How far ahead GC relocation prefetches L2P entries, in pages of the victim block.
@@ -18,10 +18,12 @@ const RELOCATE_PREFETCH_PAGES: u32 = 8;
 #[derive(Debug)]
 pub(crate) struct PageFtl {
     pub table: PageTable,
-    host_frontier: Vec<u32>,
-    gc_frontier: Vec<u32>,
+    /// Per plane, the open block host writes go to.
+    host_frontier: Vec<Option<BlockId>>,
+    /// Per plane, the open block GC moves go to.
+    gc_frontier: Vec<Option<BlockId>>,
     /// Plane ids in striping order; the write cursor walks it round robin.
-    stripe: Vec<u32>,
+    stripe: Vec<PlaneId>,
     cursor: usize,
     picker: VictimPicker,
     threshold_blocks: u32,
@@ -34,15 +36,15 @@ pub(crate) struct PageFtl {
 }
 
 /// The next page of an open write frontier; a frontier that fills up is dropped (set to
-/// `NONE`), so a closed (and later erased and reused) block is never written through a stale
+/// `None`), so a closed (and later erased and reused) block is never written through a stale
 /// frontier.
-fn next_in_frontier(flash: &mut Flash, frontier: &mut u32) -> u32 {
+fn next_in_frontier(flash: &mut Flash, frontier: &mut Option<BlockId>, block: BlockId) -> Ppa {
     let ppa = flash
         .blocks
-        .next_ppa(*frontier)
+        .next_ppa(block)
         .expect("an open frontier has a free page");
-    if flash.blocks.state[*frontier as usize] != BlockUse::Open {
-        *frontier = NONE;
+    if !flash.blocks.is_open(block) {
+        *frontier = None;
     }
     ppa
 }
@@ -51,7 +53,7 @@ impl PageFtl {
     pub fn new(
         logical_pages: u32,
         physical_pages: u32,
-        stripe: Vec<u32>,
+        stripe: Vec<PlaneId>,
         picker: VictimPicker,
         threshold_blocks: u32,
         wl_gap: Option<u32>,
@@ -59,8 +61,8 @@ impl PageFtl {
         let planes = stripe.len();
         PageFtl {
             table: PageTable::new(logical_pages, physical_pages),
-            host_frontier: vec![NONE; planes],
-            gc_frontier: vec![NONE; planes],
+            host_frontier: vec![None; planes],
+            gc_frontier: vec![None; planes],
             stripe,
             cursor: 0,
             picker,
@@ -77,24 +79,18 @@ impl PageFtl {
     }
 
     /// Writes one whole logical page (the program op carries `tag`).
-    pub fn write(
-        &mut self,
-        flash: &mut Flash,
-        lpa: u32,
-        tag: Tag,
-        data: Option<&[u8]>,
-    ) -> FtlResult<()> {
+    pub fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
+        let lpa = write.lpa;
         let planes = self.stripe.len();
         for _ in 0..planes {
             let plane = self.stripe[self.cursor];
             self.cursor = (self.cursor + 1) % planes;
             if let Some(ppa) = self.alloc_host(flash, plane)? {
-                let old = self.table.map(lpa, ppa);
-                if old != NONE {
+                if let Some(old) = self.table.map(lpa, ppa) {
                     flash.blocks.invalidate(old);
                 }
                 flash.blocks.add_valid(ppa);
-                flash.program(ppa, tag, data);
+                flash.program(ppa, write, tag);
                 return Ok(());
             }
         }
@@ -106,55 +102,56 @@ impl PageFtl {
     }
 
     /// Forgets `lpa` (TRIM).
-    pub fn trim(&mut self, flash: &mut Flash, lpa: u32) {
-        let old = self.table.unmap(lpa);
-        if old != NONE {
+    pub fn trim(&mut self, flash: &mut Flash, lpa: Lpa) {
+        if let Some(old) = self.table.unmap(lpa) {
             flash.blocks.invalidate(old);
         }
     }
 
-    pub fn locate(&self, lpa: u32) -> u32 {
+    pub fn locate(&self, lpa: Lpa) -> Option<Ppa> {
         self.table.ppa_of(lpa)
     }
 
-    fn alloc_host(&mut self, flash: &mut Flash, plane: u32) -> FtlResult<Option<u32>> {
-        if self.host_frontier[plane as usize] == NONE {
-            if self.device_gc {
-                self.collect_device(flash, plane)?;
-            } else {
-                self.collect(flash, plane)?;
-            }
-            // one free block always stays in reserve for GC moves
-            if flash.blocks.free_count(plane) < 2 {
-                return Ok(None);
-            }
-            self.host_frontier[plane as usize] =
-                flash.blocks.take_free(plane).expect("free count checked");
+    fn alloc_host(&mut self, flash: &mut Flash, plane: PlaneId) -> FtlResult<Option<Ppa>> {
+        let frontier = &mut self.host_frontier[plane.index()];
+        if let Some(block) = *frontier {
+            return Ok(Some(next_in_frontier(flash, frontier, block)));
         }
-        Ok(Some(next_in_frontier(
-            flash,
-            &mut self.host_frontier[plane as usize],
-        )))
+        if self.device_gc {
+            self.collect_device(flash, plane)?;
+        } else {
+            self.collect(flash, plane)?;
+        }
+        // one free block always stays in reserve for GC moves
+        if flash.blocks.free_count(plane) < 2 {
+            return Ok(None);
+        }
+        let block = flash.blocks.take_free(plane).expect("free count checked");
+        let frontier = &mut self.host_frontier[plane.index()];
+        *frontier = Some(block);
+        Ok(Some(next_in_frontier(flash, frontier, block)))
     }
 
-    fn alloc_gc(&mut self, flash: &mut Flash, plane: u32) -> FtlResult<u32> {
-        if self.gc_frontier[plane as usize] == NONE {
-            let Some(block) = flash.blocks.take_free(plane) else {
-                return Err(FtlError::DeviceFull {
-                    message: format!("plane {plane}: no free block left for GC moves"),
-                });
-            };
-            self.gc_frontier[plane as usize] = block;
-        }
-        Ok(next_in_frontier(
-            flash,
-            &mut self.gc_frontier[plane as usize],
-        ))
+    fn alloc_gc(&mut self, flash: &mut Flash, plane: PlaneId) -> FtlResult<Ppa> {
+        let frontier = &mut self.gc_frontier[plane.index()];
+        let block = match *frontier {
+            Some(block) => block,
+            None => {
+                let Some(block) = flash.blocks.take_free(plane) else {
+                    return Err(FtlError::DeviceFull {
+                        message: format!("plane {plane}: no free block left for GC moves"),
+                    });
+                };
+                *frontier = Some(block);
+                block
+            }
+        };
+        Ok(next_in_frontier(flash, frontier, block))
     }
 
     /// GC of `plane` until it has `threshold` free blocks (or nothing is left to reclaim), then
     /// one static wear-leveling step if the erase-count gap calls for it.
-    fn collect(&mut self, flash: &mut Flash, plane: u32) -> FtlResult<()> {
+    fn collect(&mut self, flash: &mut Flash, plane: PlaneId) -> FtlResult<()> {
         let mut erased = false;
         // every victim frees at least one page net, so a plane's block count bounds the loop
         for _ in 0..flash.blocks.blocks_per_plane {
@@ -177,10 +174,16 @@ impl PageFtl {
     /// Device-wide GC: while the device has fewer than threshold × planes free blocks, the
     /// policy's victim among all blocks is collected (its pages move within its plane). Static
     /// wear-leveling then looks at each collected plane and at `plane`, which asked for a block.
-    fn collect_device(&mut self, flash: &mut Flash, plane: u32) -> FtlResult<()> {
+    fn collect_device(&mut self, flash: &mut Flash, plane: PlaneId) -> FtlResult<()> {
         let planes = self.stripe.len() as u32;
         let target = self.threshold_blocks * planes;
-        let free = |flash: &Flash| (0..planes).map(|p| flash.blocks.free_count(p)).sum::<u32>();
+        let free = |flash: &Flash| {
+            flash
+                .blocks
+                .all_planes()
+                .map(|p| flash.blocks.free_count(p))
+                .sum::<u32>()
+        };
         for _ in 0..planes * flash.blocks.blocks_per_plane {
             if free(flash) >= target {
                 break;
@@ -201,15 +204,19 @@ impl PageFtl {
     pub fn collect_idle(&mut self, flash: &mut Flash, idle_threshold: u32) -> FtlResult<bool> {
         let planes = self.stripe.len() as u32;
         let victim = if self.device_gc {
-            let free: u32 = (0..planes).map(|p| flash.blocks.free_count(p)).sum();
+            let free: u32 = flash
+                .blocks
+                .all_planes()
+                .map(|p| flash.blocks.free_count(p))
+                .sum();
             if free >= idle_threshold * planes {
                 return Ok(false);
             }
             self.picker.take_device(&flash.blocks)
         } else {
             // the plane with the fewest free blocks that has something to reclaim
-            let mut best: Option<(u32, u32)> = None;
-            for plane in 0..planes {
+            let mut best: Option<(PlaneId, u32)> = None;
+            for plane in flash.blocks.all_planes() {
                 let free = flash.blocks.free_count(plane);
                 if free < idle_threshold
                     && best.is_none_or(|(_, f)| free < f)
@@ -234,7 +241,7 @@ impl PageFtl {
     }
 
     /// One static wear-leveling step on `plane` if its erase-count gap calls for it.
-    fn wear_level(&mut self, flash: &mut Flash, plane: u32) -> FtlResult<()> {
+    fn wear_level(&mut self, flash: &mut Flash, plane: PlaneId) -> FtlResult<()> {
         if let Some(gap) = self.wl_gap
             && flash.blocks.free_count(plane) >= 2
             && let Some(coldest) = crate::wear::static_wl_candidate(&flash.blocks, plane, gap)
@@ -247,15 +254,13 @@ impl PageFtl {
 
     /// Static wear-leveling: moves the valid pages of the least-worn block into the most-worn
     /// free block of the plane (which then rests under cold data) and erases the cold block.
-    fn migrate_cold_block(&mut self, flash: &mut Flash, cold: u32) -> FtlResult<()> {
+    fn migrate_cold_block(&mut self, flash: &mut Flash, cold: BlockId) -> FtlResult<()> {
         let plane = flash.blocks.plane_of_block(cold);
         let Some(worn) = flash.blocks.take_most_worn_free(plane) else {
             return Ok(());
         };
         let tag = flash.open_job();
-        let ppb = flash.blocks.pages_per_block;
-        let first = cold * ppb;
-        for ppa in first..first + flash.blocks.next_page[cold as usize] {
+        for ppa in flash.blocks.written_pages(cold) {
             if !self.table.is_valid(ppa) {
                 continue;
             }
@@ -268,7 +273,7 @@ impl PageFtl {
             flash.blocks.add_valid(target);
             flash.move_page(ppa, target, tag);
         }
-        if flash.blocks.state[worn as usize] == BlockUse::Open {
+        if flash.blocks.is_open(worn) {
             flash.blocks.close(worn);
         }
         flash.erase(cold, tag);
@@ -276,19 +281,17 @@ impl PageFtl {
     }
 
     /// Moves every valid page of `victim` into its plane's GC frontier and erases it.
-    fn relocate_block(&mut self, flash: &mut Flash, victim: u32) -> FtlResult<()> {
+    fn relocate_block(&mut self, flash: &mut Flash, victim: BlockId) -> FtlResult<()> {
         let plane = flash.blocks.plane_of_block(victim);
         let tag = flash.open_job();
-        let ppb = flash.blocks.pages_per_block;
-        let first = victim * ppb;
-        let end = first + flash.blocks.next_page[victim as usize];
-        for ppa in first..end {
+        let first = flash.blocks.page(victim, 0).0;
+        let end = first + flash.blocks.next_page[victim.index()];
+        for ppa in (first..end).map(Ppa) {
             // the L2P entries of the moved pages are random: ask for them a few pages ahead
-            if ppa + RELOCATE_PREFETCH_PAGES < end {
-                let ahead = self.table.lpa_of(ppa + RELOCATE_PREFETCH_PAGES);
-                if ahead != NONE {
-                    self.table.prefetch_l2p(ahead);
-                }
+            if ppa.0 + RELOCATE_PREFETCH_PAGES < end
+                && let Some(ahead) = self.table.lpa_of(Ppa(ppa.0 + RELOCATE_PREFETCH_PAGES))
+            {
+                self.table.prefetch_l2p(ahead);
             }
             if !self.table.is_valid(ppa) {
                 continue;
@@ -306,17 +309,15 @@ impl PageFtl {
     /// The plane whose GC comes first if host writes continue: the fewest host page writes
     /// until its host frontier is full with fewer than `threshold` free blocks (ties: the
     /// plane reached first by the write cursor).
-    pub fn next_gc_plane(&self, flash: &Flash) -> u32 {
+    pub fn next_gc_plane(&self, flash: &Flash) -> PlaneId {
         let planes = self.stripe.len();
         let ppb = u64::from(flash.blocks.pages_per_block);
-        let mut best: Option<(u64, u32)> = None;
+        let mut best: Option<(u64, PlaneId)> = None;
         for step in 0..planes {
             let plane = self.stripe[(self.cursor + step) % planes];
-            let frontier = self.host_frontier[plane as usize];
-            let left_in_frontier = if frontier == NONE {
-                0
-            } else {
-                ppb - u64::from(flash.blocks.next_page[frontier as usize])
+            let left_in_frontier = match self.host_frontier[plane.index()] {
+                None => 0,
+                Some(frontier) => ppb - u64::from(flash.blocks.next_page[frontier.index()]),
             };
             // blocks the host can still take before a need finds free < threshold
             let spare_blocks = u64::from(
@@ -328,11 +329,11 @@ impl PageFtl {
                 best = Some((writes, plane));
             }
         }
-        best.map_or(0, |(_, p)| p)
+        best.map_or(PlaneId(0), |(_, p)| p)
     }
 
     /// Co-design hint (SPEC F7): the LPAs of the valid pages of the block GC erases next.
-    pub fn next_erase_block_valid_lpas(&mut self, flash: &Flash, out: &mut Vec<u32>) {
+    pub fn next_erase_block_valid_lpas(&mut self, flash: &Flash, out: &mut Vec<Lpa>) {
         out.clear();
         if self.device_gc {
             self.picker.commit_device(&flash.blocks);
@@ -354,14 +355,9 @@ impl PageFtl {
         }
     }
 
-    fn push_valid_lpas(&self, flash: &Flash, block: u32, out: &mut Vec<u32>) {
-        let ppb = flash.blocks.pages_per_block;
-        for ppa in block * ppb..(block + 1) * ppb {
-            let lpa = self.table.lpa_of(ppa);
-            if lpa != NONE {
-                out.push(lpa);
-            }
-        }
+    fn push_valid_lpas(&self, flash: &Flash, block: BlockId, out: &mut Vec<Lpa>) {
+        let pages = flash.blocks.pages(block, 0..flash.blocks.pages_per_block);
+        out.extend(pages.filter_map(|ppa| self.table.lpa_of(ppa)));
     }
 
     /// Makes the hint cover the next victim of every plane (see `FtlConfig::hint_all_planes`).
@@ -370,7 +366,7 @@ impl PageFtl {
     }
 
     /// The block the next GC erases (per the active policy), if any.
-    pub fn next_victim_block(&self, flash: &Flash) -> Option<u32> {
+    pub fn next_victim_block(&self, flash: &Flash) -> Option<BlockId> {
         if self.device_gc {
             return self.picker.peek_device(&flash.blocks);
         }

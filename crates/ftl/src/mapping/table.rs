@@ -3,22 +3,22 @@
 //! are asserted to agree on every change in debug builds and checked in full by
 //! [`PageTable::check`].
 
-use crate::flash::blocks::NONE;
+use crate::address::{BlockId, Lpa, Ppa};
 use nandlab_core::prefetch::prefetch;
 
-/// L2P, P2L and the valid bitmap.
+/// L2P, P2L and the valid bitmap. Empty entries are `Ppa::NONE` / `Lpa::NONE`.
 #[derive(Clone, Debug)]
 pub(crate) struct PageTable {
-    l2p: Vec<u32>,
-    p2l: Vec<u32>,
+    l2p: Vec<Ppa>,
+    p2l: Vec<Lpa>,
     valid_bits: Vec<u64>,
 }
 
 impl PageTable {
     pub fn new(logical_pages: u32, physical_pages: u32) -> Self {
         PageTable {
-            l2p: vec![NONE; logical_pages as usize],
-            p2l: vec![NONE; physical_pages as usize],
+            l2p: vec![Ppa::NONE; logical_pages as usize],
+            p2l: vec![Lpa::NONE; physical_pages as usize],
             valid_bits: vec![0; (physical_pages as usize).div_ceil(64)],
         }
     }
@@ -26,86 +26,94 @@ impl PageTable {
     pub fn logical_pages(&self) -> u32 {
         self.l2p.len() as u32
     }
-    /// Physical page of `lpa`, or `NONE`.
-    pub fn ppa_of(&self, lpa: u32) -> u32 {
-        self.l2p[lpa as usize]
+    /// Physical page of `lpa`, if mapped.
+    #[inline]
+    pub fn ppa_of(&self, lpa: Lpa) -> Option<Ppa> {
+        self.l2p[lpa.index()].get()
     }
-    /// Logical page stored at `ppa`, or `NONE` when the page is not valid.
-    pub fn lpa_of(&self, ppa: u32) -> u32 {
-        self.p2l[ppa as usize]
+    /// Logical page stored at `ppa`, if the page is valid.
+    #[inline]
+    pub fn lpa_of(&self, ppa: Ppa) -> Option<Lpa> {
+        self.p2l[ppa.index()].get()
     }
-    pub fn is_valid(&self, ppa: u32) -> bool {
-        self.valid_bits[(ppa / 64) as usize] & (1 << (ppa % 64)) != 0
+    #[inline]
+    pub fn is_valid(&self, ppa: Ppa) -> bool {
+        self.valid_bits[(ppa.0 / 64) as usize] & (1 << (ppa.0 % 64)) != 0
     }
-    fn set_valid(&mut self, ppa: u32, valid: bool) {
-        let word = &mut self.valid_bits[(ppa / 64) as usize];
+    #[inline]
+    fn set_valid(&mut self, ppa: Ppa, valid: bool) {
+        let word = &mut self.valid_bits[(ppa.0 / 64) as usize];
         if valid {
-            *word |= 1 << (ppa % 64);
+            *word |= 1 << (ppa.0 % 64);
         } else {
-            *word &= !(1 << (ppa % 64));
+            *word &= !(1 << (ppa.0 % 64));
         }
     }
 
     /// Prefetch hint: `lpa`'s L2P entry will be used soon.
     #[inline]
-    pub fn prefetch_l2p(&self, lpa: u32) {
-        prefetch(&self.l2p, lpa as usize);
+    pub fn prefetch_l2p(&self, lpa: Lpa) {
+        prefetch(&self.l2p, lpa.index());
     }
 
     /// Prefetch hint: `lpa` is about to be rewritten, so the P2L entry and valid word of its
     /// current page will be used soon. Reads the L2P entry: call it once a
     /// [`PageTable::prefetch_l2p`] of `lpa` has had time to land.
     #[inline]
-    pub fn prefetch_old_page(&self, lpa: u32) {
-        if let Some(&old) = self.l2p.get(lpa as usize)
-            && old != NONE
+    pub fn prefetch_old_page(&self, lpa: Lpa) {
+        if let Some(&old) = self.l2p.get(lpa.index())
+            && !old.is_none()
         {
-            prefetch(&self.p2l, old as usize);
-            prefetch(&self.valid_bits, (old / 64) as usize);
+            prefetch(&self.p2l, old.index());
+            prefetch(&self.valid_bits, (old.0 / 64) as usize);
         }
     }
 
-    /// Maps `lpa` to the fresh page `ppa`; returns the page it replaced (or `NONE`).
-    pub fn map(&mut self, lpa: u32, ppa: u32) -> u32 {
-        debug_assert_eq!(self.p2l[ppa as usize], NONE, "ppa {ppa} already holds data");
-        let old = self.l2p[lpa as usize];
-        if old != NONE {
-            debug_assert_eq!(self.p2l[old as usize], lpa, "L2P and P2L disagree at {lpa}");
-            self.p2l[old as usize] = NONE;
+    /// Maps `lpa` to the fresh page `ppa`; returns the page it replaced.
+    pub fn map(&mut self, lpa: Lpa, ppa: Ppa) -> Option<Ppa> {
+        debug_assert!(
+            self.p2l[ppa.index()].is_none(),
+            "ppa {ppa} already holds data"
+        );
+        let old = self.l2p[lpa.index()];
+        if !old.is_none() {
+            debug_assert_eq!(self.p2l[old.index()], lpa, "L2P and P2L disagree at {lpa}");
+            self.p2l[old.index()] = Lpa::NONE;
             self.set_valid(old, false);
         }
-        self.l2p[lpa as usize] = ppa;
-        self.p2l[ppa as usize] = lpa;
+        self.l2p[lpa.index()] = ppa;
+        self.p2l[ppa.index()] = lpa;
         self.set_valid(ppa, true);
-        old
+        old.get()
     }
 
-    /// Forgets `lpa` (TRIM); returns the page that held it (or `NONE`).
-    pub fn unmap(&mut self, lpa: u32) -> u32 {
-        let old = self.l2p[lpa as usize];
-        if old != NONE {
-            debug_assert_eq!(self.p2l[old as usize], lpa, "L2P and P2L disagree at {lpa}");
-            self.p2l[old as usize] = NONE;
+    /// Forgets `lpa` (TRIM); returns the page that held it.
+    pub fn unmap(&mut self, lpa: Lpa) -> Option<Ppa> {
+        let old = self.l2p[lpa.index()];
+        if !old.is_none() {
+            debug_assert_eq!(self.p2l[old.index()], lpa, "L2P and P2L disagree at {lpa}");
+            self.p2l[old.index()] = Lpa::NONE;
             self.set_valid(old, false);
-            self.l2p[lpa as usize] = NONE;
+            self.l2p[lpa.index()] = Ppa::NONE;
         }
-        old
+        old.get()
     }
 
     /// Moves the valid page `source` to the fresh page `target` (GC); returns its LPA.
-    pub fn relocate(&mut self, source: u32, target: u32) -> u32 {
-        let lpa = self.p2l[source as usize];
-        debug_assert_ne!(lpa, NONE, "relocating invalid ppa {source}");
+    pub fn relocate(&mut self, source: Ppa, target: Ppa) -> Lpa {
+        let lpa = self.p2l[source.index()];
+        debug_assert!(!lpa.is_none(), "relocating invalid ppa {source}");
         debug_assert_eq!(
-            self.l2p[lpa as usize], source,
+            self.l2p[lpa.index()],
+            source,
             "L2P and P2L disagree at {lpa}"
         );
-        debug_assert_eq!(self.p2l[target as usize], NONE);
-        self.p2l[source as usize] = NONE;
+        debug_assert!(self.p2l[target.index()].is_none());
+        self.p2l[source.index()] = Lpa::NONE;
         self.set_valid(source, false);
-        self.p2l[target as usize] = lpa;
+        self.p2l[target.index()] = lpa;
         self.set_valid(target, true);
-        self.l2p[lpa as usize] = target;
+        self.l2p[lpa.index()] = target;
         lpa
     }
 
@@ -114,13 +122,14 @@ impl PageTable {
     pub fn check(&self, pages_per_block: u32) -> Result<Vec<u32>, String> {
         let mut per_block = vec![0u32; self.p2l.len() / pages_per_block as usize];
         for (lpa, &ppa) in self.l2p.iter().enumerate() {
-            if ppa == NONE {
+            let lpa = Lpa(lpa as u32);
+            if ppa.is_none() {
                 continue;
             }
-            if self.p2l[ppa as usize] != lpa as u32 {
+            if self.p2l[ppa.index()] != lpa {
                 return Err(format!(
                     "l2p[{lpa}] = {ppa} but p2l[{ppa}] = {}",
-                    self.p2l[ppa as usize]
+                    self.p2l[ppa.index()]
                 ));
             }
             if !self.is_valid(ppa) {
@@ -128,20 +137,21 @@ impl PageTable {
                     "ppa {ppa} mapped by lpa {lpa} but not marked valid"
                 ));
             }
-            per_block[(ppa / pages_per_block) as usize] += 1;
+            per_block[BlockId(ppa.0 / pages_per_block).index()] += 1;
         }
         for (ppa, &lpa) in self.p2l.iter().enumerate() {
-            let mapped = lpa != NONE;
-            if mapped != self.is_valid(ppa as u32) {
+            let ppa = Ppa(ppa as u32);
+            let mapped = !lpa.is_none();
+            if mapped != self.is_valid(ppa) {
                 return Err(format!(
                     "ppa {ppa}: p2l = {lpa} but valid bit = {}",
                     !mapped
                 ));
             }
-            if mapped && self.l2p[lpa as usize] != ppa as u32 {
+            if mapped && self.l2p[lpa.index()] != ppa {
                 return Err(format!(
                     "p2l[{ppa}] = {lpa} but l2p[{lpa}] = {}",
-                    self.l2p[lpa as usize]
+                    self.l2p[lpa.index()]
                 ));
             }
         }
@@ -176,31 +186,34 @@ mod tests {
         fn directions_agree(actions in proptest::collection::vec(action(), 0..200)) {
             let mut t = PageTable::new(16, 4096);
             let mut model = std::collections::HashMap::new();
-            let mut next = 0u32;
+            let mut next = Ppa(0);
             for a in actions {
                 match a {
                     Action::Write(lpa) => {
+                        let lpa = Lpa(lpa);
                         let old = t.map(lpa, next);
-                        prop_assert_eq!(old, model.insert(lpa, next).unwrap_or(NONE));
-                        next += 1;
+                        prop_assert_eq!(old, model.insert(lpa, next));
+                        next.0 += 1;
                     }
                     Action::Trim(lpa) => {
+                        let lpa = Lpa(lpa);
                         let old = t.unmap(lpa);
-                        prop_assert_eq!(old, model.remove(&lpa).unwrap_or(NONE));
+                        prop_assert_eq!(old, model.remove(&lpa));
                     }
                     Action::Move(ppa) => {
+                        let ppa = Ppa(ppa);
                         if ppa < next && t.is_valid(ppa) {
                             let lpa = t.relocate(ppa, next);
                             model.insert(lpa, next);
-                            next += 1;
+                            next.0 += 1;
                         }
                     }
                 }
                 let per_block = t.check(64).map_err(TestCaseError::fail)?;
                 prop_assert_eq!(per_block.iter().sum::<u32>() as usize, model.len());
             }
-            for lpa in 0..16 {
-                prop_assert_eq!(t.ppa_of(lpa), model.get(&lpa).copied().unwrap_or(NONE));
+            for lpa in (0..16).map(Lpa) {
+                prop_assert_eq!(t.ppa_of(lpa), model.get(&lpa).copied());
             }
         }
     }

@@ -2,8 +2,9 @@
 //! partial pages, the write buffer, TRIM and flush.
 
 use super::{Ssd, WATCH_NEXT};
+use crate::address::{Lpa, Ppa};
 use crate::error::{FtlError, FtlResult};
-use crate::flash::blocks::NONE;
+use crate::flash::HostWrite;
 use crate::flash::emit::Tag;
 use crate::host::queue::Deferred;
 use crate::host::{HostOp, HostRequest};
@@ -98,7 +99,7 @@ impl Ssd {
         &self,
         offset_bytes: u64,
         size_bytes: u64,
-    ) -> impl Iterator<Item = (u32, u32, u32, u32)> + use<> {
+    ) -> impl Iterator<Item = (Lpa, u32, u32, u32)> + use<> {
         let page = u64::from(self.page_size_bytes);
         let end = offset_bytes + size_bytes;
         let first = offset_bytes / page;
@@ -107,7 +108,7 @@ impl Ssd {
             let start = (lpa * page).max(offset_bytes);
             let stop = ((lpa + 1) * page).min(end);
             (
-                lpa as u32,
+                Lpa(lpa as u32),
                 (start - lpa * page) as u32,
                 (stop - start) as u32,
                 (start - offset_bytes) as u32,
@@ -138,11 +139,10 @@ impl Ssd {
                 self.flash.counters.buffer_read_hits += 1;
                 continue;
             }
-            let ppa = self.mapper.locate(lpa);
-            if ppa != NONE {
+            if let Some(ppa) = self.mapper.locate(lpa) {
                 self.flash
                     .emit
-                    .push(OpKind::Read, ppa, NONE, Tag::Host(slot));
+                    .push(OpKind::Read, ppa, Ppa::NONE, Tag::Host(slot));
             }
         }
         self.requests.slots[slot as usize].data = data;
@@ -180,7 +180,7 @@ impl Ssd {
             let step = if len == page {
                 self.write_page(lpa, bytes, Tag::Host(slot))
             } else if self.buffer.as_ref().is_some_and(|b| b.contains(lpa))
-                || self.mapper.locate(lpa) == NONE
+                || self.mapper.locate(lpa).is_none()
             {
                 // merge with the buffered page, or with zeros: no flash read needed
                 self.merge_and_write(lpa, start, bytes, slot)
@@ -194,10 +194,13 @@ impl Ssd {
                 });
                 self.flash.counters.rmw_reads += 1;
                 self.requests.slots[slot as usize].outstanding += 1;
-                let ppa = self.mapper.locate(lpa);
+                let ppa = self
+                    .mapper
+                    .locate(lpa)
+                    .expect("checked above: the page is mapped");
                 self.flash
                     .emit
-                    .push(OpKind::Read, ppa, NONE, Tag::Deferred(id));
+                    .push(OpKind::Read, ppa, Ppa::NONE, Tag::Deferred(id));
                 Ok(())
             };
             if let Err(e) = step {
@@ -230,7 +233,7 @@ impl Ssd {
     /// Merges `bytes` at `start` into the current content of `lpa` and writes the page.
     fn merge_and_write(
         &mut self,
-        lpa: u32,
+        lpa: Lpa,
         start: u32,
         bytes: Option<&[u8]>,
         slot: u32,
@@ -252,20 +255,31 @@ impl Ssd {
 
     /// Writes a whole logical page: into the write buffer when there is one (evicting the
     /// coldest page to flash when full), else to flash.
-    fn write_page(&mut self, lpa: u32, bytes: Option<&[u8]>, tag: Tag) -> FtlResult<()> {
+    fn write_page(&mut self, lpa: Lpa, bytes: Option<&[u8]>, tag: Tag) -> FtlResult<()> {
         self.flash.counters.host_pages_written += 1;
+        let sequence = self.flash.next_sequence();
         let Some(buffer) = &mut self.buffer else {
-            return self.mapper.write(&mut self.flash, lpa, tag, bytes);
+            let write = HostWrite {
+                lpa,
+                sequence,
+                data: bytes,
+            };
+            return self.mapper.write(&mut self.flash, write, tag);
         };
         if buffer.contains(lpa) {
             self.flash.counters.buffer_write_hits += 1;
         }
         let mut evicted = std::mem::take(&mut self.evicted);
-        let result = match buffer.insert(lpa, bytes, &mut evicted) {
-            Some(victim) => {
+        let result = match buffer.insert(lpa, sequence, bytes, &mut evicted) {
+            Some((lpa, sequence)) => {
                 self.flash.counters.buffer_evictions += 1;
                 let data = self.flash.payload.enabled().then_some(&evicted[..]);
-                self.mapper.write(&mut self.flash, victim, tag, data)
+                let write = HostWrite {
+                    lpa,
+                    sequence,
+                    data,
+                };
+                self.mapper.write(&mut self.flash, write, tag)
             }
             None => Ok(()),
         };
@@ -296,12 +310,14 @@ impl Ssd {
         };
         let mut evicted = std::mem::take(&mut self.evicted);
         let mut result = Ok(());
-        while let Some(lpa) = buffer.pop_oldest(&mut evicted) {
+        while let Some((lpa, sequence)) = buffer.pop_oldest(&mut evicted) {
             let data = self.flash.payload.enabled().then_some(&evicted[..]);
-            if let Err(e) = self
-                .mapper
-                .write(&mut self.flash, lpa, Tag::Host(slot), data)
-            {
+            let write = HostWrite {
+                lpa,
+                sequence,
+                data,
+            };
+            if let Err(e) = self.mapper.write(&mut self.flash, write, Tag::Host(slot)) {
                 result = Err(e);
                 break;
             }

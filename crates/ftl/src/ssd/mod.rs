@@ -7,31 +7,32 @@
 //! been read); the decided flash ops are then submitted in decision order, so the chip model's
 //! per-die ordering keeps GC moves before their erase and erases before reuse.
 
+mod durability;
 mod host_path;
 mod precondition;
 mod report;
 mod world;
 
+pub use durability::{WriteState, WriteStateCounts};
 pub use precondition::{PRECONDITION_PROGRESS_WRITES, Precondition};
 
+use crate::address::{BlockId, Lpa};
 use crate::buffer::WriteBuffer;
 use crate::config::{
     GcScope, MappingKind, PayloadMode, SsdConfig, WearLeveling, parse_allocation_order,
 };
 use crate::error::{FtlError, FtlResult};
 use crate::flash::Flash;
-use crate::flash::address::AddressCodec;
-use crate::flash::blocks::{BlockManager, NONE};
+use crate::flash::blocks::BlockManager;
+use crate::flash::codec::AddressCodec;
 use crate::flash::emit::PendingOp;
 use crate::flash::payload::Payload;
 use crate::gc::VictimPicker;
 use crate::host::queue::{DeferredTable, RequestTable};
-use crate::mapping::{
-    Lpa, Mapper, block::BlockFtl, hybrid::HybridFtl, page::PageFtl, stripe_order,
-};
+use crate::mapping::{Mapper, block::BlockFtl, hybrid::HybridFtl, page::PageFtl, stripe_order};
 use crate::stats::Measure;
 use nandlab_core::{EventQueue, SimTime};
-use nandlab_nand::{Completion, FlashOp, Geometry, NandSim, PageAddress};
+use nandlab_nand::{Completion, FlashOp, Geometry, NandSim, OpKind, PageAddress};
 use std::collections::VecDeque;
 
 /// Result of one synchronously executed request ([`Ssd::execute`]).
@@ -43,15 +44,6 @@ pub struct Executed {
     pub completed: SimTime,
     /// The bytes read (reads in full payload mode; empty otherwise).
     pub data: Vec<u8>,
-}
-
-/// Reusable one-target ops (so submitting allocates nothing).
-#[derive(Debug)]
-struct OpTemplates {
-    read: FlashOp,
-    program: FlashOp,
-    erase: FlashOp,
-    copyback: FlashOp,
 }
 
 /// A simulated SSD.
@@ -68,12 +60,13 @@ pub struct Ssd {
     deferred: DeferredTable,
     events: EventQueue<()>,
     completions: Vec<Completion>,
-    templates: OpTemplates,
+    /// Reusable one-target ops, one per op kind (so submitting allocates nothing).
+    templates: [FlashOp; OpKind::COUNT],
     now: SimTime,
     page_size_bytes: u32,
     logical_pages: u32,
     measure: Measure,
-    hint: Vec<u32>,
+    hint: Vec<Lpa>,
     host_ops_since_hint: u32,
     /// Scratch page buffers (full mode).
     scratch: Vec<u8>,
@@ -83,6 +76,8 @@ pub struct Ssd {
     watched: Option<Executed>,
     /// Ops decided but not yet given to the chip model, per die (FIFO).
     die_queues: Vec<VecDeque<PendingOp>>,
+    /// Ops given to the chip model, per die, oldest first (to match completions to pages).
+    chip_in_flight: Vec<world::DieInFlight>,
     codec: AddressCodec,
 }
 
@@ -173,12 +168,12 @@ impl Ssd {
             )
         });
         let first = PageAddress::default();
-        let templates = OpTemplates {
-            read: FlashOp::read(first),
-            program: FlashOp::program(first),
-            erase: FlashOp::erase(first),
-            copyback: FlashOp::copyback(first, first),
-        };
+        let templates = OpKind::ALL.map(|kind| match kind {
+            OpKind::Read => FlashOp::read(first),
+            OpKind::Program => FlashOp::program(first),
+            OpKind::Erase => FlashOp::erase(first),
+            OpKind::Copyback => FlashOp::copyback(first, first),
+        });
         Ok(Ssd {
             requests: RequestTable::new(f.queue_depth),
             deferred: DeferredTable::default(),
@@ -198,6 +193,7 @@ impl Ssd {
             die_queues: (0..geometry.total_dies())
                 .map(|_| VecDeque::new())
                 .collect(),
+            chip_in_flight: vec![world::DieInFlight::default(); geometry.total_dies() as usize],
             codec: AddressCodec::new(&geometry),
             config,
             seed,
@@ -246,7 +242,7 @@ impl Ssd {
     /// (per the active victim policy), as of the last refresh. The engine refreshes it every
     /// `ftl.hint_refresh_ops` host requests; [`Ssd::refresh_hint`] refreshes it now.
     pub fn next_erase_block_valid_lpas(&self) -> Vec<Lpa> {
-        self.hint.iter().map(|&l| Lpa(u64::from(l))).collect()
+        self.hint.clone()
     }
 
     /// Recomputes the co-design hint from the current state.
@@ -257,7 +253,7 @@ impl Ssd {
     }
 
     /// The block (dense chip-model id) the next GC will erase, when the mapping can tell.
-    pub fn next_victim_block(&self) -> Option<u32> {
+    pub fn next_victim_block(&self) -> Option<BlockId> {
         match &self.mapper {
             Mapper::Page(m) => m.next_victim_block(&self.flash),
             _ => None,
@@ -277,7 +273,7 @@ impl Ssd {
         let mut out = Vec::with_capacity(size_bytes as usize);
         let mut at = offset_bytes;
         while at < offset_bytes + size_bytes {
-            let lpa = (at / page) as u32;
+            let lpa = Lpa((at / page) as u32);
             let start = (at % page) as usize;
             let end = (page as usize).min(start + (offset_bytes + size_bytes - at) as usize);
             match self.current_page(lpa) {
@@ -290,16 +286,11 @@ impl Ssd {
     }
 
     /// Bytes of logical page `lpa` now: the write buffer first, then flash.
-    fn current_page(&self, lpa: u32) -> Option<&[u8]> {
+    fn current_page(&self, lpa: Lpa) -> Option<&[u8]> {
         if let Some(bytes) = self.buffer.as_ref().and_then(|b| b.page(lpa)) {
             return Some(bytes);
         }
-        let ppa = self.mapper.locate(lpa);
-        if ppa == NONE {
-            None
-        } else {
-            self.flash.payload.read(ppa)
-        }
+        self.flash.payload.read(self.mapper.locate(lpa)?)
     }
 
     fn check_range(&self, offset_bytes: u64, size_bytes: u64) -> FtlResult<()> {

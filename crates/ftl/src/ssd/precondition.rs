@@ -3,7 +3,9 @@
 //! timed and the chip model is not touched), before a timed workload.
 
 use super::Ssd;
+use crate::address::Lpa;
 use crate::error::{FtlError, FtlResult};
+use crate::flash::HostWrite;
 use crate::flash::emit::Tag;
 use nandlab_core::SimRng;
 use serde::{Deserialize, Serialize};
@@ -93,9 +95,8 @@ impl Ssd {
         overwrites: u64,
         ticker: &mut Ticker<F>,
     ) -> FtlResult<()> {
-        for lpa in 0..filled {
-            self.mapper
-                .write(&mut self.flash, lpa, Tag::Internal, None)?;
+        for lpa in (0..filled).map(Lpa) {
+            self.precondition_write(lpa)?;
             ticker.tick()?;
         }
         if filled == 0 {
@@ -104,30 +105,39 @@ impl Ssd {
         let mut rng = SimRng::stream(self.seed, "ftl.precondition");
         // the LPAs are drawn a few writes ahead (same sequence) so their mapping-table entries
         // can be prefetched: random overwrites of a large table are cache misses otherwise
-        let mut ahead = [0u32; LOOKAHEAD];
+        let mut ahead = [Lpa(0); LOOKAHEAD];
         for slot in ahead
             .iter_mut()
             .take(overwrites.min(LOOKAHEAD as u64) as usize)
         {
-            *slot = rng.below(u64::from(filled)) as u32;
+            *slot = Lpa(rng.below(u64::from(filled)) as u32);
             self.mapper.prefetch_far(*slot);
         }
         for k in 0..overwrites {
             let at = (k % LOOKAHEAD as u64) as usize;
             let lpa = ahead[at];
             if k + (LOOKAHEAD as u64) < overwrites {
-                ahead[at] = rng.below(u64::from(filled)) as u32;
+                ahead[at] = Lpa(rng.below(u64::from(filled)) as u32);
                 self.mapper.prefetch_far(ahead[at]);
             }
             if k + 1 < overwrites {
                 self.mapper
                     .prefetch_near(ahead[((k + 1) % LOOKAHEAD as u64) as usize]);
             }
-            self.mapper
-                .write(&mut self.flash, lpa, Tag::Internal, None)?;
+            self.precondition_write(lpa)?;
             ticker.tick()?;
         }
         Ok(())
+    }
+
+    /// One functional host write of zeros (a write of the sequence like any other).
+    fn precondition_write(&mut self, lpa: Lpa) -> FtlResult<()> {
+        let write = HostWrite {
+            lpa,
+            sequence: self.flash.next_sequence(),
+            data: None,
+        };
+        self.mapper.write(&mut self.flash, write, Tag::Internal)
     }
 }
 

@@ -16,7 +16,7 @@ const CDF_POINTS_MAX: usize = 100;
 impl Ssd {
     /// Starts a new measurement: the next report covers what happens from now on.
     pub fn reset_measurement(&mut self) {
-        let mut energy = [0.0; 4];
+        let mut energy = [0.0; OpKind::COUNT];
         for kind in OpKind::ALL {
             energy[kind.index()] = self.nand.stats().energy_uj(kind) * 1e6;
         }

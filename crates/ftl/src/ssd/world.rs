@@ -2,11 +2,12 @@
 //! events, host first on ties), submission of decided ops and routing of completions.
 
 use super::{Executed, Ssd};
+use crate::address::{DieId, Lpa, Ppa};
 use crate::error::{FtlError, FtlResult};
 use crate::flash::emit::{PendingOp, Tag};
 use crate::host::HostRequest;
 use crate::stats::SsdReport;
-use nandlab_nand::{DieId, OpKind};
+use nandlab_nand::OpKind;
 
 impl Ssd {
     /// Runs a stream of host requests to completion (including the GC work they cause) and
@@ -95,8 +96,9 @@ impl Ssd {
     #[inline]
     fn prefetch_far(&self, request: Option<&HostRequest>) {
         if let Some(r) = request {
-            self.mapper
-                .prefetch_far((r.offset_bytes / u64::from(self.page_size_bytes)) as u32);
+            self.mapper.prefetch_far(Lpa(
+                (r.offset_bytes / u64::from(self.page_size_bytes)) as u32
+            ));
         }
     }
 
@@ -106,8 +108,9 @@ impl Ssd {
         if let Some(r) = request
             && r.op == crate::host::HostOp::Write
         {
-            self.mapper
-                .prefetch_near((r.offset_bytes / u64::from(self.page_size_bytes)) as u32);
+            self.mapper.prefetch_near(Lpa(
+                (r.offset_bytes / u64::from(self.page_size_bytes)) as u32
+            ));
         }
     }
 
@@ -233,6 +236,12 @@ impl Ssd {
                 let mut result = Ok(());
                 for c in completions.drain(..) {
                     let die = Tag::die_of(c.tag);
+                    // the page a completed program wrote is durable before anyone hears of it
+                    let (kind, programmed) = self.chip_in_flight[die.index()].pop();
+                    debug_assert_eq!(kind, c.kind, "die {die} completed out of order");
+                    if let Some(ppa) = programmed.get() {
+                        self.flash.oob.completed(ppa);
+                    }
                     let done = self
                         .on_completion(Tag::decode(c.tag), c.kind)
                         .and_then(|()| self.pump(die));
@@ -315,8 +324,8 @@ impl Ssd {
                 Tag::Deferred(_) | Tag::Internal => {}
             }
             let die = self.codec.die_of(op.source);
-            let queue = &mut self.die_queues[die as usize];
-            if queue.is_empty() && self.nand.die_ops_in_flight(DieId(die)) < CHIP_OPS_PER_DIE {
+            let queue = &mut self.die_queues[die.index()];
+            if queue.is_empty() && self.nand.die_ops_in_flight(die) < CHIP_OPS_PER_DIE {
                 // fast path: nothing waits on this die, hand the op straight to the chip
                 if let Err(e) = self.submit_to_chip(die, op) {
                     result = Err(e);
@@ -332,9 +341,9 @@ impl Ssd {
     }
 
     /// Submits queued ops of `die` while it has fewer than [`CHIP_OPS_PER_DIE`] in flight.
-    pub(super) fn pump(&mut self, die: u32) -> FtlResult<()> {
-        while self.nand.die_ops_in_flight(DieId(die)) < CHIP_OPS_PER_DIE {
-            let Some(op) = self.die_queues[die as usize].pop_front() else {
+    pub(super) fn pump(&mut self, die: DieId) -> FtlResult<()> {
+        while self.nand.die_ops_in_flight(die) < CHIP_OPS_PER_DIE {
+            let Some(op) = self.die_queues[die.index()].pop_front() else {
                 break;
             };
             self.submit_to_chip(die, op)?;
@@ -342,22 +351,66 @@ impl Ssd {
         Ok(())
     }
 
-    fn submit_to_chip(&mut self, die: u32, op: PendingOp) -> FtlResult<()> {
+    fn submit_to_chip(&mut self, die: DieId, op: PendingOp) -> FtlResult<()> {
         let address = self.codec.address(op.source)?;
-        let t = &mut self.templates;
-        let flash_op = match op.kind {
-            OpKind::Read => &mut t.read,
-            OpKind::Program => &mut t.program,
-            OpKind::Erase => &mut t.erase,
-            OpKind::Copyback => {
-                t.copyback.destinations[0] = self.codec.address(op.target)?;
-                &mut t.copyback
-            }
-        };
+        let flash_op = &mut self.templates[op.kind.index()];
+        if op.kind == OpKind::Copyback {
+            flash_op.destinations[0] = self.codec.address(op.target)?;
+        }
         flash_op.targets[0] = address;
         flash_op.tag = op.tag.encode_with_die(die);
         self.nand.submit(self.now, flash_op)?;
+        let programmed = match op.kind {
+            OpKind::Program => op.source,
+            OpKind::Copyback => op.target,
+            OpKind::Read | OpKind::Erase => Ppa::NONE,
+        };
+        self.chip_in_flight[die.index()].push(op.kind, programmed);
         Ok(())
+    }
+}
+
+/// The ops of one die in the chip model, oldest first (at most [`CHIP_OPS_PER_DIE`]). A die
+/// runs its ops in submission order, so its completions arrive in this order: that is how a
+/// completion (which carries a tag, not an address) is matched to the page it programmed.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DieInFlight {
+    ops: [(OpKind, Ppa); CHIP_OPS_PER_DIE as usize],
+    head: u8,
+    len: u8,
+}
+
+impl Default for DieInFlight {
+    fn default() -> Self {
+        DieInFlight {
+            ops: [(OpKind::Read, Ppa::NONE); CHIP_OPS_PER_DIE as usize],
+            head: 0,
+            len: 0,
+        }
+    }
+}
+
+impl DieInFlight {
+    /// An op was submitted; `programmed` is the page it programs (`Ppa::NONE` if none).
+    #[inline]
+    fn push(&mut self, kind: OpKind, programmed: Ppa) {
+        assert!(
+            u32::from(self.len) < CHIP_OPS_PER_DIE,
+            "more than {CHIP_OPS_PER_DIE} ops in flight on a die"
+        );
+        let at = (self.head + self.len) as usize % CHIP_OPS_PER_DIE as usize;
+        self.ops[at] = (kind, programmed);
+        self.len += 1;
+    }
+
+    /// The oldest op completed.
+    #[inline]
+    fn pop(&mut self) -> (OpKind, Ppa) {
+        assert!(self.len > 0, "a completion with no op in flight on its die");
+        let op = self.ops[self.head as usize];
+        self.head = ((self.head as u32 + 1) % CHIP_OPS_PER_DIE) as u8;
+        self.len -= 1;
+        op
     }
 }
 

@@ -7,6 +7,7 @@ pub use report::{EnergySection, EraseBin, EraseSummary, IoSection, SsdReport, Va
 
 use crate::host::HostOp;
 use nandlab_core::{LatencyHistogram, SimTime};
+use nandlab_nand::OpKind;
 use serde::Serialize;
 
 /// Event counters of the controller (monotone; a report shows the difference over its run).
@@ -89,13 +90,13 @@ pub(crate) struct OpMeasure {
 /// What a run has measured so far.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Measure {
-    pub by_op: [OpMeasure; 4],
+    pub by_op: [OpMeasure; HostOp::COUNT],
     pub submitted: u64,
     pub completed: u64,
     pub started: SimTime,
     pub last_completion: SimTime,
     pub counters_at_start: FtlCounters,
-    pub energy_pj_at_start: [f64; 4],
+    pub energy_pj_at_start: [f64; OpKind::COUNT],
     pub idle_energy_pj_at_start: f64,
 }
 
@@ -106,10 +107,5 @@ impl Measure {
 }
 
 pub(crate) fn op_index(op: HostOp) -> usize {
-    match op {
-        HostOp::Read => 0,
-        HostOp::Write => 1,
-        HostOp::Trim => 2,
-        HostOp::Flush => 3,
-    }
+    op.index()
 }

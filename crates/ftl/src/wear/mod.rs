@@ -4,10 +4,15 @@
 //! closed block is migrated (its valid pages moved, the block erased and returned to the free
 //! list) so that its little-worn cells take new writes.
 
+use crate::address::{BlockId, PlaneId};
 use crate::flash::blocks::BlockManager;
 
 /// The block static wear-leveling should migrate in `plane`, if the gap exceeds `gap_max`.
-pub(crate) fn static_wl_candidate(blocks: &BlockManager, plane: u32, gap_max: u32) -> Option<u32> {
+pub(crate) fn static_wl_candidate(
+    blocks: &BlockManager,
+    plane: PlaneId,
+    gap_max: u32,
+) -> Option<BlockId> {
     let (coldest, min, max) = blocks.erase_gap(plane)?;
     (max - min > gap_max).then_some(coldest)
 }
@@ -20,12 +25,12 @@ mod tests {
     fn candidate_only_beyond_the_gap() {
         let mut m = BlockManager::new(1, 3, 1);
         for _ in 0..3 {
-            let b = m.take_free(0).unwrap();
+            let b = m.take_free(PlaneId(0)).unwrap();
             m.next_ppa(b).unwrap();
         }
         // blocks 0, 1, 2 closed with erase counts 0; wear block 2 five times
         m.erase_count[2] = 5;
-        assert_eq!(static_wl_candidate(&m, 0, 5), None);
-        assert_eq!(static_wl_candidate(&m, 0, 4), Some(0));
+        assert_eq!(static_wl_candidate(&m, PlaneId(0), 5), None);
+        assert_eq!(static_wl_candidate(&m, PlaneId(0), 4), Some(BlockId(0)));
     }
 }

@@ -43,7 +43,7 @@ impl SsdDevice {
 
     fn byte_range(&self, lpa: Lpa) -> (u64, u64) {
         let size = self.page_size_bytes as u64;
-        (lpa.0 * size, size)
+        (lpa.offset_bytes(size), size)
     }
 }
 
@@ -144,11 +144,7 @@ impl BlockDevice for SsdDevice {
 impl CoDesignHints for SsdDevice {
     fn next_erase_block_valid_lpas(&self, lpas_out: &mut Vec<Lpa>) {
         lpas_out.clear();
-        lpas_out.extend(
-            self.ssd
-                .next_erase_block_valid_lpas()
-                .into_iter()
-                .map(|l| Lpa(l.0)),
-        );
+        // the engine and the FTL share one `Lpa` type (nandlab_core::Lpa)
+        lpas_out.extend(self.ssd.next_erase_block_valid_lpas());
     }
 }

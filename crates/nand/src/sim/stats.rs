@@ -44,7 +44,7 @@ pub struct KindStats {
 
 #[derive(Clone, Debug, Default)]
 pub struct NandStats {
-    pub by_kind: [KindStats; 4],
+    pub by_kind: [KindStats; OpKind::COUNT],
     /// Power of each stage (W = pJ/ps), from the energy model: energies are computed from the
     /// stage times when asked, so the event loop does no floating-point work.
     stage_watts: PerStage<f64>,

@@ -27,13 +27,14 @@ fn data_survives_garbage_collection() {
     for step in 0..2_000u32 {
         let lpa = rng.below(pages);
         versions[lpa as usize] = step + 1;
-        ftl.write_page(Lpa(lpa), &page(lpa, step + 1)).unwrap();
+        ftl.write_page(Lpa(lpa as u32), &page(lpa, step + 1))
+            .unwrap();
     }
     ftl.check_invariants().unwrap();
     assert!(ftl.counters().gc_count > 0 && ftl.counters().page_copies > 0);
     let mut buf = vec![0u8; 32];
     for (lpa, &version) in versions.iter().enumerate() {
-        ftl.read_page(Lpa(lpa as u64), &mut buf).unwrap();
+        ftl.read_page(Lpa(lpa as u32), &mut buf).unwrap();
         let expected = if version == 0 {
             vec![0; 32]
         } else {
@@ -52,7 +53,7 @@ fn hints_name_the_valid_pages_of_the_fifo_victim() {
     let mut ftl = MemFtl::new(small()).unwrap();
     let pages = ftl.logical_page_count();
     for lpa in 0..pages {
-        ftl.write_page(Lpa(lpa), &page(lpa, 1)).unwrap();
+        ftl.write_page(Lpa(lpa as u32), &page(lpa, 1)).unwrap();
     }
     ftl.write_page(Lpa(3), &page(3, 2)).unwrap();
     let mut hinted = Vec::new();
@@ -67,11 +68,12 @@ fn hints_name_the_valid_pages_of_the_fifo_victim() {
     // Rewriting every hinted LPA leaves the victim empty: the next GC copies nothing from it.
     let copies_before = ftl.counters().page_copies;
     for lpa in hinted {
-        ftl.write_page(lpa, &page(lpa.0, 3)).unwrap();
+        ftl.write_page(lpa, &page(u64::from(lpa.0), 3)).unwrap();
     }
     assert_eq!(ftl.valid_page_count(victim), 0);
     while ftl.counters().erases == 0 {
-        ftl.write_page(Lpa(pages - 1), &page(pages - 1, 4)).unwrap();
+        ftl.write_page(Lpa(pages as u32 - 1), &page(pages - 1, 4))
+            .unwrap();
     }
     assert_eq!(ftl.counters().page_copies, copies_before);
     ftl.check_invariants().unwrap();
@@ -83,7 +85,7 @@ fn gc_time_follows_the_paper_formula() {
     let mut ftl = MemFtl::new(config.clone()).unwrap();
     let pages = ftl.logical_page_count();
     for lpa in 0..pages {
-        ftl.write_page(Lpa(lpa), &page(lpa, 1)).unwrap();
+        ftl.write_page(Lpa(lpa as u32), &page(lpa, 1)).unwrap();
     }
     while ftl.counters().gc_count == 0 {
         ftl.write_page(Lpa(0), &page(0, 2)).unwrap();

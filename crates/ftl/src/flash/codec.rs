@@ -2,8 +2,9 @@
 //! geometry is a power of two (the usual case) this is shifts and masks; otherwise it falls
 //! back to [`Geometry::address_of`] (six integer divisions).
 
+use crate::address::{DieId, Ppa};
 use crate::error::FtlResult;
-use nandlab_nand::{Geometry, PageAddress, Ppa};
+use nandlab_nand::{Geometry, PageAddress};
 
 /// Shift/mask decomposition of a flat page address.
 #[derive(Clone, Debug)]
@@ -38,19 +39,19 @@ impl AddressCodec {
     }
 
     /// Dense die id of a flat page address.
-    pub fn die_of(&self, ppa: u32) -> u32 {
-        match self.bits {
-            Some(b) => ppa >> (b[0] + b[1] + b[2]),
-            None => ppa / self.pages_per_die,
-        }
+    pub fn die_of(&self, ppa: Ppa) -> DieId {
+        DieId(match self.bits {
+            Some(b) => ppa.0 >> (b[0] + b[1] + b[2]),
+            None => ppa.0 / self.pages_per_die,
+        })
     }
 
-    pub fn address(&self, ppa: u32) -> FtlResult<PageAddress> {
+    pub fn address(&self, ppa: Ppa) -> FtlResult<PageAddress> {
         let Some(b) = self.bits else {
-            return Ok(self.geometry.address_of(Ppa(u64::from(ppa)))?);
+            return Ok(self.geometry.address_of(ppa.into())?);
         };
-        debug_assert!(u64::from(ppa) < self.geometry.total_pages());
-        let mut rest = ppa;
+        debug_assert!(u64::from(ppa.0) < self.geometry.total_pages());
+        let mut rest = ppa.0;
         let mut take = |bits: u32| {
             let v = rest & ((1 << bits) - 1);
             rest >>= bits;
@@ -91,10 +92,10 @@ mod tests {
             };
             let codec = AddressCodec::new(&g);
             assert_eq!(codec.bits.is_some(), pages_per_block == 16);
-            for ppa in 0..g.total_pages() as u32 {
-                let a = g.address_of(Ppa(u64::from(ppa))).unwrap();
+            for ppa in (0..g.total_pages() as u32).map(Ppa) {
+                let a = g.address_of(ppa.into()).unwrap();
                 assert_eq!(codec.address(ppa).unwrap(), a);
-                assert_eq!(codec.die_of(ppa), g.die_id(&a).0);
+                assert_eq!(codec.die_of(ppa), g.die_id(&a));
             }
         }
     }
