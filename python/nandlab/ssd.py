@@ -157,12 +157,17 @@ def replay(
     seed: int = 0,
     out: str | Path | None = None,
     progress: Progress = True,
+    precondition_reads: bool = True,
+    fit_device: bool = False,
 ) -> SsdResult:
     """Replays a block trace (``msr``, ``blkparse``, ``disksim`` or ``native``) on an SSD.
 
     `device` is a device file, TOML text or dict with ``[device]`` and ``[ftl]`` (as in
     examples/device-mlc.toml); None uses the default device of ``nandlab replay``. Requests
     beyond the SSD's capacity are folded into it; their count is ``summary["folded_requests"]``.
+    `precondition_reads` (default True) first writes the pages the trace reads before writing
+    them (``report["read_preconditioned_pages"]``); `fit_device` grows the device's blocks per
+    plane to hold the trace instead of folding it (``report["fitted_blocks_per_plane"]``).
     `out` and `progress` as in `run_ssd`.
     """
     device_toml = "" if device is None else _config_text(device)[1]
@@ -172,11 +177,21 @@ def replay(
         replayed = json.loads(text)
         report = replayed["report"]
         report["folded_requests"] = replayed["folded_requests"]
+        report["read_preconditioned_pages"] = replayed["read_preconditioned_pages"]
+        report["fitted_blocks_per_plane"] = replayed["fitted_blocks_per_plane"]
         return SsdResult(config_toml=device_toml, report=report)
 
     return run(
         lambda callback: _nandlab.replay(
-            Path(trace), format, device_toml, closed_loop, seed, target, callback
+            Path(trace),
+            format,
+            device_toml,
+            closed_loop,
+            seed,
+            target,
+            callback,
+            precondition_reads,
+            fit_device,
         ),
         build,
         progress,

@@ -158,20 +158,25 @@ pub fn check_run_config_toml(origin: &str, text: &str, overrides_json: &str) -> 
 /// Replays a trace file on an SSD (`device`: a device file's TOML text, an SSD preset name, or
 /// empty for the `bench-ssd` preset); returns `{"report": …, "folded_requests": N}` and, with
 /// `out`, writes the files of `nandlab replay --out`. `control` as in [`run_ssd_toml`].
+/// The result also has `read_preconditioned_pages` and `fitted_blocks_per_plane` (null when
+/// the device was not grown).
 pub fn replay_json(
     trace: &Path,
     format: &str,
     device: &str,
-    (closed_loop, seed): (bool, u64),
+    options: ReplayOptions,
     out: Option<&Path>,
     control: &Control,
 ) -> LabResult<String> {
+    let seed = options.seed;
     let workload = WorkloadSection::Trace(TraceWorkload {
         path: trace.display().to_string(),
         format: format.to_string(),
-        closed_loop,
+        closed_loop: options.closed_loop,
         queue_events: false,
         disk: None,
+        precondition_reads: options.precondition_reads,
+        fit_device: options.fit_device,
     });
     let stack = device_stack_text(device, &workload, None, seed)?;
     let run = stack.run(None, control)?;
@@ -181,12 +186,30 @@ pub fn replay_json(
     let StackOutcome::Ssd {
         run: ssd_run,
         folded_requests,
+        read_preconditioned_pages,
+        fitted_blocks_per_plane,
     } = &run.outcome
     else {
         unreachable!("a trace workload runs on the SSD")
     };
-    let value = serde_json::json!({ "report": ssd_run, "folded_requests": folded_requests });
+    let value = serde_json::json!({
+        "report": ssd_run,
+        "folded_requests": folded_requests,
+        "read_preconditioned_pages": read_preconditioned_pages,
+        "fitted_blocks_per_plane": fitted_blocks_per_plane,
+    });
     Ok(serde_json::to_string(&value).expect("reports serialize"))
+}
+
+/// The options of [`replay_json`] (`nandlab replay`'s flags).
+#[derive(Clone, Copy, Debug)]
+pub struct ReplayOptions {
+    pub closed_loop: bool,
+    pub seed: u64,
+    /// Precondition the pages the trace reads before writing them.
+    pub precondition_reads: bool,
+    /// Grow the device to the trace instead of folding it.
+    pub fit_device: bool,
 }
 
 /// A stack from a device given as TOML text or an SSD preset name (empty: `bench-ssd`).
