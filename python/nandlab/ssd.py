@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nandlab import _nandlab
+from nandlab import _args, _nandlab
 from nandlab.progress import Progress, run
 
 if TYPE_CHECKING:
@@ -137,6 +137,8 @@ def run_ssd(
     `progress`: see `nandlab.progress`; Ctrl-C raises `nandlab.Interrupted` holding the
     result of the requests completed (and writes it to `out`).
     """
+    _args.config("run_ssd()", "config", config)
+    _args.path("run_ssd()", "out", out, optional=True)
     origin, text = _config_text(config)
     target = None if out is None else Path(out)
     return run(
@@ -170,6 +172,18 @@ def replay(
     plane to hold the trace instead of folding it (``report["fitted_blocks_per_plane"]``).
     `out` and `progress` as in `run_ssd`.
     """
+    where = "replay()"
+    _args.path(where, "trace", trace)
+    _args.string(where, "format", format)
+    _args.config(where, "device", device, optional=True)
+    for name, flag in (
+        ("closed_loop", closed_loop),
+        ("precondition_reads", precondition_reads),
+        ("fit_device", fit_device),
+    ):
+        _args.boolean(where, name, flag)
+    _args.integer(where, "seed", seed)
+    _args.path(where, "out", out, optional=True)
     device_toml = "" if device is None else _config_text(device)[1]
     target = None if out is None else Path(out)
 

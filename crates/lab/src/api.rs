@@ -14,8 +14,7 @@ use std::path::Path;
 /// Runs a chip-level workload described by a JSON [`ChipRunSpec`]; returns
 /// `{"spec": …, "report": …, "read_cdf": […], "write_cdf": […]}`.
 pub fn run_chip_json(spec_json: &str) -> LabResult<String> {
-    let spec: ChipRunSpec =
-        serde_json::from_str(spec_json).map_err(|e| LabError::Usage(format!("chip spec: {e}")))?;
+    let spec: ChipRunSpec = from_json("chip spec", spec_json)?;
     let report = spec.run()?;
     let value = serde_json::json!({
         "spec": spec,
@@ -201,6 +200,27 @@ pub fn replay_json(
     Ok(serde_json::to_string(&value).expect("reports serialize"))
 }
 
+/// Parses the JSON spec `text` of `what`; an error names the field's path (`chip spec: key
+/// `requests`: invalid value: integer `-1`, expected u64`), not a column of the JSON text.
+fn from_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> LabResult<T> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let message = inner.to_string();
+        // serde_json appends the position in the JSON text, meaningless to a caller
+        let message = match message.rfind(" at line ") {
+            Some(at) if inner.line() > 0 => message[..at].to_string(),
+            _ => message,
+        };
+        if path == "." || path.is_empty() {
+            LabError::Usage(format!("{what}: {message}"))
+        } else {
+            LabError::Usage(format!("{what}: key `{path}`: {message}"))
+        }
+    })
+}
+
 /// The options of [`replay_json`] (`nandlab replay`'s flags).
 #[derive(Clone, Copy, Debug)]
 pub struct ReplayOptions {
@@ -335,8 +355,7 @@ fn check_protocol_seed(protocol: u64, spec: u64) -> LabResult<()> {
 /// it is cancelled the run stops, the metrics cover the queries measured so far and the JSON
 /// has `"interrupted": true`.
 pub fn run_engine_json(spec_json: &str, control: &Control) -> LabResult<String> {
-    let spec: EngineRunSpec = serde_json::from_str(spec_json)
-        .map_err(|e| LabError::Usage(format!("engine spec: {e}")))?;
+    let spec: EngineRunSpec = from_json("engine spec", spec_json)?;
     let run = spec.stack()?.run(None, control)?;
     let StackOutcome::Engine {
         metrics,
