@@ -17,7 +17,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "report",
         help="self-contained HTML report of a results folder",
         description="Writes one HTML file with the figures, summary metrics and CSV curves of "
-        "OUTDIR: a folder written by `nandlab reproduce`, or a folder of such folders.",
+        "OUTDIR: a folder written by `nandlab reproduce`, `run`, `replay`, `fio` or `sweep`, or a "
+        "folder of such folders.",
     )
     report.add_argument("outdir", type=Path, metavar="OUTDIR")
     report.add_argument(

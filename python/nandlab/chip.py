@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nandlab import _nandlab
+from nandlab import _args, _nandlab
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -85,6 +85,26 @@ def chip(
     Same semantics and defaults as the `nandlab chip` command. `device` is a full chip config
     (a dict shaped like `preset()`'s, e.g. a modified preset) that replaces `preset`.
     """
+    where = "chip()"
+    for name, text in (("preset", preset), ("workload", workload), ("scheduler", scheduler)):
+        _args.string(where, name, text)
+    _args.integer(where, "requests", requests)
+    _args.integer(where, "request_bytes", request_bytes, high=_args.U32_MAX)
+    for name, count in (
+        ("channels", channels),
+        ("dies", dies),
+        ("planes", planes),
+        ("page_size_bytes", page_size_bytes),
+    ):
+        _args.optional_integer(where, name, count, high=_args.U32_MAX)
+    if bus_data_rate_mts is not None:
+        _args.number(where, "bus_data_rate_mts", bus_data_rate_mts, low=0.0)
+    _args.boolean(where, "cache", cache)
+    _args.boolean(where, "interleave", interleave)
+    _args.integer(where, "queue_depth", queue_depth, high=_args.U32_MAX)
+    _args.integer(where, "seed", seed)
+    if device is not None:
+        _args.mapping(where, "device", device)
     spec: dict[str, Any] = {
         "preset": preset if device is None else str(device.get("name", "custom")),
         "device": device,

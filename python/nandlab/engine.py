@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nandlab import _nandlab
+from nandlab import _args, _nandlab
 from nandlab.progress import Progress, run
 
 if TYPE_CHECKING:
@@ -74,6 +74,22 @@ def engine(
     Bad values raise ValueError naming the key. `progress`: see `nandlab.progress` (it counts
     inserts and queries); Ctrl-C raises `nandlab.Interrupted` holding the metrics so far.
     """
+    where = "engine()"
+    for name, flag in (("iaa", iaa), ("u2di", u2di), ("drifting", drifting)):
+        _args.boolean(where, name, flag)
+    _args.number(where, "free_space", free_space, 0.0, 1.0)
+    _args.number(where, "update_fraction", update_fraction, 0.0, 1.0)
+    _args.integer(where, "queries", queries)
+    _args.integer(where, "warmup_queries", warmup_queries)
+    _args.integer(where, "row_size_bytes", row_size_bytes, low=1, high=_args.U32_MAX)
+    for name, count in (
+        ("channels", channels),
+        ("blocks_per_plane", blocks_per_plane),
+        ("pages_per_block", pages_per_block),
+    ):
+        _args.optional_integer(where, name, count, high=_args.U32_MAX)
+    _args.config(where, "device", device, optional=True)
+    _args.integer(where, "seed", seed)
     protocol: dict[str, Any]
     if drifting:
         protocol = {

@@ -1,9 +1,10 @@
 """Self-contained HTML reports of results folders: the figures, summary metrics and CSV curves.
 
 ``python -m nandlab report OUTDIR`` (or `write_report`) takes a folder written by
-``nandlab reproduce``, or a folder of such folders, and writes one HTML file with every figure
-embedded as a PNG, the summary metrics beside the paper's values, and the CSV curves as tables.
-Experiments without a figure function in `nandlab.plots.FIGURES` still get their tables.
+``nandlab reproduce``, ``run``, ``replay``, ``fio`` or ``sweep``, or a folder of such
+folders, and writes one HTML file with every figure embedded as a PNG, the summary metrics
+beside the paper's values, and the CSV curves as tables. Experiments without a figure function
+in `nandlab.plots.FIGURES` still get their tables.
 """
 
 from __future__ import annotations
@@ -28,17 +29,22 @@ FIGURE_DPI = 120
 
 
 def find_results(root: str | Path) -> list[Path]:
-    """`root` if it holds summary.json, else every folder below it that does, sorted."""
+    """`root` if it is a results folder (`plots.RESULT_FILES`), else every results folder
+    below it (not those inside another one, such as a sweep's cache), sorted."""
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: no such folder")
-    if (root / "summary.json").is_file():
+    if any((root / name).is_file() for name in plots.RESULT_FILES):
         return [root]
-    found = sorted(p.parent for p in root.rglob("summary.json"))
+    candidates = sorted({p.parent for name in plots.RESULT_FILES for p in root.rglob(name)})
+    found: list[Path] = []
+    for folder in candidates:
+        if not any(folder.is_relative_to(f) for f in found):
+            found.append(folder)
     if not found:
         raise FileNotFoundError(
-            f"{root}: no summary.json in it or its subfolders "
-            "(not a results folder of `nandlab reproduce`)"
+            f"{root}: no results in it or its subfolders (summary.json of `nandlab reproduce`, "
+            "report.json of `nandlab run`, `replay` or `fio`, sweep.csv of `nandlab sweep`)"
         )
     return found
 
@@ -59,6 +65,8 @@ def build_html(root: str | Path) -> str:
     folders = find_results(root)
     results = [plots.load(folder) for folder in folders]
     about = {e.id: (e.reference, e.title) for e in list_experiments()}
+    about["run"] = ("nandlab run | replay | fio", "a run of a stack config, trace or fio job")
+    about["sweep"] = ("nandlab sweep", "a sweep: every metric at every point of a grid")
     anchors = _anchors([_relative(f, root) for f in folders])
     contents = "\n".join(
         f'<li><a href="#{a}">{html.escape(r.experiment)}</a>'

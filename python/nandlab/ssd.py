@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nandlab import _nandlab
+from nandlab import _args, _nandlab
 from nandlab.progress import Progress, run
 
 if TYPE_CHECKING:
@@ -137,6 +137,8 @@ def run_ssd(
     `progress`: see `nandlab.progress`; Ctrl-C raises `nandlab.Interrupted` holding the
     result of the requests completed (and writes it to `out`).
     """
+    _args.config("run_ssd()", "config", config)
+    _args.path("run_ssd()", "out", out, optional=True)
     origin, text = _config_text(config)
     target = None if out is None else Path(out)
     return run(
@@ -157,14 +159,31 @@ def replay(
     seed: int = 0,
     out: str | Path | None = None,
     progress: Progress = True,
+    precondition_reads: bool = True,
+    fit_device: bool = False,
 ) -> SsdResult:
     """Replays a block trace (``msr``, ``blkparse``, ``disksim`` or ``native``) on an SSD.
 
     `device` is a device file, TOML text or dict with ``[device]`` and ``[ftl]`` (as in
     examples/device-mlc.toml); None uses the default device of ``nandlab replay``. Requests
     beyond the SSD's capacity are folded into it; their count is ``summary["folded_requests"]``.
+    `precondition_reads` (default True) first writes the pages the trace reads before writing
+    them (``report["read_preconditioned_pages"]``); `fit_device` grows the device's blocks per
+    plane to hold the trace instead of folding it (``report["fitted_blocks_per_plane"]``).
     `out` and `progress` as in `run_ssd`.
     """
+    where = "replay()"
+    _args.path(where, "trace", trace)
+    _args.string(where, "format", format)
+    _args.config(where, "device", device, optional=True)
+    for name, flag in (
+        ("closed_loop", closed_loop),
+        ("precondition_reads", precondition_reads),
+        ("fit_device", fit_device),
+    ):
+        _args.boolean(where, name, flag)
+    _args.integer(where, "seed", seed)
+    _args.path(where, "out", out, optional=True)
     device_toml = "" if device is None else _config_text(device)[1]
     target = None if out is None else Path(out)
 
@@ -172,11 +191,21 @@ def replay(
         replayed = json.loads(text)
         report = replayed["report"]
         report["folded_requests"] = replayed["folded_requests"]
+        report["read_preconditioned_pages"] = replayed["read_preconditioned_pages"]
+        report["fitted_blocks_per_plane"] = replayed["fitted_blocks_per_plane"]
         return SsdResult(config_toml=device_toml, report=report)
 
     return run(
         lambda callback: _nandlab.replay(
-            Path(trace), format, device_toml, closed_loop, seed, target, callback
+            Path(trace),
+            format,
+            device_toml,
+            closed_loop,
+            seed,
+            target,
+            callback,
+            precondition_reads,
+            fit_device,
         ),
         build,
         progress,

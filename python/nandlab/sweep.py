@@ -20,12 +20,14 @@ point's values (seed included), and returns plain data; the CSV (``out``) is the
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nandlab import _nandlab
+from nandlab import _args, _nandlab
 from nandlab.progress import Progress
 from nandlab.progress import run as _run_controlled
 from nandlab.ssd import Config, _config_text
@@ -54,6 +56,10 @@ def run(
     """Runs a stack config (a path, TOML text, a dict or a `RunConfig`) with `overrides`
     (``{"key.path": value}``) applied; with `out`, also writes ``nandlab run --out``'s files.
     Bad keys raise ValueError naming the key (and its line)."""
+    _args.config("run()", "config", config)
+    if overrides is not None:
+        _check_settings("run()", "overrides", overrides, lists=False)
+    _args.path("run()", "out", out, optional=True)
     origin, text = _config_text(config)
     overrides_json = json.dumps(overrides or {})
     target = None if out is None else str(out)
@@ -107,6 +113,10 @@ def sweep(
 
     import pandas as pd
 
+    _args.config("sweep()", "base", base)
+    _check_settings("sweep()", "grid", grid, lists=True)
+    _args.boolean("sweep()", "zip", zip)
+    _args.path("sweep()", "out", out, optional=True)
     origin, text = _config_text(base)
     if origin not in ("config dict", "config text"):
         origin = str(Path(origin).resolve())
@@ -155,6 +165,24 @@ def ssd_presets() -> dict[str, dict[str, str]]:
         name: {"description": description, "source": source}
         for name, description, source in json.loads(_nandlab.ssd_presets())
     }
+
+
+def _check_settings(where: str, name: str, settings: object, *, lists: bool) -> None:
+    """`settings` maps dot key paths to values (`lists`: to non-empty lists of values)."""
+    _args.mapping(where, name, settings)
+    assert isinstance(settings, Mapping)
+    for key, values in settings.items():
+        if not isinstance(key, str) or not key or any(not p for p in key.split(".")):
+            raise ValueError(f"{where}: {name} key {key!r} is not a dot-separated key path")
+        if lists and (isinstance(values, str) or not isinstance(values, Sequence)):
+            raise TypeError(
+                f"{where}: {name}[{key!r}] must be a list of values, not {type(values).__name__}"
+            )
+        if lists and not values:
+            raise ValueError(f"{where}: {name}[{key!r}] is an empty list")
+        for value in values if lists else [values]:
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError(f"{where}: {name}[{key!r}] has {value} (not a finite number)")
 
 
 def _describe(point: list[list[Any]]) -> str:

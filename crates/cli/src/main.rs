@@ -204,6 +204,14 @@ struct ReplayArgs {
     /// Keep one device of the trace (MSR DiskNumber, DiskSim devno, blkparse major,minor).
     #[arg(long)]
     disk: Option<String>,
+    /// Do not write the pages the trace reads before writing them (by default they are
+    /// written functionally before the timed replay, so those reads reach the flash).
+    #[arg(long)]
+    no_read_precondition: bool,
+    /// Grow the device's blocks per plane until it holds the trace's furthest byte, instead
+    /// of folding requests beyond its capacity into it.
+    #[arg(long)]
+    fit_device: bool,
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Also write the request stream to this native CSV trace (replay it with --format native).
@@ -224,6 +232,10 @@ struct FioArgs {
     /// stack config); default: the `bench-ssd` preset.
     #[arg(long)]
     device: Option<String>,
+    /// Do not write the pages the jobs read before writing them (by default they are written
+    /// functionally before the timed run, so those reads reach the flash).
+    #[arg(long)]
+    no_read_precondition: bool,
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Also write the request stream to this native CSV trace (replay it with --format native).
@@ -650,7 +662,24 @@ fn finish(stack: &Stack, run: &StackRun, out: Option<PathBuf>, json: bool) -> La
         StackOutcome::Ssd {
             run: ssd_run,
             folded_requests,
+            read_preconditioned_pages,
+            fitted_blocks_per_plane,
         } => {
+            if let Some(blocks) = fitted_blocks_per_plane {
+                out!(
+                    "note: grew the device to {blocks} blocks per plane ({} bytes logical) to hold the trace",
+                    ssd_run.report.logical_pages * u64::from(ssd_run.report.page_size_bytes)
+                );
+            }
+            if *read_preconditioned_pages > 0 {
+                let what = match &stack.config.workload {
+                    WorkloadSection::Fio(_) => "the jobs read",
+                    _ => "the trace reads",
+                };
+                out!(
+                    "note: preconditioned {read_preconditioned_pages} pages {what} before writing"
+                );
+            }
             if *folded_requests > 0 {
                 out!(
                     "note: {folded_requests} requests beyond the SSD's logical capacity were folded into it"
@@ -737,6 +766,8 @@ fn replay(args: ReplayArgs, control: &Control) -> LabResult<()> {
         closed_loop: args.closed_loop,
         queue_events: args.queue_events,
         disk: args.disk.clone(),
+        precondition_reads: !args.no_read_precondition,
+        fit_device: args.fit_device,
     });
     let stack = device_stack(args.device.as_deref(), &workload, args.seed)?;
     if let Some(dir) = &args.out {
@@ -749,6 +780,7 @@ fn replay(args: ReplayArgs, control: &Control) -> LabResult<()> {
 fn fio(args: FioArgs, control: &Control) -> LabResult<()> {
     let workload = WorkloadSection::Fio(FioWorkload {
         path: args.jobfile.display().to_string(),
+        precondition_reads: !args.no_read_precondition,
     });
     let stack = device_stack(args.device.as_deref(), &workload, args.seed)?;
     if let Some(dir) = &args.out {

@@ -14,8 +14,7 @@ use std::path::Path;
 /// Runs a chip-level workload described by a JSON [`ChipRunSpec`]; returns
 /// `{"spec": …, "report": …, "read_cdf": […], "write_cdf": […]}`.
 pub fn run_chip_json(spec_json: &str) -> LabResult<String> {
-    let spec: ChipRunSpec =
-        serde_json::from_str(spec_json).map_err(|e| LabError::Usage(format!("chip spec: {e}")))?;
+    let spec: ChipRunSpec = from_json("chip spec", spec_json)?;
     let report = spec.run()?;
     let value = serde_json::json!({
         "spec": spec,
@@ -158,20 +157,25 @@ pub fn check_run_config_toml(origin: &str, text: &str, overrides_json: &str) -> 
 /// Replays a trace file on an SSD (`device`: a device file's TOML text, an SSD preset name, or
 /// empty for the `bench-ssd` preset); returns `{"report": …, "folded_requests": N}` and, with
 /// `out`, writes the files of `nandlab replay --out`. `control` as in [`run_ssd_toml`].
+/// The result also has `read_preconditioned_pages` and `fitted_blocks_per_plane` (null when
+/// the device was not grown).
 pub fn replay_json(
     trace: &Path,
     format: &str,
     device: &str,
-    (closed_loop, seed): (bool, u64),
+    options: ReplayOptions,
     out: Option<&Path>,
     control: &Control,
 ) -> LabResult<String> {
+    let seed = options.seed;
     let workload = WorkloadSection::Trace(TraceWorkload {
         path: trace.display().to_string(),
         format: format.to_string(),
-        closed_loop,
+        closed_loop: options.closed_loop,
         queue_events: false,
         disk: None,
+        precondition_reads: options.precondition_reads,
+        fit_device: options.fit_device,
     });
     let stack = device_stack_text(device, &workload, None, seed)?;
     let run = stack.run(None, control)?;
@@ -181,12 +185,51 @@ pub fn replay_json(
     let StackOutcome::Ssd {
         run: ssd_run,
         folded_requests,
+        read_preconditioned_pages,
+        fitted_blocks_per_plane,
     } = &run.outcome
     else {
         unreachable!("a trace workload runs on the SSD")
     };
-    let value = serde_json::json!({ "report": ssd_run, "folded_requests": folded_requests });
+    let value = serde_json::json!({
+        "report": ssd_run,
+        "folded_requests": folded_requests,
+        "read_preconditioned_pages": read_preconditioned_pages,
+        "fitted_blocks_per_plane": fitted_blocks_per_plane,
+    });
     Ok(serde_json::to_string(&value).expect("reports serialize"))
+}
+
+/// Parses the JSON spec `text` of `what`; an error names the field's path (`chip spec: key
+/// `requests`: invalid value: integer `-1`, expected u64`), not a column of the JSON text.
+fn from_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> LabResult<T> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let message = inner.to_string();
+        // serde_json appends the position in the JSON text, meaningless to a caller
+        let message = match message.rfind(" at line ") {
+            Some(at) if inner.line() > 0 => message[..at].to_string(),
+            _ => message,
+        };
+        if path == "." || path.is_empty() {
+            LabError::Usage(format!("{what}: {message}"))
+        } else {
+            LabError::Usage(format!("{what}: key `{path}`: {message}"))
+        }
+    })
+}
+
+/// The options of [`replay_json`] (`nandlab replay`'s flags).
+#[derive(Clone, Copy, Debug)]
+pub struct ReplayOptions {
+    pub closed_loop: bool,
+    pub seed: u64,
+    /// Precondition the pages the trace reads before writing them.
+    pub precondition_reads: bool,
+    /// Grow the device to the trace instead of folding it.
+    pub fit_device: bool,
 }
 
 /// A stack from a device given as TOML text or an SSD preset name (empty: `bench-ssd`).
@@ -312,8 +355,7 @@ fn check_protocol_seed(protocol: u64, spec: u64) -> LabResult<()> {
 /// it is cancelled the run stops, the metrics cover the queries measured so far and the JSON
 /// has `"interrupted": true`.
 pub fn run_engine_json(spec_json: &str, control: &Control) -> LabResult<String> {
-    let spec: EngineRunSpec = serde_json::from_str(spec_json)
-        .map_err(|e| LabError::Usage(format!("engine spec: {e}")))?;
+    let spec: EngineRunSpec = from_json("engine spec", spec_json)?;
     let run = spec.stack()?.run(None, control)?;
     let StackOutcome::Engine {
         metrics,

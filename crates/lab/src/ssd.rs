@@ -172,11 +172,19 @@ pub fn write_ssd_results(run: &SsdRun, dir: &Path) -> LabResult<()> {
 /// for a block workload the SSD files of [`write_ssd_results`], for an engine workload
 /// `report.json` with the engine's run metrics.
 pub fn write_stack_results(stack: &Stack, run: &StackRun, dir: &Path) -> LabResult<()> {
-    let config = serde_json::json!({
+    let mut config = serde_json::json!({
         "nandlab_version": crate::version(),
         "seed": stack.config.run.seed,
         "config": stack.resolved_json(),
     });
+    if let StackOutcome::Ssd {
+        fitted_blocks_per_plane: Some(blocks),
+        ..
+    } = &run.outcome
+    {
+        // the device the run used: grown to fit the trace
+        config["config"]["nand"]["geometry"]["blocks_per_plane"] = serde_json::json!(blocks);
+    }
     write_json(&dir.join("config.json"), &config)?;
     let metrics: serde_json::Map<String, serde_json::Value> = run
         .metrics

@@ -153,7 +153,7 @@ fn check_run_config(
 /// with `out`, writes the files of `nandlab replay --out`. Releases the GIL;
 /// `progress(requests_done, None)`.
 #[pyfunction]
-#[pyo3(signature = (trace, format, device_toml, closed_loop, seed, out=None, progress=None))]
+#[pyo3(signature = (trace, format, device_toml, closed_loop, seed, out=None, progress=None, precondition_reads=true, fit_device=false))]
 #[allow(clippy::too_many_arguments)]
 fn replay(
     py: Python<'_>,
@@ -164,13 +164,21 @@ fn replay(
     seed: u64,
     out: Option<PathBuf>,
     progress: Option<Py<PyAny>>,
+    precondition_reads: bool,
+    fit_device: bool,
 ) -> PyResult<String> {
+    let options = nandlab_lab::api::ReplayOptions {
+        closed_loop,
+        seed,
+        precondition_reads,
+        fit_device,
+    };
     controlled(py, progress, |control| {
         nandlab_lab::api::replay_json(
             &trace,
             &format,
             &device_toml,
-            (closed_loop, seed),
+            options,
             out.as_deref(),
             control,
         )

@@ -1,9 +1,11 @@
 """Figures of the reproduced experiments, drawn with matplotlib (Agg; no pyplot state).
 
 Each figure function takes a results folder written by ``nandlab reproduce`` (or the
-`Reproduction` that `nandlab.reproduce` returns) and returns a `matplotlib.figure.Figure`
-drawn the way a paper prints it: axes labelled with units, legends, and the paper's reference
-values (the ``paper_*`` metrics of summary.json) marked on the plot::
+`Reproduction` that `nandlab.reproduce` returns; `nandlab run`, `replay`, `fio` and `sweep`
+folders load as the experiments ``"run"`` and ``"sweep"``, drawn by `nandlab.plots.runs`)
+and returns a `matplotlib.figure.Figure` drawn the way a paper prints it: axes labelled
+with units, legends, and the paper's reference values (the ``paper_*`` metrics of
+summary.json) marked on the plot::
 
     from nandlab import plots
     fig = plots.plot("results/nfs-dies")    # dispatches on summary.json's "experiment"
@@ -47,22 +49,79 @@ def register(experiment: str) -> Callable[[FigureFunction], FigureFunction]:
     return add
 
 
+RESULT_FILES = ("summary.json", "sweep.csv", "report.json", "metrics.json")
+"""A results folder holds one of these: `nandlab reproduce` summary.json, `nandlab sweep`
+sweep.csv, `nandlab run|replay|fio` report.json and metrics.json."""
+
+
 def load(source: Source) -> Reproduction:
-    """The `Reproduction` of a results folder; raises FileNotFoundError without summary.json."""
+    """The `Reproduction` of a results folder: of `nandlab reproduce` (summary.json), of
+    `nandlab run`, `replay` or `fio` (report.json, metrics.json; experiment ``"run"``) or of
+    `nandlab sweep` (sweep.csv; experiment ``"sweep"``). FileNotFoundError for other folders."""
     if isinstance(source, Reproduction):
         return source
     out = Path(source)
     path = out / "summary.json"
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{out}: no summary.json (not a results folder of `nandlab reproduce`)"
+    if path.is_file():
+        summary = json.loads(path.read_text())
+        if not isinstance(summary, dict):
+            raise ValueError(f"{path}: not a JSON object")
+        experiment = summary.pop("experiment", None)
+        if not isinstance(experiment, str):
+            raise ValueError(f'{path}: no "experiment" key')
+        interrupted = bool(summary.pop("interrupted", False))
+        return Reproduction(
+            experiment=experiment, metrics=summary, out=out, interrupted=interrupted
         )
-    summary = json.loads(path.read_text())
-    experiment = summary.pop("experiment", None)
-    if not isinstance(experiment, str):
-        raise ValueError(f'{path}: no "experiment" key')
-    interrupted = bool(summary.pop("interrupted", False))
-    return Reproduction(experiment=experiment, metrics=summary, out=out, interrupted=interrupted)
+    if (out / "sweep.csv").is_file():
+        return Reproduction(experiment="sweep", metrics=_sweep_metrics(out), out=out)
+    if (out / "report.json").is_file() or (out / "metrics.json").is_file():
+        metrics, interrupted = _run_metrics(out)
+        return Reproduction(experiment="run", metrics=metrics, out=out, interrupted=interrupted)
+    raise FileNotFoundError(
+        f"{out}: no summary.json, sweep.csv or report.json (not a results folder of "
+        "`nandlab reproduce`, `run`, `replay`, `fio` or `sweep`)"
+    )
+
+
+def _read_json(path: Path) -> dict[str, object]:
+    try:
+        value = json.loads(path.read_text())
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not JSON ({error})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    return value
+
+
+def _numbers(values: dict[str, object]) -> dict[str, float]:
+    return {
+        k: float(v)
+        for k, v in values.items()
+        if isinstance(v, int | float) and not isinstance(v, bool)
+    }
+
+
+def _run_metrics(out: Path) -> tuple[dict[str, float], bool]:
+    """The metric row of a run folder (metrics.json, else report.json's numbers) and whether
+    it was interrupted."""
+    report = _read_json(out / "report.json") if (out / "report.json").is_file() else {}
+    if (out / "metrics.json").is_file():
+        metrics = _numbers(_read_json(out / "metrics.json"))
+    else:
+        metrics = _numbers(report)
+    return metrics, bool(report.get("interrupted", False))
+
+
+def _sweep_metrics(out: Path) -> dict[str, float]:
+    """A sweep's summary: its points."""
+    import pandas as pd
+
+    try:
+        points = len(pd.read_csv(out / "sweep.csv"))
+    except pd.errors.EmptyDataError:
+        points = 0
+    return {"points": float(points)}
 
 
 def plot(source: Source) -> Figure:
@@ -111,6 +170,7 @@ from nandlab.plots.nfs import (  # noqa: E402
     nfs_planes,
     nfs_scheduler,
 )
+from nandlab.plots.runs import run_figure, sweep_figure  # noqa: E402
 
 __all__ = [
     "FIGURES",
@@ -136,5 +196,7 @@ __all__ = [
     "plot",
     "png_bytes",
     "register",
+    "run_figure",
     "save",
+    "sweep_figure",
 ]

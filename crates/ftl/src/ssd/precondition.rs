@@ -178,3 +178,55 @@ impl<F: FnMut(u64, u64) -> ControlFlow<()>> Ticker<F> {
         self.call()
     }
 }
+
+impl Ssd {
+    /// Writes each of the `total` logical pages of `lpas` that is not mapped yet, functionally
+    /// (as [`Ssd::precondition`] does: no simulated time, the chip model untouched), in the
+    /// order given; returns how many were written. What a replay uses to fill the pages a
+    /// trace reads before writing them (as MQSim fills a trace's read footprint). A page
+    /// beyond the logical capacity is a `BadRequest`; `progress` as in
+    /// [`Ssd::precondition_with_progress`].
+    pub fn precondition_pages_with_progress(
+        &mut self,
+        lpas: impl IntoIterator<Item = u64>,
+        total: u64,
+        progress: impl FnMut(u64, u64) -> ControlFlow<()>,
+    ) -> FtlResult<u64> {
+        if self.requests.in_flight() > 0 || !self.nand.is_idle() {
+            return Err(FtlError::BadRequest {
+                message: "precondition needs an idle device".into(),
+            });
+        }
+        self.flash.emit.enabled = false;
+        let mut ticker = Ticker {
+            done: 0,
+            total,
+            progress,
+        };
+        let mut written = 0u64;
+        let write_all = || -> FtlResult<()> {
+            for lpa in lpas {
+                let lpa = u32::try_from(lpa)
+                    .ok()
+                    .filter(|&l| u64::from(l) < u64::from(self.logical_pages))
+                    .ok_or_else(|| FtlError::BadRequest {
+                        message: format!(
+                            "precondition page {lpa} is beyond the {} logical pages",
+                            self.logical_pages
+                        ),
+                    })?;
+                if self.mapper.locate(lpa) == crate::flash::blocks::NONE {
+                    self.mapper
+                        .write(&mut self.flash, lpa, Tag::Internal, None)?;
+                    written += 1;
+                }
+                ticker.tick()?;
+            }
+            ticker.finish()
+        };
+        let result = write_all();
+        self.flash.emit.enabled = true;
+        self.flash.emit.ops.clear();
+        result.map(|()| written)
+    }
+}

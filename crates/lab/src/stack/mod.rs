@@ -17,6 +17,7 @@
 //! errors; every error names the key path and, when the key is in the file, its line
 //! (docs/stack.md is the reference of every key).
 
+mod footprint;
 mod locate;
 mod presets;
 mod run;

@@ -4,6 +4,8 @@
 //! declared here once), what sweeps and plots read.
 
 use super::Stack;
+use super::footprint::{Footprint, furthest_byte};
+use super::sections::TraceWorkload;
 use super::sections::WorkloadSection;
 use crate::codesign::SsdDevice;
 use crate::control::Control;
@@ -11,8 +13,10 @@ use crate::error::LabResult;
 use crate::progress::{step_progress, with_progress};
 use crate::ssd::{Capture, Fold, SsdRun};
 use nandlab_engine::{Engine, EngineConfig, RunMetrics};
-use nandlab_ftl::{Ssd, SsdReport};
-use nandlab_workload::{ArrivalMode, BlkparseAction, TraceFormat, TraceOptions};
+use nandlab_ftl::{Ssd, SsdConfig, SsdReport};
+use nandlab_workload::{
+    ArrivalMode, BlkparseAction, BlockRequest, TraceFormat, TraceOptions, WorkloadError,
+};
 use serde::Serialize;
 use std::path::Path;
 
@@ -106,6 +110,12 @@ pub enum StackOutcome {
     Ssd {
         run: Box<SsdRun>,
         folded_requests: u64,
+        /// Pages the workload reads before writing them, written before the timed run.
+        #[serde(skip_serializing_if = "is_zero")]
+        read_preconditioned_pages: u64,
+        /// `nand.geometry.blocks_per_plane` of a device grown to fit the trace.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fitted_blocks_per_plane: Option<u32>,
     },
     /// Queries on the storage engine.
     Engine {
@@ -163,51 +173,123 @@ impl Stack {
                 }
                 self.run_engine(seed, control)
             }
-            workload => {
-                let mut ssd = Ssd::new(self.ssd_config(), seed)?;
-                if let Some(p) = &self.config.precondition {
-                    match ssd.precondition_with_progress(p, step_progress("precondition", control))
-                    {
-                        Err(nandlab_ftl::FtlError::Interrupted { .. }) => {
-                            // stopped before the workload: nothing was measured
-                            let run = SsdRun {
-                                report: ssd.report(),
-                                interrupted: true,
-                            };
-                            let metrics = ssd_metrics(&run.report, 0);
-                            return Ok(StackRun {
-                                outcome: StackOutcome::Ssd {
-                                    run: Box::new(run),
-                                    folded_requests: 0,
-                                },
-                                metrics,
-                            });
-                        }
-                        other => other?,
-                    }
-                }
-                let (run, folded) = self.run_block(&mut ssd, workload, capture, control)?;
-                let metrics = ssd_metrics(&run.report, folded);
-                Ok(StackRun {
-                    outcome: StackOutcome::Ssd {
-                        run: Box::new(run),
-                        folded_requests: folded,
-                    },
-                    metrics,
-                })
-            }
+            workload => self.run_block(workload, capture, control),
         }
     }
 
+    /// A block workload: the SSD (sized to the trace with `fit_device`, with the host queue
+    /// depth of a fio job file), the explicit `[precondition]`, then the pages the workload
+    /// reads before writing them (trace and fio, unless `precondition_reads = false`), then
+    /// the timed run.
     fn run_block(
         &self,
-        ssd: &mut Ssd,
         workload: &WorkloadSection,
         capture: Option<&Path>,
         control: &Control,
-    ) -> LabResult<(SsdRun, u64)> {
+    ) -> LabResult<StackRun> {
         let seed = self.config.run.seed;
+        let mut config = self.ssd_config();
+        let mut ssd = Ssd::new(config.clone(), seed)?;
+        let mut prepared = Prepared::default();
+        if let WorkloadSection::Trace(t) = workload
+            && t.fit_device
+        {
+            match self.fit_device(&mut config, &mut ssd, t, control)? {
+                Some(blocks) => prepared.fitted_blocks_per_plane = blocks,
+                None => return Ok(stopped_before_workload(&ssd, prepared)),
+            }
+        }
         let capacity_bytes = ssd.logical_capacity_bytes();
+        let fio = match workload {
+            WorkloadSection::Fio(f) => {
+                let job = nandlab_workload::fio::FioJobFile::open(self.path(&f.path))?;
+                let context = nandlab_workload::fio::FioContext {
+                    device_size_bytes: capacity_bytes,
+                    seed,
+                };
+                // the job's iodepth is the host queue depth
+                let depth = u32::try_from(job.generator(&context)?.queue_depth())
+                    .unwrap_or(u32::MAX)
+                    .max(1);
+                if depth != config.ftl.queue_depth {
+                    config.ftl.queue_depth = depth;
+                    ssd = Ssd::new(config, seed)?;
+                }
+                Some((job, context))
+            }
+            _ => None,
+        };
+        if let Some(p) = &self.config.precondition {
+            match ssd.precondition_with_progress(p, step_progress("precondition", control)) {
+                // stopped before the workload: nothing was measured
+                Err(nandlab_ftl::FtlError::Interrupted { .. }) => {
+                    return Ok(stopped_before_workload(&ssd, prepared));
+                }
+                other => other?,
+            }
+        }
+        let precondition_reads = match workload {
+            WorkloadSection::Trace(t) => t.precondition_reads,
+            WorkloadSection::Fio(f) => f.precondition_reads,
+            _ => false,
+        };
+        if precondition_reads {
+            let mut footprint = Footprint::new(ssd.logical_pages(), ssd.page_size_bytes());
+            let (source, fold) = self.block_source(workload, capacity_bytes, fio.as_ref())?;
+            let mut scan = with_progress(source, None, "scan", control);
+            footprint.scan(Fold::new(&mut scan, fold.unwrap_or(u64::MAX)))?;
+            if scan.cut_short() {
+                return Ok(stopped_before_workload(&ssd, prepared));
+            }
+            drop(scan);
+            let pages = footprint.read_first_pages();
+            if pages > 0 {
+                match ssd.precondition_pages_with_progress(
+                    footprint.read_first(),
+                    pages,
+                    step_progress("precondition reads", control),
+                ) {
+                    Err(nandlab_ftl::FtlError::Interrupted { .. }) => {
+                        return Ok(stopped_before_workload(&ssd, prepared));
+                    }
+                    other => prepared.read_preconditioned_pages = other?,
+                }
+            }
+        }
+        let (source, fold) = self.block_source(workload, capacity_bytes, fio.as_ref())?;
+        let total = match workload {
+            WorkloadSection::Synthetic(spec) => spec.request_count,
+            _ => None,
+        };
+        let what = match workload {
+            WorkloadSection::Synthetic(_) => "run",
+            WorkloadSection::Trace(_) => "replay",
+            _ => "fio",
+        };
+        let requests = with_progress(source, total, what, control);
+        let (run, folded) = drive(&mut ssd, requests, capture, fold)?;
+        let metrics = ssd_metrics(&run.report, folded);
+        Ok(StackRun {
+            outcome: StackOutcome::Ssd {
+                run: Box::new(run),
+                folded_requests: folded,
+                read_preconditioned_pages: prepared.read_preconditioned_pages,
+                fitted_blocks_per_plane: prepared.fitted_blocks_per_plane,
+            },
+            metrics,
+        })
+    }
+
+    /// The request stream of a block workload and the capacity it is folded into (traces).
+    fn block_source(
+        &self,
+        workload: &WorkloadSection,
+        capacity_bytes: u64,
+        fio: Option<&(
+            nandlab_workload::fio::FioJobFile,
+            nandlab_workload::fio::FioContext,
+        )>,
+    ) -> LabResult<(BlockSource, Option<u64>)> {
         match workload {
             WorkloadSection::Synthetic(spec) => {
                 let mut spec = spec.clone();
@@ -221,58 +303,92 @@ impl Stack {
                         spec.offset_bytes.saturating_add(spec.span_bytes)
                     )));
                 }
-                let total = spec.request_count;
-                let requests = with_progress(spec.generator()?.map(Ok), total, "run", control);
-                drive(ssd, requests, capture, None)
+                Ok((Box::new(spec.generator()?.map(Ok)), None))
             }
-            WorkloadSection::Trace(t) => {
-                let format: TraceFormat =
-                    t.format
-                        .parse()
-                        .map_err(|e: nandlab_workload::WorkloadError| {
-                            crate::LabError::Usage(e.to_string())
-                        })?;
-                let options = TraceOptions {
-                    arrival: if t.closed_loop {
-                        ArrivalMode::ClosedLoop
-                    } else {
-                        ArrivalMode::AsRecorded
-                    },
-                    device: t.disk.clone(),
-                    blkparse_action: if t.queue_events {
-                        BlkparseAction::Queue
-                    } else {
-                        BlkparseAction::Dispatch
-                    },
-                };
-                let source = nandlab_workload::open_trace(self.path(&t.path), format, &options)?;
-                let requests = with_progress(source, None, "replay", control);
-                drive(ssd, requests, capture, Some(capacity_bytes))
-            }
-            WorkloadSection::Fio(f) => {
-                let job = nandlab_workload::fio::FioJobFile::open(self.path(&f.path))?;
-                let context = nandlab_workload::fio::FioContext {
-                    device_size_bytes: capacity_bytes,
-                    seed,
-                };
-                let generator = job.generator(&context)?;
-                // the job's iodepth is the host queue depth
-                let depth = u32::try_from(generator.queue_depth())
-                    .unwrap_or(u32::MAX)
-                    .max(1);
-                if depth != self.ftl.queue_depth {
-                    let mut config = self.ssd_config();
-                    config.ftl.queue_depth = depth;
-                    *ssd = Ssd::new(config, seed)?;
-                    if let Some(p) = &self.config.precondition {
-                        ssd.precondition_with_progress(p, step_progress("precondition", control))?;
-                    }
-                }
-                let requests = with_progress(generator.map(Ok), None, "fio", control);
-                drive(ssd, requests, capture, None)
+            WorkloadSection::Trace(t) => Ok((self.open_trace(t)?, Some(capacity_bytes))),
+            WorkloadSection::Fio(_) => {
+                let (job, context) = fio.expect("a fio workload has its job file");
+                Ok((Box::new(job.generator(context)?.map(Ok)), None))
             }
             _ => unreachable!("engine workloads are run by run_engine"),
         }
+    }
+
+    fn open_trace(&self, t: &TraceWorkload) -> LabResult<BlockSource> {
+        let format: TraceFormat = t
+            .format
+            .parse()
+            .map_err(|e: WorkloadError| crate::LabError::Usage(e.to_string()))?;
+        let options = TraceOptions {
+            arrival: if t.closed_loop {
+                ArrivalMode::ClosedLoop
+            } else {
+                ArrivalMode::AsRecorded
+            },
+            device: t.disk.clone(),
+            blkparse_action: if t.queue_events {
+                BlkparseAction::Queue
+            } else {
+                BlkparseAction::Dispatch
+            },
+        };
+        Ok(nandlab_workload::open_trace(
+            self.path(&t.path),
+            format,
+            &options,
+        )?)
+    }
+
+    /// `fit_device`: grows `blocks_per_plane` of `config` (rebuilding `ssd`) until the logical
+    /// capacity covers the trace's furthest byte; the new value (None: the device was large
+    /// enough), or None outside when a cancel stopped the scan.
+    fn fit_device(
+        &self,
+        config: &mut SsdConfig,
+        ssd: &mut Ssd,
+        t: &TraceWorkload,
+        control: &Control,
+    ) -> LabResult<Option<Option<u32>>> {
+        let mut scan = with_progress(self.open_trace(t)?, None, "scan", control);
+        let end = furthest_byte(&mut scan)?;
+        if scan.cut_short() {
+            return Ok(None);
+        }
+        drop(scan);
+        let mut nand = self.nand.clone();
+        let g = &nand.geometry;
+        let block_bytes =
+            g.total_planes() as f64 * f64::from(g.pages_per_block) * f64::from(g.page_size_bytes);
+        let mut fitted = None;
+        // page mapping: exact after one step; block and hybrid mappings keep blocks in reserve
+        for _ in 0..64 {
+            let capacity = ssd.logical_capacity_bytes();
+            if capacity >= end {
+                return Ok(Some(fitted));
+            }
+            let missing = (end - capacity) as f64 * (1.0 + config.ftl.op_fraction);
+            let grow = ((missing / block_bytes).ceil() as u64).max(1);
+            let blocks = u32::try_from(u64::from(nand.geometry.blocks_per_plane) + grow)
+                .map_err(|_| {
+                    crate::LabError::Usage(format!(
+                        "workload.fit_device: the trace reaches byte {end}, beyond any device of this geometry (blocks_per_plane would exceed {})",
+                        u32::MAX
+                    ))
+                })?;
+            nand.geometry.blocks_per_plane = blocks;
+            *config = SsdConfig {
+                ftl: config.ftl.clone(),
+                ..SsdConfig::from_nand(nand.clone())
+            };
+            *ssd = Ssd::new(config.clone(), self.config.run.seed)
+                .map_err(|e| fit_error(end, blocks, &e.to_string()))?;
+            fitted = Some(blocks);
+        }
+        Err(fit_error(
+            end,
+            nand.geometry.blocks_per_plane,
+            "no device found",
+        ))
     }
 
     /// The storage engine of `[engine]` on a fresh SSD of this stack (what engine workloads
@@ -334,6 +450,44 @@ impl Stack {
             metrics: row,
         })
     }
+}
+
+/// A block workload's request stream.
+type BlockSource = Box<dyn Iterator<Item = Result<BlockRequest, WorkloadError>>>;
+
+/// What was done to the device before a block workload's timed run.
+#[derive(Clone, Copy, Debug, Default)]
+struct Prepared {
+    read_preconditioned_pages: u64,
+    fitted_blocks_per_plane: Option<u32>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// The run of a block workload stopped by a cancel before its timed part: nothing measured.
+fn stopped_before_workload(ssd: &Ssd, prepared: Prepared) -> StackRun {
+    let run = SsdRun {
+        report: ssd.report(),
+        interrupted: true,
+    };
+    let metrics = ssd_metrics(&run.report, 0);
+    StackRun {
+        outcome: StackOutcome::Ssd {
+            run: Box::new(run),
+            folded_requests: 0,
+            read_preconditioned_pages: prepared.read_preconditioned_pages,
+            fitted_blocks_per_plane: prepared.fitted_blocks_per_plane,
+        },
+        metrics,
+    }
+}
+
+fn fit_error(end: u64, blocks: u32, message: &str) -> crate::LabError {
+    crate::LabError::Usage(format!(
+        "workload.fit_device: the trace reaches byte {end}; a device that large needs nand.geometry.blocks_per_plane = {blocks}: {message}"
+    ))
 }
 
 /// Runs `requests` on `ssd` (folding them into the logical capacity when `fold` gives it),

@@ -115,6 +115,15 @@ pub struct TraceWorkload {
     /// Keep one device of the trace (MSR DiskNumber, DiskSim devno, blkparse major,minor).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disk: Option<String>,
+    /// Before the timed replay, write (functionally) the pages the trace reads before writing
+    /// them, so that those reads cost a flash read rather than nothing (MQSim fills a trace's
+    /// read footprint the same way).
+    #[serde(default = "default_true")]
+    pub precondition_reads: bool,
+    /// Grow `nand.geometry.blocks_per_plane` until the logical capacity covers the trace's
+    /// furthest byte, instead of folding requests into a smaller device.
+    #[serde(default)]
+    pub fit_device: bool,
 }
 
 /// `kind = "fio"`.
@@ -124,6 +133,10 @@ pub struct FioWorkload {
     /// The job file (relative paths: from the config file's folder). Its `iodepth` sets the
     /// host queue depth.
     pub path: String,
+    /// Before the timed run, write (functionally) the pages the jobs read before writing them
+    /// (a read job on a fresh device otherwise reads nothing from flash).
+    #[serde(default = "default_true")]
+    pub precondition_reads: bool,
 }
 
 /// `kind = "constant-free-space"` (paper 000 Fig. 12 protocol).
