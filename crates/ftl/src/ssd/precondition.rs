@@ -215,9 +215,8 @@ impl Ssd {
                             self.logical_pages
                         ),
                     })?;
-                if self.mapper.locate(lpa) == crate::flash::blocks::NONE {
-                    self.mapper
-                        .write(&mut self.flash, lpa, Tag::Internal, None)?;
+                if self.mapper.locate(Lpa(lpa)).is_none() {
+                    self.precondition_write(Lpa(lpa))?;
                     written += 1;
                 }
                 ticker.tick()?;
