@@ -79,9 +79,17 @@ pub(crate) struct OobStore {
     lpa: Vec<Lpa>,
     /// Sequence number of each programmed page (0: erased), with [`DURABLE_SOURCE_BIT`].
     sequence: Vec<u64>,
-    /// Per block, the page offset below which every program has completed.
+    /// Per block, the page offset below which every program has completed (low bits), and the
+    /// erases of the block decided but not yet completed on the chip (high bits: while one is
+    /// pending, the watermark belongs to the block's previous contents and nothing in it counts
+    /// as durable).
     durable_pages: Vec<u32>,
 }
+
+/// Bits of [`OobStore::durable_pages`] holding the watermark; above them, pending erases.
+const WATERMARK_BITS: u32 = 24;
+const WATERMARK_MASK: u32 = (1 << WATERMARK_BITS) - 1;
+const ONE_PENDING_ERASE: u32 = 1 << WATERMARK_BITS;
 
 impl OobStore {
     pub fn new(physical_pages: u32, pages_per_block: u32) -> Self {
@@ -116,13 +124,30 @@ impl OobStore {
             self.sequence[source.index()] | if durable { DURABLE_SOURCE_BIT } else { 0 };
     }
 
-    /// Forgets the OOB of the pages of `block` (erase).
+    /// Forgets the OOB of the pages of `block` (the erase is decided): new programs may be
+    /// decided into it at once, but its durability restarts only when the erase completes
+    /// ([`OobStore::erased`]); programs of its old contents still in flight may complete first.
     pub fn erase(&mut self, block: BlockId) {
         let first = block.index() * self.pages_per_block as usize;
         let pages = first..first + self.pages_per_block as usize;
         self.lpa[pages.clone()].fill(Lpa::NONE);
         self.sequence[pages].fill(0);
-        self.durable_pages[block.index()] = 0;
+        let d = &mut self.durable_pages[block.index()];
+        assert!(
+            *d >> WATERMARK_BITS < 0xff,
+            "block {block}: too many erases in flight"
+        );
+        *d += ONE_PENDING_ERASE;
+    }
+
+    /// The erase of `block` completed on the chip (or no op was timed).
+    pub fn erased(&mut self, block: BlockId) {
+        let d = &mut self.durable_pages[block.index()];
+        debug_assert!(
+            *d >= ONE_PENDING_ERASE,
+            "block {block}: erase completed twice"
+        );
+        *d = (*d - ONE_PENDING_ERASE) & !WATERMARK_MASK;
     }
 
     /// The program of `ppa` completed (the chip model reported it, or no op was timed).
@@ -130,11 +155,12 @@ impl OobStore {
     pub fn completed(&mut self, ppa: Ppa) {
         let block = (ppa.0 / self.pages_per_block) as usize;
         let offset = ppa.0 % self.pages_per_block;
+        let d = &mut self.durable_pages[block];
         debug_assert!(
-            offset >= self.durable_pages[block],
+            offset >= *d & WATERMARK_MASK,
             "program of ppa {ppa} completed out of page order"
         );
-        self.durable_pages[block] = offset + 1;
+        *d = (*d & !WATERMARK_MASK) | (offset + 1);
     }
 
     /// `(lpa, sequence)` of a programmed page; `None` when erased.
@@ -146,7 +172,9 @@ impl OobStore {
     /// The program of `ppa` has completed.
     pub fn is_durable(&self, ppa: Ppa) -> bool {
         let block = (ppa.0 / self.pages_per_block) as usize;
-        ppa.0 % self.pages_per_block < self.durable_pages[block]
+        let d = self.durable_pages[block];
+        // no erase pending, and below the watermark
+        d < ONE_PENDING_ERASE && ppa.0 % self.pages_per_block < d
     }
 
     /// The data of `ppa` is on flash: its program completed, or it is a copy of a page whose

@@ -79,12 +79,18 @@ impl Payload {
         if !self.enabled {
             return;
         }
-        let page = self.pages[source.index()].take();
-        debug_assert!(
-            page.is_some(),
-            "moving a page with no payload (ppa {source})"
-        );
-        self.pages[target.index()] = page;
+        // a copy, not a move: the source page keeps its bytes and spare area until its block is
+        // erased, as on flash (a recovery scan after a cut during GC may need them)
+        let Some(source_page) = self.pages[source.index()].as_deref() else {
+            debug_assert!(false, "moving a page with no payload (ppa {source})");
+            return;
+        };
+        let mut page = self
+            .recycled
+            .pop()
+            .unwrap_or_else(|| vec![0; self.page_size_bytes + OOB_BYTES].into_boxed_slice());
+        page.copy_from_slice(source_page);
+        self.pages[target.index()] = Some(page);
     }
     /// Drops the pages of the block whose first page is `first`.
     pub fn clear_block(&mut self, first: Ppa, pages_per_block: u32) {

@@ -87,13 +87,17 @@ impl Ssd {
         }
         let (lpa, sequence) = self.flash.oob.get(ppa)?;
         if self.flash.payload.enabled() {
-            let stored = self.flash.payload.oob(ppa);
-            debug_assert_eq!(
-                stored.map(|o| (o.lpa, o.sequence)),
-                Some((lpa, sequence)),
-                "spare area and OOB table disagree at ppa {ppa}"
-            );
-            return stored;
+            // a page whose data a GC, merge or wear-leveling move took away still holds its old
+            // OOB on real flash until its block is erased; the payload model keeps the bytes
+            // (and the spare area) only at the copy, so such a page answers from the table
+            if let Some(stored) = self.flash.payload.oob(ppa) {
+                debug_assert_eq!(
+                    (stored.lpa, stored.sequence),
+                    (lpa, sequence),
+                    "spare area and OOB table disagree at ppa {ppa}"
+                );
+                return Some(stored);
+            }
         }
         Some(PageOob {
             lpa,

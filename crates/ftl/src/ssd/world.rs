@@ -237,10 +237,16 @@ impl Ssd {
                 for c in completions.drain(..) {
                     let die = Tag::die_of(c.tag);
                     // the page a completed program wrote is durable before anyone hears of it
-                    let (kind, programmed) = self.chip_in_flight[die.index()].pop();
+                    let (kind, page) = self.chip_in_flight[die.index()].pop();
                     debug_assert_eq!(kind, c.kind, "die {die} completed out of order");
-                    if let Some(ppa) = programmed.get() {
-                        self.flash.oob.completed(ppa);
+                    match (kind, page.get()) {
+                        (OpKind::Program | OpKind::Copyback, Some(ppa)) => {
+                            self.flash.oob.completed(ppa);
+                        }
+                        (OpKind::Erase, Some(first)) => {
+                            self.flash.oob.erased(self.flash.blocks.block_of(first));
+                        }
+                        _ => {}
                     }
                     let done = self
                         .on_completion(Tag::decode(c.tag), c.kind)
@@ -360,12 +366,14 @@ impl Ssd {
         flash_op.targets[0] = address;
         flash_op.tag = op.tag.encode_with_die(die);
         self.nand.submit(self.now, flash_op)?;
-        let programmed = match op.kind {
-            OpKind::Program => op.source,
+        // the page whose OOB the completion settles: the page programmed, or the first page
+        // of the block erased
+        let page = match op.kind {
+            OpKind::Program | OpKind::Erase => op.source,
             OpKind::Copyback => op.target,
-            OpKind::Read | OpKind::Erase => Ppa::NONE,
+            OpKind::Read => Ppa::NONE,
         };
-        self.chip_in_flight[die.index()].push(op.kind, programmed);
+        self.chip_in_flight[die.index()].push(op.kind, page);
         Ok(())
     }
 }
