@@ -34,10 +34,15 @@ impl Payload {
     }
     /// Stores `data` (a whole page; `None` stores zeros) at `ppa`, with its OOB record (LPA,
     /// sequence number, CRC of both and the data) in the spare area.
+    #[inline]
     pub fn write(&mut self, ppa: Ppa, data: Option<&[u8]>, lpa: Option<Lpa>, sequence: u64) {
-        if !self.enabled {
-            return;
+        if self.enabled {
+            self.write_full(ppa, data, lpa, sequence);
         }
+    }
+
+    #[inline(never)]
+    fn write_full(&mut self, ppa: Ppa, data: Option<&[u8]>, lpa: Option<Lpa>, sequence: u64) {
         let size = self.page_size_bytes;
         let mut page = self
             .recycled

@@ -123,9 +123,12 @@ impl Ssd {
         self.flash.write_sequence
     }
 
-    /// Whether the program of `ppa` has completed in the chip model.
+    /// Whether `ppa` is programmed (not erased since) and its program has completed in the
+    /// chip model.
     pub fn is_programmed_durably(&self, ppa: Ppa) -> bool {
-        u64::from(ppa.0) < self.physical_pages() && self.flash.oob.is_durable(ppa)
+        u64::from(ppa.0) < self.physical_pages()
+            && self.flash.oob.get(ppa).is_some()
+            && self.flash.oob.is_durable(ppa)
     }
 }
 
