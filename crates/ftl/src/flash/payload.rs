@@ -80,16 +80,24 @@ impl Payload {
         let spare = page[self.page_size_bytes..].try_into().expect("spare area");
         Some(PageOob::from_bytes(spare))
     }
+    /// Copies the bytes and spare area of `source` to `target` (a GC move). The source keeps
+    /// them until its block is erased, as on flash: a recovery scan after a power cut between
+    /// the copy and the erase finds both.
     pub fn relocate(&mut self, source: Ppa, target: Ppa) {
         if !self.enabled {
             return;
         }
-        let page = self.pages[source.index()].take();
-        debug_assert!(
-            page.is_some(),
-            "moving a page with no payload (ppa {source})"
-        );
-        self.pages[target.index()] = page;
+        let mut page = self
+            .recycled
+            .pop()
+            .unwrap_or_else(|| vec![0; self.page_size_bytes + OOB_BYTES].into_boxed_slice());
+        let from = self.pages[source.index()]
+            .as_deref()
+            .unwrap_or_else(|| panic!("moving a page with no payload (ppa {source})"));
+        page.copy_from_slice(from);
+        let slot = &mut self.pages[target.index()];
+        debug_assert!(slot.is_none(), "payload written twice at ppa {target}");
+        *slot = Some(page);
     }
     /// Drops the pages of the block whose first page is `first`.
     pub fn clear_block(&mut self, first: Ppa, pages_per_block: u32) {
