@@ -78,6 +78,8 @@ pub fn oob_crc(lpa: Option<Lpa>, sequence: u64, data: Option<&[u8]>) -> u32 {
 pub(crate) struct OobStore {
     pages_per_block: u32,
     pages_per_die: u32,
+    /// `log2(pages_per_die)` when it is a power of two (the die of a page is then a shift).
+    die_shift: Option<u32>,
     /// LPA of each programmed page (`Lpa::NONE` for a metadata page; stale on erased pages,
     /// whose sequence number is 0). Raw `u32`s, zero-initialised, so that building a large
     /// device writes nothing here.
@@ -104,6 +106,9 @@ impl OobStore {
         OobStore {
             pages_per_block,
             pages_per_die,
+            die_shift: pages_per_die
+                .is_power_of_two()
+                .then(|| pages_per_die.trailing_zeros()),
             lpa: vec![0; physical_pages as usize],
             sequence: vec![0; physical_pages as usize],
             ticket: vec![DONE; physical_pages as usize],
@@ -130,10 +135,15 @@ impl OobStore {
             0,
             "ppa {target} programmed twice"
         );
-        let durable = self.is_durable(source);
+        // (a functional copy is durable by itself: no need to look at the source)
+        let durable_source = !done && self.is_durable(source);
+        let flag = if durable_source {
+            DURABLE_SOURCE_BIT
+        } else {
+            0
+        };
         self.lpa[target.index()] = self.lpa[source.index()];
-        self.sequence[target.index()] =
-            self.sequence[source.index()] | if durable { DURABLE_SOURCE_BIT } else { 0 };
+        self.sequence[target.index()] = self.sequence[source.index()] | flag;
         self.ticket[target.index()] = if done { DONE } else { NOT_SUBMITTED };
     }
 
@@ -170,8 +180,11 @@ impl OobStore {
     /// The program of `ppa` has completed.
     pub fn is_durable(&self, ppa: Ppa) -> bool {
         let ticket = self.ticket[ppa.index()];
-        let die = (ppa.0 / self.pages_per_die) as usize;
-        ticket != NOT_SUBMITTED && ticket <= self.completed[die]
+        let die = match self.die_shift {
+            Some(shift) => ppa.0 >> shift,
+            None => ppa.0 / self.pages_per_die,
+        };
+        ticket != NOT_SUBMITTED && ticket <= self.completed[die as usize]
     }
 
     /// The data of `ppa` is on flash: its program completed, or it is a copy of a page whose

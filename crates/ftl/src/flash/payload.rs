@@ -83,10 +83,15 @@ impl Payload {
     /// Copies the bytes and spare area of `source` to `target` (a GC move). The source keeps
     /// them until its block is erased, as on flash: a recovery scan after a power cut between
     /// the copy and the erase finds both.
+    #[inline]
     pub fn relocate(&mut self, source: Ppa, target: Ppa) {
-        if !self.enabled {
-            return;
+        if self.enabled {
+            self.relocate_full(source, target);
         }
+    }
+
+    #[inline(never)]
+    fn relocate_full(&mut self, source: Ppa, target: Ppa) {
         let mut page = self
             .recycled
             .pop()
