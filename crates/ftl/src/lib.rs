@@ -10,7 +10,30 @@
 //!
 //! Mechanics below: [`host`] (requests, queue), [`mapping`] (page / block / hybrid),
 //! `gc` (victim policies), `wear` (wear-leveling), `buffer` (DRAM write buffer),
-//! `flash` (block accounting, op emission, payloads), [`stats`].
+//! `flash` (block accounting, op emission, payloads, OOB), [`address`] (typed addresses),
+//! [`stats`].
+//!
+//! Where each policy and mechanism lives:
+//!
+//! | looking for | open |
+//! |---|---|
+//! | host interface: queue depth, request slots, read-modify-write steps | `host/mod.rs`, `host/queue.rs` |
+//! | write buffer (DRAM, LRU / FIFO) | `buffer/mod.rs` |
+//! | page mapping; host and GC write frontiers; striping (allocation order) | `mapping/page.rs`, `mapping/mod.rs` |
+//! | block mapping; FAST hybrid log-block mapping (switch / partial / full merges) | `mapping/block.rs`, `mapping/hybrid.rs` |
+//! | L2P / P2L tables and the valid bitmap | `mapping/table.rs` |
+//! | GC victim policies: greedy, FIFO, cost-benefit, random (and the hint's peek) | `gc/mod.rs` |
+//! | GC mechanism: per-plane / device-wide GC, background (idle) GC, page moves | `mapping/page.rs` (`collect*`, `relocate_block`) |
+//! | static wear-leveling: candidate / migration | `wear/mod.rs` / `mapping/page.rs` (`migrate_cold_block`) |
+//! | dynamic wear-leveling (free blocks reused round robin) | `flash/blocks.rs` |
+//! | copyback vs read + program moves, erase | `flash/mod.rs` |
+//! | per-die op queue to the chip model (FIFO, 2 ops in flight per die) | `ssd/world.rs` |
+//! | die-first / plane-first scheduler | the chip model: `nandlab_nand::sched` |
+//! | OOB metadata (LPA, write sequence, CRC) and write durability | `flash/oob.rs`, `ssd/durability.rs` |
+//! | co-design hint (next erase block's valid LPAs) | `mapping/page.rs` (`next_erase_block_valid_lpas`), `ssd/mod.rs` |
+//! | preconditioning | `ssd/precondition.rs` |
+//! | counters and the report | `stats/`, `ssd/report.rs` |
+//! | memory estimate and budget | `memory.rs` |
 
 pub mod address;
 mod buffer;

@@ -13,8 +13,9 @@ const CHECK_THRESHOLD_BYTES: u64 = 256 << 20;
 /// free-list entry (and slack).
 const BLOCK_STATE_BYTES: u64 = 32;
 
-/// Bytes of the compact OOB table per physical page: an LPA (4) and a sequence number (8).
-const OOB_TABLE_BYTES_PER_PAGE: u64 = 12;
+/// Bytes of the compact OOB table per physical page: an LPA (4), a sequence number (8) and the
+/// number of the op that programs it (8).
+const OOB_TABLE_BYTES_PER_PAGE: u64 = 20;
 
 /// The parts of a config's memory estimate, in bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -28,8 +29,8 @@ pub struct MemoryEstimate {
     /// Page payloads (`ftl.payload = "full"`: every physical page may hold its bytes and its
     /// spare area's OOB record).
     pub payload_bytes: u64,
-    /// Out-of-band metadata kept per physical page (LPA and write sequence number) and the
-    /// completed-program watermark per block, in both payload modes.
+    /// Out-of-band metadata kept per physical page (LPA, write sequence number, number of the
+    /// op that programs it), in both payload modes.
     pub oob_bytes: u64,
     /// The DRAM write buffer (its index over the logical pages, and its pages in full mode).
     pub buffer_bytes: u64,
@@ -99,9 +100,7 @@ impl SsdConfig {
             mapping_bytes,
             block_state_bytes: blocks.saturating_mul(BLOCK_STATE_BYTES),
             payload_bytes,
-            oob_bytes: physical
-                .saturating_mul(OOB_TABLE_BYTES_PER_PAGE)
-                .saturating_add(blocks.saturating_mul(4)),
+            oob_bytes: physical.saturating_mul(OOB_TABLE_BYTES_PER_PAGE),
             buffer_bytes,
         })
     }

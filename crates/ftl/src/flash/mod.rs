@@ -58,10 +58,11 @@ pub(crate) struct Flash {
 }
 
 impl Flash {
-    pub fn new(blocks: BlockManager, payload: Payload, copyback: bool) -> Self {
+    pub fn new(blocks: BlockManager, dies: u32, payload: Payload, copyback: bool) -> Self {
         let physical = blocks.planes * blocks.blocks_per_plane * blocks.pages_per_block;
+        let pages_per_die = physical / dies;
         Flash {
-            oob: OobStore::new(physical, blocks.pages_per_block),
+            oob: OobStore::new(physical, blocks.pages_per_block, pages_per_die),
             write_sequence: 0,
             blocks,
             emit: Emitter::default(),
@@ -125,27 +126,22 @@ impl Flash {
     }
 
     /// Programs `ppa` (already allocated) with the host write `write` (data and OOB).
+    #[inline]
     pub fn program(&mut self, ppa: Ppa, write: HostWrite<'_>, tag: Tag) {
         self.payload
             .write(ppa, write.data, Some(write.lpa), write.sequence);
-        self.oob.program(ppa, write.lpa, write.sequence);
+        // functional only (preconditioning): no op is timed, the program is done at once
+        self.oob
+            .program(ppa, write.lpa, write.sequence, !self.emit.enabled);
         self.counters.flash_pages_programmed += 1;
-        if self.emit.enabled {
-            self.emit.push(OpKind::Program, ppa, Ppa::NONE, tag);
-        } else {
-            // functional only (preconditioning): no op is timed, the program is done
-            self.oob.completed(ppa);
-        }
+        self.emit.push(OpKind::Program, ppa, Ppa::NONE, tag);
     }
 
     /// Moves the data of `source` to the allocated page `target` (copyback within a plane when
     /// enabled, otherwise a read then a program). Mapping updates are the caller's.
     pub fn move_page(&mut self, source: Ppa, target: Ppa, tag: Tag) {
         self.payload.relocate(source, target);
-        self.oob.copy(source, target);
-        if !self.emit.enabled {
-            self.oob.completed(target);
-        }
+        self.oob.copy(source, target, !self.emit.enabled);
         self.counters.flash_pages_programmed += 1;
         self.counters.gc_page_copies += 1;
         let same_plane = self.blocks.plane_of_ppa(source) == self.blocks.plane_of_ppa(target);
@@ -163,10 +159,6 @@ impl Flash {
         let first = self.blocks.page(block, 0);
         self.payload.clear_block(first, self.blocks.pages_per_block);
         self.oob.erase(block);
-        if !self.emit.enabled {
-            // functional only (preconditioning): no op is timed, the erase is done
-            self.oob.erased(block);
-        }
         self.blocks.release(block);
         self.counters.erases += 1;
         self.emit.push(OpKind::Erase, first, Ppa::NONE, tag);

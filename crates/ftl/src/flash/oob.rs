@@ -8,16 +8,18 @@
 //! LPA, the programmed page with the highest sequence number (copies of one write are
 //! identical).
 //!
-//! Kept compactly for every physical page in both payload modes (an LPA and a sequence number,
-//! 12 bytes per page, plus a completed-program watermark per block); in `full` payload mode the
+//! Kept compactly for every physical page in both payload modes (an LPA, a sequence number and
+//! the number of the op that programs it: 20 bytes per page); in `full` payload mode the
 //! 16-byte record with its CRC is also stored in the page's spare area by
 //! [`super::payload::Payload`]. Nothing is allocated after construction.
 //!
-//! A program is *durable* when the chip model has completed it. Programs of one block complete
-//! in page order (they go to one die, whose ops run in submission order), so a per-block
-//! watermark of completed pages says which pages are durable.
+//! A program is *durable* when the chip model has completed it. A completion carries a tag, not
+//! an address; but a die runs its ops in submission order, so numbering each die's ops as they
+//! are handed to the chip model and counting its completions says which have completed: a page
+//! is durable when the number of the op that programmed it is at most its die's completion
+//! count. That costs a store per submitted program and an increment per completion.
 
-use crate::address::{BlockId, Lpa, Ppa};
+use crate::address::{BlockId, DieId, Lpa, Ppa};
 
 /// Bytes of the OOB record in a page's spare area (`full` payload mode): LPA (4, little-endian,
 /// `u32::MAX` for none), sequence number (8), CRC-32 (4).
@@ -71,110 +73,118 @@ pub fn oob_crc(lpa: Option<Lpa>, sequence: u64, data: Option<&[u8]>) -> u32 {
     h.finalize()
 }
 
-/// Compact OOB of every physical page and the completed-program watermark of every block.
+/// Compact OOB of every physical page, and which programs have completed.
 #[derive(Debug)]
 pub(crate) struct OobStore {
     pages_per_block: u32,
-    /// LPA of each programmed page (`Lpa::NONE`: erased, or a metadata page).
-    lpa: Vec<Lpa>,
+    pages_per_die: u32,
+    /// `log2(pages_per_die)` when it is a power of two (the die of a page is then a shift).
+    die_shift: Option<u32>,
+    /// LPA of each programmed page (`Lpa::NONE` for a metadata page; stale on erased pages,
+    /// whose sequence number is 0). Raw `u32`s, zero-initialised, so that building a large
+    /// device writes nothing here.
+    lpa: Vec<u32>,
     /// Sequence number of each programmed page (0: erased), with [`DURABLE_SOURCE_BIT`].
     sequence: Vec<u64>,
-    /// Per block, the page offset below which every program has completed (low bits), and the
-    /// erases of the block decided but not yet completed on the chip (high bits: while one is
-    /// pending, the watermark belongs to the block's previous contents and nothing in it counts
-    /// as durable).
-    durable_pages: Vec<u32>,
+    /// Per page, the die-local number of the op that programs it ([`DONE`]: completed without
+    /// an op, [`NOT_SUBMITTED`]: decided, still in the controller's queue).
+    ticket: Vec<u64>,
+    /// Per die, ops handed to the chip model / completed by it (a die runs its ops in
+    /// submission order, so op `t` has completed when `t <= completed`).
+    submitted: Vec<u64>,
+    completed: Vec<u64>,
 }
 
-/// Bits of [`OobStore::durable_pages`] holding the watermark; above them, pending erases.
-const WATERMARK_BITS: u32 = 24;
-const WATERMARK_MASK: u32 = (1 << WATERMARK_BITS) - 1;
-const ONE_PENDING_ERASE: u32 = 1 << WATERMARK_BITS;
+/// Ticket of a page programmed functionally (no op timed): complete.
+const DONE: u64 = 0;
+/// Ticket of a page whose program op has not reached the chip model yet.
+const NOT_SUBMITTED: u64 = u64::MAX;
 
 impl OobStore {
-    pub fn new(physical_pages: u32, pages_per_block: u32) -> Self {
+    pub fn new(physical_pages: u32, pages_per_block: u32, pages_per_die: u32) -> Self {
+        let dies = (physical_pages / pages_per_die) as usize;
         OobStore {
             pages_per_block,
-            lpa: vec![Lpa::NONE; physical_pages as usize],
+            pages_per_die,
+            die_shift: pages_per_die
+                .is_power_of_two()
+                .then(|| pages_per_die.trailing_zeros()),
+            lpa: vec![0; physical_pages as usize],
             sequence: vec![0; physical_pages as usize],
-            durable_pages: vec![0; (physical_pages / pages_per_block) as usize],
+            ticket: vec![DONE; physical_pages as usize],
+            submitted: vec![0; dies],
+            completed: vec![0; dies],
         }
     }
 
-    /// Records the OOB of a host write programmed at `ppa`.
+    /// Records the OOB of a host write programmed at `ppa` (`done`: no op will be timed).
     #[inline]
-    pub fn program(&mut self, ppa: Ppa, lpa: Lpa, sequence: u64) {
+    pub fn program(&mut self, ppa: Ppa, lpa: Lpa, sequence: u64, done: bool) {
         debug_assert_eq!(self.sequence[ppa.index()], 0, "ppa {ppa} programmed twice");
         debug_assert!(sequence > 0 && sequence < DURABLE_SOURCE_BIT);
-        self.lpa[ppa.index()] = lpa;
+        self.lpa[ppa.index()] = lpa.0;
         self.sequence[ppa.index()] = sequence;
+        self.ticket[ppa.index()] = if done { DONE } else { NOT_SUBMITTED };
     }
 
     /// Copies the OOB of `source` to `target` (GC, merge or wear-leveling move).
     #[inline]
-    pub fn copy(&mut self, source: Ppa, target: Ppa) {
+    pub fn copy(&mut self, source: Ppa, target: Ppa, done: bool) {
         debug_assert_eq!(
             self.sequence[target.index()],
             0,
             "ppa {target} programmed twice"
         );
-        let durable = self.is_durable(source);
+        // (a functional copy is durable by itself: no need to look at the source)
+        let durable_source = !done && self.is_durable(source);
+        let flag = if durable_source {
+            DURABLE_SOURCE_BIT
+        } else {
+            0
+        };
         self.lpa[target.index()] = self.lpa[source.index()];
-        self.sequence[target.index()] =
-            self.sequence[source.index()] | if durable { DURABLE_SOURCE_BIT } else { 0 };
+        self.sequence[target.index()] = self.sequence[source.index()] | flag;
+        self.ticket[target.index()] = if done { DONE } else { NOT_SUBMITTED };
     }
 
-    /// Forgets the OOB of the pages of `block` (the erase is decided): new programs may be
-    /// decided into it at once, but its durability restarts only when the erase completes
-    /// ([`OobStore::erased`]); programs of its old contents still in flight may complete first.
+    /// Forgets the OOB of the pages of `block` (erase).
     pub fn erase(&mut self, block: BlockId) {
         let first = block.index() * self.pages_per_block as usize;
-        let pages = first..first + self.pages_per_block as usize;
-        self.lpa[pages.clone()].fill(Lpa::NONE);
-        self.sequence[pages].fill(0);
-        let d = &mut self.durable_pages[block.index()];
-        assert!(
-            *d >> WATERMARK_BITS < 0xff,
-            "block {block}: too many erases in flight"
-        );
-        *d += ONE_PENDING_ERASE;
+        self.sequence[first..first + self.pages_per_block as usize].fill(0);
     }
 
-    /// The erase of `block` completed on the chip (or no op was timed).
-    pub fn erased(&mut self, block: BlockId) {
-        let d = &mut self.durable_pages[block.index()];
-        debug_assert!(
-            *d >= ONE_PENDING_ERASE,
-            "block {block}: erase completed twice"
-        );
-        *d = (*d - ONE_PENDING_ERASE) & !WATERMARK_MASK;
-    }
-
-    /// The program of `ppa` completed (the chip model reported it, or no op was timed).
+    /// An op was handed to the chip model on `die`; `programmed` is the page it programs
+    /// (`Ppa::NONE` for reads and erases).
     #[inline]
-    pub fn completed(&mut self, ppa: Ppa) {
-        let block = (ppa.0 / self.pages_per_block) as usize;
-        let offset = ppa.0 % self.pages_per_block;
-        let d = &mut self.durable_pages[block];
-        debug_assert!(
-            offset >= *d & WATERMARK_MASK,
-            "program of ppa {ppa} completed out of page order"
-        );
-        *d = (*d & !WATERMARK_MASK) | (offset + 1);
+    pub fn submitted(&mut self, die: DieId, programmed: Ppa) {
+        let count = &mut self.submitted[die.index()];
+        *count += 1;
+        if !programmed.is_none() {
+            self.ticket[programmed.index()] = *count;
+        }
+    }
+
+    /// The chip model completed the oldest op in flight on `die`.
+    #[inline]
+    pub fn completed(&mut self, die: DieId) {
+        self.completed[die.index()] += 1;
+        debug_assert!(self.completed[die.index()] <= self.submitted[die.index()]);
     }
 
     /// `(lpa, sequence)` of a programmed page; `None` when erased.
     pub fn get(&self, ppa: Ppa) -> Option<(Option<Lpa>, u64)> {
         let sequence = self.sequence[ppa.index()] & !DURABLE_SOURCE_BIT;
-        (sequence != 0).then(|| (self.lpa[ppa.index()].get(), sequence))
+        (sequence != 0).then(|| (Lpa(self.lpa[ppa.index()]).get(), sequence))
     }
 
     /// The program of `ppa` has completed.
     pub fn is_durable(&self, ppa: Ppa) -> bool {
-        let block = (ppa.0 / self.pages_per_block) as usize;
-        let d = self.durable_pages[block];
-        // no erase pending, and below the watermark
-        d < ONE_PENDING_ERASE && ppa.0 % self.pages_per_block < d
+        let ticket = self.ticket[ppa.index()];
+        let die = match self.die_shift {
+            Some(shift) => ppa.0 >> shift,
+            None => ppa.0 / self.pages_per_die,
+        };
+        ticket != NOT_SUBMITTED && ticket <= self.completed[die as usize]
     }
 
     /// The data of `ppa` is on flash: its program completed, or it is a copy of a page whose
@@ -206,18 +216,21 @@ mod tests {
 
     #[test]
     fn copies_keep_the_write_and_durability_follows_completions() {
-        let mut s = OobStore::new(8, 4);
-        s.program(Ppa(0), Lpa(5), 1);
-        s.program(Ppa(1), Lpa(6), 2);
+        let mut s = OobStore::new(8, 4, 8);
+        s.program(Ppa(0), Lpa(5), 1, false);
+        s.program(Ppa(1), Lpa(6), 2, false);
         assert!(!s.is_durable(Ppa(0)));
-        s.completed(Ppa(0));
+        s.submitted(DieId(0), Ppa(0));
+        s.submitted(DieId(0), Ppa::NONE);
+        s.submitted(DieId(0), Ppa(1));
+        assert!(!s.is_durable(Ppa(0)));
+        s.completed(DieId(0));
         assert!(s.is_durable(Ppa(0)) && !s.is_durable(Ppa(1)));
-        s.copy(Ppa(0), Ppa(4));
-        s.copy(Ppa(1), Ppa(5));
+        s.copy(Ppa(0), Ppa(4), false);
+        s.copy(Ppa(1), Ppa(5), false);
         assert_eq!(s.get(Ppa(4)), Some((Some(Lpa(5)), 1)));
         assert!(s.data_is_durable(Ppa(4)) && !s.data_is_durable(Ppa(5)));
         s.erase(BlockId(0));
         assert_eq!(s.get(Ppa(0)), None);
-        assert!(!s.is_durable(Ppa(0)));
     }
 }

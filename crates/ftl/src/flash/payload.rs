@@ -34,10 +34,15 @@ impl Payload {
     }
     /// Stores `data` (a whole page; `None` stores zeros) at `ppa`, with its OOB record (LPA,
     /// sequence number, CRC of both and the data) in the spare area.
+    #[inline]
     pub fn write(&mut self, ppa: Ppa, data: Option<&[u8]>, lpa: Option<Lpa>, sequence: u64) {
-        if !self.enabled {
-            return;
+        if self.enabled {
+            self.write_full(ppa, data, lpa, sequence);
         }
+    }
+
+    #[inline(never)]
+    fn write_full(&mut self, ppa: Ppa, data: Option<&[u8]>, lpa: Option<Lpa>, sequence: u64) {
         let size = self.page_size_bytes;
         let mut page = self
             .recycled
@@ -75,22 +80,29 @@ impl Payload {
         let spare = page[self.page_size_bytes..].try_into().expect("spare area");
         Some(PageOob::from_bytes(spare))
     }
+    /// Copies the bytes and spare area of `source` to `target` (a GC move). The source keeps
+    /// them until its block is erased, as on flash: a recovery scan after a power cut between
+    /// the copy and the erase finds both.
+    #[inline]
     pub fn relocate(&mut self, source: Ppa, target: Ppa) {
-        if !self.enabled {
-            return;
+        if self.enabled {
+            self.relocate_full(source, target);
         }
-        // a copy, not a move: the source page keeps its bytes and spare area until its block is
-        // erased, as on flash (a recovery scan after a cut during GC may need them)
-        let Some(source_page) = self.pages[source.index()].as_deref() else {
-            debug_assert!(false, "moving a page with no payload (ppa {source})");
-            return;
-        };
+    }
+
+    #[inline(never)]
+    fn relocate_full(&mut self, source: Ppa, target: Ppa) {
         let mut page = self
             .recycled
             .pop()
             .unwrap_or_else(|| vec![0; self.page_size_bytes + OOB_BYTES].into_boxed_slice());
-        page.copy_from_slice(source_page);
-        self.pages[target.index()] = Some(page);
+        let from = self.pages[source.index()]
+            .as_deref()
+            .unwrap_or_else(|| panic!("moving a page with no payload (ppa {source})"));
+        page.copy_from_slice(from);
+        let slot = &mut self.pages[target.index()];
+        debug_assert!(slot.is_none(), "payload written twice at ppa {target}");
+        *slot = Some(page);
     }
     /// Drops the pages of the block whose first page is `first`.
     pub fn clear_block(&mut self, first: Ppa, pages_per_block: u32) {

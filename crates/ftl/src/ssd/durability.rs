@@ -87,17 +87,13 @@ impl Ssd {
         }
         let (lpa, sequence) = self.flash.oob.get(ppa)?;
         if self.flash.payload.enabled() {
-            // a page whose data a GC, merge or wear-leveling move took away still holds its old
-            // OOB on real flash until its block is erased; the payload model keeps the bytes
-            // (and the spare area) only at the copy, so such a page answers from the table
-            if let Some(stored) = self.flash.payload.oob(ppa) {
-                debug_assert_eq!(
-                    (stored.lpa, stored.sequence),
-                    (lpa, sequence),
-                    "spare area and OOB table disagree at ppa {ppa}"
-                );
-                return Some(stored);
-            }
+            let stored = self.flash.payload.oob(ppa);
+            debug_assert_eq!(
+                stored.map(|o| (o.lpa, o.sequence)),
+                Some((lpa, sequence)),
+                "spare area and OOB table disagree at ppa {ppa}"
+            );
+            return stored;
         }
         Some(PageOob {
             lpa,
@@ -127,9 +123,12 @@ impl Ssd {
         self.flash.write_sequence
     }
 
-    /// Whether the program of `ppa` has completed in the chip model.
+    /// Whether `ppa` is programmed (not erased since) and its program has completed in the
+    /// chip model.
     pub fn is_programmed_durably(&self, ppa: Ppa) -> bool {
-        u64::from(ppa.0) < self.physical_pages() && self.flash.oob.is_durable(ppa)
+        u64::from(ppa.0) < self.physical_pages()
+            && self.flash.oob.get(ppa).is_some()
+            && self.flash.oob.is_durable(ppa)
     }
 }
 

@@ -76,8 +76,6 @@ pub struct Ssd {
     watched: Option<Executed>,
     /// Ops decided but not yet given to the chip model, per die (FIFO).
     die_queues: Vec<VecDeque<PendingOp>>,
-    /// Ops given to the chip model, per die, oldest first (to match completions to pages).
-    chip_in_flight: Vec<world::DieInFlight>,
     codec: AddressCodec,
 }
 
@@ -113,6 +111,7 @@ impl Ssd {
         let full = f.payload == PayloadMode::Full;
         let flash = Flash::new(
             blocks,
+            geometry.total_dies(),
             Payload::new(full, physical as usize, geometry.page_size_bytes as usize),
             f.copyback,
         );
@@ -193,7 +192,6 @@ impl Ssd {
             die_queues: (0..geometry.total_dies())
                 .map(|_| VecDeque::new())
                 .collect(),
-            chip_in_flight: vec![world::DieInFlight::default(); geometry.total_dies() as usize],
             codec: AddressCodec::new(&geometry),
             config,
             seed,

@@ -237,17 +237,7 @@ impl Ssd {
                 for c in completions.drain(..) {
                     let die = Tag::die_of(c.tag);
                     // the page a completed program wrote is durable before anyone hears of it
-                    let (kind, page) = self.chip_in_flight[die.index()].pop();
-                    debug_assert_eq!(kind, c.kind, "die {die} completed out of order");
-                    match (kind, page.get()) {
-                        (OpKind::Program | OpKind::Copyback, Some(ppa)) => {
-                            self.flash.oob.completed(ppa);
-                        }
-                        (OpKind::Erase, Some(first)) => {
-                            self.flash.oob.erased(self.flash.blocks.block_of(first));
-                        }
-                        _ => {}
-                    }
+                    self.flash.oob.completed(die);
                     let done = self
                         .on_completion(Tag::decode(c.tag), c.kind)
                         .and_then(|()| self.pump(die));
@@ -366,59 +356,13 @@ impl Ssd {
         flash_op.targets[0] = address;
         flash_op.tag = op.tag.encode_with_die(die);
         self.nand.submit(self.now, flash_op)?;
-        // the page whose OOB the completion settles: the page programmed, or the first page
-        // of the block erased
-        let page = match op.kind {
-            OpKind::Program | OpKind::Erase => op.source,
+        let programmed = match op.kind {
+            OpKind::Program => op.source,
             OpKind::Copyback => op.target,
-            OpKind::Read => Ppa::NONE,
+            OpKind::Read | OpKind::Erase => Ppa::NONE,
         };
-        self.chip_in_flight[die.index()].push(op.kind, page);
+        self.flash.oob.submitted(die, programmed);
         Ok(())
-    }
-}
-
-/// The ops of one die in the chip model, oldest first (at most [`CHIP_OPS_PER_DIE`]). A die
-/// runs its ops in submission order, so its completions arrive in this order: that is how a
-/// completion (which carries a tag, not an address) is matched to the page it programmed.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct DieInFlight {
-    ops: [(OpKind, Ppa); CHIP_OPS_PER_DIE as usize],
-    head: u8,
-    len: u8,
-}
-
-impl Default for DieInFlight {
-    fn default() -> Self {
-        DieInFlight {
-            ops: [(OpKind::Read, Ppa::NONE); CHIP_OPS_PER_DIE as usize],
-            head: 0,
-            len: 0,
-        }
-    }
-}
-
-impl DieInFlight {
-    /// An op was submitted; `programmed` is the page it programs (`Ppa::NONE` if none).
-    #[inline]
-    fn push(&mut self, kind: OpKind, programmed: Ppa) {
-        assert!(
-            u32::from(self.len) < CHIP_OPS_PER_DIE,
-            "more than {CHIP_OPS_PER_DIE} ops in flight on a die"
-        );
-        let at = (self.head + self.len) as usize % CHIP_OPS_PER_DIE as usize;
-        self.ops[at] = (kind, programmed);
-        self.len += 1;
-    }
-
-    /// The oldest op completed.
-    #[inline]
-    fn pop(&mut self) -> (OpKind, Ppa) {
-        assert!(self.len > 0, "a completion with no op in flight on its die");
-        let op = self.ops[self.head as usize];
-        self.head = ((self.head as u32 + 1) % CHIP_OPS_PER_DIE) as u8;
-        self.len -= 1;
-        op
     }
 }
 
