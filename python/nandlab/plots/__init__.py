@@ -24,7 +24,7 @@ import io
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from matplotlib.figure import Figure
 
@@ -82,7 +82,7 @@ def load(source: Source) -> Reproduction:
     )
 
 
-def _read_json(path: Path) -> dict[str, object]:
+def _read_json(path: Path) -> dict[str, Any]:
     try:
         value = json.loads(path.read_text())
     except json.JSONDecodeError as error:
