@@ -77,9 +77,10 @@ def engine(
     where = "engine()"
     for name, flag in (("iaa", iaa), ("u2di", u2di), ("drifting", drifting)):
         _args.boolean(where, name, flag)
-    # the ranges are checked by the simulator (its message names the protocol's key)
+    # free_space's range is checked by the simulator (its message names free_space_fraction);
+    # a bad update_fraction would show there only as the derived insert probability
     _args.number(where, "free_space", free_space)
-    _args.number(where, "update_fraction", update_fraction)
+    _args.number(where, "update_fraction", update_fraction, 0.0, 1.0)
     _args.integer(where, "queries", queries)
     _args.integer(where, "warmup_queries", warmup_queries)
     _args.integer(where, "row_size_bytes", row_size_bytes, low=1, high=_args.U32_MAX)
