@@ -77,7 +77,9 @@ def engine(
     where = "engine()"
     for name, flag in (("iaa", iaa), ("u2di", u2di), ("drifting", drifting)):
         _args.boolean(where, name, flag)
-    _args.number(where, "free_space", free_space, 0.0, 1.0)
+    # free_space's range is checked by the simulator (its message names free_space_fraction);
+    # a bad update_fraction would show there only as the derived insert probability
+    _args.number(where, "free_space", free_space)
     _args.number(where, "update_fraction", update_fraction, 0.0, 1.0)
     _args.integer(where, "queries", queries)
     _args.integer(where, "warmup_queries", warmup_queries)

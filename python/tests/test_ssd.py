@@ -138,3 +138,27 @@ def test_report_files_are_byte_identical_from_cli_and_python(tmp_path: Path) -> 
         py, cli = (tmp_path / side / name for side in ("py", "cli"))
         assert py.read_bytes() == cli.read_bytes(), name
     assert not nandlab.run_ssd(EXAMPLE, progress=False).interrupted
+
+
+def test_replay_preconditions_the_pages_a_trace_reads_before_writing(tmp_path: Path) -> None:
+    """A read of a page never written cost 0 µs, so replays reported read p50 = 0 (issue 11);
+    by default replay now writes those pages first, and says how many."""
+    trace = tmp_path / "t.csv"
+    trace.write_text(
+        "arrival_ns,op,offset_bytes,size_bytes\n0,read,0,8192\n1000,write,65536,8192\n",
+        encoding="utf-8",
+    )
+    on = nandlab.replay(trace, "native", progress=False)
+    assert on.report["read_preconditioned_pages"] > 0
+    assert on.summary["read_p50_us"] > 1.0
+    off = nandlab.replay(trace, "native", precondition_reads=False, progress=False)
+    assert off.report["read_preconditioned_pages"] == 0
+    assert off.summary["read_p50_us"] == 0.0
+    assert on.report["fitted_blocks_per_plane"] is None
+    far = tmp_path / "far.csv"
+    far.write_text(
+        "arrival_ns,op,offset_bytes,size_bytes\n0,write,68719476736,4096\n", encoding="utf-8"
+    )
+    fitted = nandlab.replay(far, "native", fit_device=True, progress=False)
+    assert fitted.report["fitted_blocks_per_plane"] > 0
+    assert fitted.report["folded_requests"] == 0

@@ -253,7 +253,10 @@ struct FioArgs {
 const EXIT_INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
     let control = Control::new();
     if matches!(
         cli.command,
@@ -274,6 +277,49 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// A command-line error as one line, like every other error (clap's own is several: the
+/// error, a tip, the usage and a pointer to --help); --help and --version print as usual.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
+            eprintln!("error: a command is required (`nandlab --help` lists them)");
+            return ExitCode::from(2);
+        }
+        _ => {}
+    }
+    let text = e.render().to_string();
+    // the error's own lines end at the first blank line (then come tips and the usage)
+    let message: Vec<&str> = text
+        .lines()
+        .take_while(|line| !line.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    let message = message.join(" ");
+    let message = message.strip_prefix("error: ").unwrap_or(&message);
+    // a negative number is taken for a flag: name the option it was given to
+    let args: Vec<String> = std::env::args().collect();
+    let negative = args.windows(2).find(|pair| {
+        pair[0].starts_with("--")
+            && pair[1].parse::<f64>().is_ok_and(|v| v < 0.0)
+            && message.contains(&format!("'{}'", pair[1]))
+    });
+    if let Some(pair) = negative {
+        eprintln!(
+            "error: {}: {} is negative; it takes a value of at least 0 (see --help)",
+            pair[0], pair[1]
+        );
+        return ExitCode::from(2);
+    }
+    let hint = " (see --help)";
+    eprintln!("error: {message}{hint}");
+    ExitCode::from(2)
 }
 
 /// The first Ctrl-C cancels `control` (the run stops admitting work and writes what it has);
@@ -538,6 +584,12 @@ fn demo() -> LabResult<()> {
 
 /// `nandlab bench TARGET`: a readable table, or one JSON line with `--json`.
 fn bench_cmd(args: BenchArgs) -> LabResult<()> {
+    if args.steady && args.target != "ssd" {
+        return Err(LabError::Usage(format!(
+            "--steady applies to `bench ssd` only, not `bench {}`",
+            args.target
+        )));
+    }
     match args.target.as_str() {
         "ssd" => {
             let requests = args.requests.unwrap_or(4_000_000);

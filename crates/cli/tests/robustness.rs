@@ -126,3 +126,106 @@ fn ctrl_c_stops_a_long_precondition() {
     assert_eq!(report["completed"], 0);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Found by the adversarial pass (scripts/adversarial.py): clap's own errors were several
+/// lines (the error, a tip, the usage, a pointer to --help), and a negative number given to an
+/// option was reported as an unexpected argument without naming the option.
+#[test]
+fn command_line_errors_are_one_line_naming_the_flag() {
+    for (args, named) in [
+        (&["chip", "--seed", "-1"][..], "--seed"),
+        (
+            &["run", "examples/ssd-random-write.toml", "--bogus"][..],
+            "--bogus",
+        ),
+        (&["replay", "x.csv"][..], "--format"),
+        (&["chip", "--requests", "abc"][..], "--requests"),
+        (
+            &["reproduce", "nfs-dies", "--quick", "--full"][..],
+            "--full",
+        ),
+        (&[][..], "command"),
+    ] {
+        let (code, _, err) = nandlab(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(named), "{args:?}: {err}");
+    }
+    let (code, out, _) = nandlab(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("Usage"), "{out}");
+}
+
+/// Found by the adversarial pass: flags that do not apply were accepted and ignored.
+#[test]
+fn flags_that_do_not_apply_are_refused() {
+    let (code, _, err) = nandlab(&["bench", "chip", "--steady", "--requests", "10"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--steady"), "{err}");
+    let (code, _, err) = nandlab(&[
+        "replay",
+        "crates/workload/tests/data/msr_sample.csv",
+        "--format",
+        "msr",
+        "--queue-events",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("queue_events") && err.contains("blkparse"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+/// Found by the adversarial pass: a grid of billions of points aborted on allocating its
+/// point list; it is an error naming the grid.
+#[test]
+fn a_sweep_grid_beyond_the_point_limit_is_refused() {
+    let dir = temp("huge-grid");
+    let values: Vec<String> = (0..2000).map(|i| i.to_string()).collect();
+    let list = format!("[{}]", values.join(", "));
+    std::fs::write(
+        dir.join("s.toml"),
+        format!(
+            "base = \"{}\"\n[grid]\n\"run.seed\" = {list}\n\"workload.seed\" = {list}\n",
+            repo().join("examples/ssd-random-write.toml").display()
+        ),
+    )
+    .unwrap();
+    let (code, _, err) = nandlab(&["sweep", dir.join("s.toml").to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("grid") && err.contains("4000000 points"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Found by the adversarial pass: an error inside `[workload]` named only `workload` (the
+/// kind-tagged table), not the key.
+#[test]
+fn an_error_inside_the_workload_names_its_key_and_line() {
+    let dir = temp("workload-key");
+    let config = example().replace("request_count = 20000", "request_count = -1");
+    std::fs::write(dir.join("c.toml"), &config).unwrap();
+    let (code, _, err) = nandlab(&["run", dir.join("c.toml").to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    let line = config
+        .lines()
+        .position(|l| l.starts_with("request_count"))
+        .unwrap()
+        + 1;
+    assert!(
+        err.contains("`workload.request_count`") && err.contains(&format!("line {line}")),
+        "{err}"
+    );
+    let config = example().replace(
+        "[ssd.gc]",
+        "[ssd.mapping]\nallocation_order = \"\"\n[ssd.gc]",
+    );
+    std::fs::write(dir.join("c.toml"), &config).unwrap();
+    let (code, _, err) = nandlab(&["run", dir.join("c.toml").to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("allocation_order"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

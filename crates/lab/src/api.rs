@@ -395,8 +395,13 @@ pub fn sweep_points_json(grid_json: &str, zip: bool) -> LabResult<String> {
     } else {
         ("grid", crate::sweep::grid_points(&table))
     };
-    let points = points
-        .map_err(|(key, message)| LabError::Usage(format!("{what}: key `{key}`: {message}")))?;
+    let points = points.map_err(|(key, message)| {
+        LabError::Usage(if key.is_empty() {
+            format!("{what}: {message}")
+        } else {
+            format!("{what}: key `{key}`: {message}")
+        })
+    })?;
     let json: Vec<Vec<(String, serde_json::Value)>> = points
         .iter()
         .map(|p| crate::sweep::settings_json(p))

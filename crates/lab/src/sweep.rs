@@ -67,11 +67,11 @@ impl Sweep {
         let (keys, points) = match (&file.grid, &file.zip) {
             (Some(grid), None) => (
                 keys_of(grid),
-                grid_points(grid).map_err(|(k, m)| source.error(&format!("grid.{k}"), m))?,
+                grid_points(grid).map_err(|(k, m)| source.error(&sub_key("grid", &k), m))?,
             ),
             (None, Some(zip)) => (
                 keys_of(zip),
-                zip_points(zip).map_err(|(k, m)| source.error(&format!("zip.{k}"), m))?,
+                zip_points(zip).map_err(|(k, m)| source.error(&sub_key("zip", &k), m))?,
             ),
             _ => {
                 return Err(LabError::Usage(format!(
@@ -124,6 +124,15 @@ fn keys_of(table: &toml::Table) -> Vec<String> {
     keys
 }
 
+/// `table.key`, or `table` for an error about the whole table.
+fn sub_key(table: &str, key: &str) -> String {
+    if key.is_empty() {
+        table.to_string()
+    } else {
+        format!("{table}.{key}")
+    }
+}
+
 /// The swept lists of a `[grid]` or `[zip]` table, by key.
 type Lists<'t> = Vec<(&'t String, &'t Vec<toml::Value>)>;
 
@@ -142,10 +151,31 @@ fn lists(table: &toml::Table) -> Result<Lists<'_>, (String, String)> {
     Ok(lists)
 }
 
+/// The most points a sweep may have (each is a whole run; a grid beyond this is a mistake,
+/// and its point list alone would exhaust memory).
+pub const SWEEP_POINTS_MAX: usize = 1_000_000;
+
 /// Every combination, the last key varying fastest.
 pub fn grid_points(table: &toml::Table) -> Result<Vec<Vec<Setting>>, (String, String)> {
     let lists = lists(table)?;
-    let total: usize = lists.iter().map(|(_, v)| v.len()).product();
+    let total = lists
+        .iter()
+        .try_fold(1usize, |n, (_, v)| {
+            n.checked_mul(v.len()).filter(|&n| n <= SWEEP_POINTS_MAX)
+        })
+        .ok_or_else(|| {
+            let sizes: Vec<String> = lists.iter().map(|(_, v)| v.len().to_string()).collect();
+            let points = lists
+                .iter()
+                .fold(1u128, |n, (_, v)| n.saturating_mul(v.len() as u128));
+            (
+                String::new(),
+                format!(
+                    "{} = {points} points, more than the {SWEEP_POINTS_MAX} a sweep may have",
+                    sizes.join(" x "),
+                ),
+            )
+        })?;
     let mut points = Vec::with_capacity(total);
     for mut index in 0..total {
         let mut point = vec![(String::new(), toml::Value::Boolean(false)); lists.len()];

@@ -24,7 +24,7 @@ import io
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from matplotlib.figure import Figure
 
@@ -63,9 +63,7 @@ def load(source: Source) -> Reproduction:
     out = Path(source)
     path = out / "summary.json"
     if path.is_file():
-        summary = json.loads(path.read_text())
-        if not isinstance(summary, dict):
-            raise ValueError(f"{path}: not a JSON object")
+        summary = _read_json(path)
         experiment = summary.pop("experiment", None)
         if not isinstance(experiment, str):
             raise ValueError(f'{path}: no "experiment" key')
@@ -84,7 +82,7 @@ def load(source: Source) -> Reproduction:
     )
 
 
-def _read_json(path: Path) -> dict[str, object]:
+def _read_json(path: Path) -> dict[str, Any]:
     try:
         value = json.loads(path.read_text())
     except json.JSONDecodeError as error:
@@ -119,8 +117,8 @@ def _sweep_metrics(out: Path) -> dict[str, float]:
 
     try:
         points = len(pd.read_csv(out / "sweep.csv"))
-    except pd.errors.EmptyDataError:
-        points = 0
+    except (pd.errors.EmptyDataError, pd.errors.ParserError) as error:
+        raise ValueError(f"{out / 'sweep.csv'}: not a sweep table ({error})") from None
     return {"points": float(points)}
 
 

@@ -110,6 +110,7 @@ impl Stack {
     /// [`Stack::from_toml`] on a table already parsed (errors are located in `source`).
     pub fn from_table(source: Source<'_>, table: toml::Table, base_dir: &Path) -> LabResult<Stack> {
         let table = with_ssd_preset(source, table)?;
+        check_workload_keys(source, &table)?;
         let config: StackConfig = deserialize(source, "", toml::Value::Table(table))?;
         Stack::resolve(source, config, base_dir)
     }
@@ -211,9 +212,16 @@ impl Stack {
             })?;
         }
         if let WorkloadSection::Trace(t) = workload {
-            t.format
+            let format = t
+                .format
                 .parse::<nandlab_workload::TraceFormat>()
                 .map_err(|e| source.error("workload.format", e))?;
+            if t.queue_events && format != nandlab_workload::TraceFormat::Blkparse {
+                return Err(source.error(
+                    "workload.queue_events",
+                    format!("applies to blkparse traces (Q lines), not {format} traces"),
+                ));
+            }
         }
         if self.config.engine.is_some() && self.ftl.payload != nandlab_ftl::PayloadMode::Full {
             return Err(source.error(
@@ -440,6 +448,35 @@ fn resolve_nand(source: Source<'_>, nand: &toml::Table, base_dir: &Path) -> LabR
         other => LabError::from(other),
     })?;
     Ok(config)
+}
+
+/// Deserializes `[workload]` as the type its `kind` names, so that an error names the key
+/// inside it (`workload.request_count`): the `kind`-tagged enum alone reports every error at
+/// `workload`. Nothing to check when the kind is missing or unknown (the whole config's
+/// error names that).
+fn check_workload_keys(source: Source<'_>, table: &toml::Table) -> LabResult<()> {
+    let Some(toml::Value::Table(workload)) = table.get("workload") else {
+        return Ok(());
+    };
+    let mut fields = workload.clone();
+    let Some(toml::Value::String(kind)) = fields.remove("kind") else {
+        return Ok(());
+    };
+    let value = toml::Value::Table(fields);
+    match kind.as_str() {
+        "synthetic" => {
+            deserialize::<nandlab_workload::SyntheticSpec>(source, "workload", value).map(drop)
+        }
+        "trace" => deserialize::<TraceWorkload>(source, "workload", value).map(drop),
+        "fio" => deserialize::<FioWorkload>(source, "workload", value).map(drop),
+        "constant-free-space" => {
+            deserialize::<ConstantFreeSpaceWorkload>(source, "workload", value).map(drop)
+        }
+        "drifting-free-space" => {
+            deserialize::<DriftingFreeSpaceWorkload>(source, "workload", value).map(drop)
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Deserializes `value` (at key path `prefix`) with the failing key's path in the error.

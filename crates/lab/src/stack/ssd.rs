@@ -132,6 +132,14 @@ impl SsdSection {
         }
         let mapping = self.mapping.clone().unwrap_or_default();
         set(&mut f.mapping, mapping.kind);
+        if let Some(order) = &mapping.allocation_order
+            && order.split('-').all(|level| level.trim().is_empty())
+        {
+            return Err((
+                "ssd.mapping.allocation_order".into(),
+                format!("`{order}` names no level (e.g. channel-chip-die-plane)"),
+            ));
+        }
         set(&mut f.allocation_order, mapping.allocation_order.clone());
         if let Some(n) = mapping.random_log_blocks {
             if f.mapping != MappingKind::Hybrid {
