@@ -121,3 +121,18 @@ def test_an_interrupted_reproduction_writes_its_summary(tmp_path: Path) -> None:
     assert "interrupted" not in rep.metrics
     assert len(rep.curve("ablation")) == 0
     assert '"interrupted": true' in (tmp_path / "summary.json").read_text()
+
+
+def test_ctrl_c_stops_a_chip_run() -> None:
+    """`nandlab.chip()` ignored Ctrl-C: a long chip run went on to its end."""
+    import time
+
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            nandlab.chip("mlc1", "swr", requests=200_000_000)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 30

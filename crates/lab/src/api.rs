@@ -11,17 +11,21 @@ use crate::stack::{
 };
 use std::path::Path;
 
-/// Runs a chip-level workload described by a JSON [`ChipRunSpec`]; returns
+/// Runs a chip-level workload described by a JSON [`ChipRunSpec`] under `control` (a cancel
+/// stops issuing requests: the report covers those issued, with `"interrupted": true`); returns
 /// `{"spec": …, "report": …, "read_cdf": […], "write_cdf": […]}`.
-pub fn run_chip_json(spec_json: &str) -> LabResult<String> {
+pub fn run_chip_json(spec_json: &str, control: &Control) -> LabResult<String> {
     let spec: ChipRunSpec = from_json("chip spec", spec_json)?;
-    let report = spec.run()?;
-    let value = serde_json::json!({
+    let (report, interrupted) = spec.run_controlled(control)?;
+    let mut value = serde_json::json!({
         "spec": spec,
         "report": report,
         "read_cdf": report.read_cdf,
         "write_cdf": report.write_cdf,
     });
+    if interrupted {
+        value["interrupted"] = serde_json::Value::Bool(true);
+    }
     Ok(serde_json::to_string(&value).expect("reports serialize"))
 }
 

@@ -39,6 +39,9 @@ pub struct ChipRunSpec {
     pub seed: u64,
 }
 
+/// Chip requests between two polls of a run's control.
+pub const CHIP_POLL_REQUESTS: u64 = 1024;
+
 impl ChipRunSpec {
     pub fn new(preset: &str, workload: ChipWorkloadKind, requests: u64) -> Self {
         ChipRunSpec {
@@ -90,6 +93,27 @@ impl ChipRunSpec {
     }
 
     pub fn run(&self) -> LabResult<ChipReport> {
+        self.run_while(|| true)
+    }
+
+    /// [`ChipRunSpec::run`] under `control`: it stops issuing requests once the control is
+    /// cancelled (checked every [`CHIP_POLL_REQUESTS`] requests; the requests issued complete)
+    /// and returns the report of those, with whether it was cut short.
+    pub fn run_controlled(
+        &self,
+        control: &crate::control::Control,
+    ) -> LabResult<(ChipReport, bool)> {
+        control.start(Some(self.requests));
+        let mut issued = 0u64;
+        let report = self.run_while(|| {
+            issued += 1;
+            !issued.is_multiple_of(CHIP_POLL_REQUESTS) || control.advance(CHIP_POLL_REQUESTS)
+        })?;
+        control.finish();
+        Ok((report, control.is_cancelled()))
+    }
+
+    fn run_while(&self, mut keep_going: impl FnMut() -> bool) -> LabResult<ChipReport> {
         if self.requests == 0 {
             return Err(LabError::Usage("requests must be at least 1".into()));
         }
@@ -103,7 +127,11 @@ impl ChipRunSpec {
         let span = sim.geometry().capacity_bytes();
         let workload =
             ChipWorkload::new(self.workload, self.requests, request_bytes, span, self.seed);
-        let stats = run_requests(&mut sim, &self.driver, workload)?;
+        let stats = run_requests(
+            &mut sim,
+            &self.driver,
+            workload.take_while(|_| keep_going()),
+        )?;
         Ok(chip_report(&sim, &stats))
     }
 

@@ -13,7 +13,7 @@ pub enum NandError {
     #[error("unknown preset `{name}` (known: {known})")]
     UnknownPreset { name: String, known: String },
 
-    #[error("cannot parse preset `{name}`: {message}")]
+    #[error("cannot parse chip config `{name}`: {message}")]
     PresetParse { name: String, message: String },
 
     /// An address component is beyond the geometry.

@@ -96,11 +96,13 @@ fn version() -> &'static str {
     nandlab_lab::version()
 }
 
-/// Runs a chip-level workload from a JSON spec; returns the JSON result. Releases the GIL.
+/// Runs a chip-level workload from a JSON spec; returns the JSON result. Releases the GIL;
+/// Ctrl-C stops it (KeyboardInterrupt with the partial result's JSON in `partial_json`).
 #[pyfunction]
 fn run_chip(py: Python<'_>, spec_json: String) -> PyResult<String> {
-    py.detach(|| nandlab_lab::api::run_chip_json(&spec_json))
-        .map_err(to_py)
+    controlled(py, None, |control| {
+        nandlab_lab::api::run_chip_json(&spec_json, control)
+    })
 }
 
 /// Runs experiment `id` into `out`; returns the text of `summary.json`. Releases the GIL;
