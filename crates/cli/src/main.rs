@@ -702,12 +702,7 @@ fn peak_rss_kb() -> Option<u64> {
 
 fn finish(stack: &Stack, run: &StackRun, out: Option<PathBuf>, json: bool) -> LabResult<()> {
     if json {
-        let row: serde_json::Map<String, serde_json::Value> = run
-            .metrics
-            .iter()
-            .map(|(k, v)| ((*k).to_string(), serde_json::json!(v)))
-            .collect();
-        out!("{}", serde_json::Value::Object(row));
+        out!("{}", run.metrics_json());
     }
     match &run.outcome {
         _ if json => {}

@@ -136,13 +136,8 @@ pub fn run_stack_json(
     if let Some(dir) = out {
         crate::ssd::write_stack_results(&stack, &run, dir)?;
     }
-    let metrics: serde_json::Map<String, serde_json::Value> = run
-        .metrics
-        .iter()
-        .map(|(k, v)| ((*k).to_string(), serde_json::json!(v)))
-        .collect();
     let value = serde_json::json!({
-        "metrics": metrics,
+        "metrics": run.metrics_json(),
         "interrupted": run.interrupted(),
         "outcome": run.outcome,
     });
@@ -245,9 +240,9 @@ fn device_stack_text(
 ) -> LabResult<Stack> {
     let device = device.trim();
     let text = if device.is_empty() {
-        "[ssd]\npreset = \"bench-ssd\"\n".to_string()
+        crate::stack::preset_device_text("bench-ssd")
     } else if crate::stack::ssd_preset_names().contains(&device) {
-        format!("[ssd]\npreset = {}\n", toml::Value::String(device.into()))
+        crate::stack::preset_device_text(device)
     } else {
         device.to_string()
     };
@@ -326,12 +321,12 @@ impl EngineRunSpec {
                 }
                 device.clone()
             }
-            None => format!(
-                "[ssd]\npreset = \"miyaji2014-ssd\"\n[nand.geometry]\nchannels = {}\nblocks_per_plane = {}\npages_per_block = {}\n",
-                self.channels.unwrap_or(1),
-                self.blocks_per_plane.unwrap_or(32),
-                self.pages_per_block.unwrap_or(32)
-            ),
+            None => crate::experiments::points::EngineDevice {
+                channels: self.channels.unwrap_or(1),
+                blocks_per_plane: self.blocks_per_plane.unwrap_or(32),
+                pages_per_block: self.pages_per_block.unwrap_or(32),
+            }
+            .text(),
         };
         let engine = EngineSection {
             iaa: self.iaa,

@@ -186,15 +186,7 @@ pub fn write_stack_results(stack: &Stack, run: &StackRun, dir: &Path) -> LabResu
         config["config"]["nand"]["geometry"]["blocks_per_plane"] = serde_json::json!(blocks);
     }
     write_json(&dir.join("config.json"), &config)?;
-    let metrics: serde_json::Map<String, serde_json::Value> = run
-        .metrics
-        .iter()
-        .map(|(k, v)| ((*k).to_string(), serde_json::json!(v)))
-        .collect();
-    write_json(
-        &dir.join("metrics.json"),
-        &serde_json::Value::Object(metrics),
-    )?;
+    write_json(&dir.join("metrics.json"), &run.metrics_json())?;
     match &run.outcome {
         StackOutcome::Ssd { run, .. } => write_ssd_results(run, dir),
         StackOutcome::Engine {

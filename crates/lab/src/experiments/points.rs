@@ -97,7 +97,8 @@ pub struct EngineDevice {
 }
 
 impl EngineDevice {
-    fn text(self) -> String {
+    /// The device text (`[ssd]` preset and `[nand.geometry]` overrides) of this device.
+    pub fn text(self) -> String {
         format!(
             "[ssd]\npreset = \"miyaji2014-ssd\"\n[nand.geometry]\nchannels = {}\nblocks_per_plane = {}\npages_per_block = {}\n",
             self.channels, self.blocks_per_plane, self.pages_per_block

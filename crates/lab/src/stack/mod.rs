@@ -260,11 +260,7 @@ impl DeviceFile {
 
     /// The SSD of preset `name` alone.
     pub fn preset(name: &str) -> LabResult<SsdConfig> {
-        let text = format!(
-            "[ssd]\npreset = {}\n",
-            toml::Value::String(name.to_string())
-        );
-        DeviceFile::load("preset", &text, Path::new("."))
+        DeviceFile::load("preset", &preset_device_text(name), Path::new("."))
     }
 
     /// The chip and FTL configs, checked together (errors name the stack-config key).
@@ -295,6 +291,11 @@ impl DeviceFile {
     }
 }
 
+/// The device text of SSD preset `name`: `[ssd] preset = NAME`.
+pub fn preset_device_text(name: &str) -> String {
+    format!("[ssd]\npreset = {}\n", toml::Value::String(name.into()))
+}
+
 /// The stack of `nandlab replay` / `fio`: `device` is an SSD preset name or a device file
 /// (`[nand]` and `[ssd]`, default: the `bench-ssd` preset), with the given workload and seed.
 /// Paths in the workload are taken as written (relative to the working directory).
@@ -306,12 +307,12 @@ pub fn device_stack(
     let (origin, text, base_dir) = match device {
         None => (
             "--device".to_string(),
-            "[ssd]\npreset = \"bench-ssd\"\n".to_string(),
+            preset_device_text("bench-ssd"),
             PathBuf::from("."),
         ),
         Some(name) if ssd_preset_names().contains(&name) => (
             "--device".to_string(),
-            format!("[ssd]\npreset = {}\n", toml::Value::String(name.into())),
+            preset_device_text(name),
             PathBuf::from("."),
         ),
         Some(path) => {

@@ -145,6 +145,16 @@ impl StackRun {
         }
     }
 
+    /// The metric row as a JSON object (what `metrics.json`, `--json` and Python read).
+    pub fn metrics_json(&self) -> serde_json::Value {
+        serde_json::Value::Object(
+            self.metrics
+                .iter()
+                .map(|(k, v)| ((*k).to_string(), serde_json::json!(v)))
+                .collect(),
+        )
+    }
+
     /// A metric by name.
     pub fn metric(&self, name: &str) -> Option<f64> {
         self.metrics
