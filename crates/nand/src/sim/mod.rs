@@ -588,3 +588,15 @@ struct Accepted {
 
 #[cfg(test)]
 mod tests;
+
+impl nandlab_core::EventSource for NandSim {
+    type Completion = Completion;
+    #[inline]
+    fn next_event_time(&self) -> Option<SimTime> {
+        NandSim::next_event_time(self)
+    }
+    #[inline]
+    fn process_next(&mut self, completed: &mut Vec<Completion>) -> Option<SimTime> {
+        NandSim::process_next(self, completed)
+    }
+}
