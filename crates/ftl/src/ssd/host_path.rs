@@ -6,6 +6,7 @@ use crate::address::{Lpa, Ppa};
 use crate::error::{FtlError, FtlResult};
 use crate::flash::HostWrite;
 use crate::flash::emit::Tag;
+use crate::frontend::{PageWrite, PageWrites};
 use crate::host::queue::Deferred;
 use crate::host::{HostOp, HostRequest};
 use nandlab_core::SimTime;
@@ -132,11 +133,7 @@ impl Ssd {
                     None => data.resize(data.len() + len as usize, 0),
                 }
             }
-            if let Some(buffer) = &mut self.buffer
-                && buffer.contains(lpa)
-            {
-                buffer.touch(lpa);
-                self.flash.counters.buffer_read_hits += 1;
+            if !self.front.is_empty() && self.front.read(lpa, &mut self.flash.counters) {
                 continue;
             }
             if let Some(ppa) = self.mapper.locate(lpa) {
@@ -179,9 +176,7 @@ impl Ssd {
             let bytes = full.then(|| &data[data_offset as usize..(data_offset + len) as usize]);
             let step = if len == page {
                 self.write_page(lpa, bytes, Tag::Host(slot))
-            } else if self.buffer.as_ref().is_some_and(|b| b.contains(lpa))
-                || self.mapper.locate(lpa).is_none()
-            {
+            } else if self.front.contains(lpa) || self.mapper.locate(lpa).is_none() {
                 // merge with the buffered page, or with zeros: no flash read needed
                 self.merge_and_write(lpa, start, bytes, slot)
             } else {
@@ -253,38 +248,56 @@ impl Ssd {
         result
     }
 
-    /// Writes a whole logical page: into the write buffer when there is one (evicting the
-    /// coldest page to flash when full), else to flash.
+    /// Writes a whole logical page through the front-end chain (the write buffer, …); the
+    /// pages leaving it are written by the mapping.
     fn write_page(&mut self, lpa: Lpa, bytes: Option<&[u8]>, tag: Tag) -> FtlResult<()> {
         self.flash.counters.host_pages_written += 1;
         let sequence = self.flash.next_sequence();
-        let Some(buffer) = &mut self.buffer else {
+        if self.front.is_empty() {
             let write = HostWrite {
                 lpa,
                 sequence,
                 data: bytes,
             };
             return self.mapper.write(&mut self.flash, write, tag);
-        };
-        if buffer.contains(lpa) {
-            self.flash.counters.buffer_write_hits += 1;
         }
-        let mut evicted = std::mem::take(&mut self.evicted);
-        let result = match buffer.insert(lpa, sequence, bytes, &mut evicted) {
-            Some((lpa, sequence)) => {
-                self.flash.counters.buffer_evictions += 1;
-                let data = self.flash.payload.enabled().then_some(&evicted[..]);
-                let write = HostWrite {
-                    lpa,
-                    sequence,
-                    data,
-                };
-                self.mapper.write(&mut self.flash, write, tag)
-            }
-            None => Ok(()),
+        let page = PageWrite {
+            lpa,
+            sequence,
+            data: bytes,
+            request: tag.encode(),
         };
-        self.evicted = evicted;
+        let mut out = std::mem::take(&mut self.front_out);
+        let hold = self
+            .front
+            .write(self.now, page, &mut out, &mut self.flash.counters);
+        self.hold(tag, hold);
+        let result = self.write_out(&out, tag);
+        self.front_out = out;
         result
+    }
+
+    /// `ops` device operations of a front-end stage now count against `tag`'s request.
+    fn hold(&mut self, tag: Tag, ops: u32) {
+        if ops > 0
+            && let Tag::Host(slot) = tag
+        {
+            self.requests.slots[slot as usize].outstanding += ops;
+        }
+    }
+
+    /// Writes the pages that left the front-end chain, in order (their programs carry `tag`).
+    pub(super) fn write_out(&mut self, out: &PageWrites, tag: Tag) -> FtlResult<()> {
+        for i in 0..out.len() {
+            let (lpa, sequence, data) = out.get(i);
+            let write = HostWrite {
+                lpa,
+                sequence,
+                data,
+            };
+            self.mapper.write(&mut self.flash, write, tag)?;
+        }
+        Ok(())
     }
 
     fn decide_trim(&mut self, slot: u32) {
@@ -297,32 +310,23 @@ impl Ssd {
                 continue;
             }
             self.flash.counters.host_pages_trimmed += 1;
-            if let Some(buffer) = &mut self.buffer {
-                buffer.remove(lpa);
-            }
+            self.front.trim(lpa);
             self.mapper.trim(&mut self.flash, lpa);
         }
     }
 
     fn decide_flush(&mut self, slot: u32) -> FtlResult<()> {
-        let Some(buffer) = &mut self.buffer else {
+        if self.front.is_empty() {
             return Ok(());
-        };
-        let mut evicted = std::mem::take(&mut self.evicted);
-        let mut result = Ok(());
-        while let Some((lpa, sequence)) = buffer.pop_oldest(&mut evicted) {
-            let data = self.flash.payload.enabled().then_some(&evicted[..]);
-            let write = HostWrite {
-                lpa,
-                sequence,
-                data,
-            };
-            if let Err(e) = self.mapper.write(&mut self.flash, write, Tag::Host(slot)) {
-                result = Err(e);
-                break;
-            }
         }
-        self.evicted = evicted;
+        let tag = Tag::Host(slot);
+        let mut out = std::mem::take(&mut self.front_out);
+        let hold = self
+            .front
+            .flush(self.now, tag.encode(), &mut out, &mut self.flash.counters);
+        self.hold(tag, hold);
+        let result = self.write_out(&out, tag);
+        self.front_out = out;
         result
     }
 }

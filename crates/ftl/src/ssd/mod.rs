@@ -17,7 +17,6 @@ pub use durability::{WriteState, WriteStateCounts};
 pub use precondition::{PRECONDITION_PROGRESS_WRITES, Precondition};
 
 use crate::address::{BlockId, Lpa};
-use crate::buffer::WriteBuffer;
 use crate::config::{
     GcScope, MappingKind, PayloadMode, SsdConfig, WearLeveling, parse_allocation_order,
 };
@@ -27,6 +26,7 @@ use crate::flash::blocks::BlockManager;
 use crate::flash::codec::AddressCodec;
 use crate::flash::emit::PendingOp;
 use crate::flash::payload::Payload;
+use crate::frontend::{Chain, FrontEnd, PageWrites, buffer::WriteBuffer};
 use crate::gc::VictimPicker;
 use crate::host::queue::{DeferredTable, RequestTable};
 use crate::mapping::{Mapper, block::BlockFtl, hybrid::HybridFtl, page::PageFtl, stripe_order};
@@ -55,11 +55,16 @@ pub struct Ssd {
     nand: NandSim,
     mapper: Mapper,
     flash: Flash,
-    buffer: Option<WriteBuffer>,
+    /// The front-end chain (write buffer, …) between the host path and the mapping.
+    front: Chain,
+    /// Pages leaving the chain for the mapping (reused).
+    front_out: PageWrites,
     requests: RequestTable,
     deferred: DeferredTable,
     events: EventQueue<()>,
     completions: Vec<Completion>,
+    /// Requests a front-end stage's device event completed (reused).
+    stage_done: Vec<u64>,
     /// Reusable one-target ops, one per op kind (so submitting allocates nothing).
     templates: [FlashOp; OpKind::COUNT],
     now: SimTime,
@@ -68,9 +73,8 @@ pub struct Ssd {
     measure: Measure,
     hint: Vec<Lpa>,
     host_ops_since_hint: u32,
-    /// Scratch page buffers (full mode).
+    /// Scratch page buffer (full mode).
     scratch: Vec<u8>,
-    evicted: Vec<u8>,
     /// Request slot that [`Ssd::execute`] waits for, and its result when done.
     watch: Option<u32>,
     watched: Option<Executed>,
@@ -95,6 +99,16 @@ where
 impl Ssd {
     /// Builds the SSD (validating the config); `seed` drives every random choice.
     pub fn new(config: SsdConfig, seed: u64) -> FtlResult<Self> {
+        Self::with_front_ends(config, seed, Vec::new())
+    }
+
+    /// Builds the SSD with extra front-end stages after the configured ones (the DRAM write
+    /// buffer first, when `ftl.write_buffer_pages > 0`), in order toward the flash.
+    pub fn with_front_ends(
+        config: SsdConfig,
+        seed: u64,
+        extra: Vec<Box<dyn FrontEnd>>,
+    ) -> FtlResult<Self> {
         config.validate()?;
         config.check_memory_budget()?;
         let nand_config = config.nand_config()?;
@@ -157,15 +171,19 @@ impl Ssd {
                 ),
             ));
         }
-        let buffer = (f.write_buffer_pages > 0).then(|| {
-            WriteBuffer::new(
+        let mut stages: Vec<Box<dyn FrontEnd>> = Vec::new();
+        if f.write_buffer_pages > 0 {
+            stages.push(Box::new(WriteBuffer::new(
                 f.write_buffer_pages,
                 logical,
                 geometry.page_size_bytes,
                 f.write_buffer_policy,
                 full,
-            )
-        });
+            )));
+        }
+        stages.extend(extra);
+        let front = Chain::new(stages, geometry.page_size_bytes, full);
+        let front_out = PageWrites::new(geometry.page_size_bytes, full);
         let first = PageAddress::default();
         let templates = OpKind::ALL.map(|kind| match kind {
             OpKind::Read => FlashOp::read(first),
@@ -178,6 +196,7 @@ impl Ssd {
             deferred: DeferredTable::default(),
             events: EventQueue::with_capacity(4),
             completions: Vec::with_capacity(64),
+            stage_done: Vec::new(),
             templates,
             now: SimTime::ZERO,
             page_size_bytes: geometry.page_size_bytes,
@@ -186,7 +205,6 @@ impl Ssd {
             hint: Vec::new(),
             host_ops_since_hint: 0,
             scratch: Vec::new(),
-            evicted: Vec::new(),
             watch: None,
             watched: None,
             die_queues: (0..geometry.total_dies())
@@ -199,7 +217,8 @@ impl Ssd {
             nand,
             mapper,
             flash,
-            buffer,
+            front,
+            front_out,
         })
     }
 
@@ -283,9 +302,9 @@ impl Ssd {
         Ok(out)
     }
 
-    /// Bytes of logical page `lpa` now: the write buffer first, then flash.
+    /// Bytes of logical page `lpa` now: the front-end stages first, then flash.
     fn current_page(&self, lpa: Lpa) -> Option<&[u8]> {
-        if let Some(bytes) = self.buffer.as_ref().and_then(|b| b.page(lpa)) {
+        if let Some(bytes) = self.front.page(lpa) {
             return Some(bytes);
         }
         self.flash.payload.read(self.mapper.locate(lpa)?)

@@ -7,7 +7,12 @@ use crate::error::{FtlError, FtlResult};
 use crate::flash::emit::{PendingOp, Tag};
 use crate::host::HostRequest;
 use crate::stats::SsdReport;
+use nandlab_core::source::earliest;
 use nandlab_nand::OpKind;
+
+/// The world's event sources in tie-breaking order (the front-end stages follow).
+const HOST_SOURCE: usize = 0;
+const CHIP_SOURCE: usize = 1;
 
 impl Ssd {
     /// Runs a stream of host requests to completion (including the GC work they cause) and
@@ -191,14 +196,23 @@ impl Ssd {
         }
     }
 
-    /// Processes the earliest event. `None` when nothing is pending; `Some(true)` for a host
-    /// arrival, `Some(false)` for a chip event.
+    /// Processes the earliest event of the world's sources: the host's arrivals, the chip
+    /// model, then each front-end stage with its own device, in that order on ties. `None`
+    /// when nothing is pending; `Some(true)` for a host arrival, `Some(false)` otherwise.
     pub(super) fn step(&mut self) -> FtlResult<Option<bool>> {
-        let host = self.events.peek_time();
-        let chip = self.nand.next_event_time();
-        match (host, chip) {
-            (None, None) => Ok(None),
-            (Some(h), c) if c.is_none_or(|c| h <= c) => {
+        let stage = if self.front.is_timed() {
+            self.front.next_event()
+        } else {
+            None
+        };
+        let times = [
+            self.events.peek_time(),
+            self.nand.next_event_time(),
+            stage.map(|(_, t)| t),
+        ];
+        match earliest(&times) {
+            None => Ok(None),
+            Some(HOST_SOURCE) => {
                 let (time, ()) = self.events.pop().expect("peeked");
                 self.set_now(time);
                 if time.is_end() {
@@ -209,48 +223,107 @@ impl Ssd {
                 }
                 Ok(Some(true))
             }
-            _ => {
-                let mut completions = std::mem::take(&mut self.completions);
-                // chip events that complete nothing need no controller action: run them back
-                // to back while no host event is due first
-                let mut time = self
-                    .nand
-                    .process_next(&mut completions)
-                    .expect("chip event peeked");
-                while completions.is_empty() {
-                    let Some(next) = self.nand.next_event_time() else {
-                        break;
-                    };
-                    if self.events.peek_time().is_some_and(|h| h <= next) {
-                        break;
-                    }
-                    time = self
-                        .nand
-                        .process_next(&mut completions)
-                        .expect("chip event peeked");
-                }
-                self.set_now(time);
-                if time.is_end() {
-                    return Err(self.end_of_time());
-                }
-                let mut result = Ok(());
-                for c in completions.drain(..) {
-                    let die = Tag::die_of(c.tag);
-                    // the page a completed program wrote is durable before anyone hears of it
-                    self.flash.oob.completed(die);
-                    let done = self
-                        .on_completion(Tag::decode(c.tag), c.kind)
-                        .and_then(|()| self.pump(die));
-                    if let Err(e) = done {
-                        result = Err(e);
-                        break;
-                    }
-                }
-                completions.clear();
-                self.completions = completions;
-                result.map(|()| Some(false))
+            Some(CHIP_SOURCE) => self.step_chip().map(|()| Some(false)),
+            Some(_) => {
+                let (index, _) = stage.expect("a stage's time was earliest");
+                self.step_stage(index).map(|()| Some(false))
             }
         }
+    }
+
+    /// The time before which the chip model may run events back to back: the next host or
+    /// front-end event.
+    fn next_other_event(&self) -> Option<nandlab_core::SimTime> {
+        let host = self.events.peek_time();
+        if !self.front.is_timed() {
+            return host;
+        }
+        let stage = self.front.next_event().map(|(_, t)| t);
+        match (host, stage) {
+            (Some(h), Some(s)) => Some(h.min(s)),
+            (h, s) => h.or(s),
+        }
+    }
+
+    fn step_chip(&mut self) -> FtlResult<()> {
+        let mut completions = std::mem::take(&mut self.completions);
+        // chip events that complete nothing need no controller action: run them back to back
+        // while no other source's event is due first (ties go to the host and the stages)
+        let other = self.next_other_event();
+        let mut time = self
+            .nand
+            .process_next(&mut completions)
+            .expect("chip event peeked");
+        while completions.is_empty() {
+            let Some(next) = self.nand.next_event_time() else {
+                break;
+            };
+            if other.is_some_and(|h| h <= next) {
+                break;
+            }
+            time = self
+                .nand
+                .process_next(&mut completions)
+                .expect("chip event peeked");
+        }
+        self.set_now(time);
+        if time.is_end() {
+            return Err(self.end_of_time());
+        }
+        let mut result = Ok(());
+        for c in completions.drain(..) {
+            let die = Tag::die_of(c.tag);
+            // the page a completed program wrote is durable before anyone hears of it
+            self.flash.oob.completed(die);
+            let done = self
+                .on_completion(Tag::decode(c.tag), c.kind)
+                .and_then(|()| self.pump(die));
+            if let Err(e) = done {
+                result = Err(e);
+                break;
+            }
+        }
+        completions.clear();
+        self.completions = completions;
+        result
+    }
+
+    /// Processes front-end stage `index`'s next device event: the requests it completed
+    /// progress, and pages it released are written (tracked by no request).
+    fn step_stage(&mut self, index: usize) -> FtlResult<()> {
+        let mut done = std::mem::take(&mut self.stage_done);
+        let mut out = std::mem::take(&mut self.front_out);
+        let time = self
+            .front
+            .process_stage(
+                index,
+                self.now,
+                &mut done,
+                &mut out,
+                &mut self.flash.counters,
+            )
+            .expect("stage event peeked");
+        self.set_now(time);
+        let mut result = if time.is_end() {
+            Err(self.end_of_time())
+        } else {
+            self.write_out(&out, Tag::Internal)
+                .and_then(|()| self.submit_pending())
+        };
+        for tag in done.drain(..) {
+            if result.is_ok()
+                && let Tag::Host(slot) = Tag::decode(tag)
+            {
+                self.op_done(slot);
+            } else if result.is_ok() {
+                result = Err(FtlError::Stalled {
+                    message: format!("front-end stage {index} completed a non-host tag {tag:#x}"),
+                });
+            }
+        }
+        self.front_out = out;
+        self.stage_done = done;
+        result
     }
 
     /// Time arithmetic saturates at the end of simulated time: reaching it stops the run.
