@@ -57,7 +57,7 @@ pub use config::{
 };
 pub use error::{FtlError, FtlResult};
 pub use flash::oob::{OOB_BYTES, PageOob, oob_crc};
-pub use frontend::{FrontEnd, PageWrite, PageWrites};
+pub use frontend::{FrontEnd, Outgoing, PageWrite, PageWrites};
 pub use host::{HostOp, HostRequest};
 pub use memory::MemoryEstimate;
 pub use ssd::{

@@ -178,3 +178,119 @@ fn runs_with_a_timed_stage_are_deterministic() {
     assert_eq!(ta, tb);
     assert_eq!(a, b);
 }
+
+/// A dedup stage by exact content (the last stage): a page whose bytes equal what another
+/// logical page holds now is passed on as a duplicate of it.
+#[derive(Debug, Default)]
+struct ExactDedup {
+    holder_of: std::collections::HashMap<Vec<u8>, Lpa>,
+    content_of: std::collections::HashMap<Lpa, Vec<u8>>,
+}
+
+impl ExactDedup {
+    fn forget(&mut self, lpa: Lpa) {
+        if let Some(old) = self.content_of.remove(&lpa)
+            && self.holder_of.get(&old) == Some(&lpa)
+        {
+            // another LPA with the same content may hold the page on
+            match self.content_of.iter().find(|(_, c)| **c == old) {
+                Some((&other, _)) => self.holder_of.insert(old, other),
+                None => self.holder_of.remove(&old),
+            };
+        }
+    }
+}
+
+impl FrontEnd for ExactDedup {
+    fn name(&self) -> &'static str {
+        "exact dedup"
+    }
+    fn volatile(&self) -> bool {
+        false
+    }
+    fn contains(&self, _lpa: Lpa) -> bool {
+        false
+    }
+    fn page(&self, _lpa: Lpa) -> Option<&[u8]> {
+        None
+    }
+    fn read(&mut self, _lpa: Lpa, _counters: &mut FtlCounters) -> bool {
+        false
+    }
+    fn write(
+        &mut self,
+        _now: SimTime,
+        page: PageWrite<'_>,
+        out: &mut PageWrites,
+        _counters: &mut FtlCounters,
+    ) -> u32 {
+        let bytes = page.data.expect("full payload mode").to_vec();
+        self.forget(page.lpa);
+        match self.holder_of.get(&bytes) {
+            Some(&same_as) => out.push_duplicate(page.lpa, page.sequence, same_as),
+            None => {
+                out.push(page.lpa, page.sequence, page.data);
+                self.holder_of.insert(bytes.clone(), page.lpa);
+            }
+        }
+        self.content_of.insert(page.lpa, bytes);
+        0
+    }
+    fn trim(&mut self, lpa: Lpa) {
+        self.forget(lpa);
+    }
+    fn flush(&mut self, _out: &mut PageWrites) {}
+}
+
+/// Shared physical pages through the whole controller: writes of a few distinct contents over
+/// a small device (GC, wear-leveling, TRIM and a DRAM buffer in front) keep returning each
+/// page's last bytes, and far fewer pages are programmed than written.
+#[test]
+fn duplicate_writes_share_physical_pages_across_gc_and_trim() {
+    for buffer_pages in [0, 4] {
+        let mut c = common::slc(1, 2, 16, 8, PAGE);
+        c.ftl.payload = PayloadMode::Full;
+        c.ftl.op_fraction = 0.5;
+        c.ftl.write_buffer_pages = buffer_pages;
+        c.ftl.wear_leveling = nandlab_ftl::WearLeveling::Static;
+        c.ftl.wl_erase_gap_threshold = 2;
+        let stage: Box<dyn FrontEnd> = Box::<ExactDedup>::default();
+        let mut s = Ssd::with_front_ends(c, 7, vec![stage]).unwrap();
+        let lpas = s.logical_pages() as u32;
+        let mut rng = nandlab_core::SimRng::seed_from_u64(11);
+        let mut model: Vec<Option<u8>> = vec![None; lpas as usize];
+        let mut shared_seen = false;
+        for step in 0..3000 {
+            let lpa = rng.below(u64::from(lpas)) as u32;
+            let offset = u64::from(lpa * PAGE);
+            if rng.below(10) == 0 {
+                let trim = HostRequest::new(HostOp::Trim, offset, u64::from(PAGE));
+                s.execute(&trim, None).unwrap();
+                model[lpa as usize] = None;
+            } else {
+                let fill = 1 + rng.below(4) as u8;
+                let (r, d) = write(lpa, fill);
+                s.execute(&r, Some(&d)).unwrap();
+                model[lpa as usize] = Some(fill);
+            }
+            if step % 97 == 0 {
+                s.check_consistency().unwrap();
+                for (l, m) in model.iter().enumerate() {
+                    let got = s.read_bytes(u64::from(l as u32 * PAGE), 2).unwrap();
+                    assert_eq!(got, vec![m.unwrap_or(0); 2], "lpa {l} at step {step}");
+                }
+                shared_seen |=
+                    (0..s.physical_pages() as u32).any(|p| s.refcount(nandlab_ftl::Ppa(p)) > 1);
+            }
+        }
+        s.check_consistency().unwrap();
+        let report = s.run(std::iter::empty::<HostRequest>()).unwrap();
+        drop(report);
+        assert!(shared_seen, "some physical page was shared");
+        let programs = s.nand().stats().kind(nandlab_nand::OpKind::Program).ops;
+        assert!(
+            programs < 1500,
+            "{programs} programs for ~2700 writes of 4 contents"
+        );
+    }
+}

@@ -31,10 +31,34 @@ pub struct PageWrite<'a> {
     pub request: u64,
 }
 
+/// A page a stage passes on: a write of bytes, or (from a deduplicating stage) a write whose
+/// content equals what logical page `same_as` holds now, so the mapping can share its
+/// physical page instead of programming another.
+#[derive(Clone, Copy, Debug)]
+pub struct Outgoing<'a> {
+    /// The logical page.
+    pub lpa: Lpa,
+    /// Its host write's sequence number.
+    pub sequence: u64,
+    /// Its bytes (full payload mode, and not a duplicate).
+    pub data: Option<&'a [u8]>,
+    /// The logical page whose current content this write duplicates.
+    pub same_as: Option<Lpa>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    lpa: Lpa,
+    sequence: u64,
+    same_as: Lpa,
+    /// Start of the page's bytes in the arena (`u32::MAX`: none).
+    at: u32,
+}
+
 /// Pages a stage passes on, in order (with their bytes when the device keeps payloads).
 #[derive(Debug, Default)]
 pub struct PageWrites {
-    pages: Vec<(Lpa, u64)>,
+    pages: Vec<Entry>,
     bytes: Vec<u8>,
     page_size_bytes: usize,
     keep_bytes: bool,
@@ -52,8 +76,9 @@ impl PageWrites {
     }
     /// Appends a page (`data` must be a whole page when bytes are kept; `None` is zeros).
     pub fn push(&mut self, lpa: Lpa, sequence: u64, data: Option<&[u8]>) {
-        self.pages.push((lpa, sequence));
+        let mut at = u32::MAX;
         if self.keep_bytes {
+            at = self.bytes.len() as u32;
             match data {
                 Some(d) => {
                     debug_assert_eq!(d.len(), self.page_size_bytes);
@@ -64,6 +89,22 @@ impl PageWrites {
                     .resize(self.bytes.len() + self.page_size_bytes, 0),
             }
         }
+        self.pages.push(Entry {
+            lpa,
+            sequence,
+            same_as: Lpa::NONE,
+            at,
+        });
+    }
+    /// Appends a write of `lpa` whose content equals `same_as`'s current content.
+    pub fn push_duplicate(&mut self, lpa: Lpa, sequence: u64, same_as: Lpa) {
+        debug_assert!(!same_as.is_none() && same_as != lpa);
+        self.pages.push(Entry {
+            lpa,
+            sequence,
+            same_as,
+            at: u32::MAX,
+        });
     }
     /// Number of pages.
     pub fn len(&self) -> usize {
@@ -73,14 +114,19 @@ impl PageWrites {
     pub fn is_empty(&self) -> bool {
         self.pages.is_empty()
     }
-    /// Page `i` as `(lpa, sequence, bytes)`.
-    pub fn get(&self, i: usize) -> (Lpa, u64, Option<&[u8]>) {
-        let (lpa, sequence) = self.pages[i];
-        let bytes = self.keep_bytes.then(|| {
-            let s = i * self.page_size_bytes;
+    /// Page `i`.
+    pub fn get(&self, i: usize) -> Outgoing<'_> {
+        let e = self.pages[i];
+        let data = (e.at != u32::MAX).then(|| {
+            let s = e.at as usize;
             &self.bytes[s..s + self.page_size_bytes]
         });
-        (lpa, sequence, bytes)
+        Outgoing {
+            lpa: e.lpa,
+            sequence: e.sequence,
+            data,
+            same_as: e.same_as.get(),
+        }
     }
     /// Empties the list (keeping its capacity).
     pub fn clear(&mut self) {
@@ -90,6 +136,9 @@ impl PageWrites {
 }
 
 /// A stage of the front-end chain. The controller calls it with whole logical pages.
+///
+/// A stage that emits a duplicate ([`PageWrites::push_duplicate`]) must be the last stage, or
+/// the later stages must not hold `same_as` (they pass duplicates on untouched).
 pub trait FrontEnd: std::fmt::Debug + Send {
     /// The stage's name in reports ("write buffer", …).
     fn name(&self) -> &'static str;
@@ -243,11 +292,16 @@ impl Chain {
             let (input, output) = outputs[k..].split_at_mut(1);
             let input = &mut input[0];
             for i in 0..input.len() {
-                let (lpa, sequence, data) = input.get(i);
+                let o = input.get(i);
+                if let Some(same_as) = o.same_as {
+                    // a duplicate passes later stages untouched (it has no bytes to keep)
+                    output[0].push_duplicate(o.lpa, o.sequence, same_as);
+                    continue;
+                }
                 let page = PageWrite {
-                    lpa,
-                    sequence,
-                    data,
+                    lpa: o.lpa,
+                    sequence: o.sequence,
+                    data: o.data,
                     request,
                 };
                 hold += stage.write(now, page, &mut output[0], counters);

@@ -16,6 +16,7 @@ use super::Ssd;
 use crate::address::{Lpa, Ppa};
 use crate::flash::oob::{PageOob, oob_crc};
 use crate::host::HostOp;
+use crate::mapping::Mapping;
 
 /// The state of the latest write of a logical page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

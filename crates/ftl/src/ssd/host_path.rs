@@ -9,6 +9,7 @@ use crate::flash::emit::Tag;
 use crate::frontend::{PageWrite, PageWrites};
 use crate::host::queue::Deferred;
 use crate::host::{HostOp, HostRequest};
+use crate::mapping::Mapping;
 use nandlab_core::SimTime;
 use nandlab_nand::OpKind;
 
@@ -289,11 +290,15 @@ impl Ssd {
     /// Writes the pages that left the front-end chain, in order (their programs carry `tag`).
     pub(super) fn write_out(&mut self, out: &PageWrites, tag: Tag) -> FtlResult<()> {
         for i in 0..out.len() {
-            let (lpa, sequence, data) = out.get(i);
+            let o = out.get(i);
+            if let Some(same_as) = o.same_as {
+                self.mapper.share(&mut self.flash, o.lpa, same_as)?;
+                continue;
+            }
             let write = HostWrite {
-                lpa,
-                sequence,
-                data,
+                lpa: o.lpa,
+                sequence: o.sequence,
+                data: o.data,
             };
             self.mapper.write(&mut self.flash, write, tag)?;
         }

@@ -29,7 +29,8 @@ use crate::flash::payload::Payload;
 use crate::frontend::{Chain, FrontEnd, PageWrites, buffer::WriteBuffer};
 use crate::gc::VictimPicker;
 use crate::host::queue::{DeferredTable, RequestTable};
-use crate::mapping::{Mapper, block::BlockFtl, hybrid::HybridFtl, page::PageFtl, stripe_order};
+use crate::mapping::page::{PageConfig, PageFtl};
+use crate::mapping::{Mapper, Mapping, block::BlockFtl, hybrid::HybridFtl, stripe_order};
 use crate::stats::Measure;
 use nandlab_core::{EventQueue, SimTime};
 use nandlab_nand::{Completion, FlashOp, Geometry, NandSim, OpKind, PageAddress};
@@ -133,17 +134,14 @@ impl Ssd {
         let wl_gap = (f.wear_leveling == WearLeveling::Static).then_some(f.wl_erase_gap_threshold);
         let mapper = match f.mapping {
             MappingKind::Page => {
-                let mut page = PageFtl::new(
-                    logical,
-                    physical,
-                    stripe,
-                    VictimPicker::new(f.gc_policy, seed),
-                    f.gc_threshold_blocks,
+                let settings = PageConfig {
+                    threshold_blocks: f.gc_threshold_blocks,
                     wl_gap,
-                );
-                page.set_hint_all_planes(f.hint_all_planes);
-                page.set_device_gc(f.gc_scope == GcScope::Device);
-                Mapper::Page(page)
+                    hint_all_planes: f.hint_all_planes,
+                    device_gc: f.gc_scope == GcScope::Device,
+                };
+                let picker = VictimPicker::new(f.gc_policy, seed);
+                Mapper::Page(PageFtl::new(logical, physical, stripe, picker, settings))
             }
             MappingKind::Block => {
                 let m = BlockFtl::new(&geometry, logical, stripe, f.gc_threshold_blocks);
@@ -269,12 +267,15 @@ impl Ssd {
         self.host_ops_since_hint = 0;
     }
 
+    /// How many logical pages map to physical page `ppa` (0: invalid; more than 1: shared by a
+    /// dedup stage's duplicate writes).
+    pub fn refcount(&self, ppa: crate::address::Ppa) -> u32 {
+        self.mapper.refcount(ppa)
+    }
+
     /// The block (dense chip-model id) the next GC will erase, when the mapping can tell.
     pub fn next_victim_block(&self) -> Option<BlockId> {
-        match &self.mapper {
-            Mapper::Page(m) => m.next_victim_block(&self.flash),
-            _ => None,
-        }
+        self.mapper.next_victim_block(&self.flash)
     }
 
     /// The current bytes of a logical byte range (full payload mode; zeros where nothing was

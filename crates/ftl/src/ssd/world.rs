@@ -6,6 +6,7 @@ use crate::address::{DieId, Lpa, Ppa};
 use crate::error::{FtlError, FtlResult};
 use crate::flash::emit::{PendingOp, Tag};
 use crate::host::HostRequest;
+use crate::mapping::Mapping;
 use crate::stats::SsdReport;
 use nandlab_core::source::earliest;
 use nandlab_nand::OpKind;
