@@ -146,17 +146,26 @@ impl PageTable {
 
     /// Maps `lpa` to the fresh page `ppa`; returns the page it replaced if that page is now
     /// invalid (always, unless the old page was shared).
+    #[inline]
     pub fn map(&mut self, lpa: Lpa, ppa: Ppa) -> Option<Ppa> {
         debug_assert!(
             self.p2l[ppa.index()].is_none(),
             "ppa {ppa} already holds data"
         );
         let old = self.l2p[lpa.index()];
-        let freed = !old.is_none() && self.leave(old, lpa);
         self.l2p[lpa.index()] = ppa;
         self.p2l[ppa.index()] = lpa;
         self.set_valid(ppa, true);
-        freed.then_some(old)
+        if old.is_none() {
+            return None;
+        }
+        if self.shared.is_empty() {
+            debug_assert_eq!(self.p2l[old.index()], lpa, "L2P and P2L disagree at {lpa}");
+            self.p2l[old.index()] = Lpa::NONE;
+            self.set_valid(old, false);
+            return Some(old);
+        }
+        self.leave_shared(old, lpa).then_some(old)
     }
 
     /// Forgets `lpa` (TRIM); returns the page that held it if that page is now invalid.

@@ -8,12 +8,7 @@ use crate::flash::emit::{PendingOp, Tag};
 use crate::host::HostRequest;
 use crate::mapping::Mapping;
 use crate::stats::SsdReport;
-use nandlab_core::source::earliest;
 use nandlab_nand::OpKind;
-
-/// The world's event sources in tie-breaking order (the front-end stages follow).
-const HOST_SOURCE: usize = 0;
-const CHIP_SOURCE: usize = 1;
 
 impl Ssd {
     /// Runs a stream of host requests to completion (including the GC work they cause) and
@@ -201,19 +196,19 @@ impl Ssd {
     /// model, then each front-end stage with its own device, in that order on ties. `None`
     /// when nothing is pending; `Some(true)` for a host arrival, `Some(false)` otherwise.
     pub(super) fn step(&mut self) -> FtlResult<Option<bool>> {
-        let stage = if self.front.is_timed() {
-            self.front.next_event()
-        } else {
-            None
-        };
-        let times = [
-            self.events.peek_time(),
-            self.nand.next_event_time(),
-            stage.map(|(_, t)| t),
-        ];
-        match earliest(&times) {
-            None => Ok(None),
-            Some(HOST_SOURCE) => {
+        let host = self.events.peek_time();
+        let chip = self.nand.next_event_time();
+        // the stages come last on ties: one of them goes only if strictly earliest
+        if self.front.is_timed()
+            && let Some((index, time)) = self.front.next_event()
+            && host.is_none_or(|h| time < h)
+            && chip.is_none_or(|c| time < c)
+        {
+            return self.step_stage(index).map(|()| Some(false));
+        }
+        match (host, chip) {
+            (None, None) => Ok(None),
+            (Some(h), c) if c.is_none_or(|c| h <= c) => {
                 let (time, ()) = self.events.pop().expect("peeked");
                 self.set_now(time);
                 if time.is_end() {
@@ -224,11 +219,7 @@ impl Ssd {
                 }
                 Ok(Some(true))
             }
-            Some(CHIP_SOURCE) => self.step_chip().map(|()| Some(false)),
-            Some(_) => {
-                let (index, _) = stage.expect("a stage's time was earliest");
-                self.step_stage(index).map(|()| Some(false))
-            }
+            _ => self.step_chip().map(|()| Some(false)),
         }
     }
 
