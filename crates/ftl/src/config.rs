@@ -6,6 +6,7 @@
 //! pages are 1.25 × the logical pages (logical = ⌊physical / 1.25⌋). This is the usual industry
 //! definition (7 % OP = 2^30 / 10^9 − 1).
 
+use crate::controller::ControllerCosts;
 use crate::error::{FtlResult, config_error};
 use nandlab_nand::{NandConfig, preset::preset_toml};
 use serde::{Deserialize, Serialize};
@@ -182,6 +183,9 @@ pub struct FtlConfig {
     pub queue_depth: u32,
     /// Random log blocks of the hybrid mapping.
     pub hybrid_random_log_blocks: u32,
+    /// The controller's own time and energy costs (all zero: none).
+    #[serde(skip_serializing_if = "ControllerCosts::is_zero")]
+    pub controller: ControllerCosts,
 }
 
 impl Default for FtlConfig {
@@ -204,6 +208,7 @@ impl Default for FtlConfig {
             hint_all_planes: false,
             queue_depth: 32,
             hybrid_random_log_blocks: 8,
+            controller: ControllerCosts::default(),
         }
     }
 }
@@ -336,6 +341,7 @@ impl SsdConfig {
     pub fn validate(&self) -> FtlResult<()> {
         let nand = self.nand_config()?;
         let f = &self.ftl;
+        f.controller.validate()?;
         if !(f.op_fraction.is_finite() && f.op_fraction > 0.0 && f.op_fraction <= 10.0) {
             return Err(config_error(
                 "ftl.op_fraction",

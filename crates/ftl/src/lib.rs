@@ -34,11 +34,13 @@
 //! | OOB metadata (LPA, write sequence, CRC) and write durability | `flash/oob.rs`, `ssd/durability.rs` |
 //! | co-design hint (next erase block's valid LPAs) | `mapping/page.rs` (`next_erase_block_valid_lpas`), `ssd/mod.rs` |
 //! | preconditioning | `ssd/precondition.rs` |
+//! | controller costs: firmware, DRAM, host link, ECC (time and energy) | `controller/` |
 //! | counters and the report | `stats/`, `ssd/report.rs` |
 //! | memory estimate and budget | `memory.rs` |
 
 pub mod address;
 pub mod config;
+pub mod controller;
 pub mod error;
 mod flash;
 pub mod frontend;
@@ -55,6 +57,7 @@ pub use config::{
     BufferPolicy, DeviceConfig, FtlConfig, GcPolicy, GcScope, MappingKind, PayloadMode, SsdConfig,
     WearLeveling,
 };
+pub use controller::{ControllerCosts, ControllerSection};
 pub use error::{FtlError, FtlResult};
 pub use flash::oob::{OOB_BYTES, PageOob, oob_crc};
 pub use frontend::{FrontEnd, Outgoing, PageWrite, PageWrites};

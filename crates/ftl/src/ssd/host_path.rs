@@ -3,6 +3,7 @@
 
 use super::{Ssd, WATCH_NEXT};
 use crate::address::{Lpa, Ppa};
+use crate::controller::CtrlEvent;
 use crate::error::{FtlError, FtlResult};
 use crate::flash::HostWrite;
 use crate::flash::emit::Tag;
@@ -57,7 +58,8 @@ impl Ssd {
         let page = u64::from(self.page_size_bytes);
         let aligned =
             request.offset_bytes.is_multiple_of(page) && request.size_bytes.is_multiple_of(page);
-        let direct = request.op == HostOp::Write && aligned;
+        // (with controller costs the decision comes later, so the data is kept in the slot)
+        let direct = request.op == HostOp::Write && aligned && self.controller.is_none();
         {
             let s = &mut self.requests.slots[slot as usize];
             s.op = request.op;
@@ -79,6 +81,18 @@ impl Ssd {
         if refresh > 0 && self.host_ops_since_hint >= refresh {
             self.refresh_hint();
         }
+        if let Some(c) = &mut self.controller {
+            // the data crosses the host link, the firmware processes the command, then the
+            // FTL decides (a controller event)
+            let write_bytes = if request.op == HostOp::Write {
+                request.size_bytes
+            } else {
+                0
+            };
+            let ready = c.command(self.now, write_bytes);
+            c.events.schedule(ready, CtrlEvent::Decide(slot));
+            return Ok(());
+        }
         let decided = match request.op {
             HostOp::Read => self.decide_read(slot),
             HostOp::Write if direct => self.decide_aligned_write(slot, data),
@@ -94,6 +108,37 @@ impl Ssd {
         submitted?;
         self.op_done(slot);
         Ok(())
+    }
+
+    /// The firmware has processed request `slot` (controller costs): decide its page
+    /// operations now.
+    pub(super) fn decide_processed(&mut self, slot: u32) -> FtlResult<()> {
+        let decided = match self.requests.slots[slot as usize].op {
+            HostOp::Read => self.decide_read(slot),
+            HostOp::Write => self.decide_write(slot),
+            HostOp::Trim => {
+                self.decide_trim(slot);
+                Ok(())
+            }
+            HostOp::Flush => self.decide_flush(slot),
+        };
+        let submitted = self.submit_pending();
+        decided?;
+        submitted?;
+        self.op_done(slot);
+        Ok(())
+    }
+
+    /// A page of request `tag` moves into or out of the DRAM buffer (controller costs): the
+    /// request waits for the transfer.
+    fn dram_page(&mut self, tag: Tag) {
+        if let Some(c) = &mut self.controller
+            && let Some(done) = c.dram_pages(self.now, 1)
+            && let Tag::Host(slot) = tag
+        {
+            self.requests.slots[slot as usize].outstanding += 1;
+            c.events.schedule(done, CtrlEvent::StepDone(slot));
+        }
     }
 
     /// Pages `(lpa, byte offset within the page, length, offset in the request)` of a range.
@@ -135,6 +180,7 @@ impl Ssd {
                 }
             }
             if !self.front.is_empty() && self.front.read(lpa, &mut self.flash.counters) {
+                self.dram_page(Tag::Host(slot));
                 continue;
             }
             if let Some(ppa) = self.mapper.locate(lpa) {
@@ -268,6 +314,7 @@ impl Ssd {
             data: bytes,
             request: tag.encode(),
         };
+        self.dram_page(tag);
         let mut out = std::mem::take(&mut self.front_out);
         let hold = self
             .front

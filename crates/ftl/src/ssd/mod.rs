@@ -20,6 +20,7 @@ use crate::address::{BlockId, Lpa};
 use crate::config::{
     GcScope, MappingKind, PayloadMode, SsdConfig, WearLeveling, parse_allocation_order,
 };
+use crate::controller::{Controller, Totals as ControllerTotals};
 use crate::error::{FtlError, FtlResult};
 use crate::flash::Flash;
 use crate::flash::blocks::BlockManager;
@@ -82,6 +83,9 @@ pub struct Ssd {
     /// Ops decided but not yet given to the chip model, per die (FIFO).
     die_queues: Vec<VecDeque<PendingOp>>,
     codec: AddressCodec,
+    /// The controller's resources (`None`: no controller costs, the pure-chip path).
+    controller: Option<Controller>,
+    controller_start: ControllerTotals,
 }
 
 /// Logical pages of a device with over-provisioning `op_fraction` (spare / logical).
@@ -209,6 +213,8 @@ impl Ssd {
                 .map(|_| VecDeque::new())
                 .collect(),
             codec: AddressCodec::new(&geometry),
+            controller: Controller::new(&f.controller, geometry.page_size_bytes),
+            controller_start: ControllerTotals::default(),
             config,
             seed,
             geometry,
