@@ -34,6 +34,7 @@
 //! | OOB metadata (LPA, write sequence, CRC) and write durability | `flash/oob.rs`, `ssd/durability.rs` |
 //! | co-design hint (next erase block's valid LPAs) | `mapping/page.rs` (`next_erase_block_valid_lpas`), `ssd/mod.rs` |
 //! | preconditioning | `ssd/precondition.rs` |
+//! | placement ids (FDP reclaim-unit handles): per-id frontiers and WAF | `flash/placement.rs`, `mapping/page.rs` |
 //! | controller costs: firmware, DRAM, host link, ECC (time and energy) | `controller/` |
 //! | counters and the report | `stats/`, `ssd/report.rs` |
 //! | memory estimate and budget | `memory.rs` |
@@ -60,6 +61,7 @@ pub use config::{
 pub use controller::{ControllerCosts, ControllerSection};
 pub use error::{FtlError, FtlResult};
 pub use flash::oob::{OOB_BYTES, PageOob, oob_crc};
+pub use flash::placement::PlacementReport;
 pub use frontend::{FrontEnd, Outgoing, PageWrite, PageWrites};
 pub use host::{HostOp, HostRequest};
 pub use memory::MemoryEstimate;

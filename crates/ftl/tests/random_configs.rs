@@ -135,13 +135,13 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
             mostly(vec![1u32, 4, 32], vec![0, 70_000]),
             mostly(vec![1u32, 2, 8], vec![0, u32::MAX]),
         ),
-        controller(),
+        (controller(), mostly(vec![1u16, 1, 2, 3], vec![0, 300])),
     )
         .prop_map(
             |(
                 (mapping, gc_policy, gc_threshold, gc_scope, idle, op, wl, wl_gap),
                 (copyback, buffer, buffer_policy, payload, order, hint, all_planes, depth, logs),
-                controller,
+                (controller, placement_ids),
             )| FtlConfig {
                 mapping,
                 gc_policy,
@@ -161,6 +161,7 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                 queue_depth: depth,
                 hybrid_random_log_blocks: logs,
                 controller,
+                placement_ids,
             },
         )
 }
@@ -299,7 +300,8 @@ proptest! {
                 let mut r = if op == HostOp::Flush {
                     HostRequest::flush()
                 } else {
-                    HostRequest::new(op, lpa * page, pages * page)
+                    // placement ids 0–2: some beyond the device's ids (an error naming it)
+                    HostRequest::new(op, lpa * page, pages * page).placed((lpa % 3) as u16)
                 };
                 if let Some(gap) = gap_us {
                     at += SimTime::from_us(gap);

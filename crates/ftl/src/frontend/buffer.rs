@@ -22,6 +22,8 @@ pub(crate) struct WriteBuffer {
     lpa: Vec<Lpa>,
     /// Write sequence number of each slot's page (goes into the OOB when it is programmed).
     sequence: Vec<u64>,
+    /// Placement id of each slot's page.
+    placement: Vec<u16>,
     prev: Vec<BufferSlot>,
     next: Vec<BufferSlot>,
     /// Most recently inserted (or, for LRU, used) slot.
@@ -32,6 +34,8 @@ pub(crate) struct WriteBuffer {
     bytes: Vec<u8>,
     /// The bytes of the page being evicted (full mode; reused).
     evicted: Vec<u8>,
+    /// Placement id of the page the last `pop_oldest` returned.
+    evicted_placement: u16,
 }
 
 impl WriteBuffer {
@@ -50,6 +54,7 @@ impl WriteBuffer {
             slot_of: vec![BufferSlot::NONE; logical_pages as usize],
             lpa: vec![Lpa::NONE; n],
             sequence: vec![0; n],
+            placement: vec![0; n],
             prev: vec![BufferSlot::NONE; n],
             next: vec![BufferSlot::NONE; n],
             head: BufferSlot::NONE,
@@ -61,6 +66,7 @@ impl WriteBuffer {
                 Vec::new()
             },
             evicted: Vec::new(),
+            evicted_placement: 0,
         }
     }
 
@@ -135,6 +141,7 @@ impl WriteBuffer {
         let slot = self.tail.get()?;
         let lpa = self.lpa[slot.index()];
         let sequence = self.sequence[slot.index()];
+        self.evicted_placement = self.placement[slot.index()];
         if self.keep_bytes {
             let s = slot.index() * self.page_size_bytes;
             evicted.clear();
@@ -216,8 +223,11 @@ impl FrontEnd for WriteBuffer {
         if let Some((lpa, sequence)) = self.insert(page.lpa, page.sequence, page.data, &mut evicted)
         {
             counters.buffer_evictions += 1;
-            out.push(lpa, sequence, self.keep_bytes.then_some(&evicted[..]));
+            let bytes = self.keep_bytes.then_some(&evicted[..]);
+            out.push_placed(lpa, sequence, bytes, self.evicted_placement);
         }
+        let slot = self.slot_of[page.lpa.index()];
+        self.placement[slot.index()] = page.placement;
         self.evicted = evicted;
         0
     }
@@ -227,7 +237,8 @@ impl FrontEnd for WriteBuffer {
     fn flush(&mut self, out: &mut PageWrites) {
         let mut evicted = std::mem::take(&mut self.evicted);
         while let Some((lpa, sequence)) = self.pop_oldest(&mut evicted) {
-            out.push(lpa, sequence, self.keep_bytes.then_some(&evicted[..]));
+            let bytes = self.keep_bytes.then_some(&evicted[..]);
+            out.push_placed(lpa, sequence, bytes, self.evicted_placement);
         }
         self.evicted = evicted;
     }

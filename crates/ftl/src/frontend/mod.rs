@@ -26,6 +26,9 @@ pub struct PageWrite<'a> {
     pub sequence: u64,
     /// The page's bytes in full payload mode (`None`: timing only, or zeros).
     pub data: Option<&'a [u8]>,
+    /// The write's placement id (0 unless `ftl.placement_ids` > 1); a stage that holds the
+    /// page passes it on with it.
+    pub placement: u16,
     /// The host request this write belongs to, opaque to the stage: a stage that makes the
     /// request wait for its own device reports it back from [`FrontEnd::process_next`].
     pub request: u64,
@@ -44,6 +47,8 @@ pub struct Outgoing<'a> {
     pub data: Option<&'a [u8]>,
     /// The logical page whose current content this write duplicates.
     pub same_as: Option<Lpa>,
+    /// The write's placement id.
+    pub placement: u16,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -51,6 +56,7 @@ struct Entry {
     lpa: Lpa,
     sequence: u64,
     same_as: Lpa,
+    placement: u16,
     /// Start of the page's bytes in the arena (`u32::MAX`: none).
     at: u32,
 }
@@ -74,8 +80,13 @@ impl PageWrites {
             keep_bytes,
         }
     }
-    /// Appends a page (`data` must be a whole page when bytes are kept; `None` is zeros).
+    /// Appends a page (`data` must be a whole page when bytes are kept; `None` is zeros) with
+    /// placement id 0.
     pub fn push(&mut self, lpa: Lpa, sequence: u64, data: Option<&[u8]>) {
+        self.push_placed(lpa, sequence, data, 0);
+    }
+    /// Appends a page with its placement id.
+    pub fn push_placed(&mut self, lpa: Lpa, sequence: u64, data: Option<&[u8]>, placement: u16) {
         let mut at = u32::MAX;
         if self.keep_bytes {
             at = self.bytes.len() as u32;
@@ -93,6 +104,7 @@ impl PageWrites {
             lpa,
             sequence,
             same_as: Lpa::NONE,
+            placement,
             at,
         });
     }
@@ -103,6 +115,7 @@ impl PageWrites {
             lpa,
             sequence,
             same_as,
+            placement: 0,
             at: u32::MAX,
         });
     }
@@ -126,6 +139,7 @@ impl PageWrites {
             sequence: e.sequence,
             data,
             same_as: e.same_as.get(),
+            placement: e.placement,
         }
     }
     /// Empties the list (keeping its capacity).
@@ -243,7 +257,7 @@ impl Chain {
     ) -> u32 {
         out.clear();
         let Some((first, rest)) = self.stages.split_first_mut() else {
-            out.push(page.lpa, page.sequence, page.data);
+            out.push_placed(page.lpa, page.sequence, page.data, page.placement);
             return 0;
         };
         let mut hold = first.write(now, page, &mut self.outputs[0], counters);
@@ -302,6 +316,7 @@ impl Chain {
                     lpa: o.lpa,
                     sequence: o.sequence,
                     data: o.data,
+                    placement: o.placement,
                     request,
                 };
                 hold += stage.write(now, page, &mut output[0], counters);

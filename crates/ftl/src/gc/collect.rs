@@ -106,6 +106,7 @@ impl PageFtl {
     /// Moves every valid page of `victim` into its plane's GC frontier and erases it.
     pub(crate) fn relocate_block(&mut self, flash: &mut Flash, victim: BlockId) -> FtlResult<()> {
         let plane = flash.blocks.plane_of_block(victim);
+        let id = flash.placement.of_block(victim);
         let tag = flash.open_job();
         let first = flash.blocks.page(victim, 0).0;
         let end = first + flash.blocks.next_page[victim.index()];
@@ -119,7 +120,7 @@ impl PageFtl {
             if !self.table.is_valid(ppa) {
                 continue;
             }
-            let target = self.alloc_gc(flash, plane)?;
+            let target = self.alloc_gc(flash, plane, id)?;
             self.table.relocate(ppa, target);
             flash.blocks.invalidate(ppa);
             flash.blocks.add_valid(target);

@@ -31,10 +31,12 @@ pub(crate) struct PageConfig {
 #[derive(Debug)]
 pub(crate) struct PageFtl {
     pub table: PageTable,
-    /// Per plane, the open block host writes go to.
+    /// Per placement id and plane (`id × planes + plane`), the open block host writes go to.
     pub(crate) host_frontier: Vec<Option<BlockId>>,
-    /// Per plane, the open block GC moves go to.
+    /// Per placement id and plane, the open block GC moves go to.
     pub(crate) gc_frontier: Vec<Option<BlockId>>,
+    /// Placement ids (1: off).
+    pub(crate) placement_ids: u16,
     /// Plane ids in striping order; the write cursor walks it round robin.
     pub(crate) stripe: Vec<PlaneId>,
     pub(crate) cursor: usize,
@@ -73,12 +75,15 @@ impl PageFtl {
         stripe: Vec<PlaneId>,
         picker: VictimPicker,
         config: PageConfig,
+        placement_ids: u16,
     ) -> Self {
         let planes = stripe.len();
+        let frontiers = planes * usize::from(placement_ids);
         PageFtl {
             table: PageTable::new(logical_pages, physical_pages),
-            host_frontier: vec![None; planes],
-            gc_frontier: vec![None; planes],
+            host_frontier: vec![None; frontiers],
+            gc_frontier: vec![None; frontiers],
+            placement_ids,
             stripe,
             cursor: 0,
             picker,
@@ -89,8 +94,15 @@ impl PageFtl {
         }
     }
 
-    fn alloc_host(&mut self, flash: &mut Flash, plane: PlaneId) -> FtlResult<Option<Ppa>> {
-        let frontier = &mut self.host_frontier[plane.index()];
+    /// Index of the write frontiers of placement id `id` on `plane`.
+    #[inline]
+    fn frontier_index(&self, plane: PlaneId, id: u16) -> usize {
+        usize::from(id) * self.stripe.len() + plane.index()
+    }
+
+    fn alloc_host(&mut self, flash: &mut Flash, plane: PlaneId, id: u16) -> FtlResult<Option<Ppa>> {
+        let at = self.frontier_index(plane, id);
+        let frontier = &mut self.host_frontier[at];
         if let Some(block) = *frontier {
             return Ok(Some(next_in_frontier(flash, frontier, block)));
         }
@@ -99,18 +111,26 @@ impl PageFtl {
         } else {
             self.collect(flash, plane)?;
         }
-        // one free block always stays in reserve for GC moves
-        if flash.blocks.free_count(plane) < 2 {
+        // a free block per placement id always stays in reserve for GC moves
+        if flash.blocks.free_count(plane) < 1 + u32::from(self.placement_ids) {
             return Ok(None);
         }
         let block = flash.blocks.take_free(plane).expect("free count checked");
-        let frontier = &mut self.host_frontier[plane.index()];
+        flash.placement.open(block, id);
+        let frontier = &mut self.host_frontier[at];
         *frontier = Some(block);
         Ok(Some(next_in_frontier(flash, frontier, block)))
     }
 
-    pub(crate) fn alloc_gc(&mut self, flash: &mut Flash, plane: PlaneId) -> FtlResult<Ppa> {
-        let frontier = &mut self.gc_frontier[plane.index()];
+    /// A page for a GC move of data of placement id `id` on `plane`.
+    pub(crate) fn alloc_gc(
+        &mut self,
+        flash: &mut Flash,
+        plane: PlaneId,
+        id: u16,
+    ) -> FtlResult<Ppa> {
+        let at = self.frontier_index(plane, id);
+        let frontier = &mut self.gc_frontier[at];
         let block = match *frontier {
             Some(block) => block,
             None => {
@@ -119,6 +139,7 @@ impl PageFtl {
                         message: format!("plane {plane}: no free block left for GC moves"),
                     });
                 };
+                flash.placement.open(block, id);
                 *frontier = Some(block);
                 block
             }
@@ -166,7 +187,7 @@ impl Mapping for PageFtl {
         for _ in 0..planes {
             let plane = self.stripe[self.cursor];
             self.cursor = (self.cursor + 1) % planes;
-            if let Some(ppa) = self.alloc_host(flash, plane)? {
+            if let Some(ppa) = self.alloc_host(flash, plane, write.placement)? {
                 if let Some(old) = self.table.map(lpa, ppa) {
                     flash.blocks.invalidate(old);
                 }

@@ -46,6 +46,17 @@ impl Ssd {
                 ),
             });
         }
+        if request.placement_id >= self.flash.placement.ids {
+            return Err(FtlError::BadRequest {
+                message: format!(
+                    "placement id {} of a {:?} at offset {}: the device has {} (ftl.placement_ids)",
+                    request.placement_id,
+                    request.op,
+                    request.offset_bytes,
+                    self.flash.placement.ids
+                ),
+            });
+        }
         let slot = self
             .requests
             .alloc()
@@ -66,6 +77,7 @@ impl Ssd {
             s.start = start;
             s.offset_bytes = request.offset_bytes;
             s.size_bytes = request.size_bytes;
+            s.placement_id = request.placement_id;
             // the admission itself is one outstanding step, so nothing completes mid-decision
             s.outstanding = 1;
             if self.flash.payload.enabled() && request.op == HostOp::Write && !direct {
@@ -300,11 +312,20 @@ impl Ssd {
     fn write_page(&mut self, lpa: Lpa, bytes: Option<&[u8]>, tag: Tag) -> FtlResult<()> {
         self.flash.counters.host_pages_written += 1;
         let sequence = self.flash.next_sequence();
+        let placement = match tag {
+            Tag::Host(slot) if self.flash.placement.active() => {
+                let id = self.requests.slots[slot as usize].placement_id;
+                self.flash.placement.host_pages[id as usize] += 1;
+                id
+            }
+            _ => 0,
+        };
         if self.front.is_empty() {
             let write = HostWrite {
                 lpa,
                 sequence,
                 data: bytes,
+                placement,
             };
             return self.mapper.write(&mut self.flash, write, tag);
         }
@@ -312,6 +333,7 @@ impl Ssd {
             lpa,
             sequence,
             data: bytes,
+            placement,
             request: tag.encode(),
         };
         self.dram_page(tag);
@@ -346,6 +368,7 @@ impl Ssd {
                 lpa: o.lpa,
                 sequence: o.sequence,
                 data: o.data,
+                placement: o.placement,
             };
             self.mapper.write(&mut self.flash, write, tag)?;
         }

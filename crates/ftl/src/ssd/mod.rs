@@ -86,6 +86,8 @@ pub struct Ssd {
     /// The controller's resources (`None`: no controller costs, the pure-chip path).
     controller: Option<Controller>,
     controller_start: ControllerTotals,
+    /// Per placement id counters at the start of the measurement.
+    placement_start: (Vec<u64>, Vec<u64>),
 }
 
 /// Logical pages of a device with over-provisioning `op_fraction` (spare / logical).
@@ -133,6 +135,7 @@ impl Ssd {
             geometry.total_dies(),
             Payload::new(full, physical as usize, geometry.page_size_bytes as usize),
             f.copyback,
+            f.placement_ids,
         );
         let stripe = stripe_order(&geometry, parse_allocation_order(&f.allocation_order)?);
         let wl_gap = (f.wear_leveling == WearLeveling::Static).then_some(f.wl_erase_gap_threshold);
@@ -145,7 +148,14 @@ impl Ssd {
                     device_gc: f.gc_scope == GcScope::Device,
                 };
                 let picker = VictimPicker::new(f.gc_policy, seed);
-                Mapper::Page(PageFtl::new(logical, physical, stripe, picker, settings))
+                Mapper::Page(PageFtl::new(
+                    logical,
+                    physical,
+                    stripe,
+                    picker,
+                    settings,
+                    f.placement_ids,
+                ))
             }
             MappingKind::Block => {
                 let m = BlockFtl::new(&geometry, logical, stripe, f.gc_threshold_blocks);
@@ -215,6 +225,7 @@ impl Ssd {
             codec: AddressCodec::new(&geometry),
             controller: Controller::new(&f.controller, geometry.page_size_bytes),
             controller_start: ControllerTotals::default(),
+            placement_start: (Vec::new(), Vec::new()),
             config,
             seed,
             geometry,

@@ -137,6 +137,7 @@ impl Ssd {
             lpa,
             sequence: self.flash.next_sequence(),
             data: None,
+            placement: 0,
         };
         self.mapper.write(&mut self.flash, write, Tag::Internal)
     }

@@ -2,6 +2,7 @@
 //! model's statistics.
 
 use super::Ssd;
+use crate::flash::blocks::BlockUse;
 use crate::host::HostOp;
 use crate::stats::{
     EnergySection, EraseBin, EraseSummary, IoSection, Measure, SsdReport, ValidPageMap, op_index,
@@ -32,6 +33,7 @@ impl Ssd {
         if let Some(c) = &self.controller {
             self.controller_start = c.totals();
         }
+        self.placement_start = self.flash.placement.snapshot();
     }
 
     /// The report of the current measurement.
@@ -94,6 +96,11 @@ impl Ssd {
             logical_pages: u64::from(self.logical_pages),
             physical_pages: self.geometry.total_pages(),
             page_size_bytes: self.page_size_bytes,
+            placement: self.flash.placement.report(
+                &self.placement_start,
+                |b| blocks.state[b] != BlockUse::Free,
+                |b| blocks.valid[b],
+            ),
             controller,
         }
     }

@@ -27,6 +27,8 @@ impl PageFtl {
         let Some(worn) = flash.blocks.take_most_worn_free(plane) else {
             return Ok(());
         };
+        let id = flash.placement.of_block(cold);
+        flash.placement.open(worn, id);
         let tag = flash.open_job();
         for ppa in flash.blocks.written_pages(cold) {
             if !self.table.is_valid(ppa) {
