@@ -10,6 +10,7 @@
 //! | erase | `60h row(t_i) D1h` (i < n), `60h row(tn) D0h W 70h DataOut(1)` |
 //! | copyback | `00h s_i 32h`, `00h sn 35h W`, `85h d_i 11h`, `85h dn 10h W 70h DataOut(1)` |
 //!
+//! | (block mode) | `C8h row(t) C9h` (match) or `C8h row(t) CAh` (storage); no op kind |
 //! | page-open | `C0h t C1h W DataOut(V)` (V: the verification window) |
 //! | page-open-cache | `C0h t C2h W` |
 //! | page-close | `C3h W` (then `DataOut(V)` of a page that moved up from Latch 1) |

@@ -63,14 +63,18 @@ pub const SIM_SEARCH_CONFIRM: u8 = 0xC5;
 pub const SIM_GATHER: u8 = 0xC6;
 /// C7h (vendor, SiM): gather confirm; the selected chunks (each with its ECC) are read out.
 pub const SIM_GATHER_CONFIRM: u8 = 0xC7;
-/// C8h (vendor, SiM): set block mode; the row address and one byte (0 storage, 1 match).
+/// C8h (vendor, SiM): set block mode; the row address and C9h or CAh follow.
 pub const SIM_BLOCK_MODE: u8 = 0xC8;
+/// C9h (vendor, SiM): the block goes to match mode (SLC, SiM commands).
+pub const SIM_MODE_MATCH_CONFIRM: u8 = 0xC9;
+/// CAh (vendor, SiM): the block goes to storage mode.
+pub const SIM_MODE_STORAGE_CONFIRM: u8 = 0xCA;
 
 /// Number of parameter bytes after EFh-address.
 pub const FEATURE_PARAMETER_BYTES: u32 = 4;
 
 /// Every opcode the model accepts, for messages.
-pub const SUPPORTED: [u8; 29] = [
+pub const SUPPORTED: [u8; 31] = [
     READ,
     READ_CONFIRM,
     CACHE_READ,
@@ -100,6 +104,8 @@ pub const SUPPORTED: [u8; 29] = [
     SIM_GATHER,
     SIM_GATHER_CONFIRM,
     SIM_BLOCK_MODE,
+    SIM_MODE_MATCH_CONFIRM,
+    SIM_MODE_STORAGE_CONFIRM,
 ];
 
 /// What an opcode does, in a few words (for docs and messages).
@@ -134,6 +140,8 @@ pub fn describe(code: u8) -> &'static str {
         SIM_GATHER => "SiM gather setup",
         SIM_GATHER_CONFIRM => "SiM gather confirm",
         SIM_BLOCK_MODE => "SiM set block mode",
+        SIM_MODE_MATCH_CONFIRM => "SiM match mode confirm",
+        SIM_MODE_STORAGE_CONFIRM => "SiM storage mode confirm",
         _ => "unsupported",
     }
 }
