@@ -41,6 +41,11 @@ pub struct SearchConfig {
     /// Most keys in one batched search.
     #[serde(default = "default_batch_keys")]
     pub batch_keys_max: u32,
+    /// Stored chunks are randomized with a keystream seeded by the chunk address (paper
+    /// §IV-C1, [`super::randomize`]); the deserializer randomizes each search key the same way
+    /// for every slot, so matching needs no de-randomization.
+    #[serde(default)]
+    pub randomized_chunks: bool,
 }
 
 fn default_open_bytes() -> u32 {

@@ -127,6 +127,25 @@ pub fn match_page(page: &[u8], key: SearchKey) -> MatchBitmap {
     bitmap
 }
 
+/// The match bitmap of `key` over a page stored randomized at PPA `ppa`: each slot is compared
+/// with the key XORed with that slot's keystream word, as the chip's deserializer sends it.
+pub fn match_randomized_page(page: &[u8], key: SearchKey, ppa: u64) -> MatchBitmap {
+    debug_assert!(page.len() >= SIM_PAGE_BYTES as usize);
+    let mut bitmap = MatchBitmap::default();
+    for index in 0..SLOTS_PER_PAGE {
+        let chunk_address = super::randomize::chunk_address(ppa, index / SLOTS_PER_CHUNK);
+        let stream = super::randomize::slot_keystream(chunk_address, index % SLOTS_PER_CHUNK);
+        let randomized = SearchKey {
+            key: key.key ^ stream,
+            mask: key.mask,
+        };
+        if randomized.matches(slot(page, index)) {
+            bitmap.set(index);
+        }
+    }
+    bitmap
+}
+
 /// Bytes of chunk `chunk` of a page.
 pub fn chunk_bytes(page: &[u8], chunk: u32) -> &[u8] {
     let at = (chunk * CHUNK_BYTES) as usize;

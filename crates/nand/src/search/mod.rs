@@ -14,11 +14,12 @@
 //! wrappers returning bitmaps and chunks computed from the bytes in its latches
 //! (`sim::search_ops`). The ONFI interface has vendor opcodes (`crate::onfi::commands`).
 //!
-//! Layout: `format` (page format, keys, bitmaps), `config` (the `[search]` parameters), `state`
+//! Layout: `format` (page format, keys, bitmaps), `randomize` (per-chunk keystream), `config` (the `[search]` parameters), `state`
 //! (block modes, stored bytes, latches and the switching rules).
 
 pub mod config;
 pub mod format;
+pub mod randomize;
 pub(crate) mod state;
 
 pub use config::SearchConfig;

@@ -156,9 +156,18 @@ impl NandSim {
         let count = u32::try_from(keys.len()).unwrap_or(u32::MAX);
         self.check_bytes(self.search_state()?.active(&address), &address)?;
         self.submit(now, &FlashOp::search(address, count).with_tag(tag))?;
-        let page = self.search.as_ref().expect("accepted").active(&address);
+        let search = self.search.as_ref().expect("accepted");
+        let page = search.active(&address);
         let bytes = page.and_then(|p| p.bytes.as_deref()).expect("checked");
-        Ok(keys.iter().map(|k| format::match_page(bytes, *k)).collect())
+        if search.config.randomized_chunks {
+            let ppa = self.geometry.ppa(&address).0;
+            Ok(keys
+                .iter()
+                .map(|k| format::match_randomized_page(bytes, *k, ppa))
+                .collect())
+        } else {
+            Ok(keys.iter().map(|k| format::match_page(bytes, *k)).collect())
+        }
     }
 
     /// Gather: the chunks of `chunks` of `address`, in chunk order, each followed by its

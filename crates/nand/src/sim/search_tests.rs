@@ -9,8 +9,15 @@ use crate::preset::preset;
 use crate::search::format::{self, SIM_PAGE_BYTES, SLOTS_PER_PAGE};
 use crate::search::{BlockMode, ChunkMask, SearchKey};
 
+/// The sim2024 preset with randomization off (these tests store plain bytes).
+fn plain_config() -> crate::NandConfig {
+    let mut config = preset("sim2024").unwrap();
+    config.search.as_mut().unwrap().randomized_chunks = false;
+    config
+}
+
 fn sim() -> NandSim {
-    NandSim::new(preset("sim2024").unwrap(), 7).unwrap()
+    NandSim::new(plain_config(), 7).unwrap()
 }
 
 fn at(block: u32, page: u32) -> PageAddress {
@@ -269,7 +276,7 @@ fn a_device_without_search_refuses_sim_ops() {
 
 #[test]
 fn match_mode_blocks_use_slc_times_and_storage_blocks_the_preset() {
-    let mut config = preset("sim2024").unwrap();
+    let mut config = plain_config();
     let search = config.search.as_mut().unwrap();
     search.match_read_us = 20.0;
     search.match_program_us = 100.0;
@@ -289,7 +296,7 @@ fn match_mode_blocks_use_slc_times_and_storage_blocks_the_preset() {
 
 #[test]
 fn bit_errors_land_in_the_latch_not_in_the_stored_page() {
-    let mut config = preset("sim2024").unwrap();
+    let mut config = plain_config();
     config.reliability.rber_base = 1e-3;
     let mut s = NandSim::new(config.clone(), 3).unwrap();
     s.set_block_mode(&at(0, 0), BlockMode::Match).unwrap();
@@ -314,4 +321,38 @@ fn bit_errors_land_in_the_latch_not_in_the_stored_page() {
         .unwrap();
     settle(&mut again);
     assert_eq!(again.page_open(again.now(), at(0, 0), 0).unwrap(), window);
+}
+
+#[test]
+fn randomized_pages_match_the_plain_keys() {
+    let mut s = NandSim::new(preset("sim2024").unwrap(), 7).unwrap();
+    assert!(s.search_config().unwrap().randomized_chunks);
+    s.set_block_mode(&at(2, 0), BlockMode::Match).unwrap();
+    let plain = page_bytes(9);
+    let address = at(2, 0);
+    let ppa = s.geometry().ppa(&address).0;
+    let mut stored = plain.clone();
+    crate::search::randomize::randomize_page(ppa, &mut stored);
+    s.program_page(s.now(), address, &stored, 0).unwrap();
+    settle(&mut s);
+    s.page_open(s.now(), address, 0).unwrap();
+    let keys = [
+        SearchKey::exact(9005),
+        SearchKey::exact(9007),
+        SearchKey::exact(1),
+    ];
+    let bitmaps = s.search_page(s.now(), address, &keys, 0).unwrap();
+    assert_eq!(bitmaps[0].slots().collect::<Vec<_>>(), vec![5, 300]);
+    assert_eq!(bitmaps[1].slots().collect::<Vec<_>>(), vec![7]);
+    assert_eq!(bitmaps[2].count(), 0);
+    // a gathered chunk de-randomizes on its own
+    let mut chunk = s
+        .gather_chunks(s.now(), address, ChunkMask::single(37), 0)
+        .unwrap();
+    chunk.truncate(64);
+    crate::search::randomize::randomize_chunk(
+        crate::search::randomize::chunk_address(ppa, 37),
+        &mut chunk,
+    );
+    assert_eq!(chunk, format::chunk_bytes(&plain, 37));
 }
