@@ -15,16 +15,20 @@
 //! - a **4-byte ECC per chunk** ([`chunk_ecc`]: SEC-DED Hamming + CRC-16) checked on every
 //!   gathered chunk (a concatenated code with the page ECC).
 //!
-//! Layout: `store` (the API), `header`, `chunk_ecc`, `crc`, `error`.
+//! [`SimLeafIndex`] is a B+tree leaf level on SiM pages (paper §V-A: key page + value page).
+//!
+//! Layout: `store` (the API), `leaf`, `header`, `chunk_ecc`, `crc`, `error`.
 
 pub mod chunk_ecc;
 pub mod crc;
 pub mod error;
 pub mod header;
+pub mod leaf;
 pub mod store;
 
 pub use error::{SearchError, SearchResult};
 pub use header::{DATA_CHUNKS, Header};
+pub use leaf::SimLeafIndex;
 pub use store::{IntegrityStats, LogicalPage, OpenPage, SimPageStore, StoreConfig};
 
 #[cfg(test)]

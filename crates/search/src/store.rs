@@ -82,6 +82,8 @@ pub struct OpenPage {
     pub address: PageAddress,
     /// The corrected, de-randomized page after a fallback; `None` while the chip serves it.
     corrected: Option<Box<[u8]>>,
+    /// The page is active in the chip's Latch 2 (opened, not fallen back, not closed).
+    latched: bool,
 }
 
 impl OpenPage {
@@ -278,6 +280,7 @@ impl SimPageStore {
             page,
             address,
             corrected: None,
+            latched: true,
         };
         match Header::verify(&head, self.config.magic) {
             Some(h) if h.page == page.0 => {
@@ -305,7 +308,10 @@ impl SimPageStore {
         if open.corrected.is_some() {
             return Ok(());
         }
-        sim.page_close(now, open.address, u64::from(open.page.0))?;
+        if open.latched {
+            sim.page_close(now, open.address, u64::from(open.page.0))?;
+            open.latched = false;
+        }
         let logical = self.read_corrected(sim, now, open.page, open.address)?;
         open.corrected = Some(logical);
         Ok(())
@@ -428,9 +434,44 @@ impl SimPageStore {
         Ok(out)
     }
 
+    /// Gather from a page that is not opened (paper §V-A: the value page of a B+tree leaf after
+    /// a search of its key page): the chip senses it into Latch 1 and sends the chunks; each is
+    /// checked by its chunk ECC (the concatenated code needs no page-open); an uncorrectable
+    /// chunk falls back to a full read of the page, which is queued for refresh.
+    pub fn gather_page(
+        &mut self,
+        sim: &mut NandSim,
+        now: SimTime,
+        page: LogicalPage,
+        chunks: ChunkMask,
+    ) -> SearchResult<Vec<u8>> {
+        let address = self.check_page(page)?;
+        let mut unopened = OpenPage {
+            page,
+            address,
+            corrected: None,
+            latched: false,
+        };
+        let bytes = self.gather(sim, now, &mut unopened, chunks)?;
+        Ok(bytes)
+    }
+
+    /// The 4,032 data bytes of `page` by a full read through the page ECC (the path a host
+    /// without SiM takes).
+    pub fn read(
+        &mut self,
+        sim: &mut NandSim,
+        now: SimTime,
+        page: LogicalPage,
+    ) -> SearchResult<Vec<u8>> {
+        let address = self.check_page(page)?;
+        let logical = self.read_corrected(sim, now, page, address)?;
+        Ok(logical[CHUNK_BYTES as usize..].to_vec())
+    }
+
     /// Releases an open page (page-close on the chip when it served the page).
     pub fn close(&mut self, sim: &mut NandSim, now: SimTime, open: OpenPage) -> SearchResult<()> {
-        if open.corrected.is_none() {
+        if open.latched {
             sim.page_close(now, open.address, u64::from(open.page.0))?;
         }
         Ok(())
