@@ -181,6 +181,32 @@ mod tests {
         assert_eq!(match_page(&page, low).chunks(), ChunkMask(1));
     }
 
+    proptest::proptest! {
+        /// Matching a randomized page with the deserializer's per-slot key randomization gives
+        /// the bitmap of matching the plain page with the plain key (paper §IV-C1).
+        #[test]
+        fn randomized_matching_equals_plain_matching(
+            seed in proptest::prelude::any::<u64>(),
+            ppa in 0u64..1 << 30,
+            key_slot in 0u32..SLOTS_PER_PAGE,
+            mask in proptest::prelude::any::<u64>(),
+        ) {
+            let mut state = seed;
+            let page: Vec<u8> = (0..SIM_PAGE_BYTES)
+                .map(|_| {
+                    state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    (state >> 61) as u8
+                })
+                .collect();
+            let key = SearchKey { key: slot(&page, key_slot), mask };
+            let mut stored = page.clone();
+            super::super::randomize::randomize_page(ppa, &mut stored);
+            let plain = match_page(&page, key);
+            proptest::prop_assert!(plain.is_set(key_slot));
+            proptest::prop_assert_eq!(match_randomized_page(&stored, key, ppa), plain);
+        }
+    }
+
     #[test]
     fn chunks_of_a_bitmap() {
         let mut b = MatchBitmap::default();

@@ -126,6 +126,7 @@ impl NandSim {
         address: PageAddress,
         tag: u64,
     ) -> NandResult<Option<Vec<u8>>> {
+        self.geometry.check(&address)?;
         let was_active = self.search_state()?.active(&address).is_some();
         self.submit(now, &FlashOp::page_open_cache(address).with_tag(tag))?;
         Ok((!was_active).then(|| self.window_of_active(&address)))
@@ -154,6 +155,7 @@ impl NandSim {
         tag: u64,
     ) -> NandResult<Vec<MatchBitmap>> {
         let count = u32::try_from(keys.len()).unwrap_or(u32::MAX);
+        self.geometry.check(&address)?;
         self.check_bytes(self.search_state()?.active(&address), &address)?;
         self.submit(now, &FlashOp::search(address, count).with_tag(tag))?;
         let search = self.search.as_ref().expect("accepted");
@@ -180,13 +182,14 @@ impl NandSim {
         chunks: ChunkMask,
         tag: u64,
     ) -> NandResult<Vec<u8>> {
+        self.geometry.check(&address)?;
         let search = self.search_state()?;
         let from_active = search
             .active(&address)
             .is_some_and(|p| p.address == address);
         if from_active {
             self.check_bytes(search.active(&address), &address)?;
-        } else if search.stored(&address).is_none() && self.geometry.check(&address).is_ok() {
+        } else if search.stored(&address).is_none() {
             return Err(self.no_bytes(&address));
         }
         self.submit(now, &FlashOp::gather(address, chunks.0).with_tag(tag))?;

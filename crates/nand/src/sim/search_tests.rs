@@ -117,14 +117,29 @@ fn search_energy_by_hand() {
 
 #[test]
 fn searches_and_gathers_equal_a_software_reference() {
-    let mut s = sim();
+    for randomized in [false, true] {
+        reference_check(randomized);
+    }
+}
+
+/// Random pages (stored randomized or not), random keys and masks: every bitmap bit and every
+/// gathered chunk equal a scan of the plain bytes.
+fn reference_check(randomized: bool) {
+    let mut config = plain_config();
+    config.search.as_mut().unwrap().randomized_chunks = randomized;
+    let mut s = NandSim::new(config, 7).unwrap();
     s.set_block_mode(&at(1, 0), BlockMode::Match).unwrap();
     let mut rng = nandlab_core::SimRng::seed_from_u64(11);
     let mut pages = Vec::new();
     for p in 0..8 {
         // small slot values so that masked keys hit several slots
         let bytes: Vec<u8> = (0..SIM_PAGE_BYTES).map(|_| rng.below(4) as u8).collect();
-        s.program_page(s.now(), at(1, p), &bytes, 0).unwrap();
+        let mut stored = bytes.clone();
+        if randomized {
+            let ppa = s.geometry().ppa(&at(1, p)).0;
+            crate::search::randomize::randomize_page(ppa, &mut stored);
+        }
+        s.program_page(s.now(), at(1, p), &stored, 0).unwrap();
         pages.push(bytes);
     }
     settle(&mut s);
@@ -150,9 +165,15 @@ fn searches_and_gathers_equal_a_software_reference() {
             let chunks = s
                 .gather_chunks(s.now(), address, bitmap.chunks(), 0)
                 .unwrap();
+            let ppa = s.geometry().ppa(&address).0;
             let mut expected = Vec::new();
             for c in bitmap.chunks().chunks() {
-                expected.extend_from_slice(format::chunk_bytes(bytes, c));
+                let mut chunk = format::chunk_bytes(bytes, c).to_vec();
+                if randomized {
+                    let chunk_address = crate::search::randomize::chunk_address(ppa, c);
+                    crate::search::randomize::randomize_chunk(chunk_address, &mut chunk);
+                }
+                expected.extend_from_slice(&chunk);
                 expected.extend_from_slice(&[0; 4]); // spare area not given: zero ECC bytes
             }
             assert_eq!(chunks, expected);
@@ -164,7 +185,13 @@ fn searches_and_gathers_equal_a_software_reference() {
     let chunk = s
         .gather_chunks(s.now(), at(1, 2), ChunkMask::single(63), 0)
         .unwrap();
-    assert_eq!(&chunk[..64], format::chunk_bytes(&pages[2], 63));
+    let mut plain = chunk[..64].to_vec();
+    if randomized {
+        let ppa = s.geometry().ppa(&at(1, 2)).0;
+        let chunk_address = crate::search::randomize::chunk_address(ppa, 63);
+        crate::search::randomize::randomize_chunk(chunk_address, &mut plain);
+    }
+    assert_eq!(plain, format::chunk_bytes(&pages[2], 63));
     let done = settle(&mut s);
     assert!(done[0].latency() > SimTime::from_us(16));
 }
@@ -263,6 +290,28 @@ fn latch_and_mode_rules_are_enforced() {
             .unwrap_err(),
     );
     assert!(m.contains("storage mode"), "{m}");
+}
+
+#[test]
+fn addresses_beyond_the_geometry_are_errors_not_panics() {
+    let mut s = programmed(1);
+    let far = at(1_000, 0);
+    let now = s.now();
+    for err in [
+        s.search_page(now, far, &[SearchKey::exact(1)], 0)
+            .unwrap_err(),
+        s.gather_chunks(now, far, ChunkMask::ALL, 0).unwrap_err(),
+        s.page_open_cache(now, far, 0).unwrap_err(),
+        s.page_open(now, far, 0).unwrap_err(),
+        s.page_close(now, far, 0).unwrap_err(),
+        s.set_block_mode(&far, BlockMode::Match).unwrap_err(),
+        s.read_page_data(now, far, 0).unwrap_err(),
+        s.program_page(now, far, &page_bytes(0), 0).unwrap_err(),
+    ] {
+        assert!(matches!(err, NandError::AddressOutOfRange { .. }), "{err}");
+    }
+    assert_eq!(s.stored_page(&far), None);
+    assert_eq!(s.active_page(&far), None);
 }
 
 #[test]
