@@ -25,8 +25,10 @@ pub enum OpKind {
     /// operand (Latch 2), sending its verification window to the controller. In
     /// [`RegisterMode::Cache`] it is page-open-cache: with a page active, the sensed page waits
     /// in Latch 1 until page-close.
+    #[serde(rename = "page-open")]
     PageOpen,
     /// SiM page-close: release the active page; a page waiting in Latch 1 becomes active.
+    #[serde(rename = "page-close")]
     PageClose,
     /// SiM search of the active page: `search_keys` keys (a batch), one 512-bit bitmap each.
     Search,

@@ -222,3 +222,31 @@ fn bad_arguments_are_named() {
     let err = SimPageStore::new(&mut plain, vec![block(0)], StoreConfig::default()).unwrap_err();
     assert!(err.to_string().contains("[search]"), "{err}");
 }
+
+#[test]
+fn same_seed_same_errors_same_outcome() {
+    let run = || {
+        let mut sim = NandSim::new(config(2e-4, 0.0), 9).unwrap();
+        let mut s = store(&mut sim, 6, StoreConfig::default());
+        let mut found = Vec::new();
+        for p in 0..6 {
+            for i in [0u64, 100, 503] {
+                let now = sim.now();
+                found.push(
+                    s.lookup(
+                        &mut sim,
+                        now,
+                        LogicalPage(p),
+                        SearchKey::exact(u64::from(p) << 32 | i),
+                    )
+                    .unwrap(),
+                );
+                settle(&mut sim);
+            }
+        }
+        (found, *s.stats(), sim.search_bit_errors(), sim.now())
+    };
+    let first = run();
+    assert!(first.2 > 0, "errors were injected");
+    assert_eq!(first, run());
+}
