@@ -202,6 +202,8 @@ impl Ssd {
             OpKind::Program => FlashOp::program(first),
             OpKind::Erase => FlashOp::erase(first),
             OpKind::Copyback => FlashOp::copyback(first, first),
+            // SiM kinds: not issued by the FTL (yet)
+            _ => FlashOp::of_kind(kind, first),
         });
         Ok(Ssd {
             requests: RequestTable::new(f.queue_depth),

@@ -523,6 +523,8 @@ impl Ssd {
             OpKind::Program => op.source,
             OpKind::Copyback => op.target,
             OpKind::Read | OpKind::Erase => Ppa::NONE,
+            // SiM kinds: not issued by the FTL (yet)
+            OpKind::PageOpen | OpKind::PageClose | OpKind::Search | OpKind::Gather => Ppa::NONE,
         };
         self.flash.oob.submitted(die, programmed);
         Ok(())

@@ -104,6 +104,7 @@ mod bench_literal {
                 endurance_cycles: 10_000,
                 ..ReliabilityConfig::default()
             },
+            search: None,
         }
     }
 
