@@ -63,6 +63,9 @@ pub struct MappingSection {
     /// Random log blocks (hybrid mapping only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub random_log_blocks: Option<u32>,
+    /// Placement ids (NVMe FDP reclaim-unit handles) writes may carry (page mapping only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement_ids: Option<u16>,
 }
 
 /// `[ssd.gc]`.
@@ -156,6 +159,7 @@ impl SsdSection {
             }
             f.hybrid_random_log_blocks = n;
         }
+        set(&mut f.placement_ids, mapping.placement_ids);
         if let Some(gc) = &self.gc {
             self.apply_gc(gc, &mut f)?;
         }
@@ -253,6 +257,7 @@ pub const FTL_KEYS: &[(&str, &str)] = &[
         "ssd.gc.idle_threshold_blocks",
     ),
     ("ftl.copyback", "ssd.gc.copyback"),
+    ("ftl.placement_ids", "ssd.mapping.placement_ids"),
     ("ftl.op_fraction", "ssd.op_fraction"),
     ("ftl.payload", "ssd.payload"),
     ("ftl.queue_depth", "ssd.host.queue_depth"),

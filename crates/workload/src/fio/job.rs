@@ -226,6 +226,10 @@ pub struct FioJob {
     pub randseed: Option<u64>,
     /// `stonewall`: wait for every earlier job to finish before starting.
     pub stonewall: bool,
+    /// `fdp`: Flexible Data Placement on.
+    pub fdp: bool,
+    /// `fdp_pli`: the placement id this job's writes carry (needs `fdp=1`).
+    pub fdp_pli: Option<u16>,
     key_lines: Vec<(&'static str, u64)>,
 }
 
@@ -250,6 +254,8 @@ impl FioJob {
             numjobs: 1,
             randseed: None,
             stonewall: false,
+            fdp: false,
+            fdp_pli: None,
             key_lines: Vec::new(),
         };
         for entry in raw.entries {
@@ -314,6 +320,15 @@ impl FioJob {
             }
             "randseed" => self.randseed = Some(parse_u64(value, key)?),
             "stonewall" => self.stonewall = parse_bool(Some(value), key)?,
+            "fdp" => self.fdp = parse_bool(Some(value), key)?,
+            "fdp_pli" => {
+                if value.contains(',') {
+                    return Err(format!(
+                        "fdp_pli \"{value}\": one placement id per job is supported (split the job to use several)"
+                    ));
+                }
+                self.fdp_pli = Some(parse_bounded(value, key, 0, u64::from(u16::MAX))? as u16);
+            }
             _ => return Err(format!("internal: unhandled key {key}")),
         }
         self.key_lines.retain(|(k, _)| *k != key);
@@ -410,6 +425,16 @@ impl FioJob {
             duration_ns: None,
             arrival: ArrivalProcess::ClosedLoop,
             seed,
+            placement_id: match (self.fdp, self.fdp_pli) {
+                (true, Some(id)) => id,
+                (false, Some(_)) => {
+                    return Err(error(
+                        "fdp_pli",
+                        "fdp_pli needs fdp=1 (Flexible Data Placement on)".to_owned(),
+                    ));
+                }
+                (_, None) => 0,
+            },
         };
         spec.validate().map_err(|e| {
             WorkloadError::parse(path, self.line, format!("job \"{}\": {e}", self.name))

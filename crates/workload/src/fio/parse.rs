@@ -25,6 +25,8 @@ pub(crate) const SUPPORTED_KEYS: &[(&str, &[&str])] = &[
     ("numjobs", &[]),
     ("randseed", &[]),
     ("stonewall", &["wait_for_previous"]),
+    ("fdp", &[]),
+    ("fdp_pli", &[]),
 ];
 
 /// Keys accepted and ignored: they affect the host (engine, caching, CPU placement) or the

@@ -287,3 +287,23 @@ fn concurrent_depths_beyond_the_host_queue_are_refused_naming_the_line() {
     );
     assert_eq!(file.generator(&CONTEXT).unwrap().queue_depth(), 40_000);
 }
+
+#[test]
+fn fdp_placement_ids_tag_a_jobs_writes() {
+    let text =
+        "[hot]\nrw=randrw\nsize=1m\nfdp=1\nfdp_pli=2\n[cold]\nrw=write\noffset=1m\nsize=1m\n";
+    let all = requests(text);
+    assert!(all.iter().any(|r| r.placement_id == 2));
+    for r in &all {
+        let hot_write = r.offset_bytes < 1 << 20 && r.op == IoOp::Write;
+        assert_eq!(r.placement_id, if hot_write { 2 } else { 0 }, "{r:?}");
+    }
+    let e = parse("[a]\nrw=write\nfdp_pli=1,2\n").unwrap_err();
+    assert!(e.starts_with("job.fio:3: fdp_pli \"1,2\""), "{e}");
+    let e = parse_ok("[a]\nrw=write\nsize=1m\nfdp_pli=1\n")
+        .generator(&CONTEXT)
+        .err()
+        .expect("fdp_pli without fdp=1")
+        .to_string();
+    assert!(e.contains("job.fio:4") && e.contains("fdp=1"), "{e}");
+}

@@ -34,6 +34,7 @@ pub struct SyntheticGenerator {
     address_rng: SimRng,
     op_rng: SimRng,
     arrival_rng: SimRng,
+    placement_id: u16,
 }
 
 impl SyntheticGenerator {
@@ -72,6 +73,7 @@ impl SyntheticGenerator {
                 spec.seed,
             ),
             arrival: spec.arrival,
+            placement_id: spec.placement_id,
             next_arrival,
             end,
             address_rng: SimRng::stream(spec.seed, "workload.synthetic.address"),
@@ -151,7 +153,11 @@ impl Iterator for SyntheticGenerator {
             op,
             offset_bytes: self.offset_bytes + slot * self.slot_stride_bytes,
             size_bytes: self.request_size_bytes,
-            placement_id: 0,
+            placement_id: if op == IoOp::Write {
+                self.placement_id
+            } else {
+                0
+            },
         };
         Some(request)
     }

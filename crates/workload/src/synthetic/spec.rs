@@ -117,6 +117,10 @@ pub struct SyntheticSpec {
     /// Seed of the generator's random streams. Default 0.
     #[serde(default)]
     pub seed: u64,
+    /// Placement id the writes carry (NVMe FDP reclaim-unit handle; the SSD needs
+    /// `ssd.mapping.placement_ids` above it). Default 0.
+    #[serde(default)]
+    pub placement_id: u16,
 }
 
 fn default_true() -> bool {
@@ -151,6 +155,7 @@ impl SyntheticSpec {
             duration_ns: None,
             arrival: ArrivalProcess::ClosedLoop,
             seed: 0,
+            placement_id: 0,
         }
     }
 

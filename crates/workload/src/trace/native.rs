@@ -9,7 +9,9 @@
 //! The header is required. `arrival_ns` is nanoseconds with up to three decimals (so every
 //! picosecond [`SimTime`] round-trips), or empty for closed-loop requests; a file has either
 //! all arrivals or none. `op` is `read`, `write` or `trim`. Blank lines and lines starting with
-//! `#` are skipped.
+//! `#` are skipped. A fifth column `placement_id` (header
+//! `arrival_ns,op,offset_bytes,size_bytes,placement_id`) gives each request's placement id
+//! (NVMe FDP reclaim-unit handle, 0–65535); without it every id is 0.
 
 use super::{LineFormat, TraceOptions, split_exact};
 use crate::units::{check_range, parse_decimal_scaled, parse_u64};
@@ -24,11 +26,16 @@ use std::path::{Path, PathBuf};
 /// The first line of every native trace.
 pub const NATIVE_CSV_HEADER: &str = "arrival_ns,op,offset_bytes,size_bytes";
 
+/// The header of a native trace that carries placement ids.
+pub const NATIVE_CSV_HEADER_PLACED: &str = "arrival_ns,op,offset_bytes,size_bytes,placement_id";
+
 /// Line parser for native CSV traces.
 #[derive(Clone, Debug, Default)]
 pub struct NativeFormat {
     seen_header: bool,
     timed: Option<bool>,
+    /// The header has the `placement_id` column.
+    placed: bool,
 }
 
 impl NativeFormat {
@@ -62,17 +69,33 @@ impl LineFormat for NativeFormat {
             return Ok(None);
         }
         if !self.seen_header {
-            let header_matches = split_exact::<4>(trimmed, ',')
-                .is_ok_and(|fields| fields.join(",") == NATIVE_CSV_HEADER);
-            if !header_matches {
-                return Err(format!("expected the header \"{NATIVE_CSV_HEADER}\""));
+            let header: Vec<&str> = trimmed.split(',').map(str::trim).collect();
+            let header = header.join(",");
+            if header == NATIVE_CSV_HEADER_PLACED {
+                self.placed = true;
+            } else if header != NATIVE_CSV_HEADER {
+                return Err(format!(
+                    "expected the header \"{NATIVE_CSV_HEADER}\" (or with \",placement_id\")"
+                ));
             }
             self.seen_header = true;
             return Ok(None);
         }
-        let [arrival, op, offset, size] = split_exact::<4>(trimmed, ',').map_err(|found| {
-            format!("expected 4 comma-separated fields ({NATIVE_CSV_HEADER}), found {found}")
-        })?;
+        let (arrival, op, offset, size, placement_id) = if self.placed {
+            let [a, o, f, s, p] = split_exact::<5>(trimmed, ',').map_err(|found| {
+                format!(
+                    "expected 5 comma-separated fields ({NATIVE_CSV_HEADER_PLACED}), found {found}"
+                )
+            })?;
+            let id = parse_u64(p, "placement_id")?;
+            let id = u16::try_from(id).map_err(|_| format!("placement_id {id} is above 65535"))?;
+            (a, o, f, s, id)
+        } else {
+            let [a, o, f, s] = split_exact::<4>(trimmed, ',').map_err(|found| {
+                format!("expected 4 comma-separated fields ({NATIVE_CSV_HEADER}), found {found}")
+            })?;
+            (a, o, f, s, 0)
+        };
         let arrival = match arrival {
             "" => None,
             text => Some(SimTime::from_ps(parse_decimal_scaled(
@@ -94,7 +117,7 @@ impl LineFormat for NativeFormat {
             op,
             offset_bytes,
             size_bytes,
-            placement_id: 0,
+            placement_id,
         }))
     }
 }

@@ -286,10 +286,26 @@ fn native_closed_loop_captures_have_empty_arrivals() {
 }
 
 #[test]
+fn native_placement_ids_are_read_from_a_fifth_column() {
+    let text =
+        "arrival_ns,op,offset_bytes,size_bytes,placement_id\n,write,0,4096,3\n,read,0,4096,0\n";
+    let requests = read_all(text, TraceFormat::Native, &TraceOptions::default()).unwrap();
+    assert_eq!(requests[0].placement_id, 3);
+    assert_eq!(requests[1].placement_id, 0);
+    let text = "arrival_ns,op,offset_bytes,size_bytes,placement_id\n,write,0,4096,70000\n";
+    assert_eq!(
+        err(text, TraceFormat::Native),
+        "t.trace:2: placement_id 70000 is above 65535"
+    );
+    let text = "arrival_ns,op,offset_bytes,size_bytes,placement_id\n,write,0,4096\n";
+    assert!(err(text, TraceFormat::Native).contains("expected 5 comma-separated fields"));
+}
+
+#[test]
 fn native_errors_name_the_line() {
     assert_eq!(
         err("offset,size\n", TraceFormat::Native),
-        "t.trace:1: expected the header \"arrival_ns,op,offset_bytes,size_bytes\""
+        "t.trace:1: expected the header \"arrival_ns,op,offset_bytes,size_bytes\" (or with \",placement_id\")"
     );
     let text = "arrival_ns,op,offset_bytes,size_bytes\n0,read,0,1\n\n5,erase,0,1\n";
     assert_eq!(
