@@ -13,10 +13,15 @@ pub mod config;
 pub mod dedup;
 pub mod device;
 pub mod error;
+pub mod logbuf;
 pub mod preset;
 
 pub use config::PcmConfig;
 pub use dedup::{DedupConfig, DedupLookup, Fingerprint, Location, RedundantWriteFinder};
 pub use device::{AccessCost, PcmAddr, PcmCompletion, PcmDevice, PcmOpKind, PcmStats, WearSummary};
 pub use error::{PcmError, PcmResult};
+pub use logbuf::{
+    FlashPages, FlashShape, FlashWork, LogBuffer, LogRegionConfig, LogStats, PageNo, PcmLogRegion,
+    WriteOutcome, WriteResult,
+};
 pub use preset::{parse_config, preset, preset_names};

@@ -181,7 +181,9 @@ fn detection_rate_grows_with_the_store_and_reaches_all_duplicates() {
     assert!(rates[4].0 > 0.999, "{rates:?}");
     // binary search over buckets needs fewer range checks than the linear scan
     let binary = detection(128, BucketSearch::Binary);
-    eprintln!("buckets {sizes:?}: (detection, range checks per lookup) linear {rates:?}, binary@128 {binary:?}");
+    eprintln!(
+        "buckets {sizes:?}: (detection, range checks per lookup) linear {rates:?}, binary@128 {binary:?}"
+    );
     assert_eq!(binary.0, rates[4].0);
     assert!(binary.1 < rates[4].1, "{binary:?} vs {:?}", rates[4]);
 }
