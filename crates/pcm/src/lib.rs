@@ -21,7 +21,7 @@ pub use dedup::{DedupConfig, DedupLookup, Fingerprint, Location, RedundantWriteF
 pub use device::{AccessCost, PcmAddr, PcmCompletion, PcmDevice, PcmOpKind, PcmStats, WearSummary};
 pub use error::{PcmError, PcmResult};
 pub use logbuf::{
-    FlashPages, FlashShape, FlashWork, LogBuffer, LogRegionConfig, LogStats, PageNo, PcmLogRegion,
-    WriteOutcome, WriteResult,
+    DpramConfig, DpramLog, FlashPages, FlashShape, FlashWork, InPageLog, IplConfig, LogBuffer,
+    LogRegionConfig, LogStats, PageNo, PcmLogRegion, WriteOutcome, WriteResult,
 };
 pub use preset::{parse_config, preset, preset_names};

@@ -1,6 +1,7 @@
 //! Log buffers for flash pages: small updates are kept as byte-range deltas and merged with
-//! the flash copy later. The thesis's PCM log region (SPEC P3, [`PcmLogRegion`]) is one; the
-//! baselines (In-Page Logging, dPRAM) are meant to sit behind the same [`LogBuffer`] trait.
+//! the flash copy later. The thesis's PCM log region (SPEC P3, [`PcmLogRegion`]) and the two
+//! baselines it is compared with (SPEC P4: In-Page Logging, [`InPageLog`]; dPRAM,
+//! [`DpramLog`]) sit behind one [`LogBuffer`] trait.
 //!
 //! ## Contract with the caller (an FTL front end)
 //! Pages are logical pages ([`PageNo`]); page `p` belongs to flash block `p / pages_per_block`.
@@ -12,12 +13,18 @@
 //! - [`WriteOutcome::ToFlash`]: the page has no log now; the caller writes the update itself
 //!   over the page's flash copy (zeros when it has none).
 
+mod dpram;
+mod ipl;
 mod region;
 pub mod sector;
+mod stats;
 #[cfg(test)]
 mod tests;
 
-pub use region::{LogRegionConfig, LogStats, PcmLogRegion};
+pub use dpram::{DpramConfig, DpramLog};
+pub use ipl::{InPageLog, IplConfig};
+pub use region::{LogRegionConfig, PcmLogRegion, TABLE_ROW_BYTES};
+pub use stats::LogStats;
 
 use crate::device::{AccessCost, PcmDevice};
 use crate::error::PcmResult;
@@ -65,6 +72,10 @@ pub struct FlashWork {
     page_size_bytes: usize,
     /// Whole blocks flushed sequentially (each a run of `writes`).
     pub blocks_flushed: u32,
+    /// Log sectors to program into flash (In-Page Logging's in-flash log area).
+    pub log_sector_writes: u32,
+    /// Flash log pages to read (In-Page Logging).
+    pub log_page_reads: u32,
 }
 
 impl FlashWork {
@@ -74,6 +85,8 @@ impl FlashWork {
         self.writes.clear();
         self.data.clear();
         self.blocks_flushed = 0;
+        self.log_sector_writes = 0;
+        self.log_page_reads = 0;
     }
 
     /// Number of page writes.

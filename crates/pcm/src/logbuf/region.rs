@@ -16,7 +16,9 @@
 //! hold a delta ("when the log sectors in a block region are all altered").
 
 use super::sector::{self, SECTOR_HEADER_BYTES};
-use super::{FlashPages, FlashShape, FlashWork, LogBuffer, PageNo, WriteOutcome, WriteResult};
+use super::{
+    FlashPages, FlashShape, FlashWork, LogBuffer, LogStats, PageNo, WriteOutcome, WriteResult,
+};
 use crate::device::{AccessCost, PcmAddr, PcmDevice, WearSummary};
 use crate::error::{PcmResult, argument_error, config_error};
 use serde::{Deserialize, Serialize};
@@ -105,66 +107,6 @@ impl LogRegionConfig {
             ));
         }
         Ok(())
-    }
-}
-
-/// Running totals of a log buffer (shared by every [`super::LogBuffer`]).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct LogStats {
-    /// Updates asked for.
-    pub writes: u64,
-    /// Case 1: the page had no flash copy; written to flash directly.
-    pub direct_new_page: u64,
-    /// The page's delta did not fit a log sector; written to flash directly.
-    pub direct_large_delta: u64,
-    /// Case 2: a P-block was taken for the update's block.
-    pub new_log_block: u64,
-    /// Case 3: the page's sector already held a delta.
-    pub existing_sector: u64,
-    /// Case 4: the block had a P-block, the sector was empty.
-    pub new_sector: u64,
-    /// Updates that changed no byte.
-    pub unchanged: u64,
-    /// Log bytes written (encoded deltas).
-    pub log_bytes_written: u64,
-    /// Merges (each flushes one flash block).
-    pub merges: u64,
-    /// ... because the block was the replacement victim.
-    pub merges_replacement: u64,
-    /// ... because a page's delta outgrew its sector.
-    pub merges_overflow: u64,
-    /// ... because all the block's sectors held a delta.
-    pub merges_full: u64,
-    /// ... because of `flush_all`.
-    pub merges_flush_all: u64,
-    /// Pages written to flash by merges (sequential flushes).
-    pub pages_flushed: u64,
-    /// Flash page reads asked for (deltas and merges).
-    pub flash_page_reads: u64,
-    /// Reads served.
-    pub reads: u64,
-    /// Reads that merged a log.
-    pub reads_merged: u64,
-    /// Trims.
-    pub trims: u64,
-    /// PCM cost of everything.
-    pub pcm: AccessCost,
-}
-
-impl LogStats {
-    /// Flash page writes: merged pages plus direct writes.
-    pub fn flash_page_writes(&self) -> u64 {
-        self.pages_flushed + self.direct_new_page + self.direct_large_delta
-    }
-
-    /// Share of flash page writes that were part of a sequential block flush.
-    pub fn sequential_share(&self) -> f64 {
-        let all = self.flash_page_writes();
-        if all == 0 {
-            0.0
-        } else {
-            self.pages_flushed as f64 / all as f64
-        }
     }
 }
 

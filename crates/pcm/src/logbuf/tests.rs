@@ -374,3 +374,130 @@ proptest! {
         check_against_model(&mut log, &mut dev, &ops, 64)?;
     }
 }
+
+fn dpram(sectors: u64, sector: u64, max_per_page: u32) -> (DpramLog, PcmDevice) {
+    let dev = device(1 << 16);
+    let config = DpramConfig {
+        region_size_bytes: sectors * sector,
+        sector_size_bytes: sector,
+        max_sectors_per_page: max_per_page,
+    };
+    (
+        DpramLog::new(config, SHAPE, PcmAddr(256), &dev).unwrap(),
+        dev,
+    )
+}
+
+#[test]
+fn dpram_assigns_sectors_dynamically_and_merges_the_oldest_page() {
+    let (mut log, mut dev) = dpram(3, 16, 0);
+    let mut flash = seeded_flash();
+    let mut work = FlashWork::default();
+    // page 1: a 20 B delta needs two 16 B sectors; page 2 takes the third
+    log.write(&mut dev, PageNo(1), 0, &[0xaa; 14], &flash, &mut work)
+        .unwrap();
+    log.write(&mut dev, PageNo(2), 0, &[0xbb; 2], &flash, &mut work)
+        .unwrap();
+    assert_eq!(work.writes_len(), 0);
+    // page 3 needs a sector: page 1 (oldest) is merged alone
+    log.write(&mut dev, PageNo(3), 0, &[0xcc; 2], &flash, &mut work)
+        .unwrap();
+    let pages: Vec<u32> = work.writes().map(|(p, _)| p.0).collect();
+    assert_eq!(pages, vec![1]);
+    flash.apply(&mut work);
+    assert_eq!(&flash.pages[&1][..14], &[0xaa; 14]);
+    let s = log.stats();
+    assert_eq!(
+        (s.merges, s.pages_merged_single, s.pages_flushed),
+        (1, 1, 0)
+    );
+    assert_eq!(s.sequential_share(), 0.0);
+    assert!(log.wear(&dev).unwrap().words_written > 0);
+}
+
+#[test]
+fn ipl_logs_in_flash_and_merges_a_full_unit() {
+    let config = IplConfig {
+        log_sectors_per_block: 2,
+        sector_size_bytes: 16,
+    };
+    let mut log = InPageLog::new(config, SHAPE).unwrap();
+    let mut dev = device(1 << 12);
+    let mut flash = seeded_flash();
+    let mut work = FlashWork::default();
+    log.write(&mut dev, PageNo(0), 0, &[0xaa; 2], &flash, &mut work)
+        .unwrap();
+    log.write(&mut dev, PageNo(2), 0, &[0xbb; 2], &flash, &mut work)
+        .unwrap();
+    assert_eq!((work.log_sector_writes, work.writes_len()), (2, 0));
+    // the unit's log area is full: merge the unit (all four pages), then log in the fresh one
+    let r = log
+        .write(&mut dev, PageNo(1), 0, &[0xcc; 2], &flash, &mut work)
+        .unwrap();
+    assert_eq!(r.outcome, WriteOutcome::Logged);
+    assert_eq!(r.cost, AccessCost::default(), "IPL uses no PCM");
+    let pages: Vec<u32> = work.writes().map(|(p, _)| p.0).collect();
+    assert_eq!(pages, vec![0, 1, 2, 3]);
+    flash.apply(&mut work);
+    let s = log.stats();
+    assert_eq!(
+        (s.merges_full, s.flash_erases, s.flash_log_sector_writes),
+        (1, 1, 3)
+    );
+    let mut out = vec![0u8; 64];
+    log.read(&mut dev, PageNo(1), flash.page(PageNo(1)), &mut out)
+        .unwrap();
+    assert_eq!(&out[..3], &[0xcc, 0xcc, 1]);
+}
+
+#[test]
+fn baselines_name_bad_keys() {
+    let dev = device(1 << 12);
+    let e = DpramLog::new(
+        DpramConfig {
+            region_size_bytes: 1 << 20,
+            sector_size_bytes: 16,
+            max_sectors_per_page: 0,
+        },
+        SHAPE,
+        PcmAddr(0),
+        &dev,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("dpram.region_size_bytes"), "{e}");
+    let e = InPageLog::new(
+        IplConfig {
+            log_sectors_per_block: 16,
+            sector_size_bytes: 512,
+        },
+        SHAPE,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("ipl.sector_size_bytes"), "{e}");
+}
+
+proptest! {
+    /// dPRAM passes the same model test as the PCM log region.
+    #[test]
+    fn dpram_merges_to_the_last_written_bytes(
+        ops in ops(SHAPE.pages, 64),
+        sectors in 1u64..12,
+        sector in prop_oneof![Just(16u64), Just(32)],
+        max_per_page in 0u32..4,
+    ) {
+        let (mut log, mut dev) = dpram(sectors, sector, max_per_page);
+        check_against_model(&mut log, &mut dev, &ops, 64)?;
+    }
+
+    /// In-Page Logging passes the same model test.
+    #[test]
+    fn ipl_merges_to_the_last_written_bytes(
+        ops in ops(SHAPE.pages, 64),
+        log_sectors in 1u32..6,
+        sector in prop_oneof![Just(16u64), Just(32), Just(64)],
+    ) {
+        let mut log = InPageLog::new(IplConfig { log_sectors_per_block: log_sectors, sector_size_bytes: sector }, SHAPE).unwrap();
+        let mut dev = device(1 << 12);
+        check_against_model(&mut log, &mut dev, &ops, 64)?;
+    }
+}
