@@ -284,6 +284,11 @@ impl PcmDevice {
             new[in_word..in_word + take].copy_from_slice(&bytes[offset..offset + take]);
             offset += take;
             let (old_value, new_value) = (u64::from_le_bytes(old), u64::from_le_bytes(new));
+            if old_value == new_value {
+                // data-comparison write: nothing to program, whatever the flag
+                self.stats.words_unchanged += 1;
+                continue;
+            }
             let (flag_index, flag_bit) = ((word / 64) as usize, 1u64 << (word % 64));
             let was_inverted = self.inverted[flag_index] & flag_bit != 0;
             let program = cells::program_word(old_value, was_inverted, new_value, flip_n_write);

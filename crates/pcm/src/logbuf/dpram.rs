@@ -88,7 +88,7 @@ pub struct DpramLog {
     stream: Vec<u8>,
     current: Vec<u8>,
     merged: Vec<u8>,
-    dirty: Vec<bool>,
+    dirty: sector::DirtyBytes,
     stats: LogStats,
 }
 
@@ -141,7 +141,7 @@ impl DpramLog {
             stream: Vec::with_capacity(page_bytes * 2),
             current: vec![0; page_bytes],
             merged: vec![0; page_bytes],
-            dirty: vec![false; page_bytes],
+            dirty: sector::DirtyBytes::new(page_bytes),
             stats: LogStats::default(),
         })
     }
@@ -341,7 +341,7 @@ impl DpramLog {
         work.reads.push(page);
         self.stats.flash_page_reads += 1;
         self.current.copy_from_slice(flash_bytes);
-        self.dirty.iter_mut().for_each(|d| *d = false);
+        self.dirty.clear();
         let p = page.0 as usize;
         let had = self.held[p] > 0;
         let mut cost = AccessCost::default();
@@ -354,7 +354,7 @@ impl DpramLog {
         for (i, b) in bytes.iter().enumerate() {
             if self.current[offset + i] != *b {
                 self.current[offset + i] = *b;
-                self.dirty[offset + i] = true;
+                self.dirty.set(offset + i);
                 changed = true;
             }
         }

@@ -64,7 +64,7 @@ pub struct InPageLog {
     units: Vec<UnitLog>,
     stream: Vec<u8>,
     current: Vec<u8>,
-    dirty: Vec<bool>,
+    dirty: sector::DirtyBytes,
     stats: LogStats,
 }
 
@@ -99,7 +99,7 @@ impl InPageLog {
             units: (0..units).map(|_| UnitLog::default()).collect(),
             stream: Vec::new(),
             current: vec![0; page as usize],
-            dirty: vec![false; page as usize],
+            dirty: sector::DirtyBytes::new(page as usize),
             stats: LogStats::default(),
             config,
             shape,
@@ -174,12 +174,12 @@ impl InPageLog {
         let mut current = std::mem::take(&mut self.current);
         current.copy_from_slice(flash_bytes);
         let had = self.apply(page, &mut current);
-        self.dirty.iter_mut().for_each(|d| *d = false);
+        self.dirty.clear();
         let mut changed = false;
         for (i, b) in bytes.iter().enumerate() {
             if current[offset + i] != *b {
                 current[offset + i] = *b;
-                self.dirty[offset + i] = true;
+                self.dirty.set(offset + i);
                 changed = true;
             }
         }

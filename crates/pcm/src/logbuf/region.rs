@@ -144,7 +144,7 @@ pub struct PcmLogRegion {
     sectors: Vec<u8>,
     /// The page being updated (scratch).
     current: Vec<u8>,
-    dirty: Vec<bool>,
+    dirty: sector::DirtyBytes,
     /// A page being merged (scratch; a merge can run in the middle of an update).
     merged: Vec<u8>,
     encoded: Vec<u8>,
@@ -196,7 +196,7 @@ impl PcmLogRegion {
             sectors: vec![0; n as usize * m as usize * sector_bytes],
             current: vec![0; shape.page_size_bytes as usize],
             merged: vec![0; shape.page_size_bytes as usize],
-            dirty: vec![false; shape.page_size_bytes as usize],
+            dirty: sector::DirtyBytes::new(shape.page_size_bytes as usize),
             encoded: Vec::with_capacity(shape.page_size_bytes as usize + 64),
             stats: LogStats::default(),
             config,
@@ -430,7 +430,7 @@ impl PcmLogRegion {
         work.reads.push(page);
         self.stats.flash_page_reads += 1;
         self.current.copy_from_slice(flash_bytes);
-        self.dirty.iter_mut().for_each(|d| *d = false);
+        self.dirty.clear();
         let (mut pblock, mut cost) = self.lookup(device, page)?;
         let mut used = 0;
         if pblock != NONE {
@@ -449,7 +449,7 @@ impl PcmLogRegion {
         for (i, b) in bytes.iter().enumerate() {
             if self.current[offset + i] != *b {
                 self.current[offset + i] = *b;
-                self.dirty[offset + i] = true;
+                self.dirty.set(offset + i);
                 changed = true;
             }
         }
@@ -457,7 +457,9 @@ impl PcmLogRegion {
             self.stats.unchanged += 1;
             return Ok(logged(cost));
         }
-        if sector::encoded_size(&self.dirty) > self.sector_bytes {
+        // merges below do not touch `encoded`
+        sector::encode(&self.current, &self.dirty, &mut self.encoded);
+        if self.encoded.len() > self.sector_bytes {
             // the delta outgrows a sector: fold the page's log (merge its block), then the
             // caller writes the update over the merged copy
             if used > 0 {
@@ -481,7 +483,6 @@ impl PcmLogRegion {
             self.stats.new_sector += 1;
         }
         let index = self.sector_index(pblock, page);
-        sector::encode(&self.current, &self.dirty, &mut self.encoded);
         self.stats.log_bytes_written += self.encoded.len() as u64;
         cost += self.store_sector(device, index)?;
         let p = &mut self.pblocks[pblock as usize];

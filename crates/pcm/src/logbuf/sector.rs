@@ -41,30 +41,104 @@ pub fn apply(sector: &[u8], page: &mut [u8]) {
     }
 }
 
+/// A set of byte positions in a page (the bytes a delta covers), one bit per byte.
+#[derive(Clone, Debug)]
+pub struct DirtyBytes {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl DirtyBytes {
+    /// An empty set over `len` bytes.
+    pub fn new(len: usize) -> Self {
+        DirtyBytes {
+            words: vec![0; len.div_ceil(64)],
+            len,
+        }
+    }
+
+    /// Empties the set.
+    pub fn clear(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+    }
+
+    /// Adds byte `i`.
+    #[inline]
+    pub fn set(&mut self, i: usize) {
+        self.words[i / 64] |= 1 << (i % 64);
+    }
+
+    /// Adds bytes `start..end`.
+    pub fn set_range(&mut self, start: usize, end: usize) {
+        let mut i = start;
+        while i < end {
+            let bit = i % 64;
+            let n = (64 - bit).min(end - i);
+            let mask = if n == 64 {
+                !0
+            } else {
+                ((1u64 << n) - 1) << bit
+            };
+            self.words[i / 64] |= mask;
+            i += n;
+        }
+    }
+
+    /// Whether byte `i` is in the set.
+    #[inline]
+    pub fn get(&self, i: usize) -> bool {
+        self.words[i / 64] & (1 << (i % 64)) != 0
+    }
+
+    /// The first member at or after `from`.
+    fn next_set(&self, from: usize) -> Option<usize> {
+        self.next(from, 0)
+    }
+
+    /// The first non-member at or after `from` (`len` if none).
+    fn next_clear(&self, from: usize) -> usize {
+        self.next(from, !0).unwrap_or(self.len)
+    }
+
+    fn next(&self, from: usize, invert: u64) -> Option<usize> {
+        if from >= self.len {
+            return None;
+        }
+        let mut w = from / 64;
+        let mut bits = (self.words[w] ^ invert) & (!0u64 << (from % 64));
+        loop {
+            if bits != 0 {
+                let i = w * 64 + bits.trailing_zeros() as usize;
+                return (i < self.len).then_some(i);
+            }
+            w += 1;
+            if w == self.words.len() {
+                return None;
+            }
+            bits = self.words[w] ^ invert;
+        }
+    }
+}
+
 /// Marks the bytes a sector's delta covers.
-pub fn mark(sector: &[u8], dirty: &mut [bool]) {
+pub fn mark(sector: &[u8], dirty: &mut DirtyBytes) {
     for (offset, bytes) in records(sector) {
-        dirty[offset..offset + bytes.len()]
-            .iter_mut()
-            .for_each(|d| *d = true);
+        dirty.set_range(offset, offset + bytes.len());
     }
 }
 
 /// The runs of dirty bytes, runs closer than a record header joined.
-fn runs(dirty: &[bool]) -> impl Iterator<Item = (usize, usize)> + '_ {
+fn runs(dirty: &DirtyBytes) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut at = 0;
     std::iter::from_fn(move || {
-        let start = at + dirty[at..].iter().position(|d| *d)?;
-        let mut end = start;
-        loop {
-            while end < dirty.len() && dirty[end] {
-                end += 1;
+        let start = dirty.next_set(at)?;
+        let mut end = dirty.next_clear(start);
+        // join the next run when the gap is shorter than a header
+        while let Some(next) = dirty.next_set(end) {
+            if next - end >= RECORD_HEADER_BYTES {
+                break;
             }
-            // join the next run when the gap is shorter than a header
-            match dirty[end..].iter().position(|d| *d) {
-                Some(gap) if gap < RECORD_HEADER_BYTES => end += gap,
-                _ => break,
-            }
+            end = dirty.next_clear(next);
         }
         at = end;
         Some((start, end))
@@ -72,7 +146,7 @@ fn runs(dirty: &[bool]) -> impl Iterator<Item = (usize, usize)> + '_ {
 }
 
 /// Bytes the delta of `dirty` takes in a sector (0 when nothing is dirty).
-pub fn encoded_size(dirty: &[bool]) -> usize {
+pub fn encoded_size(dirty: &DirtyBytes) -> usize {
     let body: usize = runs(dirty).map(|(s, e)| RECORD_HEADER_BYTES + e - s).sum();
     if body == 0 {
         0
@@ -82,7 +156,7 @@ pub fn encoded_size(dirty: &[bool]) -> usize {
 }
 
 /// Encodes the dirty bytes of `content` into `out` (cleared first).
-pub fn encode(content: &[u8], dirty: &[bool], out: &mut Vec<u8>) {
+pub fn encode(content: &[u8], dirty: &DirtyBytes, out: &mut Vec<u8>) {
     out.clear();
     out.extend_from_slice(&[0, 0]);
     for (s, e) in runs(dirty) {
@@ -105,14 +179,14 @@ mod tests {
 
     #[test]
     fn near_runs_share_a_record() {
-        let mut dirty = vec![false; 32];
+        let mut dirty = DirtyBytes::new(32);
         for i in [2, 3, 6, 20] {
-            dirty[i] = true;
+            dirty.set(i);
         }
         // [2..7) joined (gap of 2 < 4), [20..21) alone
         assert_eq!(runs(&dirty).collect::<Vec<_>>(), vec![(2, 7), (20, 21)]);
         assert_eq!(encoded_size(&dirty), 2 + (4 + 5) + (4 + 1));
-        assert_eq!(encoded_size(&[false; 8]), 0);
+        assert_eq!(encoded_size(&DirtyBytes::new(8)), 0);
     }
 
     proptest! {
@@ -121,17 +195,20 @@ mod tests {
             content in proptest::collection::vec(any::<u8>(), 1..200),
             marks in proptest::collection::vec(any::<bool>(), 200),
         ) {
-            let dirty: Vec<bool> = marks[..content.len()].to_vec();
+            let mut dirty = DirtyBytes::new(content.len());
+            for (i, m) in marks[..content.len()].iter().enumerate() {
+                if *m { dirty.set(i); }
+            }
             let mut sector = Vec::new();
             encode(&content, &dirty, &mut sector);
             prop_assert_eq!(sector.len().max(2), encoded_size(&dirty).max(2));
             let mut page = vec![0u8; content.len()];
             apply(&sector, &mut page);
-            let mut covered = vec![false; content.len()];
+            let mut covered = DirtyBytes::new(content.len());
             mark(&sector, &mut covered);
             for i in 0..content.len() {
-                if dirty[i] { prop_assert!(covered[i]); }
-                if covered[i] { prop_assert_eq!(page[i], content[i]); } else { prop_assert_eq!(page[i], 0); }
+                if dirty.get(i) { prop_assert!(covered.get(i)); }
+                if covered.get(i) { prop_assert_eq!(page[i], content[i]); } else { prop_assert_eq!(page[i], 0); }
             }
         }
     }
