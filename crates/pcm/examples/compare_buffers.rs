@@ -2,6 +2,10 @@
 //! with duplicates through the redundant write finder; prints what each does to flash and how
 //! fast the host runs it. A stand-alone sanity run of the crate (no FTL, no chip timing):
 //!
+//! `ours` is the thesis's log region (whole-block flushes, a block merged when a page's delta
+//! outgrows its sector); `-lp` flushes logged pages only, `-wp` writes an overflowing page
+//! alone.
+//!
 //! ```text
 //! cargo run -p nandlab-pcm --profile test-release --example compare_buffers [UPDATES]
 //! ```
@@ -10,7 +14,7 @@ use nandlab_core::SimRng;
 use nandlab_pcm::{
     DedupConfig, DpramConfig, DpramLog, FlashPages, FlashShape, FlashWork, InPageLog, IplConfig,
     Location, LogBuffer, LogRegionConfig, PageNo, PcmAddr, PcmDevice, PcmLogRegion,
-    RedundantWriteFinder, WriteOutcome, preset,
+    RedundantWriteFinder, SectorOverflow, WriteOutcome, preset,
 };
 use std::time::Instant;
 
@@ -115,7 +119,7 @@ fn run(name: &str, log: &mut dyn LogBuffer, dev: &mut PcmDevice, updates: u64) {
     let seconds = started.elapsed().as_secs_f64();
     let s = log.stats();
     println!(
-        "{name:>8}: merges {:>7}  flash page writes {:>8}  sequential {:>5.1} %  in-flash log sectors {:>8}  unit erases {:>6}  PCM energy {:>8.3} mJ  {:>7.0} k updates/s",
+        "{name:>9}: merges {:>7}  flash page writes {:>8}  sequential {:>5.1} %  in-flash log sectors {:>8}  unit erases {:>6}  PCM energy {:>8.3} mJ  {:>7.0} k updates/s",
         s.merges,
         flash.page_writes - fill_writes,
         100.0 * s.sequential_share(),
@@ -204,6 +208,20 @@ fn main() {
         wear.words,
         ours.pblock_wear_cov()
     );
+    for (name, whole, overflow) in [
+        ("ours-lp", false, SectorOverflow::MergeBlock),
+        ("ours-wp", true, SectorOverflow::WritePage),
+        ("ours-lpwp", false, SectorOverflow::WritePage),
+    ] {
+        let mut dev = device();
+        let config = LogRegionConfig {
+            flush_whole_block: whole,
+            on_sector_overflow: overflow,
+            ..LogRegionConfig::thesis(PCM_BYTES)
+        };
+        let mut log = PcmLogRegion::new(config, SHAPE, PcmAddr(0), &dev).expect("log region");
+        run(name, &mut log, &mut dev, updates);
+    }
     let mut dev = device();
     let dpram_config = DpramConfig {
         region_size_bytes: PCM_BYTES,

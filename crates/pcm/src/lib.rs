@@ -22,6 +22,6 @@ pub use device::{AccessCost, PcmAddr, PcmCompletion, PcmDevice, PcmOpKind, PcmSt
 pub use error::{PcmError, PcmResult};
 pub use logbuf::{
     DpramConfig, DpramLog, FlashPages, FlashShape, FlashWork, InPageLog, IplConfig, LogBuffer,
-    LogRegionConfig, LogStats, PageNo, PcmLogRegion, WriteOutcome, WriteResult,
+    LogRegionConfig, LogStats, PageNo, PcmLogRegion, SectorOverflow, WriteOutcome, WriteResult,
 };
 pub use preset::{parse_config, preset, preset_names};

@@ -23,7 +23,7 @@ mod tests;
 
 pub use dpram::{DpramConfig, DpramLog};
 pub use ipl::{InPageLog, IplConfig};
-pub use region::{LogRegionConfig, PcmLogRegion, TABLE_ROW_BYTES};
+pub use region::{LogRegionConfig, PcmLogRegion, SectorOverflow, TABLE_ROW_BYTES};
 pub use stats::LogStats;
 
 use crate::device::{AccessCost, PcmDevice};
@@ -100,6 +100,18 @@ impl FlashWork {
             .iter()
             .zip(self.data.chunks_exact(self.page_size_bytes.max(1)))
             .map(|(p, d)| (*p, d))
+    }
+
+    /// Replaces the bytes of the latest write of `page`; `false` if there is none.
+    pub(crate) fn overwrite_last(&mut self, page: PageNo, bytes: &[u8]) -> bool {
+        match self.writes.iter().rposition(|p| *p == page) {
+            Some(i) => {
+                let size = self.page_size_bytes;
+                self.data[i * size..(i + 1) * size].copy_from_slice(bytes);
+                true
+            }
+            None => false,
+        }
     }
 
     pub(crate) fn push_write(&mut self, page: PageNo, bytes: &[u8]) {

@@ -42,6 +42,20 @@ pub struct LogRegionConfig {
     /// A merge rewrites every page of the flash block (thesis); otherwise only logged pages.
     #[serde(default = "yes")]
     pub flush_whole_block: bool,
+    /// What happens when a page's delta outgrows its sector (the thesis does not say).
+    #[serde(default)]
+    pub on_sector_overflow: SectorOverflow,
+}
+
+/// What to do when a page's delta no longer fits its log sector.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SectorOverflow {
+    /// Merge and flush the page's whole block (every flush stays sequential).
+    #[default]
+    MergeBlock,
+    /// Fold only this page: its merged copy is written alone (a random page write).
+    WritePage,
 }
 
 fn default_sector_size_bytes() -> u64 {
@@ -59,6 +73,7 @@ impl LogRegionConfig {
             sector_size_bytes: 512,
             merge_when_all_sectors_used: true,
             flush_whole_block: true,
+            on_sector_overflow: SectorOverflow::MergeBlock,
         }
     }
 
@@ -306,6 +321,27 @@ impl PcmLogRegion {
         device.write(self.sector_addr(index), &[0; SECTOR_HEADER_BYTES])
     }
 
+    /// Drops one page's delta; a P-block left with none is free again.
+    fn release_sector(
+        &mut self,
+        device: &mut PcmDevice,
+        pblock: u32,
+        index: usize,
+    ) -> PcmResult<AccessCost> {
+        let mut cost = self.clear_sector(device, index)?;
+        let p = &mut self.pblocks[pblock as usize];
+        p.sectors_used -= 1;
+        if p.sectors_used == 0 {
+            let fblock = p.fblock;
+            p.fblock = NONE;
+            p.popularity = 0;
+            self.fblock_to_pblock[fblock as usize] = NONE;
+            self.free.push(pblock);
+            cost += self.write_row(device, pblock)?;
+        }
+        Ok(cost)
+    }
+
     /// A P-block for `fblock`: a free one, or the least popular one after flushing it.
     fn take_pblock(
         &mut self,
@@ -460,16 +496,30 @@ impl PcmLogRegion {
         // merges below do not touch `encoded`
         sector::encode(&self.current, &self.dirty, &mut self.encoded);
         if self.encoded.len() > self.sector_bytes {
-            // the delta outgrows a sector: fold the page's log (merge its block), then the
-            // caller writes the update over the merged copy
-            if used > 0 {
-                cost += self.merge(device, pblock, MergeReason::Overflow, flash, work)?;
+            // the delta outgrows a sector
+            if used == 0 {
+                // nothing logged for the page: the caller writes the update
+                self.stats.direct_large_delta += 1;
+                return Ok(WriteResult {
+                    outcome: WriteOutcome::ToFlash,
+                    cost,
+                });
             }
-            self.stats.direct_large_delta += 1;
-            return Ok(WriteResult {
-                outcome: WriteOutcome::ToFlash,
-                cost,
-            });
+            // fold the page's log and the update into one flash write of the page
+            match self.config.on_sector_overflow {
+                SectorOverflow::MergeBlock => {
+                    cost += self.merge(device, pblock, MergeReason::Overflow, flash, work)?;
+                    let replaced = work.overwrite_last(page, &self.current);
+                    debug_assert!(replaced, "the merge wrote the page");
+                }
+                SectorOverflow::WritePage => {
+                    let index = self.sector_index(pblock, page);
+                    work.push_write(page, &self.current);
+                    self.stats.pages_merged_single += 1;
+                    cost += self.release_sector(device, pblock, index)?;
+                }
+            }
+            return Ok(logged(cost));
         }
         if pblock == NONE {
             // case 2
@@ -567,18 +617,7 @@ impl LogBuffer for PcmLogRegion {
         if pblock != NONE {
             let index = self.sector_index(pblock, page);
             if sector::used_bytes(self.sector(index)) > 0 {
-                cost += self.clear_sector(device, index)?;
-                let p = &mut self.pblocks[pblock as usize];
-                p.sectors_used -= 1;
-                if p.sectors_used == 0 {
-                    // nothing left to merge: the P-block is free again
-                    let fblock = p.fblock;
-                    p.fblock = NONE;
-                    p.popularity = 0;
-                    self.fblock_to_pblock[fblock as usize] = NONE;
-                    self.free.push(pblock);
-                    cost += self.write_row(device, pblock)?;
-                }
+                cost += self.release_sector(device, pblock, index)?;
             }
         }
         self.stats.pcm += cost;

@@ -157,12 +157,23 @@ const SHAPE: FlashShape = FlashShape {
 };
 
 fn region(pblocks: u64, sector: u64, all_used: bool, whole: bool) -> (PcmLogRegion, PcmDevice) {
+    region_with(pblocks, sector, all_used, whole, SectorOverflow::MergeBlock)
+}
+
+fn region_with(
+    pblocks: u64,
+    sector: u64,
+    all_used: bool,
+    whole: bool,
+    on_sector_overflow: SectorOverflow,
+) -> (PcmLogRegion, PcmDevice) {
     let dev = device(1 << 16);
     let config = LogRegionConfig {
         region_size_bytes: pblocks * (4 * sector + 12),
         sector_size_bytes: sector,
         merge_when_all_sectors_used: all_used,
         flush_whole_block: whole,
+        on_sector_overflow,
     };
     let r = PcmLogRegion::new(config, SHAPE, PcmAddr(128), &dev).unwrap();
     assert_eq!(u64::from(r.pblocks()), pblocks);
@@ -266,7 +277,7 @@ fn a_block_with_every_sector_used_is_merged() {
 }
 
 #[test]
-fn a_delta_too_large_for_a_sector_goes_to_flash_after_folding_the_log() {
+fn a_delta_too_large_for_a_sector_is_folded_into_a_flush() {
     let (mut log, mut dev) = region(2, 32, true, false);
     let mut flash = seeded_flash();
     let mut work = FlashWork::default();
@@ -275,18 +286,66 @@ fn a_delta_too_large_for_a_sector_goes_to_flash_after_folding_the_log() {
     let r = log
         .write(&mut dev, PageNo(1), 20, &[0xcd; 40], &flash, &mut work)
         .unwrap();
-    assert_eq!(r.outcome, WriteOutcome::ToFlash);
+    assert_eq!(r.outcome, WriteOutcome::Logged);
     let s = log.stats();
-    assert_eq!((s.merges_overflow, s.direct_large_delta), (1, 1));
-    // the merge wrote the folded page; the caller then writes the update over it
+    assert_eq!((s.merges_overflow, s.direct_large_delta), (1, 0));
+    // the merge wrote the page with its log and the update folded in
     flash.apply(&mut work);
-    flash.write_over(PageNo(1), 20, &[0xcd; 40], 64);
     let mut out = vec![0u8; 64];
     log.read(&mut dev, PageNo(1), flash.page(PageNo(1)), &mut out)
         .unwrap();
     assert_eq!(&out[..4], &[0xab; 4]);
     assert_eq!(&out[20..60], &[0xcd; 40]);
     assert_eq!(out[10], 1);
+    assert_eq!(flash.pages[&1], out);
+    // a page with no log and a delta too large for a sector goes to the caller
+    let r = log
+        .write(&mut dev, PageNo(2), 0, &[0xef; 40], &flash, &mut work)
+        .unwrap();
+    assert_eq!(r.outcome, WriteOutcome::ToFlash);
+    assert_eq!(log.stats().direct_large_delta, 1);
+}
+
+#[test]
+fn an_overflowing_page_can_be_written_alone() {
+    let (mut log, mut dev) = region_with(2, 32, true, true, SectorOverflow::WritePage);
+    let flash = seeded_flash();
+    let mut work = FlashWork::default();
+    log.write(&mut dev, PageNo(1), 0, &[0xab; 4], &flash, &mut work)
+        .unwrap();
+    log.write(&mut dev, PageNo(2), 0, &[0xab; 4], &flash, &mut work)
+        .unwrap();
+    let r = log
+        .write(&mut dev, PageNo(1), 20, &[0xcd; 40], &flash, &mut work)
+        .unwrap();
+    assert_eq!(r.outcome, WriteOutcome::Logged);
+    let pages: Vec<u32> = work.writes().map(|(p, _)| p.0).collect();
+    assert_eq!(pages, vec![1], "only the overflowing page");
+    let (_, bytes) = work.writes().next().unwrap();
+    assert_eq!(&bytes[..4], &[0xab; 4]);
+    assert_eq!(&bytes[20..60], &[0xcd; 40]);
+    assert_eq!(bytes[10], 1);
+    let s = log.stats();
+    assert_eq!((s.merges, s.pages_merged_single), (0, 1));
+}
+
+#[test]
+fn same_updates_same_results() {
+    let run = || {
+        let (mut log, mut dev) = region(2, 32, true, true);
+        let mut flash = seeded_flash();
+        let mut work = FlashWork::default();
+        let mut rng = nandlab_core::SimRng::seed_from_u64(3);
+        for i in 0..500u32 {
+            let page = PageNo(rng.below(24) as u32);
+            let offset = rng.below(56) as u32;
+            log.write(&mut dev, page, offset, &[i as u8; 5], &flash, &mut work)
+                .unwrap();
+            flash.apply(&mut work);
+        }
+        (log.stats(), dev.stats().clone())
+    };
+    assert_eq!(run(), run());
 }
 
 #[test]
@@ -369,8 +428,10 @@ proptest! {
         sector in prop_oneof![Just(16u64), Just(32), Just(64)],
         all_used in any::<bool>(),
         whole in any::<bool>(),
+        page_on_overflow in any::<bool>(),
     ) {
-        let (mut log, mut dev) = region(pblocks, sector, all_used, whole);
+        let overflow = if page_on_overflow { SectorOverflow::WritePage } else { SectorOverflow::MergeBlock };
+        let (mut log, mut dev) = region_with(pblocks, sector, all_used, whole, overflow);
         check_against_model(&mut log, &mut dev, &ops, 64)?;
     }
 }
