@@ -271,6 +271,8 @@ impl PcmDevice {
         let mut cost = AccessCost::default();
         let flip_n_write = self.config.write.flip_n_write;
         let word_ps = self.timing.write_word.as_ps();
+        // `bank_work_ps` counts words per bank in the loop and becomes time after it
+        let (mut line_of_bank, mut bank) = (u64::MAX, 0usize);
         let mut offset = 0usize;
         while offset < bytes.len() {
             let at = addr.0 + offset as u64;
@@ -281,7 +283,11 @@ impl PcmDevice {
             let mut old = [0u8; 8];
             old.copy_from_slice(&self.data[word_start..word_start + 8]);
             let mut new = old;
-            new[in_word..in_word + take].copy_from_slice(&bytes[offset..offset + take]);
+            if take == 8 {
+                new.copy_from_slice(&bytes[offset..offset + 8]);
+            } else {
+                new[in_word..in_word + take].copy_from_slice(&bytes[offset..offset + take]);
+            }
             offset += take;
             let (old_value, new_value) = (u64::from_le_bytes(old), u64::from_le_bytes(new));
             if old_value == new_value {
@@ -307,10 +313,16 @@ impl PcmDevice {
             }
             cost.words_written += 1;
             cost.bits_programmed += u64::from(program.bits);
-            let bank = ((at >> self.line_shift) % self.banks) as usize;
-            self.bank_work_ps[bank] = self.bank_work_ps[bank].saturating_add(word_ps);
+            let line = at >> self.line_shift;
+            if line != line_of_bank {
+                (line_of_bank, bank) = (line, (line % self.banks) as usize);
+            }
+            self.bank_work_ps[bank] += 1;
             let device_word_writes = self.stats.words_written + cost.words_written;
             self.count_word_write(word, device_word_writes);
+        }
+        for work in &mut self.bank_work_ps {
+            *work = work.saturating_mul(word_ps);
         }
         cost.energy_pj = cost.bits_programmed as f64 * self.config.energy.write_bit_energy_pj;
         cost.latency = self.bank_work_latency();

@@ -350,14 +350,12 @@ impl DpramLog {
             sector::apply(&self.stream, &mut self.current);
             sector::mark(&self.stream, &mut self.dirty);
         }
-        let mut changed = false;
-        for (i, b) in bytes.iter().enumerate() {
-            if self.current[offset + i] != *b {
-                self.current[offset + i] = *b;
-                self.dirty.set(offset + i);
-                changed = true;
-            }
-        }
+        let changed = sector::overlay(
+            &mut self.current[offset..offset + bytes.len()],
+            bytes,
+            offset,
+            &mut self.dirty,
+        );
         if !changed {
             self.stats.unchanged += 1;
             return Ok(WriteResult {

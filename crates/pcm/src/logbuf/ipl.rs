@@ -175,14 +175,12 @@ impl InPageLog {
         current.copy_from_slice(flash_bytes);
         let had = self.apply(page, &mut current);
         self.dirty.clear();
-        let mut changed = false;
-        for (i, b) in bytes.iter().enumerate() {
-            if current[offset + i] != *b {
-                current[offset + i] = *b;
-                self.dirty.set(offset + i);
-                changed = true;
-            }
-        }
+        let changed = sector::overlay(
+            &mut current[offset..offset + bytes.len()],
+            bytes,
+            offset,
+            &mut self.dirty,
+        );
         // only this update's changes are logged (the in-memory log sector)
         sector::encode(&current, &self.dirty, &mut self.stream);
         self.current = current;

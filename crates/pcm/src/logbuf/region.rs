@@ -481,14 +481,12 @@ impl PcmLogRegion {
                 sector::mark(s, &mut self.dirty);
             }
         }
-        let mut changed = false;
-        for (i, b) in bytes.iter().enumerate() {
-            if self.current[offset + i] != *b {
-                self.current[offset + i] = *b;
-                self.dirty.set(offset + i);
-                changed = true;
-            }
-        }
+        let changed = sector::overlay(
+            &mut self.current[offset..offset + bytes.len()],
+            bytes,
+            offset,
+            &mut self.dirty,
+        );
         if !changed {
             self.stats.unchanged += 1;
             return Ok(logged(cost));

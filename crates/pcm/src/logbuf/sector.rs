@@ -120,6 +120,38 @@ impl DirtyBytes {
     }
 }
 
+/// Copies `new` over `target` (which starts at byte `base` of its page) and marks the bytes
+/// that changed in `dirty`; whether any did. Equal 8-byte chunks are skipped whole.
+pub fn overlay(target: &mut [u8], new: &[u8], base: usize, dirty: &mut DirtyBytes) -> bool {
+    let mut changed = false;
+    let mut i = 0;
+    while i < new.len() {
+        let end = (i + 8).min(new.len());
+        let same = if end - i == 8 {
+            word(&target[i..end]) == word(&new[i..end])
+        } else {
+            target[i..end] == new[i..end]
+        };
+        if !same {
+            for j in i..end {
+                if target[j] != new[j] {
+                    target[j] = new[j];
+                    dirty.set(base + j);
+                    changed = true;
+                }
+            }
+        }
+        i = end;
+    }
+    changed
+}
+
+fn word(bytes: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(bytes);
+    u64::from_ne_bytes(w)
+}
+
 /// Marks the bytes a sector's delta covers.
 pub fn mark(sector: &[u8], dirty: &mut DirtyBytes) {
     for (offset, bytes) in records(sector) {
