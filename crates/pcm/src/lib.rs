@@ -14,6 +14,7 @@ pub mod dedup;
 pub mod device;
 pub mod error;
 pub mod logbuf;
+mod memory;
 pub mod preset;
 
 pub use config::PcmConfig;

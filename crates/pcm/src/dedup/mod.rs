@@ -203,6 +203,10 @@ impl RedundantWriteFinder {
                 ),
             ));
         }
+        crate::memory::check_host_memory(
+            "locations",
+            u64::from(locations) * 32 + config.capacity_entries() * 24,
+        )?;
         let buckets = config.buckets();
         let reverse_slots = config.capacity_entries() * REVERSE_SLOTS_PER_ENTRY;
         Ok(RedundantWriteFinder {

@@ -119,6 +119,9 @@ fn bad_config_and_arguments_name_the_key() {
         let e = RedundantWriteFinder::new(c, PcmAddr(0), 10, &dev).unwrap_err();
         assert!(e.to_string().contains(key), "{e}");
     }
+    // 2^32 locations need over 100 GB of tables: refused before allocating
+    let e = RedundantWriteFinder::new(config(1, 4, 4096), PcmAddr(0), u32::MAX, &dev).unwrap_err();
+    assert!(e.to_string().contains("`locations`"), "{e}");
     let mut dev = device(1 << 20);
     let mut f = RedundantWriteFinder::new(config(1, 4, 4096), PcmAddr(0), 10, &dev).unwrap();
     let e = f

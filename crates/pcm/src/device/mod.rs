@@ -52,9 +52,6 @@ impl fmt::Display for PcmAddr {
     }
 }
 
-/// Devices whose tables exceed this are checked against the memory budget before allocating.
-const MEMORY_CHECK_THRESHOLD_BYTES: u64 = 256 << 20;
-
 /// One PCM device: its cells, counters and banks.
 #[derive(Debug)]
 pub struct PcmDevice {
@@ -84,22 +81,10 @@ impl PcmDevice {
     /// Builds a device; `seed` draws the per-word endurance (the only randomness).
     pub fn new(config: PcmConfig, seed: u64) -> PcmResult<Self> {
         config.validate()?;
-        if config.memory_estimate_bytes() > MEMORY_CHECK_THRESHOLD_BYTES {
-            let budget = nandlab_core::memory::MemoryBudget::from_environment()
-                .map_err(|m| crate::error::config_error(nandlab_core::memory::BUDGET_ENV, m))?;
-            if config.memory_estimate_bytes() > budget.bytes {
-                return Err(crate::error::config_error(
-                    "geometry.capacity_bytes",
-                    format!(
-                        "{} B of PCM needs about {} B of host memory, over the budget of {} B ({})",
-                        config.geometry.capacity_bytes,
-                        config.memory_estimate_bytes(),
-                        budget.bytes,
-                        nandlab_core::memory::BUDGET_ENV
-                    ),
-                ));
-            }
-        }
+        crate::memory::check_host_memory(
+            "geometry.capacity_bytes",
+            config.memory_estimate_bytes(),
+        )?;
         let timing = config.timing.resolve()?;
         let words = config.words() as usize;
         let banks = config.geometry.banks as usize;

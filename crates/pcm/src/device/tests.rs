@@ -146,6 +146,16 @@ fn bad_arguments_are_errors_naming_the_argument() {
 }
 
 #[test]
+fn a_device_too_large_for_host_memory_is_refused_naming_the_key() {
+    let mut c = preset("cidr11").unwrap();
+    c.geometry.capacity_bytes = crate::config::CAPACITY_BYTES_MAX;
+    // 64 GiB of cells plus counters: over the default budget (half the machine's memory)
+    if let Err(e) = PcmDevice::new(c, 1) {
+        assert!(e.to_string().contains("geometry.capacity_bytes"), "{e}");
+    }
+}
+
+#[test]
 fn requests_in_flight_are_bounded() {
     let mut d = device("cidr11", |c| c.requests_in_flight_max = 2);
     d.submit_charge_read(SimTime::ZERO, 0, PcmAddr(0), 8)

@@ -116,6 +116,10 @@ impl DpramLog {
                 ),
             ));
         }
+        crate::memory::check_host_memory(
+            "dpram.region_size_bytes",
+            bytes + sectors * 4 + u64::from(shape.pages) * 14,
+        )?;
         let page_bytes = shape.page_size_bytes as usize;
         let sector_bytes = config.sector_size_bytes as usize;
         let max_sectors = match config.max_sectors_per_page {

@@ -94,6 +94,7 @@ impl InPageLog {
             ));
         }
         let units = shape.pages.div_ceil(shape.pages_per_block) as usize;
+        crate::memory::check_host_memory("shape.pages", units as u64 * 64)?;
         Ok(InPageLog {
             page_bytes: page as usize,
             units: (0..units).map(|_| UnitLog::default()).collect(),

@@ -186,6 +186,10 @@ impl PcmLogRegion {
                 ),
             ));
         }
+        crate::memory::check_host_memory(
+            "log.region_size_bytes",
+            config.region_size_bytes + u64::from(shape.pages / shape.pages_per_block) * 4,
+        )?;
         let n = config.pblocks(&shape) as u32;
         let m = shape.pages_per_block;
         let sector_bytes = config.sector_size_bytes as usize;
