@@ -16,6 +16,7 @@
 mod dpram;
 mod ipl;
 mod region;
+mod region_config;
 pub mod sector;
 mod stats;
 #[cfg(test)]
@@ -23,7 +24,8 @@ mod tests;
 
 pub use dpram::{DpramConfig, DpramLog};
 pub use ipl::{InPageLog, IplConfig};
-pub use region::{LogRegionConfig, PcmLogRegion, SectorOverflow, TABLE_ROW_BYTES};
+pub use region::PcmLogRegion;
+pub use region_config::{LogRegionConfig, SectorOverflow, TABLE_ROW_BYTES};
 pub use stats::LogStats;
 
 use crate::device::{AccessCost, PcmDevice};
