@@ -52,6 +52,13 @@ impl fmt::Display for PcmAddr {
     }
 }
 
+/// The bank of the last line a write touched (banks change once per line, not per word).
+#[derive(Clone, Copy, Debug)]
+struct BankCursor {
+    line: u64,
+    bank: usize,
+}
+
 /// One PCM device: its cells, counters and banks.
 #[derive(Debug)]
 pub struct PcmDevice {
@@ -254,58 +261,42 @@ impl PcmDevice {
         self.check_range("addr", addr, len_bytes)?;
         self.clear_bank_work();
         let mut cost = AccessCost::default();
-        let flip_n_write = self.config.write.flip_n_write;
-        let word_ps = self.timing.write_word.as_ps();
         // `bank_work_ps` counts words per bank in the loop and becomes time after it
-        let (mut line_of_bank, mut bank) = (u64::MAX, 0usize);
-        let mut offset = 0usize;
-        while offset < bytes.len() {
-            let at = addr.0 + offset as u64;
+        let mut banked = BankCursor {
+            line: u64::MAX,
+            bank: 0,
+        };
+        let mut at = addr.0;
+        let mut rest = bytes;
+        while !rest.is_empty() {
             let word = at / WORD_SIZE_BYTES;
-            let word_start = (word * WORD_SIZE_BYTES) as usize;
             let in_word = (at % WORD_SIZE_BYTES) as usize;
-            let take = (WORD_SIZE_BYTES as usize - in_word).min(bytes.len() - offset);
-            let mut old = [0u8; 8];
-            old.copy_from_slice(&self.data[word_start..word_start + 8]);
-            let mut new = old;
-            if take == 8 {
-                new.copy_from_slice(&bytes[offset..offset + 8]);
-            } else {
-                new[in_word..in_word + take].copy_from_slice(&bytes[offset..offset + take]);
-            }
-            offset += take;
-            let (old_value, new_value) = (u64::from_le_bytes(old), u64::from_le_bytes(new));
-            if old_value == new_value {
-                // data-comparison write: nothing to program, whatever the flag
-                self.stats.words_unchanged += 1;
-                continue;
-            }
-            let (flag_index, flag_bit) = ((word / 64) as usize, 1u64 << (word % 64));
-            let was_inverted = self.inverted[flag_index] & flag_bit != 0;
-            let program = cells::program_word(old_value, was_inverted, new_value, flip_n_write);
-            if program.bits == 0 {
-                self.stats.words_unchanged += 1;
-                continue;
-            }
-            self.data[word_start..word_start + 8].copy_from_slice(&new);
-            if program.inverted != was_inverted {
-                self.inverted[flag_index] ^= flag_bit;
-                if program.inverted {
-                    self.stats.words_inverted += 1;
-                } else {
-                    self.stats.words_inverted -= 1;
+            let start = (word * WORD_SIZE_BYTES) as usize;
+            let mut value = [0u8; 8];
+            value.copy_from_slice(&self.data[start..start + 8]);
+            let take = (WORD_SIZE_BYTES as usize - in_word).min(rest.len());
+            value[in_word..in_word + take].copy_from_slice(&rest[..take]);
+            self.program(word, u64::from_le_bytes(value), &mut cost, &mut banked);
+            at += take as u64;
+            rest = &rest[take..];
+            if in_word + take == 8 {
+                // aligned now: whole words until the tail
+                let whole = rest.len() / 8 * 8;
+                for chunk in rest[..whole].chunks_exact(8) {
+                    let mut value = [0u8; 8];
+                    value.copy_from_slice(chunk);
+                    self.program(
+                        at / WORD_SIZE_BYTES,
+                        u64::from_le_bytes(value),
+                        &mut cost,
+                        &mut banked,
+                    );
+                    at += WORD_SIZE_BYTES;
                 }
+                rest = &rest[whole..];
             }
-            cost.words_written += 1;
-            cost.bits_programmed += u64::from(program.bits);
-            let line = at >> self.line_shift;
-            if line != line_of_bank {
-                (line_of_bank, bank) = (line, (line % self.banks) as usize);
-            }
-            self.bank_work_ps[bank] += 1;
-            let device_word_writes = self.stats.words_written + cost.words_written;
-            self.count_word_write(word, device_word_writes);
         }
+        let word_ps = self.timing.write_word.as_ps();
         for work in &mut self.bank_work_ps {
             *work = work.saturating_mul(word_ps);
         }
@@ -319,6 +310,56 @@ impl PcmDevice {
         self.stats.write_energy_pj += cost.energy_pj;
         self.stats.write_time += cost.latency;
         Ok(cost)
+    }
+
+    /// Writes `new_value` into word `word`: programs the cells that change (data-comparison
+    /// write, optionally Flip-N-Write), counts the wear and the bank's work.
+    #[inline]
+    fn program(
+        &mut self,
+        word: u64,
+        new_value: u64,
+        cost: &mut AccessCost,
+        banked: &mut BankCursor,
+    ) {
+        let start = (word * WORD_SIZE_BYTES) as usize;
+        let mut old = [0u8; 8];
+        old.copy_from_slice(&self.data[start..start + 8]);
+        let old_value = u64::from_le_bytes(old);
+        if old_value == new_value {
+            // nothing to program, whatever the flag
+            self.stats.words_unchanged += 1;
+            return;
+        }
+        let (flag_index, flag_bit) = ((word / 64) as usize, 1u64 << (word % 64));
+        let was_inverted = self.inverted[flag_index] & flag_bit != 0;
+        let flip_n_write = self.config.write.flip_n_write;
+        let program = cells::program_word(old_value, was_inverted, new_value, flip_n_write);
+        if program.bits == 0 {
+            self.stats.words_unchanged += 1;
+            return;
+        }
+        self.data[start..start + 8].copy_from_slice(&new_value.to_le_bytes());
+        if program.inverted != was_inverted {
+            self.inverted[flag_index] ^= flag_bit;
+            if program.inverted {
+                self.stats.words_inverted += 1;
+            } else {
+                self.stats.words_inverted -= 1;
+            }
+        }
+        cost.words_written += 1;
+        cost.bits_programmed += u64::from(program.bits);
+        let line = (word * WORD_SIZE_BYTES) >> self.line_shift;
+        if line != banked.line {
+            *banked = BankCursor {
+                line,
+                bank: (line % self.banks) as usize,
+            };
+        }
+        self.bank_work_ps[banked.bank] += 1;
+        let device_word_writes = self.stats.words_written + cost.words_written;
+        self.count_word_write(word, device_word_writes);
     }
 
     #[inline]
