@@ -302,8 +302,8 @@ fn fdp_placement_ids_tag_a_jobs_writes() {
     assert!(e.starts_with("job.fio:3: fdp_pli \"1,2\""), "{e}");
     let e = parse_ok("[a]\nrw=write\nsize=1m\nfdp_pli=1\n")
         .generator(&CONTEXT)
-        .err()
-        .expect("fdp_pli without fdp=1")
+        .map(|_| ())
+        .expect_err("fdp_pli without fdp=1")
         .to_string();
     assert!(e.contains("job.fio:4") && e.contains("fdp=1"), "{e}");
 }
