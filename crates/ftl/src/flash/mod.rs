@@ -179,6 +179,9 @@ impl Flash {
         self.oob.erase(block);
         self.blocks.release(block);
         self.counters.erases += 1;
+        if self.emit.enabled && !self.blocks.erase_queued.is_empty() {
+            self.blocks.erase_queued[block.index()] = true;
+        }
         self.emit.push(OpKind::Erase, first, Ppa::NONE, tag);
     }
 }
