@@ -142,7 +142,7 @@ impl Flash {
     }
 
     /// Programs `ppa` (already allocated) with the host write `write` (data and OOB).
-    #[inline]
+    #[inline(always)]
     pub fn program(&mut self, ppa: Ppa, write: HostWrite<'_>, tag: Tag) {
         self.payload
             .write(ppa, write.data, Some(write.lpa), write.sequence);

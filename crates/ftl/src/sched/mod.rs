@@ -77,7 +77,7 @@ impl OpQueues {
     }
 
     /// Whether nothing waits for `die`.
-    #[inline]
+    #[inline(always)]
     pub fn is_empty(&self, die: DieId) -> bool {
         self.host[die.index()].is_empty() && self.gc[die.index()].is_empty()
     }
@@ -105,6 +105,7 @@ impl OpQueues {
     }
 
     /// Queues `op` for `die`.
+    #[inline]
     pub fn push(&mut self, die: DieId, op: PendingOp) {
         if !(self.interleaved() && matches!(op.tag, Tag::Gc(_))) {
             self.host[die.index()].push_back(op);
@@ -122,11 +123,23 @@ impl OpQueues {
 
     /// The next op for `die` under the policy; `free_blocks(plane)` is the FTL's free-block
     /// count of a plane.
+    #[inline]
     pub fn pop(&mut self, die: DieId, free_blocks: impl Fn(PlaneId) -> u32) -> Option<PendingOp> {
         let d = die.index();
         if self.gc[d].is_empty() {
             return self.host[d].pop_front();
         }
+        self.pop_with_gc(die, free_blocks)
+    }
+
+    /// [`OpQueues::pop`] when GC work waits for `die` (interleaved GC).
+    #[inline(never)]
+    fn pop_with_gc(
+        &mut self,
+        die: DieId,
+        free_blocks: impl Fn(PlaneId) -> u32,
+    ) -> Option<PendingOp> {
+        let d = die.index();
         let gc_first = match self.host[d].front() {
             None => true,
             Some(host) => self.depends_on_gc(host) || self.urgent(die, free_blocks),
