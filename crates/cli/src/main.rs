@@ -33,6 +33,8 @@ macro_rules! out_raw {
     }};
 }
 
+mod sql;
+
 /// nandlab: co-design laboratory for database software on NAND flash and PCM.
 #[derive(Parser, Debug)]
 #[command(name = "nandlab", version = nandlab_lab::version())]
@@ -62,6 +64,9 @@ enum Command {
     Replay(ReplayArgs),
     /// Run a fio job file (a stated subset of fio's keys) on an SSD.
     Fio(FioArgs),
+    /// Run SQL (a file or stdin) with real SQLite on a simulated SSD; print the query results
+    /// and the device metrics per transaction (docs/sql.md).
+    Sql(sql::SqlArgs),
     /// Measure simulator speed (`nandlab bench chip`, `nandlab bench ssd`).
     Bench(BenchArgs),
     /// The main demo: a quick co-design experiment with a readable table.
@@ -351,6 +356,7 @@ fn run(cli: Cli, control: &Control) -> LabResult<()> {
         }
         Command::Replay(args) => replay(args, control),
         Command::Fio(args) => fio(args, control),
+        Command::Sql(args) => sql::sql(args),
         Command::Bench(args) => bench_cmd(args),
         Command::Demo => demo(),
         Command::Presets => {

@@ -173,6 +173,14 @@ impl SimDisk {
         self.names.keys().cloned().collect()
     }
 
+    /// `(name, size in bytes)` of every file, sorted by name.
+    pub fn file_sizes(&self) -> Vec<(String, u64)> {
+        self.names
+            .iter()
+            .filter_map(|(n, id)| Some((n.clone(), self.entry(*id).ok()?.size_bytes)))
+            .collect()
+    }
+
     pub fn exists(&self, name: &str) -> bool {
         self.names.contains_key(name)
     }

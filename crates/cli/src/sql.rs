@@ -1,0 +1,112 @@
+//! `nandlab sql`: SQL from a file or stdin on a SQLite database on a simulated SSD.
+
+use clap::Args;
+use nandlab_lab::{LabError, LabResult};
+use nandlab_sql::{JournalMode, SqlDb, SqlOptions, StatementOutput};
+use std::io::Read;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct SqlArgs {
+    /// SQL script to run (default or `-`: standard input).
+    file: Option<PathBuf>,
+    /// The SSD: a preset (`nandlab presets`), a device file ([nand] and [ssd]) or a stack
+    /// config (its device and [run] seed). Page bytes are always kept (payload = "full").
+    #[arg(long, default_value = nandlab_sql::DEFAULT_DEVICE)]
+    device: String,
+    /// delete, truncate, persist, wal (in exclusive locking mode) or off.
+    #[arg(long, default_value = "delete")]
+    journal_mode: String,
+    /// SQLite page size in bytes (PRAGMA page_size; default 4096).
+    #[arg(long)]
+    page_size: Option<u32>,
+    /// PRAGMA cache_size (pages, or KiB if negative; default -2000).
+    #[arg(long, allow_hyphen_values = true)]
+    cache_size: Option<i64>,
+    /// PRAGMA synchronous: off, normal, full (default) or extra.
+    #[arg(long)]
+    synchronous: Option<String>,
+    /// Seed of the SSD and of the VFS's randomness (default: the stack config's, else 0).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// One JSON object: results, metrics, files.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn sql(args: SqlArgs) -> LabResult<()> {
+    let script = read_script(args.file.as_ref())?;
+    let journal_mode: JournalMode = args.journal_mode.parse().map_err(usage)?;
+    let options = SqlOptions {
+        journal_mode,
+        page_size_bytes: args.page_size,
+        cache_size: args.cache_size,
+        synchronous: args.synchronous.clone(),
+        ..SqlOptions::default()
+    };
+    let mut db = SqlDb::open_device(&args.device, args.seed, options).map_err(usage)?;
+    let outputs = db.run_script(&script).map_err(usage)?;
+    let metrics = db.metrics().map_err(usage)?;
+    let files = db.disk().map_err(usage)?.file_sizes();
+    if args.json {
+        let value = serde_json::json!({
+            "device": args.device,
+            "results": outputs,
+            "metrics": metrics,
+            "files": files.iter().map(|(n, s)| serde_json::json!({"name": n, "size_bytes": s})).collect::<Vec<_>>(),
+        });
+        out!("{value}");
+        return Ok(());
+    }
+    for output in outputs.iter().filter(|o| !o.columns.is_empty()) {
+        print_rows(output);
+    }
+    out!(
+        "-- device {} | journal {} | files {}",
+        args.device,
+        metrics.journal_mode,
+        files
+            .iter()
+            .map(|(n, s)| format!("{n} ({s} B)"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for (name, value) in metrics.rows() {
+        out!("--   {name:30} {value:.3}");
+    }
+    Ok(())
+}
+
+fn print_rows(output: &StatementOutput) {
+    out!("{}", output.columns.join("|"));
+    for row in &output.rows {
+        let cells: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+        out!("{}", cells.join("|"));
+    }
+    out!("");
+}
+
+fn read_script(file: Option<&PathBuf>) -> LabResult<String> {
+    match file {
+        Some(path) if path.as_os_str() != "-" => {
+            std::fs::read_to_string(path).map_err(|source| LabError::Read {
+                path: path.display().to_string(),
+                source,
+            })
+        }
+        _ => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|source| LabError::Read {
+                    path: "standard input".into(),
+                    source,
+                })?;
+            Ok(text)
+        }
+    }
+}
+
+fn usage(e: nandlab_sql::SqlError) -> LabError {
+    LabError::Usage(e.to_string())
+}
