@@ -144,7 +144,7 @@ struct ReproduceArgs {
 
 #[derive(Args, Debug)]
 struct BenchArgs {
-    /// What to measure: chip, ssd or engine.
+    /// What to measure: chip, ssd, engine or sql.
     target: String,
     /// Requests to simulate (default: 2,000,000 for chip, 4,000,000 for ssd, 200,000 queries
     /// for engine).
@@ -157,6 +157,9 @@ struct BenchArgs {
     /// Print one JSON line instead of the table (to track speed across commits).
     #[arg(long)]
     json: bool,
+    /// `bench sql` only: the SSD (preset, device file or stack config; default bench-ssd).
+    #[arg(long)]
+    device: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -590,6 +593,12 @@ fn demo() -> LabResult<()> {
 
 /// `nandlab bench TARGET`: a readable table, or one JSON line with `--json`.
 fn bench_cmd(args: BenchArgs) -> LabResult<()> {
+    if args.device.is_some() && args.target != "sql" {
+        return Err(LabError::Usage(format!(
+            "--device applies to `bench sql` only, not `bench {}`",
+            args.target
+        )));
+    }
     if args.steady && args.target != "ssd" {
         return Err(LabError::Usage(format!(
             "--steady applies to `bench ssd` only, not `bench {}`",
@@ -597,6 +606,11 @@ fn bench_cmd(args: BenchArgs) -> LabResult<()> {
         )));
     }
     match args.target.as_str() {
+        "sql" => sql::bench(
+            args.device.as_deref(),
+            args.requests.unwrap_or(20_000),
+            args.json,
+        ),
         "ssd" => {
             let requests = args.requests.unwrap_or(4_000_000);
             let b = if args.steady {

@@ -110,3 +110,39 @@ fn read_script(file: Option<&PathBuf>) -> LabResult<String> {
 fn usage(e: nandlab_sql::SqlError) -> LabError {
     LabError::Usage(e.to_string())
 }
+
+/// `nandlab bench sql`: wall time through the VFS vs SQLite in memory, WAL and DELETE.
+pub fn bench(device: Option<&str>, transactions: u64, json: bool) -> LabResult<()> {
+    let device = device.unwrap_or(nandlab_sql::DEFAULT_DEVICE);
+    if !json {
+        out!(
+            "nandlab bench sql: {transactions} transactions (BEGIN, 4 upserts of 200-byte rows over 10,000 keys, 1 lookup, COMMIT)"
+        );
+        out!("on {device} (full payload) vs SQLite's in-memory database");
+    }
+    for mode in [JournalMode::Wal, JournalMode::Delete] {
+        let b = nandlab_sql::bench::bench_sql(device, mode, transactions).map_err(usage)?;
+        if json {
+            out!("{}", serde_json::json!({"target": "sql", "result": b}));
+            continue;
+        }
+        out!("  journal {}", b.journal_mode);
+        out!("    wall time on the SSD      {:.3} s", b.wall_s_device);
+        out!("    wall time in memory       {:.3} s", b.wall_s_memory);
+        out!("    overhead                  {:.2}x", b.overhead_ratio);
+        out!(
+            "    transactions / wall-s     {:.0}",
+            b.transactions_per_wall_s
+        );
+        out!(
+            "    transactions / sim-s      {:.0}",
+            b.transactions_per_sim_s
+        );
+        out!(
+            "    commit p99 (simulated)    {:.1} us",
+            b.commit_latency_us_p99
+        );
+        out!("    WAF                       {:.3}", b.waf);
+    }
+    Ok(())
+}
