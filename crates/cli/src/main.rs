@@ -67,6 +67,9 @@ enum Command {
     /// Run SQL (a file or stdin) with real SQLite on a simulated SSD; print the query results
     /// and the device metrics per transaction (docs/sql.md).
     Sql(sql::SqlArgs),
+    /// Run the TPC-C-like workload (nine tables, five transactions, standard mix) on SQLite
+    /// on a simulated SSD: tpmC in simulated time, device metrics, consistency checks.
+    Tpcc(sql::TpccArgs),
     /// Measure simulator speed (`nandlab bench chip`, `nandlab bench ssd`).
     Bench(BenchArgs),
     /// The main demo: a quick co-design experiment with a readable table.
@@ -360,6 +363,7 @@ fn run(cli: Cli, control: &Control) -> LabResult<()> {
         Command::Replay(args) => replay(args, control),
         Command::Fio(args) => fio(args, control),
         Command::Sql(args) => sql::sql(args),
+        Command::Tpcc(args) => sql::tpcc(args),
         Command::Bench(args) => bench_cmd(args),
         Command::Demo => demo(),
         Command::Presets => {

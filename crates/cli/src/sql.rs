@@ -146,3 +146,101 @@ pub fn bench(device: Option<&str>, transactions: u64, json: bool) -> LabResult<(
     }
     Ok(())
 }
+
+#[derive(Args, Debug)]
+pub struct TpccArgs {
+    /// Warehouses (1–1000).
+    #[arg(long, default_value_t = 1)]
+    warehouses: i64,
+    /// Terminals (1 to 10 per warehouse; each works on one district).
+    #[arg(long, default_value_t = 10)]
+    terminals: i64,
+    /// Transactions to run (after loading).
+    #[arg(long, default_value_t = 2000)]
+    transactions: u64,
+    /// A hundredth of TPC-C's population (1,000 items, 30 customers and orders per district).
+    #[arg(long)]
+    small: bool,
+    /// The SSD: a preset, a device file or a stack config (payload = "full" is forced).
+    #[arg(long, default_value = nandlab_sql::DEFAULT_DEVICE)]
+    device: String,
+    /// delete, truncate, persist, wal or off.
+    #[arg(long, default_value = "wal")]
+    journal_mode: String,
+    /// Seed of the population, the transaction stream and the SSD.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// One JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `nandlab tpcc`: the TPC-C-like workload on SQLite on a simulated SSD.
+pub fn tpcc(args: TpccArgs) -> LabResult<()> {
+    let config = nandlab_sql::tpcc::TpccConfig {
+        warehouses: args.warehouses,
+        terminals: args.terminals,
+        transactions: args.transactions,
+        seed: args.seed,
+        scale: if args.small {
+            nandlab_sql::tpcc::TpccScale::small()
+        } else {
+            nandlab_sql::tpcc::TpccScale::standard()
+        },
+    };
+    config.validate().map_err(usage)?;
+    let options = SqlOptions {
+        journal_mode: args.journal_mode.parse().map_err(usage)?,
+        ..SqlOptions::default()
+    };
+    let mut db = SqlDb::open_device(&args.device, Some(args.seed), options).map_err(usage)?;
+    let r = nandlab_sql::tpcc::run_tpcc(&mut db, &config).map_err(usage)?;
+    if args.json {
+        out!("{}", serde_json::to_string(&r).expect("reports serialize"));
+    } else {
+        out!(
+            "nandlab tpcc: {} warehouses, {} terminals, {} transactions, journal {}, device {}",
+            config.warehouses,
+            config.terminals,
+            config.transactions,
+            r.metrics.journal_mode,
+            args.device
+        );
+        out!("  tpmC (simulated)              {:.1}", r.tpmc);
+        out!("  simulated time                {:.3} s", r.sim_time_s);
+        let mix: Vec<String> = r
+            .transactions
+            .iter()
+            .map(|(n, c)| format!("{n} {c}"))
+            .collect();
+        out!("  mix                           {}", mix.join(", "));
+        out!("  new-order rollbacks           {}", r.new_order_rollbacks);
+        out!(
+            "  wall time load / run          {:.2} s / {:.2} s",
+            r.wall_s_load,
+            r.wall_s_run
+        );
+        out!(
+            "  transactions / wall-s         {:.0}",
+            r.transactions_per_wall_s
+        );
+        for (name, value) in r.metrics.rows() {
+            out!("  {name:30} {value:.3}");
+        }
+        match r.consistency_violations.len() {
+            0 => out!("  consistency conditions 1-4    hold"),
+            n => out!("  consistency conditions 1-4    {n} violations"),
+        }
+    }
+    for v in &r.consistency_violations {
+        eprintln!("consistency: {v}");
+    }
+    if r.consistency_violations.is_empty() {
+        Ok(())
+    } else {
+        Err(LabError::Usage(format!(
+            "TPC-C consistency conditions violated ({})",
+            r.consistency_violations.len()
+        )))
+    }
+}

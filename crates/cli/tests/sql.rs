@@ -109,3 +109,26 @@ fn the_example_script_runs_in_every_journal_mode() {
         assert!(out.contains("integrity_check\nok\n"), "{mode}: {out}");
     }
 }
+
+#[test]
+fn tpcc_reports_tpmc_and_consistency() {
+    let (code, out, err) = nandlab(&[
+        "tpcc",
+        "--small",
+        "--warehouses",
+        "2",
+        "--terminals",
+        "20",
+        "--transactions",
+        "200",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(v["tpmc"].as_f64().unwrap() > 0.0, "{v}");
+    assert_eq!(v["consistency_violations"].as_array().unwrap().len(), 0);
+    assert_eq!(v["metrics"]["journal_mode"], "wal");
+    let (code, _, err) = nandlab(&["tpcc", "--small", "--terminals", "11"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("terminals 11"), "{err}");
+}

@@ -23,6 +23,7 @@ pub mod disk;
 pub mod error;
 pub mod extent;
 pub mod metrics;
+pub mod tpcc;
 pub mod vfs;
 
 pub use db::{JournalMode, SqlDb, SqlOptions, SqlValue, StatementOutput, run_script_on};
