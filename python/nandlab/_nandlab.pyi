@@ -17,6 +17,7 @@ __all__ = [
     "run_engine",
     "run_ssd",
     "run_stack",
+    "run_tpcc",
     "ssd_presets",
     "sweep_csv",
     "sweep_points",
@@ -63,6 +64,15 @@ def replay(
     progress: Callable[[int, int | None], object] | None = None,
     precondition_reads: bool = True,
     fit_device: bool = False,
+) -> str: ...
+def run_tpcc(
+    device: str,
+    journal_mode: str,
+    warehouses: int,
+    terminals: int,
+    transactions: int,
+    seed: int,
+    small: bool,
 ) -> str: ...
 def experiments() -> str: ...
 def preset_names() -> list[str]: ...

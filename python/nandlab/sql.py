@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Any
 
-from nandlab._nandlab import SqlConnection
+from nandlab._nandlab import SqlConnection, run_tpcc
 
 __all__ = [
     "Connection",
@@ -47,6 +47,7 @@ __all__ = [
     "connect",
     "paramstyle",
     "threadsafety",
+    "tpcc",
 ]
 
 apilevel = "2.0"
@@ -161,6 +162,30 @@ def connect(
     except (ValueError, TypeError, OverflowError) as e:
         raise OperationalError(str(e)) from None
     return Connection(inner, isolation_level)
+
+
+def tpcc(
+    device: str = "bench-ssd",
+    journal_mode: str = "wal",
+    *,
+    warehouses: int = 1,
+    terminals: int = 10,
+    transactions: int = 2000,
+    seed: int = 0,
+    small: bool = False,
+) -> dict[str, Any]:
+    """The TPC-C-like workload (nine tables, the five transactions in the standard mix) on
+    SQLite on a new simulated SSD, as ``nandlab tpcc`` runs it: a dict with ``tpmc``
+    (committed New-Orders per simulated minute), ``transactions`` (by type),
+    ``new_order_rollbacks``, ``sim_time_s``, ``metrics`` (per-transaction device metrics,
+    load excluded) and ``consistency_violations`` (TPC-C conditions 1-4; empty when they
+    hold). ``small`` loads a hundredth of TPC-C's population."""
+    try:
+        text = run_tpcc(device, journal_mode, warehouses, terminals, transactions, seed, small)
+    except (ValueError, TypeError, OverflowError) as e:
+        raise _error(e) from None
+    result: dict[str, Any] = json.loads(text)
+    return result
 
 
 class Connection:

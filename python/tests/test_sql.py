@@ -127,3 +127,13 @@ def test_same_results_as_the_standard_library(mode: str) -> None:
         assert got == want, statement
     ours.commit()
     theirs.commit()
+
+
+def test_tpcc_reports_tpmc_and_keeps_consistency() -> None:
+    r = sql.tpcc(SMALL, "wal", warehouses=1, terminals=10, transactions=150, seed=2, small=True)
+    assert r["tpmc"] > 0
+    assert r["consistency_violations"] == []
+    assert sum(n for _, n in r["transactions"]) == 150
+    assert r["metrics"]["write_transactions"] > 100
+    with pytest.raises(sql.OperationalError, match="terminals 11"):
+        sql.tpcc(SMALL, terminals=11, small=True)

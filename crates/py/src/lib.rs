@@ -273,6 +273,7 @@ fn preset_toml(name: String) -> PyResult<String> {
 fn _nandlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_class::<sql::SqlConnection>()?;
+    m.add_function(wrap_pyfunction!(sql::run_tpcc, m)?)?;
     m.add_function(wrap_pyfunction!(run_chip, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(run_ssd, m)?)?;

@@ -187,3 +187,43 @@ fn to_object(py: Python<'_>, v: SqlValue) -> Py<PyAny> {
         SqlValue::Blob(b) => PyBytes::new(py, &b).into_any().unbind(),
     }
 }
+
+/// The TPC-C-like workload on a new database on a new SSD; the report as JSON.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)] // the keyword arguments of nandlab.sql.tpcc()
+#[pyo3(signature = (device, journal_mode, warehouses, terminals, transactions, seed, small))]
+pub fn run_tpcc(
+    py: Python<'_>,
+    device: String,
+    journal_mode: String,
+    warehouses: i64,
+    terminals: i64,
+    transactions: u64,
+    seed: u64,
+    small: bool,
+) -> PyResult<String> {
+    use nandlab_sql::tpcc::{TpccConfig, TpccScale, run_tpcc};
+    let config = TpccConfig {
+        warehouses,
+        terminals,
+        transactions,
+        seed,
+        scale: if small {
+            TpccScale::small()
+        } else {
+            TpccScale::standard()
+        },
+    };
+    config.validate().map_err(to_py_err)?;
+    let journal_mode: JournalMode = journal_mode.parse().map_err(to_py_err)?;
+    let options = SqlOptions {
+        journal_mode,
+        ..SqlOptions::default()
+    };
+    py.detach(|| {
+        let mut db = SqlDb::open_device(&device, Some(seed), options)?;
+        let report = run_tpcc(&mut db, &config)?;
+        Ok(serde_json::to_string(&report).expect("reports serialize"))
+    })
+    .map_err(to_py_err)
+}
