@@ -98,32 +98,46 @@ fn parameters_and_errors_name_what_is_wrong() {
 
 #[test]
 fn the_vfs_claims_nothing_and_sectors_are_flash_pages() {
-    let db = open(JournalMode::Delete);
-    // SQLite's view of the VFS through the file controls of the main database
-    let vfs: String = db
-        .connection()
-        .query_row("PRAGMA main.journal_mode", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(vfs, "delete");
-    let page = db.disk().unwrap().page_size_bytes() as i32;
-    let f = db.disk().unwrap().file_names();
-    assert!(f.is_empty() || f == ["main.db"], "{f:?}");
-    // the handle's answers, as SQLite gets them
-    let disk = Arc::clone(&db.disk);
-    let vfs = SimVfs::new(disk);
-    let (h, _) = vfs
-        .open(
-            Some("probe"),
-            libsqlite3_sys::SQLITE_OPEN_CREATE | libsqlite3_sys::SQLITE_OPEN_READWRITE,
-        )
-        .unwrap();
+    let mut db = open(JournalMode::Persist);
+    let page = db.disk().unwrap().page_size_bytes();
+    // the answers SQLite gets from a handle of this VFS
+    let vfs = SimVfs::new(Arc::clone(&db.disk));
+    let rw = libsqlite3_sys::SQLITE_OPEN_CREATE | libsqlite3_sys::SQLITE_OPEN_READWRITE;
+    let (h, _) = vfs.open(Some("probe"), rw).unwrap();
     assert_eq!(
         h.device_characteristics(),
         0,
         "no ATOMIC, SAFE_APPEND or POWERSAFE_OVERWRITE"
     );
-    assert_eq!(h.sector_size(), page);
+    assert_eq!(h.sector_size() as u64, page);
     assert_eq!(h.close(), 0);
+    let exclusive = libsqlite3_sys::SQLITE_OPEN_CREATE | libsqlite3_sys::SQLITE_OPEN_EXCLUSIVE;
+    assert_eq!(
+        vfs.open(Some("probe"), exclusive).unwrap_err(),
+        libsqlite3_sys::SQLITE_CANTOPEN
+    );
+    assert_eq!(
+        vfs.open(Some("nothing"), 0).unwrap_err(),
+        libsqlite3_sys::SQLITE_CANTOPEN
+    );
+    // and SQLite uses them: the rollback journal's header fills a whole sector (flash page),
+    // the first page record starts at the sector boundary
+    db.run_script("CREATE TABLE t(x); INSERT INTO t VALUES (1);")
+        .unwrap();
+    let mut disk = db.disk().unwrap();
+    let j = disk.open("main.db-journal", false).unwrap();
+    let mut head = vec![0u8; page as usize + 4];
+    disk.read(j, 0, &mut head).unwrap();
+    disk.close(j).unwrap();
+    assert!(
+        head[28..page as usize].iter().all(|b| *b == 0),
+        "header padding"
+    );
+    let first_page = u32::from_be_bytes(head[page as usize..].try_into().unwrap());
+    assert!(
+        (1..=2).contains(&first_page),
+        "first record's page number {first_page}"
+    );
 }
 
 #[test]

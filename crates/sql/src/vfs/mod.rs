@@ -71,6 +71,9 @@ impl SimVfs {
             None => disk.temp_name(),
         };
         let create = flags & sys::SQLITE_OPEN_CREATE != 0;
+        if flags & sys::SQLITE_OPEN_EXCLUSIVE != 0 && disk.exists(&name) {
+            return Err(sys::SQLITE_CANTOPEN);
+        }
         let file = match disk.open(&name, create) {
             Ok(f) => f,
             Err(SqlError::NotFound { .. }) => return Err(sys::SQLITE_CANTOPEN),
