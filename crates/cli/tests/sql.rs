@@ -132,3 +132,34 @@ fn tpcc_reports_tpmc_and_consistency() {
     assert_eq!(code, 2);
     assert!(err.contains("terminals 11"), "{err}");
 }
+
+#[test]
+fn the_example_device_with_a_write_buffer_merges_small_writes() {
+    let run = |device: &str| -> serde_json::Value {
+        let (code, out, err) = nandlab(&[
+            "tpcc",
+            "--small",
+            "--transactions",
+            "100",
+            "--journal-mode",
+            "delete",
+            "--device",
+            device,
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{device}: {err}");
+        serde_json::from_str(out.trim()).unwrap()
+    };
+    let plain = run("bench-ssd");
+    let buffered = run("examples/device-sql.toml");
+    let programs = |v: &serde_json::Value| {
+        v["metrics"]["nand_pages_programmed_per_tx"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(
+        programs(&buffered) < 0.7 * programs(&plain),
+        "{plain}\n{buffered}"
+    );
+    assert!(buffered["tpmc"].as_f64().unwrap() > plain["tpmc"].as_f64().unwrap());
+}
