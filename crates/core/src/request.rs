@@ -47,6 +47,14 @@ pub struct BlockRequest {
     pub offset_bytes: u64,
     /// Length of the range; readers and generators never produce 0.
     pub size_bytes: u64,
+    /// Placement id of a write (NVMe Flexible Data Placement's reclaim-unit handle): writes
+    /// with different ids go to different flash blocks. 0 by default.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub placement_id: u16,
+}
+
+fn is_zero(id: &u16) -> bool {
+    *id == 0
 }
 
 impl BlockRequest {

@@ -6,6 +6,7 @@
 //! pages are 1.25 × the logical pages (logical = ⌊physical / 1.25⌋). This is the usual industry
 //! definition (7 % OP = 2^30 / 10^9 − 1).
 
+use crate::controller::ControllerCosts;
 use crate::error::{FtlResult, config_error};
 use nandlab_nand::{NandConfig, preset::preset_toml};
 use serde::{Deserialize, Serialize};
@@ -135,6 +136,10 @@ pub enum PayloadMode {
     TimingOnly,
 }
 
+fn is_one(n: &u16) -> bool {
+    *n == 1
+}
+
 /// Controller and FTL settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -182,6 +187,13 @@ pub struct FtlConfig {
     pub queue_depth: u32,
     /// Random log blocks of the hybrid mapping.
     pub hybrid_random_log_blocks: u32,
+    /// Placement ids (NVMe FDP reclaim-unit handles) host writes may carry: the page mapping
+    /// keeps separate write frontiers, so separate blocks, per id (1: off).
+    #[serde(skip_serializing_if = "is_one")]
+    pub placement_ids: u16,
+    /// The controller's own time and energy costs (all zero: none).
+    #[serde(skip_serializing_if = "ControllerCosts::is_zero")]
+    pub controller: ControllerCosts,
 }
 
 impl Default for FtlConfig {
@@ -204,6 +216,8 @@ impl Default for FtlConfig {
             hint_all_planes: false,
             queue_depth: 32,
             hybrid_random_log_blocks: 8,
+            placement_ids: 1,
+            controller: ControllerCosts::default(),
         }
     }
 }
@@ -336,6 +350,33 @@ impl SsdConfig {
     pub fn validate(&self) -> FtlResult<()> {
         let nand = self.nand_config()?;
         let f = &self.ftl;
+        f.controller.validate()?;
+        if f.placement_ids == 0 || f.placement_ids > 256 {
+            return Err(config_error(
+                "ftl.placement_ids",
+                format!("{} ids (use 1 to 256)", f.placement_ids),
+            ));
+        }
+        if f.placement_ids > 1 && f.gc_threshold_blocks <= u32::from(f.placement_ids) {
+            return Err(config_error(
+                "ftl.gc_threshold_blocks",
+                format!(
+                    "{} free blocks per plane cannot hold a GC block for each of {} placement ids (use at least {})",
+                    f.gc_threshold_blocks,
+                    f.placement_ids,
+                    f.placement_ids + 1
+                ),
+            ));
+        }
+        if f.placement_ids > 1 && f.mapping != MappingKind::Page {
+            return Err(config_error(
+                "ftl.placement_ids",
+                format!(
+                    "{} ids need the page mapping (the {:?} mapping places by logical block)",
+                    f.placement_ids, f.mapping
+                ),
+            ));
+        }
         if !(f.op_fraction.is_finite() && f.op_fraction > 0.0 && f.op_fraction <= 10.0) {
             return Err(config_error(
                 "ftl.op_fraction",
@@ -378,7 +419,10 @@ impl SsdConfig {
             ));
         }
         let blocks = g.blocks_per_plane;
-        let reserved = f.gc_threshold_blocks.saturating_add(2);
+        // the GC threshold, plus an open host and GC frontier block per placement id
+        let reserved = f
+            .gc_threshold_blocks
+            .saturating_add(2 * u32::from(f.placement_ids.max(1)));
         if blocks <= reserved {
             return Err(config_error(
                 "ftl.gc_threshold_blocks",
@@ -405,7 +449,7 @@ impl SsdConfig {
             return Err(config_error(
                 "ftl.op_fraction",
                 format!(
-                    "{} leaves {spare_blocks} spare blocks per plane; GC needs at least {reserved} (gc_threshold_blocks + 2)",
+                    "{} leaves {spare_blocks} spare blocks per plane; GC needs at least {reserved} (gc_threshold_blocks + 2 per placement id)",
                     f.op_fraction
                 ),
             ));

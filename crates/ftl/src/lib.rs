@@ -9,7 +9,8 @@
 //!   [`Ssd::next_erase_block_valid_lpas`].
 //!
 //! Mechanics below: [`host`] (requests, queue), [`mapping`] (page / block / hybrid),
-//! `gc` (victim policies), `wear` (wear-leveling), `buffer` (DRAM write buffer),
+//! `gc` (victim policies), `wear` (wear-leveling), [`frontend`] (the front-end chain: DRAM
+//! write buffer, and later PCM buffer / dedup stages),
 //! `flash` (block accounting, op emission, payloads, OOB), [`address`] (typed addresses),
 //! [`stats`].
 //!
@@ -18,7 +19,8 @@
 //! | looking for | open |
 //! |---|---|
 //! | host interface: queue depth, request slots, read-modify-write steps | `host/mod.rs`, `host/queue.rs` |
-//! | write buffer (DRAM, LRU / FIFO) | `buffer/mod.rs` |
+//! | front-end chain (the stages between host and mapping) | `frontend/mod.rs` |
+//! | write buffer (DRAM, LRU / FIFO) | `frontend/buffer.rs` |
 //! | page mapping; host and GC write frontiers; striping (allocation order) | `mapping/page.rs`, `mapping/mod.rs` |
 //! | block mapping; FAST hybrid log-block mapping (switch / partial / full merges) | `mapping/block.rs`, `mapping/hybrid.rs` |
 //! | L2P / P2L tables and the valid bitmap | `mapping/table.rs` |
@@ -32,14 +34,17 @@
 //! | OOB metadata (LPA, write sequence, CRC) and write durability | `flash/oob.rs`, `ssd/durability.rs` |
 //! | co-design hint (next erase block's valid LPAs) | `mapping/page.rs` (`next_erase_block_valid_lpas`), `ssd/mod.rs` |
 //! | preconditioning | `ssd/precondition.rs` |
+//! | placement ids (FDP reclaim-unit handles): per-id frontiers and WAF | `flash/placement.rs`, `mapping/page.rs` |
+//! | controller costs: firmware, DRAM, host link, ECC (time and energy) | `controller/` |
 //! | counters and the report | `stats/`, `ssd/report.rs` |
 //! | memory estimate and budget | `memory.rs` |
 
 pub mod address;
-mod buffer;
 pub mod config;
+pub mod controller;
 pub mod error;
 mod flash;
+pub mod frontend;
 mod gc;
 pub mod host;
 pub mod mapping;
@@ -53,8 +58,11 @@ pub use config::{
     BufferPolicy, DeviceConfig, FtlConfig, GcPolicy, GcScope, MappingKind, PayloadMode, SsdConfig,
     WearLeveling,
 };
+pub use controller::{ControllerCosts, ControllerSection};
 pub use error::{FtlError, FtlResult};
 pub use flash::oob::{OOB_BYTES, PageOob, oob_crc};
+pub use flash::placement::PlacementReport;
+pub use frontend::{FrontEnd, Outgoing, PageWrite, PageWrites};
 pub use host::{HostOp, HostRequest};
 pub use memory::MemoryEstimate;
 pub use ssd::{

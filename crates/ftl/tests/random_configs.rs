@@ -6,8 +6,8 @@
 use nandlab_core::SimTime;
 use nandlab_core::memory::{BudgetSource, MemoryBudget};
 use nandlab_ftl::{
-    BufferPolicy, FtlConfig, GcPolicy, GcScope, HostOp, HostRequest, MappingKind, PayloadMode,
-    Precondition, Ssd, SsdConfig, WearLeveling,
+    BufferPolicy, ControllerCosts, FtlConfig, GcPolicy, GcScope, HostOp, HostRequest, MappingKind,
+    PayloadMode, Precondition, Ssd, SsdConfig, WearLeveling,
 };
 use nandlab_nand::config::PerPageType;
 use nandlab_nand::{PageLayout, preset};
@@ -135,11 +135,13 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
             mostly(vec![1u32, 4, 32], vec![0, 70_000]),
             mostly(vec![1u32, 2, 8], vec![0, u32::MAX]),
         ),
+        (controller(), mostly(vec![1u16, 1, 2, 3], vec![0, 300])),
     )
         .prop_map(
             |(
                 (mapping, gc_policy, gc_threshold, gc_scope, idle, op, wl, wl_gap),
                 (copyback, buffer, buffer_policy, payload, order, hint, all_planes, depth, logs),
+                (controller, placement_ids),
             )| FtlConfig {
                 mapping,
                 gc_policy,
@@ -158,8 +160,47 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                 hint_all_planes: all_planes,
                 queue_depth: depth,
                 hybrid_random_log_blocks: logs,
+                controller,
+                placement_ids,
             },
         )
+}
+
+/// Controller costs: none, every cost at once, or an out-of-range value.
+fn controller() -> impl Strategy<Value = ControllerCosts> {
+    let costly = ControllerCosts {
+        firmware_command_ns: 1500.0,
+        firmware_gc_move_ns: 300.0,
+        dram_access_ns: 30.0,
+        dram_bandwidth_mb_s: 6400.0,
+        host_link_pcie_gen: 3,
+        host_link_lanes: 2,
+        ecc_decode_ns: 800.0,
+        ecc_retry_decode_ns: 3000.0,
+        controller_command_nj: 2.0,
+        controller_gc_move_nj: 0.5,
+        dram_pj_per_byte: 40.0,
+        host_link_pj_per_byte: 40.0,
+        idle_power_mw: 30.0,
+        ..ControllerCosts::default()
+    };
+    let negative = ControllerCosts {
+        ecc_decode_ns: -1.0,
+        ..ControllerCosts::default()
+    };
+    let bad_link = ControllerCosts {
+        host_link_pcie_gen: 9,
+        host_link_lanes: 4,
+        ..ControllerCosts::default()
+    };
+    mostly(
+        vec![
+            ControllerCosts::default(),
+            ControllerCosts::default(),
+            costly,
+        ],
+        vec![negative, bad_link],
+    )
 }
 
 /// One request: op, page (taken modulo the logical pages, or far beyond them), page count,
@@ -259,7 +300,8 @@ proptest! {
                 let mut r = if op == HostOp::Flush {
                     HostRequest::flush()
                 } else {
-                    HostRequest::new(op, lpa * page, pages * page)
+                    // placement ids 0–2: some beyond the device's ids (an error naming it)
+                    HostRequest::new(op, lpa * page, pages * page).placed((lpa % 3) as u16)
                 };
                 if let Some(gap) = gap_us {
                     at += SimTime::from_us(gap);

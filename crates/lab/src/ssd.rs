@@ -244,5 +244,22 @@ pub fn summary_text(report: &SsdReport) -> String {
             );
         }
     }
+    if let Some(c) = &report.controller {
+        out += &format!(
+            "busy us: firmware {:.1} | DRAM {:.1} | host link {:.1} | ECC {:.1}
+",
+            c.busy.firmware_us, c.busy.dram_us, c.busy.host_link_us, c.busy.ecc_us
+        );
+        out += &format!(
+            "energy mJ: chip {:.3} | controller {:.3} | DRAM {:.3} | host link {:.3} | idle {:.3} | total {:.3}
+",
+            report.energy.total_mj,
+            c.energy.controller_mj,
+            c.energy.dram_mj,
+            c.energy.host_link_mj,
+            c.energy.idle_mj,
+            c.device_total_mj
+        );
+    }
     out
 }

@@ -26,6 +26,9 @@ pub struct NandConfig {
     pub electrical: ElectricalConfig,
     #[serde(default)]
     pub reliability: ReliabilityConfig,
+    /// Search-in-Memory parameters (paper 004); absent: the device has no SiM commands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<crate::search::SearchConfig>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -306,9 +309,17 @@ impl NandConfig {
         } else {
             pages
         };
+        // SiM: a block mode per block and a byte-store slot per page (the bytes of match-mode
+        // pages programmed with data come on top, page by page)
+        let search = if self.search.is_some() {
+            blocks.saturating_add(pages.saturating_mul(16))
+        } else {
+            0
+        };
         blocks
             .saturating_mul(block_state)
             .saturating_add(page_programs)
+            .saturating_add(search)
             .saturating_add(dies.saturating_mul(256))
             .saturating_add(u64::from(g.channels).saturating_mul(128))
             .saturating_add(u64::from(g.pages_per_block))
@@ -483,6 +494,9 @@ impl NandConfig {
                 "reliability.read_retry_rber_divisor",
                 "must be at least 1",
             ));
+        }
+        if let Some(search) = &self.search {
+            search.validate(&self.geometry)?;
         }
         Ok(())
     }

@@ -10,6 +10,9 @@ use nandlab_core::SimTime;
 pub struct EnergyModel {
     /// Power of each stage in picojoules per picosecond (= watts).
     watts: [f64; Stage::COUNT],
+    /// Power of each stage of a SiM op (match mode): bus stages at the SiM bus voltage and
+    /// current, MATCH at the SiM current (paper 004 Table II).
+    match_watts: [f64; Stage::COUNT],
     standby_watts: f64,
 }
 
@@ -25,11 +28,24 @@ impl EnergyModel {
                 Stage::Ton => v * amps(e.read_current_ma.unwrap_or(e.array_current_ma)),
                 Stage::Tin => v * amps(e.program_current_ma.unwrap_or(e.array_current_ma)),
                 Stage::Ber => v * amps(e.erase_current_ma.unwrap_or(e.array_current_ma)),
+                Stage::Match => config
+                    .search
+                    .as_ref()
+                    .map_or(0.0, |s| v * amps(s.match_current_ma)),
                 _ => interface,
             };
         }
+        let mut match_watts = watts;
+        if let Some(s) = &config.search {
+            for stage in Stage::ALL {
+                if stage.is_bus() {
+                    match_watts[stage.index()] = s.bus_voltage_v * amps(s.match_bus_current_ma);
+                }
+            }
+        }
         EnergyModel {
             watts,
+            match_watts,
             standby_watts: v * e.standby_current_ua * 1e-6,
         }
     }
@@ -43,6 +59,11 @@ impl EnergyModel {
     /// Power of every stage, in watts (pJ/ps).
     pub fn stage_watts(&self) -> PerStage<f64> {
         PerStage(self.watts)
+    }
+
+    /// Power of every stage of a SiM op, in watts.
+    pub fn match_stage_watts(&self) -> PerStage<f64> {
+        PerStage(self.match_watts)
     }
 
     /// Energy of a die idling for `duration`, in picojoules.

@@ -80,6 +80,10 @@ pub enum NandError {
         context: String,
     },
 
+    /// A Search-in-Memory rule (block mode, latches, command arguments; paper 004 §III-C, §IV-B).
+    #[error("search-in-memory rule violated: {message}")]
+    SearchRule { message: String },
+
     /// A bounded table or queue is full.
     #[error("capacity exceeded: {what} (limit {limit})")]
     Capacity { what: &'static str, limit: u64 },

@@ -21,17 +21,34 @@ pub enum OpKind {
     /// Internal data move (copyback): read into the data register, program elsewhere in the
     /// same plane, with no data on the bus.
     Copyback,
+    /// SiM page-open (paper 004 §IV-B): sense a match-mode page and make it the active search
+    /// operand (Latch 2), sending its verification window to the controller. In
+    /// [`RegisterMode::Cache`] it is page-open-cache: with a page active, the sensed page waits
+    /// in Latch 1 until page-close.
+    #[serde(rename = "page-open")]
+    PageOpen,
+    /// SiM page-close: release the active page; a page waiting in Latch 1 becomes active.
+    #[serde(rename = "page-close")]
+    PageClose,
+    /// SiM search of the active page: `search_keys` keys (a batch), one 512-bit bitmap each.
+    Search,
+    /// SiM gather: the chunks of `chunk_mask` of a page (the active page, or sensed first).
+    Gather,
 }
 
 impl OpKind {
     /// Number of op kinds: per-kind tables are `[T; OpKind::COUNT]`, indexed by
     /// [`OpKind::index`].
-    pub const COUNT: usize = 4;
+    pub const COUNT: usize = 8;
     pub const ALL: [OpKind; OpKind::COUNT] = [
         OpKind::Read,
         OpKind::Program,
         OpKind::Erase,
         OpKind::Copyback,
+        OpKind::PageOpen,
+        OpKind::PageClose,
+        OpKind::Search,
+        OpKind::Gather,
     ];
     pub fn index(self) -> usize {
         self as usize
@@ -42,7 +59,18 @@ impl OpKind {
             OpKind::Program => "program",
             OpKind::Erase => "erase",
             OpKind::Copyback => "copyback",
+            OpKind::PageOpen => "page-open",
+            OpKind::PageClose => "page-close",
+            OpKind::Search => "search",
+            OpKind::Gather => "gather",
         }
+    }
+    /// The Search-in-Memory kinds (match-mode blocks only; bus stages at the match rate).
+    pub fn is_search(self) -> bool {
+        matches!(
+            self,
+            OpKind::PageOpen | OpKind::PageClose | OpKind::Search | OpKind::Gather
+        )
     }
 }
 
@@ -69,6 +97,10 @@ pub struct FlashOp {
     pub transfer_bytes: Option<u32>,
     /// Caller's tag, returned in the completion.
     pub tag: u64,
+    /// Keys of a SiM search batch (0 for other kinds).
+    pub search_keys: u32,
+    /// Chunks a SiM gather returns, one bit per 64-byte chunk (0 for other kinds).
+    pub chunk_mask: u64,
 }
 
 impl FlashOp {
@@ -86,6 +118,39 @@ impl FlashOp {
         op.destinations = vec![destination];
         op
     }
+    /// SiM page-open of a match-mode page.
+    pub fn page_open(address: PageAddress) -> Self {
+        Self::new(OpKind::PageOpen, vec![address])
+    }
+    /// SiM page-open-cache: sensed into Latch 1 while another page of the block is active.
+    pub fn page_open_cache(address: PageAddress) -> Self {
+        Self::new(OpKind::PageOpen, vec![address]).cached()
+    }
+    /// SiM page-close of the active page `address`.
+    pub fn page_close(address: PageAddress) -> Self {
+        Self::new(OpKind::PageClose, vec![address])
+    }
+    /// SiM search of the active page `address` with a batch of `keys` keys.
+    pub fn search(address: PageAddress, keys: u32) -> Self {
+        let mut op = Self::new(OpKind::Search, vec![address]);
+        op.search_keys = keys;
+        op
+    }
+    /// SiM gather of the chunks in `chunk_mask` of `address`.
+    pub fn gather(address: PageAddress, chunk_mask: u64) -> Self {
+        let mut op = Self::new(OpKind::Gather, vec![address]);
+        op.chunk_mask = chunk_mask;
+        op
+    }
+    /// An op of `kind` on one address (a template; SiM kinds get one key or every chunk).
+    pub fn of_kind(kind: OpKind, address: PageAddress) -> Self {
+        match kind {
+            OpKind::Copyback => Self::copyback(address, address),
+            OpKind::Search => Self::search(address, 1),
+            OpKind::Gather => Self::gather(address, !0),
+            _ => Self::new(kind, vec![address]),
+        }
+    }
     pub fn multiplane(kind: OpKind, targets: Vec<PageAddress>) -> Self {
         Self::new(kind, targets)
     }
@@ -102,6 +167,8 @@ impl FlashOp {
             destinations: Vec::new(),
             transfer_bytes: None,
             tag: 0,
+            search_keys: 0,
+            chunk_mask: 0,
         }
     }
     pub fn cached(mut self) -> Self {
@@ -137,6 +204,15 @@ impl FlashOp {
                     "{} targets but a die has {} planes",
                     self.targets.len(),
                     geometry.planes_per_die
+                ),
+            });
+        }
+        if self.kind.is_search() && self.targets.len() != 1 {
+            return Err(NandError::Unsupported {
+                message: format!(
+                    "{} addresses one page, not {}",
+                    self.kind.name(),
+                    self.targets.len()
                 ),
             });
         }
@@ -215,7 +291,22 @@ impl FlashOp {
                     });
                 }
             }
-            OpKind::Read | OpKind::Program => {
+            OpKind::PageClose | OpKind::Search | OpKind::Gather
+                if self.mode == RegisterMode::Cache =>
+            {
+                return Err(NandError::Unsupported {
+                    message: format!(
+                        "{} has no cache mode (only page-open has: page-open-cache)",
+                        self.kind.name()
+                    ),
+                });
+            }
+            OpKind::Read
+            | OpKind::Program
+            | OpKind::PageOpen
+            | OpKind::PageClose
+            | OpKind::Search
+            | OpKind::Gather => {
                 if !self.destinations.is_empty() {
                     return Err(NandError::Unsupported {
                         message: format!("{} op with copyback destinations", self.kind.name()),

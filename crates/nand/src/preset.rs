@@ -24,6 +24,10 @@ const PRESETS: &[(&str, &str)] = &[
         "miyaji2014",
         include_str!("../../../presets/nand/miyaji2014.toml"),
     ),
+    (
+        "sim2024",
+        include_str!("../../../presets/nand/sim2024.toml"),
+    ),
 ];
 
 /// Names of every built-in preset.

@@ -24,10 +24,13 @@ pub enum Stage {
     Ber,
     /// Status read (70h/78h command and one status byte) after a program or erase.
     Status,
+    /// Search-in-Memory bit matching in the page buffers (paper 004 §IV-B): holds the die, not
+    /// the bus. Zero in every run without SiM ops.
+    Match,
 }
 
 impl Stage {
-    pub const ALL: [Stage; 8] = [
+    pub const ALL: [Stage; 9] = [
         Stage::Cle,
         Stage::Ale,
         Stage::Tir,
@@ -36,8 +39,9 @@ impl Stage {
         Stage::Ton,
         Stage::Ber,
         Stage::Status,
+        Stage::Match,
     ];
-    pub const COUNT: usize = 8;
+    pub const COUNT: usize = 9;
 
     pub fn index(self) -> usize {
         self as usize
@@ -61,6 +65,7 @@ impl Stage {
             Stage::Ton => "TON",
             Stage::Ber => "BER",
             Stage::Status => "STATUS",
+            Stage::Match => "MATCH",
         }
     }
 }

@@ -22,6 +22,17 @@ pub struct TimingModel {
     read: [SimTime; 4],
     program: [SimTime; 4],
     pub erase: SimTime,
+    /// One data transfer of a SiM op on the bus in match mode (equals `transfer` without a
+    /// `[search]` section).
+    pub match_transfer: SimTime,
+    /// TON and TIN of a match-mode (SLC) page.
+    pub match_read: SimTime,
+    pub match_program: SimTime,
+    /// Bit matching of one key over the page buffers (SiM clock cycles / SiM clock).
+    pub match_per_key: SimTime,
+    /// Bytes of the verification window a page-open sends, and ECC bytes per gathered chunk.
+    pub page_open_transfer_bytes: u32,
+    pub chunk_ecc_bytes: u32,
     /// Page-type of each page offset, precomputed (flat table, no per-op branching on layout).
     page_type_of_page: Vec<PageType>,
 }
@@ -37,17 +48,38 @@ impl TimingModel {
             program[i] = SimTime::from_us_f64(t.program_us.for_type(i));
         }
         let pages_per_block = config.geometry.pages_per_block;
+        let transfer = SimTime::from_ps((1e6 / t.bus_data_rate_mts).round() as u64);
+        let (match_transfer, match_read, match_program, match_per_key) = match &config.search {
+            Some(s) => (
+                SimTime::from_ps((1e6 / s.match_bus_data_rate_mts).round() as u64),
+                SimTime::from_us_f64(s.match_read_us),
+                SimTime::from_us_f64(s.match_program_us),
+                SimTime::from_ps(
+                    (f64::from(s.match_cycles_per_key) * 1e6 / s.match_clock_mhz).round() as u64,
+                ),
+            ),
+            None => (transfer, read[0], program[0], SimTime::ZERO),
+        };
         TimingModel {
             layout,
             pages_per_block,
             command_cycle: SimTime::from_ns_f64(t.command_cycle_ns),
-            transfer: SimTime::from_ps((1e6 / t.bus_data_rate_mts).round() as u64),
+            transfer,
             bytes_per_transfer: t.bus_width_bits / 8,
             page_address_cycles: t.page_address_cycles,
             block_address_cycles: t.block_address_cycles,
             read,
             program,
             erase: SimTime::from_us_f64(t.erase_us),
+            match_transfer,
+            match_read,
+            match_program,
+            match_per_key,
+            page_open_transfer_bytes: config
+                .search
+                .as_ref()
+                .map_or(0, |s| s.page_open_transfer_bytes),
+            chunk_ecc_bytes: config.search.as_ref().map_or(0, |s| s.chunk_ecc_bytes),
             page_type_of_page: (0..pages_per_block)
                 .map(|p| layout.page_type(p, pages_per_block))
                 .collect(),
@@ -71,6 +103,11 @@ impl TimingModel {
     /// Bus time to move `bytes` through the data register (TIR or TOR).
     pub fn transfer_time(&self, bytes: u32) -> SimTime {
         self.transfer * u64::from(bytes.div_ceil(self.bytes_per_transfer))
+    }
+
+    /// Bus time of a SiM transfer of `bytes` in match mode.
+    pub fn match_transfer_time(&self, bytes: u32) -> SimTime {
+        self.match_transfer * u64::from(bytes.div_ceil(self.bytes_per_transfer))
     }
 
     /// CLE: one command cycle.

@@ -27,6 +27,7 @@ mod tests {
             op: IoOp::Write,
             offset_bytes: 4096,
             size_bytes: 512,
+            placement_id: 0,
         };
         assert_eq!(request.end_bytes(), 4608);
         assert_eq!(takes_source(std::iter::repeat_n(request, 3).map(Ok)), 3);

@@ -27,6 +27,7 @@ fn at_ns(ns: u64, op: IoOp, offset_bytes: u64, size_bytes: u64) -> BlockRequest 
         op,
         offset_bytes,
         size_bytes,
+        placement_id: 0,
     }
 }
 

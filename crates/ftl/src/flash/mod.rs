@@ -11,6 +11,7 @@ pub(crate) mod codec;
 pub(crate) mod emit;
 pub(crate) mod oob;
 pub(crate) mod payload;
+pub(crate) mod placement;
 
 use crate::address::{BlockId, Lpa, Ppa};
 use crate::stats::FtlCounters;
@@ -28,6 +29,8 @@ pub(crate) struct HostWrite<'a> {
     pub lpa: Lpa,
     pub sequence: u64,
     pub data: Option<&'a [u8]>,
+    /// Placement id (0 unless `ftl.placement_ids` > 1).
+    pub placement: u16,
 }
 
 /// One GC (or wear-leveling / merge) job: the moves and the erase of one victim block.
@@ -41,6 +44,8 @@ pub(crate) struct Job {
 /// Shared mechanics: program, move, erase, with their functional effects.
 #[derive(Debug)]
 pub(crate) struct Flash {
+    /// Placement ids: which id each block holds, per-id counters.
+    pub placement: placement::Placement,
     pub blocks: BlockManager,
     pub emit: Emitter,
     pub payload: Payload,
@@ -58,10 +63,21 @@ pub(crate) struct Flash {
 }
 
 impl Flash {
-    pub fn new(blocks: BlockManager, dies: u32, payload: Payload, copyback: bool) -> Self {
+    pub fn new(
+        blocks: BlockManager,
+        dies: u32,
+        payload: Payload,
+        copyback: bool,
+        placement_ids: u16,
+    ) -> Self {
         let physical = blocks.planes * blocks.blocks_per_plane * blocks.pages_per_block;
         let pages_per_die = physical / dies;
         Flash {
+            placement: placement::Placement::new(
+                placement_ids,
+                blocks.planes * blocks.blocks_per_plane,
+                blocks.pages_per_block,
+            ),
             oob: OobStore::new(physical, blocks.pages_per_block, pages_per_die),
             write_sequence: 0,
             blocks,
@@ -134,6 +150,7 @@ impl Flash {
         self.oob
             .program(ppa, write.lpa, write.sequence, !self.emit.enabled);
         self.counters.flash_pages_programmed += 1;
+        self.placement.programmed(ppa);
         self.emit.push(OpKind::Program, ppa, Ppa::NONE, tag);
     }
 
@@ -144,6 +161,7 @@ impl Flash {
         self.oob.copy(source, target, !self.emit.enabled);
         self.counters.flash_pages_programmed += 1;
         self.counters.gc_page_copies += 1;
+        self.placement.programmed(target);
         let same_plane = self.blocks.plane_of_ppa(source) == self.blocks.plane_of_ppa(target);
         if self.copyback && same_plane {
             self.counters.copybacks += 1;

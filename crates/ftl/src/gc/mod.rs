@@ -3,8 +3,10 @@
 //! `random`, a number drawn *ahead*), so [`VictimPicker::peek`] tells the co-design hint exactly
 //! which block the next GC of a plane will erase.
 //!
-//! The GC itself (moves and erase) lives with the mapping that owns the tables
-//! ([`crate::mapping::page`]); its time emerges from the chip model.
+//! The GC mechanism (when to collect, moves and erase) is in [`collect`]; its time emerges from
+//! the chip model.
+
+mod collect;
 
 use crate::address::{BlockId, PlaneId};
 use crate::config::GcPolicy;

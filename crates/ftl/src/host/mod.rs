@@ -45,6 +45,9 @@ pub struct HostRequest {
     pub offset_bytes: u64,
     /// Length of the range in bytes.
     pub size_bytes: u64,
+    /// Placement id of a write (below `ftl.placement_ids`): its pages go to blocks of that
+    /// id only. 0 by default.
+    pub placement_id: u16,
 }
 
 impl HostRequest {
@@ -55,6 +58,7 @@ impl HostRequest {
             op,
             offset_bytes,
             size_bytes,
+            placement_id: 0,
         }
     }
     /// A closed-loop read.
@@ -72,6 +76,11 @@ impl HostRequest {
     /// A closed-loop flush of the write buffer.
     pub fn flush() -> Self {
         Self::new(HostOp::Flush, 0, 0)
+    }
+    /// The same request with placement id `id`.
+    pub fn placed(mut self, id: u16) -> Self {
+        self.placement_id = id;
+        self
     }
     /// The same request submitted at `arrival`.
     pub fn at(mut self, arrival: SimTime) -> Self {
@@ -99,6 +108,7 @@ impl From<nandlab_core::BlockRequest> for HostRequest {
             op: r.op.into(),
             offset_bytes: r.offset_bytes,
             size_bytes: r.size_bytes,
+            placement_id: r.placement_id,
         }
     }
 }
@@ -115,6 +125,7 @@ mod tests {
             op: IoOp::Trim,
             offset_bytes: 4096,
             size_bytes: 8192,
+            placement_id: 0,
         };
         assert_eq!(
             HostRequest::from(r),

@@ -14,6 +14,8 @@ pub(crate) struct RequestSlot {
     pub start: SimTime,
     pub offset_bytes: u64,
     pub size_bytes: u64,
+    /// Placement id of a write.
+    pub placement_id: u16,
     /// Flash ops and deferred steps not finished yet.
     pub outstanding: u32,
     pub in_use: bool,
@@ -37,6 +39,7 @@ impl RequestTable {
                     start: SimTime::ZERO,
                     offset_bytes: 0,
                     size_bytes: 0,
+                    placement_id: 0,
                     outstanding: 0,
                     in_use: false,
                     data: Vec::new(),

@@ -8,6 +8,7 @@
 //! [`PageTable`] stays the single record of where each LPA is, so the consistency checks and
 //! `locate` are shared with the page mapping.
 
+use super::Mapping;
 use super::table::PageTable;
 use crate::address::{BlockId, Lpa, PlaneId, Ppa};
 use crate::error::FtlResult;
@@ -169,8 +170,13 @@ impl BlockFtl {
     pub fn logical_pages(&self) -> u32 {
         self.blocks.logical_pages()
     }
+}
 
-    pub fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
+impl Mapping for BlockFtl {
+    fn refcount(&self, ppa: Ppa) -> u32 {
+        u32::from(self.blocks.table.is_valid(ppa))
+    }
+    fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
         let d = &mut self.blocks;
         let (lbn, offset) = d.split(write.lpa);
         let block = d.data[lbn as usize];
@@ -198,17 +204,17 @@ impl BlockFtl {
         Ok(())
     }
 
-    pub fn trim(&mut self, flash: &mut Flash, lpa: Lpa) {
+    fn trim(&mut self, flash: &mut Flash, lpa: Lpa) {
         self.blocks.trim(flash, lpa);
     }
-    pub fn locate(&self, lpa: Lpa) -> Option<Ppa> {
+    fn locate(&self, lpa: Lpa) -> Option<Ppa> {
         self.blocks.table.ppa_of(lpa)
     }
     /// Which block a merge erases depends on the next write: no hint.
-    pub fn next_erase_block_valid_lpas(&mut self, _flash: &Flash, out: &mut Vec<Lpa>) {
+    fn next_erase_block_valid_lpas(&mut self, _flash: &Flash, out: &mut Vec<Lpa>) {
         out.clear();
     }
-    pub fn check(&self, flash: &Flash) -> Result<(), String> {
+    fn check(&self, flash: &Flash) -> Result<(), String> {
         self.blocks.check(flash)
     }
 }

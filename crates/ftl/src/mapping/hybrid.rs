@@ -16,6 +16,7 @@
 //! The next block a full merge erases is the oldest RW block, which is what the co-design hint
 //! reports once the RW log is full.
 
+use super::Mapping;
 use super::block::{DataBlocks, lbns_per_plane};
 use crate::address::{BlockId, Lpa, PlaneId, Ppa};
 use crate::error::{FtlError, FtlResult};
@@ -61,59 +62,6 @@ impl HybridFtl {
     }
     pub fn logical_pages(&self) -> u32 {
         self.blocks.logical_pages()
-    }
-    pub fn locate(&self, lpa: Lpa) -> Option<Ppa> {
-        self.blocks.table.ppa_of(lpa)
-    }
-    pub fn trim(&mut self, flash: &mut Flash, lpa: Lpa) {
-        self.blocks.trim(flash, lpa);
-    }
-    pub fn check(&self, flash: &Flash) -> Result<(), String> {
-        self.blocks.check(flash)
-    }
-
-    pub fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
-        let (lbn, offset) = self.blocks.split(write.lpa);
-        // 1. in place: no data block yet, or the offset is beyond the write pointer
-        let block = match self.blocks.data[lbn as usize] {
-            Some(block) => block,
-            None => {
-                let fresh = take_free(flash, self.blocks.plane_of_lbn(lbn))?;
-                self.blocks.data[lbn as usize] = Some(fresh);
-                fresh
-            }
-        };
-        let owns_sequential = self.sequential.is_some_and(|(owner, _)| owner == lbn);
-        if !owns_sequential && offset >= flash.blocks.next_page[block.index()] {
-            let ppa = flash.blocks.next_ppa_at(block, offset);
-            self.blocks.program(flash, write, ppa, tag);
-            return Ok(());
-        }
-        // 2. offset 0 starts a new sequential log block for this logical block
-        if offset == 0 {
-            self.merge_sequential(flash)?;
-            let log = take_free(flash, self.blocks.plane_of_lbn(lbn))?;
-            self.sequential = Some((lbn, log));
-            let ppa = flash.blocks.next_ppa_at(log, 0);
-            self.blocks.program(flash, write, ppa, tag);
-            return Ok(());
-        }
-        // 3. the next offset of the sequential log block
-        if let Some((owner, log)) = self.sequential
-            && owner == lbn
-            && offset == flash.blocks.next_page[log.index()]
-        {
-            let ppa = flash.blocks.next_ppa_at(log, offset);
-            self.blocks.program(flash, write, ppa, tag);
-            if flash.blocks.state[log.index()] == BlockUse::Closed {
-                self.merge_sequential(flash)?;
-            }
-            return Ok(());
-        }
-        // 4. random log
-        let ppa = self.random_page(flash)?;
-        self.blocks.program(flash, write, ppa, tag);
-        Ok(())
     }
 
     /// A free page of the random log, full-merging the oldest random log block if needed.
@@ -213,9 +161,68 @@ impl HybridFtl {
         }
         Ok(())
     }
+}
+
+impl Mapping for HybridFtl {
+    fn refcount(&self, ppa: Ppa) -> u32 {
+        u32::from(self.blocks.table.is_valid(ppa))
+    }
+    fn locate(&self, lpa: Lpa) -> Option<Ppa> {
+        self.blocks.table.ppa_of(lpa)
+    }
+    fn trim(&mut self, flash: &mut Flash, lpa: Lpa) {
+        self.blocks.trim(flash, lpa);
+    }
+    fn check(&self, flash: &Flash) -> Result<(), String> {
+        self.blocks.check(flash)
+    }
+
+    fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
+        let (lbn, offset) = self.blocks.split(write.lpa);
+        // 1. in place: no data block yet, or the offset is beyond the write pointer
+        let block = match self.blocks.data[lbn as usize] {
+            Some(block) => block,
+            None => {
+                let fresh = take_free(flash, self.blocks.plane_of_lbn(lbn))?;
+                self.blocks.data[lbn as usize] = Some(fresh);
+                fresh
+            }
+        };
+        let owns_sequential = self.sequential.is_some_and(|(owner, _)| owner == lbn);
+        if !owns_sequential && offset >= flash.blocks.next_page[block.index()] {
+            let ppa = flash.blocks.next_ppa_at(block, offset);
+            self.blocks.program(flash, write, ppa, tag);
+            return Ok(());
+        }
+        // 2. offset 0 starts a new sequential log block for this logical block
+        if offset == 0 {
+            self.merge_sequential(flash)?;
+            let log = take_free(flash, self.blocks.plane_of_lbn(lbn))?;
+            self.sequential = Some((lbn, log));
+            let ppa = flash.blocks.next_ppa_at(log, 0);
+            self.blocks.program(flash, write, ppa, tag);
+            return Ok(());
+        }
+        // 3. the next offset of the sequential log block
+        if let Some((owner, log)) = self.sequential
+            && owner == lbn
+            && offset == flash.blocks.next_page[log.index()]
+        {
+            let ppa = flash.blocks.next_ppa_at(log, offset);
+            self.blocks.program(flash, write, ppa, tag);
+            if flash.blocks.state[log.index()] == BlockUse::Closed {
+                self.merge_sequential(flash)?;
+            }
+            return Ok(());
+        }
+        // 4. random log
+        let ppa = self.random_page(flash)?;
+        self.blocks.program(flash, write, ppa, tag);
+        Ok(())
+    }
 
     /// The hint: once the random log is full, the next full merge erases its oldest block.
-    pub fn next_erase_block_valid_lpas(&mut self, flash: &Flash, out: &mut Vec<Lpa>) {
+    fn next_erase_block_valid_lpas(&mut self, flash: &Flash, out: &mut Vec<Lpa>) {
         out.clear();
         if (self.random.len() as u32) < self.random_max {
             return;

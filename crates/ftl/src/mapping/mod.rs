@@ -1,18 +1,59 @@
 //! Logical-to-physical mapping schemes (SPEC F2, F5): page-level ([`page`]), block-level
-//! ([`block`]) and FAST-style hybrid log-block ([`hybrid`]), behind one dispatch enum
-//! ([`Mapper`]) that the controller calls with whole logical pages.
+//! ([`block`]) and FAST-style hybrid log-block ([`hybrid`]). Each implements [`Mapping`], the
+//! contract the controller calls with whole logical pages; [`Mapper`] is the active scheme
+//! (an enum, so the controller's hot path calls the scheme directly, without a virtual call;
+//! a new scheme adds a variant and one line per method in `dispatch!`).
 
 pub(crate) mod block;
 pub(crate) mod hybrid;
 pub(crate) mod page;
 pub(crate) mod table;
 
-use crate::address::{Lpa, PlaneId, Ppa};
+use crate::address::{BlockId, Lpa, PlaneId, Ppa};
 use crate::config::Level;
-use crate::error::FtlResult;
+use crate::error::{FtlError, FtlResult};
 use crate::flash::emit::Tag;
 use crate::flash::{Flash, HostWrite};
 use nandlab_nand::Geometry;
+
+/// What a mapping scheme does for the controller.
+pub(crate) trait Mapping {
+    /// Writes one whole logical page (its program carries `tag`).
+    fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()>;
+    /// Forgets `lpa` (TRIM).
+    fn trim(&mut self, flash: &mut Flash, lpa: Lpa);
+    /// The physical page holding `lpa`, if it is mapped.
+    fn locate(&self, lpa: Lpa) -> Option<Ppa>;
+    /// Maps `lpa` to the physical page `same_as` is mapped to (a duplicate write found by a
+    /// dedup stage): no program; the page is then shared, reference counted.
+    fn share(&mut self, _flash: &mut Flash, lpa: Lpa, _same_as: Lpa) -> FtlResult<()> {
+        Err(FtlError::BadRequest {
+            message: format!(
+                "a duplicate write of lpa {lpa} needs shared physical pages: only ftl.mapping = \"page\" has them"
+            ),
+        })
+    }
+    /// How many logical pages map to `ppa` (0: invalid).
+    fn refcount(&self, ppa: Ppa) -> u32;
+    /// One background GC step; whether it did something.
+    fn collect_idle(&mut self, _flash: &mut Flash, _idle_threshold: u32) -> FtlResult<bool> {
+        Ok(false)
+    }
+    /// Co-design hint: LPAs of the valid pages of the next block to be erased.
+    fn next_erase_block_valid_lpas(&mut self, flash: &Flash, out: &mut Vec<Lpa>);
+    /// The block the next GC erases, when the scheme can tell.
+    fn next_victim_block(&self, _flash: &Flash) -> Option<BlockId> {
+        None
+    }
+    /// Full consistency check of the mapping against the block table.
+    fn check(&self, flash: &Flash) -> Result<(), String>;
+    /// Prefetch hint for a request on `lpa` two admissions ahead.
+    #[inline]
+    fn prefetch_far(&self, _lpa: Lpa) {}
+    /// Prefetch hint for a write of `lpa` admitted next (after `prefetch_far`).
+    #[inline]
+    fn prefetch_near(&self, _lpa: Lpa) {}
+}
 
 /// The active mapping scheme.
 #[derive(Debug)]
@@ -22,70 +63,53 @@ pub(crate) enum Mapper {
     Hybrid(hybrid::HybridFtl),
 }
 
-impl Mapper {
-    /// Writes one whole logical page (its program carries `tag`).
-    pub fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
-        match self {
-            Mapper::Page(m) => m.write(flash, write, tag),
-            Mapper::Block(m) => m.write(flash, write, tag),
-            Mapper::Hybrid(m) => m.write(flash, write, tag),
+macro_rules! dispatch {
+    ($self:ident, $m:ident => $call:expr) => {
+        match $self {
+            Mapper::Page($m) => $call,
+            Mapper::Block($m) => $call,
+            Mapper::Hybrid($m) => $call,
         }
-    }
-    pub fn trim(&mut self, flash: &mut Flash, lpa: Lpa) {
-        match self {
-            Mapper::Page(m) => m.trim(flash, lpa),
-            Mapper::Block(m) => m.trim(flash, lpa),
-            Mapper::Hybrid(m) => m.trim(flash, lpa),
-        }
-    }
-    /// Prefetch hint for a request on `lpa` two admissions ahead (page mapping only: the
-    /// other mappings' tables are small).
+    };
+}
+
+impl Mapping for Mapper {
     #[inline]
-    pub fn prefetch_far(&self, lpa: Lpa) {
-        if let Mapper::Page(m) = self {
-            m.table.prefetch_l2p(lpa);
-        }
+    fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
+        dispatch!(self, m => m.write(flash, write, tag))
     }
-
-    /// Prefetch hint for a write of `lpa` admitted next (after [`Mapper::prefetch_far`]).
+    fn trim(&mut self, flash: &mut Flash, lpa: Lpa) {
+        dispatch!(self, m => m.trim(flash, lpa))
+    }
     #[inline]
-    pub fn prefetch_near(&self, lpa: Lpa) {
-        if let Mapper::Page(m) = self {
-            m.table.prefetch_old_page(lpa);
-        }
+    fn locate(&self, lpa: Lpa) -> Option<Ppa> {
+        dispatch!(self, m => m.locate(lpa))
     }
-
-    /// One background GC step (page mapping; the others have no background GC).
-    pub fn collect_idle(&mut self, flash: &mut Flash, idle_threshold: u32) -> FtlResult<bool> {
-        match self {
-            Mapper::Page(m) => m.collect_idle(flash, idle_threshold),
-            Mapper::Block(_) | Mapper::Hybrid(_) => Ok(false),
-        }
+    fn share(&mut self, flash: &mut Flash, lpa: Lpa, same_as: Lpa) -> FtlResult<()> {
+        dispatch!(self, m => m.share(flash, lpa, same_as))
     }
-
-    /// The physical page holding `lpa`, if it is mapped.
-    pub fn locate(&self, lpa: Lpa) -> Option<Ppa> {
-        match self {
-            Mapper::Page(m) => m.locate(lpa),
-            Mapper::Block(m) => m.locate(lpa),
-            Mapper::Hybrid(m) => m.locate(lpa),
-        }
+    fn refcount(&self, ppa: Ppa) -> u32 {
+        dispatch!(self, m => m.refcount(ppa))
     }
-    /// Co-design hint: LPAs of the valid pages of the next block to be erased.
-    pub fn next_erase_block_valid_lpas(&mut self, flash: &Flash, out: &mut Vec<Lpa>) {
-        match self {
-            Mapper::Page(m) => m.next_erase_block_valid_lpas(flash, out),
-            Mapper::Block(m) => m.next_erase_block_valid_lpas(flash, out),
-            Mapper::Hybrid(m) => m.next_erase_block_valid_lpas(flash, out),
-        }
+    fn collect_idle(&mut self, flash: &mut Flash, idle_threshold: u32) -> FtlResult<bool> {
+        dispatch!(self, m => m.collect_idle(flash, idle_threshold))
     }
-    /// Full consistency check of the mapping against the block table.
-    pub fn check(&self, flash: &Flash) -> Result<(), String> {
-        match self {
-            Mapper::Page(m) => m.check(flash),
-            Mapper::Block(m) => m.check(flash),
-            Mapper::Hybrid(m) => m.check(flash),
-        }
+    fn next_erase_block_valid_lpas(&mut self, flash: &Flash, out: &mut Vec<Lpa>) {
+        dispatch!(self, m => m.next_erase_block_valid_lpas(flash, out))
+    }
+    fn next_victim_block(&self, flash: &Flash) -> Option<BlockId> {
+        dispatch!(self, m => m.next_victim_block(flash))
+    }
+    fn check(&self, flash: &Flash) -> Result<(), String> {
+        dispatch!(self, m => m.check(flash))
+    }
+    #[inline]
+    fn prefetch_far(&self, lpa: Lpa) {
+        dispatch!(self, m => m.prefetch_far(lpa))
+    }
+    #[inline]
+    fn prefetch_near(&self, lpa: Lpa) {
+        dispatch!(self, m => m.prefetch_near(lpa))
     }
 }
 

@@ -2,9 +2,16 @@
 //! reverse) and the valid-page bitmap, as flat vectors indexed by dense ids. The two directions
 //! are asserted to agree on every change in debug builds and checked in full by
 //! [`PageTable::check`].
+//!
+//! **Shared pages** (for deduplication, SPEC P2): several LPAs may map to one physical page.
+//! P2L holds the page's first LPA; the others are kept in a side table keyed by the page
+//! (empty unless something was shared, so the one-to-one path pays one branch). A page's
+//! reference count is 1 + its extra sharers; it becomes invalid when the last LPA leaves it
+//! (overwrite or TRIM). A GC move relocates the page once and repoints every sharer.
 
 use crate::address::{BlockId, Lpa, Ppa};
 use nandlab_core::prefetch::prefetch;
+use std::collections::HashMap;
 
 /// L2P, P2L and the valid bitmap. Empty entries are `Ppa::NONE` / `Lpa::NONE`.
 #[derive(Clone, Debug)]
@@ -12,6 +19,8 @@ pub(crate) struct PageTable {
     l2p: Vec<Ppa>,
     p2l: Vec<Lpa>,
     valid_bits: Vec<u64>,
+    /// LPAs beyond the first (P2L's) mapped to a shared page.
+    shared: HashMap<Ppa, Vec<Lpa>>,
 }
 
 impl PageTable {
@@ -20,7 +29,73 @@ impl PageTable {
             l2p: vec![Ppa::NONE; logical_pages as usize],
             p2l: vec![Lpa::NONE; physical_pages as usize],
             valid_bits: vec![0; (physical_pages as usize).div_ceil(64)],
+            shared: HashMap::new(),
         }
+    }
+
+    /// How many LPAs map to `ppa` (0: invalid).
+    pub fn refcount(&self, ppa: Ppa) -> u32 {
+        if self.p2l[ppa.index()].is_none() {
+            return 0;
+        }
+        1 + self.shared.get(&ppa).map_or(0, |extra| extra.len() as u32)
+    }
+
+    /// Every LPA mapped to `ppa` (the P2L one first).
+    pub fn lpas_of(&self, ppa: Ppa) -> impl Iterator<Item = Lpa> + '_ {
+        let extra = self.shared.get(&ppa).map(|v| &v[..]).unwrap_or(&[]);
+        self.p2l[ppa.index()]
+            .get()
+            .into_iter()
+            .chain(extra.iter().copied())
+    }
+
+    /// `lpa` leaves its page `old`; returns whether `old` is now invalid (no LPA left).
+    #[inline]
+    fn leave(&mut self, old: Ppa, lpa: Lpa) -> bool {
+        if self.shared.is_empty() {
+            debug_assert_eq!(self.p2l[old.index()], lpa, "L2P and P2L disagree at {lpa}");
+            self.p2l[old.index()] = Lpa::NONE;
+            self.set_valid(old, false);
+            return true;
+        }
+        self.leave_shared(old, lpa)
+    }
+
+    fn leave_shared(&mut self, old: Ppa, lpa: Lpa) -> bool {
+        let Some(extra) = self.shared.get_mut(&old) else {
+            debug_assert_eq!(self.p2l[old.index()], lpa, "L2P and P2L disagree at {lpa}");
+            self.p2l[old.index()] = Lpa::NONE;
+            self.set_valid(old, false);
+            return true;
+        };
+        if self.p2l[old.index()] == lpa {
+            self.p2l[old.index()] = extra.pop().expect("shared entries are never empty");
+        } else {
+            let at = extra.iter().position(|&l| l == lpa);
+            debug_assert!(at.is_some(), "lpa {lpa} does not share ppa {old}");
+            if let Some(at) = at {
+                extra.swap_remove(at);
+            }
+        }
+        if extra.is_empty() {
+            self.shared.remove(&old);
+        }
+        false
+    }
+
+    /// Maps `lpa` to the valid page `ppa` that other LPAs already hold (a duplicate write);
+    /// returns the page `lpa` left if that page is now invalid.
+    pub fn share(&mut self, lpa: Lpa, ppa: Ppa) -> Option<Ppa> {
+        debug_assert!(self.is_valid(ppa), "sharing invalid ppa {ppa}");
+        let old = self.l2p[lpa.index()];
+        if old == ppa {
+            return None;
+        }
+        let freed = !old.is_none() && self.leave(old, lpa);
+        self.l2p[lpa.index()] = ppa;
+        self.shared.entry(ppa).or_default().push(lpa);
+        freed.then_some(old)
     }
 
     pub fn logical_pages(&self) -> u32 {
@@ -69,37 +144,43 @@ impl PageTable {
         }
     }
 
-    /// Maps `lpa` to the fresh page `ppa`; returns the page it replaced.
+    /// Maps `lpa` to the fresh page `ppa`; returns the page it replaced if that page is now
+    /// invalid (always, unless the old page was shared).
+    #[inline]
     pub fn map(&mut self, lpa: Lpa, ppa: Ppa) -> Option<Ppa> {
         debug_assert!(
             self.p2l[ppa.index()].is_none(),
             "ppa {ppa} already holds data"
         );
         let old = self.l2p[lpa.index()];
-        if !old.is_none() {
-            debug_assert_eq!(self.p2l[old.index()], lpa, "L2P and P2L disagree at {lpa}");
-            self.p2l[old.index()] = Lpa::NONE;
-            self.set_valid(old, false);
-        }
         self.l2p[lpa.index()] = ppa;
         self.p2l[ppa.index()] = lpa;
         self.set_valid(ppa, true);
-        old.get()
-    }
-
-    /// Forgets `lpa` (TRIM); returns the page that held it.
-    pub fn unmap(&mut self, lpa: Lpa) -> Option<Ppa> {
-        let old = self.l2p[lpa.index()];
-        if !old.is_none() {
+        if old.is_none() {
+            return None;
+        }
+        if self.shared.is_empty() {
             debug_assert_eq!(self.p2l[old.index()], lpa, "L2P and P2L disagree at {lpa}");
             self.p2l[old.index()] = Lpa::NONE;
             self.set_valid(old, false);
-            self.l2p[lpa.index()] = Ppa::NONE;
+            return Some(old);
         }
-        old.get()
+        self.leave_shared(old, lpa).then_some(old)
     }
 
-    /// Moves the valid page `source` to the fresh page `target` (GC); returns its LPA.
+    /// Forgets `lpa` (TRIM); returns the page that held it if that page is now invalid.
+    pub fn unmap(&mut self, lpa: Lpa) -> Option<Ppa> {
+        let old = self.l2p[lpa.index()];
+        if old.is_none() {
+            return None;
+        }
+        let freed = self.leave(old, lpa);
+        self.l2p[lpa.index()] = Ppa::NONE;
+        freed.then_some(old)
+    }
+
+    /// Moves the valid page `source` to the fresh page `target` (GC), with every LPA sharing
+    /// it; returns its (first) LPA.
     pub fn relocate(&mut self, source: Ppa, target: Ppa) -> Lpa {
         let lpa = self.p2l[source.index()];
         debug_assert!(!lpa.is_none(), "relocating invalid ppa {source}");
@@ -114,11 +195,20 @@ impl PageTable {
         self.p2l[target.index()] = lpa;
         self.set_valid(target, true);
         self.l2p[lpa.index()] = target;
+        if !self.shared.is_empty()
+            && let Some(extra) = self.shared.remove(&source)
+        {
+            for &l in &extra {
+                self.l2p[l.index()] = target;
+            }
+            self.shared.insert(target, extra);
+        }
         lpa
     }
 
-    /// Full check that the two directions and the bitmap agree; returns the number of mapped
-    /// LPAs per physical block (to compare with the block manager's counts).
+    /// Full check that the two directions, the shared-page table and the bitmap agree;
+    /// returns the number of valid pages per physical block (to compare with the block
+    /// manager's counts).
     pub fn check(&self, pages_per_block: u32) -> Result<Vec<u32>, String> {
         let mut per_block = vec![0u32; self.p2l.len() / pages_per_block as usize];
         for (lpa, &ppa) in self.l2p.iter().enumerate() {
@@ -126,7 +216,7 @@ impl PageTable {
             if ppa.is_none() {
                 continue;
             }
-            if self.p2l[ppa.index()] != lpa {
+            if self.p2l[ppa.index()] != lpa && !self.lpas_of(ppa).any(|l| l == lpa) {
                 return Err(format!(
                     "l2p[{lpa}] = {ppa} but p2l[{ppa}] = {}",
                     self.p2l[ppa.index()]
@@ -137,7 +227,16 @@ impl PageTable {
                     "ppa {ppa} mapped by lpa {lpa} but not marked valid"
                 ));
             }
-            per_block[BlockId(ppa.0 / pages_per_block).index()] += 1;
+        }
+        for (&ppa, extra) in &self.shared {
+            if extra.is_empty() || self.p2l[ppa.index()].is_none() {
+                return Err(format!("shared ppa {ppa} has no first LPA or no sharers"));
+            }
+            if let Some(l) = extra.iter().find(|l| self.l2p[l.index()] != ppa) {
+                return Err(format!(
+                    "lpa {l} listed as sharing ppa {ppa} but maps elsewhere"
+                ));
+            }
         }
         for (ppa, &lpa) in self.p2l.iter().enumerate() {
             let ppa = Ppa(ppa as u32);
@@ -154,6 +253,9 @@ impl PageTable {
                     self.l2p[lpa.index()]
                 ));
             }
+            if mapped {
+                per_block[BlockId(ppa.0 / pages_per_block).index()] += 1;
+            }
         }
         Ok(per_block)
     }
@@ -169,6 +271,7 @@ mod tests {
         Write(u32),
         Trim(u32),
         Move(u32),
+        Share(u32, u32),
     }
 
     fn action() -> impl Strategy<Value = Action> {
@@ -179,7 +282,86 @@ mod tests {
         ]
     }
 
+    fn action_with_shares() -> impl Strategy<Value = Action> {
+        prop_oneof![
+            3 => (0u32..16).prop_map(Action::Write),
+            1 => (0u32..16).prop_map(Action::Trim),
+            2 => (0u32..64).prop_map(Action::Move),
+            3 => (0u32..16, 0u32..16).prop_map(|(a, b)| Action::Share(a, b)),
+        ]
+    }
+
     proptest! {
+        /// Shared pages: any mix of writes, trims, moves and shares keeps every LPA on the page
+        /// it was last written, shared or moved to; a page is valid exactly while some LPA maps
+        /// to it, its reference count is the number of those LPAs, and a page is reported
+        /// freed exactly when its last LPA leaves.
+        #[test]
+        fn shared_pages_are_reference_counted(
+            actions in proptest::collection::vec(action_with_shares(), 0..300)
+        ) {
+            let mut t = PageTable::new(16, 4096);
+            let mut model: std::collections::HashMap<Lpa, Ppa> = std::collections::HashMap::new();
+            let mut next = Ppa(0);
+            let holders = |model: &std::collections::HashMap<Lpa, Ppa>, p: Ppa| {
+                model.values().filter(|&&q| q == p).count() as u32
+            };
+            for a in actions {
+                match a {
+                    Action::Write(lpa) => {
+                        let lpa = Lpa(lpa);
+                        let freed = t.map(lpa, next);
+                        let old = model.insert(lpa, next);
+                        let expect = old.filter(|&o| holders(&model, o) == 0);
+                        prop_assert_eq!(freed, expect);
+                        next.0 += 1;
+                    }
+                    Action::Trim(lpa) => {
+                        let lpa = Lpa(lpa);
+                        let freed = t.unmap(lpa);
+                        let old = model.remove(&lpa);
+                        prop_assert_eq!(freed, old.filter(|&o| holders(&model, o) == 0));
+                    }
+                    Action::Move(ppa) => {
+                        let ppa = Ppa(ppa);
+                        if ppa < next && t.is_valid(ppa) {
+                            t.relocate(ppa, next);
+                            for p in model.values_mut().filter(|p| **p == ppa) {
+                                *p = next;
+                            }
+                            next.0 += 1;
+                        }
+                    }
+                    Action::Share(lpa, same_as) => {
+                        let (lpa, same_as) = (Lpa(lpa), Lpa(same_as));
+                        if let Some(&target) = model.get(&same_as) {
+                            let freed = t.share(lpa, target);
+                            let old = model.insert(lpa, target);
+                            let expect = old.filter(|&o| o != target && holders(&model, o) == 0);
+                            prop_assert_eq!(freed, expect);
+                        }
+                    }
+                }
+                let per_block = t.check(64).map_err(TestCaseError::fail)?;
+                let mut pages: Vec<Ppa> = model.values().copied().collect();
+                pages.sort_unstable();
+                pages.dedup();
+                prop_assert_eq!(per_block.iter().sum::<u32>() as usize, pages.len());
+                for &p in &pages {
+                    prop_assert_eq!(t.refcount(p), holders(&model, p));
+                    let mut lpas: Vec<Lpa> = t.lpas_of(p).collect();
+                    lpas.sort_unstable();
+                    let mut expect: Vec<Lpa> =
+                        model.iter().filter(|(_, q)| **q == p).map(|(l, _)| *l).collect();
+                    expect.sort_unstable();
+                    prop_assert_eq!(lpas, expect);
+                }
+            }
+            for lpa in (0..16).map(Lpa) {
+                prop_assert_eq!(t.ppa_of(lpa), model.get(&lpa).copied());
+            }
+        }
+
         /// Whatever sequence of writes, trims and moves, L2P, P2L and the bitmap agree and
         /// every LPA maps to the page it was last written or moved to.
         #[test]
@@ -208,6 +390,7 @@ mod tests {
                             next.0 += 1;
                         }
                     }
+                    Action::Share(..) => {}
                 }
                 let per_block = t.check(64).map_err(TestCaseError::fail)?;
                 prop_assert_eq!(per_block.iter().sum::<u32>() as usize, model.len());

@@ -16,6 +16,7 @@ use super::Ssd;
 use crate::address::{Lpa, Ppa};
 use crate::flash::oob::{PageOob, oob_crc};
 use crate::host::HostOp;
+use crate::mapping::Mapping;
 
 /// The state of the latest write of a logical page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -52,8 +53,13 @@ impl Ssd {
         if in_flight {
             return Some(WriteState::Decided);
         }
-        if self.buffer.as_ref().is_some_and(|b| b.contains(lpa)) {
-            return Some(WriteState::Acknowledged);
+        if let Some(stage) = self.front.holder(lpa) {
+            // held by a front-end stage: durable only if that stage survives a power cut
+            return Some(if stage.volatile() {
+                WriteState::Acknowledged
+            } else {
+                WriteState::Durable
+            });
         }
         let ppa = self.mapper.locate(lpa)?;
         Some(if self.flash.oob.data_is_durable(ppa) {

@@ -3,11 +3,14 @@
 
 use super::{Ssd, WATCH_NEXT};
 use crate::address::{Lpa, Ppa};
+use crate::controller::CtrlEvent;
 use crate::error::{FtlError, FtlResult};
 use crate::flash::HostWrite;
 use crate::flash::emit::Tag;
+use crate::frontend::{PageWrite, PageWrites};
 use crate::host::queue::Deferred;
 use crate::host::{HostOp, HostRequest};
+use crate::mapping::Mapping;
 use nandlab_core::SimTime;
 use nandlab_nand::OpKind;
 
@@ -43,6 +46,17 @@ impl Ssd {
                 ),
             });
         }
+        if request.placement_id >= self.flash.placement.ids {
+            return Err(FtlError::BadRequest {
+                message: format!(
+                    "placement id {} of a {:?} at offset {}: the device has {} (ftl.placement_ids)",
+                    request.placement_id,
+                    request.op,
+                    request.offset_bytes,
+                    self.flash.placement.ids
+                ),
+            });
+        }
         let slot = self
             .requests
             .alloc()
@@ -55,13 +69,15 @@ impl Ssd {
         let page = u64::from(self.page_size_bytes);
         let aligned =
             request.offset_bytes.is_multiple_of(page) && request.size_bytes.is_multiple_of(page);
-        let direct = request.op == HostOp::Write && aligned;
+        // (with controller costs the decision comes later, so the data is kept in the slot)
+        let direct = request.op == HostOp::Write && aligned && self.controller.is_none();
         {
             let s = &mut self.requests.slots[slot as usize];
             s.op = request.op;
             s.start = start;
             s.offset_bytes = request.offset_bytes;
             s.size_bytes = request.size_bytes;
+            s.placement_id = request.placement_id;
             // the admission itself is one outstanding step, so nothing completes mid-decision
             s.outstanding = 1;
             if self.flash.payload.enabled() && request.op == HostOp::Write && !direct {
@@ -76,6 +92,18 @@ impl Ssd {
         let refresh = self.config.ftl.hint_refresh_ops;
         if refresh > 0 && self.host_ops_since_hint >= refresh {
             self.refresh_hint();
+        }
+        if let Some(c) = &mut self.controller {
+            // the data crosses the host link, the firmware processes the command, then the
+            // FTL decides (a controller event)
+            let write_bytes = if request.op == HostOp::Write {
+                request.size_bytes
+            } else {
+                0
+            };
+            let ready = c.command(self.now, write_bytes);
+            c.events.schedule(ready, CtrlEvent::Decide(slot));
+            return Ok(());
         }
         let decided = match request.op {
             HostOp::Read => self.decide_read(slot),
@@ -92,6 +120,37 @@ impl Ssd {
         submitted?;
         self.op_done(slot);
         Ok(())
+    }
+
+    /// The firmware has processed request `slot` (controller costs): decide its page
+    /// operations now.
+    pub(super) fn decide_processed(&mut self, slot: u32) -> FtlResult<()> {
+        let decided = match self.requests.slots[slot as usize].op {
+            HostOp::Read => self.decide_read(slot),
+            HostOp::Write => self.decide_write(slot),
+            HostOp::Trim => {
+                self.decide_trim(slot);
+                Ok(())
+            }
+            HostOp::Flush => self.decide_flush(slot),
+        };
+        let submitted = self.submit_pending();
+        decided?;
+        submitted?;
+        self.op_done(slot);
+        Ok(())
+    }
+
+    /// A page of request `tag` moves into or out of the DRAM buffer (controller costs): the
+    /// request waits for the transfer.
+    fn dram_page(&mut self, tag: Tag) {
+        if let Some(c) = &mut self.controller
+            && let Some(done) = c.dram_pages(self.now, 1)
+            && let Tag::Host(slot) = tag
+        {
+            self.requests.slots[slot as usize].outstanding += 1;
+            c.events.schedule(done, CtrlEvent::StepDone(slot));
+        }
     }
 
     /// Pages `(lpa, byte offset within the page, length, offset in the request)` of a range.
@@ -132,11 +191,8 @@ impl Ssd {
                     None => data.resize(data.len() + len as usize, 0),
                 }
             }
-            if let Some(buffer) = &mut self.buffer
-                && buffer.contains(lpa)
-            {
-                buffer.touch(lpa);
-                self.flash.counters.buffer_read_hits += 1;
+            if !self.front.is_empty() && self.front.read(lpa, &mut self.flash.counters) {
+                self.dram_page(Tag::Host(slot));
                 continue;
             }
             if let Some(ppa) = self.mapper.locate(lpa) {
@@ -179,9 +235,7 @@ impl Ssd {
             let bytes = full.then(|| &data[data_offset as usize..(data_offset + len) as usize]);
             let step = if len == page {
                 self.write_page(lpa, bytes, Tag::Host(slot))
-            } else if self.buffer.as_ref().is_some_and(|b| b.contains(lpa))
-                || self.mapper.locate(lpa).is_none()
-            {
+            } else if self.front.contains(lpa) || self.mapper.locate(lpa).is_none() {
                 // merge with the buffered page, or with zeros: no flash read needed
                 self.merge_and_write(lpa, start, bytes, slot)
             } else {
@@ -253,38 +307,72 @@ impl Ssd {
         result
     }
 
-    /// Writes a whole logical page: into the write buffer when there is one (evicting the
-    /// coldest page to flash when full), else to flash.
+    /// Writes a whole logical page through the front-end chain (the write buffer, …); the
+    /// pages leaving it are written by the mapping.
     fn write_page(&mut self, lpa: Lpa, bytes: Option<&[u8]>, tag: Tag) -> FtlResult<()> {
         self.flash.counters.host_pages_written += 1;
         let sequence = self.flash.next_sequence();
-        let Some(buffer) = &mut self.buffer else {
+        let placement = match tag {
+            Tag::Host(slot) if self.flash.placement.active() => {
+                let id = self.requests.slots[slot as usize].placement_id;
+                self.flash.placement.host_pages[id as usize] += 1;
+                id
+            }
+            _ => 0,
+        };
+        if self.front.is_empty() {
             let write = HostWrite {
                 lpa,
                 sequence,
                 data: bytes,
+                placement,
             };
             return self.mapper.write(&mut self.flash, write, tag);
-        };
-        if buffer.contains(lpa) {
-            self.flash.counters.buffer_write_hits += 1;
         }
-        let mut evicted = std::mem::take(&mut self.evicted);
-        let result = match buffer.insert(lpa, sequence, bytes, &mut evicted) {
-            Some((lpa, sequence)) => {
-                self.flash.counters.buffer_evictions += 1;
-                let data = self.flash.payload.enabled().then_some(&evicted[..]);
-                let write = HostWrite {
-                    lpa,
-                    sequence,
-                    data,
-                };
-                self.mapper.write(&mut self.flash, write, tag)
-            }
-            None => Ok(()),
+        let page = PageWrite {
+            lpa,
+            sequence,
+            data: bytes,
+            placement,
+            request: tag.encode(),
         };
-        self.evicted = evicted;
+        self.dram_page(tag);
+        let mut out = std::mem::take(&mut self.front_out);
+        let hold = self
+            .front
+            .write(self.now, page, &mut out, &mut self.flash.counters);
+        self.hold(tag, hold);
+        let result = self.write_out(&out, tag);
+        self.front_out = out;
         result
+    }
+
+    /// `ops` device operations of a front-end stage now count against `tag`'s request.
+    fn hold(&mut self, tag: Tag, ops: u32) {
+        if ops > 0
+            && let Tag::Host(slot) = tag
+        {
+            self.requests.slots[slot as usize].outstanding += ops;
+        }
+    }
+
+    /// Writes the pages that left the front-end chain, in order (their programs carry `tag`).
+    pub(super) fn write_out(&mut self, out: &PageWrites, tag: Tag) -> FtlResult<()> {
+        for i in 0..out.len() {
+            let o = out.get(i);
+            if let Some(same_as) = o.same_as {
+                self.mapper.share(&mut self.flash, o.lpa, same_as)?;
+                continue;
+            }
+            let write = HostWrite {
+                lpa: o.lpa,
+                sequence: o.sequence,
+                data: o.data,
+                placement: o.placement,
+            };
+            self.mapper.write(&mut self.flash, write, tag)?;
+        }
+        Ok(())
     }
 
     fn decide_trim(&mut self, slot: u32) {
@@ -297,32 +385,23 @@ impl Ssd {
                 continue;
             }
             self.flash.counters.host_pages_trimmed += 1;
-            if let Some(buffer) = &mut self.buffer {
-                buffer.remove(lpa);
-            }
+            self.front.trim(lpa);
             self.mapper.trim(&mut self.flash, lpa);
         }
     }
 
     fn decide_flush(&mut self, slot: u32) -> FtlResult<()> {
-        let Some(buffer) = &mut self.buffer else {
+        if self.front.is_empty() {
             return Ok(());
-        };
-        let mut evicted = std::mem::take(&mut self.evicted);
-        let mut result = Ok(());
-        while let Some((lpa, sequence)) = buffer.pop_oldest(&mut evicted) {
-            let data = self.flash.payload.enabled().then_some(&evicted[..]);
-            let write = HostWrite {
-                lpa,
-                sequence,
-                data,
-            };
-            if let Err(e) = self.mapper.write(&mut self.flash, write, Tag::Host(slot)) {
-                result = Err(e);
-                break;
-            }
         }
-        self.evicted = evicted;
+        let tag = Tag::Host(slot);
+        let mut out = std::mem::take(&mut self.front_out);
+        let hold = self
+            .front
+            .flush(self.now, tag.encode(), &mut out, &mut self.flash.counters);
+        self.hold(tag, hold);
+        let result = self.write_out(&out, tag);
+        self.front_out = out;
         result
     }
 }

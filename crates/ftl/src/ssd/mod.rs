@@ -17,19 +17,21 @@ pub use durability::{WriteState, WriteStateCounts};
 pub use precondition::{PRECONDITION_PROGRESS_WRITES, Precondition};
 
 use crate::address::{BlockId, Lpa};
-use crate::buffer::WriteBuffer;
 use crate::config::{
     GcScope, MappingKind, PayloadMode, SsdConfig, WearLeveling, parse_allocation_order,
 };
+use crate::controller::{Controller, Totals as ControllerTotals};
 use crate::error::{FtlError, FtlResult};
 use crate::flash::Flash;
 use crate::flash::blocks::BlockManager;
 use crate::flash::codec::AddressCodec;
 use crate::flash::emit::PendingOp;
 use crate::flash::payload::Payload;
+use crate::frontend::{Chain, FrontEnd, PageWrites, buffer::WriteBuffer};
 use crate::gc::VictimPicker;
 use crate::host::queue::{DeferredTable, RequestTable};
-use crate::mapping::{Mapper, block::BlockFtl, hybrid::HybridFtl, page::PageFtl, stripe_order};
+use crate::mapping::page::{PageConfig, PageFtl};
+use crate::mapping::{Mapper, Mapping, block::BlockFtl, hybrid::HybridFtl, stripe_order};
 use crate::stats::Measure;
 use nandlab_core::{EventQueue, SimTime};
 use nandlab_nand::{Completion, FlashOp, Geometry, NandSim, OpKind, PageAddress};
@@ -55,11 +57,16 @@ pub struct Ssd {
     nand: NandSim,
     mapper: Mapper,
     flash: Flash,
-    buffer: Option<WriteBuffer>,
+    /// The front-end chain (write buffer, …) between the host path and the mapping.
+    front: Chain,
+    /// Pages leaving the chain for the mapping (reused).
+    front_out: PageWrites,
     requests: RequestTable,
     deferred: DeferredTable,
     events: EventQueue<()>,
     completions: Vec<Completion>,
+    /// Requests a front-end stage's device event completed (reused).
+    stage_done: Vec<u64>,
     /// Reusable one-target ops, one per op kind (so submitting allocates nothing).
     templates: [FlashOp; OpKind::COUNT],
     now: SimTime,
@@ -68,15 +75,19 @@ pub struct Ssd {
     measure: Measure,
     hint: Vec<Lpa>,
     host_ops_since_hint: u32,
-    /// Scratch page buffers (full mode).
+    /// Scratch page buffer (full mode).
     scratch: Vec<u8>,
-    evicted: Vec<u8>,
     /// Request slot that [`Ssd::execute`] waits for, and its result when done.
     watch: Option<u32>,
     watched: Option<Executed>,
     /// Ops decided but not yet given to the chip model, per die (FIFO).
     die_queues: Vec<VecDeque<PendingOp>>,
     codec: AddressCodec,
+    /// The controller's resources (`None`: no controller costs, the pure-chip path).
+    controller: Option<Controller>,
+    controller_start: ControllerTotals,
+    /// Per placement id counters at the start of the measurement.
+    placement_start: (Vec<u64>, Vec<u64>),
 }
 
 /// Logical pages of a device with over-provisioning `op_fraction` (spare / logical).
@@ -95,6 +106,16 @@ where
 impl Ssd {
     /// Builds the SSD (validating the config); `seed` drives every random choice.
     pub fn new(config: SsdConfig, seed: u64) -> FtlResult<Self> {
+        Self::with_front_ends(config, seed, Vec::new())
+    }
+
+    /// Builds the SSD with extra front-end stages after the configured ones (the DRAM write
+    /// buffer first, when `ftl.write_buffer_pages > 0`), in order toward the flash.
+    pub fn with_front_ends(
+        config: SsdConfig,
+        seed: u64,
+        extra: Vec<Box<dyn FrontEnd>>,
+    ) -> FtlResult<Self> {
         config.validate()?;
         config.check_memory_budget()?;
         let nand_config = config.nand_config()?;
@@ -114,22 +135,27 @@ impl Ssd {
             geometry.total_dies(),
             Payload::new(full, physical as usize, geometry.page_size_bytes as usize),
             f.copyback,
+            f.placement_ids,
         );
         let stripe = stripe_order(&geometry, parse_allocation_order(&f.allocation_order)?);
         let wl_gap = (f.wear_leveling == WearLeveling::Static).then_some(f.wl_erase_gap_threshold);
         let mapper = match f.mapping {
             MappingKind::Page => {
-                let mut page = PageFtl::new(
+                let settings = PageConfig {
+                    threshold_blocks: f.gc_threshold_blocks,
+                    wl_gap,
+                    hint_all_planes: f.hint_all_planes,
+                    device_gc: f.gc_scope == GcScope::Device,
+                };
+                let picker = VictimPicker::new(f.gc_policy, seed);
+                Mapper::Page(PageFtl::new(
                     logical,
                     physical,
                     stripe,
-                    VictimPicker::new(f.gc_policy, seed),
-                    f.gc_threshold_blocks,
-                    wl_gap,
-                );
-                page.set_hint_all_planes(f.hint_all_planes);
-                page.set_device_gc(f.gc_scope == GcScope::Device);
-                Mapper::Page(page)
+                    picker,
+                    settings,
+                    f.placement_ids,
+                ))
             }
             MappingKind::Block => {
                 let m = BlockFtl::new(&geometry, logical, stripe, f.gc_threshold_blocks);
@@ -157,27 +183,34 @@ impl Ssd {
                 ),
             ));
         }
-        let buffer = (f.write_buffer_pages > 0).then(|| {
-            WriteBuffer::new(
+        let mut stages: Vec<Box<dyn FrontEnd>> = Vec::new();
+        if f.write_buffer_pages > 0 {
+            stages.push(Box::new(WriteBuffer::new(
                 f.write_buffer_pages,
                 logical,
                 geometry.page_size_bytes,
                 f.write_buffer_policy,
                 full,
-            )
-        });
+            )));
+        }
+        stages.extend(extra);
+        let front = Chain::new(stages, geometry.page_size_bytes, full);
+        let front_out = PageWrites::new(geometry.page_size_bytes, full);
         let first = PageAddress::default();
         let templates = OpKind::ALL.map(|kind| match kind {
             OpKind::Read => FlashOp::read(first),
             OpKind::Program => FlashOp::program(first),
             OpKind::Erase => FlashOp::erase(first),
             OpKind::Copyback => FlashOp::copyback(first, first),
+            // SiM kinds: not issued by the FTL (yet)
+            _ => FlashOp::of_kind(kind, first),
         });
         Ok(Ssd {
             requests: RequestTable::new(f.queue_depth),
             deferred: DeferredTable::default(),
             events: EventQueue::with_capacity(4),
             completions: Vec::with_capacity(64),
+            stage_done: Vec::new(),
             templates,
             now: SimTime::ZERO,
             page_size_bytes: geometry.page_size_bytes,
@@ -186,20 +219,23 @@ impl Ssd {
             hint: Vec::new(),
             host_ops_since_hint: 0,
             scratch: Vec::new(),
-            evicted: Vec::new(),
             watch: None,
             watched: None,
             die_queues: (0..geometry.total_dies())
                 .map(|_| VecDeque::new())
                 .collect(),
             codec: AddressCodec::new(&geometry),
+            controller: Controller::new(&f.controller, geometry.page_size_bytes),
+            controller_start: ControllerTotals::default(),
+            placement_start: (Vec::new(), Vec::new()),
             config,
             seed,
             geometry,
             nand,
             mapper,
             flash,
-            buffer,
+            front,
+            front_out,
         })
     }
 
@@ -250,12 +286,15 @@ impl Ssd {
         self.host_ops_since_hint = 0;
     }
 
+    /// How many logical pages map to physical page `ppa` (0: invalid; more than 1: shared by a
+    /// dedup stage's duplicate writes).
+    pub fn refcount(&self, ppa: crate::address::Ppa) -> u32 {
+        self.mapper.refcount(ppa)
+    }
+
     /// The block (dense chip-model id) the next GC will erase, when the mapping can tell.
     pub fn next_victim_block(&self) -> Option<BlockId> {
-        match &self.mapper {
-            Mapper::Page(m) => m.next_victim_block(&self.flash),
-            _ => None,
-        }
+        self.mapper.next_victim_block(&self.flash)
     }
 
     /// The current bytes of a logical byte range (full payload mode; zeros where nothing was
@@ -283,9 +322,9 @@ impl Ssd {
         Ok(out)
     }
 
-    /// Bytes of logical page `lpa` now: the write buffer first, then flash.
+    /// Bytes of logical page `lpa` now: the front-end stages first, then flash.
     fn current_page(&self, lpa: Lpa) -> Option<&[u8]> {
-        if let Some(bytes) = self.buffer.as_ref().and_then(|b| b.page(lpa)) {
+        if let Some(bytes) = self.front.page(lpa) {
             return Some(bytes);
         }
         self.flash.payload.read(self.mapper.locate(lpa)?)

@@ -7,6 +7,7 @@ use crate::address::Lpa;
 use crate::error::{FtlError, FtlResult};
 use crate::flash::HostWrite;
 use crate::flash::emit::Tag;
+use crate::mapping::Mapping;
 use nandlab_core::SimRng;
 use serde::{Deserialize, Serialize};
 use std::ops::ControlFlow;
@@ -136,6 +137,7 @@ impl Ssd {
             lpa,
             sequence: self.flash.next_sequence(),
             data: None,
+            placement: 0,
         };
         self.mapper.write(&mut self.flash, write, Tag::Internal)
     }

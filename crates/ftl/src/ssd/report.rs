@@ -2,6 +2,7 @@
 //! model's statistics.
 
 use super::Ssd;
+use crate::flash::blocks::BlockUse;
 use crate::host::HostOp;
 use crate::stats::{
     EnergySection, EraseBin, EraseSummary, IoSection, Measure, SsdReport, ValidPageMap, op_index,
@@ -29,6 +30,10 @@ impl Ssd {
             ..Measure::default()
         };
         self.flash.gc_latency = LatencyHistogram::new();
+        if let Some(c) = &self.controller {
+            self.controller_start = c.totals();
+        }
+        self.placement_start = self.flash.placement.snapshot();
     }
 
     /// The report of the current measurement.
@@ -61,6 +66,13 @@ impl Ssd {
             total_mj: OpKind::ALL.iter().map(|k| mj(*k)).sum::<f64>() + idle_mj,
         };
         let blocks = &self.flash.blocks;
+        let controller = self.controller.as_ref().map(|c| {
+            c.section(
+                &self.controller_start,
+                m.last_completion - m.started,
+                energy.total_mj,
+            )
+        });
         SsdReport {
             seed: self.seed,
             submitted: m.submitted,
@@ -84,6 +96,12 @@ impl Ssd {
             logical_pages: u64::from(self.logical_pages),
             physical_pages: self.geometry.total_pages(),
             page_size_bytes: self.page_size_bytes,
+            placement: self.flash.placement.report(
+                &self.placement_start,
+                |b| blocks.state[b] != BlockUse::Free,
+                |b| blocks.valid[b],
+            ),
+            controller,
         }
     }
 }

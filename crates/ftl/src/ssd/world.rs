@@ -3,11 +3,19 @@
 
 use super::{Executed, Ssd};
 use crate::address::{DieId, Lpa, Ppa};
+use crate::controller::CtrlEvent;
 use crate::error::{FtlError, FtlResult};
 use crate::flash::emit::{PendingOp, Tag};
 use crate::host::HostRequest;
+use crate::mapping::Mapping;
 use crate::stats::SsdReport;
+use nandlab_core::source::earliest;
 use nandlab_nand::OpKind;
+
+/// Positions of the optional sources in the world loop's tie-breaking order (host arrivals 0,
+/// chip model 1, then these).
+const CONTROLLER_SOURCE: usize = 2;
+const STAGE_SOURCE: usize = 3;
 
 impl Ssd {
     /// Runs a stream of host requests to completion (including the GC work they cause) and
@@ -79,6 +87,10 @@ impl Ssd {
     fn idle_before_arrival(&self) -> bool {
         self.config.ftl.idle_gc_threshold_blocks > 0
             && self.nand.next_event_time().is_none()
+            && self
+                .controller
+                .as_ref()
+                .is_none_or(|c| c.events.peek_time().is_none())
             && self.events.peek_time().is_some_and(|h| h > self.now)
     }
 
@@ -191,11 +203,18 @@ impl Ssd {
         }
     }
 
-    /// Processes the earliest event. `None` when nothing is pending; `Some(true)` for a host
-    /// arrival, `Some(false)` for a chip event.
+    /// Processes the earliest event of the world's sources: the host's arrivals, the chip
+    /// model, the controller's resources, then each front-end stage with its own device, in
+    /// that order on ties. `None`
+    /// when nothing is pending; `Some(true)` for a host arrival, `Some(false)` otherwise.
     pub(super) fn step(&mut self) -> FtlResult<Option<bool>> {
         let host = self.events.peek_time();
         let chip = self.nand.next_event_time();
+        if (self.controller.is_some() || self.front.is_timed())
+            && self.step_other_source(host, chip)?
+        {
+            return Ok(Some(false));
+        }
         match (host, chip) {
             (None, None) => Ok(None),
             (Some(h), c) if c.is_none_or(|c| h <= c) => {
@@ -209,48 +228,154 @@ impl Ssd {
                 }
                 Ok(Some(true))
             }
-            _ => {
-                let mut completions = std::mem::take(&mut self.completions);
-                // chip events that complete nothing need no controller action: run them back
-                // to back while no host event is due first
-                let mut time = self
-                    .nand
-                    .process_next(&mut completions)
-                    .expect("chip event peeked");
-                while completions.is_empty() {
-                    let Some(next) = self.nand.next_event_time() else {
-                        break;
-                    };
-                    if self.events.peek_time().is_some_and(|h| h <= next) {
-                        break;
-                    }
-                    time = self
-                        .nand
-                        .process_next(&mut completions)
-                        .expect("chip event peeked");
-                }
-                self.set_now(time);
-                if time.is_end() {
-                    return Err(self.end_of_time());
-                }
-                let mut result = Ok(());
-                for c in completions.drain(..) {
-                    let die = Tag::die_of(c.tag);
-                    // the page a completed program wrote is durable before anyone hears of it
-                    self.flash.oob.completed(die);
-                    let done = self
-                        .on_completion(Tag::decode(c.tag), c.kind)
-                        .and_then(|()| self.pump(die));
-                    if let Err(e) = done {
-                        result = Err(e);
-                        break;
-                    }
-                }
-                completions.clear();
-                self.completions = completions;
-                result.map(|()| Some(false))
+            _ => self.step_chip().map(|()| Some(false)),
+        }
+    }
+
+    /// Processes the controller's or a timed stage's next event if it comes before the host's
+    /// and the chip's (ties go to those); whether it did.
+    #[inline(never)]
+    fn step_other_source(
+        &mut self,
+        host: Option<nandlab_core::SimTime>,
+        chip: Option<nandlab_core::SimTime>,
+    ) -> FtlResult<bool> {
+        let controller = self.controller.as_ref().and_then(|c| c.events.peek_time());
+        let stage = if self.front.is_timed() {
+            self.front.next_event()
+        } else {
+            None
+        };
+        let times = [host, chip, controller, stage.map(|(_, t)| t)];
+        match earliest(&times) {
+            Some(CONTROLLER_SOURCE) => self.step_controller().map(|()| true),
+            Some(STAGE_SOURCE) => {
+                let (index, _) = stage.expect("a stage's time was earliest");
+                self.step_stage(index).map(|()| true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// The time before which the chip model may run events back to back: the next host or
+    /// front-end event.
+    fn next_other_event(&self) -> Option<nandlab_core::SimTime> {
+        let mut next = self.events.peek_time();
+        let mut fold = |t: Option<nandlab_core::SimTime>| {
+            if let Some(t) = t {
+                next = Some(next.map_or(t, |n| n.min(t)));
+            }
+        };
+        if let Some(c) = &self.controller {
+            fold(c.events.peek_time());
+        }
+        if self.front.is_timed() {
+            fold(self.front.next_event().map(|(_, t)| t));
+        }
+        next
+    }
+
+    /// Processes the controller's next event (a processed command, a finished DRAM transfer
+    /// or ECC decode, read data sent).
+    fn step_controller(&mut self) -> FtlResult<()> {
+        let c = self.controller.as_mut().expect("controller event peeked");
+        let (time, event) = c.events.pop().expect("controller event peeked");
+        self.set_now(time);
+        if time.is_end() {
+            return Err(self.end_of_time());
+        }
+        match event {
+            CtrlEvent::Decide(slot) => self.decide_processed(slot),
+            CtrlEvent::StepDone(slot) => {
+                self.op_done(slot);
+                Ok(())
+            }
+            CtrlEvent::Complete(slot) => {
+                self.finish(slot);
+                Ok(())
             }
         }
+    }
+
+    fn step_chip(&mut self) -> FtlResult<()> {
+        let mut completions = std::mem::take(&mut self.completions);
+        // chip events that complete nothing need no controller action: run them back to back
+        // while no other source's event is due first (ties go to the host and the stages)
+        let other = self.next_other_event();
+        let mut time = self
+            .nand
+            .process_next(&mut completions)
+            .expect("chip event peeked");
+        while completions.is_empty() {
+            let Some(next) = self.nand.next_event_time() else {
+                break;
+            };
+            if other.is_some_and(|h| h <= next) {
+                break;
+            }
+            time = self
+                .nand
+                .process_next(&mut completions)
+                .expect("chip event peeked");
+        }
+        self.set_now(time);
+        if time.is_end() {
+            return Err(self.end_of_time());
+        }
+        let mut result = Ok(());
+        for c in completions.drain(..) {
+            let die = Tag::die_of(c.tag);
+            // the page a completed program wrote is durable before anyone hears of it
+            self.flash.oob.completed(die);
+            let done = self
+                .on_completion(Tag::decode(c.tag), c.kind, c.read_retries)
+                .and_then(|()| self.pump(die));
+            if let Err(e) = done {
+                result = Err(e);
+                break;
+            }
+        }
+        completions.clear();
+        self.completions = completions;
+        result
+    }
+
+    /// Processes front-end stage `index`'s next device event: the requests it completed
+    /// progress, and pages it released are written (tracked by no request).
+    fn step_stage(&mut self, index: usize) -> FtlResult<()> {
+        let mut done = std::mem::take(&mut self.stage_done);
+        let mut out = std::mem::take(&mut self.front_out);
+        let time = self
+            .front
+            .process_stage(
+                index,
+                self.now,
+                &mut done,
+                &mut out,
+                &mut self.flash.counters,
+            )
+            .expect("stage event peeked");
+        self.set_now(time);
+        let mut result = if time.is_end() {
+            Err(self.end_of_time())
+        } else {
+            self.write_out(&out, Tag::Internal)
+                .and_then(|()| self.submit_pending())
+        };
+        for tag in done.drain(..) {
+            if result.is_ok()
+                && let Tag::Host(slot) = Tag::decode(tag)
+            {
+                self.op_done(slot);
+            } else if result.is_ok() {
+                result = Err(FtlError::Stalled {
+                    message: format!("front-end stage {index} completed a non-host tag {tag:#x}"),
+                });
+            }
+        }
+        self.front_out = out;
+        self.stage_done = done;
+        result
     }
 
     /// Time arithmetic saturates at the end of simulated time: reaching it stops the run.
@@ -266,9 +391,22 @@ impl Ssd {
         self.flash.now = time;
     }
 
-    fn on_completion(&mut self, tag: Tag, kind: OpKind) -> FtlResult<()> {
+    fn on_completion(&mut self, tag: Tag, kind: OpKind, read_retries: u32) -> FtlResult<()> {
         match tag {
-            Tag::Host(slot) => self.op_done(slot),
+            Tag::Host(slot) => {
+                // a page read for the host is ECC-decoded before the request goes on
+                let decoded = match &mut self.controller {
+                    Some(c) if kind == OpKind::Read => c.ecc(self.now, read_retries),
+                    _ => None,
+                };
+                match decoded {
+                    Some(t) => {
+                        let c = self.controller.as_mut().expect("decoded by it");
+                        c.events.schedule(t, CtrlEvent::StepDone(slot));
+                    }
+                    None => self.op_done(slot),
+                }
+            }
             Tag::Deferred(id) => {
                 debug_assert_eq!(kind, OpKind::Read);
                 self.finish_deferred(id)?;
@@ -290,6 +428,20 @@ impl Ssd {
     }
 
     pub(super) fn complete(&mut self, slot: u32) {
+        let s = &self.requests.slots[slot as usize];
+        if s.op == crate::host::HostOp::Read
+            && let Some(c) = &mut self.controller
+            && let Some(t) = c.read_out(self.now, s.size_bytes)
+        {
+            // the read data crosses the host link first
+            c.events.schedule(t, CtrlEvent::Complete(slot));
+            return;
+        }
+        self.finish(slot);
+    }
+
+    /// Request `slot` completes to the host now.
+    fn finish(&mut self, slot: u32) {
         let s = &mut self.requests.slots[slot as usize];
         let latency = self.now - s.start;
         let m = self.measure.op_mut(s.op);
@@ -312,6 +464,17 @@ impl Ssd {
     /// and feeds the chip model.
     pub(super) fn submit_pending(&mut self) -> FtlResult<()> {
         let mut ops = std::mem::take(&mut self.flash.emit.ops);
+        if let Some(c) = &mut self.controller {
+            // the firmware handles every GC / wear-leveling page move (its program side)
+            let moves = ops
+                .iter()
+                .filter(|op| {
+                    matches!(op.tag, Tag::Gc(_))
+                        && matches!(op.kind, OpKind::Program | OpKind::Copyback)
+                })
+                .count();
+            c.gc_moves(self.now, moves as u64);
+        }
         let mut result = Ok(());
         for op in ops.drain(..) {
             match op.tag {
@@ -360,6 +523,8 @@ impl Ssd {
             OpKind::Program => op.source,
             OpKind::Copyback => op.target,
             OpKind::Read | OpKind::Erase => Ppa::NONE,
+            // SiM kinds: not issued by the FTL (yet)
+            OpKind::PageOpen | OpKind::PageClose | OpKind::Search | OpKind::Gather => Ppa::NONE,
         };
         self.flash.oob.submitted(die, programmed);
         Ok(())

@@ -20,6 +20,10 @@ pub struct FtlCounters {
     pub host_pages_read: u64,
     /// Logical pages discarded by TRIM.
     pub host_pages_trimmed: u64,
+    /// Host page writes a dedup stage found duplicate: mapped to an existing physical page,
+    /// not programmed (reported only when non-zero).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub host_pages_shared: u64,
     /// Every page programmed into flash: host writes, GC/WL/merge moves.
     pub flash_pages_programmed: u64,
     /// Valid pages moved by GC, wear-leveling or merges.
@@ -45,6 +49,10 @@ pub struct FtlCounters {
     pub merges_full: u64,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 impl FtlCounters {
     /// `self − start`, field by field.
     pub fn since(&self, start: &FtlCounters) -> FtlCounters {
@@ -52,6 +60,7 @@ impl FtlCounters {
             host_pages_written: self.host_pages_written - start.host_pages_written,
             host_pages_read: self.host_pages_read - start.host_pages_read,
             host_pages_trimmed: self.host_pages_trimmed - start.host_pages_trimmed,
+            host_pages_shared: self.host_pages_shared - start.host_pages_shared,
             flash_pages_programmed: self.flash_pages_programmed - start.flash_pages_programmed,
             gc_page_copies: self.gc_page_copies - start.gc_page_copies,
             copybacks: self.copybacks - start.copybacks,

@@ -103,6 +103,12 @@ pub struct SsdReport {
     pub logical_pages: u64,
     pub physical_pages: u64,
     pub page_size_bytes: u32,
+    /// Per placement id (present when `ftl.placement_ids` > 1).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub placement: Vec<crate::flash::placement::PlacementReport>,
+    /// Controller busy time and energy (present when the device has controller costs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controller: Option<crate::controller::ControllerSection>,
 }
 
 impl SsdReport {

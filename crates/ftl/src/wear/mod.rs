@@ -2,7 +2,10 @@
 //! (round robin per plane, [`crate::flash::blocks`]). Static: when the erase-count gap of a
 //! plane (max over its blocks − min over its closed blocks) exceeds the threshold, the coldest
 //! closed block is migrated (its valid pages moved, the block erased and returned to the free
-//! list) so that its little-worn cells take new writes.
+//! list) so that its little-worn cells take new writes. The migration itself is in
+//! [`migrate`].
+
+mod migrate;
 
 use crate::address::{BlockId, PlaneId};
 use crate::flash::blocks::BlockManager;

@@ -109,6 +109,7 @@ mod tests {
             op,
             offset_bytes,
             size_bytes,
+            placement_id: 0,
         }
     }
 

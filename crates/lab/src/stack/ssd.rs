@@ -4,7 +4,8 @@
 //! error naming it, never silently ignored.
 
 use nandlab_ftl::{
-    BufferPolicy, FtlConfig, GcPolicy, GcScope, MappingKind, PayloadMode, WearLeveling,
+    BufferPolicy, ControllerCosts, FtlConfig, GcPolicy, GcScope, MappingKind, PayloadMode,
+    WearLeveling,
 };
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +35,10 @@ pub struct SsdSection {
     pub buffer: Option<BufferSection>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hints: Option<HintsSection>,
+    /// `[ssd.controller]`: the controller's time and energy costs (firmware, DRAM, host
+    /// link, ECC), each key optional (0 when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<ControllerCosts>,
 }
 
 /// `[ssd.host]`: the host interface.
@@ -182,6 +187,7 @@ impl SsdSection {
             set(&mut f.hint_refresh_ops, h.refresh_ops);
             set(&mut f.hint_all_planes, h.all_planes);
         }
+        set(&mut f.controller, self.controller.clone());
         Ok(f)
     }
 
@@ -260,15 +266,19 @@ pub const FTL_KEYS: &[(&str, &str)] = &[
 ];
 
 /// The stack-config key for an FTL error key (unknown ones pass through).
-pub fn stack_key(ftl_key: &str) -> &str {
+pub fn stack_key(ftl_key: &str) -> std::borrow::Cow<'_, str> {
     if let Some(rest) = ftl_key.strip_prefix("device.") {
         // chip keys keep their layout under [nand]
-        return rest;
+        return rest.into();
+    }
+    if let Some(rest) = ftl_key.strip_prefix("ftl.controller.") {
+        return format!("ssd.controller.{rest}").into();
     }
     FTL_KEYS
         .iter()
         .find(|(f, _)| *f == ftl_key)
         .map_or(ftl_key, |(_, s)| s)
+        .into()
 }
 
 #[cfg(test)]
@@ -337,5 +347,9 @@ mod tests {
         );
         assert_eq!(stack_key("device.geometry.channels"), "geometry.channels");
         assert_eq!(stack_key("something.else"), "something.else");
+        assert_eq!(
+            stack_key("ftl.controller.ecc_decode_ns"),
+            "ssd.controller.ecc_decode_ns"
+        );
     }
 }

@@ -104,6 +104,7 @@ mod bench_literal {
                 endurance_cycles: 10_000,
                 ..ReliabilityConfig::default()
             },
+            search: None,
         }
     }
 
@@ -118,6 +119,11 @@ mod bench_literal {
                 queue_depth: 32,
                 payload: PayloadMode::TimingOnly,
                 hint_refresh_ops: 0,
+                // no controller costs (only the preset's note of why)
+                controller: nandlab_ftl::ControllerCosts {
+                    source: "none by design: `nandlab bench ssd` measures simulation speed on the chip model and FTL alone".into(),
+                    ..Default::default()
+                },
                 ..FtlConfig::default()
             },
             ..SsdConfig::from_nand(bench_ssd_nand_config())
@@ -177,6 +183,16 @@ fn values_out_of_range_name_the_stack_key_and_line() {
     assert!(e.contains("key `nand.geometry.blocks_per_plane`"), "{e}");
     let e = error(&SMALL.replace("[ssd.gc]", "[ssd.host]\nqueue_depth = 0\n[ssd.gc]"));
     assert!(e.contains("line 14: key `ssd.host.queue_depth`"), "{e}");
+    let e = error(&SMALL.replace(
+        "[ssd.gc]",
+        "[ssd.controller]\nfirmware_command_ns = -5.0\n[ssd.gc]",
+    ));
+    assert!(
+        e.contains("line 14: key `ssd.controller.firmware_command_ns`"),
+        "{e}"
+    );
+    let e = error(&SMALL.replace("[ssd.gc]", "[ssd.controller]\nfirmware_ns = 5.0\n[ssd.gc]"));
+    assert!(e.contains("key `ssd.controller.firmware_ns`"), "{e}");
 }
 
 #[test]

@@ -54,6 +54,15 @@ impl OnfiDie {
                 self.change_read_column(start, end, target)
             }
             (op::ERASE, op::ERASE_CONFIRM) => self.erase(start, end, target),
+            (op::SIM_PAGE_OPEN, op::SIM_PAGE_OPEN_CONFIRM) => {
+                self.sim_page_open(start, end, target, false)
+            }
+            (op::SIM_PAGE_OPEN, op::SIM_PAGE_OPEN_CACHE_CONFIRM) => {
+                self.sim_page_open(start, end, target, true)
+            }
+            (op::SIM_BLOCK_MODE, op::SIM_MODE_MATCH_CONFIRM | op::SIM_MODE_STORAGE_CONFIRM) => {
+                self.sim_block_mode(start, end, target, code)
+            }
             (op::ERASE, op::MULTIPLANE_ERASE_QUEUE) => {
                 self.enqueue(start, end, Queue::Erase, target)
             }
@@ -83,6 +92,12 @@ impl OnfiDie {
             }
             (op::COPYBACK_PROGRAM, op::MULTIPLANE_PROGRAM_QUEUE) => {
                 self.enqueue(start, end, Queue::Copyback, target)
+            }
+            (op::SIM_SEARCH, op::SIM_SEARCH_CONFIRM) => {
+                self.sim_search(start, end, target, bytes_in)
+            }
+            (op::SIM_GATHER, op::SIM_GATHER_CONFIRM) => {
+                self.sim_gather(start, end, target, bytes_in)
             }
             _ => Err(self.sequence_error(Cycle::Command(code))),
         }
@@ -115,6 +130,7 @@ impl OnfiDie {
                 });
             }
         }
+        self.check_sim_latches(address)?;
         let local = self.local(address);
         match kind {
             Queue::Read => Ok(()),
@@ -174,7 +190,12 @@ impl OnfiDie {
     }
 
     /// Schedules a cell stage after the confirm ending at `end`.
-    fn start_array(&mut self, end: SimTime, stage: Stage, duration: SimTime) -> ArrayStage {
+    pub(super) fn start_array(
+        &mut self,
+        end: SimTime,
+        stage: Stage,
+        duration: SimTime,
+    ) -> ArrayStage {
         let start = end.max(self.array_busy_until);
         let array = ArrayStage {
             stage,
@@ -191,7 +212,11 @@ impl OnfiDie {
     fn longest_read(&mut self, targets: &[Target]) -> SimTime {
         let mut longest = SimTime::ZERO;
         for t in targets {
-            longest = longest.max(self.timing.read_time(t.address.page));
+            longest = longest.max(if self.in_match_mode(&t.address) {
+                self.timing.match_read
+            } else {
+                self.timing.read_time(t.address.page)
+            });
             if !self.blocks.is_programmed(&self.local(&t.address)) {
                 self.erased_page_reads += 1;
             }
@@ -406,7 +431,11 @@ impl OnfiDie {
         let start = end.max(self.array_busy_until);
         let mut duration = SimTime::ZERO;
         for t in targets {
-            duration = duration.max(self.timing.program_time(t.address.page));
+            duration = duration.max(if self.in_match_mode(&t.address) {
+                self.timing.match_program
+            } else {
+                self.timing.program_time(t.address.page)
+            });
             let local = self.local(&t.address);
             self.blocks.apply_program(&local, start);
         }

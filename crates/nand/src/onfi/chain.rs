@@ -10,6 +10,13 @@
 //! | erase | `60h row(t_i) D1h` (i < n), `60h row(tn) D0h W 70h DataOut(1)` |
 //! | copyback | `00h s_i 32h`, `00h sn 35h W`, `85h d_i 11h`, `85h dn 10h W 70h DataOut(1)` |
 //!
+//! | (block mode) | `C8h row(t) C9h` (match) or `C8h row(t) CAh` (storage); no op kind |
+//! | page-open | `C0h t C1h W DataOut(V)` (V: the verification window) |
+//! | page-open-cache | `C0h t C2h W` |
+//! | page-close | `C3h W` (then `DataOut(V)` of a page that moved up from Latch 1) |
+//! | search (k keys) | `C4h t DataIn(16 k) C5h W DataOut(64 k)` |
+//! | gather (c chunks) | `C6h t DataIn(8) C7h W DataOut(c (64 + E))` (E: chunk ECC bytes) |
+//!
 //! where "output" is `DataOut(B)` for one plane and `06h t_i E0h DataOut(B)` per plane for
 //! several. Cache ops depend on their [`ChainPosition`] in a stream of cache ops on one die:
 //! a cache program ends with 15h instead of 10h unless it is the last (or alone); a cache read
@@ -136,8 +143,67 @@ pub fn command_chain_at(
             }
             wait_and_status(&mut out);
         }
+        OpKind::PageOpen | OpKind::PageClose | OpKind::Search | OpKind::Gather => {
+            search_chain(op, &layout, timing, &mut out);
+        }
     }
     out
+}
+
+/// The vendor-command chains of SiM ops (see the module docs).
+fn search_chain(op: &FlashOp, layout: &AddressLayout, timing: &TimingModel, out: &mut Vec<Cycle>) {
+    use crate::search::format::{
+        CHUNK_BYTES, CHUNK_MASK_BYTES, MATCH_BITMAP_BYTES, SEARCH_KEY_BYTES,
+    };
+    let target = &op.targets[0];
+    let setup = |command: u8, data_in: u32, confirm: u8, out: &mut Vec<Cycle>| {
+        out.push(Cycle::Command(command));
+        layout.push_page_address(target, 0, out);
+        if data_in > 0 {
+            out.push(Cycle::DataIn { bytes: data_in });
+        }
+        out.push(Cycle::Command(confirm));
+        out.push(Cycle::WaitReady);
+    };
+    match op.kind {
+        OpKind::PageOpen if op.mode == RegisterMode::Cache => {
+            setup(op::SIM_PAGE_OPEN, 0, op::SIM_PAGE_OPEN_CACHE_CONFIRM, out);
+        }
+        OpKind::PageOpen => {
+            setup(op::SIM_PAGE_OPEN, 0, op::SIM_PAGE_OPEN_CONFIRM, out);
+            out.push(Cycle::DataOut {
+                bytes: timing.page_open_transfer_bytes,
+            });
+        }
+        OpKind::PageClose => {
+            out.push(Cycle::Command(op::SIM_PAGE_CLOSE));
+            out.push(Cycle::WaitReady);
+        }
+        OpKind::Search => {
+            let keys = op.search_keys.max(1);
+            setup(
+                op::SIM_SEARCH,
+                SEARCH_KEY_BYTES * keys,
+                op::SIM_SEARCH_CONFIRM,
+                out,
+            );
+            out.push(Cycle::DataOut {
+                bytes: MATCH_BITMAP_BYTES * keys,
+            });
+        }
+        _ => {
+            setup(
+                op::SIM_GATHER,
+                CHUNK_MASK_BYTES,
+                op::SIM_GATHER_CONFIRM,
+                out,
+            );
+            let chunks = op.chunk_mask.count_ones().max(1);
+            out.push(Cycle::DataOut {
+                bytes: chunks * (CHUNK_BYTES + timing.chunk_ecc_bytes),
+            });
+        }
+    }
 }
 
 /// The chain of a whole stream of cache ops of one kind on one die, each at its position.

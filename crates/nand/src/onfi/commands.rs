@@ -46,11 +46,35 @@ pub const RESET: u8 = 0xFF;
 /// EFh: set features: one feature address cycle and four parameter bytes (read-retry levels).
 pub const SET_FEATURES: u8 = 0xEF;
 
+/// C0h (vendor, SiM): page-open setup; the page address and C1h or C2h follow.
+pub const SIM_PAGE_OPEN: u8 = 0xC0;
+/// C1h (vendor, SiM): page-open confirm: sense the page, make it the active search operand
+/// (Latch 2); the verification window can then be read out.
+pub const SIM_PAGE_OPEN_CONFIRM: u8 = 0xC1;
+/// C2h (vendor, SiM): page-open-cache confirm: with a page active, sense into Latch 1 only.
+pub const SIM_PAGE_OPEN_CACHE_CONFIRM: u8 = 0xC2;
+/// C3h (vendor, SiM): page-close: release the active page; a page in Latch 1 moves up.
+pub const SIM_PAGE_CLOSE: u8 = 0xC3;
+/// C4h (vendor, SiM): search setup; the page address, 16 bytes (key, mask) per key, C5h.
+pub const SIM_SEARCH: u8 = 0xC4;
+/// C5h (vendor, SiM): search confirm; one 64-byte bitmap per key is then read out.
+pub const SIM_SEARCH_CONFIRM: u8 = 0xC5;
+/// C6h (vendor, SiM): gather setup; the page address, the 8-byte chunk bitmap, C7h.
+pub const SIM_GATHER: u8 = 0xC6;
+/// C7h (vendor, SiM): gather confirm; the selected chunks (each with its ECC) are read out.
+pub const SIM_GATHER_CONFIRM: u8 = 0xC7;
+/// C8h (vendor, SiM): set block mode; the row address and C9h or CAh follow.
+pub const SIM_BLOCK_MODE: u8 = 0xC8;
+/// C9h (vendor, SiM): the block goes to match mode (SLC, SiM commands).
+pub const SIM_MODE_MATCH_CONFIRM: u8 = 0xC9;
+/// CAh (vendor, SiM): the block goes to storage mode.
+pub const SIM_MODE_STORAGE_CONFIRM: u8 = 0xCA;
+
 /// Number of parameter bytes after EFh-address.
 pub const FEATURE_PARAMETER_BYTES: u32 = 4;
 
 /// Every opcode the model accepts, for messages.
-pub const SUPPORTED: [u8; 20] = [
+pub const SUPPORTED: [u8; 31] = [
     READ,
     READ_CONFIRM,
     CACHE_READ,
@@ -71,6 +95,17 @@ pub const SUPPORTED: [u8; 20] = [
     READ_STATUS_ENHANCED,
     RESET,
     SET_FEATURES,
+    SIM_PAGE_OPEN,
+    SIM_PAGE_OPEN_CONFIRM,
+    SIM_PAGE_OPEN_CACHE_CONFIRM,
+    SIM_PAGE_CLOSE,
+    SIM_SEARCH,
+    SIM_SEARCH_CONFIRM,
+    SIM_GATHER,
+    SIM_GATHER_CONFIRM,
+    SIM_BLOCK_MODE,
+    SIM_MODE_MATCH_CONFIRM,
+    SIM_MODE_STORAGE_CONFIRM,
 ];
 
 /// What an opcode does, in a few words (for docs and messages).
@@ -96,6 +131,17 @@ pub fn describe(code: u8) -> &'static str {
         READ_STATUS_ENHANCED => "read status enhanced",
         RESET => "reset",
         SET_FEATURES => "set features",
+        SIM_PAGE_OPEN => "SiM page-open setup",
+        SIM_PAGE_OPEN_CONFIRM => "SiM page-open confirm",
+        SIM_PAGE_OPEN_CACHE_CONFIRM => "SiM page-open-cache confirm",
+        SIM_PAGE_CLOSE => "SiM page-close",
+        SIM_SEARCH => "SiM search setup",
+        SIM_SEARCH_CONFIRM => "SiM search confirm",
+        SIM_GATHER => "SiM gather setup",
+        SIM_GATHER_CONFIRM => "SiM gather confirm",
+        SIM_BLOCK_MODE => "SiM set block mode",
+        SIM_MODE_MATCH_CONFIRM => "SiM match mode confirm",
+        SIM_MODE_STORAGE_CONFIRM => "SiM storage mode confirm",
         _ => "unsupported",
     }
 }

@@ -50,6 +50,12 @@ pub struct OnfiDie {
     pub(super) breakdown: PerStage<SimTime>,
     pub(super) erased_page_reads: u64,
     pub(super) features_set: u64,
+    /// SiM: the device's `[search]` section, each local block's mode, each plane's latches,
+    /// and the bytes of SiM output (window, bitmaps, chunks) the host may still read.
+    pub(super) search: Option<crate::search::SearchConfig>,
+    pub(super) block_modes: Vec<crate::search::BlockMode>,
+    pub(super) sim_latches: Vec<super::search::SimLatches>,
+    pub(super) sim_output: u32,
 }
 
 impl OnfiDie {
@@ -78,6 +84,7 @@ impl OnfiDie {
             ..geometry.clone()
         };
         let planes = geometry.planes_per_die as usize;
+        let local_blocks = local_geometry.total_blocks() as usize;
         Ok(OnfiDie {
             id: die,
             base,
@@ -99,6 +106,14 @@ impl OnfiDie {
             breakdown: PerStage::default(),
             erased_page_reads: 0,
             features_set: 0,
+            search: config.search.clone(),
+            block_modes: if config.search.is_some() {
+                vec![crate::search::BlockMode::Storage; local_blocks]
+            } else {
+                Vec::new()
+            },
+            sim_latches: vec![super::search::SimLatches::default(); planes],
+            sim_output: 0,
         })
     }
 

@@ -11,7 +11,8 @@
 //! multiplane read (00h-32h … 00h-30h), change read column (06h-E0h), program (80h-10h), cache
 //! program (80h-15h), multiplane program (80h-11h …), erase (60h-D0h), multiplane erase
 //! (60h-D1h …), copyback (00h-35h, 85h-10h, 85h-11h …), read status (70h, 78h), reset (FFh) and
-//! set features (EFh). The address layout is in [`address`]; docs/onfi.md has an overview.
+//! set features (EFh); on a SiM device (a `[search]` section) the vendor commands C0h–CAh of
+//! `search` (page-open, page-open-cache, page-close, search, gather, block mode). The address layout is in [`address`]; docs/onfi.md has an overview.
 //!
 //! Layout: `cycle` (what crosses the bus), `commands` (opcodes), `address` (encode/decode),
 //! `die` (the die and its accessors), `sequence` (command, address and data
@@ -24,6 +25,7 @@ pub mod chain;
 pub mod commands;
 pub mod cycle;
 mod die;
+mod search;
 mod sequence;
 mod state;
 #[cfg(test)]

@@ -95,6 +95,18 @@ impl OnfiDie {
             op::SET_FEATURES => self.begin(start, end, code, 1),
             op::CACHE_READ => self.sequential_cache_read(start, end)?,
             op::CACHE_READ_END => self.cache_read_end(start, end)?,
+            op::SIM_PAGE_OPEN | op::SIM_SEARCH | op::SIM_GATHER => {
+                self.check_sim_device(code)?;
+                self.begin(start, end, code, page_cycles)
+            }
+            op::SIM_BLOCK_MODE => {
+                self.check_sim_device(code)?;
+                self.begin(start, end, code, row_cycles)
+            }
+            op::SIM_PAGE_CLOSE => {
+                self.check_sim_device(code)?;
+                self.sim_page_close(start, end)?
+            }
             _ => return Err(self.sequence_error(Cycle::Command(code))),
         };
         if !status {
@@ -151,7 +163,15 @@ impl OnfiDie {
                 command,
                 target: self.target(self.layout.decode_page(bytes, command)?),
             },
-            op::PROGRAM | op::COPYBACK_PROGRAM => Phase::Data {
+            op::SIM_PAGE_OPEN => Phase::Confirm {
+                command,
+                target: self.target(self.layout.decode_page(bytes, command)?),
+            },
+            op::SIM_BLOCK_MODE => Phase::Confirm {
+                command,
+                target: self.target(self.layout.decode_row(bytes, command, false)?),
+            },
+            op::PROGRAM | op::COPYBACK_PROGRAM | op::SIM_SEARCH | op::SIM_GATHER => Phase::Data {
                 command,
                 target: self.target(self.layout.decode_page(bytes, command)?),
                 bytes_in: 0,
@@ -190,7 +210,13 @@ impl OnfiDie {
         if bytes == 0 {
             return Err(self.refuse("a data input of at least 1 byte", got));
         }
-        let end = start + self.timing.transfer_time(bytes);
+        let end = match self.phase {
+            Phase::Data {
+                command: op::SIM_SEARCH | op::SIM_GATHER,
+                ..
+            } => start + self.timing.match_transfer_time(bytes),
+            _ => start + self.timing.transfer_time(bytes),
+        };
         match self.phase {
             Phase::Data {
                 command,
@@ -241,6 +267,9 @@ impl OnfiDie {
         let got = Cycle::DataOut { bytes };
         if bytes == 0 {
             return Err(self.refuse("a data output of at least 1 byte", got));
+        }
+        if self.phase == Phase::Idle && !self.status_output && self.sim_output > 0 {
+            return self.sim_data_out(start, bytes);
         }
         let end = start + self.timing.transfer_time(bytes);
         match self.phase {
@@ -302,6 +331,8 @@ impl OnfiDie {
         self.planes.fill(PlaneRegisters::default());
         self.selection = None;
         self.status_output = false;
+        self.sim_latches.fill(Default::default());
+        self.sim_output = 0;
         self.outcome(start, end, Some(Stage::Cle), None)
     }
 }

@@ -117,6 +117,8 @@ pub(super) fn expected(phase: &Phase, queue: Option<Queue>) -> String {
         Phase::Confirm { command, .. } => match command {
             op::READ => "30h, 31h, 32h or 35h after 00h-address".into(),
             op::CHANGE_READ_COLUMN => "E0h after 06h-address".into(),
+            op::SIM_PAGE_OPEN => "C1h or C2h after C0h-address".into(),
+            op::SIM_BLOCK_MODE => "C9h or CAh after C8h-address".into(),
             _ => "D0h or D1h after 60h-address".into(),
         },
         Phase::Data {
@@ -128,6 +130,14 @@ pub(super) fn expected(phase: &Phase, queue: Option<Queue>) -> String {
             command: op::PROGRAM,
             ..
         } => "data input, 10h, 11h or 15h after 80h-address-data".into(),
+        Phase::Data {
+            command: op::SIM_SEARCH,
+            ..
+        } => "keys (16 bytes each), then C5h after C4h-address".into(),
+        Phase::Data {
+            command: op::SIM_GATHER,
+            ..
+        } => "the 8-byte chunk bitmap, then C7h after C6h-address".into(),
         Phase::Data { .. } => "data input, 10h or 11h after 85h-address".into(),
         Phase::Feature { bytes_in } => format!(
             "data input of the {} feature bytes after EFh-address ({bytes_in} received)",

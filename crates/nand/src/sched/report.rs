@@ -5,8 +5,8 @@ use super::driver::DriverStats;
 use crate::op::OpKind;
 use crate::sim::NandSim;
 use crate::stage::Stage;
-use nandlab_core::LatencySummary;
 use nandlab_core::stats::CdfPoint;
+use nandlab_core::{LatencySummary, SimTime};
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize)]
@@ -73,6 +73,8 @@ pub fn chip_report(sim: &NandSim, driver: &DriverStats) -> ChipReport {
     let energy_total_pj: f64 = stage_energy.iter().map(|(_, e)| e).sum();
     let stages = Stage::ALL
         .iter()
+        // the SiM matching stage appears only in runs that match (reports without SiM unchanged)
+        .filter(|s| **s != Stage::Match || stage_time.get(Stage::Match) > SimTime::ZERO)
         .map(|s| StageRow {
             stage: s.name(),
             time_us: stage_time.get(*s).as_us_f64(),

@@ -10,6 +10,7 @@
 //! timing of the op is simulated afterwards. Constraint violations are returned by
 //! [`NandSim::submit`] and leave the state unchanged.
 
+mod search_ops;
 mod stats;
 pub(crate) mod steps;
 
@@ -21,6 +22,8 @@ use crate::error::{NandError, NandResult};
 use crate::geometry::{DieId, Geometry};
 use crate::op::{FlashOp, OpKind, RegisterMode};
 use crate::reliability::BlockTable;
+use crate::search::BlockMode;
+use crate::search::state::{SearchPlan, SearchState};
 use crate::stage::Stage;
 use crate::timing::TimingModel;
 use nandlab_core::{EventQueue, SimRng, SimTime};
@@ -98,6 +101,8 @@ pub struct NandSim {
     max_ops_in_flight: usize,
     next_sequence: u64,
     stats: NandStats,
+    /// Search-in-Memory state (block modes, stored bytes, latches); `None` without `[search]`.
+    search: Option<SearchState>,
 }
 
 impl NandSim {
@@ -117,6 +122,7 @@ impl NandSim {
         let geometry = config.geometry.clone();
         let dies = geometry.total_dies() as usize;
         let channels = geometry.channels as usize;
+        let energy = EnergyModel::new(&config);
         Ok(NandSim {
             timing: TimingModel::new(&config),
             energy: EnergyModel::new(&config),
@@ -131,7 +137,16 @@ impl NandSim {
             ready: VecDeque::new(),
             max_ops_in_flight: DEFAULT_MAX_OPS_IN_FLIGHT,
             next_sequence: 0,
-            stats: NandStats::new(channels, dies, EnergyModel::new(&config).stage_watts()),
+            stats: NandStats::new(
+                channels,
+                dies,
+                energy.stage_watts(),
+                energy.match_stage_watts(),
+            ),
+            search: config
+                .search
+                .clone()
+                .map(|s| SearchState::new(s, &geometry, seed)),
             geometry,
             config,
         })
@@ -175,6 +190,16 @@ impl NandSim {
     /// plane rule and the reliability constraints, updates the functional state, and starts
     /// the op's command chain.
     pub fn submit(&mut self, now: SimTime, op: &FlashOp) -> NandResult<()> {
+        self.submit_with_data(now, op, None)
+    }
+
+    /// [`NandSim::submit`], storing `data` for a program of a match-mode page (SiM devices).
+    fn submit_with_data(
+        &mut self,
+        now: SimTime,
+        op: &FlashOp,
+        data: Option<&[u8]>,
+    ) -> NandResult<()> {
         assert!(now >= self.now, "submit at {now} before now {}", self.now);
         self.now = now;
         op.validate(&self.geometry)?;
@@ -184,7 +209,7 @@ impl NandSim {
                 limit: self.max_ops_in_flight as u64,
             });
         }
-        let inputs = self.accept(now, op)?;
+        let inputs = self.accept(now, op, data)?;
         let first = op.targets[0];
         let die = self.geometry.die_id(&first).0;
         let channel = first.channel;
@@ -233,13 +258,27 @@ impl NandSim {
         if matches!(op.kind, OpKind::Read | OpKind::Program) {
             k.bytes_transferred += u64::from(inputs.chain.transfer_bytes) * u64::from(o.planes);
         }
+        if op.kind.is_search() {
+            let plan = &inputs.chain.search;
+            k.bytes_transferred += u64::from(plan.data_in_bytes + plan.data_out_bytes);
+        }
         self.ready.push_back(slot);
         self.run_ready();
         Ok(())
     }
 
     /// Checks and applies the functional effect of `op`; returns what its chain needs.
-    fn accept(&mut self, now: SimTime, op: &FlashOp) -> NandResult<Accepted> {
+    fn accept(&mut self, now: SimTime, op: &FlashOp, data: Option<&[u8]>) -> NandResult<Accepted> {
+        if op.kind.is_search() {
+            return self.accept_search(now, op);
+        }
+        if let Some(search) = &self.search {
+            search.check_legacy(op)?;
+        } else if data.is_some() {
+            return Err(NandError::SearchRule {
+                message: "programs with data need a SiM device (a [search] config section)".into(),
+            });
+        }
         let mut read_time = SimTime::ZERO;
         let mut program_time = SimTime::ZERO;
         let mut retries = 0u32;
@@ -261,10 +300,16 @@ impl NandSim {
                     self.blocks.check_program(t)?;
                 }
             }
+            OpKind::PageOpen | OpKind::PageClose | OpKind::Search | OpKind::Gather => {
+                unreachable!("SiM ops are accepted by accept_search")
+            }
+        }
+        if let Some(search) = &mut self.search {
+            search.apply_legacy(op, data);
         }
         if matches!(op.kind, OpKind::Read | OpKind::Copyback) {
             for t in &op.targets {
-                read_time = read_time.max(self.timing.read_time(t.page));
+                read_time = read_time.max(self.read_time(t));
                 if !self.blocks.is_programmed(t) {
                     self.stats.erased_page_reads += 1;
                 }
@@ -280,13 +325,13 @@ impl NandSim {
         match op.kind {
             OpKind::Program => {
                 for t in &op.targets {
-                    program_time = program_time.max(self.timing.program_time(t.page));
+                    program_time = program_time.max(self.program_time(t));
                     self.blocks.apply_program(t, now);
                 }
             }
             OpKind::Copyback => {
                 for t in &op.destinations {
-                    program_time = program_time.max(self.timing.program_time(t.page));
+                    program_time = program_time.max(self.program_time(t));
                     self.blocks.apply_program(t, now);
                 }
             }
@@ -295,7 +340,7 @@ impl NandSim {
                     self.blocks.apply_erase(t);
                 }
             }
-            OpKind::Read => {}
+            _ => {}
         }
         self.stats.read_retries += u64::from(retries);
         if uncorrectable {
@@ -319,10 +364,75 @@ impl NandSim {
                 program_time,
                 read_retries: retries,
                 barrier,
+                search: SearchPlan::default(),
             },
             read_retries: retries,
             uncorrectable,
         })
+    }
+
+    /// Checks and applies a SiM op (block mode, latches, arguments); the sense of a page-open or
+    /// gather copies the stored bytes into a latch with the bit errors of the block's raw bit
+    /// error rate now.
+    fn accept_search(&mut self, now: SimTime, op: &FlashOp) -> NandResult<Accepted> {
+        let Some(search) = &mut self.search else {
+            return Err(NandError::SearchRule {
+                message: format!(
+                    "{} needs a SiM device (a [search] config section)",
+                    op.kind.name()
+                ),
+            });
+        };
+        let plan = search.plan(op, &self.blocks)?;
+        let target = op.targets[0];
+        let rber = if plan.sense && self.blocks.error_model_enabled() {
+            self.blocks.raw_bit_error_rate(&target, now)
+        } else {
+            0.0
+        };
+        search.apply(op, &plan, rber);
+        let die = self.geometry.die_id(&target).index();
+        self.dies[die].last_cache_kind = None;
+        Ok(Accepted {
+            chain: ChainInputs {
+                transfer_bytes: 0,
+                read_time: self.timing.match_read,
+                program_time: SimTime::ZERO,
+                read_retries: 0,
+                barrier: false,
+                search: plan,
+            },
+            read_retries: 0,
+            uncorrectable: false,
+        })
+    }
+
+    /// Whether `address`'s block is in match mode (SiM devices).
+    #[inline]
+    fn in_match_mode(&self, address: &crate::geometry::PageAddress) -> bool {
+        self.search
+            .as_ref()
+            .is_some_and(|s| s.mode(address) == BlockMode::Match)
+    }
+
+    /// TON of `address`: SLC time in a match-mode block, else by page type.
+    #[inline]
+    fn read_time(&self, address: &crate::geometry::PageAddress) -> SimTime {
+        if self.in_match_mode(address) {
+            self.timing.match_read
+        } else {
+            self.timing.read_time(address.page)
+        }
+    }
+
+    /// TIN of `address`: SLC time in a match-mode block, else by page type.
+    #[inline]
+    fn program_time(&self, address: &crate::geometry::PageAddress) -> SimTime {
+        if self.in_match_mode(address) {
+            self.timing.match_program
+        } else {
+            self.timing.program_time(address.page)
+        }
     }
 
     /// Time of the next internal event, if any op is in flight.
@@ -508,8 +618,8 @@ impl NandSim {
         let parts = [
             (Stage::Cle, t.cle() * u64::from(burst.command_cycles)),
             (Stage::Ale, t.ale(burst.address_cycles)),
-            (Stage::Tir, t.transfer_time(burst.data_in_bytes)),
-            (Stage::Tor, t.transfer_time(burst.data_out_bytes)),
+            (Stage::Tir, burst.transfer_time(t, burst.data_in_bytes)),
+            (Stage::Tor, burst.transfer_time(t, burst.data_out_bytes)),
             (Stage::Status, t.status() * u64::from(burst.status_reads)),
         ];
         let mut duration = SimTime::ZERO;
@@ -586,6 +696,8 @@ struct Accepted {
     uncorrectable: bool,
 }
 
+#[cfg(test)]
+mod search_tests;
 #[cfg(test)]
 mod tests;
 

@@ -48,6 +48,8 @@ pub struct NandStats {
     /// Power of each stage (W = pJ/ps), from the energy model: energies are computed from the
     /// stage times when asked, so the event loop does no floating-point work.
     stage_watts: PerStage<f64>,
+    /// Power of each stage of SiM ops (match-mode bus).
+    match_stage_watts: PerStage<f64>,
     pub events: u64,
     pub read_retries: u64,
     pub uncorrectable_reads: u64,
@@ -57,9 +59,15 @@ pub struct NandStats {
 }
 
 impl NandStats {
-    pub(crate) fn new(channels: usize, dies: usize, stage_watts: PerStage<f64>) -> Self {
+    pub(crate) fn new(
+        channels: usize,
+        dies: usize,
+        stage_watts: PerStage<f64>,
+        match_stage_watts: PerStage<f64>,
+    ) -> Self {
         NandStats {
             stage_watts,
+            match_stage_watts,
             channel_busy: vec![SimTime::ZERO; channels],
             die_busy: vec![SimTime::ZERO; dies],
             ..NandStats::default()
@@ -99,8 +107,13 @@ impl NandStats {
     /// Energy per stage of one kind of op, in picojoules.
     pub fn kind_stage_energy_pj(&self, kind: OpKind) -> PerStage<f64> {
         let mut energy = PerStage::<f64>::default();
+        let watts = if kind.is_search() {
+            &self.match_stage_watts
+        } else {
+            &self.stage_watts
+        };
         for (stage, time) in self.kind(kind).stage_plane_time.iter() {
-            energy.add(stage, self.stage_watts.get(stage) * time.as_ps() as f64);
+            energy.add(stage, watts.get(stage) * time.as_ps() as f64);
         }
         energy
     }

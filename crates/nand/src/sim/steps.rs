@@ -13,6 +13,7 @@
 //! data output (read), which lets the next op's bus stages overlap this op's cell stage.
 
 use crate::op::{FlashOp, OpKind, RegisterMode};
+use crate::search::state::SearchPlan;
 use crate::stage::Stage;
 use crate::timing::TimingModel;
 use nandlab_core::SimTime;
@@ -30,15 +31,26 @@ pub(crate) struct Burst {
     pub data_in_bytes: u32,
     pub data_out_bytes: u32,
     pub status_reads: u32,
+    /// Data moves at the match-mode bus rate (SiM ops).
+    pub match_rate: bool,
 }
 
 impl Burst {
     pub fn duration(&self, t: &TimingModel) -> SimTime {
         t.cle() * u64::from(self.command_cycles)
             + t.ale(self.address_cycles)
-            + t.transfer_time(self.data_in_bytes)
-            + t.transfer_time(self.data_out_bytes)
+            + self.transfer_time(t, self.data_in_bytes)
+            + self.transfer_time(t, self.data_out_bytes)
             + t.status() * u64::from(self.status_reads)
+    }
+
+    /// Bus time of `bytes` of this burst's data.
+    pub fn transfer_time(&self, t: &TimingModel, bytes: u32) -> SimTime {
+        if self.match_rate {
+            t.match_transfer_time(bytes)
+        } else {
+            t.transfer_time(bytes)
+        }
     }
 }
 
@@ -64,6 +76,8 @@ pub(crate) struct ChainInputs {
     /// kind: a cache-read pipeline and a cache-program pipeline must not interleave, or each
     /// would hold a register the other waits for).
     pub barrier: bool,
+    /// What a SiM op does (kinds of [`OpKind::is_search`] only).
+    pub search: SearchPlan,
 }
 
 /// Compiles `op` into `steps` (cleared first; its capacity is reused).
@@ -146,12 +160,97 @@ pub(crate) fn compile(op: &FlashOp, inputs: &ChainInputs, t: &TimingModel, steps
             steps.push(Step::Bus(status));
             steps.push(Step::Release(ALL));
         }
+        OpKind::PageOpen | OpKind::PageClose | OpKind::Search | OpKind::Gather => {
+            compile_search(op.kind, &inputs.search, inputs.read_time, t, steps);
+        }
     }
     if let (true, Some(Step::Acquire(first))) = (inputs.barrier, steps.first().copied())
         && first != ALL
     {
         steps[0] = Step::Release(ALL & !first);
         steps.insert(0, Step::Acquire(ALL));
+    }
+}
+
+/// SiM ops (paper 004 §IV-B). Latch 2 and the matching logic are the `CACHE` resource, the
+/// sense into Latch 1 the `ARRAY`: a page-open-cache senses while searches of the active page
+/// go on. Commands carry the page address (one command cycle to open the sequence, one to
+/// confirm); data moves at the match-mode rate.
+fn compile_search(
+    kind: OpKind,
+    plan: &SearchPlan,
+    read_time: SimTime,
+    t: &TimingModel,
+    steps: &mut Vec<Step>,
+) {
+    let command = |data_in_bytes: u32| Burst {
+        command_cycles: 2,
+        address_cycles: t.page_address_cycles,
+        data_in_bytes,
+        match_rate: true,
+        ..Burst::default()
+    };
+    let data_out = |bytes: u32| Burst {
+        data_out_bytes: bytes,
+        match_rate: true,
+        ..Burst::default()
+    };
+    match kind {
+        OpKind::PageOpen if plan.cached_sense => {
+            steps.push(Step::Acquire(INTERFACE));
+            steps.push(Step::Bus(command(0)));
+            steps.push(Step::Acquire(ARRAY));
+            steps.push(Step::Release(INTERFACE));
+            steps.push(Step::Cell(Stage::Ton, read_time, 1));
+            steps.push(Step::Release(ARRAY));
+        }
+        OpKind::PageOpen => {
+            steps.push(Step::Acquire(ALL));
+            steps.push(Step::Bus(command(0)));
+            steps.push(Step::Cell(Stage::Ton, read_time, 1));
+            steps.push(Step::Bus(data_out(plan.data_out_bytes)));
+            steps.push(Step::Release(ALL));
+        }
+        OpKind::PageClose => {
+            // waits for a page-open-cache still sensing (ARRAY) before moving Latch 1 up
+            steps.push(Step::Acquire(ALL));
+            let mut burst = Burst {
+                command_cycles: 1,
+                match_rate: true,
+                ..Burst::default()
+            };
+            burst.data_out_bytes = plan.data_out_bytes;
+            steps.push(Step::Bus(burst));
+            steps.push(Step::Release(ALL));
+        }
+        OpKind::Search => {
+            steps.push(Step::Acquire(INTERFACE | CACHE));
+            steps.push(Step::Bus(command(plan.data_in_bytes)));
+            steps.push(Step::Cell(
+                Stage::Match,
+                t.match_per_key * u64::from(plan.keys),
+                1,
+            ));
+            steps.push(Step::Bus(data_out(plan.data_out_bytes)));
+            steps.push(Step::Release(INTERFACE | CACHE));
+        }
+        OpKind::Gather if plan.sense => {
+            steps.push(Step::Acquire(ALL));
+            steps.push(Step::Bus(command(plan.data_in_bytes)));
+            steps.push(Step::Cell(Stage::Ton, read_time, 1));
+            steps.push(Step::Bus(data_out(plan.data_out_bytes)));
+            steps.push(Step::Release(ALL));
+        }
+        OpKind::Gather => {
+            steps.push(Step::Acquire(INTERFACE | CACHE));
+            let mut burst = command(plan.data_in_bytes);
+            burst.data_out_bytes = plan.data_out_bytes;
+            steps.push(Step::Bus(burst));
+            steps.push(Step::Release(INTERFACE | CACHE));
+        }
+        OpKind::Read | OpKind::Program | OpKind::Erase | OpKind::Copyback => {
+            unreachable!("compile_search of a legacy op")
+        }
     }
 }
 

@@ -151,6 +151,7 @@ impl Iterator for SyntheticGenerator {
             op,
             offset_bytes: self.offset_bytes + slot * self.slot_stride_bytes,
             size_bytes: self.request_size_bytes,
+            placement_id: 0,
         };
         Some(request)
     }

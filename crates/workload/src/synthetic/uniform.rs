@@ -45,6 +45,7 @@ impl Iterator for UniformRandomWrites {
             op: IoOp::Write,
             offset_bytes: slot * self.size_bytes,
             size_bytes: self.size_bytes,
+            placement_id: 0,
         })
     }
 }

@@ -125,6 +125,7 @@ impl LineFormat for BlkparseFormat {
             op,
             offset_bytes,
             size_bytes,
+            placement_id: 0,
         }))
     }
 }

@@ -115,6 +115,7 @@ impl LineFormat for DisksimFormat {
             op,
             offset_bytes,
             size_bytes,
+            placement_id: 0,
         }))
     }
 }

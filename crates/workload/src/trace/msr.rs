@@ -83,6 +83,7 @@ impl LineFormat for MsrFormat {
             op,
             offset_bytes,
             size_bytes,
+            placement_id: 0,
         }))
     }
 }

@@ -94,6 +94,7 @@ impl LineFormat for NativeFormat {
             op,
             offset_bytes,
             size_bytes,
+            placement_id: 0,
         }))
     }
 }

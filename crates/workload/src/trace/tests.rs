@@ -36,6 +36,7 @@ fn request(arrival_ns: Option<u64>, op: IoOp, offset_bytes: u64, size_bytes: u64
         op,
         offset_bytes,
         size_bytes,
+        placement_id: 0,
     }
 }
 
@@ -245,6 +246,7 @@ fn native_round_trips_through_the_writer() {
             op: IoOp::Write,
             offset_bytes: 0,
             size_bytes: 4096,
+            placement_id: 0,
         },
         request(Some(2_000), IoOp::Read, 8192, 16384),
         request(Some(2_000), IoOp::Trim, u64::MAX - 1, 1),

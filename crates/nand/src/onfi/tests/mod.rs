@@ -4,6 +4,7 @@
 mod chains;
 mod errors;
 mod rules;
+mod search;
 mod timing;
 
 use super::*;

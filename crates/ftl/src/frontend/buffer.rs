@@ -2,9 +2,13 @@
 //! FIFO eviction, as an intrusive doubly-linked list over fixed slots (no allocation after
 //! construction). Reads hit the buffer; a write to a buffered page updates it in place; when
 //! the buffer is full the coldest page is evicted (written to flash); a flush writes them all.
+//! It is the first stage of the front-end chain ([`super::FrontEnd`]).
 
+use super::{FrontEnd, PageWrite, PageWrites};
 use crate::address::{BufferSlot, Lpa};
 use crate::config::BufferPolicy;
+use crate::stats::FtlCounters;
+use nandlab_core::SimTime;
 
 /// The buffered pages and (in full payload mode) their bytes. Empty entries are
 /// `BufferSlot::NONE` / `Lpa::NONE`.
@@ -18,6 +22,8 @@ pub(crate) struct WriteBuffer {
     lpa: Vec<Lpa>,
     /// Write sequence number of each slot's page (goes into the OOB when it is programmed).
     sequence: Vec<u64>,
+    /// Placement id of each slot's page.
+    placement: Vec<u16>,
     prev: Vec<BufferSlot>,
     next: Vec<BufferSlot>,
     /// Most recently inserted (or, for LRU, used) slot.
@@ -26,6 +32,10 @@ pub(crate) struct WriteBuffer {
     tail: BufferSlot,
     free: Vec<BufferSlot>,
     bytes: Vec<u8>,
+    /// The bytes of the page being evicted (full mode; reused).
+    evicted: Vec<u8>,
+    /// Placement id of the page the last `pop_oldest` returned.
+    evicted_placement: u16,
 }
 
 impl WriteBuffer {
@@ -44,6 +54,7 @@ impl WriteBuffer {
             slot_of: vec![BufferSlot::NONE; logical_pages as usize],
             lpa: vec![Lpa::NONE; n],
             sequence: vec![0; n],
+            placement: vec![0; n],
             prev: vec![BufferSlot::NONE; n],
             next: vec![BufferSlot::NONE; n],
             head: BufferSlot::NONE,
@@ -54,6 +65,8 @@ impl WriteBuffer {
             } else {
                 Vec::new()
             },
+            evicted: Vec::new(),
+            evicted_placement: 0,
         }
     }
 
@@ -128,6 +141,7 @@ impl WriteBuffer {
         let slot = self.tail.get()?;
         let lpa = self.lpa[slot.index()];
         let sequence = self.sequence[slot.index()];
+        self.evicted_placement = self.placement[slot.index()];
         if self.keep_bytes {
             let s = slot.index() * self.page_size_bytes;
             evicted.clear();
@@ -171,6 +185,62 @@ impl WriteBuffer {
             Some(n) => self.prev[n.index()] = p,
             None => self.tail = p,
         }
+    }
+}
+
+impl FrontEnd for WriteBuffer {
+    fn name(&self) -> &'static str {
+        "write buffer"
+    }
+    fn volatile(&self) -> bool {
+        true
+    }
+    fn contains(&self, lpa: Lpa) -> bool {
+        WriteBuffer::contains(self, lpa)
+    }
+    fn page(&self, lpa: Lpa) -> Option<&[u8]> {
+        WriteBuffer::page(self, lpa)
+    }
+    fn read(&mut self, lpa: Lpa, counters: &mut FtlCounters) -> bool {
+        if !WriteBuffer::contains(self, lpa) {
+            return false;
+        }
+        self.touch(lpa);
+        counters.buffer_read_hits += 1;
+        true
+    }
+    fn write(
+        &mut self,
+        _now: SimTime,
+        page: PageWrite<'_>,
+        out: &mut PageWrites,
+        counters: &mut FtlCounters,
+    ) -> u32 {
+        if WriteBuffer::contains(self, page.lpa) {
+            counters.buffer_write_hits += 1;
+        }
+        let mut evicted = std::mem::take(&mut self.evicted);
+        if let Some((lpa, sequence)) = self.insert(page.lpa, page.sequence, page.data, &mut evicted)
+        {
+            counters.buffer_evictions += 1;
+            let bytes = self.keep_bytes.then_some(&evicted[..]);
+            out.push_placed(lpa, sequence, bytes, self.evicted_placement);
+        }
+        let slot = self.slot_of[page.lpa.index()];
+        self.placement[slot.index()] = page.placement;
+        self.evicted = evicted;
+        0
+    }
+    fn trim(&mut self, lpa: Lpa) {
+        self.remove(lpa);
+    }
+    fn flush(&mut self, out: &mut PageWrites) {
+        let mut evicted = std::mem::take(&mut self.evicted);
+        while let Some((lpa, sequence)) = self.pop_oldest(&mut evicted) {
+            let bytes = self.keep_bytes.then_some(&evicted[..]);
+            out.push_placed(lpa, sequence, bytes, self.evicted_placement);
+        }
+        self.evicted = evicted;
     }
 }
 

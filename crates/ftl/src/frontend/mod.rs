@@ -1,0 +1,358 @@
+//! The front-end chain (SPEC F6 and the seam for P2–P4): the stages a host page write passes
+//! through between the host interface and the mapping. Each stage may absorb a write (keep the
+//! page), pass it on, or release older pages it held; whatever leaves the last stage is written
+//! by the mapping. Reads ask the stages in order before going to flash.
+//!
+//! The DRAM write buffer ([`buffer`]) is the first implementation. A PCM log buffer, a dedup
+//! filter or In-Page Logging plugs in as another [`FrontEnd`] without touching the controller's
+//! loop; a stage with its own device timing (a PCM) is also an event source of the world loop
+//! ([`FrontEnd::next_event_time`], [`FrontEnd::process_next`]).
+//!
+//! Pages move between stages in a [`PageWrites`] list (reused, so steady state allocates
+//! nothing).
+
+pub(crate) mod buffer;
+
+use crate::address::Lpa;
+use crate::stats::FtlCounters;
+use nandlab_core::SimTime;
+
+/// One whole logical page on its way down the chain.
+#[derive(Clone, Copy, Debug)]
+pub struct PageWrite<'a> {
+    /// The logical page.
+    pub lpa: Lpa,
+    /// The host write's sequence number (it goes into the page's OOB when programmed).
+    pub sequence: u64,
+    /// The page's bytes in full payload mode (`None`: timing only, or zeros).
+    pub data: Option<&'a [u8]>,
+    /// The write's placement id (0 unless `ftl.placement_ids` > 1); a stage that holds the
+    /// page passes it on with it.
+    pub placement: u16,
+    /// The host request this write belongs to, opaque to the stage: a stage that makes the
+    /// request wait for its own device reports it back from [`FrontEnd::process_next`].
+    pub request: u64,
+}
+
+/// A page a stage passes on: a write of bytes, or (from a deduplicating stage) a write whose
+/// content equals what logical page `same_as` holds now, so the mapping can share its
+/// physical page instead of programming another.
+#[derive(Clone, Copy, Debug)]
+pub struct Outgoing<'a> {
+    /// The logical page.
+    pub lpa: Lpa,
+    /// Its host write's sequence number.
+    pub sequence: u64,
+    /// Its bytes (full payload mode, and not a duplicate).
+    pub data: Option<&'a [u8]>,
+    /// The logical page whose current content this write duplicates.
+    pub same_as: Option<Lpa>,
+    /// The write's placement id.
+    pub placement: u16,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    lpa: Lpa,
+    sequence: u64,
+    same_as: Lpa,
+    placement: u16,
+    /// Start of the page's bytes in the arena (`u32::MAX`: none).
+    at: u32,
+}
+
+/// Pages a stage passes on, in order (with their bytes when the device keeps payloads).
+#[derive(Debug, Default)]
+pub struct PageWrites {
+    pages: Vec<Entry>,
+    bytes: Vec<u8>,
+    page_size_bytes: usize,
+    keep_bytes: bool,
+}
+
+impl PageWrites {
+    /// An empty list for pages of `page_size_bytes` (bytes kept when `keep_bytes`).
+    pub fn new(page_size_bytes: u32, keep_bytes: bool) -> Self {
+        PageWrites {
+            pages: Vec::with_capacity(8),
+            bytes: Vec::new(),
+            page_size_bytes: page_size_bytes as usize,
+            keep_bytes,
+        }
+    }
+    /// Appends a page (`data` must be a whole page when bytes are kept; `None` is zeros) with
+    /// placement id 0.
+    pub fn push(&mut self, lpa: Lpa, sequence: u64, data: Option<&[u8]>) {
+        self.push_placed(lpa, sequence, data, 0);
+    }
+    /// Appends a page with its placement id.
+    pub fn push_placed(&mut self, lpa: Lpa, sequence: u64, data: Option<&[u8]>, placement: u16) {
+        let mut at = u32::MAX;
+        if self.keep_bytes {
+            at = self.bytes.len() as u32;
+            match data {
+                Some(d) => {
+                    debug_assert_eq!(d.len(), self.page_size_bytes);
+                    self.bytes.extend_from_slice(d);
+                }
+                None => self
+                    .bytes
+                    .resize(self.bytes.len() + self.page_size_bytes, 0),
+            }
+        }
+        self.pages.push(Entry {
+            lpa,
+            sequence,
+            same_as: Lpa::NONE,
+            placement,
+            at,
+        });
+    }
+    /// Appends a write of `lpa` whose content equals `same_as`'s current content.
+    pub fn push_duplicate(&mut self, lpa: Lpa, sequence: u64, same_as: Lpa) {
+        debug_assert!(!same_as.is_none() && same_as != lpa);
+        self.pages.push(Entry {
+            lpa,
+            sequence,
+            same_as,
+            placement: 0,
+            at: u32::MAX,
+        });
+    }
+    /// Number of pages.
+    pub fn len(&self) -> usize {
+        self.pages.len()
+    }
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.pages.is_empty()
+    }
+    /// Page `i`.
+    pub fn get(&self, i: usize) -> Outgoing<'_> {
+        let e = self.pages[i];
+        let data = (e.at != u32::MAX).then(|| {
+            let s = e.at as usize;
+            &self.bytes[s..s + self.page_size_bytes]
+        });
+        Outgoing {
+            lpa: e.lpa,
+            sequence: e.sequence,
+            data,
+            same_as: e.same_as.get(),
+            placement: e.placement,
+        }
+    }
+    /// Empties the list (keeping its capacity).
+    pub fn clear(&mut self) {
+        self.pages.clear();
+        self.bytes.clear();
+    }
+}
+
+/// A stage of the front-end chain. The controller calls it with whole logical pages.
+///
+/// A stage that emits a duplicate ([`PageWrites::push_duplicate`]) must be the last stage, or
+/// the later stages must not hold `same_as` (they pass duplicates on untouched).
+pub trait FrontEnd: std::fmt::Debug + Send {
+    /// The stage's name in reports ("write buffer", …).
+    fn name(&self) -> &'static str;
+    /// Whether the pages the stage holds are lost on a power cut (DRAM: yes; PCM: no).
+    fn volatile(&self) -> bool;
+    /// Whether the stage holds the current copy of `lpa`.
+    fn contains(&self, lpa: Lpa) -> bool;
+    /// The bytes of `lpa` if the stage holds them (full payload mode).
+    fn page(&self, lpa: Lpa) -> Option<&[u8]>;
+    /// A host read of `lpa`: `true` if the stage serves it (no flash read).
+    fn read(&mut self, lpa: Lpa, counters: &mut FtlCounters) -> bool;
+    /// A page write arrives: keep it and/or push pages for the next stage onto `out`. Returns
+    /// how many of the stage's own device operations the host request must wait for (0 for a
+    /// stage without timing; each is reported by [`FrontEnd::process_next`]).
+    fn write(
+        &mut self,
+        now: SimTime,
+        page: PageWrite<'_>,
+        out: &mut PageWrites,
+        counters: &mut FtlCounters,
+    ) -> u32;
+    /// Forgets `lpa` (TRIM).
+    fn trim(&mut self, lpa: Lpa);
+    /// Pushes every held page onto `out` (a host Flush).
+    fn flush(&mut self, out: &mut PageWrites);
+    /// Whether the stage has its own device events (it is then an event source of the world
+    /// loop). Fixed for the stage's lifetime.
+    fn has_events(&self) -> bool {
+        false
+    }
+    /// Time of the stage's next device event (a stage with its own timing).
+    fn next_event_time(&self) -> Option<SimTime> {
+        None
+    }
+    /// Processes the stage's next device event: the requests (the `request` of
+    /// [`PageWrite`]) whose operations it completed go to `done`, pages it releases to `out`.
+    fn process_next(&mut self, _done: &mut Vec<u64>, _out: &mut PageWrites) -> Option<SimTime> {
+        None
+    }
+}
+
+/// The stages in order, with one reusable page list per stage.
+#[derive(Debug, Default)]
+pub(crate) struct Chain {
+    stages: Vec<Box<dyn FrontEnd>>,
+    outputs: Vec<PageWrites>,
+    /// Whether any stage has its own events (the world loop then asks them).
+    timed: bool,
+}
+
+impl Chain {
+    pub fn new(stages: Vec<Box<dyn FrontEnd>>, page_size_bytes: u32, keep_bytes: bool) -> Self {
+        let timed = stages.iter().any(|s| s.has_events());
+        let outputs = stages
+            .iter()
+            .map(|_| PageWrites::new(page_size_bytes, keep_bytes))
+            .collect();
+        Chain {
+            stages,
+            outputs,
+            timed,
+        }
+    }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.stages.is_empty()
+    }
+    pub fn is_timed(&self) -> bool {
+        self.timed
+    }
+    /// The first stage holding `lpa`, with whether it is volatile.
+    pub fn holder(&self, lpa: Lpa) -> Option<&dyn FrontEnd> {
+        self.stages
+            .iter()
+            .find(|s| s.contains(lpa))
+            .map(|s| s.as_ref())
+    }
+    pub fn contains(&self, lpa: Lpa) -> bool {
+        self.stages.iter().any(|s| s.contains(lpa))
+    }
+    pub fn page(&self, lpa: Lpa) -> Option<&[u8]> {
+        self.stages.iter().find_map(|s| s.page(lpa))
+    }
+    /// A host read: whether a stage served it.
+    pub fn read(&mut self, lpa: Lpa, counters: &mut FtlCounters) -> bool {
+        self.stages.iter_mut().any(|s| s.read(lpa, counters))
+    }
+    pub fn trim(&mut self, lpa: Lpa) {
+        for s in &mut self.stages {
+            s.trim(lpa);
+        }
+    }
+
+    /// Sends a page through every stage; the pages leaving the last stage are in `out`
+    /// (cleared first). Returns the device operations the request waits for.
+    pub fn write(
+        &mut self,
+        now: SimTime,
+        page: PageWrite<'_>,
+        out: &mut PageWrites,
+        counters: &mut FtlCounters,
+    ) -> u32 {
+        out.clear();
+        let Some((first, rest)) = self.stages.split_first_mut() else {
+            out.push_placed(page.lpa, page.sequence, page.data, page.placement);
+            return 0;
+        };
+        let mut hold = first.write(now, page, &mut self.outputs[0], counters);
+        hold += Self::pass_down(rest, &mut self.outputs, now, page.request, counters);
+        std::mem::swap(out, self.outputs.last_mut().expect("a stage"));
+        hold
+    }
+
+    /// Empties every stage in order (a host Flush); the pages for flash are in `out`.
+    pub fn flush(
+        &mut self,
+        now: SimTime,
+        request: u64,
+        out: &mut PageWrites,
+        counters: &mut FtlCounters,
+    ) -> u32 {
+        out.clear();
+        let mut hold = 0;
+        for i in 0..self.stages.len() {
+            // what stage i released (its own flush, after what earlier stages gave it)
+            self.stages[i].flush(&mut self.outputs[i]);
+            let (_, rest) = self.stages.split_at_mut(i + 1);
+            hold += Self::pass_down(rest, &mut self.outputs[i..], now, request, counters);
+            if i + 1 < self.stages.len() {
+                // pages pushed down have been absorbed into later stages' outputs
+                debug_assert!(self.outputs[i].is_empty());
+            }
+        }
+        if let Some(last) = self.outputs.last_mut() {
+            std::mem::swap(out, last);
+        }
+        hold
+    }
+
+    /// Feeds `outputs[0]` into `stages[0]`, its output into `stages[1]`, and so on;
+    /// `outputs[k + 1]` receives stage k's output. `outputs[0]` is drained.
+    fn pass_down(
+        stages: &mut [Box<dyn FrontEnd>],
+        outputs: &mut [PageWrites],
+        now: SimTime,
+        request: u64,
+        counters: &mut FtlCounters,
+    ) -> u32 {
+        let mut hold = 0;
+        for (k, stage) in stages.iter_mut().enumerate() {
+            let (input, output) = outputs[k..].split_at_mut(1);
+            let input = &mut input[0];
+            for i in 0..input.len() {
+                let o = input.get(i);
+                if let Some(same_as) = o.same_as {
+                    // a duplicate passes later stages untouched (it has no bytes to keep)
+                    output[0].push_duplicate(o.lpa, o.sequence, same_as);
+                    continue;
+                }
+                let page = PageWrite {
+                    lpa: o.lpa,
+                    sequence: o.sequence,
+                    data: o.data,
+                    placement: o.placement,
+                    request,
+                };
+                hold += stage.write(now, page, &mut output[0], counters);
+            }
+            input.clear();
+        }
+        hold
+    }
+
+    /// Earliest next event among the timed stages, with the stage index.
+    pub fn next_event(&self) -> Option<(usize, SimTime)> {
+        let mut best: Option<(usize, SimTime)> = None;
+        for (i, s) in self.stages.iter().enumerate() {
+            if let Some(t) = s.next_event_time()
+                && best.is_none_or(|(_, b)| t < b)
+            {
+                best = Some((i, t));
+            }
+        }
+        best
+    }
+
+    /// Processes stage `index`'s next event; pages leaving the chain go to `out`.
+    pub fn process_stage(
+        &mut self,
+        index: usize,
+        now: SimTime,
+        done: &mut Vec<u64>,
+        out: &mut PageWrites,
+        counters: &mut FtlCounters,
+    ) -> Option<SimTime> {
+        out.clear();
+        let time = self.stages[index].process_next(done, &mut self.outputs[index]);
+        let (_, rest) = self.stages.split_at_mut(index + 1);
+        Self::pass_down(rest, &mut self.outputs[index..], now, u64::MAX, counters);
+        std::mem::swap(out, self.outputs.last_mut().expect("a stage"));
+        time
+    }
+}

@@ -1,0 +1,35 @@
+//! The controller side of Search-in-Memory (SPEC S4; paper 004 §IV-C), over the chip model's
+//! SiM operations ([`nandlab_nand::NandSim`]'s page-open, search, gather, page-close).
+//!
+//! [`SimPageStore`] keeps logical SiM pages in match-mode blocks and guards what the chip
+//! returns:
+//! - **randomization** per chunk, seeded by the chunk address ([`nandlab_nand::search::randomize`]);
+//!   the chip randomizes the search key the same way, so matching needs no de-randomization;
+//! - a **verification header** in chunk 0 (CRC-64 over the header fields and the first data
+//!   chunk, write timestamp, magic number), checked on every page-open from the window the chip
+//!   sends;
+//! - **optimistic error correction**: when the CRC fails, or the page is older than the refresh
+//!   age, the page is closed and read in full through the page ECC with read-retry; its searches
+//!   are then answered by the controller from the corrected copy;
+//! - an **age-based refresh queue** (bounded): pages read out for age or errors are rewritten;
+//! - a **4-byte ECC per chunk** ([`chunk_ecc`]: SEC-DED Hamming + CRC-16) checked on every
+//!   gathered chunk (a concatenated code with the page ECC).
+//!
+//! [`SimLeafIndex`] is a B+tree leaf level on SiM pages (paper §V-A: key page + value page).
+//!
+//! Layout: `store` (the API), `leaf`, `header`, `chunk_ecc`, `crc`, `error`.
+
+pub mod chunk_ecc;
+pub mod crc;
+pub mod error;
+pub mod header;
+pub mod leaf;
+pub mod store;
+
+pub use error::{SearchError, SearchResult};
+pub use header::{DATA_CHUNKS, Header};
+pub use leaf::SimLeafIndex;
+pub use store::{IntegrityStats, LogicalPage, OpenPage, SimPageStore, StoreConfig};
+
+#[cfg(test)]
+mod tests;
