@@ -1,14 +1,22 @@
 //! The simulated SSD a database lives on: an SSD preset, a device file (`[nand]` and `[ssd]`),
-//! a whole stack config (its `[nand]`, `[ssd]` and `[run] seed`; the `[workload]` is not run)
-//! or device TOML text, always in full payload mode.
+//! a whole stack config (its `[nand]`, `[ssd]`, `[run] seed` and `[precondition]`; the
+//! `[workload]` is not run) or device TOML text, always in full payload mode.
 
 use crate::error::{SqlError, SqlResult};
-use nandlab_ftl::{PayloadMode, Ssd, SsdConfig};
+use nandlab_ftl::{PayloadMode, Precondition, Ssd, SsdConfig};
 use nandlab_lab::stack::{DeviceFile, Stack, ssd_preset_names};
 use std::path::Path;
 
 /// The device used when none is named.
 pub const DEFAULT_DEVICE: &str = "bench-ssd";
+
+/// What a device names: the SSD config, and from a stack config its seed and precondition.
+#[derive(Clone, Debug)]
+pub struct DeviceSpec {
+    pub config: SsdConfig,
+    pub seed: Option<u64>,
+    pub precondition: Option<Precondition>,
+}
 
 /// The SSD config `device` names and the seed it carries (a stack config's `[run] seed`).
 ///
@@ -16,28 +24,46 @@ pub const DEFAULT_DEVICE: &str = "bench-ssd";
 /// stack config, or device TOML text (it holds a newline or a `[`). The payload mode is set to
 /// `full` whatever the file says: SQLite reads back what it wrote.
 pub fn ssd_config(device: &str) -> SqlResult<(SsdConfig, Option<u64>)> {
+    let spec = device_spec(device)?;
+    Ok((spec.config, spec.seed))
+}
+
+/// Everything `device` names (see [`ssd_config`]).
+pub fn device_spec(device: &str) -> SqlResult<DeviceSpec> {
     let device = device.trim();
-    let (mut config, seed) = if device.is_empty() {
-        (DeviceFile::preset(DEFAULT_DEVICE)?, None)
+    let plain = |config| DeviceSpec {
+        config,
+        seed: None,
+        precondition: None,
+    };
+    let mut spec = if device.is_empty() {
+        plain(DeviceFile::preset(DEFAULT_DEVICE)?)
     } else if ssd_preset_names().contains(&device) {
-        (DeviceFile::preset(device)?, None)
+        plain(DeviceFile::preset(device)?)
     } else if device.contains('\n') || device.starts_with('[') {
-        (DeviceFile::load("device", device, Path::new("."))?, None)
+        plain(DeviceFile::load("device", device, Path::new("."))?)
     } else {
         from_file(device)?
     };
-    config.ftl.payload = PayloadMode::Full;
-    Ok((config, seed))
+    spec.config.ftl.payload = PayloadMode::Full;
+    Ok(spec)
 }
 
 /// A new SSD of `device` (see [`ssd_config`]); `seed` when given, else the config's, else 0.
+/// A stack config's `[precondition]` is applied (functionally: no simulated time) and the
+/// SSD's measurement starts after it.
 pub fn build_ssd(device: &str, seed: Option<u64>) -> SqlResult<(Ssd, u64)> {
-    let (config, config_seed) = ssd_config(device)?;
-    let seed = seed.or(config_seed).unwrap_or(0);
-    Ok((Ssd::new(config, seed)?, seed))
+    let spec = device_spec(device)?;
+    let seed = seed.or(spec.seed).unwrap_or(0);
+    let mut ssd = Ssd::new(spec.config, seed)?;
+    if let Some(p) = &spec.precondition {
+        ssd.precondition(p)?;
+        ssd.reset_measurement();
+    }
+    Ok((ssd, seed))
 }
 
-fn from_file(path: &str) -> SqlResult<(SsdConfig, Option<u64>)> {
+fn from_file(path: &str) -> SqlResult<DeviceSpec> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         SqlError::Usage(format!(
             "device `{path}`: {e} (a device is an SSD preset: {}, a device file or a stack config)",
@@ -48,10 +74,18 @@ fn from_file(path: &str) -> SqlResult<(SsdConfig, Option<u64>)> {
         .map_err(|e| SqlError::Usage(format!("device `{path}`: {}", e.message())))?;
     if table.contains_key("workload") {
         let stack = Stack::load(Path::new(path))?;
-        return Ok((stack.ssd_config(), Some(stack.config.run.seed)));
+        return Ok(DeviceSpec {
+            config: stack.ssd_config(),
+            seed: Some(stack.config.run.seed),
+            precondition: stack.config.precondition,
+        });
     }
     let dir = Path::new(path).parent().unwrap_or(Path::new("."));
-    Ok((DeviceFile::load(path, &text, dir)?, None))
+    Ok(DeviceSpec {
+        config: DeviceFile::load(path, &text, dir)?,
+        seed: None,
+        precondition: None,
+    })
 }
 
 #[cfg(test)]

@@ -27,6 +27,6 @@ pub mod tpcc;
 pub mod vfs;
 
 pub use db::{JournalMode, SqlDb, SqlOptions, SqlValue, StatementOutput, run_script_on};
-pub use device::{DEFAULT_DEVICE, build_ssd, ssd_config};
+pub use device::{DEFAULT_DEVICE, DeviceSpec, build_ssd, device_spec, ssd_config};
 pub use error::{SqlError, SqlResult};
 pub use metrics::{SqlMetrics, TxTotals};

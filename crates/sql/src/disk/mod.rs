@@ -12,7 +12,9 @@
 //!
 //! Invariant: every allocated page wholly past a file's last byte reads as zeros (fresh or
 //! trimmed); the bytes after the end inside the last page may be stale and are zeroed by a
-//! write when the file grows over them.
+//! write when the file grows over them. On a device that already holds data when the disk is
+//! made (a preconditioned SSD), every extent is trimmed as it is allocated, so the invariant
+//! holds there too (and the preconditioned pages outside the files stay valid for GC to move).
 
 mod lock;
 #[cfg(test)]
@@ -22,7 +24,7 @@ pub use lock::{FileLocks, LockLevel};
 
 use crate::error::{SqlError, SqlResult};
 use crate::extent::{Extent, ExtentAllocator, grow_pages};
-use nandlab_core::SimTime;
+use nandlab_core::{Lpa, SimTime};
 use nandlab_ftl::{HostOp, HostRequest, PayloadMode, Ssd};
 use nandlab_nand::OpKind;
 use serde::Serialize;
@@ -91,6 +93,8 @@ pub struct SimDisk {
     temp_files: u64,
     /// The last error the VFS turned into a SQLite code (reported with SQLite's message).
     last_error: Option<String>,
+    /// Trim extents as they are allocated (the device held data when the disk was made).
+    trim_on_allocate: bool,
 }
 
 impl SimDisk {
@@ -104,6 +108,8 @@ impl SimDisk {
         }
         let page_size_bytes = u64::from(ssd.page_size_bytes());
         let allocator = ExtentAllocator::new(ssd.logical_pages());
+        let logical_pages = u32::try_from(ssd.logical_pages()).unwrap_or(u32::MAX);
+        let trim_on_allocate = (0..logical_pages).any(|l| ssd.locate(Lpa(l)).is_some());
         Ok(SimDisk {
             ssd,
             page_size_bytes,
@@ -114,6 +120,7 @@ impl SimDisk {
             random_state: seed ^ 0x9E37_79B9_7F4A_7C15,
             temp_files: 0,
             last_error: None,
+            trim_on_allocate,
         })
     }
 
@@ -431,6 +438,11 @@ impl SimDisk {
                     free_bytes: self.allocator.pages_free() * self.page_size_bytes,
                 })?,
         };
+        if self.trim_on_allocate {
+            for extent in &extents {
+                self.trim_extent(*extent)?;
+            }
+        }
         self.entry_mut(id)?.extents.extend(extents);
         Ok(())
     }

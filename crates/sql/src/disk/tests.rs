@@ -178,3 +178,23 @@ proptest! {
         }
     }
 }
+
+/// On an SSD that holds old data (written before the disk was made: a preconditioned or
+/// reused device) a new file still reads as zeros where it was never written: extents are
+/// trimmed as they are allocated.
+#[test]
+fn a_used_device_gives_zeroed_files() {
+    let (mut ssd, seed) = build_ssd(SMALL_DEVICE, Some(7)).unwrap();
+    let old = vec![0xEE_u8; 1 << 20];
+    let request = HostRequest::new(HostOp::Write, 0, old.len() as u64);
+    ssd.execute(&request, Some(&old)).unwrap();
+    let mut d = SimDisk::new(ssd, seed).unwrap();
+    assert!(d.trim_on_allocate);
+    let f = d.open("f", true).unwrap();
+    d.truncate(f, 50_000).unwrap();
+    d.write(f, 70_000, b"tail").unwrap();
+    let mut back = vec![1u8; 70_000];
+    d.read(f, 0, &mut back).unwrap();
+    assert!(back.iter().all(|b| *b == 0), "no old bytes show through");
+    assert!(!disk().trim_on_allocate, "a fresh device needs no trims");
+}
