@@ -154,6 +154,10 @@ fn is_one(n: &u16) -> bool {
     *n == 1
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 fn is_zero_u32(n: &u32) -> bool {
     *n == 0
 }
@@ -217,6 +221,10 @@ pub struct FtlConfig {
     pub queue_depth: u32,
     /// Random log blocks of the hybrid mapping.
     pub hybrid_random_log_blocks: u32,
+    /// The scheduler merges decided reads or programs of one die (same page offset, different
+    /// planes) into multiplane ops.
+    #[serde(skip_serializing_if = "is_false")]
+    pub multiplane: bool,
     /// Placement ids (NVMe FDP reclaim-unit handles) host writes may carry: the page mapping
     /// keeps separate write frontiers, so separate blocks, per id (1: off).
     #[serde(skip_serializing_if = "is_one")]
@@ -249,6 +257,7 @@ impl Default for FtlConfig {
             queue_depth: 32,
             hybrid_random_log_blocks: 8,
             placement_ids: 1,
+            multiplane: false,
             controller: ControllerCosts::default(),
         }
     }

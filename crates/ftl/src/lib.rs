@@ -31,6 +31,7 @@
 //! | copyback vs read + program moves, erase | `flash/mod.rs` |
 //! | per-die op queues; blocking vs interleaved GC scheduling | `sched/mod.rs` (used by `ssd/world.rs`: 2 ops in flight per die) |
 //! | die-first / plane-first scheduler | the chip model: `nandlab_nand::sched` |
+//! | multiplane merging of decided ops | `ssd/world.rs` (`merge_multiplane`) |
 //! | OOB metadata (LPA, write sequence, CRC) and write durability | `flash/oob.rs`, `ssd/durability.rs` |
 //! | co-design hint (next erase block's valid LPAs) | `mapping/page.rs` (`next_erase_block_valid_lpas`), `ssd/mod.rs` |
 //! | preconditioning | `ssd/precondition.rs` |
@@ -70,4 +71,4 @@ pub use ssd::{
     Executed, PRECONDITION_PROGRESS_WRITES, Precondition, Ssd, WriteState, WriteStateCounts,
     logical_pages, simulate,
 };
-pub use stats::{FtlCounters, SsdReport};
+pub use stats::{ChipOpModes, FtlCounters, SsdReport};

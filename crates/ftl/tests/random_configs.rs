@@ -140,13 +140,14 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
             mostly(vec![1u16, 1, 2, 3], vec![0, 300]),
             select(vec![GcScheduling::Blocking, GcScheduling::Interleaved]),
             mostly(vec![0u32, 0, 1, 3], vec![u32::MAX]),
+            any::<bool>(),
         ),
     )
         .prop_map(
             |(
                 (mapping, gc_policy, gc_threshold, gc_scope, idle, op, wl, wl_gap),
                 (copyback, buffer, buffer_policy, payload, order, hint, all_planes, depth, logs),
-                (controller, placement_ids, gc_scheduling, gc_urgent_free_blocks),
+                (controller, placement_ids, gc_scheduling, gc_urgent_free_blocks, multiplane),
             )| FtlConfig {
                 mapping,
                 gc_policy,
@@ -169,6 +170,7 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                 placement_ids,
                 gc_scheduling,
                 gc_urgent_free_blocks,
+                multiplane,
             },
         )
 }

@@ -15,9 +15,14 @@ pub(crate) enum Tag {
     Gc(u32),
     /// Tracked by nobody (functional-only runs).
     Internal,
+    /// A multiplane op the scheduler formed from several decided ops: entry `n` of the
+    /// controller's table of merged ops, which holds each one's own tag.
+    Multi(u32),
 }
 
 const CLASS_SHIFT: u32 = 62;
+/// Marks a merged multiplane op inside the last class (bits 32..61 hold the die).
+const MULTI_BIT: u64 = 1 << 61;
 
 impl Tag {
     pub fn encode(self) -> u64 {
@@ -26,15 +31,16 @@ impl Tag {
             Tag::Deferred(n) => (1 << CLASS_SHIFT) | u64::from(n),
             Tag::Gc(n) => (2 << CLASS_SHIFT) | u64::from(n),
             Tag::Internal => 3 << CLASS_SHIFT,
+            Tag::Multi(n) => (3 << CLASS_SHIFT) | MULTI_BIT | u64::from(n),
         }
     }
     /// The encoded tag with the die of the op in bits 32..62 (for the controller's die queue).
     pub fn encode_with_die(self, die: DieId) -> u64 {
-        debug_assert!(die.0 < 1 << 30);
+        debug_assert!(die.0 < 1 << 29);
         self.encode() | (u64::from(die.0) << 32)
     }
     pub fn die_of(tag: u64) -> DieId {
-        DieId(((tag >> 32) as u32) & ((1 << 30) - 1))
+        DieId(((tag >> 32) as u32) & ((1 << 29) - 1))
     }
     pub fn decode(tag: u64) -> Tag {
         let n = tag as u32;
@@ -42,6 +48,7 @@ impl Tag {
             0 => Tag::Host(n),
             1 => Tag::Deferred(n),
             2 => Tag::Gc(n),
+            _ if tag & MULTI_BIT != 0 => Tag::Multi(n),
             _ => Tag::Internal,
         }
     }
@@ -99,6 +106,7 @@ mod tests {
             Tag::Deferred(7),
             Tag::Gc(12),
             Tag::Internal,
+            Tag::Multi(3),
         ] {
             assert_eq!(Tag::decode(tag.encode()), tag);
             assert_eq!(Tag::decode(tag.encode_with_die(DieId(12345))), tag);

@@ -178,3 +178,53 @@ impl OpQueues {
             })
     }
 }
+
+/// Multiplane ops the scheduler formed from several decided ops of one die (same kind, same
+/// page offset, different planes): each entry holds the constituent ops, whose completions are
+/// reported one by one when the merged op completes. Entries and their lists are reused.
+#[derive(Debug, Default)]
+pub(crate) struct MergedOps {
+    groups: Vec<Vec<PendingOp>>,
+    free: Vec<u32>,
+}
+
+impl MergedOps {
+    /// Stores a group; returns its id.
+    pub fn add(&mut self, ops: &[PendingOp]) -> u32 {
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => {
+                self.groups.push(Vec::with_capacity(ops.len()));
+                (self.groups.len() - 1) as u32
+            }
+        };
+        let group = &mut self.groups[id as usize];
+        group.clear();
+        group.extend_from_slice(ops);
+        id
+    }
+    /// The constituents of group `id`.
+    pub fn get(&self, id: u32) -> &[PendingOp] {
+        &self.groups[id as usize]
+    }
+    /// Takes group `id`'s list out (give it back with [`MergedOps::release`]).
+    pub fn take(&mut self, id: u32) -> Vec<PendingOp> {
+        std::mem::take(&mut self.groups[id as usize])
+    }
+    /// Returns the list of group `id` and frees the entry.
+    pub fn release(&mut self, id: u32, list: Vec<PendingOp>) {
+        self.groups[id as usize] = list;
+        self.free.push(id);
+    }
+    /// Groups still in flight.
+    pub fn in_flight(&self) -> usize {
+        self.groups.len() - self.free.len()
+    }
+}
+
+impl OpQueues {
+    /// Whether queued GC ops still program or erase the block of `ppa` (interleaved GC).
+    pub fn gc_pending(&self, ppa: Ppa) -> bool {
+        self.interleaved() && self.gc_pending_by_block[self.block(ppa).index()] > 0
+    }
+}

@@ -25,13 +25,14 @@ use crate::error::{FtlError, FtlResult};
 use crate::flash::Flash;
 use crate::flash::blocks::BlockManager;
 use crate::flash::codec::AddressCodec;
+use crate::flash::emit::PendingOp;
 use crate::flash::payload::Payload;
 use crate::frontend::{Chain, FrontEnd, PageWrites, buffer::WriteBuffer};
 use crate::gc::VictimPicker;
 use crate::host::queue::{DeferredTable, RequestTable};
 use crate::mapping::page::{PageConfig, PageFtl};
 use crate::mapping::{Mapper, Mapping, block::BlockFtl, hybrid::HybridFtl, stripe_order};
-use crate::sched::OpQueues;
+use crate::sched::{MergedOps, OpQueues};
 use crate::stats::Measure;
 use nandlab_core::{EventQueue, SimTime};
 use nandlab_nand::{Completion, FlashOp, Geometry, NandSim, OpKind, PageAddress};
@@ -82,6 +83,17 @@ pub struct Ssd {
     /// Ops decided but not yet given to the chip model, per die, ordered by the GC
     /// scheduling policy.
     queues: OpQueues,
+    /// Multiplane ops formed by the scheduler, with their constituents.
+    merged: MergedOps,
+    /// Scratch of `submit_pending`: which decided ops joined a multiplane op, and its members.
+    merge_taken: Vec<bool>,
+    merge_group: Vec<PendingOp>,
+    /// The reusable multi-target op (multiplane submissions).
+    multi_template: FlashOp,
+    /// Chip ops submitted per mode: legacy, multiplane, copyback, cache (a report shows the
+    /// difference over its run).
+    op_modes: [u64; 4],
+    op_modes_start: [u64; 4],
     codec: AddressCodec,
     /// The controller's resources (`None`: no controller costs, the pure-chip path).
     controller: Option<Controller>,
@@ -226,6 +238,12 @@ impl Ssd {
             scratch: Vec::new(),
             watch: None,
             watched: None,
+            merged: MergedOps::default(),
+            merge_taken: Vec::new(),
+            merge_group: Vec::new(),
+            multi_template: FlashOp::read(PageAddress::default()),
+            op_modes: [0; 4],
+            op_modes_start: [0; 4],
             queues: OpQueues::new(
                 f.gc_scheduling,
                 f.gc_urgent_free_blocks,

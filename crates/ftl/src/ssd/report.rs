@@ -5,7 +5,8 @@ use super::Ssd;
 use crate::flash::blocks::BlockUse;
 use crate::host::HostOp;
 use crate::stats::{
-    EnergySection, EraseBin, EraseSummary, IoSection, Measure, SsdReport, ValidPageMap, op_index,
+    ChipOpModes, EnergySection, EraseBin, EraseSummary, IoSection, Measure, SsdReport,
+    ValidPageMap, op_index,
 };
 use nandlab_core::LatencyHistogram;
 use nandlab_core::stats::CdfPoint;
@@ -34,6 +35,7 @@ impl Ssd {
             self.controller_start = c.totals();
         }
         self.placement_start = self.flash.placement.snapshot();
+        self.op_modes_start = self.op_modes;
     }
 
     /// The report of the current measurement.
@@ -86,6 +88,15 @@ impl Ssd {
             counters,
             gc_latency: self.flash.gc_latency.summary(),
             erase_counts: erase_summary(&blocks.erase_count),
+            chip_ops: {
+                let d = |k: usize| self.op_modes[k] - self.op_modes_start[k];
+                ChipOpModes {
+                    legacy: d(super::world::MODE_LEGACY),
+                    multiplane: d(super::world::MODE_MULTIPLANE),
+                    copyback: d(super::world::MODE_COPYBACK),
+                    cache: 0,
+                }
+            },
             energy,
             valid_page_map: ValidPageMap {
                 rows: blocks.planes,

@@ -76,6 +76,7 @@ impl Ssd {
         );
         assert_eq!(self.flash.jobs_in_flight(), 0, "every GC job finished");
         assert!(self.queues.all_empty(), "every decided op ran");
+        assert_eq!(self.merged.in_flight(), 0, "every multiplane op completed");
         Ok(report)
     }
 
@@ -322,11 +323,15 @@ impl Ssd {
         let mut result = Ok(());
         for c in completions.drain(..) {
             let die = Tag::die_of(c.tag);
-            // the page a completed program wrote is durable before anyone hears of it
-            self.flash.oob.completed(die);
-            let done = self
-                .on_completion(Tag::decode(c.tag), c.kind, c.read_retries)
-                .and_then(|()| self.pump(die));
+            let tag = Tag::decode(c.tag);
+            let done = if let Tag::Multi(id) = tag {
+                self.complete_merged(id, die, c.kind, c.read_retries)
+            } else {
+                // the page a completed program wrote is durable before anyone hears of it
+                self.flash.oob.completed(die);
+                self.on_completion(tag, c.kind, c.read_retries)
+            }
+            .and_then(|()| self.pump(die));
             if let Err(e) = done {
                 result = Err(e);
                 break;
@@ -410,6 +415,7 @@ impl Ssd {
             }
             Tag::Gc(job) => self.flash.job_op_completed(job, self.now),
             Tag::Internal => {}
+            Tag::Multi(_) => unreachable!("merged ops complete member by member"),
         }
         Ok(())
     }
@@ -473,11 +479,19 @@ impl Ssd {
             c.gc_moves(self.now, moves as u64);
         }
         let mut result = Ok(());
-        for op in ops.drain(..) {
-            match op.tag {
-                Tag::Host(slot) => self.requests.slots[slot as usize].outstanding += 1,
-                Tag::Gc(job) => self.flash.job_op_submitted(job),
-                Tag::Deferred(_) | Tag::Internal => {}
+        let merging = self.config.ftl.multiplane && ops.len() > 1;
+        if merging {
+            self.merge_taken.clear();
+            self.merge_taken.resize(ops.len(), false);
+        }
+        for i in 0..ops.len() {
+            if merging && self.merge_taken[i] {
+                continue;
+            }
+            let mut op = ops[i];
+            self.count_submitted(op.tag);
+            if merging {
+                op = self.merge_multiplane(&ops, i);
             }
             let die = self.codec.die_of(op.source);
             if self.queues.is_empty(die) && self.nand.die_ops_in_flight(die) < CHIP_OPS_PER_DIE {
@@ -496,6 +510,72 @@ impl Ssd {
         result
     }
 
+    /// An op of `tag` goes to the chip: its owner waits for one more op.
+    #[inline]
+    fn count_submitted(&mut self, tag: Tag) {
+        match tag {
+            Tag::Host(slot) => self.requests.slots[slot as usize].outstanding += 1,
+            Tag::Gc(job) => self.flash.job_op_submitted(job),
+            Tag::Deferred(_) | Tag::Internal | Tag::Multi(_) => {}
+        }
+    }
+
+    /// Multiplane (`ftl.multiplane`): decided op `ops[first]` (a host-side read or program)
+    /// joined by later decided ops of the same kind on other planes of its die at the same
+    /// page offset, each the first op on its plane after `first` (so no plane's order
+    /// changes). Returns the op to submit: `ops[first]` alone, or the merged op.
+    fn merge_multiplane(&mut self, ops: &[PendingOp], first: usize) -> PendingOp {
+        let op = ops[first];
+        if !matches!(op.kind, OpKind::Program | OpKind::Read) || matches!(op.tag, Tag::Gc(_)) {
+            return op;
+        }
+        let blocks = &self.flash.blocks;
+        let die = self.codec.die_of(op.source);
+        let offset = op.source.0 % blocks.pages_per_block;
+        let planes_per_die = self.geometry.planes_per_die as usize;
+        let mut planes_seen = 1u64 << (blocks.plane_of_ppa(op.source).0 % 64);
+        self.merge_group.clear();
+        self.merge_group.push(op);
+        for (j, &other) in ops.iter().enumerate().skip(first + 1) {
+            if self.merge_group.len() == planes_per_die {
+                break;
+            }
+            if self.merge_taken[j] {
+                continue;
+            }
+            let plane = 1u64 << (blocks.plane_of_ppa(other.source).0 % 64);
+            let same_die = self.codec.die_of(other.source) == die;
+            let joins = same_die
+                && other.kind == op.kind
+                && !matches!(other.tag, Tag::Gc(_))
+                && other.source.0 % blocks.pages_per_block == offset
+                && planes_seen & plane == 0
+                && !self.queues.gc_pending(other.source);
+            if joins {
+                self.merge_taken[j] = true;
+                self.merge_group.push(other);
+            }
+            if same_die {
+                // later ops on this plane stay behind this one
+                planes_seen |= plane;
+            }
+        }
+        if self.merge_group.len() == 1 {
+            return op;
+        }
+        for k in 1..self.merge_group.len() {
+            let tag = self.merge_group[k].tag;
+            self.count_submitted(tag);
+        }
+        let id = self.merged.add(&self.merge_group);
+        PendingOp {
+            kind: op.kind,
+            source: op.source,
+            target: Ppa::NONE,
+            tag: Tag::Multi(id),
+        }
+    }
+
     /// Submits queued ops of `die` while it has fewer than [`CHIP_OPS_PER_DIE`] in flight.
     pub(super) fn pump(&mut self, die: DieId) -> FtlResult<()> {
         while self.nand.die_ops_in_flight(die) < CHIP_OPS_PER_DIE {
@@ -509,6 +589,14 @@ impl Ssd {
     }
 
     fn submit_to_chip(&mut self, die: DieId, op: PendingOp) -> FtlResult<()> {
+        if let Tag::Multi(id) = op.tag {
+            return self.submit_merged(die, op.kind, id);
+        }
+        self.op_modes[if op.kind == OpKind::Copyback {
+            MODE_COPYBACK
+        } else {
+            MODE_LEGACY
+        }] += 1;
         let address = self.codec.address(op.source)?;
         let flash_op = &mut self.templates[op.kind.index()];
         if op.kind == OpKind::Copyback {
@@ -530,6 +618,56 @@ impl Ssd {
         };
         self.flash.oob.submitted(die, programmed);
         Ok(())
+    }
+}
+
+/// Indexes of `Ssd::op_modes`.
+pub(super) const MODE_LEGACY: usize = 0;
+pub(super) const MODE_MULTIPLANE: usize = 1;
+pub(super) const MODE_COPYBACK: usize = 2;
+
+impl Ssd {
+    /// Submits merged group `id` as one multiplane op.
+    fn submit_merged(&mut self, die: DieId, kind: OpKind, id: u32) -> FtlResult<()> {
+        self.op_modes[MODE_MULTIPLANE] += 1;
+        let multi = &mut self.multi_template;
+        multi.kind = kind;
+        multi.targets.clear();
+        for member in self.merged.get(id) {
+            multi.targets.push(self.codec.address(member.source)?);
+        }
+        multi.tag = Tag::Multi(id).encode_with_die(die);
+        self.nand.submit(self.now, multi)?;
+        for k in 0..self.merged.get(id).len() {
+            let member = self.merged.get(id)[k];
+            let programmed = if kind == OpKind::Program {
+                member.source
+            } else {
+                Ppa::NONE
+            };
+            self.flash.oob.submitted(die, programmed);
+        }
+        Ok(())
+    }
+
+    /// Merged group `id` completed on `die`: each member completes in turn.
+    fn complete_merged(
+        &mut self,
+        id: u32,
+        die: DieId,
+        kind: OpKind,
+        read_retries: u32,
+    ) -> FtlResult<()> {
+        let members = self.merged.take(id);
+        let mut result = Ok(());
+        for member in &members {
+            self.flash.oob.completed(die);
+            if result.is_ok() {
+                result = self.on_completion(member.tag, kind, read_retries);
+            }
+        }
+        self.merged.release(id, members);
+        result
     }
 }
 

@@ -3,7 +3,9 @@
 
 mod report;
 
-pub use report::{EnergySection, EraseBin, EraseSummary, IoSection, SsdReport, ValidPageMap};
+pub use report::{
+    ChipOpModes, EnergySection, EraseBin, EraseSummary, IoSection, SsdReport, ValidPageMap,
+};
 
 use crate::host::HostOp;
 use nandlab_core::{LatencyHistogram, SimTime};

@@ -78,6 +78,19 @@ impl ValidPageMap {
     }
 }
 
+/// Chip operations the controller submitted in the run, by mode.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[allow(missing_docs)] // fields named with what they count
+pub struct ChipOpModes {
+    /// Single-plane reads, programs and erases.
+    pub legacy: u64,
+    /// Multiplane ops (each counts once, whatever its planes).
+    pub multiplane: u64,
+    pub copyback: u64,
+    /// Cache-mode ops (the controller issues none yet).
+    pub cache: u64,
+}
+
 /// Everything one run measured.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[allow(missing_docs)] // fields named with their units
@@ -98,6 +111,8 @@ pub struct SsdReport {
     /// Latency of GC jobs (first move submitted to erase completed).
     pub gc_latency: LatencySummary,
     pub erase_counts: EraseSummary,
+    /// Chip ops submitted, by mode.
+    pub chip_ops: ChipOpModes,
     pub energy: EnergySection,
     pub valid_page_map: ValidPageMap,
     pub logical_pages: u64,

@@ -35,6 +35,9 @@ pub struct SsdSection {
     pub buffer: Option<BufferSection>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hints: Option<HintsSection>,
+    /// `[ssd.scheduler]`: the flash transaction scheduler.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<SchedulerSection>,
     /// `[ssd.controller]`: the controller's time and energy costs (firmware, DRAM, host
     /// link, ECC), each key optional (0 when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -48,6 +51,17 @@ pub struct HostSection {
     /// Submission-queue depth (requests in flight).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_depth: Option<u32>,
+}
+
+/// `[ssd.scheduler]`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedulerSection {
+    /// Merge decided reads or programs of one die (same page offset, other planes) into
+    /// multiplane ops; pair with a plane-first `mapping.allocation_order` so consecutive pages
+    /// land on the planes of one die at the same offset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multiplane: Option<bool>,
 }
 
 /// `[ssd.mapping]`.
@@ -199,6 +213,9 @@ impl SsdSection {
             set(&mut f.hint_all_planes, h.all_planes);
         }
         set(&mut f.controller, self.controller.clone());
+        if let Some(s) = &self.scheduler {
+            set(&mut f.multiplane, s.multiplane);
+        }
         Ok(f)
     }
 
