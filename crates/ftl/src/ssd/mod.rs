@@ -33,7 +33,7 @@ use crate::host::queue::{DeferredTable, RequestTable};
 use crate::mapping::page::{PageConfig, PageFtl};
 use crate::mapping::{Mapper, Mapping, block::BlockFtl, hybrid::HybridFtl, stripe_order};
 use crate::sched::{MergedOps, OpQueues};
-use crate::stats::Measure;
+use crate::stats::{ChipOpModes, Measure};
 use nandlab_core::{EventQueue, SimTime};
 use nandlab_nand::{Completion, FlashOp, Geometry, NandSim, OpKind, PageAddress};
 
@@ -90,10 +90,10 @@ pub struct Ssd {
     merge_group: Vec<PendingOp>,
     /// The reusable multi-target op (multiplane submissions).
     multi_template: FlashOp,
-    /// Chip ops submitted per mode: legacy, multiplane, copyback, cache (a report shows the
-    /// difference over its run).
-    op_modes: [u64; 4],
-    op_modes_start: [u64; 4],
+    /// Multiplane ops submitted (the other modes are counted by the chip model's statistics),
+    /// and the count when the measurement started.
+    multiplane_ops: u64,
+    chip_ops_start: ChipOpModes,
     codec: AddressCodec,
     /// The controller's resources (`None`: no controller costs, the pure-chip path).
     controller: Option<Controller>,
@@ -242,8 +242,8 @@ impl Ssd {
             merge_taken: Vec::new(),
             merge_group: Vec::new(),
             multi_template: FlashOp::read(PageAddress::default()),
-            op_modes: [0; 4],
-            op_modes_start: [0; 4],
+            multiplane_ops: 0,
+            chip_ops_start: ChipOpModes::default(),
             queues: OpQueues::new(
                 f.gc_scheduling,
                 f.gc_urgent_free_blocks,

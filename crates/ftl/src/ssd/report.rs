@@ -12,6 +12,23 @@ use nandlab_core::LatencyHistogram;
 use nandlab_core::stats::CdfPoint;
 use nandlab_nand::OpKind;
 
+impl Ssd {
+    /// Chip ops submitted so far, by mode: the chip model counts ops per kind, the controller
+    /// the multiplane ones it formed (the SSD issues no cache-mode ops yet).
+    fn chip_ops_now(&self) -> ChipOpModes {
+        let stats = self.nand.stats();
+        let ops = |kind: OpKind| stats.kind(kind).ops;
+        let copyback = ops(OpKind::Copyback);
+        let all: u64 = OpKind::ALL.iter().map(|&k| ops(k)).sum();
+        ChipOpModes {
+            legacy: all - copyback - self.multiplane_ops,
+            multiplane: self.multiplane_ops,
+            copyback,
+            cache: 0,
+        }
+    }
+}
+
 /// Most points a report's CDF carries.
 const CDF_POINTS_MAX: usize = 100;
 
@@ -35,7 +52,7 @@ impl Ssd {
             self.controller_start = c.totals();
         }
         self.placement_start = self.flash.placement.snapshot();
-        self.op_modes_start = self.op_modes;
+        self.chip_ops_start = self.chip_ops_now();
     }
 
     /// The report of the current measurement.
@@ -89,12 +106,12 @@ impl Ssd {
             gc_latency: self.flash.gc_latency.summary(),
             erase_counts: erase_summary(&blocks.erase_count),
             chip_ops: {
-                let d = |k: usize| self.op_modes[k] - self.op_modes_start[k];
+                let (now, start) = (self.chip_ops_now(), &self.chip_ops_start);
                 ChipOpModes {
-                    legacy: d(super::world::MODE_LEGACY),
-                    multiplane: d(super::world::MODE_MULTIPLANE),
-                    copyback: d(super::world::MODE_COPYBACK),
-                    cache: 0,
+                    legacy: now.legacy - start.legacy,
+                    multiplane: now.multiplane - start.multiplane,
+                    copyback: now.copyback - start.copyback,
+                    cache: now.cache - start.cache,
                 }
             },
             energy,

@@ -479,35 +479,49 @@ impl Ssd {
             c.gc_moves(self.now, moves as u64);
         }
         let mut result = Ok(());
-        let merging = self.config.ftl.multiplane && ops.len() > 1;
-        if merging {
-            self.merge_taken.clear();
-            self.merge_taken.resize(ops.len(), false);
-        }
-        for i in 0..ops.len() {
-            if merging && self.merge_taken[i] {
-                continue;
-            }
-            let mut op = ops[i];
-            self.count_submitted(op.tag);
-            if merging {
-                op = self.merge_multiplane(&ops, i);
-            }
-            let die = self.codec.die_of(op.source);
-            if self.queues.is_empty(die) && self.nand.die_ops_in_flight(die) < CHIP_OPS_PER_DIE {
-                // fast path: nothing waits on this die, hand the op straight to the chip
-                if let Err(e) = self.submit_to_chip(die, op) {
+        if self.config.ftl.multiplane && ops.len() > 1 {
+            result = self.submit_merging(&ops);
+        } else {
+            for &op in &ops {
+                self.count_submitted(op.tag);
+                if let Err(e) = self.dispatch(op) {
                     result = Err(e);
                     break;
                 }
-            } else {
-                // ops wait only while the die is full: pump runs at each of its completions
-                self.queues.push(die, op);
             }
         }
         ops.clear();
         self.flash.emit.ops = ops;
         result
+    }
+
+    /// The decided ops with multiplane merging (see [`Ssd::merge_multiplane`]).
+    #[inline(never)]
+    fn submit_merging(&mut self, ops: &[PendingOp]) -> FtlResult<()> {
+        self.merge_taken.clear();
+        self.merge_taken.resize(ops.len(), false);
+        for i in 0..ops.len() {
+            if self.merge_taken[i] {
+                continue;
+            }
+            self.count_submitted(ops[i].tag);
+            let op = self.merge_multiplane(ops, i);
+            self.dispatch(op)?;
+        }
+        Ok(())
+    }
+
+    /// Hands `op` to the chip now if nothing waits for its die and the die has room, else
+    /// queues it (ops wait only while the die is full: pump runs at each of its completions).
+    #[inline(always)]
+    fn dispatch(&mut self, op: PendingOp) -> FtlResult<()> {
+        let die = self.codec.die_of(op.source);
+        if self.queues.is_empty(die) && self.nand.die_ops_in_flight(die) < CHIP_OPS_PER_DIE {
+            self.submit_to_chip(die, op)
+        } else {
+            self.queues.push(die, op);
+            Ok(())
+        }
     }
 
     /// An op of `tag` goes to the chip: its owner waits for one more op.
@@ -592,11 +606,6 @@ impl Ssd {
         if let Tag::Multi(id) = op.tag {
             return self.submit_merged(die, op.kind, id);
         }
-        self.op_modes[if op.kind == OpKind::Copyback {
-            MODE_COPYBACK
-        } else {
-            MODE_LEGACY
-        }] += 1;
         let address = self.codec.address(op.source)?;
         let flash_op = &mut self.templates[op.kind.index()];
         if op.kind == OpKind::Copyback {
@@ -621,15 +630,10 @@ impl Ssd {
     }
 }
 
-/// Indexes of `Ssd::op_modes`.
-pub(super) const MODE_LEGACY: usize = 0;
-pub(super) const MODE_MULTIPLANE: usize = 1;
-pub(super) const MODE_COPYBACK: usize = 2;
-
 impl Ssd {
     /// Submits merged group `id` as one multiplane op.
     fn submit_merged(&mut self, die: DieId, kind: OpKind, id: u32) -> FtlResult<()> {
-        self.op_modes[MODE_MULTIPLANE] += 1;
+        self.multiplane_ops += 1;
         let multi = &mut self.multi_template;
         multi.kind = kind;
         multi.targets.clear();
