@@ -1,7 +1,10 @@
 //! How the join touches PCM, for the thesis's two architectures (§5.2):
 //!
 //! - **PCM as main memory** ([`Mode::MainMemory`]): the CPU reads PCM lines in place and writes
-//!   each item (a tuple, a tuple id) where it belongs, one store at a time. A read charges the
+//!   each item (a tuple, a tuple id) where it belongs; stores reach PCM as write-backs of the
+//!   last [`WRITE_BACK_LINES`] lines written ([`LineWriter`]: a line is written when evicted or
+//!   at the end of a phase, and data-comparison write programs only its changed words, as in
+//!   Chen et al.'s model of cache-line write-backs). A read charges the
 //!   lines it touches that are not among the last [`LINE_BUFFER_LINES`] lines read (stream
 //!   buffers: a sequential scan reads each line once even while another stream is read between
 //!   its items; not a model of the CPU cache).
@@ -40,6 +43,9 @@ impl Mode {
 
 /// Lines the main-memory reader remembers (see the module note).
 pub const LINE_BUFFER_LINES: usize = 16;
+
+/// Dirty lines the main-memory writer holds before writing one back.
+pub const WRITE_BACK_LINES: usize = 64;
 
 /// Page size of the storage architecture and of partition pages, bytes.
 pub const PAGE_BYTES: u64 = 4_096;
@@ -158,6 +164,66 @@ impl Reader {
     }
 }
 
+/// Write-back of stores in main-memory mode: the last [`WRITE_BACK_LINES`] lines written are
+/// held (with their current contents) and written to PCM whole when evicted or flushed.
+#[derive(Debug)]
+pub struct LineWriter {
+    line_bytes: u64,
+    /// `(line, bytes)`, least recently written first.
+    lines: Vec<(u64, Vec<u8>)>,
+}
+
+impl LineWriter {
+    /// An empty writer for `device`'s lines.
+    pub fn new(device: &PcmDevice) -> Self {
+        LineWriter {
+            line_bytes: device.config().geometry.line_size_bytes,
+            lines: Vec::with_capacity(WRITE_BACK_LINES),
+        }
+    }
+
+    /// Stores `bytes` at `addr` (reaches PCM at the line's write-back).
+    pub fn write(&mut self, device: &mut PcmDevice, addr: u64, bytes: &[u8]) -> JoinResult<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        device.peek(PcmAddr(addr), bytes.len() as u64)?;
+        let mut at = addr;
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let line = at / self.line_bytes;
+            let offset = (at - line * self.line_bytes) as usize;
+            let n = rest.len().min(self.line_bytes as usize - offset);
+            let i = match self.lines.iter().position(|(l, _)| *l == line) {
+                Some(i) => i,
+                None => {
+                    if self.lines.len() == WRITE_BACK_LINES {
+                        let (old, data) = self.lines.remove(0);
+                        device.write(PcmAddr(old * self.line_bytes), &data)?;
+                    }
+                    let current = device.peek(PcmAddr(line * self.line_bytes), self.line_bytes)?;
+                    self.lines.push((line, current.to_vec()));
+                    self.lines.len() - 1
+                }
+            };
+            let mut entry = self.lines.remove(i);
+            entry.1[offset..offset + n].copy_from_slice(&rest[..n]);
+            self.lines.push(entry);
+            at += n as u64;
+            rest = &rest[n..];
+        }
+        Ok(())
+    }
+
+    /// Writes every held line back.
+    pub fn flush(&mut self, device: &mut PcmDevice) -> JoinResult<()> {
+        for (line, data) in self.lines.drain(..) {
+            device.write(PcmAddr(line * self.line_bytes), &data)?;
+        }
+        Ok(())
+    }
+}
+
 /// Items appended to numbered partitions in PCM pages taken from a scratch area: a partition is
 /// a chain of pages (the chain itself is DRAM metadata). Items never straddle a page.
 #[derive(Debug)]
@@ -172,11 +238,20 @@ pub struct Partitions {
     /// Storage mode: the DRAM page of each partition.
     buffers: Vec<Vec<u8>>,
     items: Vec<u64>,
+    /// Main-memory mode: the write-back of the appends.
+    lines: Option<LineWriter>,
 }
 
 impl Partitions {
     /// `count` empty partitions of `item_bytes` items in the scratch area `start..end`.
-    pub fn new(count: u32, item_bytes: u64, mode: Mode, start: u64, end: u64) -> JoinResult<Self> {
+    pub fn new(
+        device: &PcmDevice,
+        count: u32,
+        item_bytes: u64,
+        mode: Mode,
+        start: u64,
+        end: u64,
+    ) -> JoinResult<Self> {
         if count == 0 {
             return Err(argument("partitions", "must be at least 1"));
         }
@@ -196,6 +271,7 @@ impl Partitions {
             fill: vec![PAGE_BYTES; n],
             buffers: vec![Vec::new(); n],
             items: vec![0; n],
+            lines: (mode == Mode::MainMemory).then(|| LineWriter::new(device)),
         })
     }
 
@@ -217,7 +293,9 @@ impl Partitions {
         let page = *self.pages[p].last().unwrap_or(&0);
         match self.mode {
             Mode::MainMemory => {
-                device.write(PcmAddr(page + self.fill[p]), item)?;
+                if let Some(lines) = &mut self.lines {
+                    lines.write(device, page + self.fill[p], item)?;
+                }
             }
             Mode::Storage { .. } => self.buffers[p].extend_from_slice(item),
         }
@@ -235,10 +313,13 @@ impl Partitions {
         Ok(())
     }
 
-    /// Writes every DRAM page still held (end of the partition phase).
+    /// Writes every DRAM page or dirty line still held (end of the partition phase).
     pub fn finish(&mut self, device: &mut PcmDevice) -> JoinResult<()> {
         for p in 0..self.pages.len() {
             self.flush(device, p)?;
+        }
+        if let Some(lines) = &mut self.lines {
+            lines.flush(device)?;
         }
         Ok(())
     }
@@ -276,5 +357,58 @@ impl Partitions {
     /// The end of the scratch pages used so far.
     pub fn scratch_end(&self) -> u64 {
         self.next_page
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device() -> PcmDevice {
+        let mut c = nandlab_pcm::preset("cidr11").unwrap();
+        c.geometry.capacity_bytes = 1 << 20;
+        PcmDevice::new(c, 1).unwrap()
+    }
+
+    #[test]
+    fn write_back_coalesces_stores_into_one_word_write() {
+        let mut d = device();
+        let mut w = LineWriter::new(&d);
+        w.write(&mut d, 64, &1u32.to_le_bytes()).unwrap();
+        w.write(&mut d, 68, &2u32.to_le_bytes()).unwrap();
+        assert_eq!(d.stats().words_written, 0);
+        w.flush(&mut d).unwrap();
+        assert_eq!(d.stats().words_written, 1);
+        assert_eq!(d.peek(PcmAddr(64), 8).unwrap(), &[1, 0, 0, 0, 2, 0, 0, 0]);
+    }
+
+    #[test]
+    fn main_memory_reads_charge_each_line_once_while_buffered() {
+        let mut d = device();
+        let mut r = Reader::new(Mode::MainMemory, &d).unwrap();
+        for i in 0..16 {
+            r.read(&mut d, i * 4, 4).unwrap(); // one line
+        }
+        r.read(&mut d, 60, 8).unwrap(); // spills into the next line
+        assert_eq!(d.stats().lines_read, 2);
+    }
+
+    #[test]
+    fn storage_reads_charge_whole_pages_and_evict_least_recent() {
+        let mut d = device();
+        let mut r = Reader::new(
+            Mode::Storage {
+                buffer_bytes: 2 * PAGE_BYTES,
+            },
+            &d,
+        )
+        .unwrap();
+        r.read(&mut d, 0, 4).unwrap();
+        r.read(&mut d, PAGE_BYTES, 4).unwrap();
+        r.read(&mut d, 8, 4).unwrap(); // hit
+        r.read(&mut d, 2 * PAGE_BYTES, 4).unwrap(); // evicts page 1
+        r.read(&mut d, PAGE_BYTES, 4).unwrap(); // miss again
+        assert_eq!(d.stats().lines_read, 4 * PAGE_BYTES / 64);
+        assert!(Reader::new(Mode::Storage { buffer_bytes: 10 }, &d).is_err());
     }
 }

@@ -7,7 +7,7 @@ use crate::error::{JoinResult, argument};
 use crate::join::{JoinCounts, JoinInput, JoinSettings, Predicate, Scratch, hash_join};
 use crate::query::{Query, Selection};
 use crate::store::{Layout, StoredTable, load_table, row_counts, table_bytes};
-use nandlab_pcm::{PcmAddr, PcmConfig, PcmDevice};
+use nandlab_pcm::{PcmConfig, PcmDevice};
 use nandlab_workload::ssb::{SsbData, Table};
 
 /// Most partitions a join may use (bounds the scratch area's page slack).
@@ -258,6 +258,7 @@ impl Database {
         let mut rows = Vec::with_capacity(tids.len());
         let mut scratch_row = Vec::new();
         let mut bytes = Vec::new();
+        let mut lines = crate::access::LineWriter::new(&self.device);
         for (i, &fact_tid) in tids.iter().enumerate() {
             let mut out = Vec::with_capacity(sources.len());
             for (table, column, which) in &sources {
@@ -276,10 +277,11 @@ impl Database {
                     bytes.extend_from_slice(&v.to_le_bytes());
                 }
                 let at = self.results_at + (i * sources.len() * 4) as u64;
-                self.device.write(PcmAddr(at), &bytes)?;
+                lines.write(&mut self.device, at, &bytes)?;
             }
             rows.push(out);
         }
+        lines.flush(&mut self.device)?;
         Ok(rows)
     }
 }

@@ -14,10 +14,10 @@
 //! and reads are charged; with PCM as storage they are in DRAM. The Grace row partition carries
 //! the tuple id beside the tuple, so the result can name the tuple.
 
-use crate::access::{Mode, PAGE_BYTES, Partitions, Reader};
+use crate::access::{LineWriter, Mode, PAGE_BYTES, Partitions, Reader};
 use crate::error::{JoinResult, argument};
 use crate::store::{Layout, StoredTable, decode_u32s};
-use nandlab_pcm::{PcmAddr, PcmDevice};
+use nandlab_pcm::PcmDevice;
 
 /// Traditional or virtual partitioning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -158,6 +158,7 @@ pub fn hash_join(
         (Algorithm::Grace, Layout::Row) => 4 + input.table.row_bytes(),
     };
     let mut build_parts = Partitions::new(
+        device,
         settings.partitions,
         item_bytes(build),
         settings.mode,
@@ -166,6 +167,7 @@ pub fn hash_join(
     )?;
     counts.build_tuples = partition(device, reader, settings, build, &mut build_parts)?;
     let mut probe_parts = Partitions::new(
+        device,
         settings.partitions,
         item_bytes(probe),
         settings.mode,
@@ -179,6 +181,7 @@ pub fn hash_join(
     let mut pairs = Vec::new();
     let mut table = HashTable::default();
     let mut row = Vec::new();
+    let mut lines = LineWriter::new(device);
     for p in 0..settings.partitions as usize {
         let n = build_parts.len(p) as u32;
         if n == 0 {
@@ -187,7 +190,7 @@ pub fn hash_join(
         table.clear(n.next_power_of_two());
         if in_pcm {
             // initialise the bucket heads in PCM
-            device.write(PcmAddr(heads_at), &vec![0u8; table.heads.len() * 4])?;
+            lines.write(device, heads_at, &vec![0u8; table.heads.len() * 4])?;
         }
         for addr in build_parts.item_addresses(p) {
             let (tid, key) = item_key(device, reader, settings, build, addr, &mut row)?;
@@ -198,14 +201,17 @@ pub fn hash_join(
                 bytes[..4].copy_from_slice(&e.0.to_le_bytes());
                 bytes[4..8].copy_from_slice(&e.1.to_le_bytes());
                 bytes[8..].copy_from_slice(&e.2.to_le_bytes());
-                device.write(PcmAddr(entries_at + u64::from(entry) * 12), &bytes)?;
+                lines.write(device, entries_at + u64::from(entry) * 12, &bytes)?;
                 let b = bucket_of(key, table.heads.len() as u32);
-                device.write(
-                    PcmAddr(heads_at + u64::from(b) * 4),
+                lines.write(
+                    device,
+                    heads_at + u64::from(b) * 4,
                     &(entry + 1).to_le_bytes(),
                 )?;
             }
         }
+        // the probe reads the table from PCM
+        lines.flush(device)?;
         for addr in probe_parts.item_addresses(p) {
             let (tid, key) = item_key(device, reader, settings, probe, addr, &mut row)?;
             let b = bucket_of(key, table.heads.len() as u32);
@@ -233,7 +239,7 @@ pub fn hash_join(
                         let mut bytes = [0u8; 8];
                         bytes[..4].copy_from_slice(&build_tid.to_le_bytes());
                         bytes[4..].copy_from_slice(&tid.to_le_bytes());
-                        device.write(PcmAddr(pairs_at + pairs.len() as u64 * 8), &bytes)?;
+                        lines.write(device, pairs_at + pairs.len() as u64 * 8, &bytes)?;
                     }
                     pairs.push((build_tid, tid));
                 }
@@ -241,6 +247,7 @@ pub fn hash_join(
             }
         }
     }
+    lines.flush(device)?;
     counts.pairs = pairs.len() as u64;
     Ok((pairs, counts))
 }
