@@ -48,7 +48,7 @@ fn run_point(
     algorithm: Algorithm,
     mode: Mode,
     seed: u64,
-) -> LabResult<(PcmCost, u64, u64)> {
+) -> LabResult<(PcmCost, u64, u64, PcmCost)> {
     let pcm = nandlab_pcm::preset("cidr11").map_err(|e| LabError::Usage(e.to_string()))?;
     let mut db = Database::build(data, layout, &pcm, seed)?;
     let settings = JoinSettings {
@@ -69,7 +69,7 @@ fn run_point(
             .sum::<u64>();
         rows += run.rows.len() as u64;
     }
-    Ok((total, partition_bytes, rows))
+    Ok((total, partition_bytes, rows, db.build_cost()))
 }
 
 const COLUMNS: [&str; 16] = [
@@ -140,7 +140,15 @@ fn hash_join(options: &RunOptions) -> LabResult<ExperimentResult> {
                     result.curves.push(compare);
                     return Ok(result);
                 }
-                let (c, parts, rows) = run_point(&data, layout, algorithm, mode, options.seed)?;
+                let (c, parts, rows, build) =
+                    run_point(&data, layout, algorithm, mode, options.seed)?;
+                let key = format!("build_{}", layout.label());
+                result.metric(&format!("{key}_words_written"), build.words_written as f64);
+                result.metric(
+                    &format!("{key}_bits_programmed"),
+                    build.bits_programmed as f64,
+                );
+                result.metric(&format!("{key}_energy_uj"), build.energy_pj / 1e6);
                 compare.push(row(sf, layout, mode, algorithm, &c, parts, rows));
                 costs.push(c);
                 options.control.advance(1);
@@ -184,7 +192,8 @@ fn hash_join(options: &RunOptions) -> LabResult<ExperimentResult> {
                     result.curves.push(sizes);
                     return Ok(result);
                 }
-                let (c, parts, rows) = run_point(&data, layout, algorithm, storage, options.seed)?;
+                let (c, parts, rows, _) =
+                    run_point(&data, layout, algorithm, storage, options.seed)?;
                 sizes.push(row(
                     base_sf * f64::from(factor),
                     layout,
@@ -199,8 +208,39 @@ fn hash_join(options: &RunOptions) -> LabResult<ExperimentResult> {
         }
     }
     result.curves.push(sizes);
+
+    // PCM as storage, row store: the DRAM buffer against LINEORDER's size
+    let mut buffers = Curve::new("buffer", &[&["buffer_share"][..], &COLUMNS[..]].concat());
+    let lineorder_bytes = nandlab_join::store::row_counts(&data)[0] as f64 * 68.0;
+    for share in BUFFER_SHARES {
+        let mode = Mode::Storage {
+            buffer_bytes: ((lineorder_bytes * share) as u64).max(nandlab_join::PAGE_BYTES),
+        };
+        let mut energy = Vec::new();
+        for algorithm in ALGORITHMS {
+            if !options.control.poll() {
+                result.interrupted = true;
+                result.curves.push(buffers);
+                return Ok(result);
+            }
+            let (c, parts, rows, _) = run_point(&data, Layout::Row, algorithm, mode, options.seed)?;
+            let mut cells = vec![share.into()];
+            cells.extend(row(sf, Layout::Row, mode, algorithm, &c, parts, rows));
+            buffers.push(cells);
+            energy.push(c.energy_pj);
+            options.control.advance(1);
+        }
+        result.metric(
+            &format!("storage_row_energy_reduction_buffer{:.0}pct", share * 100.0),
+            1.0 - energy[1] / energy[0].max(1e-9),
+        );
+    }
+    result.curves.push(buffers);
     Ok(result)
 }
+
+/// DRAM buffer sizes of the buffer sweep, as shares of LINEORDER's row-store bytes.
+const BUFFER_SHARES: [f64; 3] = [0.25, 1.0, 2.0];
 
 #[cfg(test)]
 mod tests {
@@ -245,5 +285,10 @@ mod tests {
         assert!(r.get("mainmemory_row_wear_reduction") > r.get("mainmemory_column_wear_reduction"));
         assert_eq!(r.curves[0].rows.len(), 8);
         assert_eq!(r.curves[1].rows.len(), 8);
+        // a buffer holding LINEORDER makes virtual partitioning's random reads cheap
+        assert!(
+            r.get("storage_row_energy_reduction_buffer200pct")
+                > r.get("storage_row_energy_reduction_buffer25pct")
+        );
     }
 }
