@@ -102,6 +102,7 @@ impl Reader {
         addr: u64,
         len: u64,
     ) -> JoinResult<&'d [u8]> {
+        device.peek(PcmAddr(addr), len)?; // range check before charging
         if len > 0 {
             match self.mode {
                 Mode::MainMemory => self.charge_lines(device, addr, len)?,
@@ -410,5 +411,7 @@ mod tests {
         r.read(&mut d, PAGE_BYTES, 4).unwrap(); // miss again
         assert_eq!(d.stats().lines_read, 4 * PAGE_BYTES / 64);
         assert!(Reader::new(Mode::Storage { buffer_bytes: 10 }, &d).is_err());
+        let beyond = r.read(&mut d, 1 << 20, 4).unwrap_err().to_string();
+        assert!(beyond.contains("addr"), "{beyond}");
     }
 }
