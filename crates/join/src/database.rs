@@ -107,12 +107,18 @@ impl Database {
         &self.tables[Table::ALL.iter().position(|t| *t == table).unwrap_or(0)]
     }
 
-    fn predicate(table: Table, s: &Selection) -> JoinResult<Predicate> {
-        Ok(Predicate {
-            column: table.column(s.column)?,
-            low: s.low,
-            high: s.high,
-        })
+    fn predicates(table: Table, selections: &[Selection]) -> JoinResult<Vec<Predicate>> {
+        selections
+            .iter()
+            .map(|s| {
+                Ok(Predicate {
+                    column: table.column(s.column)?,
+                    low: s.low,
+                    high: s.high,
+                    values: s.values,
+                })
+            })
+            .collect()
     }
 
     /// Runs `query` with `settings`; every PCM access is charged to the device.
@@ -135,29 +141,24 @@ impl Database {
         let start = self.device.stats().clone();
         let mut reader = Reader::new(settings.mode, &self.device)?;
         let fact = *self.table(Table::Lineorder);
-        let fact_filter = match &query.fact_selection {
-            Some(s) => Some(Self::predicate(Table::Lineorder, s)?),
-            None => None,
-        };
+        let fact_filters = Self::predicates(Table::Lineorder, &query.fact_selections)?;
         // intermediate result: fact tids (ascending) and the dimension tids matched so far
         let mut tids: Option<Vec<u32>> = None;
         let mut carried: Vec<Vec<u32>> = Vec::new();
         let mut joins = Vec::new();
         for (k, join) in query.joins.iter().enumerate() {
             let dimension = *self.table(join.dimension);
+            let dimension_filters = Self::predicates(join.dimension, &join.selections)?;
             let build = JoinInput {
                 table: &dimension,
                 key: join.dimension.column(join.dimension_key)?,
-                filter: match &join.selection {
-                    Some(s) => Some(Self::predicate(join.dimension, s)?),
-                    None => None,
-                },
+                filters: &dimension_filters,
                 tids: None,
             };
             let probe = JoinInput {
                 table: &fact,
                 key: Table::Lineorder.column(join.fact_key)?,
-                filter: if k == 0 { fact_filter } else { None },
+                filters: if k == 0 { &fact_filters } else { &[] },
                 tids: tids.as_deref(),
             };
             let before = self.device.stats().clone();

@@ -38,7 +38,7 @@ impl Algorithm {
     }
 }
 
-/// `low <= column <= high`.
+/// `low <= column <= high`, or `column IN values` when `values` is not empty.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Predicate {
     /// Column index in the table.
@@ -47,6 +47,8 @@ pub struct Predicate {
     pub low: u32,
     /// Largest value kept.
     pub high: u32,
+    /// The values kept (replaces the range when not empty).
+    pub values: &'static [u32],
 }
 
 impl Predicate {
@@ -56,12 +58,17 @@ impl Predicate {
             column,
             low: value,
             high: value,
+            values: &[],
         }
     }
 
     /// Whether `value` qualifies.
     pub fn keeps(&self, value: u32) -> bool {
-        (self.low..=self.high).contains(&value)
+        if self.values.is_empty() {
+            (self.low..=self.high).contains(&value)
+        } else {
+            self.values.contains(&value)
+        }
     }
 }
 
@@ -72,8 +79,8 @@ pub struct JoinInput<'a> {
     pub table: &'a StoredTable,
     /// Join key column.
     pub key: usize,
-    /// Selection applied while partitioning.
-    pub filter: Option<Predicate>,
+    /// Selections applied while partitioning (all must hold).
+    pub filters: &'a [Predicate],
     /// Only these tuple ids (ascending), or all rows.
     pub tids: Option<&'a [u32]>,
 }
@@ -276,15 +283,21 @@ fn partition(
         let key = match table.layout {
             Layout::Row => {
                 table.read_row(reader, device, tid, &mut row)?;
-                if input.filter.is_some_and(|f| !f.keeps(row[f.column])) {
+                if input.filters.iter().any(|f| !f.keeps(row[f.column])) {
                     continue;
                 }
                 row[input.key]
             }
             Layout::Column => {
-                if let Some(f) = input.filter
-                    && !f.keeps(table.read_entry(reader, device, f.column, tid)?)
-                {
+                // each selection column is read until one fails (late materialisation)
+                let mut kept = true;
+                for f in input.filters {
+                    if !f.keeps(table.read_entry(reader, device, f.column, tid)?) {
+                        kept = false;
+                        break;
+                    }
+                }
+                if !kept {
                     continue;
                 }
                 table.read_entry(reader, device, input.key, tid)?

@@ -17,6 +17,7 @@ pub mod error;
 pub mod join;
 pub mod query;
 pub mod reference;
+pub mod ssb_queries;
 pub mod store;
 #[cfg(test)]
 mod tests;
@@ -28,4 +29,5 @@ pub use error::{JoinError, JoinResult};
 pub use join::{Algorithm, JoinCounts, JoinSettings, Predicate};
 pub use query::{DimensionJoin, Query, Selection, thesis_queries};
 pub use reference::reference_rows;
+pub use ssb_queries::ssb_queries;
 pub use store::Layout;

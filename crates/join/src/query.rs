@@ -6,7 +6,7 @@
 
 use nandlab_workload::ssb::Table;
 
-/// A selection `low <= column <= high` by column name.
+/// A selection `low <= column <= high`, or `column IN values`, by column name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Selection {
     /// Column name.
@@ -15,21 +15,48 @@ pub struct Selection {
     pub low: u32,
     /// Largest value kept.
     pub high: u32,
+    /// The values kept (replaces the range when not empty).
+    pub values: &'static [u32],
 }
 
 impl Selection {
     /// `column = value`.
     pub const fn equals(column: &'static str, value: u32) -> Self {
+        Selection::between(column, value, value)
+    }
+
+    /// `low <= column <= high`.
+    pub const fn between(column: &'static str, low: u32, high: u32) -> Self {
         Selection {
             column,
-            low: value,
-            high: value,
+            low,
+            high,
+            values: &[],
+        }
+    }
+
+    /// `column IN values`.
+    pub const fn one_of(column: &'static str, values: &'static [u32]) -> Self {
+        Selection {
+            column,
+            low: 0,
+            high: 0,
+            values,
+        }
+    }
+
+    /// Whether `value` qualifies.
+    pub fn keeps(&self, value: u32) -> bool {
+        if self.values.is_empty() {
+            (self.low..=self.high).contains(&value)
+        } else {
+            self.values.contains(&value)
         }
     }
 }
 
 /// One join of LINEORDER with a dimension on the dimension's key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DimensionJoin {
     /// The dimension (build side).
     pub dimension: Table,
@@ -37,8 +64,8 @@ pub struct DimensionJoin {
     pub dimension_key: &'static str,
     /// LINEORDER's foreign key column.
     pub fact_key: &'static str,
-    /// Selection on the dimension.
-    pub selection: Option<Selection>,
+    /// Selections on the dimension (all must hold).
+    pub selections: Vec<Selection>,
 }
 
 /// A star-join query.
@@ -48,8 +75,8 @@ pub struct Query {
     pub name: &'static str,
     /// What it asks, with the constants chosen.
     pub description: &'static str,
-    /// Selection on LINEORDER.
-    pub fact_selection: Option<Selection>,
+    /// Selections on LINEORDER (all must hold).
+    pub fact_selections: Vec<Selection>,
     /// Joins, in plan order (LINEORDER is the probe side of each).
     pub joins: Vec<DimensionJoin>,
     /// Result columns.
@@ -67,21 +94,39 @@ pub const QUERY2_CATEGORY: u32 = 12;
 /// so 10 % of the rows).
 pub const QUERY3_QUANTITY_ABOVE: u32 = 45;
 
-fn customer_join(selection: Option<Selection>) -> DimensionJoin {
+pub(crate) fn customer_join(selections: Vec<Selection>) -> DimensionJoin {
     DimensionJoin {
         dimension: Table::Customer,
         dimension_key: "c_custkey",
         fact_key: "lo_custkey",
-        selection,
+        selections,
     }
 }
 
-fn supplier_join(selection: Option<Selection>) -> DimensionJoin {
+pub(crate) fn supplier_join(selections: Vec<Selection>) -> DimensionJoin {
     DimensionJoin {
         dimension: Table::Supplier,
         dimension_key: "s_suppkey",
         fact_key: "lo_suppkey",
-        selection,
+        selections,
+    }
+}
+
+pub(crate) fn part_join(selections: Vec<Selection>) -> DimensionJoin {
+    DimensionJoin {
+        dimension: Table::Part,
+        dimension_key: "p_partkey",
+        fact_key: "lo_partkey",
+        selections,
+    }
+}
+
+pub(crate) fn date_join(selections: Vec<Selection>) -> DimensionJoin {
+    DimensionJoin {
+        dimension: Table::Date,
+        dimension_key: "d_datekey",
+        fact_key: "lo_orderdate",
+        selections,
     }
 }
 
@@ -92,16 +137,11 @@ pub fn thesis_queries() -> Vec<Query> {
             name: "q1",
             description: "customer nation, supplier nation, year and quantity of orders by Asian \
                           customers from Asian suppliers in 1997 (thesis: 2009)",
-            fact_selection: None,
+            fact_selections: vec![],
             joins: vec![
-                customer_join(Some(Selection::equals("c_region", ASIA))),
-                supplier_join(Some(Selection::equals("s_region", ASIA))),
-                DimensionJoin {
-                    dimension: Table::Date,
-                    dimension_key: "d_datekey",
-                    fact_key: "lo_orderdate",
-                    selection: Some(Selection::equals("d_year", QUERY1_YEAR)),
-                },
+                customer_join(vec![Selection::equals("c_region", ASIA)]),
+                supplier_join(vec![Selection::equals("s_region", ASIA)]),
+                date_join(vec![Selection::equals("d_year", QUERY1_YEAR)]),
             ],
             select: vec![
                 (Table::Customer, "c_nation"),
@@ -114,15 +154,10 @@ pub fn thesis_queries() -> Vec<Query> {
             name: "q2",
             description: "customer nation and quantity of orders of parts of category MFGR#12 \
                           (thesis: part type 'IC')",
-            fact_selection: None,
+            fact_selections: vec![],
             joins: vec![
-                DimensionJoin {
-                    dimension: Table::Part,
-                    dimension_key: "p_partkey",
-                    fact_key: "lo_partkey",
-                    selection: Some(Selection::equals("p_category", QUERY2_CATEGORY)),
-                },
-                customer_join(None),
+                part_join(vec![Selection::equals("p_category", QUERY2_CATEGORY)]),
+                customer_join(vec![]),
             ],
             select: vec![
                 (Table::Customer, "c_nation"),
@@ -133,12 +168,12 @@ pub fn thesis_queries() -> Vec<Query> {
             name: "q3",
             description: "supplier region, name and quantity of order lines of more than 45 \
                           units (thesis: qty > 500)",
-            fact_selection: Some(Selection {
-                column: "lo_quantity",
-                low: QUERY3_QUANTITY_ABOVE + 1,
-                high: u32::MAX,
-            }),
-            joins: vec![supplier_join(None)],
+            fact_selections: vec![Selection::between(
+                "lo_quantity",
+                QUERY3_QUANTITY_ABOVE + 1,
+                u32::MAX,
+            )],
+            joins: vec![supplier_join(vec![])],
             select: vec![
                 (Table::Supplier, "s_region"),
                 (Table::Supplier, "s_name"),

@@ -6,11 +6,13 @@ use crate::query::{Query, Selection};
 use nandlab_workload::ssb::{SsbData, Table};
 use std::collections::HashMap;
 
-fn keeps(table: Table, s: &Option<Selection>, row: &[u32]) -> JoinResult<bool> {
-    Ok(match s {
-        Some(s) => (s.low..=s.high).contains(&row[table.column(s.column)?]),
-        None => true,
-    })
+fn keeps(table: Table, selections: &[Selection], row: &[u32]) -> JoinResult<bool> {
+    for s in selections {
+        if !s.keeps(row[table.column(s.column)?]) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 fn rows_of(data: &SsbData, table: Table) -> Vec<Vec<u32>> {
@@ -26,7 +28,7 @@ pub fn reference_rows(data: &SsbData, query: &Query) -> JoinResult<Vec<Vec<u32>>
         let key = join.dimension.column(join.dimension_key)?;
         let mut map: HashMap<u32, Vec<u32>> = HashMap::new();
         for row in rows_of(data, join.dimension) {
-            if keeps(join.dimension, &join.selection, &row)? {
+            if keeps(join.dimension, &join.selections, &row)? {
                 map.insert(row[key], row);
             }
         }
@@ -40,7 +42,7 @@ pub fn reference_rows(data: &SsbData, query: &Query) -> JoinResult<Vec<Vec<u32>>
     let mut out = Vec::new();
     let mut error = None;
     data.for_each_row(Table::Lineorder, |fact| {
-        match keeps(Table::Lineorder, &query.fact_selection, fact) {
+        match keeps(Table::Lineorder, &query.fact_selections, fact) {
             Ok(true) => {}
             Ok(false) => return,
             Err(e) => {

@@ -141,3 +141,31 @@ fn formulas_sit_beside_the_device_figures() {
     let device_energy = c.bits_programmed as f64 * 16.0 + c.words_read as f64 * 64.0 * 2.0;
     assert!((c.energy_pj - device_energy).abs() < 1e-3 * device_energy);
 }
+
+#[test]
+fn the_13_ssb_queries_return_the_reference_rows() {
+    let data = SsbData::new(0.01, 4).unwrap();
+    let queries = ssb_queries();
+    assert_eq!(queries.len(), 13);
+    let mut expected = Vec::new();
+    for q in &queries {
+        let mut rows = reference_rows(&data, q).unwrap();
+        rows.sort();
+        expected.push(rows);
+    }
+    // at SF 0.01 (20 suppliers) the single-nation and single-city queries select nothing;
+    // their joins still run and must agree (empty) with the reference
+    let sizes: Vec<usize> = expected.iter().map(Vec::len).collect();
+    println!("result rows per query: {sizes:?}");
+    assert!(sizes.iter().filter(|&&n| n > 0).count() >= 8, "{sizes:?}");
+    for layout in [Layout::Row, Layout::Column] {
+        let mut db = Database::build(&data, layout, &pcm(), 1).unwrap();
+        for (algorithm, mode) in [(Algorithm::Grace, MODES[0]), (Algorithm::Virtual, MODES[1])] {
+            for (q, want) in queries.iter().zip(&expected) {
+                let mut rows = db.run(q, &settings(algorithm, mode)).unwrap().rows;
+                rows.sort();
+                assert_eq!(&rows, want, "{} {layout:?} {algorithm:?} {mode:?}", q.name);
+            }
+        }
+    }
+}
