@@ -18,12 +18,15 @@ small pure-Python API over it::
     nandlab.chip(device=dev, workload="srd", requests=1000)
     e = nandlab.engine(iaa=True, u2di=True, free_space=0.2)     # paper 000 engine on the SSD
     e.queries_per_s, e.page_copies, e.queries()
+    con = nandlab.sql.connect("bench-ssd", journal_mode="wal")   # real SQLite on the SSD
+    con.execute("CREATE TABLE t(x)"); con.metrics()["commit_latency_us_p99"]
 
 Long runs (run_ssd, replay, reproduce, engine) show a progress bar (``progress=False`` hides
 it, a callable receives ``(done, total)``) and stop on Ctrl-C by raising `Interrupted`, a
 KeyboardInterrupt whose ``.result`` holds the results so far (see `nandlab.progress`).
 """
 
+from nandlab import sql
 from nandlab._nandlab import preset_names, preset_toml, version
 from nandlab.chip import ChipResult, chip, preset
 from nandlab.config import RunConfig
@@ -59,6 +62,7 @@ __all__ = [
     "reproduce",
     "run",
     "run_ssd",
+    "sql",
     "ssd_presets",
     "sweep",
     "version",

@@ -2,8 +2,10 @@
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, final
 
 __all__ = [
+    "SqlConnection",
     "check_run_config",
     "experiments",
     "metric_defs",
@@ -15,6 +17,7 @@ __all__ = [
     "run_engine",
     "run_ssd",
     "run_stack",
+    "run_tpcc",
     "ssd_presets",
     "sweep_csv",
     "sweep_points",
@@ -62,6 +65,43 @@ def replay(
     precondition_reads: bool = True,
     fit_device: bool = False,
 ) -> str: ...
+def run_tpcc(
+    device: str,
+    journal_mode: str,
+    warehouses: int,
+    terminals: int,
+    transactions: int,
+    seed: int,
+    small: bool,
+) -> str: ...
 def experiments() -> str: ...
 def preset_names() -> list[str]: ...
 def preset_toml(name: str) -> str: ...
+
+@final
+class SqlConnection:
+    """A SQLite database on a simulated SSD (wrapped by ``nandlab.sql``)."""
+
+    def __new__(
+        cls,
+        device: str,
+        journal_mode: str,
+        seed: int | None = None,
+        page_size_bytes: int | None = None,
+        cache_size: int | None = None,
+        synchronous: str | None = None,
+        db_name: str = ...,
+    ) -> SqlConnection: ...
+    def execute(
+        self, sql: str, params: list[Any]
+    ) -> tuple[list[str], list[list[Any]], int, int]: ...
+    def execute_script(self, sql: str) -> tuple[list[str], list[list[Any]], int, int]: ...
+    @property
+    def in_transaction(self) -> bool: ...
+    @property
+    def closed(self) -> bool: ...
+    def metrics_json(self) -> str: ...
+    def reset_metrics(self) -> None: ...
+    def device_report_json(self) -> str: ...
+    def files(self) -> list[tuple[str, int]]: ...
+    def close(self) -> None: ...

@@ -33,6 +33,8 @@ macro_rules! out_raw {
     }};
 }
 
+mod sql;
+
 /// nandlab: co-design laboratory for database software on NAND flash and PCM.
 #[derive(Parser, Debug)]
 #[command(name = "nandlab", version = nandlab_lab::version())]
@@ -62,6 +64,12 @@ enum Command {
     Replay(ReplayArgs),
     /// Run a fio job file (a stated subset of fio's keys) on an SSD.
     Fio(FioArgs),
+    /// Run SQL (a file or stdin) with real SQLite on a simulated SSD; print the query results
+    /// and the device metrics per transaction (docs/sql.md).
+    Sql(sql::SqlArgs),
+    /// Run the TPC-C-like workload (nine tables, five transactions, standard mix) on SQLite
+    /// on a simulated SSD: tpmC in simulated time, device metrics, consistency checks.
+    Tpcc(sql::TpccArgs),
     /// Measure simulator speed (`nandlab bench chip`, `nandlab bench ssd`).
     Bench(BenchArgs),
     /// The main demo: a quick co-design experiment with a readable table.
@@ -139,7 +147,7 @@ struct ReproduceArgs {
 
 #[derive(Args, Debug)]
 struct BenchArgs {
-    /// What to measure: chip, ssd or engine.
+    /// What to measure: chip, ssd, engine or sql.
     target: String,
     /// Requests to simulate (default: 2,000,000 for chip, 4,000,000 for ssd, 200,000 queries
     /// for engine).
@@ -152,6 +160,9 @@ struct BenchArgs {
     /// Print one JSON line instead of the table (to track speed across commits).
     #[arg(long)]
     json: bool,
+    /// `bench sql` only: the SSD (preset, device file or stack config; default bench-ssd).
+    #[arg(long)]
+    device: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -351,6 +362,8 @@ fn run(cli: Cli, control: &Control) -> LabResult<()> {
         }
         Command::Replay(args) => replay(args, control),
         Command::Fio(args) => fio(args, control),
+        Command::Sql(args) => sql::sql(args),
+        Command::Tpcc(args) => sql::tpcc(args),
         Command::Bench(args) => bench_cmd(args),
         Command::Demo => demo(),
         Command::Presets => {
@@ -584,6 +597,12 @@ fn demo() -> LabResult<()> {
 
 /// `nandlab bench TARGET`: a readable table, or one JSON line with `--json`.
 fn bench_cmd(args: BenchArgs) -> LabResult<()> {
+    if args.device.is_some() && args.target != "sql" {
+        return Err(LabError::Usage(format!(
+            "--device applies to `bench sql` only, not `bench {}`",
+            args.target
+        )));
+    }
     if args.steady && args.target != "ssd" {
         return Err(LabError::Usage(format!(
             "--steady applies to `bench ssd` only, not `bench {}`",
@@ -591,6 +610,11 @@ fn bench_cmd(args: BenchArgs) -> LabResult<()> {
         )));
     }
     match args.target.as_str() {
+        "sql" => sql::bench(
+            args.device.as_deref(),
+            args.requests.unwrap_or(20_000),
+            args.json,
+        ),
         "ssd" => {
             let requests = args.requests.unwrap_or(4_000_000);
             let b = if args.steady {

@@ -101,6 +101,20 @@ pub enum GcScope {
     Device,
 }
 
+/// How GC work is ordered against host I/O on each die ([`crate::sched`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcScheduling {
+    /// Foreground GC: GC ops and host ops share one FIFO per die in decision order, so host
+    /// ops decided after a GC wait for all of its work on that die (paper 000's `t_GC`).
+    #[default]
+    Blocking,
+    /// GC ops wait in their own queue and run only when the die has no host op waiting, unless
+    /// a plane of the die is short of physically free blocks (`gc_urgent_free_blocks`), or the
+    /// host op needs GC work first (MQSim's preemptible GC).
+    Interleaved,
+}
+
 /// Wear-leveling (SPEC F4). Block allocation is always round robin (free blocks are reused in
 /// the order they were erased); `static` adds migration of cold blocks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -140,6 +154,14 @@ fn is_one(n: &u16) -> bool {
     *n == 1
 }
 
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_blocking(s: &GcScheduling) -> bool {
+    *s == GcScheduling::Blocking
+}
+
 /// Controller and FTL settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -158,6 +180,14 @@ pub struct FtlConfig {
     /// fewer than this many (device scope: the device fewer than this × planes). 0 disables it;
     /// otherwise it must exceed `gc_threshold_blocks`.
     pub idle_gc_threshold_blocks: u32,
+    /// How GC ops are ordered against host ops on each die.
+    #[serde(skip_serializing_if = "is_blocking")]
+    pub gc_scheduling: GcScheduling,
+    /// Interleaved GC: GC goes before host ops on a die while a plane of it has fewer
+    /// physically free blocks (erase already run) than this; 0 (default): only when a host op
+    /// needs a block GC has not erased yet.
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub gc_urgent_free_blocks: u32,
     /// Over-provisioning as spare / logical (0.25 = 25 %).
     pub op_fraction: f64,
     /// Wear-leveling scheme.
@@ -204,6 +234,8 @@ impl Default for FtlConfig {
             gc_threshold_blocks: 3,
             gc_scope: GcScope::Plane,
             idle_gc_threshold_blocks: 0,
+            gc_scheduling: GcScheduling::Blocking,
+            gc_urgent_free_blocks: 0,
             op_fraction: 0.25,
             wear_leveling: WearLeveling::RoundRobin,
             wl_erase_gap_threshold: 64,
@@ -519,6 +551,11 @@ impl SsdConfig {
         }
         if f.write_buffer_pages == 0 && f.write_buffer_policy != d.write_buffer_policy {
             keys.push("ftl.write_buffer_policy");
+        }
+        if f.gc_scheduling == GcScheduling::Blocking
+            && f.gc_urgent_free_blocks != d.gc_urgent_free_blocks
+        {
+            keys.push("ftl.gc_urgent_free_blocks");
         }
         keys
     }

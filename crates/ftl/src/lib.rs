@@ -29,7 +29,7 @@
 //! | static wear-leveling: candidate / migration | `wear/mod.rs` / `mapping/page.rs` (`migrate_cold_block`) |
 //! | dynamic wear-leveling (free blocks reused round robin) | `flash/blocks.rs` |
 //! | copyback vs read + program moves, erase | `flash/mod.rs` |
-//! | per-die op queue to the chip model (FIFO, 2 ops in flight per die) | `ssd/world.rs` |
+//! | per-die op queues; blocking vs interleaved GC scheduling | `sched/mod.rs` (used by `ssd/world.rs`: 2 ops in flight per die) |
 //! | die-first / plane-first scheduler | the chip model: `nandlab_nand::sched` |
 //! | OOB metadata (LPA, write sequence, CRC) and write durability | `flash/oob.rs`, `ssd/durability.rs` |
 //! | co-design hint (next erase block's valid LPAs) | `mapping/page.rs` (`next_erase_block_valid_lpas`), `ssd/mod.rs` |
@@ -49,14 +49,15 @@ mod gc;
 pub mod host;
 pub mod mapping;
 pub mod memory;
+mod sched;
 mod ssd;
 pub mod stats;
 mod wear;
 
 pub use address::{Lpa, Ppa};
 pub use config::{
-    BufferPolicy, DeviceConfig, FtlConfig, GcPolicy, GcScope, MappingKind, PayloadMode, SsdConfig,
-    WearLeveling,
+    BufferPolicy, DeviceConfig, FtlConfig, GcPolicy, GcScheduling, GcScope, MappingKind,
+    PayloadMode, SsdConfig, WearLeveling,
 };
 pub use controller::{ControllerCosts, ControllerSection};
 pub use error::{FtlError, FtlResult};

@@ -6,8 +6,8 @@
 use nandlab_core::SimTime;
 use nandlab_core::memory::{BudgetSource, MemoryBudget};
 use nandlab_ftl::{
-    BufferPolicy, ControllerCosts, FtlConfig, GcPolicy, GcScope, HostOp, HostRequest, MappingKind,
-    PayloadMode, Precondition, Ssd, SsdConfig, WearLeveling,
+    BufferPolicy, ControllerCosts, FtlConfig, GcPolicy, GcScheduling, GcScope, HostOp, HostRequest,
+    MappingKind, PayloadMode, Precondition, Ssd, SsdConfig, WearLeveling,
 };
 use nandlab_nand::config::PerPageType;
 use nandlab_nand::{PageLayout, preset};
@@ -135,13 +135,18 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
             mostly(vec![1u32, 4, 32], vec![0, 70_000]),
             mostly(vec![1u32, 2, 8], vec![0, u32::MAX]),
         ),
-        (controller(), mostly(vec![1u16, 1, 2, 3], vec![0, 300])),
+        (
+            controller(),
+            mostly(vec![1u16, 1, 2, 3], vec![0, 300]),
+            select(vec![GcScheduling::Blocking, GcScheduling::Interleaved]),
+            mostly(vec![0u32, 0, 1, 3], vec![u32::MAX]),
+        ),
     )
         .prop_map(
             |(
                 (mapping, gc_policy, gc_threshold, gc_scope, idle, op, wl, wl_gap),
                 (copyback, buffer, buffer_policy, payload, order, hint, all_planes, depth, logs),
-                (controller, placement_ids),
+                (controller, placement_ids, gc_scheduling, gc_urgent_free_blocks),
             )| FtlConfig {
                 mapping,
                 gc_policy,
@@ -162,6 +167,8 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                 hybrid_random_log_blocks: logs,
                 controller,
                 placement_ids,
+                gc_scheduling,
+                gc_urgent_free_blocks,
             },
         )
 }

@@ -8,6 +8,8 @@
 //! in its `partial_json` attribute. Any other exception raised by `progress` stops the run and
 //! is raised as is.
 
+mod sql;
+
 use nandlab_lab::control::{Control, ProgressSink};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -270,6 +272,8 @@ fn preset_toml(name: String) -> PyResult<String> {
 #[pymodule]
 fn _nandlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_class::<sql::SqlConnection>()?;
+    m.add_function(wrap_pyfunction!(sql::run_tpcc, m)?)?;
     m.add_function(wrap_pyfunction!(run_chip, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(run_ssd, m)?)?;

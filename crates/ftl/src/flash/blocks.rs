@@ -28,6 +28,9 @@ pub(crate) struct BlockManager {
     pub closed_at: Vec<u64>,
     /// Monotone counter of page programs (the clock of `closed_at`).
     pub clock: u64,
+    /// Per block, whether its erase is decided but still queued in the controller
+    /// (interleaved GC only; empty otherwise).
+    pub erase_queued: Vec<bool>,
     free: Vec<VecDeque<BlockId>>,
 }
 
@@ -44,6 +47,7 @@ impl BlockManager {
             next_page: vec![0; total],
             closed_at: vec![0; total],
             clock: 0,
+            erase_queued: Vec::new(),
             free: (0..planes)
                 .map(|p| {
                     (p * blocks_per_plane..(p + 1) * blocks_per_plane)
@@ -99,9 +103,19 @@ impl BlockManager {
         self.state[block.index()] == BlockUse::Open
     }
 
-    /// Takes the least recently erased free block of `plane` and opens it.
+    /// Takes the least recently erased free block of `plane` and opens it. With interleaved GC
+    /// a block whose erase is still queued is taken only if every free block of the plane is
+    /// (its writes would have to wait for that GC work).
     pub fn take_free(&mut self, plane: PlaneId) -> Option<BlockId> {
-        let block = self.free[plane.index()].pop_front()?;
+        let free = &mut self.free[plane.index()];
+        let at = if self.erase_queued.is_empty() {
+            0
+        } else {
+            free.iter()
+                .position(|b| !self.erase_queued[b.index()])
+                .unwrap_or(0)
+        };
+        let block = free.remove(at)?;
         debug_assert_eq!(self.state[block.index()], BlockUse::Free);
         debug_assert_eq!(self.valid[block.index()], 0);
         self.state[block.index()] = BlockUse::Open;

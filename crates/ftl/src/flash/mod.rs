@@ -142,7 +142,7 @@ impl Flash {
     }
 
     /// Programs `ppa` (already allocated) with the host write `write` (data and OOB).
-    #[inline]
+    #[inline(always)]
     pub fn program(&mut self, ppa: Ppa, write: HostWrite<'_>, tag: Tag) {
         self.payload
             .write(ppa, write.data, Some(write.lpa), write.sequence);
@@ -179,6 +179,9 @@ impl Flash {
         self.oob.erase(block);
         self.blocks.release(block);
         self.counters.erases += 1;
+        if self.emit.enabled && !self.blocks.erase_queued.is_empty() {
+            self.blocks.erase_queued[block.index()] = true;
+        }
         self.emit.push(OpKind::Erase, first, Ppa::NONE, tag);
     }
 }

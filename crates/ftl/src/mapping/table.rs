@@ -146,7 +146,7 @@ impl PageTable {
 
     /// Maps `lpa` to the fresh page `ppa`; returns the page it replaced if that page is now
     /// invalid (always, unless the old page was shared).
-    #[inline]
+    #[inline(always)]
     pub fn map(&mut self, lpa: Lpa, ppa: Ppa) -> Option<Ppa> {
         debug_assert!(
             self.p2l[ppa.index()].is_none(),

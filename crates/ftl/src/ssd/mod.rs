@@ -25,17 +25,16 @@ use crate::error::{FtlError, FtlResult};
 use crate::flash::Flash;
 use crate::flash::blocks::BlockManager;
 use crate::flash::codec::AddressCodec;
-use crate::flash::emit::PendingOp;
 use crate::flash::payload::Payload;
 use crate::frontend::{Chain, FrontEnd, PageWrites, buffer::WriteBuffer};
 use crate::gc::VictimPicker;
 use crate::host::queue::{DeferredTable, RequestTable};
 use crate::mapping::page::{PageConfig, PageFtl};
 use crate::mapping::{Mapper, Mapping, block::BlockFtl, hybrid::HybridFtl, stripe_order};
+use crate::sched::OpQueues;
 use crate::stats::Measure;
 use nandlab_core::{EventQueue, SimTime};
 use nandlab_nand::{Completion, FlashOp, Geometry, NandSim, OpKind, PageAddress};
-use std::collections::VecDeque;
 
 /// Result of one synchronously executed request ([`Ssd::execute`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,8 +79,9 @@ pub struct Ssd {
     /// Request slot that [`Ssd::execute`] waits for, and its result when done.
     watch: Option<u32>,
     watched: Option<Executed>,
-    /// Ops decided but not yet given to the chip model, per die (FIFO).
-    die_queues: Vec<VecDeque<PendingOp>>,
+    /// Ops decided but not yet given to the chip model, per die, ordered by the GC
+    /// scheduling policy.
+    queues: OpQueues,
     codec: AddressCodec,
     /// The controller's resources (`None`: no controller costs, the pure-chip path).
     controller: Option<Controller>,
@@ -137,6 +137,11 @@ impl Ssd {
             f.copyback,
             f.placement_ids,
         );
+        let mut flash = flash;
+        if f.gc_scheduling == crate::config::GcScheduling::Interleaved {
+            // which free blocks still wait for their erase (allocation prefers the others)
+            flash.blocks.erase_queued = vec![false; geometry.total_blocks() as usize];
+        }
         let stripe = stripe_order(&geometry, parse_allocation_order(&f.allocation_order)?);
         let wl_gap = (f.wear_leveling == WearLeveling::Static).then_some(f.wl_erase_gap_threshold);
         let mapper = match f.mapping {
@@ -221,9 +226,14 @@ impl Ssd {
             scratch: Vec::new(),
             watch: None,
             watched: None,
-            die_queues: (0..geometry.total_dies())
-                .map(|_| VecDeque::new())
-                .collect(),
+            queues: OpQueues::new(
+                f.gc_scheduling,
+                f.gc_urgent_free_blocks,
+                geometry.total_dies(),
+                geometry.planes_per_die,
+                geometry.blocks_per_plane,
+                geometry.pages_per_block,
+            ),
             codec: AddressCodec::new(&geometry),
             controller: Controller::new(&f.controller, geometry.page_size_bytes),
             controller_start: ControllerTotals::default(),

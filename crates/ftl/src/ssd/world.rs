@@ -75,10 +75,7 @@ impl Ssd {
             "every submitted request completes exactly once"
         );
         assert_eq!(self.flash.jobs_in_flight(), 0, "every GC job finished");
-        assert!(
-            self.die_queues.iter().all(|q| q.is_empty()),
-            "every decided op ran"
-        );
+        assert!(self.queues.all_empty(), "every decided op ran");
         Ok(report)
     }
 
@@ -483,15 +480,15 @@ impl Ssd {
                 Tag::Deferred(_) | Tag::Internal => {}
             }
             let die = self.codec.die_of(op.source);
-            let queue = &mut self.die_queues[die.index()];
-            if queue.is_empty() && self.nand.die_ops_in_flight(die) < CHIP_OPS_PER_DIE {
+            if self.queues.is_empty(die) && self.nand.die_ops_in_flight(die) < CHIP_OPS_PER_DIE {
                 // fast path: nothing waits on this die, hand the op straight to the chip
                 if let Err(e) = self.submit_to_chip(die, op) {
                     result = Err(e);
                     break;
                 }
             } else {
-                queue.push_back(op);
+                // ops wait only while the die is full: pump runs at each of its completions
+                self.queues.push(die, op);
             }
         }
         ops.clear();
@@ -502,7 +499,8 @@ impl Ssd {
     /// Submits queued ops of `die` while it has fewer than [`CHIP_OPS_PER_DIE`] in flight.
     pub(super) fn pump(&mut self, die: DieId) -> FtlResult<()> {
         while self.nand.die_ops_in_flight(die) < CHIP_OPS_PER_DIE {
-            let Some(op) = self.die_queues[die.index()].pop_front() else {
+            let blocks = &self.flash.blocks;
+            let Some(op) = self.queues.pop(die, |plane| blocks.free_count(plane)) else {
                 break;
             };
             self.submit_to_chip(die, op)?;
@@ -519,6 +517,10 @@ impl Ssd {
         flash_op.targets[0] = address;
         flash_op.tag = op.tag.encode_with_die(die);
         self.nand.submit(self.now, flash_op)?;
+        if op.kind == OpKind::Erase && !self.flash.blocks.erase_queued.is_empty() {
+            let block = self.flash.blocks.block_of(op.source);
+            self.flash.blocks.erase_queued[block.index()] = false;
+        }
         let programmed = match op.kind {
             OpKind::Program => op.source,
             OpKind::Copyback => op.target,

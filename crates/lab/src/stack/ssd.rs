@@ -4,8 +4,8 @@
 //! error naming it, never silently ignored.
 
 use nandlab_ftl::{
-    BufferPolicy, ControllerCosts, FtlConfig, GcPolicy, GcScope, MappingKind, PayloadMode,
-    WearLeveling,
+    BufferPolicy, ControllerCosts, FtlConfig, GcPolicy, GcScheduling, GcScope, MappingKind,
+    PayloadMode, WearLeveling,
 };
 use serde::{Deserialize, Serialize};
 
@@ -87,6 +87,13 @@ pub struct GcSection {
     /// Copyback (internal data move) for page moves within a plane.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copyback: Option<bool>,
+    /// `blocking` (GC work before later host ops on its die) or `interleaved` (host ops
+    /// first unless GC is urgent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduling: Option<GcScheduling>,
+    /// Interleaved GC turns urgent below this many physically free blocks in a plane.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub urgent_free_blocks: Option<u32>,
 }
 
 /// `[ssd.wear]`.
@@ -218,6 +225,16 @@ impl SsdSection {
         set(&mut f.gc_scope, gc.scope);
         set(&mut f.idle_gc_threshold_blocks, gc.idle_threshold_blocks);
         set(&mut f.copyback, gc.copyback);
+        set(&mut f.gc_scheduling, gc.scheduling);
+        if let Some(n) = gc.urgent_free_blocks {
+            if f.gc_scheduling != GcScheduling::Interleaved {
+                return Err((
+                    "ssd.gc.urgent_free_blocks".into(),
+                    "applies to `scheduling = \"interleaved\"` only".into(),
+                ));
+            }
+            f.gc_urgent_free_blocks = n;
+        }
         Ok(())
     }
 }
@@ -257,6 +274,8 @@ pub const FTL_KEYS: &[(&str, &str)] = &[
         "ssd.gc.idle_threshold_blocks",
     ),
     ("ftl.copyback", "ssd.gc.copyback"),
+    ("ftl.gc_scheduling", "ssd.gc.scheduling"),
+    ("ftl.gc_urgent_free_blocks", "ssd.gc.urgent_free_blocks"),
     ("ftl.placement_ids", "ssd.mapping.placement_ids"),
     ("ftl.op_fraction", "ssd.op_fraction"),
     ("ftl.payload", "ssd.payload"),

@@ -1,0 +1,246 @@
+//! `nandlab sql`: SQL from a file or stdin on a SQLite database on a simulated SSD.
+
+use clap::Args;
+use nandlab_lab::{LabError, LabResult};
+use nandlab_sql::{JournalMode, SqlDb, SqlOptions, StatementOutput};
+use std::io::Read;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct SqlArgs {
+    /// SQL script to run (default or `-`: standard input).
+    file: Option<PathBuf>,
+    /// The SSD: a preset (`nandlab presets`), a device file ([nand] and [ssd]) or a stack
+    /// config (its device and [run] seed). Page bytes are always kept (payload = "full").
+    #[arg(long, default_value = nandlab_sql::DEFAULT_DEVICE)]
+    device: String,
+    /// delete, truncate, persist, wal (in exclusive locking mode) or off.
+    #[arg(long, default_value = "delete")]
+    journal_mode: String,
+    /// SQLite page size in bytes (PRAGMA page_size; default 4096).
+    #[arg(long)]
+    page_size: Option<u32>,
+    /// PRAGMA cache_size (pages, or KiB if negative; default -2000).
+    #[arg(long, allow_hyphen_values = true)]
+    cache_size: Option<i64>,
+    /// PRAGMA synchronous: off, normal, full (default) or extra.
+    #[arg(long)]
+    synchronous: Option<String>,
+    /// Seed of the SSD and of the VFS's randomness (default: the stack config's, else 0).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// One JSON object: results, metrics, files.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn sql(args: SqlArgs) -> LabResult<()> {
+    let script = read_script(args.file.as_ref())?;
+    let journal_mode: JournalMode = args.journal_mode.parse().map_err(usage)?;
+    let options = SqlOptions {
+        journal_mode,
+        page_size_bytes: args.page_size,
+        cache_size: args.cache_size,
+        synchronous: args.synchronous.clone(),
+        ..SqlOptions::default()
+    };
+    let mut db = SqlDb::open_device(&args.device, args.seed, options).map_err(usage)?;
+    let outputs = db.run_script(&script).map_err(usage)?;
+    let metrics = db.metrics().map_err(usage)?;
+    let files = db.disk().map_err(usage)?.file_sizes();
+    if args.json {
+        let value = serde_json::json!({
+            "device": args.device,
+            "results": outputs,
+            "metrics": metrics,
+            "files": files.iter().map(|(n, s)| serde_json::json!({"name": n, "size_bytes": s})).collect::<Vec<_>>(),
+        });
+        out!("{value}");
+        return Ok(());
+    }
+    for output in outputs.iter().filter(|o| !o.columns.is_empty()) {
+        print_rows(output);
+    }
+    out!(
+        "-- device {} | journal {} | files {}",
+        args.device,
+        metrics.journal_mode,
+        files
+            .iter()
+            .map(|(n, s)| format!("{n} ({s} B)"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for (name, value) in metrics.rows() {
+        out!("--   {name:30} {value:.3}");
+    }
+    Ok(())
+}
+
+fn print_rows(output: &StatementOutput) {
+    out!("{}", output.columns.join("|"));
+    for row in &output.rows {
+        let cells: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+        out!("{}", cells.join("|"));
+    }
+    out!("");
+}
+
+fn read_script(file: Option<&PathBuf>) -> LabResult<String> {
+    match file {
+        Some(path) if path.as_os_str() != "-" => {
+            std::fs::read_to_string(path).map_err(|source| LabError::Read {
+                path: path.display().to_string(),
+                source,
+            })
+        }
+        _ => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|source| LabError::Read {
+                    path: "standard input".into(),
+                    source,
+                })?;
+            Ok(text)
+        }
+    }
+}
+
+fn usage(e: nandlab_sql::SqlError) -> LabError {
+    LabError::Usage(e.to_string())
+}
+
+/// `nandlab bench sql`: wall time through the VFS vs SQLite in memory, WAL and DELETE.
+pub fn bench(device: Option<&str>, transactions: u64, json: bool) -> LabResult<()> {
+    let device = device.unwrap_or(nandlab_sql::DEFAULT_DEVICE);
+    if !json {
+        out!(
+            "nandlab bench sql: {transactions} transactions (BEGIN, 4 upserts of 200-byte rows over 10,000 keys, 1 lookup, COMMIT)"
+        );
+        out!("on {device} (full payload) vs SQLite's in-memory database");
+    }
+    for mode in [JournalMode::Wal, JournalMode::Delete] {
+        let b = nandlab_sql::bench::bench_sql(device, mode, transactions).map_err(usage)?;
+        if json {
+            out!("{}", serde_json::json!({"target": "sql", "result": b}));
+            continue;
+        }
+        out!("  journal {}", b.journal_mode);
+        out!("    wall time on the SSD      {:.3} s", b.wall_s_device);
+        out!("    wall time in memory       {:.3} s", b.wall_s_memory);
+        out!("    overhead                  {:.2}x", b.overhead_ratio);
+        out!(
+            "    transactions / wall-s     {:.0}",
+            b.transactions_per_wall_s
+        );
+        out!(
+            "    transactions / sim-s      {:.0}",
+            b.transactions_per_sim_s
+        );
+        out!(
+            "    commit p99 (simulated)    {:.1} us",
+            b.commit_latency_us_p99
+        );
+        out!("    WAF                       {:.3}", b.waf);
+    }
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct TpccArgs {
+    /// Warehouses (1–1000).
+    #[arg(long, default_value_t = 1)]
+    warehouses: i64,
+    /// Terminals (1 to 10 per warehouse; each works on one district).
+    #[arg(long, default_value_t = 10)]
+    terminals: i64,
+    /// Transactions to run (after loading).
+    #[arg(long, default_value_t = 2000)]
+    transactions: u64,
+    /// A hundredth of TPC-C's population (1,000 items, 30 customers and orders per district).
+    #[arg(long)]
+    small: bool,
+    /// The SSD: a preset, a device file or a stack config (payload = "full" is forced).
+    #[arg(long, default_value = nandlab_sql::DEFAULT_DEVICE)]
+    device: String,
+    /// delete, truncate, persist, wal or off.
+    #[arg(long, default_value = "wal")]
+    journal_mode: String,
+    /// Seed of the population, the transaction stream and the SSD.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// One JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `nandlab tpcc`: the TPC-C-like workload on SQLite on a simulated SSD.
+pub fn tpcc(args: TpccArgs) -> LabResult<()> {
+    let config = nandlab_sql::tpcc::TpccConfig {
+        warehouses: args.warehouses,
+        terminals: args.terminals,
+        transactions: args.transactions,
+        seed: args.seed,
+        scale: if args.small {
+            nandlab_sql::tpcc::TpccScale::small()
+        } else {
+            nandlab_sql::tpcc::TpccScale::standard()
+        },
+    };
+    config.validate().map_err(usage)?;
+    let options = SqlOptions {
+        journal_mode: args.journal_mode.parse().map_err(usage)?,
+        ..SqlOptions::default()
+    };
+    let mut db = SqlDb::open_device(&args.device, Some(args.seed), options).map_err(usage)?;
+    let r = nandlab_sql::tpcc::run_tpcc(&mut db, &config).map_err(usage)?;
+    if args.json {
+        out!("{}", serde_json::to_string(&r).expect("reports serialize"));
+    } else {
+        out!(
+            "nandlab tpcc: {} warehouses, {} terminals, {} transactions, journal {}, device {}",
+            config.warehouses,
+            config.terminals,
+            config.transactions,
+            r.metrics.journal_mode,
+            args.device
+        );
+        out!("  tpmC (simulated)              {:.1}", r.tpmc);
+        out!("  simulated time                {:.3} s", r.sim_time_s);
+        let mix: Vec<String> = r
+            .transactions
+            .iter()
+            .map(|(n, c)| format!("{n} {c}"))
+            .collect();
+        out!("  mix                           {}", mix.join(", "));
+        out!("  new-order rollbacks           {}", r.new_order_rollbacks);
+        out!(
+            "  wall time load / run          {:.2} s / {:.2} s",
+            r.wall_s_load,
+            r.wall_s_run
+        );
+        out!(
+            "  transactions / wall-s         {:.0}",
+            r.transactions_per_wall_s
+        );
+        for (name, value) in r.metrics.rows() {
+            out!("  {name:30} {value:.3}");
+        }
+        match r.consistency_violations.len() {
+            0 => out!("  consistency conditions 1-4    hold"),
+            n => out!("  consistency conditions 1-4    {n} violations"),
+        }
+    }
+    for v in &r.consistency_violations {
+        eprintln!("consistency: {v}");
+    }
+    if r.consistency_violations.is_empty() {
+        Ok(())
+    } else {
+        Err(LabError::Usage(format!(
+            "TPC-C consistency conditions violated ({})",
+            r.consistency_violations.len()
+        )))
+    }
+}

@@ -1,0 +1,165 @@
+//! `nandlab sql`: real SQLite on a simulated SSD from the command line, and its errors.
+
+mod common;
+use common::{nandlab, repo};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+const SCRIPT: &str = "CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT);
+INSERT INTO t(v) VALUES ('a'), ('b');
+BEGIN; UPDATE t SET v = v || '!' WHERE k = 2; COMMIT;
+SELECT k, v FROM t ORDER BY k;";
+
+fn sql_stdin(args: &[&str], script: &str) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nandlab"))
+        .current_dir(repo())
+        .arg("sql")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start nandlab");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn stdin_script_prints_rows_and_metrics() {
+    let (code, out, err) = sql_stdin(&["--journal-mode", "truncate"], SCRIPT);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("k|v\n1|a\n2|b!\n"), "{out}");
+    for needle in [
+        "journal truncate",
+        "write_transactions",
+        "commit_latency_us_p99",
+        "waf",
+        "energy_uj_per_tx",
+    ] {
+        assert!(out.contains(needle), "missing {needle} in\n{out}");
+    }
+}
+
+#[test]
+fn json_output_and_a_stack_config_as_device() {
+    let dir = std::env::temp_dir().join(format!("nandlab-sql-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("s.sql");
+    std::fs::write(&script, SCRIPT).unwrap();
+    let (code, out, err) = nandlab(&[
+        "sql",
+        script.to_str().unwrap(),
+        "--device",
+        "examples/ssd-random-write.toml",
+        "--journal-mode",
+        "wal",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["results"][5]["rows"][1][1], "b!");
+    assert_eq!(v["metrics"]["journal_mode"], "wal");
+    assert_eq!(v["metrics"]["write_transactions"], 3);
+    assert_eq!(v["files"][1]["name"], "main.db-wal");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_input_is_one_line_naming_it() {
+    for (args, script, needle) in [
+        (
+            vec!["--journal-mode", "memory"],
+            SCRIPT,
+            "journal_mode `memory`",
+        ),
+        (vec!["--device", "no-such.toml"], SCRIPT, "no-such.toml"),
+        (vec!["--page-size", "1000"], SCRIPT, "page_size_bytes 1000"),
+        (vec![], "SELECT * FROM missing;", "no such table: missing"),
+        (vec![], "SELEC 1;", "syntax error"),
+    ] {
+        let (code, _, err) = sql_stdin(&args, script);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains(needle) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn the_example_script_runs_in_every_journal_mode() {
+    for mode in ["delete", "truncate", "persist", "wal", "off"] {
+        let (code, out, err) =
+            nandlab(&["sql", "examples/sql-accounts.sql", "--journal-mode", mode]);
+        assert_eq!(code, 0, "{mode}: {err}");
+        assert!(
+            out.contains("accounts|total\n1000|1000000\n"),
+            "{mode}: {out}"
+        );
+        assert!(out.contains("integrity_check\nok\n"), "{mode}: {out}");
+    }
+}
+
+#[test]
+fn tpcc_reports_tpmc_and_consistency() {
+    let (code, out, err) = nandlab(&[
+        "tpcc",
+        "--small",
+        "--warehouses",
+        "2",
+        "--terminals",
+        "20",
+        "--transactions",
+        "200",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(v["tpmc"].as_f64().unwrap() > 0.0, "{v}");
+    assert_eq!(v["consistency_violations"].as_array().unwrap().len(), 0);
+    assert_eq!(v["metrics"]["journal_mode"], "wal");
+    let (code, _, err) = nandlab(&["tpcc", "--small", "--terminals", "11"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("terminals 11"), "{err}");
+}
+
+#[test]
+fn the_example_device_with_a_write_buffer_merges_small_writes() {
+    let run = |device: &str| -> serde_json::Value {
+        let (code, out, err) = nandlab(&[
+            "tpcc",
+            "--small",
+            "--transactions",
+            "100",
+            "--journal-mode",
+            "delete",
+            "--device",
+            device,
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{device}: {err}");
+        serde_json::from_str(out.trim()).unwrap()
+    };
+    let plain = run("bench-ssd");
+    let buffered = run("examples/device-sql.toml");
+    let programs = |v: &serde_json::Value| {
+        v["metrics"]["nand_pages_programmed_per_tx"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(
+        programs(&buffered) < 0.7 * programs(&plain),
+        "{plain}\n{buffered}"
+    );
+    assert!(buffered["tpmc"].as_f64().unwrap() > plain["tpmc"].as_f64().unwrap());
+}

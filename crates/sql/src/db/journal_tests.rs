@@ -1,0 +1,89 @@
+//! Each journal mode: the files it leaves, its syncs and writes per commit, data survives
+//! reopening the connection's pages (integrity check).
+
+use super::tests::open;
+use super::*;
+
+fn workload(db: &mut SqlDb) -> SqlMetrics {
+    db.run_script("CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB);")
+        .unwrap();
+    db.reset_metrics().unwrap();
+    for i in 0..30 {
+        db.execute(
+            "INSERT INTO kv VALUES (?, randomblob(300))",
+            &[SqlValue::Integer(i)],
+        )
+        .unwrap();
+    }
+    db.run_script("BEGIN; UPDATE kv SET v = randomblob(200) WHERE k % 3 = 0; DELETE FROM kv WHERE k > 25; COMMIT;")
+        .unwrap();
+    let out = db
+        .run_script("SELECT count(*) FROM kv; PRAGMA integrity_check;")
+        .unwrap();
+    assert_eq!(out[0].rows[0][0], SqlValue::Integer(26));
+    assert_eq!(out[1].rows[0][0], SqlValue::Text("ok".into()));
+    db.metrics().unwrap()
+}
+
+#[test]
+fn every_mode_runs_and_leaves_its_files() {
+    for mode in JournalMode::ALL {
+        let mut db = open(mode);
+        let m = workload(&mut db);
+        assert_eq!(m.journal_mode, mode.as_str(), "{mode}");
+        assert_eq!(m.write_transactions, 31, "{mode}");
+        let files = db.disk().unwrap().file_names();
+        let expect: &[&str] = match mode {
+            JournalMode::Delete | JournalMode::Off => &["main.db"],
+            JournalMode::Truncate | JournalMode::Persist => &["main.db", "main.db-journal"],
+            JournalMode::Wal => &["main.db", "main.db-wal"],
+        };
+        assert_eq!(files, expect, "{mode}");
+        match mode {
+            // no journal: one sync of the database per commit
+            JournalMode::Off => assert!((m.syncs_per_tx - 1.0).abs() < 1e-9, "{mode}: {m:?}"),
+            // the WAL is synced once per commit (no checkpoint in 31 small commits)
+            JournalMode::Wal => assert!((m.syncs_per_tx - 1.0).abs() < 1e-9, "{mode}: {m:?}"),
+            // journal then database
+            _ => assert!(m.syncs_per_tx >= 2.0, "{mode}: {m:?}"),
+        }
+    }
+}
+
+#[test]
+fn truncate_trims_the_journal_and_persist_does_not() {
+    let mut t = open(JournalMode::Truncate);
+    let mt = workload(&mut t);
+    let mut p = open(JournalMode::Persist);
+    let mp = workload(&mut p);
+    assert!(
+        mt.pages_trimmed > 0,
+        "TRUNCATE gives the journal's pages back: {mt:?}"
+    );
+    assert_eq!(
+        mp.pages_trimmed, 0,
+        "PERSIST overwrites the journal header: {mp:?}"
+    );
+    let journal_bytes = |db: &SqlDb| {
+        let mut d = db.disk().unwrap();
+        let id = d.open("main.db-journal", false).unwrap();
+        let n = d.size_bytes(id).unwrap();
+        d.close(id).unwrap();
+        n
+    };
+    assert_eq!(journal_bytes(&t), 0);
+    assert!(journal_bytes(&p) > 0);
+}
+
+#[test]
+fn wal_writes_less_per_commit_than_a_rollback_journal() {
+    let mut w = open(JournalMode::Wal);
+    let mw = workload(&mut w);
+    let mut d = open(JournalMode::Delete);
+    let md = workload(&mut d);
+    assert!(
+        mw.host_pages_written_per_tx < md.host_pages_written_per_tx,
+        "WAL {mw:?} vs DELETE {md:?}"
+    );
+    assert!(mw.commit_latency_us_p50 < md.commit_latency_us_p50);
+}

@@ -1,0 +1,111 @@
+//! The simulated SSD a database lives on: an SSD preset, a device file (`[nand]` and `[ssd]`),
+//! a whole stack config (its `[nand]`, `[ssd]`, `[run] seed` and `[precondition]`; the
+//! `[workload]` is not run) or device TOML text, always in full payload mode.
+
+use crate::error::{SqlError, SqlResult};
+use nandlab_ftl::{PayloadMode, Precondition, Ssd, SsdConfig};
+use nandlab_lab::stack::{DeviceFile, Stack, ssd_preset_names};
+use std::path::Path;
+
+/// The device used when none is named.
+pub const DEFAULT_DEVICE: &str = "bench-ssd";
+
+/// What a device names: the SSD config, and from a stack config its seed and precondition.
+#[derive(Clone, Debug)]
+pub struct DeviceSpec {
+    pub config: SsdConfig,
+    pub seed: Option<u64>,
+    pub precondition: Option<Precondition>,
+}
+
+/// The SSD config `device` names and the seed it carries (a stack config's `[run] seed`).
+///
+/// `device` is an SSD preset name (empty: [`DEFAULT_DEVICE`]), a path to a device file or a
+/// stack config, or device TOML text (it holds a newline or a `[`). The payload mode is set to
+/// `full` whatever the file says: SQLite reads back what it wrote.
+pub fn ssd_config(device: &str) -> SqlResult<(SsdConfig, Option<u64>)> {
+    let spec = device_spec(device)?;
+    Ok((spec.config, spec.seed))
+}
+
+/// Everything `device` names (see [`ssd_config`]).
+pub fn device_spec(device: &str) -> SqlResult<DeviceSpec> {
+    let device = device.trim();
+    let plain = |config| DeviceSpec {
+        config,
+        seed: None,
+        precondition: None,
+    };
+    let mut spec = if device.is_empty() {
+        plain(DeviceFile::preset(DEFAULT_DEVICE)?)
+    } else if ssd_preset_names().contains(&device) {
+        plain(DeviceFile::preset(device)?)
+    } else if device.contains('\n') || device.starts_with('[') {
+        plain(DeviceFile::load("device", device, Path::new("."))?)
+    } else {
+        from_file(device)?
+    };
+    spec.config.ftl.payload = PayloadMode::Full;
+    Ok(spec)
+}
+
+/// A new SSD of `device` (see [`ssd_config`]); `seed` when given, else the config's, else 0.
+/// A stack config's `[precondition]` is applied (functionally: no simulated time) and the
+/// SSD's measurement starts after it.
+pub fn build_ssd(device: &str, seed: Option<u64>) -> SqlResult<(Ssd, u64)> {
+    let spec = device_spec(device)?;
+    let seed = seed.or(spec.seed).unwrap_or(0);
+    let mut ssd = Ssd::new(spec.config, seed)?;
+    if let Some(p) = &spec.precondition {
+        ssd.precondition(p)?;
+        ssd.reset_measurement();
+    }
+    Ok((ssd, seed))
+}
+
+fn from_file(path: &str) -> SqlResult<DeviceSpec> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        SqlError::Usage(format!(
+            "device `{path}`: {e} (a device is an SSD preset: {}, a device file or a stack config)",
+            ssd_preset_names().join(", ")
+        ))
+    })?;
+    let table: toml::Table = toml::from_str(&text)
+        .map_err(|e| SqlError::Usage(format!("device `{path}`: {}", e.message())))?;
+    if table.contains_key("workload") {
+        let stack = Stack::load(Path::new(path))?;
+        return Ok(DeviceSpec {
+            config: stack.ssd_config(),
+            seed: Some(stack.config.run.seed),
+            precondition: stack.config.precondition,
+        });
+    }
+    let dir = Path::new(path).parent().unwrap_or(Path::new("."));
+    Ok(DeviceSpec {
+        config: DeviceFile::load(path, &text, dir)?,
+        seed: None,
+        precondition: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_files_and_text_give_full_payload_devices() {
+        let (c, seed) = ssd_config("").unwrap();
+        assert_eq!(c.ftl.payload, PayloadMode::Full);
+        assert_eq!(seed, None);
+        let (c, _) =
+            ssd_config("[ssd]\npreset = \"miyaji2014-ssd\"\npayload = \"timing-only\"\n").unwrap();
+        assert_eq!(c.ftl.payload, PayloadMode::Full);
+    }
+
+    #[test]
+    fn a_missing_file_is_named() {
+        let e = ssd_config("no-such-device.toml").unwrap_err().to_string();
+        assert!(e.contains("no-such-device.toml"), "{e}");
+        assert!(e.contains("bench-ssd"), "{e}");
+    }
+}

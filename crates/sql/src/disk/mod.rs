@@ -1,0 +1,518 @@
+//! [`SimDisk`]: files on the simulated SSD, below SQL.
+//!
+//! Every file is a list of extents of the SSD's logical pages ([`crate::extent`]) and a size
+//! in bytes. Reads and writes become host requests on the controller ([`Ssd::execute`]), one
+//! per contiguous logical range, so they take simulated time and go through the write buffer,
+//! the mapping and GC like any host I/O. A sync is a Flush. Truncation and deletion TRIM the
+//! whole pages the file gives back, and those pages return to the allocator.
+//!
+//! The file table (names, extents, sizes) is host memory, like a file system's cached
+//! metadata that is never written back: it costs no device I/O and does not survive the
+//! process (crash recovery of the layout is out of scope, docs/sql.md).
+//!
+//! Invariant: every allocated page wholly past a file's last byte reads as zeros (fresh or
+//! trimmed); the bytes after the end inside the last page may be stale and are zeroed by a
+//! write when the file grows over them. On a device that already holds data when the disk is
+//! made (a preconditioned SSD), every extent is trimmed as it is allocated, so the invariant
+//! holds there too (and the preconditioned pages outside the files stay valid for GC to move).
+
+mod lock;
+#[cfg(test)]
+pub(crate) mod tests;
+
+pub use lock::{FileLocks, LockLevel};
+
+use crate::error::{SqlError, SqlResult};
+use crate::extent::{Extent, ExtentAllocator, grow_pages};
+use nandlab_core::{Lpa, SimTime};
+use nandlab_ftl::{HostOp, HostRequest, PayloadMode, Ssd};
+use nandlab_nand::OpKind;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Dense id of an open file (an index into the disk's file slots).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileId(u32);
+
+/// Host-side I/O counters of the disk (requests it sent the controller).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct IoCounters {
+    pub read_requests: u64,
+    pub write_requests: u64,
+    /// Logical pages touched by reads / writes (a partial page counts as one).
+    pub pages_read: u64,
+    pub pages_written: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    /// Flush requests (xSync).
+    pub syncs: u64,
+    /// Logical pages trimmed (truncate, delete).
+    pub pages_trimmed: u64,
+}
+
+/// Cumulative device state at one moment: simulated time, host I/O, flash work, energy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct DeviceSnapshot {
+    pub now_ps: u64,
+    pub io: IoCounters,
+    pub nand_pages_read: u64,
+    /// Pages programmed: host programs plus copybacks (GC moves inside a plane).
+    pub nand_pages_programmed: u64,
+    pub nand_blocks_erased: u64,
+    /// Chip energy of every op plus idle, in picojoules.
+    pub energy_pj: f64,
+}
+
+#[derive(Debug)]
+struct FileEntry {
+    name: String,
+    extents: Vec<Extent>,
+    size_bytes: u64,
+    open_handles: u32,
+    /// Deleted while open: freed at the last close.
+    unlinked: bool,
+    locks: FileLocks,
+}
+
+impl FileEntry {
+    fn pages_allocated(&self) -> u64 {
+        self.extents.iter().map(|e| e.pages).sum()
+    }
+}
+
+/// Files on a simulated SSD (full payload mode).
+#[derive(Debug)]
+pub struct SimDisk {
+    ssd: Ssd,
+    page_size_bytes: u64,
+    allocator: ExtentAllocator,
+    slots: Vec<Option<FileEntry>>,
+    names: BTreeMap<String, FileId>,
+    io: IoCounters,
+    random_state: u64,
+    temp_files: u64,
+    /// The last error the VFS turned into a SQLite code (reported with SQLite's message).
+    last_error: Option<String>,
+    /// Trim extents as they are allocated (the device held data when the disk was made).
+    trim_on_allocate: bool,
+}
+
+impl SimDisk {
+    /// A disk on `ssd`, which must keep page bytes (`ssd.payload = "full"`); `seed` seeds the
+    /// randomness SQLite asks the VFS for.
+    pub fn new(ssd: Ssd, seed: u64) -> SqlResult<SimDisk> {
+        if ssd.config().ftl.payload != PayloadMode::Full {
+            return Err(SqlError::Usage(
+                "ssd.payload: SQLite needs the page bytes; set [ssd] payload = \"full\"".into(),
+            ));
+        }
+        let page_size_bytes = u64::from(ssd.page_size_bytes());
+        let allocator = ExtentAllocator::new(ssd.logical_pages());
+        let logical_pages = u32::try_from(ssd.logical_pages()).unwrap_or(u32::MAX);
+        let trim_on_allocate = (0..logical_pages).any(|l| ssd.locate(Lpa(l)).is_some());
+        Ok(SimDisk {
+            ssd,
+            page_size_bytes,
+            allocator,
+            slots: Vec::new(),
+            names: BTreeMap::new(),
+            io: IoCounters::default(),
+            random_state: seed ^ 0x9E37_79B9_7F4A_7C15,
+            temp_files: 0,
+            last_error: None,
+            trim_on_allocate,
+        })
+    }
+
+    pub fn ssd(&self) -> &Ssd {
+        &self.ssd
+    }
+
+    pub fn page_size_bytes(&self) -> u64 {
+        self.page_size_bytes
+    }
+
+    pub fn io(&self) -> IoCounters {
+        self.io
+    }
+
+    pub fn pages_free(&self) -> u64 {
+        self.allocator.pages_free()
+    }
+
+    /// Simulated time now.
+    pub fn now(&self) -> SimTime {
+        self.ssd.now()
+    }
+
+    /// The device's cumulative counters now.
+    pub fn snapshot(&self) -> DeviceSnapshot {
+        let stats = self.ssd.nand().stats();
+        let units = |k: OpKind| stats.kind(k).units;
+        let energy_pj = OpKind::ALL
+            .iter()
+            .map(|k| stats.energy_uj(*k) * 1e6)
+            .sum::<f64>()
+            + self.ssd.nand().idle_energy_pj();
+        DeviceSnapshot {
+            now_ps: self.ssd.now().as_ps(),
+            io: self.io,
+            nand_pages_read: units(OpKind::Read),
+            nand_pages_programmed: units(OpKind::Program) + units(OpKind::Copyback),
+            nand_blocks_erased: units(OpKind::Erase),
+            energy_pj,
+        }
+    }
+
+    /// Keeps `error` as the last error and returns `code` (the VFS's SQLite result code).
+    pub fn note(&mut self, error: SqlError, code: i32) -> i32 {
+        self.last_error = Some(error.to_string());
+        code
+    }
+
+    /// The last error noted, cleared.
+    pub fn take_last_error(&mut self) -> Option<String> {
+        self.last_error.take()
+    }
+
+    /// Names of the files, sorted.
+    pub fn file_names(&self) -> Vec<String> {
+        self.names.keys().cloned().collect()
+    }
+
+    /// `(name, size in bytes)` of every file, sorted by name.
+    pub fn file_sizes(&self) -> Vec<(String, u64)> {
+        self.names
+            .iter()
+            .filter_map(|(n, id)| Some((n.clone(), self.entry(*id).ok()?.size_bytes)))
+            .collect()
+    }
+
+    pub fn exists(&self, name: &str) -> bool {
+        self.names.contains_key(name)
+    }
+
+    /// A fresh name for a temporary file.
+    pub fn temp_name(&mut self) -> String {
+        self.temp_files += 1;
+        format!("temp-{}", self.temp_files)
+    }
+
+    /// Opens `name` (creating it, empty, when `create`).
+    pub fn open(&mut self, name: &str, create: bool) -> SqlResult<FileId> {
+        if let Some(&id) = self.names.get(name) {
+            self.entry_mut(id)?.open_handles += 1;
+            return Ok(id);
+        }
+        if !create {
+            return Err(SqlError::NotFound { name: name.into() });
+        }
+        if name.is_empty() {
+            return Err(SqlError::Usage("file name: empty".into()));
+        }
+        let entry = FileEntry {
+            name: name.to_string(),
+            extents: Vec::new(),
+            size_bytes: 0,
+            open_handles: 1,
+            unlinked: false,
+            locks: FileLocks::default(),
+        };
+        let slot = self.slots.iter().position(Option::is_none);
+        let index = match slot {
+            Some(i) => {
+                self.slots[i] = Some(entry);
+                i
+            }
+            None => {
+                self.slots.push(Some(entry));
+                self.slots.len() - 1
+            }
+        };
+        let id =
+            FileId(u32::try_from(index).map_err(|_| SqlError::Usage("too many files".into()))?);
+        self.names.insert(name.to_string(), id);
+        Ok(id)
+    }
+
+    /// Closes one handle of `id`; a file deleted while open is released at its last close.
+    pub fn close(&mut self, id: FileId) -> SqlResult<()> {
+        let entry = self.entry_mut(id)?;
+        entry.open_handles = entry.open_handles.saturating_sub(1);
+        if entry.open_handles == 0 && entry.unlinked {
+            self.release(id)?;
+        }
+        Ok(())
+    }
+
+    /// Deletes `name`: its pages are trimmed and freed (at the last close if it is open).
+    pub fn delete(&mut self, name: &str) -> SqlResult<()> {
+        let id = self
+            .names
+            .remove(name)
+            .ok_or_else(|| SqlError::NotFound { name: name.into() })?;
+        let entry = self.entry_mut(id)?;
+        if entry.open_handles > 0 {
+            entry.unlinked = true;
+            return Ok(());
+        }
+        self.release(id)
+    }
+
+    fn release(&mut self, id: FileId) -> SqlResult<()> {
+        let extents = std::mem::take(&mut self.entry_mut(id)?.extents);
+        for extent in extents {
+            self.trim_extent(extent)?;
+            self.allocator.free(extent);
+        }
+        self.slots[id.0 as usize] = None;
+        Ok(())
+    }
+
+    pub fn size_bytes(&self, id: FileId) -> SqlResult<u64> {
+        Ok(self.entry(id)?.size_bytes)
+    }
+
+    pub fn name(&self, id: FileId) -> SqlResult<&str> {
+        Ok(&self.entry(id)?.name)
+    }
+
+    /// Reads `buf.len()` bytes at `offset_bytes`; bytes past the end of the file are zeros.
+    /// Returns how many bytes came from the file.
+    pub fn read(&mut self, id: FileId, offset_bytes: u64, buf: &mut [u8]) -> SqlResult<usize> {
+        let size = self.entry(id)?.size_bytes;
+        let end = offset_bytes.saturating_add(buf.len() as u64).min(size);
+        let in_file = end.saturating_sub(offset_bytes) as usize;
+        buf[in_file..].fill(0);
+        if in_file == 0 {
+            return Ok(0);
+        }
+        let mut done = 0usize;
+        for (logical, len) in self.segments(id, offset_bytes, in_file as u64)? {
+            let request = HostRequest::new(HostOp::Read, logical, len);
+            let executed = self.ssd.execute(&request, None)?;
+            let len = len as usize;
+            assert_eq!(
+                executed.data.len(),
+                len,
+                "the controller returns the bytes asked for"
+            );
+            buf[done..done + len].copy_from_slice(&executed.data);
+            done += len;
+            self.io.read_requests += 1;
+            self.io.pages_read += self.pages_touched(logical, len as u64);
+            self.io.bytes_read += len as u64;
+        }
+        assert_eq!(done, in_file);
+        Ok(in_file)
+    }
+
+    /// Writes `data` at `offset_bytes`, growing the file (a gap reads as zeros).
+    pub fn write(&mut self, id: FileId, offset_bytes: u64, data: &[u8]) -> SqlResult<()> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        let end = offset_bytes
+            .checked_add(data.len() as u64)
+            .ok_or_else(|| SqlError::Usage(format!("write offset {offset_bytes}: too large")))?;
+        self.reserve(id, end)?;
+        let size = self.entry(id)?.size_bytes;
+        if offset_bytes > size {
+            self.zero_tail(id, size, offset_bytes)?;
+        }
+        let mut done = 0usize;
+        for (logical, len) in self.segments(id, offset_bytes, data.len() as u64)? {
+            let len = len as usize;
+            let request = HostRequest::new(HostOp::Write, logical, len as u64);
+            self.ssd.execute(&request, Some(&data[done..done + len]))?;
+            done += len;
+            self.io.write_requests += 1;
+            self.io.pages_written += self.pages_touched(logical, len as u64);
+            self.io.bytes_written += len as u64;
+        }
+        let entry = self.entry_mut(id)?;
+        entry.size_bytes = entry.size_bytes.max(end);
+        Ok(())
+    }
+
+    /// Sets the size of `id`: shrinking trims and frees the whole pages past the new end;
+    /// growing reads as zeros.
+    pub fn truncate(&mut self, id: FileId, size_bytes: u64) -> SqlResult<()> {
+        let size = self.entry(id)?.size_bytes;
+        if size_bytes > size {
+            self.reserve(id, size_bytes)?;
+            self.zero_tail(id, size, size_bytes)?;
+            self.entry_mut(id)?.size_bytes = size_bytes;
+            return Ok(());
+        }
+        let keep_pages = size_bytes.div_ceil(self.page_size_bytes);
+        let extents = std::mem::take(&mut self.entry_mut(id)?.extents);
+        let mut kept = Vec::new();
+        let mut pages_before = 0u64;
+        for extent in extents {
+            let keep = keep_pages.saturating_sub(pages_before).min(extent.pages);
+            pages_before += extent.pages;
+            if keep > 0 {
+                kept.push(Extent {
+                    start_page: extent.start_page,
+                    pages: keep,
+                });
+            }
+            if keep < extent.pages {
+                let freed = Extent {
+                    start_page: extent.start_page + keep,
+                    pages: extent.pages - keep,
+                };
+                self.trim_extent(freed)?;
+                self.allocator.free(freed);
+            }
+        }
+        let entry = self.entry_mut(id)?;
+        entry.extents = kept;
+        entry.size_bytes = size_bytes;
+        Ok(())
+    }
+
+    /// Makes every write so far durable: a Flush of the controller's write buffer.
+    pub fn sync(&mut self) -> SqlResult<()> {
+        self.ssd
+            .execute(&HostRequest::new(HostOp::Flush, 0, 0), None)?;
+        self.io.syncs += 1;
+        Ok(())
+    }
+
+    /// Raises `holder`'s lock on `id` (see [`FileLocks::lock`]).
+    pub fn lock(
+        &mut self,
+        id: FileId,
+        holder: u64,
+        held: LockLevel,
+        want: LockLevel,
+    ) -> SqlResult<Result<LockLevel, LockLevel>> {
+        Ok(self.entry_mut(id)?.locks.lock(holder, held, want))
+    }
+
+    pub fn unlock(
+        &mut self,
+        id: FileId,
+        holder: u64,
+        held: LockLevel,
+        want: LockLevel,
+    ) -> SqlResult<LockLevel> {
+        Ok(self.entry_mut(id)?.locks.unlock(holder, held, want))
+    }
+
+    pub fn reserved(&self, id: FileId) -> SqlResult<bool> {
+        Ok(self.entry(id)?.locks.reserved())
+    }
+
+    /// Deterministic pseudo-random bytes (SQLite's xRandomness; splitmix64).
+    pub fn fill_random(&mut self, buf: &mut [u8]) {
+        for chunk in buf.chunks_mut(8) {
+            self.random_state = self.random_state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.random_state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            chunk.copy_from_slice(&z.to_le_bytes()[..chunk.len()]);
+        }
+    }
+
+    /// Extents of `id` cover at least `end_bytes` (allocating in growing steps).
+    fn reserve(&mut self, id: FileId, end_bytes: u64) -> SqlResult<()> {
+        let needed = end_bytes.div_ceil(self.page_size_bytes);
+        let have = self.entry(id)?.pages_allocated();
+        if needed <= have {
+            return Ok(());
+        }
+        let want = grow_pages(have, needed);
+        let extents = match self.allocator.allocate(want) {
+            Some(e) => e,
+            // the growth step does not fit: ask for just what is needed
+            None => self
+                .allocator
+                .allocate(needed - have)
+                .ok_or_else(|| SqlError::NoSpace {
+                    name: self.entry(id).map(|e| e.name.clone()).unwrap_or_default(),
+                    bytes: end_bytes,
+                    free_bytes: self.allocator.pages_free() * self.page_size_bytes,
+                })?,
+        };
+        if self.trim_on_allocate {
+            for extent in &extents {
+                self.trim_extent(*extent)?;
+            }
+        }
+        self.entry_mut(id)?.extents.extend(extents);
+        Ok(())
+    }
+
+    /// Zeros the bytes `[from, min(to, end of from's page))` (stale bytes past an old end).
+    fn zero_tail(&mut self, id: FileId, from: u64, to: u64) -> SqlResult<()> {
+        let page_end = from.div_ceil(self.page_size_bytes) * self.page_size_bytes;
+        let end = to.min(page_end);
+        if end <= from {
+            return Ok(());
+        }
+        let zeros = vec![0u8; (end - from) as usize];
+        for (logical, len) in self.segments(id, from, end - from)? {
+            let request = HostRequest::new(HostOp::Write, logical, len);
+            self.ssd.execute(&request, Some(&zeros[..len as usize]))?;
+            self.io.write_requests += 1;
+            self.io.pages_written += self.pages_touched(logical, len);
+            self.io.bytes_written += len;
+        }
+        Ok(())
+    }
+
+    /// The logical byte ranges (offset, length) of the file's bytes `[offset, offset + len)`,
+    /// in file order; the extents must cover them.
+    fn segments(&self, id: FileId, offset_bytes: u64, len: u64) -> SqlResult<Vec<(u64, u64)>> {
+        let page = self.page_size_bytes;
+        let mut out = Vec::with_capacity(1);
+        let mut at = offset_bytes;
+        let end = offset_bytes + len;
+        let mut extent_start = 0u64; // first file byte of the extent
+        for extent in &self.entry(id)?.extents {
+            let extent_end = extent_start + extent.pages * page;
+            if at < extent_end && at < end {
+                let take = extent_end.min(end) - at;
+                out.push((extent.start_page * page + (at - extent_start), take));
+                at += take;
+            }
+            if at >= end {
+                break;
+            }
+            extent_start = extent_end;
+        }
+        assert_eq!(at, end, "extents cover bytes {offset_bytes}..{end}");
+        Ok(out)
+    }
+
+    fn trim_extent(&mut self, extent: Extent) -> SqlResult<()> {
+        let page = self.page_size_bytes;
+        let request = HostRequest::new(HostOp::Trim, extent.start_page * page, extent.pages * page);
+        self.ssd.execute(&request, None)?;
+        self.io.pages_trimmed += extent.pages;
+        Ok(())
+    }
+
+    fn pages_touched(&self, logical: u64, len: u64) -> u64 {
+        let page = self.page_size_bytes;
+        (logical + len).div_ceil(page) - logical / page
+    }
+
+    fn entry(&self, id: FileId) -> SqlResult<&FileEntry> {
+        self.slots
+            .get(id.0 as usize)
+            .and_then(Option::as_ref)
+            .ok_or(SqlError::BadFile { id: id.0 })
+    }
+
+    fn entry_mut(&mut self, id: FileId) -> SqlResult<&mut FileEntry> {
+        self.slots
+            .get_mut(id.0 as usize)
+            .and_then(Option::as_mut)
+            .ok_or(SqlError::BadFile { id: id.0 })
+    }
+}

@@ -1,0 +1,37 @@
+//! The SQL layer's errors: one enum, each message naming the file, argument or key at fault.
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum SqlError {
+    /// Bad argument or option (the message names it).
+    #[error("{0}")]
+    Usage(String),
+    /// The device could not be built (config errors name the key and line).
+    #[error(transparent)]
+    Lab(#[from] nandlab_lab::LabError),
+    /// The controller refused a request or failed.
+    #[error("device: {0}")]
+    Device(#[from] nandlab_ftl::FtlError),
+    /// SQLite reported an error (the message is SQLite's).
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// A file that does not exist on the simulated disk.
+    #[error("file `{name}`: not found on the simulated disk")]
+    NotFound { name: String },
+    /// A file id that is not open (a VFS bug, reported rather than panicking).
+    #[error("file id {id}: not open")]
+    BadFile { id: u32 },
+    /// The logical space is full.
+    #[error(
+        "file `{name}`: no room for {bytes} bytes ({free_bytes} bytes free on the simulated SSD)"
+    )]
+    NoSpace {
+        name: String,
+        bytes: u64,
+        free_bytes: u64,
+    },
+}
+
+pub type SqlResult<T> = Result<T, SqlError>;

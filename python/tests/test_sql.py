@@ -1,0 +1,139 @@
+"""nandlab.sql: a PEP 249 connection to real SQLite on a simulated SSD."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+import nandlab
+from nandlab import sql
+
+SMALL = '[ssd]\npreset = "bench-ssd"\n[nand.geometry]\nblocks_per_plane = 32\n'
+
+
+def test_module_globals_follow_pep_249() -> None:
+    assert sql.apilevel == "2.0"
+    assert sql.threadsafety == 1
+    assert sql.paramstyle == "qmark"
+    for name in (
+        "Warning",
+        "InterfaceError",
+        "DataError",
+        "OperationalError",
+        "IntegrityError",
+        "InternalError",
+        "ProgrammingError",
+        "NotSupportedError",
+    ):
+        assert issubclass(getattr(sql, name), Exception)
+    assert issubclass(sql.IntegrityError, sql.DatabaseError)
+    assert issubclass(sql.DatabaseError, sql.Error)
+    assert nandlab.sql is sql
+
+
+def test_cursor_round_trip_and_types() -> None:
+    con = sql.connect(SMALL, journal_mode="wal", seed=1)
+    cur = con.cursor()
+    cur.execute("CREATE TABLE t(k INTEGER PRIMARY KEY, i, r, s, b)")
+    rows = [(1, 1.5, "x", b"\x00\xff"), (None, -2.0, "", b""), (True, 0.0, "é", None)]
+    cur.executemany("INSERT INTO t(i, r, s, b) VALUES (?, ?, ?, ?)", rows)
+    assert cur.rowcount == 3
+    assert cur.lastrowid == 3
+    assert con.in_transaction
+    con.commit()
+    assert not con.in_transaction
+    cur.execute("SELECT i, r, s, b FROM t ORDER BY k")
+    assert cur.description is not None and [d[0] for d in cur.description] == ["i", "r", "s", "b"]
+    assert cur.fetchone() == (1, 1.5, "x", b"\x00\xff")
+    assert cur.fetchmany(5) == [(None, -2.0, "", b""), (1, 0.0, "é", None)]
+    assert cur.fetchone() is None
+    assert list(con.execute("SELECT count(*) FROM t")) == [(3,)]
+    con.close()
+    with pytest.raises(sql.ProgrammingError, match="closed"):
+        con.cursor().execute("SELECT 1")
+
+
+def test_rollback_and_context_manager() -> None:
+    con = sql.connect(SMALL, journal_mode="truncate")
+    con.execute("CREATE TABLE t(x)")
+    with con:
+        con.execute("INSERT INTO t VALUES (1)")
+    with pytest.raises(ZeroDivisionError), con:
+        con.execute("INSERT INTO t VALUES (2)")
+        raise ZeroDivisionError
+    con.execute("INSERT INTO t VALUES (3)")
+    con.rollback()
+    assert con.execute("SELECT x FROM t").fetchall() == [(1,)]
+    assert set(con.files()) == {"main.db", "main.db-journal"}
+
+
+def test_errors_are_pep_249_classes_naming_the_problem() -> None:
+    con = sql.connect(SMALL)
+    con.execute("CREATE TABLE t(k INTEGER PRIMARY KEY)")
+    con.execute("INSERT INTO t VALUES (1)")
+    with pytest.raises(sql.IntegrityError, match="UNIQUE"):
+        con.execute("INSERT INTO t VALUES (1)")
+    with pytest.raises(sql.OperationalError, match="no such table: missing"):
+        con.execute("SELECT * FROM missing")
+    with pytest.raises(sql.ProgrammingError, match="syntax error"):
+        con.execute("SELEC 1")
+    with pytest.raises(sql.ProgrammingError, match="parameter 0"):
+        con.execute("SELECT ?", (object(),))
+    with pytest.raises(sql.ProgrammingError, match="sequence"):
+        con.execute("SELECT ?", "x")
+    with pytest.raises(sql.ProgrammingError, match="journal_mode 'memory'"):
+        sql.connect(SMALL, journal_mode="memory")
+    with pytest.raises(sql.OperationalError, match="no-such-device"):
+        sql.connect("no-such-device.toml")
+    with pytest.raises(sql.OperationalError, match="page_size_bytes 1000"):
+        sql.connect(SMALL, page_size_bytes=1000)
+
+
+def test_metrics_per_transaction_and_device_report() -> None:
+    con = sql.connect(SMALL, journal_mode="delete", isolation_level=None)
+    con.execute("CREATE TABLE t(x)")
+    con.reset_metrics()
+    for i in range(10):
+        con.execute("INSERT INTO t VALUES (?)", (i,))
+    m = con.metrics()
+    assert m["journal_mode"] == "delete"
+    assert m["write_transactions"] == 10
+    assert m["syncs_per_tx"] >= 2
+    assert (
+        0 < m["commit_latency_us_p50"] <= m["commit_latency_us_p99"] <= m["commit_latency_us_max"]
+    )
+    assert m["waf"] >= 1.0
+    assert m["energy_uj_per_tx"] > 0
+    report = con.device_report()
+    assert report["flush"]["requests"] >= 20
+    assert report["trim"]["requests"] >= 10, "each DELETE-mode commit deletes the journal"
+
+
+@pytest.mark.parametrize("mode", sql.JOURNAL_MODES)
+def test_same_results_as_the_standard_library(mode: str) -> None:
+    script = [
+        "CREATE TABLE t(k INTEGER PRIMARY KEY, a, b TEXT)",
+        "INSERT INTO t(a, b) VALUES (1, 'x'), (2, 'y'), (3, NULL)",
+        "UPDATE t SET a = a * 10 WHERE k > 1",
+        "DELETE FROM t WHERE b IS NULL",
+        "SELECT k, a, b, length(b) FROM t ORDER BY k",
+    ]
+    ours = sql.connect(SMALL, journal_mode=mode)
+    theirs = sqlite3.connect(":memory:")
+    for statement in script:
+        got = ours.execute(statement).fetchall()
+        want = theirs.execute(statement).fetchall()
+        assert got == want, statement
+    ours.commit()
+    theirs.commit()
+
+
+def test_tpcc_reports_tpmc_and_keeps_consistency() -> None:
+    r = sql.tpcc(SMALL, "wal", warehouses=1, terminals=10, transactions=150, seed=2, small=True)
+    assert r["tpmc"] > 0
+    assert r["consistency_violations"] == []
+    assert sum(n for _, n in r["transactions"]) == 150
+    assert r["metrics"]["write_transactions"] > 100
+    with pytest.raises(sql.OperationalError, match="terminals 11"):
+        sql.tpcc(SMALL, terminals=11, small=True)
