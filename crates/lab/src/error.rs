@@ -13,6 +13,8 @@ pub enum LabError {
     Engine(#[from] nandlab_engine::EngineError),
     #[error(transparent)]
     Workload(#[from] nandlab_workload::WorkloadError),
+    #[error(transparent)]
+    Join(#[from] nandlab_join::JoinError),
     #[error("{0}")]
     Usage(String),
     #[error("unknown experiment `{id}` (run `nandlab reproduce --list`)")]

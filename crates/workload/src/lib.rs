@@ -6,6 +6,7 @@
 //! - [`synthetic`]: seeded generators from a [`SyntheticSpec`] (sequential/random, mix, Zipf,
 //!   hot/cold, arrival processes).
 //! - [`fio`]: a stated subset of fio job files, turned into synthetic streams.
+//! - [`ssb`]: Star Schema Benchmark tables (seeded, any scale factor, streamed).
 //! - [`trace`]: streaming readers for MSR Cambridge, blkparse, DiskSim and nandlab's native CSV,
 //!   and [`NativeCsvWriter`] to capture any request stream for replay.
 //!
@@ -15,6 +16,7 @@ pub mod error;
 pub mod fio;
 mod lines;
 pub mod request;
+pub mod ssb;
 pub mod synthetic;
 pub mod trace;
 mod units;

@@ -5,6 +5,7 @@ mod ftl;
 pub mod gc_policies;
 mod miyaji;
 mod nfs;
+mod pcm_join;
 pub mod points;
 
 use crate::control::Control;
@@ -171,6 +172,7 @@ pub fn registry() -> impl Iterator<Item = &'static Experiment> {
         .iter()
         .chain(ftl::EXPERIMENTS)
         .chain(nfs::EXPERIMENTS)
+        .chain(pcm_join::EXPERIMENTS)
 }
 
 pub fn find(id: &str) -> LabResult<&'static Experiment> {

@@ -1,0 +1,30 @@
+import json
+from pathlib import Path
+
+import numpy as np
+from figure_checks import check_paper_figure, stars
+
+from nandlab import plots
+
+COLUMNS = "scale_factor,layout,mode,algorithm,bits_programmed,energy_uj,latency_ms"
+
+
+def write_results(folder: Path) -> None:
+    (folder / "summary.json").write_text(json.dumps({"experiment": "pcm-hashjoin"}))
+    rows = []
+    for layout in ("row", "column"):
+        for mode in ("storage", "main-memory"):
+            rows.append(f"0.01,{layout},{mode},grace,1000,100,10")
+            rows.append(f"0.01,{layout},{mode},virtual,100,80,5")
+    (folder / "joins.csv").write_text(COLUMNS + "\n" + "\n".join(rows) + "\n")
+
+
+def test_pcm_hashjoin_figure_shows_ratios_to_grace_and_the_thesis_stars(tmp_path: Path) -> None:
+    write_results(tmp_path)
+    fig = plots.plot(tmp_path)
+    check_paper_figure(fig, tmp_path / "pcm.png", "nandlab PCM hash joins", True)
+    wear = fig.axes[0]
+    heights = sorted({round(p.get_height(), 3) for p in wear.patches})
+    assert heights == [0.1, 1.0]
+    assert [round(y, 2) for _, y in stars(fig)] == [0.4, 0.5, 0.7]
+    assert np.isclose(fig.axes[2].patches[4].get_height(), 0.5)
