@@ -19,12 +19,14 @@
 
 mod footprint;
 mod locate;
+mod pcm;
 mod presets;
 mod run;
 mod sections;
 mod ssd;
 
 pub use locate::Source;
+pub use pcm::{PcmDedupSection, PcmSection};
 pub use presets::{SsdPreset, ssd_preset, ssd_preset_names};
 pub use run::{ENGINE_METRICS, MetricDef, SSD_METRICS, engine_metrics, ssd_metrics};
 pub use run::{StackOutcome, StackRun};
@@ -56,6 +58,9 @@ pub struct StackConfig {
     pub engine: Option<EngineSection>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precondition: Option<Precondition>,
+    /// Optional PCM front end (dedup and/or a log buffer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcm: Option<PcmSection>,
     pub workload: WorkloadSection,
 }
 
@@ -160,6 +165,7 @@ impl Stack {
     }
 
     fn check(&self, source: Source<'_>) -> LabResult<()> {
+        self.check_pcm(source)?;
         if let Some(p) = &self.config.precondition {
             p.validate().map_err(|e| match e {
                 nandlab_ftl::FtlError::Config { key, message } => source.error(
@@ -230,6 +236,66 @@ impl Stack {
             ));
         }
         Ok(())
+    }
+}
+
+impl Stack {
+    /// The PCM stage config of `[pcm]`, if any.
+    pub fn pcm_stage(&self) -> LabResult<Option<nandlab_ftl::PcmStageConfig>> {
+        let Some(pcm) = &self.config.pcm else {
+            return Ok(None);
+        };
+        pcm.to_stage()
+            .map(Some)
+            .map_err(|(key, message)| LabError::Usage(format!("{key}: {message}")))
+    }
+
+    /// Builds the SSD of this stack (`config`: the stack's SSD config, possibly adjusted), with
+    /// the `[pcm]` stage when configured.
+    pub fn new_ssd(&self, config: SsdConfig, seed: u64) -> LabResult<nandlab_ftl::Ssd> {
+        let Some(stage) = self.pcm_stage()? else {
+            return Ok(nandlab_ftl::Ssd::new(config, seed)?);
+        };
+        // the geometry of `config` (a trace may have grown the device)
+        let nand = config.nand_config()?;
+        let g = &nand.geometry;
+        let logical = nandlab_ftl::logical_pages(g, config.ftl.op_fraction) as u32;
+        let stage =
+            nandlab_ftl::PcmStage::new(stage, logical, g.page_size_bytes, g.pages_per_block, seed)?;
+        Ok(nandlab_ftl::Ssd::with_front_ends(
+            config,
+            seed,
+            vec![Box::new(stage)],
+        )?)
+    }
+
+    fn check_pcm(&self, source: Source<'_>) -> LabResult<()> {
+        let Some(pcm) = &self.config.pcm else {
+            return Ok(());
+        };
+        let stage = pcm.to_stage().map_err(|(k, m)| source.error(&k, m))?;
+        if self.ftl.payload != nandlab_ftl::PayloadMode::Full {
+            return Err(source.error(
+                "ssd.payload",
+                "[pcm] fingerprints and diffs page bytes: it needs `payload = \"full\"`",
+            ));
+        }
+        if self.ftl.mapping != nandlab_ftl::MappingKind::Page {
+            return Err(source.error(
+                "ssd.mapping.kind",
+                "[pcm] runs on the page mapping (shared physical pages)",
+            ));
+        }
+        let g = &self.nand.geometry;
+        let shape = nandlab_pcm::FlashShape {
+            page_size_bytes: g.page_size_bytes,
+            pages_per_block: g.pages_per_block,
+            pages: nandlab_ftl::logical_pages(g, self.ftl.op_fraction) as u32,
+        };
+        stage.validate(&shape).map_err(|e| match e {
+            nandlab_ftl::FtlError::Config { key, message } => source.error(&key, message),
+            other => other.into(),
+        })
     }
 }
 

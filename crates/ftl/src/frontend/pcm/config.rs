@@ -71,3 +71,49 @@ pub fn pcm_error(e: PcmError) -> FtlError {
         },
     }
 }
+
+impl PcmStageConfig {
+    /// Checks the config against the flash it buffers, without building anything large:
+    /// every component valid, and all of them fitting the device. Errors name the `pcm.` key.
+    pub fn validate(&self, shape: &nandlab_pcm::FlashShape) -> Result<(), FtlError> {
+        if self.dedup.is_none() && self.log.is_none() {
+            return Err(FtlError::Config {
+                key: "pcm".into(),
+                message: "turn on dedup or a log buffer (or remove [pcm])".into(),
+            });
+        }
+        self.device.validate().map_err(pcm_error)?;
+        let capacity = self.device.geometry.capacity_bytes;
+        let mut used = 0;
+        if let Some(d) = &self.dedup {
+            d.validate().map_err(pcm_error)?;
+            used += d.pcm_bytes();
+            if used > capacity {
+                return Err(FtlError::Config {
+                    key: "pcm.dedup.store_size_bytes".into(),
+                    message: format!(
+                        "the fingerprint store needs {used} B of PCM but the device has {capacity} B"
+                    ),
+                });
+            }
+        }
+        if let Some(l) = &self.log {
+            match l {
+                LogBufferConfig::Region(c) => c.validate(shape),
+                LogBufferConfig::Dpram(c) => c.validate(shape),
+                LogBufferConfig::Ipl(c) => nandlab_pcm::InPageLog::new(c.clone(), *shape).map(drop),
+            }
+            .map_err(pcm_error)?;
+            if used + l.pcm_bytes() > capacity {
+                return Err(FtlError::Config {
+                    key: "pcm.log.region_size_bytes".into(),
+                    message: format!(
+                        "the log region needs {} B of PCM after the {used} B of the fingerprint store, but the device has {capacity} B",
+                        l.pcm_bytes()
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+}

@@ -23,7 +23,7 @@ pub use dedup::DedupCounters;
 
 use super::{FrontEnd, PageWrite, PageWrites};
 use crate::address::Lpa;
-use crate::error::{FtlError, FtlResult};
+use crate::error::FtlResult;
 use crate::flash::emit::Tag;
 use crate::stats::FtlCounters;
 use dedup::DedupFilter;
@@ -101,12 +101,12 @@ impl PcmStage {
         pages_per_block: u32,
         seed: u64,
     ) -> FtlResult<Self> {
-        if config.dedup.is_none() && config.log.is_none() {
-            return Err(FtlError::Config {
-                key: "pcm".into(),
-                message: "turn on dedup or a log buffer (or remove [pcm])".into(),
-            });
-        }
+        let shape = FlashShape {
+            page_size_bytes,
+            pages_per_block,
+            pages: logical_pages,
+        };
+        config.validate(&shape)?;
         let device = PcmDevice::new(config.device, seed).map_err(pcm_error)?;
         let mut base = PcmAddr(0);
         let dedup = match config.dedup {
@@ -117,11 +117,6 @@ impl PcmStage {
                 Some(d)
             }
             None => None,
-        };
-        let shape = FlashShape {
-            page_size_bytes,
-            pages_per_block,
-            pages: logical_pages,
         };
         let log_kind = config.log.as_ref().map(LogBufferConfig::kind);
         let log = match config.log {
