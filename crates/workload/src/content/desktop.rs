@@ -250,7 +250,10 @@ impl DesktopGenerator {
             return None;
         }
         self.issued += 1;
-        let gap = if self.issued % u64::from(self.spec.burst_requests) == 0 {
+        let gap = if self
+            .issued
+            .is_multiple_of(u64::from(self.spec.burst_requests))
+        {
             SimTime::from_us_f64(self.spec.idle_ms * 1e3)
         } else {
             SimTime::from_us_f64(self.spec.gap_us)
