@@ -5,6 +5,8 @@ mod ftl;
 pub mod gc_policies;
 mod miyaji;
 mod nfs;
+mod pcm;
+pub mod pcm_run;
 pub mod points;
 
 use crate::control::Control;
@@ -171,6 +173,7 @@ pub fn registry() -> impl Iterator<Item = &'static Experiment> {
         .iter()
         .chain(ftl::EXPERIMENTS)
         .chain(nfs::EXPERIMENTS)
+        .chain(pcm::EXPERIMENTS)
 }
 
 pub fn find(id: &str) -> LabResult<&'static Experiment> {

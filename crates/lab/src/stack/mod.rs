@@ -259,7 +259,13 @@ impl Stack {
         // the geometry of `config` (a trace may have grown the device)
         let nand = config.nand_config()?;
         let g = &nand.geometry;
-        let logical = nandlab_ftl::logical_pages(g, config.ftl.op_fraction) as u32;
+        let logical = match config.ftl.mapping {
+            nandlab_ftl::MappingKind::Page => {
+                nandlab_ftl::logical_pages(g, config.ftl.op_fraction) as u32
+            }
+            // the block and hybrid mappings keep their own logical capacity
+            _ => nandlab_ftl::Ssd::new(config.clone(), seed)?.logical_pages() as u32,
+        };
         let stage =
             nandlab_ftl::PcmStage::new(stage, logical, g.page_size_bytes, g.pages_per_block, seed)?;
         Ok(nandlab_ftl::Ssd::with_front_ends(
@@ -280,10 +286,10 @@ impl Stack {
                 "[pcm] fingerprints and diffs page bytes: it needs `payload = \"full\"`",
             ));
         }
-        if self.ftl.mapping != nandlab_ftl::MappingKind::Page {
+        if stage.dedup.is_some() && self.ftl.mapping != nandlab_ftl::MappingKind::Page {
             return Err(source.error(
                 "ssd.mapping.kind",
-                "[pcm] runs on the page mapping (shared physical pages)",
+                "[pcm.dedup] shares physical pages: it needs the page mapping",
             ));
         }
         let g = &self.nand.geometry;
