@@ -105,6 +105,76 @@ impl PcmSection {
     }
 }
 
+impl super::Stack {
+    /// The PCM stage config of `[pcm]`, if any.
+    pub fn pcm_stage(&self) -> crate::error::LabResult<Option<nandlab_ftl::PcmStageConfig>> {
+        let Some(pcm) = &self.config.pcm else {
+            return Ok(None);
+        };
+        pcm.to_stage()
+            .map(Some)
+            .map_err(|(key, message)| crate::error::LabError::Usage(format!("{key}: {message}")))
+    }
+
+    /// Builds the SSD of this stack (`config`: the stack's SSD config, possibly adjusted), with
+    /// the `[pcm]` stage when configured.
+    pub fn new_ssd(
+        &self,
+        config: nandlab_ftl::SsdConfig,
+        seed: u64,
+    ) -> crate::error::LabResult<nandlab_ftl::Ssd> {
+        let Some(stage) = self.pcm_stage()? else {
+            return Ok(nandlab_ftl::Ssd::new(config, seed)?);
+        };
+        // the geometry of `config` (a trace may have grown the device)
+        let nand = config.nand_config()?;
+        let g = &nand.geometry;
+        let logical = match config.ftl.mapping {
+            nandlab_ftl::MappingKind::Page => {
+                nandlab_ftl::logical_pages(g, config.ftl.op_fraction) as u32
+            }
+            // the block and hybrid mappings keep their own logical capacity
+            _ => nandlab_ftl::Ssd::new(config.clone(), seed)?.logical_pages() as u32,
+        };
+        let stage =
+            nandlab_ftl::PcmStage::new(stage, logical, g.page_size_bytes, g.pages_per_block, seed)?;
+        Ok(nandlab_ftl::Ssd::with_front_ends(
+            config,
+            seed,
+            vec![Box::new(stage)],
+        )?)
+    }
+
+    pub(super) fn check_pcm(&self, source: super::Source<'_>) -> crate::error::LabResult<()> {
+        let Some(pcm) = &self.config.pcm else {
+            return Ok(());
+        };
+        let stage = pcm.to_stage().map_err(|(k, m)| source.error(&k, m))?;
+        if self.ftl.payload != nandlab_ftl::PayloadMode::Full {
+            return Err(source.error(
+                "ssd.payload",
+                "[pcm] fingerprints and diffs page bytes: it needs `payload = \"full\"`",
+            ));
+        }
+        if stage.dedup.is_some() && self.ftl.mapping != nandlab_ftl::MappingKind::Page {
+            return Err(source.error(
+                "ssd.mapping.kind",
+                "[pcm.dedup] shares physical pages: it needs the page mapping",
+            ));
+        }
+        let g = &self.nand.geometry;
+        let shape = nandlab_pcm::FlashShape {
+            page_size_bytes: g.page_size_bytes,
+            pages_per_block: g.pages_per_block,
+            pages: nandlab_ftl::logical_pages(g, self.ftl.op_fraction) as u32,
+        };
+        stage.validate(&shape).map_err(|e| match e {
+            nandlab_ftl::FtlError::Config { key, message } => source.error(&key, message),
+            other => other.into(),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::control::Control;
