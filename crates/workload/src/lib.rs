@@ -12,6 +12,7 @@
 //!
 //! Every error is a [`WorkloadError`] whose message names the file and line, or the key.
 
+pub mod content;
 pub mod error;
 pub mod fio;
 mod lines;

@@ -12,6 +12,7 @@
 //! nothing).
 
 pub(crate) mod buffer;
+pub mod pcm;
 
 use crate::address::Lpa;
 use crate::stats::FtlCounters;
@@ -192,6 +193,11 @@ pub trait FrontEnd: std::fmt::Debug + Send {
     fn process_next(&mut self, _done: &mut Vec<u64>, _out: &mut PageWrites) -> Option<SimTime> {
         None
     }
+    /// The stage as `Any`, so a caller that built it can read its own report
+    /// ([`crate::Ssd::front_end`]); `None` for stages that do not offer it.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 /// The stages in order, with one reusable page list per stage.
@@ -219,6 +225,10 @@ impl Chain {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.stages.is_empty()
+    }
+    /// The stages in order.
+    pub fn stages(&self) -> impl Iterator<Item = &dyn FrontEnd> {
+        self.stages.iter().map(|s| s.as_ref())
     }
     pub fn is_timed(&self) -> bool {
         self.timed

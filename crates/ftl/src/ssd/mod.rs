@@ -320,6 +320,13 @@ impl Ssd {
         self.mapper.refcount(ppa)
     }
 
+    /// The first front-end stage of type `T` (one that offers [`FrontEnd::as_any`]).
+    pub fn front_end<T: 'static>(&self) -> Option<&T> {
+        self.front
+            .stages()
+            .find_map(|s| s.as_any().and_then(|a| a.downcast_ref::<T>()))
+    }
+
     /// The block (dense chip-model id) the next GC will erase, when the mapping can tell.
     pub fn next_victim_block(&self) -> Option<BlockId> {
         self.mapper.next_victim_block(&self.flash)

@@ -5,7 +5,9 @@ mod ftl;
 pub mod gc_policies;
 mod miyaji;
 mod nfs;
+mod pcm;
 mod pcm_join;
+pub mod pcm_run;
 pub mod points;
 
 use crate::control::Control;
@@ -172,6 +174,7 @@ pub fn registry() -> impl Iterator<Item = &'static Experiment> {
         .iter()
         .chain(ftl::EXPERIMENTS)
         .chain(nfs::EXPERIMENTS)
+        .chain(pcm::EXPERIMENTS)
         .chain(pcm_join::EXPERIMENTS)
 }
 

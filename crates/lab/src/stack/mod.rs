@@ -19,12 +19,14 @@
 
 mod footprint;
 mod locate;
+mod pcm;
 mod presets;
 mod run;
 mod sections;
 mod ssd;
 
 pub use locate::Source;
+pub use pcm::{PcmDedupSection, PcmSection};
 pub use presets::{SsdPreset, ssd_preset, ssd_preset_names};
 pub use run::{ENGINE_METRICS, MetricDef, SSD_METRICS, engine_metrics, ssd_metrics};
 pub use run::{StackOutcome, StackRun};
@@ -56,6 +58,9 @@ pub struct StackConfig {
     pub engine: Option<EngineSection>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precondition: Option<Precondition>,
+    /// Optional PCM front end (dedup and/or a log buffer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcm: Option<PcmSection>,
     pub workload: WorkloadSection,
 }
 
@@ -160,6 +165,7 @@ impl Stack {
     }
 
     fn check(&self, source: Source<'_>) -> LabResult<()> {
+        self.check_pcm(source)?;
         if let Some(p) = &self.config.precondition {
             p.validate().map_err(|e| match e {
                 nandlab_ftl::FtlError::Config { key, message } => source.error(

@@ -199,7 +199,7 @@ impl Stack {
     ) -> LabResult<StackRun> {
         let seed = self.config.run.seed;
         let mut config = self.ssd_config();
-        let mut ssd = Ssd::new(config.clone(), seed)?;
+        let mut ssd = self.new_ssd(config.clone(), seed)?;
         let mut prepared = Prepared::default();
         if let WorkloadSection::Trace(t) = workload
             && t.fit_device
@@ -223,7 +223,7 @@ impl Stack {
                     .max(1);
                 if depth != config.ftl.queue_depth {
                     config.ftl.queue_depth = depth;
-                    ssd = Ssd::new(config, seed)?;
+                    ssd = self.new_ssd(config, seed)?;
                 }
                 Some((job, context))
             }
@@ -390,7 +390,8 @@ impl Stack {
                 ftl: config.ftl.clone(),
                 ..SsdConfig::from_nand(nand.clone())
             };
-            *ssd = Ssd::new(config.clone(), self.config.run.seed)
+            *ssd = self
+                .new_ssd(config.clone(), self.config.run.seed)
                 .map_err(|e| fit_error(end, blocks, &e.to_string()))?;
             fitted = Some(blocks);
         }
@@ -413,7 +414,7 @@ impl Stack {
             verify: e.verify,
             ..EngineConfig::conventional().with_switches(e.iaa, e.u2di)
         };
-        let ssd = Ssd::new(self.ssd_config(), self.config.run.seed)?;
+        let ssd = self.new_ssd(self.ssd_config(), self.config.run.seed)?;
         Ok(Engine::new(SsdDevice::new(ssd), config)?)
     }
 

@@ -1,0 +1,326 @@
+//! The PCM front-end stage (thesis 001 chapter 3): a PCM device with the log buffer (SPEC P3,
+//! or a P4 baseline) and/or the redundant write finder (P2) on it, as one stage of the
+//! front-end chain.
+//!
+//! A page write first meets the log buffer, which logs its changed bytes in PCM or sends it
+//! (and pages it merges) on towards flash; every page going to flash then meets dedup, which
+//! passes it on, or passes a duplicate of the logical page holding the same bytes. This order
+//! keeps dedup exact: a fingerprint names an LPA whose *flash* page holds the bytes, while a
+//! page with a logged delta reads its newer content from the log.
+//!
+//! Timing: each call's PCM cost (hashing, store search and updates, log reads and writes) is
+//! charged synchronously to the device and its latency occupies the stage's one PCM port, first
+//! come first served; a host write waits for its port time (the stage is an event source of
+//! the world loop). Reads of a logged page charge the log read to the device but do not delay
+//! the read, which reads the flash page in parallel.
+
+mod config;
+mod dedup;
+mod log;
+
+pub use config::{LogBufferConfig, PcmStageConfig, pcm_error};
+pub use dedup::DedupCounters;
+
+use super::{FrontEnd, PageWrite, PageWrites};
+use crate::address::Lpa;
+use crate::error::FtlResult;
+use crate::flash::emit::Tag;
+use crate::stats::FtlCounters;
+use dedup::DedupFilter;
+use log::LogPart;
+use nandlab_core::SimTime;
+use nandlab_pcm::dedup::DedupStats;
+use nandlab_pcm::{
+    AccessCost, DpramLog, FlashShape, InPageLog, LogStats, PcmAddr, PcmDevice, PcmError,
+    PcmLogRegion, PcmStats,
+};
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// What the stage did, for reports and experiments.
+#[derive(Clone, Debug, Serialize)]
+pub struct PcmStageReport {
+    /// The device preset's name.
+    pub preset: String,
+    /// The log buffer kind (`None`: dedup only).
+    pub log_kind: Option<&'static str>,
+    /// The device's counters (energy, time, wear).
+    pub device: PcmStats,
+    /// Dedup's own counters.
+    pub dedup: Option<DedupCounters>,
+    /// The finder's counters (lookups, hits, search effort).
+    pub finder: Option<DedupStats>,
+    /// The log buffer's counters (merges, flushes, sequential share).
+    pub log: Option<LogStats>,
+    /// Host writes the stage made wait, and their total port time.
+    pub writes_held: u64,
+    /// Sum of the port time host writes waited for.
+    pub port_busy: SimTime,
+    /// Internal checks that failed (stale dedup hits, log/flash mismatches, PCM errors): 0.
+    pub check_failures: u64,
+    /// The first PCM error met while running (none expected after construction).
+    pub first_error: Option<String>,
+}
+
+/// The PCM stage (see the module docs).
+pub struct PcmStage {
+    device: PcmDevice,
+    dedup: Option<DedupFilter>,
+    log: Option<LogPart>,
+    log_kind: Option<&'static str>,
+    page_size_bytes: usize,
+    zeros: Vec<u8>,
+    /// Sequence and placement of each page's last write (pages the log flushes later).
+    sequence: Vec<u64>,
+    placement: Vec<u16>,
+    /// Port completions: (time, request), in time order.
+    port: VecDeque<(SimTime, u64)>,
+    port_free: SimTime,
+    writes_held: u64,
+    port_busy: SimTime,
+    first_error: Option<PcmError>,
+    errors: u64,
+}
+
+impl std::fmt::Debug for PcmStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PcmStage")
+            .field("log", &self.log_kind)
+            .field("dedup", &self.dedup.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PcmStage {
+    /// A stage for `logical_pages` pages of `page_size_bytes`, `pages_per_block` per flash
+    /// block. Errors name the `pcm.` key.
+    pub fn new(
+        config: PcmStageConfig,
+        logical_pages: u32,
+        page_size_bytes: u32,
+        pages_per_block: u32,
+        seed: u64,
+    ) -> FtlResult<Self> {
+        let shape = FlashShape {
+            page_size_bytes,
+            pages_per_block,
+            pages: logical_pages,
+        };
+        config.validate(&shape)?;
+        let device = PcmDevice::new(config.device, seed).map_err(pcm_error)?;
+        let mut base = PcmAddr(0);
+        let dedup = match config.dedup {
+            Some(c) => {
+                let bytes = c.pcm_bytes();
+                let d = DedupFilter::new(c, base, logical_pages, &device).map_err(pcm_error)?;
+                base = base.offset(bytes);
+                Some(d)
+            }
+            None => None,
+        };
+        let log_kind = config.log.as_ref().map(LogBufferConfig::kind);
+        let log = match config.log {
+            None => None,
+            Some(c) => {
+                let buffer: Box<dyn nandlab_pcm::LogBuffer + Send> = match c {
+                    LogBufferConfig::Region(c) => {
+                        Box::new(PcmLogRegion::new(c, shape, base, &device).map_err(pcm_error)?)
+                    }
+                    LogBufferConfig::Dpram(c) => {
+                        Box::new(DpramLog::new(c, shape, base, &device).map_err(pcm_error)?)
+                    }
+                    LogBufferConfig::Ipl(c) => {
+                        Box::new(InPageLog::new(c, shape).map_err(pcm_error)?)
+                    }
+                };
+                Some(LogPart::new(buffer, shape))
+            }
+        };
+        Ok(PcmStage {
+            device,
+            dedup,
+            log,
+            log_kind,
+            page_size_bytes: page_size_bytes as usize,
+            zeros: vec![0; page_size_bytes as usize],
+            sequence: vec![0; logical_pages as usize],
+            placement: vec![0; logical_pages as usize],
+            port: VecDeque::new(),
+            port_free: SimTime::ZERO,
+            writes_held: 0,
+            port_busy: SimTime::ZERO,
+            first_error: None,
+            errors: 0,
+        })
+    }
+
+    /// The PCM device (its stats, wear).
+    pub fn device(&self) -> &PcmDevice {
+        &self.device
+    }
+
+    /// What the stage did so far.
+    pub fn report(&self) -> PcmStageReport {
+        let mut failures = self.errors;
+        if let Some(d) = &self.dedup {
+            failures += d.counters.stale_hits;
+        }
+        if let Some(l) = &self.log {
+            failures += l.mismatches;
+        }
+        PcmStageReport {
+            preset: self.device.config().name.clone(),
+            log_kind: self.log_kind,
+            device: self.device.stats().clone(),
+            dedup: self.dedup.as_ref().map(|d| d.counters.clone()),
+            finder: self.dedup.as_ref().map(|d| d.finder().stats()),
+            log: self.log.as_ref().map(LogPart::stats),
+            writes_held: self.writes_held,
+            port_busy: self.port_busy,
+            check_failures: failures,
+            first_error: self.first_error.as_ref().map(ToString::to_string),
+        }
+    }
+
+    /// Checks dedup's groups against the finder (tests).
+    pub fn check(&self) -> Result<(), String> {
+        match &self.dedup {
+            Some(d) => d.check(),
+            None => Ok(()),
+        }
+    }
+
+    fn record(&mut self, result: Result<AccessCost, PcmError>) -> AccessCost {
+        result.unwrap_or_else(|e| {
+            self.errors += 1;
+            self.first_error.get_or_insert(e);
+            AccessCost::default()
+        })
+    }
+
+    /// Sends a page towards flash through dedup (when on).
+    fn pass_on(&mut self, lpa: Lpa, data: &[u8], out: &mut PageWrites) -> AccessCost {
+        let i = lpa.index();
+        let (sequence, placement) = (self.sequence[i], self.placement[i]);
+        match &mut self.dedup {
+            None => {
+                out.push_placed(lpa, sequence, Some(data), placement);
+                AccessCost::default()
+            }
+            Some(d) => {
+                let r = d.write(&mut self.device, lpa, sequence, placement, data, out);
+                self.record(r)
+            }
+        }
+    }
+
+    /// Pages the log part queued for flash go through dedup.
+    fn drain_log(&mut self, out: &mut PageWrites) -> AccessCost {
+        let mut cost = AccessCost::default();
+        let Some(log) = self.log.take() else {
+            return cost;
+        };
+        for page in log.to_flash() {
+            cost += self.pass_on(page.lpa, page.data, out);
+        }
+        self.log = Some(log);
+        cost
+    }
+
+    /// Occupies the port for `latency` from `now`; a host request waits for it.
+    fn occupy(&mut self, now: SimTime, latency: SimTime, request: u64) -> u32 {
+        if latency == SimTime::ZERO {
+            return 0;
+        }
+        let start = self.port_free.max(now);
+        self.port_free = start + latency;
+        if !matches!(Tag::decode(request), Tag::Host(_)) {
+            return 0;
+        }
+        self.writes_held += 1;
+        self.port_busy += self.port_free - now;
+        self.port.push_back((self.port_free, request));
+        1
+    }
+}
+
+impl FrontEnd for PcmStage {
+    fn name(&self) -> &'static str {
+        "pcm"
+    }
+    fn volatile(&self) -> bool {
+        false
+    }
+    fn contains(&self, lpa: Lpa) -> bool {
+        self.log.as_ref().is_some_and(|l| l.holds(lpa))
+    }
+    fn page(&self, lpa: Lpa) -> Option<&[u8]> {
+        self.log.as_ref()?.page(lpa)
+    }
+    fn read(&mut self, lpa: Lpa, _counters: &mut FtlCounters) -> bool {
+        if let Some(log) = &mut self.log
+            && log.holds(lpa)
+        {
+            let r = log.read(&mut self.device, lpa);
+            self.record(r);
+        }
+        // the flash page is read too (the log holds a delta, not the page)
+        false
+    }
+    fn write(
+        &mut self,
+        now: SimTime,
+        page: PageWrite<'_>,
+        out: &mut PageWrites,
+        _counters: &mut FtlCounters,
+    ) -> u32 {
+        let i = page.lpa.index();
+        self.sequence[i] = page.sequence;
+        self.placement[i] = page.placement;
+        let zeros = std::mem::take(&mut self.zeros);
+        let data = page.data.unwrap_or(&zeros);
+        debug_assert_eq!(data.len(), self.page_size_bytes);
+        let cost = match &mut self.log {
+            Some(log) => {
+                let r = log.write(&mut self.device, page.lpa, data);
+                self.record(r) + self.drain_log(out)
+            }
+            None => self.pass_on(page.lpa, data, out),
+        };
+        self.zeros = zeros;
+        self.occupy(now, cost.latency, page.request)
+    }
+    fn trim(&mut self, lpa: Lpa) {
+        if let Some(log) = &mut self.log {
+            let r = log.trim(&mut self.device, lpa);
+            self.record(r);
+        }
+        if let Some(d) = &mut self.dedup {
+            let r = d.forget(&mut self.device, lpa);
+            self.record(r);
+        }
+    }
+    fn flush(&mut self, out: &mut PageWrites) {
+        if let Some(log) = &mut self.log {
+            let r = log.flush(&mut self.device);
+            self.record(r);
+            let cost = self.drain_log(out);
+            // a flush's PCM time is not waited for (the Flush waits for the programs)
+            self.port_free += cost.latency;
+        }
+    }
+    fn has_events(&self) -> bool {
+        true
+    }
+    fn next_event_time(&self) -> Option<SimTime> {
+        self.port.front().map(|&(t, _)| t)
+    }
+    fn process_next(&mut self, done: &mut Vec<u64>, _out: &mut PageWrites) -> Option<SimTime> {
+        let (time, request) = self.port.pop_front()?;
+        done.push(request);
+        Some(time)
+    }
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+}

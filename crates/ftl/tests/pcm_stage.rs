@@ -1,0 +1,280 @@
+//! The PCM front-end stage on the whole controller (issue 15 part 2): with dedup, each log
+//! buffer (the thesis's region, dPRAM, IPL) and both together, random whole-page writes of a
+//! few contents (duplicates), small in-page updates, TRIMs and flushes over a small device with
+//! GC and wear-leveling keep returning each page's last written bytes, so no LPA ever returns
+//! another page's bytes; the stage's own checks (dedup hits name a page holding the bytes, the
+//! log merged with flash equals the current content) never fail; runs are deterministic.
+
+mod common;
+
+use nandlab_core::SimRng;
+use nandlab_ftl::{
+    FrontEnd, HostOp, HostRequest, LogBufferConfig, PayloadMode, PcmStage, PcmStageConfig, Ssd,
+};
+use nandlab_pcm::{DedupConfig, DpramConfig, IplConfig, LogRegionConfig};
+
+const PAGE: u32 = 1024;
+const PAGES_PER_BLOCK: u32 = 8;
+
+fn device() -> nandlab_pcm::PcmConfig {
+    let mut d = nandlab_pcm::preset("cidr11").unwrap();
+    d.geometry.capacity_bytes = 1 << 20;
+    d
+}
+
+fn dedup() -> DedupConfig {
+    DedupConfig {
+        segments: 2,
+        store_size_bytes: 8 * 1024,
+        bucket_size_bytes: 1024,
+        search: Default::default(),
+        hash_latency_ns: 500.0,
+        hash_energy_nj: 1.0,
+    }
+}
+
+fn logs() -> Vec<LogBufferConfig> {
+    let mut region = LogRegionConfig::thesis(3 * (256 * PAGES_PER_BLOCK as u64 + 12));
+    region.sector_size_bytes = 256;
+    vec![
+        LogBufferConfig::Region(region),
+        LogBufferConfig::Dpram(DpramConfig {
+            region_size_bytes: 16 * 256,
+            sector_size_bytes: 256,
+            max_sectors_per_page: 0,
+        }),
+        LogBufferConfig::Ipl(IplConfig {
+            log_sectors_per_block: 8,
+            sector_size_bytes: 256,
+        }),
+    ]
+}
+
+fn ssd(config: PcmStageConfig, buffer_pages: u32, seed: u64) -> Ssd {
+    let mut c = common::slc(1, 2, 16, PAGES_PER_BLOCK, PAGE);
+    c.ftl.payload = PayloadMode::Full;
+    c.ftl.op_fraction = 0.5;
+    c.ftl.write_buffer_pages = buffer_pages;
+    c.ftl.wear_leveling = nandlab_ftl::WearLeveling::Static;
+    c.ftl.wl_erase_gap_threshold = 2;
+    let logical = Ssd::new(c.clone(), seed).unwrap().logical_pages() as u32;
+    let stage = PcmStage::new(config, logical, PAGE, PAGES_PER_BLOCK, seed).unwrap();
+    Ssd::with_front_ends(c, seed, vec![Box::new(stage) as Box<dyn FrontEnd>]).unwrap()
+}
+
+/// Random writes, small updates, trims and flushes checked against a byte array; returns the
+/// stage's report as text (for the determinism check).
+fn run_model(config: PcmStageConfig, buffer_pages: u32, seed: u64, steps: u32) -> String {
+    let mut s = ssd(config, buffer_pages, seed);
+    let lpas = s.logical_pages() as u32;
+    let mut rng = SimRng::seed_from_u64(seed);
+    let mut model = vec![vec![0u8; PAGE as usize]; lpas as usize];
+    for step in 0..steps {
+        let lpa = rng.below(u64::from(lpas)) as u32;
+        let page_offset = u64::from(lpa * PAGE);
+        match rng.below(20) {
+            0 => {
+                let r = HostRequest::new(HostOp::Trim, page_offset, u64::from(PAGE));
+                s.execute(&r, None).unwrap();
+                model[lpa as usize].fill(0);
+            }
+            1 => {
+                s.execute(&HostRequest::new(HostOp::Flush, 0, 0), None)
+                    .unwrap();
+            }
+            2..=9 => {
+                // a whole page of one of a few contents (duplicates across LPAs)
+                let fill = 1 + rng.below(5) as u8;
+                let data = vec![fill; PAGE as usize];
+                let r = HostRequest::new(HostOp::Write, page_offset, u64::from(PAGE));
+                s.execute(&r, Some(&data)).unwrap();
+                model[lpa as usize] = data;
+            }
+            _ => {
+                // a small in-page update (a sub-page request: the FTL merges it)
+                let len = 1 + rng.below(120) as u32;
+                let at = rng.below(u64::from(PAGE - len)) as u32;
+                let data: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
+                let r =
+                    HostRequest::new(HostOp::Write, page_offset + u64::from(at), u64::from(len));
+                s.execute(&r, Some(&data)).unwrap();
+                model[lpa as usize][at as usize..(at + len) as usize].copy_from_slice(&data);
+            }
+        }
+        if step % 113 == 0 || step + 1 == steps {
+            s.check_consistency().unwrap();
+            let stage = s.front_end::<PcmStage>().unwrap();
+            stage.check().unwrap();
+            for (l, m) in model.iter().enumerate() {
+                let got = s
+                    .read_bytes(u64::from(l as u32 * PAGE), u64::from(PAGE))
+                    .unwrap();
+                assert!(got == *m, "lpa {l} at step {step} (seed {seed})");
+            }
+            // host reads through the controller too (a logged page merges log and flash)
+            for l in 0..lpas {
+                let r = HostRequest::new(HostOp::Read, u64::from(l * PAGE), u64::from(PAGE));
+                assert!(s.execute(&r, None).unwrap().data == model[l as usize]);
+            }
+        }
+    }
+    s.execute(&HostRequest::new(HostOp::Flush, 0, 0), None)
+        .unwrap();
+    let report = s.front_end::<PcmStage>().unwrap().report();
+    assert_eq!(report.check_failures, 0, "{report:#?}");
+    // the components did their work: duplicates shared, updates logged and merged
+    if let Some(d) = &report.dedup {
+        assert!(d.duplicates_shared > 0, "{d:?}");
+    }
+    if let Some(l) = &report.log {
+        assert!(l.new_sector + l.existing_sector > 0, "{l:?}");
+        assert!(l.flash_page_writes() > 0 && l.reads_merged > 0, "{l:?}");
+    }
+    if std::env::var_os("PCM_STAGE_VERBOSE").is_some() {
+        eprintln!("{report:?}");
+    }
+    format!("{report:?} {:?}", s.now())
+}
+
+#[test]
+fn dedup_alone_keeps_every_page_its_own_bytes_and_shares_pages() {
+    for buffer in [0, 4] {
+        let config = PcmStageConfig {
+            device: device(),
+            dedup: Some(dedup()),
+            log: None,
+        };
+        let mut s = ssd(config.clone(), buffer, 3);
+        drop(s.run(std::iter::empty::<HostRequest>()));
+        run_model(config, buffer, 3, 2500);
+        // a duplicate is shared, not programmed
+        let data = vec![9u8; PAGE as usize];
+        for lpa in 0..6u32 {
+            let r = HostRequest::new(HostOp::Write, u64::from(lpa * PAGE), u64::from(PAGE));
+            s.execute(&r, Some(&data)).unwrap();
+        }
+        s.execute(&HostRequest::new(HostOp::Flush, 0, 0), None)
+            .unwrap();
+        let d = s.front_end::<PcmStage>().unwrap().report().dedup.unwrap();
+        assert_eq!(d.duplicates_shared, 5, "{d:?}");
+    }
+}
+
+#[test]
+fn each_log_buffer_returns_the_last_written_bytes() {
+    for log in logs() {
+        for buffer in [0, 3] {
+            let config = PcmStageConfig {
+                device: device(),
+                dedup: None,
+                log: Some(log.clone()),
+            };
+            run_model(config, buffer, 5, 2500);
+        }
+    }
+}
+
+#[test]
+fn dedup_and_log_buffer_together_return_the_last_written_bytes() {
+    for (seed, log) in logs().into_iter().enumerate() {
+        let config = PcmStageConfig {
+            device: device(),
+            dedup: Some(dedup()),
+            log: Some(log),
+        };
+        run_model(config, 2, 10 + seed as u64, 3000);
+    }
+}
+
+#[test]
+fn runs_with_the_pcm_stage_are_deterministic() {
+    let config = PcmStageConfig {
+        device: device(),
+        dedup: Some(dedup()),
+        log: Some(logs().remove(0)),
+    };
+    let a = run_model(config.clone(), 2, 77, 800);
+    let b = run_model(config, 2, 77, 800);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn host_writes_wait_for_pcm_time() {
+    let config = PcmStageConfig {
+        device: device(),
+        dedup: Some(dedup()),
+        log: None,
+    };
+    let mut s = ssd(config, 0, 1);
+    let data = vec![7u8; PAGE as usize];
+    let r = HostRequest::new(HostOp::Write, 0, u64::from(PAGE));
+    s.execute(&r, Some(&data)).unwrap();
+    // the duplicate write programs nothing: its latency is the PCM port time alone
+    let r = HostRequest::new(HostOp::Write, u64::from(PAGE), u64::from(PAGE));
+    let e = s.execute(&r, Some(&data)).unwrap();
+    let report = s.front_end::<PcmStage>().unwrap().report();
+    assert!(
+        e.latency >= nandlab_core::SimTime::from_ns(500),
+        "{}",
+        e.latency
+    );
+    assert!(
+        e.latency < nandlab_core::SimTime::from_us(50),
+        "{}",
+        e.latency
+    );
+    assert_eq!(report.writes_held, 2);
+}
+
+#[test]
+fn bad_pcm_configs_name_the_key() {
+    let mut small = device();
+    small.geometry.capacity_bytes = 4096;
+    let cases = [
+        (
+            PcmStageConfig {
+                device: small,
+                dedup: Some(dedup()),
+                log: None,
+            },
+            "pcm.dedup.store_size_bytes",
+        ),
+        (
+            PcmStageConfig {
+                device: device(),
+                dedup: None,
+                log: Some(LogBufferConfig::Region(LogRegionConfig::thesis(1 << 16))),
+            },
+            "pcm.log.sector_size_bytes",
+        ),
+        (
+            PcmStageConfig {
+                device: device(),
+                dedup: None,
+                log: None,
+            },
+            "pcm",
+        ),
+    ];
+    for (config, key) in cases {
+        let e = PcmStage::new(config, 64, 256, 8, 1).unwrap_err();
+        assert!(
+            matches!(&e, nandlab_ftl::FtlError::Config { key: k, .. } if k == key),
+            "{e}"
+        );
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+    /// The model check over random seeds, for dedup with the thesis's log region.
+    #[test]
+    fn any_seed_returns_the_last_written_bytes(seed in 0u64..u64::MAX, buffer in 0u32..4) {
+        let config = PcmStageConfig {
+            device: device(),
+            dedup: Some(dedup()),
+            log: Some(logs().remove((seed % 3) as usize)),
+        };
+        run_model(config, buffer, seed, 700);
+    }
+}

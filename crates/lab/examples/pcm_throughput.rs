@@ -1,0 +1,148 @@
+//! Write requests per wall-second through dedup + the PCM log region (issue 15's speed
+//! target, ≥ 500 k/s) on the bench device (`bench-ssd`, full payloads):
+//! 1. the PCM stage alone (SHA-1, fingerprint store, log region, mirrors), fed whole pages;
+//! 2. the whole SSD with the stage, one request at a time (`Ssd::execute`, the only way to
+//!    hand a request its bytes), whole-page writes and small in-page updates of the desktop
+//!    workload.
+//!
+//! `cargo run -p nandlab-lab --profile test-release --example pcm_throughput [REQUESTS [SPAN_PAGES
+//! [KIND]]]` (defaults 200000, 16384 pages (covered by the log region's 63 P-blocks), region).
+
+use nandlab_ftl::{FrontEnd, FtlCounters, HostRequest, Lpa, PageWrite, PageWrites, PcmStage};
+use nandlab_lab::stack::Stack;
+use nandlab_workload::IoOp;
+use nandlab_workload::content::{DesktopGenerator, DesktopSpec};
+use std::path::Path;
+use std::time::Instant;
+
+const PCM: &str = r#"
+[pcm]
+preset = "cidr11"
+capacity_bytes = 16777216
+[pcm.dedup]
+store_size_bytes = 4194304
+segments = 16
+search = "binary"
+[pcm.log]
+kind = "KIND"
+region_size_bytes = 8388608
+"#;
+
+/// CPU time of this process's main thread so far, seconds (`/proc/self/schedstat`; the
+/// machine may be shared, so wall time alone understates the simulator's speed).
+fn cpu_s() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(f64::NAN, |ns| ns * 1e-9)
+}
+
+fn main() {
+    let requests: u64 = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(200_000);
+    let span: u32 = std::env::args()
+        .nth(2)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(16_384);
+    let kind = std::env::args().nth(3).unwrap_or("region".into());
+    let pcm = PCM.replace("KIND", &kind);
+    let text = format!(
+        "[ssd]\npreset = \"bench-ssd\"\npayload = \"full\"\n[workload]\nkind = \"synthetic\"\n\
+         pattern = \"random\"\nread_fraction = 0.0\nrequest_size_bytes = 8192\nspan_bytes = 0\n\
+         request_count = 1\n{pcm}"
+    );
+    let stack = Stack::from_toml("bench", &text, Path::new("."), &[]).expect("bench stack");
+    let page = stack.nand.geometry.page_size_bytes;
+    let mut spec = DesktopSpec::new(span, requests);
+    spec.fill = false;
+    spec.page_write_fraction = 0.5;
+    spec.update_fraction = 0.5;
+    spec.trim_fraction = 0.0;
+
+    // 0. SHA-1 alone: the bound real fingerprinting puts on any dedup path
+    let page_bytes = vec![0x5Au8; page as usize];
+    let cpu = cpu_s();
+    let mut x = 0u8;
+    for i in 0..20_000u32 {
+        let mut p = page_bytes.clone();
+        p[..4].copy_from_slice(&i.to_le_bytes());
+        x ^= nandlab_pcm::Fingerprint::of(&p).0[0];
+    }
+    let s = cpu_s() - cpu;
+    println!(
+        "SHA-1 of a {page} B page alone: {:.0} pages/CPU-s ({x})",
+        20_000.0 / s
+    );
+
+    // 1. the stage alone: whole pages (updates applied to a host copy of the page)
+    let g = &stack.nand.geometry;
+    let stage_config = stack.pcm_stage().unwrap().unwrap();
+    let logical = nandlab_ftl::logical_pages(g, stack.ftl.op_fraction) as u32;
+    let mut stage =
+        PcmStage::new(stage_config, logical, page, g.pages_per_block, 1).expect("stage");
+    let mut generator = DesktopGenerator::new(spec.clone(), page, 1).unwrap();
+    let mut pages = vec![0u8; span as usize * page as usize];
+    let mut out = PageWrites::new(page, true);
+    let mut counters = FtlCounters::default();
+    let mut writes = 0u64;
+    let started = Instant::now();
+    let cpu = cpu_s();
+    let mut sequence = 0;
+    while let Some((r, data)) = generator.next_request() {
+        if r.op != IoOp::Write {
+            continue;
+        }
+        let lpa = (r.offset_bytes / u64::from(page)) as u32;
+        let at = (r.offset_bytes % u64::from(page)) as usize;
+        let p = &mut pages[lpa as usize * page as usize..][..page as usize];
+        p[at..at + data.len()].copy_from_slice(data);
+        sequence += 1;
+        out.clear();
+        let w = PageWrite {
+            lpa: Lpa(lpa),
+            sequence,
+            data: Some(p),
+            placement: 0,
+            request: 3 << 62,
+        };
+        stage.write(nandlab_core::SimTime::ZERO, w, &mut out, &mut counters);
+        writes += 1;
+    }
+    let s = started.elapsed().as_secs_f64();
+    let c = cpu_s() - cpu;
+    let r = stage.report();
+    println!(
+        "stage alone: {writes} page writes in {s:.2} s wall = {:.0} writes/s; {c:.2} s CPU = {:.0} writes/CPU-s (dedup hits {}, merges {})",
+        writes as f64 / s,
+        writes as f64 / c,
+        r.dedup.as_ref().map_or(0, |d| d.duplicates_shared),
+        r.log.as_ref().map_or(0, |l| l.merges)
+    );
+
+    // 2. the whole SSD, one request at a time
+    let mut ssd = stack.new_ssd(stack.ssd_config(), 1).expect("ssd");
+    let mut generator = DesktopGenerator::new(spec, page, 1).unwrap();
+    let mut writes = 0u64;
+    let started = Instant::now();
+    let cpu = cpu_s();
+    while let Some((r, data)) = generator.next_request() {
+        if r.op != IoOp::Write {
+            continue;
+        }
+        let mut r: HostRequest = r.into();
+        r.arrival = None;
+        ssd.execute(&r, Some(data)).expect("write");
+        writes += 1;
+    }
+    let s = started.elapsed().as_secs_f64();
+    let c = cpu_s() - cpu;
+    let r = ssd.front_end::<PcmStage>().unwrap().report();
+    println!(
+        "whole SSD (execute, QD1): {writes} write requests in {s:.2} s wall = {:.0} writes/s; {c:.2} s CPU = {:.0} writes/CPU-s (check failures {})",
+        writes as f64 / s,
+        writes as f64 / c,
+        r.check_failures
+    );
+}

@@ -1,0 +1,266 @@
+//! `[pcm]`: a PCM front end for the SSD (thesis 001 chapter 3; SPEC P1–P4). One device (a
+//! preset, optionally resized), the redundant write finder (`[pcm.dedup]`) and/or a log buffer
+//! (`[pcm.log]`, kind `region` | `dpram` | `ipl`), turned into an `nandlab_ftl::PcmStage` after
+//! the DRAM write buffer.
+//!
+//! ```toml
+//! [pcm]
+//! preset = "cidr11"            # thesis-table2.2 | thesis-table2.1 | cidr11 | samsung-isscc2012
+//! capacity_bytes = 16777216    # optional: resize the preset's device
+//! [pcm.dedup]                  # optional; enabled = false turns it off
+//! store_size_bytes = 4194304
+//! segments = 16
+//! [pcm.log]                    # optional
+//! kind = "region"              # the thesis's log region; "dpram"; "ipl"
+//! region_size_bytes = 8388608
+//! ```
+
+use nandlab_ftl::{LogBufferConfig, PcmStageConfig};
+use nandlab_pcm::DedupConfig;
+use nandlab_pcm::dedup::BucketSearch;
+use serde::{Deserialize, Serialize};
+
+/// `[pcm]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PcmSection {
+    /// The device preset.
+    #[serde(default = "default_preset")]
+    pub preset: String,
+    /// Overrides the preset's capacity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity_bytes: Option<u64>,
+    /// Overrides the preset's Flip-N-Write switch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flip_n_write: Option<bool>,
+    /// The redundant write finder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dedup: Option<PcmDedupSection>,
+    /// The log buffer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<LogBufferConfig>,
+}
+
+fn default_preset() -> String {
+    "cidr11".into()
+}
+
+/// `[pcm.dedup]`: the keys of `nandlab_pcm::DedupConfig` plus `enabled`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PcmDedupSection {
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    pub store_size_bytes: u64,
+    #[serde(default = "default_segments")]
+    pub segments: u32,
+    #[serde(default = "default_bucket")]
+    pub bucket_size_bytes: u64,
+    #[serde(default)]
+    pub search: BucketSearch,
+    #[serde(default)]
+    pub hash_latency_ns: f64,
+    #[serde(default)]
+    pub hash_energy_nj: f64,
+}
+
+fn yes() -> bool {
+    true
+}
+fn default_segments() -> u32 {
+    16
+}
+fn default_bucket() -> u64 {
+    4096
+}
+
+impl PcmSection {
+    /// The stage config; `Err((key, message))` for an unknown preset.
+    pub fn to_stage(&self) -> Result<PcmStageConfig, (String, String)> {
+        let mut device =
+            nandlab_pcm::preset(&self.preset).map_err(|e| ("pcm.preset".into(), e.to_string()))?;
+        if let Some(c) = self.capacity_bytes {
+            device.geometry.capacity_bytes = c;
+        }
+        if let Some(f) = self.flip_n_write {
+            device.write.flip_n_write = f;
+        }
+        let dedup = self
+            .dedup
+            .as_ref()
+            .filter(|d| d.enabled)
+            .map(|d| DedupConfig {
+                segments: d.segments,
+                store_size_bytes: d.store_size_bytes,
+                bucket_size_bytes: d.bucket_size_bytes,
+                search: d.search,
+                hash_latency_ns: d.hash_latency_ns,
+                hash_energy_nj: d.hash_energy_nj,
+            });
+        Ok(PcmStageConfig {
+            device,
+            dedup,
+            log: self.log.clone(),
+        })
+    }
+}
+
+impl super::Stack {
+    /// The PCM stage config of `[pcm]`, if any.
+    pub fn pcm_stage(&self) -> crate::error::LabResult<Option<nandlab_ftl::PcmStageConfig>> {
+        let Some(pcm) = &self.config.pcm else {
+            return Ok(None);
+        };
+        pcm.to_stage()
+            .map(Some)
+            .map_err(|(key, message)| crate::error::LabError::Usage(format!("{key}: {message}")))
+    }
+
+    /// Builds the SSD of this stack (`config`: the stack's SSD config, possibly adjusted), with
+    /// the `[pcm]` stage when configured.
+    pub fn new_ssd(
+        &self,
+        config: nandlab_ftl::SsdConfig,
+        seed: u64,
+    ) -> crate::error::LabResult<nandlab_ftl::Ssd> {
+        let Some(stage) = self.pcm_stage()? else {
+            return Ok(nandlab_ftl::Ssd::new(config, seed)?);
+        };
+        // the geometry of `config` (a trace may have grown the device)
+        let nand = config.nand_config()?;
+        let g = &nand.geometry;
+        let logical = match config.ftl.mapping {
+            nandlab_ftl::MappingKind::Page => {
+                nandlab_ftl::logical_pages(g, config.ftl.op_fraction) as u32
+            }
+            // the block and hybrid mappings keep their own logical capacity
+            _ => nandlab_ftl::Ssd::new(config.clone(), seed)?.logical_pages() as u32,
+        };
+        let stage =
+            nandlab_ftl::PcmStage::new(stage, logical, g.page_size_bytes, g.pages_per_block, seed)?;
+        Ok(nandlab_ftl::Ssd::with_front_ends(
+            config,
+            seed,
+            vec![Box::new(stage)],
+        )?)
+    }
+
+    pub(super) fn check_pcm(&self, source: super::Source<'_>) -> crate::error::LabResult<()> {
+        let Some(pcm) = &self.config.pcm else {
+            return Ok(());
+        };
+        let stage = pcm.to_stage().map_err(|(k, m)| source.error(&k, m))?;
+        if self.ftl.payload != nandlab_ftl::PayloadMode::Full {
+            return Err(source.error(
+                "ssd.payload",
+                "[pcm] fingerprints and diffs page bytes: it needs `payload = \"full\"`",
+            ));
+        }
+        if stage.dedup.is_some() && self.ftl.mapping != nandlab_ftl::MappingKind::Page {
+            return Err(source.error(
+                "ssd.mapping.kind",
+                "[pcm.dedup] shares physical pages: it needs the page mapping",
+            ));
+        }
+        let g = &self.nand.geometry;
+        let shape = nandlab_pcm::FlashShape {
+            page_size_bytes: g.page_size_bytes,
+            pages_per_block: g.pages_per_block,
+            pages: nandlab_ftl::logical_pages(g, self.ftl.op_fraction) as u32,
+        };
+        stage.validate(&shape).map_err(|e| match e {
+            nandlab_ftl::FtlError::Config { key, message } => source.error(&key, message),
+            other => other.into(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::control::Control;
+    use crate::stack::Stack;
+    use std::path::Path;
+
+    const BASE: &str = r#"
+[run]
+seed = 3
+[nand]
+preset = "slc"
+[nand.geometry]
+blocks_per_plane = 32
+pages_per_block = 64
+page_size_bytes = 4096
+[ssd]
+op_fraction = 0.25
+payload = "full"
+[workload]
+kind = "synthetic"
+pattern = "random"
+read_fraction = 0.0
+request_size_bytes = 4096
+span_bytes = 0
+request_count = 300
+"#;
+
+    fn with(pcm: &str) -> Result<Stack, String> {
+        let text = format!("{BASE}\n{pcm}");
+        Stack::from_toml("t.toml", &text, Path::new("."), &[]).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_pcm_section_builds_the_stage_and_runs() {
+        let s = with(
+            "[pcm]\npreset = \"cidr11\"\ncapacity_bytes = 1048576\n[pcm.dedup]\nstore_size_bytes = 65536\n\
+             [pcm.log]\nkind = \"region\"\nregion_size_bytes = 524288\n",
+        )
+        .unwrap();
+        let run = s.run(None, &Control::default()).unwrap();
+        assert!(run.metric("requests").unwrap() > 0.0);
+        let ssd = s.new_ssd(s.ssd_config(), 1).unwrap();
+        assert!(ssd.front_end::<nandlab_ftl::PcmStage>().is_some());
+    }
+
+    #[test]
+    fn bad_pcm_sections_name_the_key() {
+        let cases = [
+            (
+                "[pcm]\npreset = \"nope\"\n[pcm.log]\nkind = \"dpram\"\nregion_size_bytes = 4096\n",
+                "pcm.preset",
+            ),
+            (
+                "[pcm]\ncapacity_bytes = 65536\n[pcm.dedup]\nstore_size_bytes = 1048576\n",
+                "pcm.dedup.store_size_bytes",
+            ),
+            (
+                "[pcm]\n[pcm.log]\nkind = \"region\"\nregion_size_bytes = 1048576\nsector_size_bytes = 8192\n",
+                "pcm.log.sector_size_bytes",
+            ),
+            (
+                "[pcm]\ncapacity_bytes = 65536\n[pcm.log]\nkind = \"region\"\nregion_size_bytes = 1048576\n",
+                "pcm.log.region_size_bytes",
+            ),
+            (
+                "[pcm]\n[pcm.log]\nkind = \"region\"\nregion_bytes = 1\n",
+                "pcm.log",
+            ),
+            ("[pcm]\n", "pcm"),
+        ];
+        for (pcm, key) in cases {
+            let e = with(pcm).unwrap_err();
+            assert!(
+                e.contains(&format!("`{key}")) || e.contains(&format!("{key}:")) || e.contains(key),
+                "{pcm}: {e}"
+            );
+        }
+        let timing = BASE.replace("payload = \"full\"", "payload = \"timing-only\"");
+        let e = Stack::from_toml(
+            "t.toml",
+            &format!("{timing}\n[pcm]\n[pcm.log]\nkind = \"dpram\"\nregion_size_bytes = 65536\n"),
+            Path::new("."),
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("ssd.payload"), "{e}");
+    }
+}
