@@ -49,6 +49,7 @@ mod gc;
 pub mod host;
 pub mod mapping;
 pub mod memory;
+pub mod power;
 mod ssd;
 pub mod stats;
 mod wear;

@@ -63,6 +63,8 @@ pub(crate) struct Emitter {
     pub ops: Vec<PendingOp>,
     /// False while preconditioning: functional effects only, no ops.
     pub enabled: bool,
+    /// Power-loss trace of the decided ops (`None` unless a power-cut experiment runs).
+    pub trace: Option<Box<crate::power::trace::Trace>>,
 }
 
 impl Default for Emitter {
@@ -70,6 +72,7 @@ impl Default for Emitter {
         Emitter {
             ops: Vec::with_capacity(1024),
             enabled: true,
+            trace: None,
         }
     }
 }
@@ -83,6 +86,9 @@ impl Emitter {
                 target,
                 tag,
             });
+            if let Some(trace) = &mut self.trace {
+                trace.push(kind, source, target);
+            }
         }
     }
 }

@@ -1,0 +1,198 @@
+//! The power-loss driver on [`Ssd`]: start the trace on an idle device, admit requests and
+//! step events one at a time (so a cut can fall between any two), and cut.
+//!
+//! Nothing here is on the normal run path ([`Ssd::run`] never calls it).
+
+use super::Ssd;
+use crate::address::{Lpa, Ppa};
+use crate::error::{FtlError, FtlResult};
+use crate::host::HostRequest;
+use crate::power::cut::{CutContext, DieAtCut, EnergyCosts, StagePage, apply_cut};
+use crate::power::image::{FlashImage, PageImage};
+use crate::power::trace::{TRACE_OPS_MAX, Trace};
+use crate::power::{CutConfig, PowerCut};
+use nandlab_core::SimTime;
+use nandlab_nand::Stage;
+use nandlab_nand::energy::EnergyModel;
+
+fn power_error(message: String) -> FtlError {
+    FtlError::BadRequest { message }
+}
+
+impl Ssd {
+    /// Starts the power-loss trace: from now on every decided flash op is recorded so that a
+    /// cut can rebuild the array. The device must be idle (nothing in flight or queued).
+    pub fn start_power_trace(&mut self) -> FtlResult<()> {
+        if self.requests.in_flight() > 0
+            || !self.nand.is_idle()
+            || self.die_queues.iter().any(|q| !q.is_empty())
+            || !self.flash.emit.ops.is_empty()
+        {
+            return Err(power_error(
+                "start_power_trace: the device is not idle (drain it first)".into(),
+            ));
+        }
+        let dies = self.geometry.total_dies();
+        let pages_per_die = (self.geometry.total_pages() / u64::from(dies)) as u32;
+        let base = (0..dies as usize)
+            .map(|d| self.flash.oob.completed_ops(d))
+            .collect();
+        let physical = self.geometry.total_pages() as u32;
+        let mut image = FlashImage::new(physical, self.geometry.pages_per_block, base);
+        for ppa in (0..physical).map(Ppa) {
+            if let Some(content) = self.flash.page_content(ppa) {
+                image.pages[ppa.index()] = PageImage::Programmed(content);
+            }
+        }
+        let mut trace = Trace::new(dies, pages_per_die);
+        trace.image = Some(image);
+        self.flash.emit.trace = Some(Box::new(trace));
+        Ok(())
+    }
+
+    /// Whether the power-loss trace is on.
+    pub fn power_trace_on(&self) -> bool {
+        self.flash.emit.trace.is_some()
+    }
+
+    /// Admits `request` now (`data`: a write's bytes, full payload mode) if the queue has room;
+    /// whether it did.
+    pub fn power_admit(&mut self, request: &HostRequest, data: Option<&[u8]>) -> FtlResult<bool> {
+        if !self.requests.has_room() {
+            return Ok(false);
+        }
+        let now = self.now;
+        self.admit(request, now, data)?;
+        self.fold_trace()?;
+        Ok(true)
+    }
+
+    /// Requests admitted and not completed.
+    pub fn requests_in_flight(&self) -> u32 {
+        self.requests.in_flight()
+    }
+
+    /// The time of the next event of any source (`None`: nothing pending).
+    pub fn next_event_time(&self) -> Option<SimTime> {
+        let mut next = self.events.peek_time();
+        let mut fold = |t: Option<SimTime>| {
+            if let Some(t) = t {
+                next = Some(next.map_or(t, |n: SimTime| n.min(t)));
+            }
+        };
+        fold(self.nand.next_event_time());
+        if let Some(c) = &self.controller {
+            fold(c.events.peek_time());
+        }
+        if self.front.is_timed() {
+            fold(self.front.next_event().map(|(_, t)| t));
+        }
+        next
+    }
+
+    /// Processes the next event; its time, or `None` when nothing was pending.
+    pub fn power_step(&mut self) -> FtlResult<Option<SimTime>> {
+        let stepped = self.step()?;
+        self.fold_trace()?;
+        Ok(stepped.map(|_| self.now))
+    }
+
+    /// Chip ops completed since the trace started.
+    pub fn chip_ops_completed(&self) -> u64 {
+        match self
+            .flash
+            .emit
+            .trace
+            .as_ref()
+            .and_then(|t| t.image.as_ref())
+        {
+            Some(image) => (0..image.base.len())
+                .map(|d| self.flash.oob.completed_ops(d) - image.base[d])
+                .sum(),
+            None => 0,
+        }
+    }
+
+    /// Folds the ops the chip model completed into the trace's image.
+    fn fold_trace(&mut self) -> FtlResult<()> {
+        let oob = &self.flash.oob;
+        let Some(trace) = self.flash.emit.trace.as_mut() else {
+            return Ok(());
+        };
+        let mut image = trace.image.take().expect("the trace has an image");
+        image.fold(trace, |d| oob.completed_ops(d));
+        trace.image = Some(image);
+        if trace.unfolded > TRACE_OPS_MAX {
+            return Err(power_error(format!(
+                "power trace: more than {TRACE_OPS_MAX} decided ops not completed"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Cuts the power now: the array as the ops completed, in flight and queued leave it, and
+    /// the front-end stages' pages lost or saved. The device itself is left as it was (a new
+    /// one is mounted from the result, [`crate::power::recover`]).
+    pub fn power_cut(&mut self, config: &CutConfig) -> FtlResult<PowerCut> {
+        config
+            .validate()
+            .map_err(|m| power_error(format!("power cut: {m}")))?;
+        self.fold_trace()?;
+        let Some(trace) = self.flash.emit.trace.as_ref() else {
+            return Err(power_error(
+                "power_cut: the power trace is not on (start_power_trace)".into(),
+            ));
+        };
+        let image = trace.image.clone().expect("the trace has an image");
+        let mut cell_started: Vec<Vec<bool>> = vec![Vec::new(); trace.dies.len()];
+        for op in self.nand.in_flight_ops() {
+            cell_started[op.die as usize].push(op.cell_started);
+        }
+        let mut dies = Vec::with_capacity(trace.dies.len());
+        for (die, started) in cell_started.into_iter().enumerate() {
+            let pending = &trace.dies[die];
+            if started.len() > pending.len() {
+                return Err(power_error(format!(
+                    "power cut: die {die} has {} ops in the chip but {} traced",
+                    started.len(),
+                    pending.len()
+                )));
+            }
+            dies.push(DieAtCut {
+                pending,
+                in_chip_cell_started: started,
+            });
+        }
+        let mut stage_pages = Vec::new();
+        for lpa in (0..self.logical_pages).map(Lpa) {
+            if let Some(stage) = self.front.holder(lpa) {
+                stage_pages.push(StagePage {
+                    lpa,
+                    volatile: stage.volatile(),
+                    data: self.front.page(lpa).map(Box::<[u8]>::from),
+                });
+            }
+        }
+        let timing = self.nand.timing();
+        let energy_model = EnergyModel::new(self.nand.config());
+        let ppb = self.geometry.pages_per_block;
+        let slowest = (0..ppb).map(|p| timing.program_time(p)).max();
+        let energy = EnergyCosts {
+            program_pj: energy_model.stage_pj(Stage::Tin, slowest.unwrap_or(SimTime::ZERO))
+                + energy_model.stage_pj(
+                    Stage::Tir,
+                    timing.transfer_time(self.geometry.page_size_bytes),
+                ),
+            erase_pj: energy_model.stage_pj(Stage::Ber, timing.erase),
+        };
+        let context = CutContext {
+            layout: timing.layout,
+            energy,
+            next_sequence: self.flash.write_sequence + 1,
+            time: self.now,
+        };
+        let mut cut = apply_cut(image, dies, stage_pages, &context, config);
+        cut.report.chip_ops_completed = self.chip_ops_completed();
+        Ok(cut)
+    }
+}
