@@ -9,6 +9,7 @@
 
 pub mod oracle;
 pub mod payload;
+pub mod scaling;
 pub mod sweep;
 
 use nandlab_core::{Lpa, SimRng, SimTime};
@@ -226,7 +227,11 @@ pub fn run_case(case: &CrashCase) -> Result<CrashOutcome, String> {
         let reached = match case.cut_point {
             CutPoint::AfterEvents(n) => events >= n,
             CutPoint::AfterChipOps(n) => ssd.chip_ops_completed() >= n,
-            CutPoint::AtTimePs(t) => ssd.next_event_time().is_none_or(|e| e.as_ps() > t),
+            // (nothing pending: the next request is admitted now, unless none is left)
+            CutPoint::AtTimePs(t) => match ssd.next_event_time() {
+                Some(next) => next.as_ps() > t,
+                None => in_flight.is_none() && issued_count >= w.requests,
+            },
             CutPoint::End => false,
         };
         if reached {

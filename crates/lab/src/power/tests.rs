@@ -40,8 +40,9 @@ fn timed_cuts_on_a_multi_plane_device() {
     c.device.blocks_per_plane = 10;
     c.device.op_fraction = 0.8;
     c.device.copyback = true;
-    let s = run(&c, SweepMode::Times);
-    assert!(s.cuts > 300, "{s:?}");
+    let s = sweep(&c, SweepMode::Times, 1, 400).expect("sweep runs");
+    assert!(s.cuts >= 400, "{s:?}");
+    assert!(s.torn_programs > 0 && s.interrupted_erases > 0, "{s:?}");
     assert_eq!(s.violations.total(), 0, "{:?}", s.violations);
 }
 
