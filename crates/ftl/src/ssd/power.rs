@@ -196,3 +196,111 @@ impl Ssd {
         Ok(cut)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{FtlConfig, PayloadMode, SsdConfig};
+    use crate::power::{RecoveryVariant, Source, recover};
+
+    fn ssd(payload: PayloadMode) -> Ssd {
+        let mut c = SsdConfig::from_preset("slc");
+        c.device.overrides = Some(
+            toml::from_str(
+                "[geometry]\ndies_per_chip = 2\nplanes_per_die = 1\nblocks_per_plane = 12\n\
+                 pages_per_block = 4\npage_size_bytes = 512\n",
+            )
+            .unwrap(),
+        );
+        c.ftl = FtlConfig {
+            op_fraction: 0.6,
+            gc_threshold_blocks: 2,
+            payload,
+            ..FtlConfig::default()
+        };
+        Ssd::new(c, 3).unwrap()
+    }
+
+    fn write(s: &mut Ssd, lpa: u32) {
+        let r = HostRequest::write(u64::from(lpa) * 512, 512);
+        assert!(s.power_admit(&r, None).unwrap());
+    }
+
+    /// A mount after an idle cut rebuilds exactly the FTL's own mapping (GC and erases
+    /// included), in both payload modes: the trace, the image and the scan agree with the FTL.
+    #[test]
+    fn an_idle_cut_mounts_to_the_ftls_own_mapping() {
+        for payload in [PayloadMode::Full, PayloadMode::TimingOnly] {
+            let mut s = ssd(payload);
+            s.start_power_trace().unwrap();
+            for i in 0..300u32 {
+                write(&mut s, (i * 7) % 20);
+                while s.requests_in_flight() > 0 {
+                    s.power_step().unwrap();
+                }
+            }
+            s.drain().unwrap();
+            let cut = s.power_cut(&CutConfig::default()).unwrap();
+            assert_eq!(cut.report.torn_programs + cut.report.ops_not_run, 0);
+            let logical = s.logical_pages() as u32;
+            let r = recover(
+                &cut,
+                logical,
+                s.geometry(),
+                s.nand().timing(),
+                RecoveryVariant::Correct,
+            );
+            for lpa in (0..logical).map(Lpa) {
+                let mounted = r.map[lpa.index()].map(|src| match src {
+                    Source::Flash(ppa) => ppa,
+                    Source::Dump(_) => unreachable!("no buffer"),
+                });
+                assert_eq!(mounted, s.locate(lpa), "lpa {lpa:?} ({payload:?})");
+            }
+            assert!(s.nand().stats().kind(nandlab_nand::OpKind::Erase).ops > 0);
+        }
+    }
+
+    /// A cut with a program in its cell stage tears that page; the mount discards it and keeps
+    /// the LPA's previous write.
+    #[test]
+    fn a_torn_program_is_discarded_at_mount() {
+        let mut s = ssd(PayloadMode::Full);
+        s.start_power_trace().unwrap();
+        write(&mut s, 5);
+        s.drain().unwrap();
+        let old = s.locate(Lpa(5)).unwrap();
+        write(&mut s, 5);
+        let cut = s.power_cut(&CutConfig::default()).unwrap();
+        assert_eq!(cut.report.torn_programs, 1, "{:?}", cut.report);
+        let r = recover(
+            &cut,
+            s.logical_pages() as u32,
+            s.geometry(),
+            s.nand().timing(),
+            RecoveryVariant::Correct,
+        );
+        assert_eq!(r.map[5], Some(Source::Flash(old)));
+        assert_eq!(r.report.pages_discarded, 1);
+        assert!(
+            s.power_cut(&CutConfig {
+                paired_damage_probability: -1.0,
+                ..CutConfig::default()
+            })
+            .unwrap_err()
+            .to_string()
+            .contains("paired_damage_probability")
+        );
+    }
+
+    /// Starting the trace on a busy device is an error, not a wrong image.
+    #[test]
+    fn the_trace_starts_only_on_an_idle_device() {
+        let mut s = ssd(PayloadMode::TimingOnly);
+        let r = HostRequest::write(0, 512);
+        let now = s.now();
+        s.admit(&r, now, None).unwrap();
+        assert!(s.start_power_trace().is_err());
+        assert!(s.power_cut(&CutConfig::default()).is_err());
+    }
+}
