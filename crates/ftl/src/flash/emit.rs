@@ -78,6 +78,7 @@ impl Default for Emitter {
 }
 
 impl Emitter {
+    #[inline]
     pub fn push(&mut self, kind: OpKind, source: Ppa, target: Ppa, tag: Tag) {
         if self.enabled {
             self.ops.push(PendingOp {
@@ -86,9 +87,18 @@ impl Emitter {
                 target,
                 tag,
             });
-            if let Some(trace) = &mut self.trace {
-                trace.push(kind, source, target);
+            if self.trace.is_some() {
+                self.trace_push(kind, source, target);
             }
+        }
+    }
+
+    /// Records the op in the power-loss trace (off the hot path).
+    #[cold]
+    #[inline(never)]
+    fn trace_push(&mut self, kind: OpKind, source: Ppa, target: Ppa) {
+        if let Some(trace) = &mut self.trace {
+            trace.push(kind, source, target);
         }
     }
 }

@@ -117,6 +117,7 @@ impl Flash {
         }
     }
 
+    #[cold]
     #[inline(never)]
     fn trace_content_slow(&mut self, ppa: Ppa) {
         if let Some(content) = self.page_content(ppa)
