@@ -4,6 +4,7 @@
 
 use clap::Args;
 use nandlab_ftl::power::RecoveryVariant;
+use nandlab_ftl::{GcPolicy, MappingKind};
 use nandlab_lab::power::scaling::recovery_scaling;
 use nandlab_lab::power::sweep::{SweepMode, sweep};
 use nandlab_lab::power::{CrashCase, CrashDevice, CrashWorkload, CutPoint, ps_to_us, run_case};
@@ -36,6 +37,12 @@ pub struct PowercutArgs {
     /// GC moves within a plane by copyback.
     #[arg(long)]
     copyback: bool,
+    /// page, block or hybrid.
+    #[arg(long, default_value = "page")]
+    mapping: String,
+    /// greedy, fifo, cost-benefit or random.
+    #[arg(long, default_value = "greedy")]
+    gc_policy: String,
     /// Host requests (closed loop, queue depth 1).
     #[arg(long, default_value_t = 400)]
     requests: u32,
@@ -142,6 +149,27 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
         }
         _ => CutPoint::End,
     };
+    let mapping = match args.mapping.as_str() {
+        "page" => MappingKind::Page,
+        "block" => MappingKind::Block,
+        "hybrid" => MappingKind::Hybrid,
+        other => {
+            return Err(usage(format!(
+                "--mapping {other:?}: expected page, block or hybrid"
+            )));
+        }
+    };
+    let gc_policy = match args.gc_policy.as_str() {
+        "greedy" => GcPolicy::Greedy,
+        "fifo" => GcPolicy::Fifo,
+        "cost-benefit" => GcPolicy::CostBenefit,
+        "random" => GcPolicy::Random,
+        other => {
+            return Err(usage(format!(
+                "--gc-policy {other:?}: expected greedy, fifo, cost-benefit or random"
+            )));
+        }
+    };
     let case = CrashCase {
         device: CrashDevice {
             preset: args.preset,
@@ -153,6 +181,8 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
             op_fraction: args.op,
             write_buffer_pages: args.buffer_pages,
             copyback: args.copyback,
+            mapping,
+            gc_policy,
             ..CrashDevice::default()
         },
         workload: CrashWorkload {

@@ -1,8 +1,10 @@
 //! Mount after a cut: rebuild the mapping from the OOB of every page (a full scan), the free
 //! and to-erase block lists, valid counts and write pointers, and time the scan.
 //!
-//! The scan reads each block's pages in offset order up to its first erased page (a block is
-//! programmed in order, so the rest are erased too), checks each page's CRC (over its LPA,
+//! The scan reads each block's pages in offset order, up to its first erased page when the
+//! mapping programs every block in page order (page mapping: the rest are erased too), or all
+//! of them when it may skip pages (block and hybrid mappings program a page at its LPA's
+//! offset), checks each page's CRC (over its LPA,
 //! sequence number and bytes: the whole page is transferred), discards pages whose CRC fails
 //! (torn programs, damaged lower pages) and every page of a block whose erase was interrupted,
 //! and keeps for each LPA the intact page with the highest sequence number. Pages of the dump
@@ -88,7 +90,8 @@ pub struct Recovered {
     pub sequence: Vec<u64>,
     /// Per block, valid pages.
     pub valid_pages: Vec<u32>,
-    /// Per block, the first erased page (the write pointer; `pages_per_block` when full).
+    /// Per block, one past its last programmed page (the write pointer; `pages_per_block`
+    /// when full).
     pub write_pointer: Vec<u32>,
     /// Free blocks (all pages erased, erase not interrupted).
     pub free_blocks: Vec<u32>,
@@ -112,13 +115,16 @@ impl Recovered {
     }
 }
 
-/// Mounts the device `cut` left: a full scan.
+/// Mounts the device `cut` left: a full scan. `blocks_in_page_order`: every block is
+/// programmed from page 0 without gaps (page mapping), so a block's scan stops at its first
+/// erased page.
 pub fn recover(
     cut: &PowerCut,
     logical_pages: u32,
     geometry: &Geometry,
     timing: &TimingModel,
     variant: RecoveryVariant,
+    blocks_in_page_order: bool,
 ) -> Recovered {
     let image = &cut.image;
     let ppb = image.pages_per_block;
@@ -126,7 +132,7 @@ pub fn recover(
     let mut map: Vec<Option<Source>> = vec![None; logical_pages as usize];
     let mut sequence = vec![0u64; logical_pages as usize];
     let mut valid_pages = vec![0u32; blocks as usize];
-    let mut write_pointer = vec![ppb; blocks as usize];
+    let mut write_pointer = vec![0; blocks as usize];
     let mut report = RecoveryReport {
         physical_pages: u64::from(image.physical_pages()),
         capacity_bytes: geometry.capacity_bytes(),
@@ -149,18 +155,20 @@ pub fn recover(
             let content = match image.page(ppa) {
                 Some(PageImage::Programmed(c)) if !unreliable => c,
                 Some(PageImage::Programmed(_)) => {
+                    write_pointer[block as usize] = offset + 1;
                     report.pages_discarded += 1;
                     continue;
                 }
                 _ => {
-                    if !unreliable {
-                        write_pointer[block as usize] = offset;
+                    if blocks_in_page_order && !unreliable {
                         break;
                     }
                     continue;
                 }
             };
+            write_pointer[block as usize] = offset + 1;
             if variant != RecoveryVariant::IgnoreCrc && !content.crc_ok() {
+                // (a torn page still takes its place: the block's write pointer is past it)
                 report.pages_discarded += 1;
                 continue;
             }

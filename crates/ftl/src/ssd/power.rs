@@ -249,6 +249,7 @@ mod tests {
                 s.geometry(),
                 s.nand().timing(),
                 RecoveryVariant::Correct,
+                true,
             );
             for lpa in (0..logical).map(Lpa) {
                 let mounted = r.map[lpa.index()].map(|src| match src {
@@ -279,6 +280,7 @@ mod tests {
             s.geometry(),
             s.nand().timing(),
             RecoveryVariant::Correct,
+            true,
         );
         assert_eq!(r.map[5], Some(Source::Flash(old)));
         assert_eq!(r.report.pages_discarded, 1);

@@ -14,7 +14,7 @@ pub mod sweep;
 
 use nandlab_core::{Lpa, SimRng, SimTime};
 use nandlab_ftl::power::{CutConfig, CutReport, RecoveryReport, RecoveryVariant, recover};
-use nandlab_ftl::{FtlConfig, HostRequest, PayloadMode, Ssd, SsdConfig};
+use nandlab_ftl::{FtlConfig, GcPolicy, HostRequest, MappingKind, PayloadMode, Ssd, SsdConfig};
 use oracle::{Oracle, Violations};
 use serde::Serialize;
 
@@ -35,6 +35,9 @@ pub struct CrashDevice {
     pub write_buffer_pages: u32,
     /// Copyback for same-plane GC moves.
     pub copyback: bool,
+    /// Page, block or hybrid mapping.
+    pub mapping: MappingKind,
+    pub gc_policy: GcPolicy,
 }
 
 impl Default for CrashDevice {
@@ -50,6 +53,8 @@ impl Default for CrashDevice {
             gc_threshold_blocks: 2,
             write_buffer_pages: 0,
             copyback: false,
+            mapping: MappingKind::Page,
+            gc_policy: GcPolicy::Greedy,
         }
     }
 }
@@ -76,6 +81,8 @@ impl CrashDevice {
             gc_threshold_blocks: self.gc_threshold_blocks,
             write_buffer_pages: self.write_buffer_pages,
             copyback: self.copyback,
+            mapping: self.mapping,
+            gc_policy: self.gc_policy,
             payload: PayloadMode::Full,
             queue_depth: 1,
             ..FtlConfig::default()
@@ -286,7 +293,15 @@ pub fn run_case(case: &CrashCase) -> Result<CrashOutcome, String> {
         cut.report.time_ps = cut.report.time_ps.max(t);
     }
     let timing = ssd.nand().timing();
-    let recovered = recover(&cut, logical, ssd.geometry(), timing, case.recovery);
+    let in_order = case.device.mapping == MappingKind::Page;
+    let recovered = recover(
+        &cut,
+        logical,
+        ssd.geometry(),
+        timing,
+        case.recovery,
+        in_order,
+    );
     let violations = oracle.check(|lpa| recovered.read(&cut, lpa));
     Ok(CrashOutcome {
         events,

@@ -52,6 +52,7 @@ pub fn recovery_scaling(
             g,
             ssd.nand().timing(),
             RecoveryVariant::Correct,
+            true,
         );
         points.push(ScanPoint {
             blocks_per_plane: blocks,

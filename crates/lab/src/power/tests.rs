@@ -141,3 +141,35 @@ fn bad_parameters_are_one_line_errors() {
             .contains("stride")
     );
 }
+
+/// Every GC policy of the page mapping keeps the contract at every event cut.
+#[test]
+fn every_gc_policy_keeps_the_contract() {
+    for policy in [GcPolicy::Fifo, GcPolicy::CostBenefit, GcPolicy::Random] {
+        let mut c = case();
+        c.device.gc_policy = policy;
+        let s = run(&c, SweepMode::Events);
+        assert!(
+            s.torn_programs > 0 && s.interrupted_erases > 0,
+            "{policy:?}: {s:?}"
+        );
+        assert_eq!(s.violations.total(), 0, "{policy:?}: {:?}", s.violations);
+    }
+}
+
+/// Open finding, not yet analysed: on the block and hybrid mappings the oracle reports lost
+/// and resurrected durable writes (e.g. block mapping, cut after event 602: the erase of the
+/// block holding the only copy of LPA 9's durable write is under way and no copy exists
+/// elsewhere; most likely the erase-before-the-superseding-program race of the buffer case).
+/// Ignored until understood; `cargo test ... -- --ignored` shows the counts.
+#[test]
+#[ignore = "open finding: block and hybrid mappings lose durable writes at some cuts"]
+fn block_and_hybrid_mappings_keep_the_contract() {
+    for mapping in [MappingKind::Block, MappingKind::Hybrid] {
+        let mut c = case();
+        c.device.mapping = mapping;
+        c.device.blocks_per_plane = 16;
+        let s = run(&c, SweepMode::Events);
+        assert_eq!(s.violations.total(), 0, "{mapping:?}: {:?}", s.violations);
+    }
+}
