@@ -33,6 +33,7 @@ macro_rules! out_raw {
     }};
 }
 
+mod powercut;
 mod sql;
 
 /// nandlab: co-design laboratory for database software on NAND flash and PCM.
@@ -76,6 +77,10 @@ enum Command {
     Demo,
     /// List the NAND chip presets and the SSD presets with their sources.
     Presets,
+    /// Cut the power of a small SSD, mount it from its pages' OOB and check every LPA with the
+    /// crash oracle; or sweep cut points; or time the mount scan against capacity
+    /// (docs/power.md).
+    Powercut(powercut::PowercutArgs),
 }
 
 #[derive(Args, Debug)]
@@ -366,6 +371,7 @@ fn run(cli: Cli, control: &Control) -> LabResult<()> {
         Command::Tpcc(args) => sql::tpcc(args),
         Command::Bench(args) => bench_cmd(args),
         Command::Demo => demo(),
+        Command::Powercut(args) => powercut::powercut(args),
         Command::Presets => {
             out!("NAND chip presets ([nand] preset = NAME, nandlab chip --preset NAME):\n");
             for name in nandlab_nand::preset_names() {

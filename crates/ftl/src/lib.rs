@@ -50,6 +50,7 @@ mod gc;
 pub mod host;
 pub mod mapping;
 pub mod memory;
+pub mod power;
 mod sched;
 mod ssd;
 pub mod stats;

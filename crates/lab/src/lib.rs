@@ -9,6 +9,7 @@ pub mod control;
 pub mod error;
 pub mod experiments;
 pub mod output;
+pub mod power;
 pub mod progress;
 pub mod ssd;
 pub mod stack;

@@ -70,6 +70,8 @@ pub(crate) struct Emitter {
     pub ops: Vec<PendingOp>,
     /// False while preconditioning: functional effects only, no ops.
     pub enabled: bool,
+    /// Power-loss trace of the decided ops (`None` unless a power-cut experiment runs).
+    pub trace: Option<Box<crate::power::trace::Trace>>,
 }
 
 impl Default for Emitter {
@@ -77,11 +79,13 @@ impl Default for Emitter {
         Emitter {
             ops: Vec::with_capacity(1024),
             enabled: true,
+            trace: None,
         }
     }
 }
 
 impl Emitter {
+    #[inline]
     pub fn push(&mut self, kind: OpKind, source: Ppa, target: Ppa, tag: Tag) {
         if self.enabled {
             self.ops.push(PendingOp {
@@ -90,6 +94,18 @@ impl Emitter {
                 target,
                 tag,
             });
+            if self.trace.is_some() {
+                self.trace_push(kind, source, target);
+            }
+        }
+    }
+
+    /// Records the op in the power-loss trace (off the hot path).
+    #[cold]
+    #[inline(never)]
+    fn trace_push(&mut self, kind: OpKind, source: Ppa, target: Ppa) {
+        if let Some(trace) = &mut self.trace {
+            trace.push(kind, source, target);
         }
     }
 }

@@ -152,6 +152,7 @@ impl Flash {
         self.counters.flash_pages_programmed += 1;
         self.placement.programmed(ppa);
         self.emit.push(OpKind::Program, ppa, Ppa::NONE, tag);
+        self.trace_content(ppa);
     }
 
     /// Moves the data of `source` to the allocated page `target` (copyback within a plane when
@@ -170,6 +171,7 @@ impl Flash {
             self.emit.push(OpKind::Read, source, Ppa::NONE, tag);
             self.emit.push(OpKind::Program, target, Ppa::NONE, tag);
         }
+        self.trace_content(target);
     }
 
     /// Erases `block` (all its pages must be invalid) and returns it to its plane's free list.

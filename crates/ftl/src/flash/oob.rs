@@ -171,6 +171,11 @@ impl OobStore {
         debug_assert!(self.completed[die.index()] <= self.submitted[die.index()]);
     }
 
+    /// Ops of `die` the chip model has completed since the device was built.
+    pub fn completed_ops(&self, die: usize) -> u64 {
+        self.completed[die]
+    }
+
     /// `(lpa, sequence)` of a programmed page; `None` when erased.
     pub fn get(&self, ppa: Ppa) -> Option<(Option<Lpa>, u64)> {
         let sequence = self.sequence[ppa.index()] & !DURABLE_SOURCE_BIT;

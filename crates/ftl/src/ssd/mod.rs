@@ -9,6 +9,7 @@
 
 mod durability;
 mod host_path;
+mod power;
 mod precondition;
 mod report;
 mod world;

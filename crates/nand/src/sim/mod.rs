@@ -10,10 +10,12 @@
 //! timing of the op is simulated afterwards. Constraint violations are returned by
 //! [`NandSim::submit`] and leave the state unchanged.
 
+pub mod power;
 mod search_ops;
 mod stats;
 pub(crate) mod steps;
 
+pub use power::{InFlightOp, paired_lower_pages};
 pub use stats::{Completion, KindStats, NandStats};
 
 use crate::config::NandConfig;

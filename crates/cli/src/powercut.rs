@@ -1,0 +1,298 @@
+//! `nandlab powercut`: cut the power of a small simulated SSD, mount it from its pages' OOB
+//! and check every LPA with the crash oracle (docs/power.md); or sweep cut points; or time the
+//! mount scan against capacity.
+
+use clap::Args;
+use nandlab_ftl::power::RecoveryVariant;
+use nandlab_ftl::{GcPolicy, MappingKind};
+use nandlab_lab::power::scaling::recovery_scaling;
+use nandlab_lab::power::sweep::{SweepMode, sweep};
+use nandlab_lab::power::{CrashCase, CrashDevice, CrashWorkload, CutPoint, ps_to_us, run_case};
+use nandlab_lab::{LabError, LabResult};
+
+#[derive(Args, Debug)]
+pub struct PowercutArgs {
+    /// NAND preset of the device (slc, mlc1, mlc2, tlc-b17a, qlc-n18a, ...).
+    #[arg(long, default_value = "slc")]
+    preset: String,
+    #[arg(long, default_value_t = 2)]
+    dies: u32,
+    /// Planes per die.
+    #[arg(long, default_value_t = 1)]
+    planes: u32,
+    /// Blocks per plane.
+    #[arg(long, default_value_t = 12)]
+    blocks: u32,
+    /// Pages per block.
+    #[arg(long, default_value_t = 8)]
+    pages: u32,
+    #[arg(long, default_value_t = 512)]
+    page_size: u32,
+    /// Over-provisioning (spare / logical).
+    #[arg(long, default_value_t = 0.5)]
+    op: f64,
+    /// DRAM write buffer pages (volatile unless --hold-up-uj).
+    #[arg(long, default_value_t = 0)]
+    buffer_pages: u32,
+    /// GC moves within a plane by copyback.
+    #[arg(long)]
+    copyback: bool,
+    /// page, block or hybrid.
+    #[arg(long, default_value = "page")]
+    mapping: String,
+    /// greedy, fifo, cost-benefit or random.
+    #[arg(long, default_value = "greedy")]
+    gc_policy: String,
+    /// Host requests (closed loop, queue depth 1).
+    #[arg(long, default_value_t = 400)]
+    requests: u32,
+    /// Write only the first N LPAs (0: all).
+    #[arg(long, default_value_t = 40)]
+    lpa_span: u32,
+    #[arg(long, default_value_t = 0.1)]
+    flush_probability: f64,
+    #[arg(long, default_value_t = 0.03)]
+    trim_probability: f64,
+    #[arg(long, default_value_t = 0.1)]
+    read_probability: f64,
+    /// Pages per write, 1 to N.
+    #[arg(long, default_value_t = 2)]
+    write_pages_max: u32,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Probability that a torn program damages each lower page of its word line.
+    #[arg(long, default_value_t = 0.5)]
+    paired_damage: f64,
+    /// Power-loss protection: hold-up energy in µJ (absent: none).
+    #[arg(long)]
+    hold_up_uj: Option<f64>,
+    /// correct, ignore-crc or lowest-sequence-wins (the last two are deliberately broken).
+    #[arg(long, default_value = "correct")]
+    recovery: String,
+    /// Sweep cut points: events, chip-ops or times (default: one cut, see --cut-*).
+    #[arg(long)]
+    sweep: Option<String>,
+    /// Sweep step (events, ops, or picoseconds for times).
+    #[arg(long, default_value_t = 1)]
+    stride: u64,
+    /// Most cuts of a sweep (evenly spaced beyond).
+    #[arg(long, default_value_t = 100_000)]
+    cuts: u64,
+    /// One cut after this many world events.
+    #[arg(long, conflicts_with_all = ["cut_after_ops", "cut_at_us"])]
+    cut_after_events: Option<u64>,
+    /// One cut once this many chip ops completed.
+    #[arg(long, conflicts_with = "cut_at_us")]
+    cut_after_ops: Option<u64>,
+    /// One cut at this simulated time (µs).
+    #[arg(long)]
+    cut_at_us: Option<f64>,
+    /// Instead: time the mount scan of the preset at these blocks-per-plane counts
+    /// (comma-separated), filled to 100 %.
+    #[arg(long, value_delimiter = ',')]
+    scan_blocks: Vec<u32>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn usage(message: String) -> LabError {
+    LabError::Usage(message)
+}
+
+pub fn powercut(args: PowercutArgs) -> LabResult<()> {
+    if !args.scan_blocks.is_empty() {
+        let points = recovery_scaling(&args.preset, &args.scan_blocks, 1.0).map_err(usage)?;
+        if args.json {
+            out!(
+                "{}",
+                serde_json::to_string_pretty(&points).map_err(|e| usage(e.to_string()))?
+            );
+            return Ok(());
+        }
+        out!(
+            "mount scan of {} (full OOB scan, 100 % filled)",
+            args.preset
+        );
+        out!(
+            "{:>8} {:>12} {:>12} {:>5} {:>12} {:>12}",
+            "blocks",
+            "capacity MiB",
+            "pages",
+            "dies",
+            "pages read",
+            "time ms"
+        );
+        for p in points {
+            out!(
+                "{:>8} {:>12.1} {:>12} {:>5} {:>12} {:>12.1}",
+                p.blocks_per_plane,
+                p.capacity_bytes as f64 / (1 << 20) as f64,
+                p.physical_pages,
+                p.dies,
+                p.pages_read,
+                p.recovery_time_ms
+            );
+        }
+        return Ok(());
+    }
+    let cut_point = match (args.cut_after_events, args.cut_after_ops, args.cut_at_us) {
+        (Some(n), _, _) => CutPoint::AfterEvents(n),
+        (_, Some(n), _) => CutPoint::AfterChipOps(n),
+        (_, _, Some(us)) if us.is_finite() && us >= 0.0 => {
+            CutPoint::AtTimePs((us * 1e6).round() as u64)
+        }
+        (_, _, Some(us)) => {
+            return Err(usage(format!(
+                "--cut-at-us {us}: must be a finite number >= 0"
+            )));
+        }
+        _ => CutPoint::End,
+    };
+    let mapping = match args.mapping.as_str() {
+        "page" => MappingKind::Page,
+        "block" => MappingKind::Block,
+        "hybrid" => MappingKind::Hybrid,
+        other => {
+            return Err(usage(format!(
+                "--mapping {other:?}: expected page, block or hybrid"
+            )));
+        }
+    };
+    let gc_policy = match args.gc_policy.as_str() {
+        "greedy" => GcPolicy::Greedy,
+        "fifo" => GcPolicy::Fifo,
+        "cost-benefit" => GcPolicy::CostBenefit,
+        "random" => GcPolicy::Random,
+        other => {
+            return Err(usage(format!(
+                "--gc-policy {other:?}: expected greedy, fifo, cost-benefit or random"
+            )));
+        }
+    };
+    let case = CrashCase {
+        device: CrashDevice {
+            preset: args.preset,
+            dies_per_chip: args.dies,
+            planes_per_die: args.planes,
+            blocks_per_plane: args.blocks,
+            pages_per_block: args.pages,
+            page_size_bytes: args.page_size,
+            op_fraction: args.op,
+            write_buffer_pages: args.buffer_pages,
+            copyback: args.copyback,
+            mapping,
+            gc_policy,
+            ..CrashDevice::default()
+        },
+        workload: CrashWorkload {
+            requests: args.requests,
+            lpa_span: args.lpa_span,
+            flush_probability: args.flush_probability,
+            trim_probability: args.trim_probability,
+            read_probability: args.read_probability,
+            write_pages_max: args.write_pages_max,
+        },
+        seed: args.seed,
+        cut_point,
+        paired_damage_probability: args.paired_damage,
+        hold_up_energy_uj: args.hold_up_uj,
+        recovery: RecoveryVariant::parse(&args.recovery).map_err(|m| usage(format!("--{m}")))?,
+    };
+    if let Some(mode) = &args.sweep {
+        let mode = match mode.as_str() {
+            "events" => SweepMode::Events,
+            "chip-ops" => SweepMode::ChipOps,
+            "times" => SweepMode::Times,
+            other => {
+                return Err(usage(format!(
+                    "--sweep {other:?}: expected events, chip-ops or times"
+                )));
+            }
+        };
+        let s = sweep(&case, mode, args.stride, args.cuts).map_err(|m| usage(format!("--{m}")))?;
+        if args.json {
+            out!(
+                "{}",
+                serde_json::to_string_pretty(&s).map_err(|e| usage(e.to_string()))?
+            );
+            return Ok(());
+        }
+        out!(
+            "{} cuts over {} {mode:?} boundaries: {} failing",
+            s.cuts,
+            s.boundaries,
+            s.failing_cuts
+        );
+        out!(
+            "violations: lost {}  resurrected {}  corrupted {}",
+            s.violations.lost,
+            s.violations.resurrected,
+            s.violations.corrupted
+        );
+        out!(
+            "summed over cuts: torn programs {}  damaged lower pages {}  interrupted erases {}  volatile pages lost {}",
+            s.torn_programs,
+            s.damaged_lower_pages,
+            s.interrupted_erases,
+            s.volatile_pages_lost
+        );
+        out!(
+            "largest mount: {} pages read, {:.1} µs",
+            s.recovery_pages_read_max,
+            s.recovery_time_us_max
+        );
+        if let Some(first) = s.first_failing {
+            out!("first failing cut: {first:?}");
+        }
+        for e in &s.violations.examples {
+            out!("  {e}");
+        }
+        return Ok(());
+    }
+    let o = run_case(&case).map_err(usage)?;
+    if args.json {
+        out!(
+            "{}",
+            serde_json::to_string_pretty(&o).map_err(|e| usage(e.to_string()))?
+        );
+        return Ok(());
+    }
+    out!(
+        "cut at {:.1} µs after {} events, {} chip ops; {} requests completed, {} LPAs durable",
+        ps_to_us(o.cut.time_ps),
+        o.events,
+        o.cut.chip_ops_completed,
+        o.requests_completed,
+        o.durable_lpas
+    );
+    out!(
+        "cut: torn programs {}  damaged lower pages {}  interrupted erases {}  ops not run {}  volatile pages lost {}  dumped {}",
+        o.cut.torn_programs,
+        o.cut.damaged_lower_pages,
+        o.cut.interrupted_erases,
+        o.cut.ops_not_run,
+        o.cut.volatile_pages_lost,
+        o.cut.pages_dumped
+    );
+    out!(
+        "mount: {} of {} pages read in {:.1} µs, {} discarded, {} LPAs mapped, {} free blocks, {} to erase",
+        o.recovery.pages_read,
+        o.recovery.physical_pages,
+        ps_to_us(o.recovery.time_ps),
+        o.recovery.pages_discarded,
+        o.recovery.lpas_mapped,
+        o.recovery.blocks_free,
+        o.recovery.blocks_to_erase
+    );
+    out!(
+        "violations: lost {}  resurrected {}  corrupted {}",
+        o.violations.lost,
+        o.violations.resurrected,
+        o.violations.corrupted
+    );
+    for e in &o.violations.examples {
+        out!("  {e}");
+    }
+    Ok(())
+}

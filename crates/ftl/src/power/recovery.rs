@@ -1,0 +1,228 @@
+//! Mount after a cut: rebuild the mapping from the OOB of every page (a full scan), the free
+//! and to-erase block lists, valid counts and write pointers, and time the scan.
+//!
+//! The scan reads each block's pages in offset order, up to its first erased page when the
+//! mapping programs every block in page order (page mapping: the rest are erased too), or all
+//! of them when it may skip pages (block and hybrid mappings program a page at its LPA's
+//! offset), checks each page's CRC (over its LPA,
+//! sequence number and bytes: the whole page is transferred), discards pages whose CRC fails
+//! (torn programs, damaged lower pages) and every page of a block whose erase was interrupted,
+//! and keeps for each LPA the intact page with the highest sequence number. Pages of the dump
+//! area (power-loss protection) are read last and win over flash (their sequence numbers are
+//! above every flash page's). Erase counts are not rebuilt from pages: they are kept in a
+//! metadata area updated with every erase (the chip model's block table stands for it).
+//!
+//! Time: each die reads its own pages (read time of the page type, plus the transfer of page
+//! and spare area over its channel); dies work in parallel, a channel's transfers do not
+//! overlap. The scan takes the longest of the dies' array time and the channels' bus time.
+
+use super::cut::PowerCut;
+use super::image::PageImage;
+use crate::address::{Lpa, Ppa};
+use crate::flash::oob::OOB_BYTES;
+use nandlab_core::SimTime;
+use nandlab_nand::Geometry;
+use nandlab_nand::timing::TimingModel;
+
+/// Which recovery runs. Anything but [`RecoveryVariant::Correct`] is deliberately broken, for
+/// checking that the oracle catches it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecoveryVariant {
+    /// Newest intact page per LPA.
+    Correct,
+    /// Broken: trusts pages whose CRC fails (a torn page can win).
+    IgnoreCrc,
+    /// Broken: the lowest sequence number wins.
+    LowestSequenceWins,
+}
+
+impl RecoveryVariant {
+    /// Parses `correct`, `ignore-crc` or `lowest-sequence-wins`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text {
+            "correct" => Ok(RecoveryVariant::Correct),
+            "ignore-crc" => Ok(RecoveryVariant::IgnoreCrc),
+            "lowest-sequence-wins" => Ok(RecoveryVariant::LowestSequenceWins),
+            _ => Err(format!(
+                "recovery = {text:?}: expected correct, ignore-crc or lowest-sequence-wins"
+            )),
+        }
+    }
+}
+
+/// Where a recovered LPA's data is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// A flash page.
+    Flash(Ppa),
+    /// The n-th page of the dump area.
+    Dump(u32),
+}
+
+/// Numbers of a mount.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct RecoveryReport {
+    /// Pages read by the scan (flash and dump area).
+    pub pages_read: u64,
+    /// Physical pages of the device.
+    pub physical_pages: u64,
+    /// Device capacity (bytes, physical).
+    pub capacity_bytes: u64,
+    /// Simulated scan time (ps).
+    pub time_ps: u64,
+    /// Programmed pages discarded (CRC failing, or in an unreliable block).
+    pub pages_discarded: u64,
+    /// LPAs mapped after the mount.
+    pub lpas_mapped: u64,
+    /// Blocks fully erased (free).
+    pub blocks_free: u64,
+    /// Blocks to erase before reuse (interrupted erase).
+    pub blocks_to_erase: u64,
+}
+
+/// The state a mount rebuilds.
+#[derive(Clone, Debug)]
+pub struct Recovered {
+    /// Per LPA, where its data is.
+    pub map: Vec<Option<Source>>,
+    /// Per LPA, the sequence number of the recovered copy (0: none).
+    pub sequence: Vec<u64>,
+    /// Per block, valid pages.
+    pub valid_pages: Vec<u32>,
+    /// Per block, one past its last programmed page (the write pointer; `pages_per_block`
+    /// when full).
+    pub write_pointer: Vec<u32>,
+    /// Free blocks (all pages erased, erase not interrupted).
+    pub free_blocks: Vec<u32>,
+    /// Blocks whose erase was interrupted: erase before reuse.
+    pub blocks_to_erase: Vec<u32>,
+    /// Numbers.
+    pub report: RecoveryReport,
+}
+
+impl Recovered {
+    /// The bytes the mounted device returns for `lpa` (full payload mode; `None` when
+    /// unmapped).
+    pub fn read<'a>(&self, cut: &'a PowerCut, lpa: Lpa) -> Option<&'a [u8]> {
+        match (*self.map.get(lpa.index())?)? {
+            Source::Flash(ppa) => match cut.image.page(ppa)? {
+                PageImage::Programmed(c) => c.data.as_deref(),
+                PageImage::Erased => None,
+            },
+            Source::Dump(i) => cut.dump.get(i as usize)?.data.as_deref(),
+        }
+    }
+}
+
+/// Mounts the device `cut` left: a full scan. `blocks_in_page_order`: every block is
+/// programmed from page 0 without gaps (page mapping), so a block's scan stops at its first
+/// erased page.
+pub fn recover(
+    cut: &PowerCut,
+    logical_pages: u32,
+    geometry: &Geometry,
+    timing: &TimingModel,
+    variant: RecoveryVariant,
+    blocks_in_page_order: bool,
+) -> Recovered {
+    let image = &cut.image;
+    let ppb = image.pages_per_block;
+    let blocks = image.physical_pages() / ppb;
+    let mut map: Vec<Option<Source>> = vec![None; logical_pages as usize];
+    let mut sequence = vec![0u64; logical_pages as usize];
+    let mut valid_pages = vec![0u32; blocks as usize];
+    let mut write_pointer = vec![0; blocks as usize];
+    let mut report = RecoveryReport {
+        physical_pages: u64::from(image.physical_pages()),
+        capacity_bytes: geometry.capacity_bytes(),
+        ..RecoveryReport::default()
+    };
+    let (mut free_blocks, mut blocks_to_erase) = (Vec::new(), Vec::new());
+    let dies = geometry.total_dies() as usize;
+    let mut die_time = vec![SimTime::ZERO; dies];
+    let mut channel_time = vec![SimTime::ZERO; geometry.channels as usize];
+    let transfer = timing.transfer_time(geometry.page_size_bytes + OOB_BYTES as u32);
+    for block in 0..blocks {
+        let die_id = geometry.die_of_block(nandlab_nand::BlockId(block));
+        let (die, channel) = (die_id.index(), geometry.channel_of_die(die_id) as usize);
+        let unreliable = image.is_unreliable(block);
+        for offset in 0..ppb {
+            let ppa = Ppa(block * ppb + offset);
+            report.pages_read += 1;
+            die_time[die] += timing.read_time(offset) + transfer;
+            channel_time[channel] += transfer;
+            let content = match image.page(ppa) {
+                Some(PageImage::Programmed(c)) if !unreliable => c,
+                Some(PageImage::Programmed(_)) => {
+                    write_pointer[block as usize] = offset + 1;
+                    report.pages_discarded += 1;
+                    continue;
+                }
+                _ => {
+                    if blocks_in_page_order && !unreliable {
+                        break;
+                    }
+                    continue;
+                }
+            };
+            write_pointer[block as usize] = offset + 1;
+            if variant != RecoveryVariant::IgnoreCrc && !content.crc_ok() {
+                // (a torn page still takes its place: the block's write pointer is past it)
+                report.pages_discarded += 1;
+                continue;
+            }
+            let Some(lpa) = content.lpa.filter(|l| l.0 < logical_pages) else {
+                continue;
+            };
+            let known = sequence[lpa.index()];
+            let wins = match variant {
+                RecoveryVariant::LowestSequenceWins => known == 0 || content.sequence < known,
+                _ => content.sequence > known,
+            };
+            if wins {
+                if let Some(Source::Flash(old)) = map[lpa.index()] {
+                    valid_pages[(old.0 / ppb) as usize] -= 1;
+                }
+                map[lpa.index()] = Some(Source::Flash(ppa));
+                sequence[lpa.index()] = content.sequence;
+                valid_pages[block as usize] += 1;
+            }
+        }
+        if unreliable {
+            blocks_to_erase.push(block);
+        } else if write_pointer[block as usize] == 0 {
+            free_blocks.push(block);
+        }
+    }
+    // the dump area: read on die 0
+    for (i, page) in cut.dump.iter().enumerate() {
+        report.pages_read += 1;
+        die_time[0] += timing.read_time(0) + transfer;
+        channel_time[0] += transfer;
+        if page.lpa.0 >= logical_pages {
+            continue;
+        }
+        if page.sequence > sequence[page.lpa.index()] {
+            if let Some(Source::Flash(old)) = map[page.lpa.index()] {
+                valid_pages[(old.0 / ppb) as usize] -= 1;
+            }
+            map[page.lpa.index()] = Some(Source::Dump(i as u32));
+            sequence[page.lpa.index()] = page.sequence;
+        }
+    }
+    let longest = |times: &[SimTime]| times.iter().copied().max().unwrap_or(SimTime::ZERO);
+    report.time_ps = longest(&die_time).max(longest(&channel_time)).as_ps();
+    report.lpas_mapped = map.iter().filter(|s| s.is_some()).count() as u64;
+    report.blocks_free = free_blocks.len() as u64;
+    report.blocks_to_erase = blocks_to_erase.len() as u64;
+    Recovered {
+        map,
+        sequence,
+        valid_pages,
+        write_pointer,
+        free_blocks,
+        blocks_to_erase,
+        report,
+    }
+}

@@ -1,0 +1,150 @@
+//! The power-loss trace: every flash op the FTL decides, per die in decision order (which is
+//! the order the die runs them), with the content a program writes, so that the flash array
+//! as it stands at any instant can be rebuilt — including the pages of blocks whose erase is
+//! decided but has not run yet (the FTL forgets those at decision).
+//!
+//! Off by default: [`crate::flash::emit::Emitter`] holds `None` and pays one branch per op.
+//! While on, memory grows with the ops decided and not yet folded into the image; the driver
+//! folds completed ops after every step ([`super::image::FlashImage::fold`]). The number of
+//! unfolded ops is bounded by [`TRACE_OPS_MAX`].
+
+use crate::address::{Lpa, Ppa};
+use crate::flash::Flash;
+use crate::flash::oob::oob_crc;
+use nandlab_nand::OpKind;
+use std::collections::VecDeque;
+
+/// Most ops decided and not yet completed that the trace keeps (beyond it the power-loss run
+/// stops with an error naming the bound).
+pub const TRACE_OPS_MAX: usize = 1 << 22;
+
+/// What a program writes into a page: its OOB record and, in full payload mode, its bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageContent {
+    /// The logical page (`None`: a metadata page, or content unknown).
+    pub lpa: Option<Lpa>,
+    /// Sequence number of the host write.
+    pub sequence: u64,
+    /// CRC-32 stored in the spare area.
+    pub crc: u32,
+    /// The page's bytes (full payload mode).
+    pub data: Option<Box<[u8]>>,
+}
+
+impl PageContent {
+    /// Whether the stored CRC matches the LPA, sequence number and bytes.
+    pub fn crc_ok(&self) -> bool {
+        oob_crc(self.lpa, self.sequence, self.data.as_deref()) == self.crc
+    }
+}
+
+/// One decided flash op.
+#[derive(Clone, Debug)]
+pub(crate) struct TracedOp {
+    pub kind: OpKind,
+    /// The page read or programmed (program), read (copyback), or the block's first page
+    /// (erase).
+    pub source: Ppa,
+    /// The page a copyback programs.
+    pub target: Ppa,
+    pub content: Option<PageContent>,
+}
+
+impl TracedOp {
+    /// The page this op programs, if it programs one.
+    pub fn programmed(&self) -> Option<Ppa> {
+        match self.kind {
+            OpKind::Program => Some(self.source),
+            OpKind::Copyback => Some(self.target),
+            _ => None,
+        }
+    }
+}
+
+/// Per die, the decided ops not yet folded into the image (oldest first).
+#[derive(Debug)]
+pub struct Trace {
+    pub(crate) pages_per_die: u32,
+    pub(crate) dies: Vec<VecDeque<TracedOp>>,
+    pub(crate) unfolded: usize,
+    /// The array with every folded op applied.
+    pub(crate) image: Option<super::image::FlashImage>,
+}
+
+impl Trace {
+    pub(crate) fn new(dies: u32, pages_per_die: u32) -> Self {
+        Trace {
+            pages_per_die,
+            dies: (0..dies).map(|_| VecDeque::new()).collect(),
+            unfolded: 0,
+            image: None,
+        }
+    }
+
+    pub(crate) fn die_of(&self, ppa: Ppa) -> usize {
+        (ppa.0 / self.pages_per_die) as usize
+    }
+
+    /// An op was decided (called by the emitter, in decision order).
+    pub(crate) fn push(&mut self, kind: OpKind, source: Ppa, target: Ppa) {
+        let die = self.die_of(source);
+        self.dies[die].push_back(TracedOp {
+            kind,
+            source,
+            target,
+            content: None,
+        });
+        self.unfolded += 1;
+    }
+
+    /// The content of the page the die's last decided op programs.
+    fn attach(&mut self, ppa: Ppa, content: PageContent) {
+        let die = self.die_of(ppa);
+        if let Some(op) = self.dies[die].back_mut()
+            && op.programmed() == Some(ppa)
+        {
+            op.content = Some(content);
+        }
+    }
+}
+
+impl Flash {
+    /// Records what was just decided to be programmed at `ppa` (power-loss trace on only).
+    #[inline]
+    pub(crate) fn trace_content(&mut self, ppa: Ppa) {
+        if self.emit.trace.is_some() {
+            self.trace_content_slow(ppa);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn trace_content_slow(&mut self, ppa: Ppa) {
+        if let Some(content) = self.page_content(ppa)
+            && let Some(trace) = self.emit.trace.as_mut()
+        {
+            trace.attach(ppa, content);
+        }
+    }
+
+    /// The content programmed at `ppa` now (`None`: erased).
+    pub(crate) fn page_content(&self, ppa: Ppa) -> Option<PageContent> {
+        let (lpa, sequence) = self.oob.get(ppa)?;
+        let data = self.payload.read(ppa).map(Box::<[u8]>::from);
+        let crc = match self.payload.oob(ppa) {
+            Some(oob) => oob.crc,
+            None => oob_crc(lpa, sequence, None),
+        };
+        Some(PageContent {
+            lpa,
+            sequence,
+            crc,
+            data,
+        })
+    }
+}
+
+/// A CRC that fails for a page of unknown content.
+pub(crate) fn unknown_crc() -> u32 {
+    !oob_crc(None, 0, None)
+}

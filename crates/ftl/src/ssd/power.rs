@@ -1,0 +1,316 @@
+//! The power-loss driver on [`Ssd`]: start the trace on an idle device, admit requests and
+//! step events one at a time (so a cut can fall between any two), and cut.
+//!
+//! Nothing here is on the normal run path ([`Ssd::run`] never calls it).
+
+use super::Ssd;
+use crate::address::{Lpa, Ppa};
+use crate::error::{FtlError, FtlResult};
+use crate::host::HostRequest;
+use crate::power::cut::{CutContext, DieAtCut, EnergyCosts, StagePage, apply_cut};
+use crate::power::image::{FlashImage, PageImage};
+use crate::power::trace::{TRACE_OPS_MAX, Trace};
+use crate::power::{CutConfig, PowerCut};
+use nandlab_core::SimTime;
+use nandlab_nand::Stage;
+use nandlab_nand::energy::EnergyModel;
+
+fn power_error(message: String) -> FtlError {
+    FtlError::BadRequest { message }
+}
+
+impl Ssd {
+    /// Starts the power-loss trace: from now on every decided flash op is recorded so that a
+    /// cut can rebuild the array. The device must be idle (nothing in flight or queued).
+    pub fn start_power_trace(&mut self) -> FtlResult<()> {
+        // the trace records ops in decision order, which is each die's execution order only
+        // with blocking GC and no multiplane merging
+        let f = &self.config.ftl;
+        if f.gc_scheduling != crate::config::GcScheduling::Blocking || f.multiplane {
+            return Err(power_error(
+                "start_power_trace: power cuts need ssd.gc.scheduling = \"blocking\" and no ssd.scheduler.multiplane (the trace assumes each die runs ops in decision order)".into(),
+            ));
+        }
+        if self.requests.in_flight() > 0
+            || !self.nand.is_idle()
+            || !self.queues.all_empty()
+            || !self.flash.emit.ops.is_empty()
+        {
+            return Err(power_error(
+                "start_power_trace: the device is not idle (drain it first)".into(),
+            ));
+        }
+        let dies = self.geometry.total_dies();
+        let pages_per_die = (self.geometry.total_pages() / u64::from(dies)) as u32;
+        let base = (0..dies as usize)
+            .map(|d| self.flash.oob.completed_ops(d))
+            .collect();
+        let physical = self.geometry.total_pages() as u32;
+        let mut image = FlashImage::new(physical, self.geometry.pages_per_block, base);
+        for ppa in (0..physical).map(Ppa) {
+            if let Some(content) = self.flash.page_content(ppa) {
+                image.pages[ppa.index()] = PageImage::Programmed(content);
+            }
+        }
+        let mut trace = Trace::new(dies, pages_per_die);
+        trace.image = Some(image);
+        self.flash.emit.trace = Some(Box::new(trace));
+        Ok(())
+    }
+
+    /// Whether the power-loss trace is on.
+    pub fn power_trace_on(&self) -> bool {
+        self.flash.emit.trace.is_some()
+    }
+
+    /// Admits `request` now (`data`: a write's bytes, full payload mode) if the queue has room;
+    /// whether it did.
+    pub fn power_admit(&mut self, request: &HostRequest, data: Option<&[u8]>) -> FtlResult<bool> {
+        if !self.requests.has_room() {
+            return Ok(false);
+        }
+        let now = self.now;
+        self.admit(request, now, data)?;
+        self.fold_trace()?;
+        Ok(true)
+    }
+
+    /// Requests admitted and not completed.
+    pub fn requests_in_flight(&self) -> u32 {
+        self.requests.in_flight()
+    }
+
+    /// The time of the next event of any source (`None`: nothing pending).
+    pub fn next_event_time(&self) -> Option<SimTime> {
+        let mut next = self.events.peek_time();
+        let mut fold = |t: Option<SimTime>| {
+            if let Some(t) = t {
+                next = Some(next.map_or(t, |n: SimTime| n.min(t)));
+            }
+        };
+        fold(self.nand.next_event_time());
+        if let Some(c) = &self.controller {
+            fold(c.events.peek_time());
+        }
+        if self.front.is_timed() {
+            fold(self.front.next_event().map(|(_, t)| t));
+        }
+        next
+    }
+
+    /// Processes the next event; its time, or `None` when nothing was pending.
+    pub fn power_step(&mut self) -> FtlResult<Option<SimTime>> {
+        let stepped = self.step()?;
+        self.fold_trace()?;
+        Ok(stepped.map(|_| self.now))
+    }
+
+    /// Chip ops completed since the trace started.
+    pub fn chip_ops_completed(&self) -> u64 {
+        match self
+            .flash
+            .emit
+            .trace
+            .as_ref()
+            .and_then(|t| t.image.as_ref())
+        {
+            Some(image) => (0..image.base.len())
+                .map(|d| self.flash.oob.completed_ops(d) - image.base[d])
+                .sum(),
+            None => 0,
+        }
+    }
+
+    /// Folds the ops the chip model completed into the trace's image.
+    fn fold_trace(&mut self) -> FtlResult<()> {
+        let oob = &self.flash.oob;
+        let Some(trace) = self.flash.emit.trace.as_mut() else {
+            return Ok(());
+        };
+        let mut image = trace.image.take().expect("the trace has an image");
+        image.fold(trace, |d| oob.completed_ops(d));
+        trace.image = Some(image);
+        if trace.unfolded > TRACE_OPS_MAX {
+            return Err(power_error(format!(
+                "power trace: more than {TRACE_OPS_MAX} decided ops not completed"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Cuts the power now: the array as the ops completed, in flight and queued leave it, and
+    /// the front-end stages' pages lost or saved. The device itself is left as it was (a new
+    /// one is mounted from the result, [`crate::power::recover`]).
+    pub fn power_cut(&mut self, config: &CutConfig) -> FtlResult<PowerCut> {
+        config
+            .validate()
+            .map_err(|m| power_error(format!("power cut: {m}")))?;
+        self.fold_trace()?;
+        let Some(trace) = self.flash.emit.trace.as_ref() else {
+            return Err(power_error(
+                "power_cut: the power trace is not on (start_power_trace)".into(),
+            ));
+        };
+        let image = trace.image.clone().expect("the trace has an image");
+        let mut cell_started: Vec<Vec<bool>> = vec![Vec::new(); trace.dies.len()];
+        for op in self.nand.in_flight_ops() {
+            cell_started[op.die as usize].push(op.cell_started);
+        }
+        let mut dies = Vec::with_capacity(trace.dies.len());
+        for (die, started) in cell_started.into_iter().enumerate() {
+            let pending = &trace.dies[die];
+            if started.len() > pending.len() {
+                return Err(power_error(format!(
+                    "power cut: die {die} has {} ops in the chip but {} traced",
+                    started.len(),
+                    pending.len()
+                )));
+            }
+            dies.push(DieAtCut {
+                pending,
+                in_chip_cell_started: started,
+            });
+        }
+        let mut stage_pages = Vec::new();
+        for lpa in (0..self.logical_pages).map(Lpa) {
+            if let Some(stage) = self.front.holder(lpa) {
+                stage_pages.push(StagePage {
+                    lpa,
+                    volatile: stage.volatile(),
+                    data: self.front.page(lpa).map(Box::<[u8]>::from),
+                });
+            }
+        }
+        let timing = self.nand.timing();
+        let energy_model = EnergyModel::new(self.nand.config());
+        let ppb = self.geometry.pages_per_block;
+        let slowest = (0..ppb).map(|p| timing.program_time(p)).max();
+        let energy = EnergyCosts {
+            program_pj: energy_model.stage_pj(Stage::Tin, slowest.unwrap_or(SimTime::ZERO))
+                + energy_model.stage_pj(
+                    Stage::Tir,
+                    timing.transfer_time(self.geometry.page_size_bytes),
+                ),
+            erase_pj: energy_model.stage_pj(Stage::Ber, timing.erase),
+        };
+        let context = CutContext {
+            layout: timing.layout,
+            energy,
+            next_sequence: self.flash.write_sequence + 1,
+            time: self.now,
+        };
+        let mut cut = apply_cut(image, dies, stage_pages, &context, config);
+        cut.report.chip_ops_completed = self.chip_ops_completed();
+        Ok(cut)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{FtlConfig, PayloadMode, SsdConfig};
+    use crate::power::{RecoveryVariant, Source, recover};
+
+    fn ssd(payload: PayloadMode) -> Ssd {
+        let mut c = SsdConfig::from_preset("slc");
+        c.device.overrides = Some(
+            toml::from_str(
+                "[geometry]\ndies_per_chip = 2\nplanes_per_die = 1\nblocks_per_plane = 12\n\
+                 pages_per_block = 4\npage_size_bytes = 512\n",
+            )
+            .unwrap(),
+        );
+        c.ftl = FtlConfig {
+            op_fraction: 0.6,
+            gc_threshold_blocks: 2,
+            payload,
+            ..FtlConfig::default()
+        };
+        Ssd::new(c, 3).unwrap()
+    }
+
+    fn write(s: &mut Ssd, lpa: u32) {
+        let r = HostRequest::write(u64::from(lpa) * 512, 512);
+        assert!(s.power_admit(&r, None).unwrap());
+    }
+
+    /// A mount after an idle cut rebuilds exactly the FTL's own mapping (GC and erases
+    /// included), in both payload modes: the trace, the image and the scan agree with the FTL.
+    #[test]
+    fn an_idle_cut_mounts_to_the_ftls_own_mapping() {
+        for payload in [PayloadMode::Full, PayloadMode::TimingOnly] {
+            let mut s = ssd(payload);
+            s.start_power_trace().unwrap();
+            for i in 0..300u32 {
+                write(&mut s, (i * 7) % 20);
+                while s.requests_in_flight() > 0 {
+                    s.power_step().unwrap();
+                }
+            }
+            s.drain().unwrap();
+            let cut = s.power_cut(&CutConfig::default()).unwrap();
+            assert_eq!(cut.report.torn_programs + cut.report.ops_not_run, 0);
+            let logical = s.logical_pages() as u32;
+            let r = recover(
+                &cut,
+                logical,
+                s.geometry(),
+                s.nand().timing(),
+                RecoveryVariant::Correct,
+                true,
+            );
+            for lpa in (0..logical).map(Lpa) {
+                let mounted = r.map[lpa.index()].map(|src| match src {
+                    Source::Flash(ppa) => ppa,
+                    Source::Dump(_) => unreachable!("no buffer"),
+                });
+                assert_eq!(mounted, s.locate(lpa), "lpa {lpa:?} ({payload:?})");
+            }
+            assert!(s.nand().stats().kind(nandlab_nand::OpKind::Erase).ops > 0);
+        }
+    }
+
+    /// A cut with a program in its cell stage tears that page; the mount discards it and keeps
+    /// the LPA's previous write.
+    #[test]
+    fn a_torn_program_is_discarded_at_mount() {
+        let mut s = ssd(PayloadMode::Full);
+        s.start_power_trace().unwrap();
+        write(&mut s, 5);
+        s.drain().unwrap();
+        let old = s.locate(Lpa(5)).unwrap();
+        write(&mut s, 5);
+        let cut = s.power_cut(&CutConfig::default()).unwrap();
+        assert_eq!(cut.report.torn_programs, 1, "{:?}", cut.report);
+        let r = recover(
+            &cut,
+            s.logical_pages() as u32,
+            s.geometry(),
+            s.nand().timing(),
+            RecoveryVariant::Correct,
+            true,
+        );
+        assert_eq!(r.map[5], Some(Source::Flash(old)));
+        assert_eq!(r.report.pages_discarded, 1);
+        assert!(
+            s.power_cut(&CutConfig {
+                paired_damage_probability: -1.0,
+                ..CutConfig::default()
+            })
+            .unwrap_err()
+            .to_string()
+            .contains("paired_damage_probability")
+        );
+    }
+
+    /// Starting the trace on a busy device is an error, not a wrong image.
+    #[test]
+    fn the_trace_starts_only_on_an_idle_device() {
+        let mut s = ssd(PayloadMode::TimingOnly);
+        let r = HostRequest::write(0, 512);
+        let now = s.now();
+        s.admit(&r, now, None).unwrap();
+        assert!(s.start_power_trace().is_err());
+        assert!(s.power_cut(&CutConfig::default()).is_err());
+    }
+}

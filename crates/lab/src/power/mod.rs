@@ -1,0 +1,322 @@
+//! Power-loss experiments (SPEC B2, issue 14): run a seeded workload of self-identifying
+//! writes, trims, reads and flushes on a small device, cut the power at a chosen instant,
+//! mount the device from its pages' OOB, and check every LPA with the crash [`oracle`].
+//! [`sweep`] cuts at every event (or every completed chip op) in turn.
+//!
+//! The run is closed-loop at queue depth 1 (the next request is admitted when the previous one
+//! completed), so "completed before the flush was admitted" is exact; GC, evictions and the
+//! chip's own queues still run concurrently with the host.
+
+pub mod oracle;
+pub mod payload;
+pub mod scaling;
+pub mod sweep;
+
+use nandlab_core::{Lpa, SimRng, SimTime};
+use nandlab_ftl::power::{CutConfig, CutReport, RecoveryReport, RecoveryVariant, recover};
+use nandlab_ftl::{FtlConfig, GcPolicy, HostRequest, MappingKind, PayloadMode, Ssd, SsdConfig};
+use oracle::{Oracle, Violations};
+use serde::Serialize;
+
+/// A small device for crash runs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CrashDevice {
+    /// NAND preset (slc, mlc1, mlc2, tlc-b17a, qlc-n18a, ...).
+    pub preset: String,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_size_bytes: u32,
+    /// Spare / logical.
+    pub op_fraction: f64,
+    pub gc_threshold_blocks: u32,
+    /// DRAM write buffer pages (0: none).
+    pub write_buffer_pages: u32,
+    /// Copyback for same-plane GC moves.
+    pub copyback: bool,
+    /// Page, block or hybrid mapping.
+    pub mapping: MappingKind,
+    pub gc_policy: GcPolicy,
+}
+
+impl Default for CrashDevice {
+    fn default() -> Self {
+        CrashDevice {
+            preset: "slc".into(),
+            dies_per_chip: 2,
+            planes_per_die: 1,
+            blocks_per_plane: 12,
+            pages_per_block: 8,
+            page_size_bytes: 512,
+            op_fraction: 0.5,
+            gc_threshold_blocks: 2,
+            write_buffer_pages: 0,
+            copyback: false,
+            mapping: MappingKind::Page,
+            gc_policy: GcPolicy::Greedy,
+        }
+    }
+}
+
+impl CrashDevice {
+    /// The SSD config (full payload mode: the oracle reads bytes).
+    pub fn config(&self) -> Result<SsdConfig, String> {
+        let mut c = SsdConfig::from_preset(&self.preset);
+        let overrides = format!(
+            "[geometry]\nchannels = 1\nchips_per_channel = 1\ndies_per_chip = {}\n\
+             planes_per_die = {}\nblocks_per_plane = {}\npages_per_block = {}\n\
+             page_size_bytes = {}\nspare_bytes_per_page = {}\n",
+            self.dies_per_chip,
+            self.planes_per_die,
+            self.blocks_per_plane,
+            self.pages_per_block,
+            self.page_size_bytes,
+            (self.page_size_bytes / 8).max(nandlab_ftl::OOB_BYTES as u32)
+        );
+        c.device.overrides =
+            Some(toml::from_str(&overrides).map_err(|e| format!("crash device geometry: {e}"))?);
+        c.ftl = FtlConfig {
+            op_fraction: self.op_fraction,
+            gc_threshold_blocks: self.gc_threshold_blocks,
+            write_buffer_pages: self.write_buffer_pages,
+            copyback: self.copyback,
+            mapping: self.mapping,
+            gc_policy: self.gc_policy,
+            payload: PayloadMode::Full,
+            queue_depth: 1,
+            ..FtlConfig::default()
+        };
+        Ok(c)
+    }
+}
+
+/// The host workload of a crash run (drawn from the run's seed).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CrashWorkload {
+    /// Requests issued.
+    pub requests: u32,
+    /// LPAs written: the first `lpa_span` (0: all), to force overwrites and GC.
+    pub lpa_span: u32,
+    /// Probabilities per request (the rest are writes).
+    pub flush_probability: f64,
+    pub trim_probability: f64,
+    pub read_probability: f64,
+    /// Pages per write, 1 to this.
+    pub write_pages_max: u32,
+}
+
+impl Default for CrashWorkload {
+    fn default() -> Self {
+        CrashWorkload {
+            requests: 200,
+            lpa_span: 0,
+            flush_probability: 0.1,
+            trim_probability: 0.03,
+            read_probability: 0.1,
+            write_pages_max: 2,
+        }
+    }
+}
+
+/// Where the power is cut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CutPoint {
+    /// After this many world events (a chip event, a host arrival, ...): between any two
+    /// stages of any op.
+    AfterEvents(u64),
+    /// Once this many chip ops have completed.
+    AfterChipOps(u64),
+    /// At this simulated time (ps).
+    AtTimePs(u64),
+    /// After the workload (and everything it caused) has finished.
+    End,
+}
+
+/// One crash run: device, workload, cut, recovery.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CrashCase {
+    pub device: CrashDevice,
+    pub workload: CrashWorkload,
+    pub seed: u64,
+    pub cut_point: CutPoint,
+    /// Probability that a torn program damages each lower page of its word line.
+    pub paired_damage_probability: f64,
+    /// Power-loss protection: hold-up energy (µJ); `None`: none.
+    pub hold_up_energy_uj: Option<f64>,
+    pub recovery: RecoveryVariant,
+}
+
+impl Default for CrashCase {
+    fn default() -> Self {
+        CrashCase {
+            device: CrashDevice::default(),
+            workload: CrashWorkload::default(),
+            seed: 1,
+            cut_point: CutPoint::End,
+            paired_damage_probability: 0.5,
+            hold_up_energy_uj: None,
+            recovery: RecoveryVariant::Correct,
+        }
+    }
+}
+
+/// What one crash run found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CrashOutcome {
+    /// World events processed before the cut.
+    pub events: u64,
+    /// Requests completed before the cut.
+    pub requests_completed: u64,
+    /// LPAs with a durable write at the cut.
+    pub durable_lpas: u64,
+    pub cut: CutReport,
+    pub recovery: RecoveryReport,
+    pub violations: Violations,
+}
+
+enum Issued {
+    Write { lpa: Lpa, pages: u32, first: u64 },
+    Flush,
+    Trim,
+    Read,
+}
+
+/// Runs one case.
+pub fn run_case(case: &CrashCase) -> Result<CrashOutcome, String> {
+    let config = case.device.config()?;
+    let w = &case.workload;
+    for (name, p) in [
+        ("flush_probability", w.flush_probability),
+        ("trim_probability", w.trim_probability),
+        ("read_probability", w.read_probability),
+        ("paired_damage_probability", case.paired_damage_probability),
+    ] {
+        if !(0.0..=1.0).contains(&p) {
+            return Err(format!("{name} = {p}: must be between 0 and 1"));
+        }
+    }
+    if w.write_pages_max == 0 {
+        return Err("write_pages_max = 0: must be at least 1".into());
+    }
+    let mut ssd = Ssd::new(config, case.seed).map_err(|e| e.to_string())?;
+    ssd.start_power_trace().map_err(|e| e.to_string())?;
+    let logical = ssd.logical_pages() as u32;
+    let page = ssd.page_size_bytes();
+    let span = if w.lpa_span == 0 {
+        logical
+    } else {
+        w.lpa_span.min(logical)
+    };
+    let mut rng = SimRng::stream(case.seed, "power.workload");
+    let mut oracle = Oracle::new(logical, case.hold_up_energy_uj.is_some());
+    let mut version = 0u64;
+    let (mut events, mut issued_count, mut completed) = (0u64, 0u32, 0u64);
+    let mut in_flight: Option<Issued> = None;
+    let err = |e: nandlab_ftl::FtlError| e.to_string();
+    loop {
+        // a completed request
+        if ssd.requests_in_flight() == 0
+            && let Some(done) = in_flight.take()
+        {
+            completed += 1;
+            match done {
+                Issued::Write { lpa, pages, first } => {
+                    for i in 0..pages {
+                        oracle.write_completed(Lpa(lpa.0 + i), first + u64::from(i));
+                    }
+                }
+                Issued::Flush => oracle.flush_completed(),
+                Issued::Trim | Issued::Read => {}
+            }
+        }
+        let reached = match case.cut_point {
+            CutPoint::AfterEvents(n) => events >= n,
+            CutPoint::AfterChipOps(n) => ssd.chip_ops_completed() >= n,
+            // (nothing pending: the next request is admitted now, unless none is left)
+            CutPoint::AtTimePs(t) => match ssd.next_event_time() {
+                Some(next) => next.as_ps() > t,
+                None => in_flight.is_none() && issued_count >= w.requests,
+            },
+            CutPoint::End => false,
+        };
+        if reached {
+            break;
+        }
+        if in_flight.is_none() && issued_count < w.requests {
+            issued_count += 1;
+            let roll = rng.unit_f64();
+            let lpa = Lpa(rng.below(u64::from(span)) as u32);
+            let (request, issued, data) = if roll < w.flush_probability {
+                oracle.flush_issued();
+                (HostRequest::flush(), Issued::Flush, None)
+            } else if roll < w.flush_probability + w.trim_probability {
+                oracle.trim_issued(lpa);
+                let r = HostRequest::trim(lpa.offset_bytes(u64::from(page)), u64::from(page));
+                (r, Issued::Trim, None)
+            } else if roll < w.flush_probability + w.trim_probability + w.read_probability {
+                let r = HostRequest::read(lpa.offset_bytes(u64::from(page)), u64::from(page));
+                (r, Issued::Read, None)
+            } else {
+                let pages =
+                    (1 + rng.below(u64::from(w.write_pages_max)) as u32).min(logical - lpa.0);
+                let first = version + 1;
+                let mut bytes = Vec::with_capacity((pages * page) as usize);
+                for i in 0..pages {
+                    version += 1;
+                    oracle.write_issued(Lpa(lpa.0 + i), version);
+                    bytes.extend(payload::encode(Lpa(lpa.0 + i), version, page as usize));
+                }
+                let r =
+                    HostRequest::write(lpa.offset_bytes(u64::from(page)), u64::from(pages * page));
+                (r, Issued::Write { lpa, pages, first }, Some(bytes))
+            };
+            let admitted = ssd.power_admit(&request, data.as_deref()).map_err(err)?;
+            debug_assert!(admitted, "queue depth 1, nothing in flight");
+            in_flight = Some(issued);
+            continue;
+        }
+        match ssd.power_step().map_err(err)? {
+            Some(_) => events += 1,
+            None if in_flight.is_none() && issued_count >= w.requests => break,
+            None => return Err(format!("crash run stalled after {events} events")),
+        }
+    }
+    let cut_config = CutConfig {
+        paired_damage_probability: case.paired_damage_probability,
+        hold_up_energy_uj: case.hold_up_energy_uj,
+        seed: case.seed,
+    };
+    let mut cut = ssd.power_cut(&cut_config).map_err(err)?;
+    if let CutPoint::AtTimePs(t) = case.cut_point {
+        cut.report.time_ps = cut.report.time_ps.max(t);
+    }
+    let timing = ssd.nand().timing();
+    let in_order = case.device.mapping == MappingKind::Page;
+    let recovered = recover(
+        &cut,
+        logical,
+        ssd.geometry(),
+        timing,
+        case.recovery,
+        in_order,
+    );
+    let violations = oracle.check(|lpa| recovered.read(&cut, lpa));
+    Ok(CrashOutcome {
+        events,
+        requests_completed: completed,
+        durable_lpas: oracle.durable_lpas(),
+        cut: cut.report.clone(),
+        recovery: recovered.report.clone(),
+        violations,
+    })
+}
+
+/// Simulated time as microseconds (reports).
+pub fn ps_to_us(ps: u64) -> f64 {
+    SimTime::from_ps(ps).as_us_f64()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,217 @@
+//! The crash oracle: what the host did (per LPA, its writes and trims, which writes completed
+//! and which a completed flush covered), and the check of a recovered device against the
+//! durability contract (NVMe semantics, docs/power.md):
+//!
+//! * a write is **durable** once it completed and a Flush admitted after its completion
+//!   completed, or once it completed on a device with power-loss protection;
+//! * after recovery each LPA holds its last durable write or a write issued after it — never
+//!   an older write (**resurrected**), never nothing when a durable write exists (**lost**),
+//!   never bytes that no write to it carried (**corrupted**: torn, damaged, another LPA's);
+//! * TRIM is not durable: the recovery scan cannot see trims (they are not in the OOB), so
+//!   after a trim, until a later write of the LPA is durable, the LPA may read as zeros or as
+//!   any write ever issued to it (a stale page of an older write may come back).
+
+use super::payload::{Decoded, decode};
+use nandlab_core::Lpa;
+use serde::Serialize;
+
+/// What happened to one LPA.
+#[derive(Clone, Debug, Default)]
+struct LpaHistory {
+    /// Versions written to it, in issue order.
+    versions: Vec<u64>,
+    /// Version of its last durable write (0: none).
+    durable: u64,
+    /// A trim was issued after its last durable write.
+    trimmed_since_durable: bool,
+}
+
+/// Violations found, by class.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Violations {
+    /// A durable write's LPA reads as nothing.
+    pub lost: u64,
+    /// An LPA reads as a write older than its last durable one.
+    pub resurrected: u64,
+    /// An LPA reads as bytes no write to it carried.
+    pub corrupted: u64,
+    /// Up to [`EXAMPLES_MAX`] of them, one line each.
+    pub examples: Vec<String>,
+}
+
+/// Examples kept per check.
+pub const EXAMPLES_MAX: usize = 5;
+
+impl Violations {
+    /// Total violations.
+    pub fn total(&self) -> u64 {
+        self.lost + self.resurrected + self.corrupted
+    }
+
+    fn note(&mut self, line: String) {
+        if self.examples.len() < EXAMPLES_MAX {
+            self.examples.push(line);
+        }
+    }
+
+    /// Adds `other`'s counts (and examples while there is room).
+    pub fn add(&mut self, other: &Violations) {
+        self.lost += other.lost;
+        self.resurrected += other.resurrected;
+        self.corrupted += other.corrupted;
+        for e in &other.examples {
+            self.note(e.clone());
+        }
+    }
+}
+
+/// The host's view of a crash run.
+#[derive(Clone, Debug)]
+pub struct Oracle {
+    lpas: Vec<LpaHistory>,
+    /// Completed writes not yet covered by a completed flush: (lpa, version).
+    unflushed: Vec<(Lpa, u64)>,
+    /// Completed writes when the flush in flight was admitted.
+    flush_covers: Option<usize>,
+    plp: bool,
+}
+
+impl Oracle {
+    /// An oracle for `logical_pages` LPAs; `plp`: the device declares power-loss protection.
+    pub fn new(logical_pages: u32, plp: bool) -> Self {
+        Oracle {
+            lpas: vec![LpaHistory::default(); logical_pages as usize],
+            unflushed: Vec::new(),
+            flush_covers: None,
+            plp,
+        }
+    }
+
+    /// A write of `version` to `lpa` was issued.
+    pub fn write_issued(&mut self, lpa: Lpa, version: u64) {
+        self.lpas[lpa.index()].versions.push(version);
+    }
+
+    /// The write of `version` to `lpa` completed.
+    pub fn write_completed(&mut self, lpa: Lpa, version: u64) {
+        if self.plp {
+            self.make_durable(lpa, version);
+        } else {
+            self.unflushed.push((lpa, version));
+        }
+    }
+
+    /// A trim of `lpa` was issued.
+    pub fn trim_issued(&mut self, lpa: Lpa) {
+        self.lpas[lpa.index()].trimmed_since_durable = true;
+    }
+
+    /// A flush was issued (it covers the writes completed so far).
+    pub fn flush_issued(&mut self) {
+        self.flush_covers = Some(self.unflushed.len());
+    }
+
+    /// The flush in flight completed.
+    pub fn flush_completed(&mut self) {
+        let covered = self.flush_covers.take().unwrap_or(0);
+        let done: Vec<(Lpa, u64)> = self.unflushed.drain(..covered).collect();
+        for (lpa, version) in done {
+            self.make_durable(lpa, version);
+        }
+    }
+
+    fn make_durable(&mut self, lpa: Lpa, version: u64) {
+        let h = &mut self.lpas[lpa.index()];
+        if version > h.durable {
+            h.durable = version;
+            h.trimmed_since_durable = false;
+        }
+    }
+
+    /// Durable writes (LPAs with one).
+    pub fn durable_lpas(&self) -> u64 {
+        self.lpas.iter().filter(|h| h.durable > 0).count() as u64
+    }
+
+    /// Checks what the recovered device returns for every LPA (`read(lpa)`: its bytes, `None`
+    /// when unmapped).
+    pub fn check<'a>(&self, read: impl Fn(Lpa) -> Option<&'a [u8]>) -> Violations {
+        let mut v = Violations::default();
+        for (i, h) in self.lpas.iter().enumerate() {
+            let lpa = Lpa(i as u32);
+            let nothing_ok = h.durable == 0 || h.trimmed_since_durable;
+            match decode(read(lpa)) {
+                Decoded::Zeros => {
+                    if !nothing_ok {
+                        v.lost += 1;
+                        v.note(format!(
+                            "lost: lpa {} reads as nothing; version {} was durable",
+                            lpa.0, h.durable
+                        ));
+                    }
+                }
+                Decoded::Garbage => {
+                    v.corrupted += 1;
+                    v.note(format!("corrupted: lpa {} reads as garbage", lpa.0));
+                }
+                Decoded::Written {
+                    lpa: holder,
+                    version,
+                } => {
+                    if holder != lpa || !h.versions.contains(&version) {
+                        v.corrupted += 1;
+                        v.note(format!(
+                            "corrupted: lpa {} holds version {version} of lpa {}",
+                            lpa.0, holder.0
+                        ));
+                    } else if version < h.durable && !h.trimmed_since_durable {
+                        v.resurrected += 1;
+                        v.note(format!(
+                            "resurrected: lpa {} holds version {version}, older than durable {}",
+                            lpa.0, h.durable
+                        ));
+                    }
+                }
+            }
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::payload::encode;
+    use super::*;
+
+    /// The contract, one case per class: a flushed write must survive; an unflushed one may be
+    /// lost; an older write after a newer durable one is resurrected; another LPA's page is
+    /// corrupted; a trimmed LPA may read as nothing.
+    #[test]
+    fn classes_follow_the_contract() {
+        let mut o = Oracle::new(4, false);
+        for (lpa, version) in [(0, 1), (1, 2), (0, 3)] {
+            o.write_issued(Lpa(lpa), version);
+            o.write_completed(Lpa(lpa), version);
+        }
+        o.flush_issued();
+        o.flush_completed();
+        o.write_issued(Lpa(2), 4);
+        o.write_completed(Lpa(2), 4);
+        o.trim_issued(Lpa(1));
+        let pages = [encode(Lpa(0), 1, 64), encode(Lpa(3), 9, 64)];
+        // lpa 0 -> version 1 (older than durable 3), lpa 1 -> nothing (trimmed),
+        // lpa 2 -> nothing (not durable), lpa 3 -> another lpa's page
+        let v = o.check(|lpa| match lpa.0 {
+            0 => Some(&pages[0][..]),
+            3 => Some(&pages[1][..]),
+            _ => None,
+        });
+        assert_eq!((v.lost, v.resurrected, v.corrupted), (0, 1, 1), "{v:?}");
+        let v = o.check(|_| None);
+        assert_eq!(v.lost, 1, "lpa 0's durable write lost: {v:?}");
+        let mut plp = Oracle::new(1, true);
+        plp.write_issued(Lpa(0), 1);
+        plp.write_completed(Lpa(0), 1);
+        assert_eq!(plp.check(|_| None).lost, 1, "completed is durable with PLP");
+    }
+}

@@ -1,0 +1,175 @@
+//! Crash-oracle tests: sweeps of cut points on small devices. The correct FTL must show no
+//! violation where the contract holds; deliberately broken recoveries must be caught; and the
+//! two weaknesses of the current FTL the oracle found are pinned as such (docs/power.md).
+
+use super::sweep::{SweepMode, SweepSummary, sweep};
+use super::*;
+
+fn case() -> CrashCase {
+    CrashCase {
+        workload: CrashWorkload {
+            requests: 400,
+            lpa_span: 40,
+            ..CrashWorkload::default()
+        },
+        ..CrashCase::default()
+    }
+}
+
+fn run(c: &CrashCase, mode: SweepMode) -> SweepSummary {
+    sweep(c, mode, 1, 100_000).expect("sweep runs")
+}
+
+/// Every event and every completed chip op of a run with overwrites, trims, flushes, GC and
+/// erases: torn programs and interrupted erases happen, and no cut breaks the contract.
+#[test]
+fn every_cut_of_the_correct_ftl_keeps_the_contract() {
+    for mode in [SweepMode::Events, SweepMode::ChipOps] {
+        let s = run(&case(), mode);
+        assert!(s.cuts > 300, "{s:?}");
+        assert!(s.torn_programs > 0 && s.interrupted_erases > 0, "{s:?}");
+        assert_eq!(s.violations.total(), 0, "{mode:?}: {:?}", s.violations);
+    }
+}
+
+/// Two dies, two planes each, copyback GC, timed cuts inside ops: still no violation.
+#[test]
+fn timed_cuts_on_a_multi_plane_device() {
+    let mut c = case();
+    c.device.planes_per_die = 2;
+    c.device.blocks_per_plane = 10;
+    c.device.op_fraction = 0.8;
+    c.device.copyback = true;
+    let s = sweep(&c, SweepMode::Times, 1, 400).expect("sweep runs");
+    assert!(s.cuts >= 400, "{s:?}");
+    assert!(s.torn_programs > 0 && s.interrupted_erases > 0, "{s:?}");
+    assert_eq!(s.violations.total(), 0, "{:?}", s.violations);
+}
+
+/// With power-loss protection every completed write is durable, the buffer included.
+#[test]
+fn power_loss_protection_keeps_completed_writes() {
+    let mut c = case();
+    c.device.write_buffer_pages = 8;
+    c.hold_up_energy_uj = Some(1e6);
+    let s = run(&c, SweepMode::Events);
+    assert_eq!(s.volatile_pages_lost, 0);
+    assert_eq!(s.violations.total(), 0, "{:?}", s.violations);
+    // a budget too small for the buffer loses acknowledged writes, and the oracle says so
+    c.hold_up_energy_uj = Some(0.0);
+    let s = run(&c, SweepMode::Events);
+    assert!(s.volatile_pages_lost > 0);
+    assert!(s.violations.lost + s.violations.resurrected > 0, "{s:?}");
+}
+
+/// Broken recoveries are caught: trusting torn pages returns garbage, and letting the lowest
+/// sequence number win returns old data.
+#[test]
+fn broken_recoveries_are_caught() {
+    let mut c = case();
+    c.recovery = RecoveryVariant::IgnoreCrc;
+    let s = run(&c, SweepMode::Events);
+    assert!(s.violations.corrupted > 0, "{s:?}");
+    c.recovery = RecoveryVariant::LowestSequenceWins;
+    let s = run(&c, SweepMode::Events);
+    assert!(s.violations.resurrected > 0, "{s:?}");
+}
+
+/// Finding (Tseng et al., DAC'11): an interrupted MSB program damages the LSB page of its
+/// word line, which may hold a write made durable long before; the FTL keeps no copy, so the
+/// oracle sees lost or resurrected durable writes on MLC. Without paired damage MLC is clean.
+#[test]
+fn mlc_paired_page_damage_breaks_durable_writes() {
+    let mut c = case();
+    c.device.preset = "mlc1".into();
+    c.paired_damage_probability = 0.0;
+    let s = run(&c, SweepMode::Events);
+    assert_eq!(s.violations.total(), 0, "{:?}", s.violations);
+    c.paired_damage_probability = 1.0;
+    let s = run(&c, SweepMode::Events);
+    assert!(s.damaged_lower_pages > 0);
+    assert!(s.violations.lost + s.violations.resurrected > 0, "{s:?}");
+}
+
+/// Finding: with a volatile write buffer, an eviction's program of a newer write invalidates
+/// the page of the last durable write at once; GC may erase that page's block before the
+/// eviction's program completes, and a cut in between leaves only an older write. Guards
+/// the finding until the FTL orders erases after the programs that superseded their pages.
+#[test]
+fn buffered_eviction_races_the_erase_of_the_last_durable_copy() {
+    let mut c = case();
+    c.workload.requests = 600;
+    c.workload.trim_probability = 0.0;
+    c.device.write_buffer_pages = 8;
+    let s = run(&c, SweepMode::Events);
+    assert!(s.violations.resurrected > 0, "{s:?}");
+    assert_eq!(s.violations.corrupted, 0, "{s:?}");
+}
+
+/// The same case and seed give the same outcome.
+#[test]
+fn crash_runs_are_deterministic() {
+    let mut c = case();
+    c.device.preset = "tlc-b17a".into();
+    c.device.pages_per_block = 9;
+    c.cut_point = CutPoint::AfterEvents(200);
+    let a = run_case(&c).unwrap();
+    assert_eq!(a, run_case(&c).unwrap());
+    assert!(a.recovery.pages_read > 0);
+}
+
+/// Bad parameters are errors naming the parameter, not panics.
+#[test]
+fn bad_parameters_are_one_line_errors() {
+    let mut c = case();
+    c.paired_damage_probability = 2.0;
+    assert!(
+        run_case(&c)
+            .unwrap_err()
+            .contains("paired_damage_probability")
+    );
+    let mut c = case();
+    c.workload.write_pages_max = 0;
+    assert!(run_case(&c).unwrap_err().contains("write_pages_max"));
+    let mut c = case();
+    c.device.pages_per_block = 7;
+    c.device.preset = "mlc1".into();
+    assert!(run_case(&c).is_err());
+    assert!(
+        sweep(&case(), SweepMode::Events, 0, 10)
+            .unwrap_err()
+            .contains("stride")
+    );
+}
+
+/// Every GC policy of the page mapping keeps the contract at every event cut.
+#[test]
+fn every_gc_policy_keeps_the_contract() {
+    for policy in [GcPolicy::Fifo, GcPolicy::CostBenefit, GcPolicy::Random] {
+        let mut c = case();
+        c.device.gc_policy = policy;
+        let s = run(&c, SweepMode::Events);
+        assert!(
+            s.torn_programs > 0 && s.interrupted_erases > 0,
+            "{policy:?}: {s:?}"
+        );
+        assert_eq!(s.violations.total(), 0, "{policy:?}: {:?}", s.violations);
+    }
+}
+
+/// Open finding, not yet analysed: on the block and hybrid mappings the oracle reports lost
+/// and resurrected durable writes (e.g. block mapping, cut after event 602: the erase of the
+/// block holding the only copy of LPA 9's durable write is under way and no copy exists
+/// elsewhere; most likely the erase-before-the-superseding-program race of the buffer case).
+/// Ignored until understood; `cargo test ... -- --ignored` shows the counts.
+#[test]
+#[ignore = "open finding: block and hybrid mappings lose durable writes at some cuts"]
+fn block_and_hybrid_mappings_keep_the_contract() {
+    for mapping in [MappingKind::Block, MappingKind::Hybrid] {
+        let mut c = case();
+        c.device.mapping = mapping;
+        c.device.blocks_per_plane = 16;
+        let s = run(&c, SweepMode::Events);
+        assert_eq!(s.violations.total(), 0, "{mapping:?}: {:?}", s.violations);
+    }
+}
