@@ -118,9 +118,13 @@ pub struct SyntheticSpec {
     #[serde(default)]
     pub seed: u64,
     /// Placement id the writes carry (NVMe FDP reclaim-unit handle; the SSD needs
-    /// `ssd.mapping.placement_ids` above it). Default 0.
-    #[serde(default)]
+    /// `ssd.mapping.placement_ids` above it). Default 0 (not written out when 0).
+    #[serde(default, skip_serializing_if = "is_zero_u16")]
     pub placement_id: u16,
+}
+
+fn is_zero_u16(n: &u16) -> bool {
+    *n == 0
 }
 
 fn default_true() -> bool {
