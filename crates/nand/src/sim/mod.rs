@@ -619,7 +619,7 @@ impl NandSim {
         let t = &self.timing;
         let parts = [
             (Stage::Cle, t.cle() * u64::from(burst.command_cycles)),
-            (Stage::Ale, t.ale(burst.address_cycles)),
+            (Stage::Ale, t.ale(u32::from(burst.address_cycles))),
             (Stage::Tir, burst.transfer_time(t, burst.data_in_bytes)),
             (Stage::Tor, burst.transfer_time(t, burst.data_out_bytes)),
             (Stage::Status, t.status() * u64::from(burst.status_reads)),

@@ -26,19 +26,26 @@ pub(crate) const ALL: u8 = INTERFACE | CACHE | ARRAY;
 /// A run of bus stages issued back to back while holding the channel.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Burst {
-    pub command_cycles: u32,
-    pub address_cycles: u32,
-    pub data_in_bytes: u32,
-    pub data_out_bytes: u32,
-    pub status_reads: u32,
+    // cycle counts are small (a few per plane); u16 keeps `Step` at 24 bytes
+    pub command_cycles: u16,
+    pub address_cycles: u16,
+    pub status_reads: u16,
     /// Data moves at the match-mode bus rate (SiM ops).
     pub match_rate: bool,
+    pub data_in_bytes: u32,
+    pub data_out_bytes: u32,
+}
+
+/// A cycle count as a burst field (counts are bounded by the validated geometry and timing).
+#[inline]
+fn cycles(n: u32) -> u16 {
+    u16::try_from(n).unwrap_or(u16::MAX)
 }
 
 impl Burst {
     pub fn duration(&self, t: &TimingModel) -> SimTime {
         t.cle() * u64::from(self.command_cycles)
-            + t.ale(self.address_cycles)
+            + t.ale(u32::from(self.address_cycles))
             + self.transfer_time(t, self.data_in_bytes)
             + self.transfer_time(t, self.data_out_bytes)
             + t.status() * u64::from(self.status_reads)
@@ -88,8 +95,8 @@ pub(crate) fn compile(op: &FlashOp, inputs: &ChainInputs, t: &TimingModel, steps
     // 00h-addr-32h … 00h-addr-30h (or 80h-addr-data-11h … 10h): two commands and one address
     // per plane.
     let setup = |data_in_bytes: u32| Burst {
-        command_cycles: 2 * planes,
-        address_cycles: page_cycles * planes,
+        command_cycles: cycles(2 * planes),
+        address_cycles: cycles(page_cycles * planes),
         data_in_bytes,
         ..Burst::default()
     };
@@ -141,8 +148,8 @@ pub(crate) fn compile(op: &FlashOp, inputs: &ChainInputs, t: &TimingModel, steps
         OpKind::Erase => {
             steps.push(Step::Acquire(ALL));
             steps.push(Step::Bus(Burst {
-                command_cycles: 2 * planes,
-                address_cycles: t.block_address_cycles * planes,
+                command_cycles: cycles(2 * planes),
+                address_cycles: cycles(t.block_address_cycles * planes),
                 ..Burst::default()
             }));
             steps.push(Step::Cell(Stage::Ber, t.erase, planes));
@@ -185,7 +192,7 @@ fn compile_search(
 ) {
     let command = |data_in_bytes: u32| Burst {
         command_cycles: 2,
-        address_cycles: t.page_address_cycles,
+        address_cycles: cycles(t.page_address_cycles),
         data_in_bytes,
         match_rate: true,
         ..Burst::default()
@@ -265,8 +272,8 @@ fn push_sense(
     steps.push(Step::Cell(Stage::Ton, inputs.read_time, planes));
     for _ in 0..inputs.read_retries {
         steps.push(Step::Bus(Burst {
-            command_cycles: 1 + 2 * planes,
-            address_cycles: 1 + page_cycles * planes,
+            command_cycles: cycles(1 + 2 * planes),
+            address_cycles: cycles(1 + page_cycles * planes),
             data_in_bytes: 4,
             ..Burst::default()
         }));
@@ -286,7 +293,7 @@ fn push_data_out(steps: &mut Vec<Step>, bytes: u32, planes: u32, page_cycles: u3
         for _ in 0..planes {
             steps.push(Step::Bus(Burst {
                 command_cycles: 2,
-                address_cycles: page_cycles,
+                address_cycles: cycles(page_cycles),
                 data_out_bytes: bytes,
                 ..Burst::default()
             }));
