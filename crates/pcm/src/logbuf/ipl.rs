@@ -233,17 +233,7 @@ impl LogBuffer for InPageLog {
         work: &mut FlashWork,
     ) -> PcmResult<WriteResult> {
         self.check_page(page)?;
-        let offset = offset as usize;
-        if bytes.is_empty() || offset + bytes.len() > self.page_bytes {
-            return Err(argument_error(
-                "bytes",
-                format!(
-                    "{} B at offset {offset} do not fit a {} B page (or are empty)",
-                    bytes.len(),
-                    self.page_bytes
-                ),
-            ));
-        }
+        let offset = super::check_update(offset, bytes, self.page_bytes)?;
         if flash.page(page).is_some_and(|f| f.len() != self.page_bytes) {
             return Err(argument_error(
                 "flash",
@@ -264,16 +254,7 @@ impl LogBuffer for InPageLog {
         out: &mut [u8],
     ) -> PcmResult<AccessCost> {
         self.check_page(page)?;
-        if out.len() != self.page_bytes || flash.is_some_and(|f| f.len() != self.page_bytes) {
-            return Err(argument_error(
-                "out",
-                format!("page buffers must be {} B", self.page_bytes),
-            ));
-        }
-        match flash {
-            Some(f) => out.copy_from_slice(f),
-            None => out.fill(0),
-        }
+        super::start_read(flash, out, self.page_bytes)?;
         self.stats.reads += 1;
         if self.apply(page, out) {
             self.stats.reads_merged += 1;

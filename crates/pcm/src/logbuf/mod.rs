@@ -29,7 +29,7 @@ pub use region_config::{LogRegionConfig, SectorOverflow, TABLE_ROW_BYTES};
 pub use stats::LogStats;
 
 use crate::device::{AccessCost, PcmDevice};
-use crate::error::PcmResult;
+use crate::error::{PcmResult, argument_error};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -178,4 +178,36 @@ pub trait LogBuffer {
 
     /// Running totals.
     fn stats(&self) -> LogStats;
+}
+
+/// The checks every log buffer's `write` makes: `bytes` is a non-empty range inside a page of
+/// `page_bytes` at `offset`. Returns the offset as an index.
+pub(crate) fn check_update(offset: u32, bytes: &[u8], page_bytes: usize) -> PcmResult<usize> {
+    let offset = offset as usize;
+    if bytes.is_empty() || offset + bytes.len() > page_bytes {
+        return Err(argument_error(
+            "bytes",
+            format!(
+                "{} B at offset {offset} do not fit a {page_bytes} B page (or are empty)",
+                bytes.len()
+            ),
+        ));
+    }
+    Ok(offset)
+}
+
+/// The start of every log buffer's `read`: checks the page buffers' sizes and fills `out` with
+/// the flash page (zeros when there is none), onto which the buffer applies its log.
+pub(crate) fn start_read(flash: Option<&[u8]>, out: &mut [u8], page_bytes: usize) -> PcmResult<()> {
+    if out.len() != page_bytes || flash.is_some_and(|f| f.len() != page_bytes) {
+        return Err(argument_error(
+            "out",
+            format!("page buffers must be {page_bytes} B"),
+        ));
+    }
+    match flash {
+        Some(f) => out.copy_from_slice(f),
+        None => out.fill(0),
+    }
+    Ok(())
 }

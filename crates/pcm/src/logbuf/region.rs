@@ -460,17 +460,7 @@ impl LogBuffer for PcmLogRegion {
         work: &mut FlashWork,
     ) -> PcmResult<WriteResult> {
         self.check_page(page)?;
-        let offset = offset as usize;
-        if offset + bytes.len() > self.page_bytes || bytes.is_empty() {
-            return Err(argument_error(
-                "bytes",
-                format!(
-                    "{} B at offset {offset} do not fit a {} B page (or are empty)",
-                    bytes.len(),
-                    self.page_bytes
-                ),
-            ));
-        }
+        let offset = super::check_update(offset, bytes, self.page_bytes)?;
         let result = self.write_inner(device, page, offset, bytes, flash, work)?;
         self.stats.pcm += result.cost;
         Ok(result)
@@ -484,16 +474,7 @@ impl LogBuffer for PcmLogRegion {
         out: &mut [u8],
     ) -> PcmResult<AccessCost> {
         self.check_page(page)?;
-        if out.len() != self.page_bytes || flash.is_some_and(|f| f.len() != self.page_bytes) {
-            return Err(argument_error(
-                "out",
-                format!("page buffers must be {} B", self.page_bytes),
-            ));
-        }
-        match flash {
-            Some(f) => out.copy_from_slice(f),
-            None => out.fill(0),
-        }
+        super::start_read(flash, out, self.page_bytes)?;
         self.stats.reads += 1;
         let (pblock, mut cost) = self.lookup(device, page)?;
         if pblock != NONE {
