@@ -13,6 +13,7 @@
 pub mod address;
 pub mod event;
 pub mod memory;
+pub mod message;
 pub mod prefetch;
 pub mod request;
 pub mod rng;

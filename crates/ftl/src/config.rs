@@ -336,13 +336,7 @@ impl SsdConfig {
         let config: SsdConfig = toml::from_str(text).map_err(|e| {
             config_error(
                 "ssd config",
-                e.message().trim_end().to_string()
-                    + &e.span()
-                        .map(|s| {
-                            let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
-                            format!(" (line {line})")
-                        })
-                        .unwrap_or_default(),
+                nandlab_core::message::with_line(e.message(), text, e.span().map(|s| s.start)),
             )
         })?;
         config.validate()?;

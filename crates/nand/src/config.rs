@@ -6,6 +6,7 @@
 use crate::cell::PageLayout;
 use crate::error::{NandResult, config_error};
 use crate::geometry::{Geometry, MAX_PAGE_SIZE_BYTES};
+use nandlab_core::message::number;
 use serde::{Deserialize, Serialize};
 
 /// A full chip-model configuration.
@@ -234,31 +235,11 @@ pub const READ_RETRY_MAX: u32 = 64;
 /// Upper bound of the partial-page programs per page (NOP).
 pub const NOP_LIMIT_MAX: u32 = 64;
 
-/// A number as a message shows it: plain, or in exponent form when very small or very large
-/// (`1e-300`, not three hundred digits).
-fn number(value: f64) -> String {
-    if value != 0.0 && value.is_finite() && !(1e-3..1e9).contains(&value.abs()) {
-        format!("{value:e}")
-    } else {
-        format!("{value}")
-    }
-}
-
 /// `value` must lie within `bounds` (inclusive); the message gives the range with its unit.
 fn within(key: &str, value: f64, bounds: (f64, f64), unit: &str) -> NandResult<()> {
-    let (min, max) = bounds;
-    if value.is_finite() && (min..=max).contains(&value) {
-        Ok(())
-    } else {
-        Err(config_error(
-            key,
-            format!(
-                "{} {unit} is outside the supported range {}..={} {unit}",
-                number(value),
-                number(min),
-                number(max)
-            ),
-        ))
+    match nandlab_core::message::outside_range(value, bounds, unit) {
+        None => Ok(()),
+        Some(message) => Err(config_error(key, message)),
     }
 }
 

@@ -57,16 +57,7 @@ pub fn preset(name: &str) -> NandResult<NandConfig> {
 pub fn parse_config(origin: &str, text: &str) -> NandResult<NandConfig> {
     let config: NandConfig = toml::from_str(text).map_err(|e| NandError::PresetParse {
         name: origin.to_string(),
-        // the position style of every nandlab TOML error: the line
-        message: e.message().trim_end().to_string()
-            + &e.span()
-                .map(|s| {
-                    format!(
-                        " (line {})",
-                        text[..s.start.min(text.len())].matches('\n').count() + 1
-                    )
-                })
-                .unwrap_or_default(),
+        message: nandlab_core::message::with_line(e.message(), text, e.span().map(|s| s.start)),
     })?;
     config.validate()?;
     Ok(config)

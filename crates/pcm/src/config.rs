@@ -135,28 +135,10 @@ pub struct ResolvedTiming {
     pub write_word: SimTime,
 }
 
-fn number(value: f64) -> String {
-    if value != 0.0 && value.is_finite() && !(1e-3..1e9).contains(&value.abs()) {
-        format!("{value:e}")
-    } else {
-        format!("{value}")
-    }
-}
-
 fn within(key: &str, value: f64, bounds: (f64, f64), unit: &str) -> PcmResult<()> {
-    let (min, max) = bounds;
-    if value.is_finite() && (min..=max).contains(&value) {
-        Ok(())
-    } else {
-        Err(config_error(
-            key,
-            format!(
-                "{} {unit} is outside the supported range {}..={} {unit}",
-                number(value),
-                number(min),
-                number(max)
-            ),
-        ))
+    match nandlab_core::message::outside_range(value, bounds, unit) {
+        None => Ok(()),
+        Some(message) => Err(config_error(key, message)),
     }
 }
 

@@ -46,15 +46,7 @@ pub fn preset(name: &str) -> PcmResult<PcmConfig> {
 pub fn parse_config(origin: &str, text: &str) -> PcmResult<PcmConfig> {
     let config: PcmConfig = toml::from_str(text).map_err(|e| PcmError::Parse {
         origin: origin.to_string(),
-        message: e.message().trim_end().to_string()
-            + &e.span()
-                .map(|s| {
-                    format!(
-                        " (line {})",
-                        text[..s.start.min(text.len())].matches('\n').count() + 1
-                    )
-                })
-                .unwrap_or_default(),
+        message: nandlab_core::message::with_line(e.message(), text, e.span().map(|s| s.start)),
     })?;
     config.validate()?;
     Ok(config)

@@ -51,10 +51,7 @@ impl Source<'_> {
     }
 }
 
-/// The 1-based line of byte offset `byte`.
-pub fn line_at(text: &str, byte: usize) -> usize {
-    text[..byte.min(text.len())].matches('\n').count() + 1
-}
+pub use nandlab_core::message::line_at;
 
 #[cfg(test)]
 mod tests {
