@@ -66,7 +66,7 @@ pub use error::{FtlError, FtlResult};
 pub use flash::oob::{OOB_BYTES, PageOob, oob_crc};
 pub use flash::placement::PlacementReport;
 pub use frontend::pcm::{LogBufferConfig, PcmStage, PcmStageConfig, PcmStageReport};
-pub use frontend::{FrontEnd, Outgoing, PageWrite, PageWrites};
+pub use frontend::{FrontEnd, Outgoing, PageWrite, PageWrites, StagePort};
 pub use host::{HostOp, HostRequest};
 pub use memory::MemoryEstimate;
 pub use ssd::{

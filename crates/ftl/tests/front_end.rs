@@ -9,7 +9,7 @@ mod common;
 use nandlab_core::SimTime;
 use nandlab_ftl::{
     FrontEnd, FtlCounters, HostOp, HostRequest, Lpa, PageWrite, PageWrites, PayloadMode, Ssd,
-    WriteState,
+    StagePort, WriteState,
 };
 use std::collections::VecDeque;
 
@@ -23,9 +23,7 @@ struct StagingMemory {
     release_after: usize,
     /// Pages held, oldest first, with their bytes.
     held: VecDeque<(Lpa, u64, Vec<u8>)>,
-    /// Write-port completions pending: (time, request).
-    port: VecDeque<(SimTime, u64)>,
-    port_free: SimTime,
+    port: StagePort,
 }
 
 impl StagingMemory {
@@ -34,8 +32,7 @@ impl StagingMemory {
             write_ns,
             release_after,
             held: VecDeque::new(),
-            port: VecDeque::new(),
-            port_free: SimTime::ZERO,
+            port: StagePort::default(),
         }
     }
 }
@@ -76,9 +73,8 @@ impl FrontEnd for StagingMemory {
             let (lpa, sequence, bytes) = self.held.pop_front().unwrap();
             out.push(lpa, sequence, Some(&bytes));
         }
-        let start = self.port_free.max(now);
-        self.port_free = start + SimTime::from_ns(self.write_ns);
-        self.port.push_back((self.port_free, page.request));
+        self.port
+            .occupy_for(now, SimTime::from_ns(self.write_ns), page.request);
         1
     }
     fn trim(&mut self, lpa: Lpa) {
@@ -93,12 +89,10 @@ impl FrontEnd for StagingMemory {
         true
     }
     fn next_event_time(&self) -> Option<SimTime> {
-        self.port.front().map(|&(t, _)| t)
+        self.port.next_event_time()
     }
     fn process_next(&mut self, done: &mut Vec<u64>, _out: &mut PageWrites) -> Option<SimTime> {
-        let (time, request) = self.port.pop_front()?;
-        done.push(request);
-        Some(time)
+        self.port.process_next(done)
     }
 }
 

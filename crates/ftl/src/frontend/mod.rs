@@ -200,6 +200,45 @@ pub trait FrontEnd: std::fmt::Debug + Send {
     }
 }
 
+/// One FIFO device port of a timed stage (a PCM, a staging memory): a job starts when the port
+/// is free and holds it for its duration; a host request can wait for a job's end, which
+/// [`StagePort::process_next`] reports (the stage's [`FrontEnd::process_next`] calls it).
+#[derive(Debug, Default)]
+pub struct StagePort {
+    /// Ends of the jobs requests wait for, with the request, in order.
+    pending: std::collections::VecDeque<(SimTime, u64)>,
+    free_at: SimTime,
+}
+
+impl StagePort {
+    /// Occupies the port for `duration` from `now` (or from when it is free); returns the end.
+    pub fn occupy(&mut self, now: SimTime, duration: SimTime) -> SimTime {
+        self.free_at = self.free_at.max(now) + duration;
+        self.free_at
+    }
+    /// [`StagePort::occupy`], and `request` waits for the end.
+    pub fn occupy_for(&mut self, now: SimTime, duration: SimTime, request: u64) -> SimTime {
+        let end = self.occupy(now, duration);
+        self.pending.push_back((end, request));
+        end
+    }
+    /// Adds `duration` to the port's busy time without a request waiting (background work
+    /// queued behind what the port already does).
+    pub fn extend(&mut self, duration: SimTime) {
+        self.free_at += duration;
+    }
+    /// End of the next job a request waits for.
+    pub fn next_event_time(&self) -> Option<SimTime> {
+        self.pending.front().map(|&(t, _)| t)
+    }
+    /// The next such job ends: its request goes to `done`; returns the time.
+    pub fn process_next(&mut self, done: &mut Vec<u64>) -> Option<SimTime> {
+        let (time, request) = self.pending.pop_front()?;
+        done.push(request);
+        Some(time)
+    }
+}
+
 /// The stages in order, with one reusable page list per stage.
 #[derive(Debug, Default)]
 pub(crate) struct Chain {
@@ -233,7 +272,7 @@ impl Chain {
     pub fn is_timed(&self) -> bool {
         self.timed
     }
-    /// The first stage holding `lpa`, with whether it is volatile.
+    /// The first stage holding `lpa`.
     pub fn holder(&self, lpa: Lpa) -> Option<&dyn FrontEnd> {
         self.stages
             .iter()

@@ -21,7 +21,7 @@ mod log;
 pub use config::{LogBufferConfig, PcmStageConfig, pcm_error};
 pub use dedup::DedupCounters;
 
-use super::{FrontEnd, PageWrite, PageWrites};
+use super::{FrontEnd, PageWrite, PageWrites, StagePort};
 use crate::address::Lpa;
 use crate::error::FtlResult;
 use crate::flash::emit::Tag;
@@ -35,7 +35,6 @@ use nandlab_pcm::{
     PcmLogRegion, PcmStats,
 };
 use serde::Serialize;
-use std::collections::VecDeque;
 
 /// What the stage did, for reports and experiments.
 #[derive(Clone, Debug, Serialize)]
@@ -73,9 +72,8 @@ pub struct PcmStage {
     /// Sequence and placement of each page's last write (pages the log flushes later).
     sequence: Vec<u64>,
     placement: Vec<u16>,
-    /// Port completions: (time, request), in time order.
-    port: VecDeque<(SimTime, u64)>,
-    port_free: SimTime,
+    /// The stage's one PCM port.
+    port: StagePort,
     writes_held: u64,
     port_busy: SimTime,
     first_error: Option<PcmError>,
@@ -145,8 +143,7 @@ impl PcmStage {
             zeros: vec![0; page_size_bytes as usize],
             sequence: vec![0; logical_pages as usize],
             placement: vec![0; logical_pages as usize],
-            port: VecDeque::new(),
-            port_free: SimTime::ZERO,
+            port: StagePort::default(),
             writes_held: 0,
             port_busy: SimTime::ZERO,
             first_error: None,
@@ -232,14 +229,13 @@ impl PcmStage {
         if latency == SimTime::ZERO {
             return 0;
         }
-        let start = self.port_free.max(now);
-        self.port_free = start + latency;
         if !matches!(Tag::decode(request), Tag::Host(_)) {
+            self.port.occupy(now, latency);
             return 0;
         }
+        let end = self.port.occupy_for(now, latency, request);
         self.writes_held += 1;
-        self.port_busy += self.port_free - now;
-        self.port.push_back((self.port_free, request));
+        self.port_busy += end - now;
         1
     }
 }
@@ -306,19 +302,17 @@ impl FrontEnd for PcmStage {
             self.record(r);
             let cost = self.drain_log(out);
             // a flush's PCM time is not waited for (the Flush waits for the programs)
-            self.port_free += cost.latency;
+            self.port.extend(cost.latency);
         }
     }
     fn has_events(&self) -> bool {
         true
     }
     fn next_event_time(&self) -> Option<SimTime> {
-        self.port.front().map(|&(t, _)| t)
+        self.port.next_event_time()
     }
     fn process_next(&mut self, done: &mut Vec<u64>, _out: &mut PageWrites) -> Option<SimTime> {
-        let (time, request) = self.port.pop_front()?;
-        done.push(request);
-        Some(time)
+        self.port.process_next(done)
     }
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
