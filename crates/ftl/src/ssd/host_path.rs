@@ -105,35 +105,37 @@ impl Ssd {
             c.events.schedule(ready, CtrlEvent::Decide(slot));
             return Ok(());
         }
-        let decided = match request.op {
-            HostOp::Read => self.decide_read(slot),
-            HostOp::Write if direct => self.decide_aligned_write(slot, data),
-            HostOp::Write => self.decide_write(slot),
-            HostOp::Trim => {
-                self.decide_trim(slot);
-                Ok(())
-            }
-            HostOp::Flush => self.decide_flush(slot),
-        };
-        let submitted = self.submit_pending();
-        decided?;
-        submitted?;
-        self.op_done(slot);
-        Ok(())
+        let direct_data = direct.then_some(data);
+        self.decide(slot, direct_data)
     }
 
     /// The firmware has processed request `slot` (controller costs): decide its page
     /// operations now.
     pub(super) fn decide_processed(&mut self, slot: u32) -> FtlResult<()> {
-        let decided = match self.requests.slots[slot as usize].op {
-            HostOp::Read => self.decide_read(slot),
-            HostOp::Write => self.decide_write(slot),
-            HostOp::Trim => {
+        self.decide(slot, None)
+    }
+
+    /// Decides the page operations of request `slot` and submits them. `direct` carries the
+    /// data of a page-aligned write used where it is (not copied into the slot).
+    #[inline(always)]
+    fn decide(&mut self, slot: u32, direct: Option<Option<&[u8]>>) -> FtlResult<()> {
+        let decided = match (self.requests.slots[slot as usize].op, direct) {
+            (HostOp::Read, _) => self.decide_read(slot),
+            (HostOp::Write, Some(data)) => self.decide_aligned_write(slot, data),
+            (HostOp::Write, None) => self.decide_write(slot),
+            (HostOp::Trim, _) => {
                 self.decide_trim(slot);
                 Ok(())
             }
-            HostOp::Flush => self.decide_flush(slot),
+            (HostOp::Flush, _) => self.decide_flush(slot),
         };
+        self.submit_then_done(slot, decided)
+    }
+
+    /// Submits the decided ops, then counts the decision step of request `slot` done (so
+    /// nothing completes mid-decision); the decision's error, if any, comes first.
+    #[inline(always)]
+    fn submit_then_done(&mut self, slot: u32, decided: FtlResult<()>) -> FtlResult<()> {
         let submitted = self.submit_pending();
         decided?;
         submitted?;
@@ -277,11 +279,7 @@ impl Ssd {
             .then(|| &data[d.data_offset as usize..(d.data_offset + d.len) as usize]);
         let result = self.merge_and_write(d.lpa, d.page_offset, bytes, d.request);
         self.requests.slots[d.request as usize].data = data;
-        let submitted = self.submit_pending();
-        result?;
-        submitted?;
-        self.op_done(d.request);
-        Ok(())
+        self.submit_then_done(d.request, result)
     }
 
     /// Merges `bytes` at `start` into the current content of `lpa` and writes the page.

@@ -365,14 +365,18 @@ impl Ssd {
                 .and_then(|()| self.submit_pending())
         };
         for tag in done.drain(..) {
-            if result.is_ok()
-                && let Tag::Host(slot) = Tag::decode(tag)
-            {
-                self.op_done(slot);
-            } else if result.is_ok() {
-                result = Err(FtlError::Stalled {
-                    message: format!("front-end stage {index} completed a non-host tag {tag:#x}"),
-                });
+            if result.is_err() {
+                continue;
+            }
+            match Tag::decode(tag) {
+                Tag::Host(slot) => self.op_done(slot),
+                _ => {
+                    result = Err(FtlError::Stalled {
+                        message: format!(
+                            "front-end stage {index} completed a non-host tag {tag:#x}"
+                        ),
+                    });
+                }
             }
         }
         self.front_out = out;
