@@ -13,7 +13,7 @@ pub(crate) mod oob;
 pub(crate) mod payload;
 pub(crate) mod placement;
 
-use crate::address::{BlockId, Lpa, Ppa};
+use crate::address::{BlockId, DieId, Lpa, Ppa};
 use crate::stats::FtlCounters;
 use blocks::BlockManager;
 use emit::{Emitter, Tag};
@@ -60,6 +60,10 @@ pub(crate) struct Flash {
     free_jobs: Vec<u32>,
     /// Latency of finished GC jobs (first op submitted to erase completed).
     pub gc_latency: LatencyHistogram,
+    /// Erases decided that must wait for programs on other dies (page 0 of the erased block,
+    /// the die), in decision order: see [`Flash::erase`]. Taken by the world loop when it
+    /// hands the erase to its die.
+    pub erase_waits: Vec<(Ppa, DieId)>,
 }
 
 impl Flash {
@@ -89,6 +93,7 @@ impl Flash {
             jobs: Vec::new(),
             free_jobs: Vec::new(),
             gc_latency: LatencyHistogram::new(),
+            erase_waits: Vec::new(),
         }
     }
 
@@ -175,8 +180,21 @@ impl Flash {
     }
 
     /// Erases `block` (all its pages must be invalid) and returns it to its plane's free list.
-    pub fn erase(&mut self, block: BlockId, tag: Tag) {
+    /// `locate` is the mapping's current page of an LPA.
+    ///
+    /// Erase ordering (issue 14): a page of `block` may hold the last copy on flash of its LPA
+    /// while the newer program that superseded it (a host write or buffer eviction on another
+    /// die, or a merge copy there) has not completed. Erasing first would leave a power cut
+    /// with an older copy or none. So the erase waits until every such program has completed:
+    /// the dies holding them are noted in [`Flash::erase_waits`], and the world loop keeps
+    /// the erase at the head of its die's queue until those dies have completed every op
+    /// decided before it. Programs on the erase's own die need no wait: a die runs its ops in
+    /// decision order (blocking GC scheduling).
+    pub fn erase(&mut self, block: BlockId, tag: Tag, locate: impl Fn(Lpa) -> Option<Ppa>) {
         let first = self.blocks.page(block, 0);
+        if self.emit.enabled {
+            self.note_erase_waits(block, first, locate);
+        }
         self.payload.clear_block(first, self.blocks.pages_per_block);
         self.oob.erase(block);
         self.blocks.release(block);
@@ -185,5 +203,32 @@ impl Flash {
             self.blocks.erase_queued[block.index()] = true;
         }
         self.emit.push(OpKind::Erase, first, Ppa::NONE, tag);
+    }
+
+    /// The dies whose incomplete programs hold the newest copy of an LPA whose older copy is
+    /// in `block` (see [`Flash::erase`]).
+    fn note_erase_waits(
+        &mut self,
+        block: BlockId,
+        first: Ppa,
+        locate: impl Fn(Lpa) -> Option<Ppa>,
+    ) {
+        let die = self.oob.die_of(first);
+        let start = self.erase_waits.len();
+        for ppa in self.blocks.written_pages(block) {
+            let Some((Some(lpa), _)) = self.oob.get(ppa) else {
+                continue;
+            };
+            let Some(newest) = locate(lpa) else {
+                continue;
+            };
+            if newest == ppa || self.oob.is_durable(newest) {
+                continue;
+            }
+            let other = self.oob.die_of(newest);
+            if other != die && !self.erase_waits[start..].iter().any(|&(_, d)| d == other) {
+                self.erase_waits.push((first, other));
+            }
+        }
     }
 }

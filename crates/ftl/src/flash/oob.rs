@@ -182,14 +182,25 @@ impl OobStore {
         (sequence != 0).then(|| (Lpa(self.lpa[ppa.index()]).get(), sequence))
     }
 
+    /// The die of `ppa`.
+    #[inline]
+    pub fn die_of(&self, ppa: Ppa) -> DieId {
+        DieId(match self.die_shift {
+            Some(shift) => ppa.0 >> shift,
+            None => ppa.0 / self.pages_per_die,
+        })
+    }
+
     /// The program of `ppa` has completed.
     pub fn is_durable(&self, ppa: Ppa) -> bool {
         let ticket = self.ticket[ppa.index()];
-        let die = match self.die_shift {
-            Some(shift) => ppa.0 >> shift,
-            None => ppa.0 / self.pages_per_die,
-        };
-        ticket != NOT_SUBMITTED && ticket <= self.completed[die as usize]
+        let die = self.die_of(ppa);
+        ticket != NOT_SUBMITTED && ticket <= self.completed[die.index()]
+    }
+
+    /// Ops of `die` handed to the chip model since the device was built.
+    pub fn submitted_ops(&self, die: DieId) -> u64 {
+        self.submitted[die.index()]
     }
 
     /// The data of `ppa` is on flash: its program completed, or it is a copy of a page whose

@@ -126,7 +126,8 @@ impl PageFtl {
             flash.blocks.add_valid(target);
             flash.move_page(ppa, target, tag);
         }
-        flash.erase(victim, tag);
+        let table = &self.table;
+        flash.erase(victim, tag, |lpa| table.ppa_of(lpa));
         Ok(())
     }
 }

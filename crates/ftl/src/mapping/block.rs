@@ -106,7 +106,8 @@ impl DataBlocks {
             }
         }
         if let Some(old) = self.data[lbn as usize] {
-            flash.erase(old, job);
+            let table = &self.table;
+            flash.erase(old, job, |lpa| table.ppa_of(lpa));
         }
         self.data[lbn as usize] = Some(fresh);
         Ok(fresh)

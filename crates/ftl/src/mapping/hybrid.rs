@@ -119,14 +119,16 @@ impl HybridFtl {
         }
         self.merge_list = list;
         let tag = flash.open_job();
-        flash.erase(victim, tag);
+        let table = &self.blocks.table;
+        flash.erase(victim, tag, |lpa| table.ppa_of(lpa));
         Ok(())
     }
 
     fn erase_if_empty(&mut self, flash: &mut Flash, block: BlockId) {
         if flash.blocks.valid[block.index()] == 0 {
             let tag = flash.open_job();
-            flash.erase(block, tag);
+            let table = &self.blocks.table;
+            flash.erase(block, tag, |lpa| table.ppa_of(lpa));
         }
     }
 
@@ -157,7 +159,8 @@ impl HybridFtl {
             // still-valid page would be older than a random-log copy only if absent there,
             // and those were moved above
             debug_assert_eq!(flash.blocks.valid[old.index()], 0);
-            flash.erase(old, job);
+            let table = &self.blocks.table;
+            flash.erase(old, job, |lpa| table.ppa_of(lpa));
         }
         Ok(())
     }

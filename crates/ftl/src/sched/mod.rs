@@ -121,6 +121,27 @@ impl OpQueues {
         self.gc[die.index()].push_back(op);
     }
 
+    /// Puts `op`, just popped for `die`, back at the head of its queue.
+    pub fn push_front(&mut self, die: DieId, op: PendingOp) {
+        if !(self.interleaved() && matches!(op.tag, Tag::Gc(_))) {
+            self.host[die.index()].push_front(op);
+            return;
+        }
+        if let Some(block) = self.written_block(&op) {
+            self.gc_pending_by_block[block.index()] += 1;
+            if op.kind == OpKind::Erase {
+                let plane = self.plane_of(block).index();
+                self.erases_pending_by_plane[plane] += 1;
+            }
+        }
+        self.gc[die.index()].push_front(op);
+    }
+
+    /// The ops waiting for `die`, in no particular order.
+    pub fn queued(&self, die: DieId) -> impl Iterator<Item = &PendingOp> {
+        self.host[die.index()].iter().chain(&self.gc[die.index()])
+    }
+
     /// The next op for `die` under the policy; `free_blocks(plane)` is the FTL's free-block
     /// count of a plane.
     #[inline]

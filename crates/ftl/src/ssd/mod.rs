@@ -86,6 +86,11 @@ pub struct Ssd {
     queues: OpQueues,
     /// Multiplane ops formed by the scheduler, with their constituents.
     merged: MergedOps,
+    /// Erases held at the head of their die's queue until programs on other dies complete
+    /// (`Flash::erase`), oldest first.
+    gates: Vec<world::EraseGate>,
+    /// Erases that had to wait for programs on other dies (since the device was built).
+    erases_held: u64,
     /// Scratch of `submit_pending`: which decided ops joined a multiplane op, and its members.
     merge_taken: Vec<bool>,
     merge_group: Vec<PendingOp>,
@@ -240,6 +245,8 @@ impl Ssd {
             watch: None,
             watched: None,
             merged: MergedOps::default(),
+            gates: Vec::new(),
+            erases_held: 0,
             merge_taken: Vec::new(),
             merge_group: Vec::new(),
             multi_template: FlashOp::read(PageAddress::default()),

@@ -339,6 +339,9 @@ impl Ssd {
         }
         completions.clear();
         self.completions = completions;
+        if result.is_ok() && !self.gates.is_empty() {
+            result = self.release_gates();
+        }
         result
     }
 
@@ -520,6 +523,9 @@ impl Ssd {
     #[inline(always)]
     fn dispatch(&mut self, op: PendingOp) -> FtlResult<()> {
         let die = self.codec.die_of(op.source);
+        if op.kind == OpKind::Erase && !self.flash.erase_waits.is_empty() {
+            return self.dispatch_erase(die, op);
+        }
         if self.queues.is_empty(die) && self.nand.die_ops_in_flight(die) < CHIP_OPS_PER_DIE {
             self.submit_to_chip(die, op)
         } else {
@@ -601,6 +607,10 @@ impl Ssd {
             let Some(op) = self.queues.pop(die, |plane| blocks.free_count(plane)) else {
                 break;
             };
+            if !self.gates.is_empty() && op.kind == OpKind::Erase && self.gate_holds(die, op) {
+                self.queues.push_front(die, op);
+                break;
+            }
             self.submit_to_chip(die, op)?;
         }
         Ok(())
@@ -676,6 +686,108 @@ impl Ssd {
         }
         self.merged.release(id, members);
         result
+    }
+}
+
+/// An erase held at the head of its die's queue until each listed die has completed this many
+/// ops (every op decided before the erase there): see `Flash::erase`.
+#[derive(Debug)]
+pub(crate) struct EraseGate {
+    die: DieId,
+    source: Ppa,
+    waits: Vec<(DieId, u64)>,
+}
+
+impl Ssd {
+    /// Dispatches an erase that may have to wait for programs on other dies.
+    #[cold]
+    #[inline(never)]
+    fn dispatch_erase(&mut self, die: DieId, op: PendingOp) -> FtlResult<()> {
+        // this erase's entries are the oldest (erases are dispatched in decision order)
+        let n = self
+            .flash
+            .erase_waits
+            .iter()
+            .take_while(|&&(source, _)| source == op.source)
+            .count();
+        let mut waits = Vec::new();
+        for (_, other) in self.flash.erase_waits.drain(..n) {
+            // every op decided on `other` so far: handed to the chip or queued (a merged
+            // multiplane op counts each member)
+            let queued: u64 = self
+                .queues
+                .queued(other)
+                .map(|q| match q.tag {
+                    Tag::Multi(id) => self.merged.get(id).len() as u64,
+                    _ => 1,
+                })
+                .sum();
+            let target = self.flash.oob.submitted_ops(other) + queued;
+            if self.flash.oob.completed_ops(other.index()) < target {
+                waits.push((other, target));
+            }
+        }
+        if waits.is_empty() {
+            if self.queues.is_empty(die) && self.nand.die_ops_in_flight(die) < CHIP_OPS_PER_DIE {
+                return self.submit_to_chip(die, op);
+            }
+        } else {
+            self.erases_held += 1;
+            self.gates.push(EraseGate {
+                die,
+                source: op.source,
+                waits,
+            });
+        }
+        self.queues.push(die, op);
+        Ok(())
+    }
+
+    /// Whether erase `op`, popped for `die`, must still wait; a gate whose waits are over is
+    /// removed.
+    fn gate_holds(&mut self, die: DieId, op: PendingOp) -> bool {
+        let Some(i) = self
+            .gates
+            .iter()
+            .position(|g| g.die == die && g.source == op.source)
+        else {
+            return false;
+        };
+        let oob = &self.flash.oob;
+        if self.gates[i]
+            .waits
+            .iter()
+            .all(|&(d, target)| oob.completed_ops(d.index()) >= target)
+        {
+            self.gates.remove(i);
+            return false;
+        }
+        true
+    }
+
+    /// Pumps the dies whose held erase may go now.
+    #[cold]
+    #[inline(never)]
+    fn release_gates(&mut self) -> FtlResult<()> {
+        let mut i = 0;
+        while i < self.gates.len() {
+            let oob = &self.flash.oob;
+            let g = &self.gates[i];
+            let ready = g
+                .waits
+                .iter()
+                .all(|&(d, target)| oob.completed_ops(d.index()) >= target);
+            if ready {
+                let (die, before) = (g.die, self.gates.len());
+                self.pump(die)?;
+                if self.gates.len() < before {
+                    // that gate went (others may have shifted into slot i)
+                    continue;
+                }
+            }
+            i += 1;
+        }
+        Ok(())
     }
 }
 

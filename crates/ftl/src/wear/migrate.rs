@@ -46,7 +46,8 @@ impl PageFtl {
         if flash.blocks.is_open(worn) {
             flash.blocks.close(worn);
         }
-        flash.erase(cold, tag);
+        let table = &self.table;
+        flash.erase(cold, tag, |lpa| table.ppa_of(lpa));
         Ok(())
     }
 }
