@@ -22,8 +22,18 @@ struct LpaHistory {
     versions: Vec<u64>,
     /// Version of its last durable write (0: none).
     durable: u64,
-    /// A trim was issued after its last durable write.
-    trimmed_since_durable: bool,
+    /// The newest version issued to it when its last trim was issued (`Some(0)`: trimmed
+    /// before any write; `None`: never trimmed). A trim issued after the durable write's issue
+    /// (mark >= durable) frees the LPA from the contract until a later write is durable.
+    trim_mark: Option<u64>,
+}
+
+impl LpaHistory {
+    /// A trim came after its last durable write was issued (the write may have been made
+    /// durable by a flush that completed after the trim: the trim still supersedes it).
+    fn trimmed_since_durable(&self) -> bool {
+        self.trim_mark.is_some_and(|mark| mark >= self.durable)
+    }
 }
 
 /// Violations found, by class.
@@ -103,7 +113,8 @@ impl Oracle {
 
     /// A trim of `lpa` was issued.
     pub fn trim_issued(&mut self, lpa: Lpa) {
-        self.lpas[lpa.index()].trimmed_since_durable = true;
+        let h = &mut self.lpas[lpa.index()];
+        h.trim_mark = Some(h.versions.last().copied().unwrap_or(0));
     }
 
     /// A flush was issued (it covers the writes completed so far).
@@ -122,10 +133,7 @@ impl Oracle {
 
     fn make_durable(&mut self, lpa: Lpa, version: u64) {
         let h = &mut self.lpas[lpa.index()];
-        if version > h.durable {
-            h.durable = version;
-            h.trimmed_since_durable = false;
-        }
+        h.durable = h.durable.max(version);
     }
 
     /// Durable writes (LPAs with one).
@@ -139,7 +147,8 @@ impl Oracle {
         let mut v = Violations::default();
         for (i, h) in self.lpas.iter().enumerate() {
             let lpa = Lpa(i as u32);
-            let nothing_ok = h.durable == 0 || h.trimmed_since_durable;
+            let trimmed = h.trimmed_since_durable();
+            let nothing_ok = h.durable == 0 || trimmed;
             match decode(read(lpa)) {
                 Decoded::Zeros => {
                     if !nothing_ok {
@@ -164,7 +173,7 @@ impl Oracle {
                             "corrupted: lpa {} holds version {version} of lpa {}",
                             lpa.0, holder.0
                         ));
-                    } else if version < h.durable && !h.trimmed_since_durable {
+                    } else if version < h.durable && !trimmed {
                         v.resurrected += 1;
                         v.note(format!(
                             "resurrected: lpa {} holds version {version}, older than durable {}",
@@ -213,5 +222,26 @@ mod tests {
         plp.write_issued(Lpa(0), 1);
         plp.write_completed(Lpa(0), 1);
         assert_eq!(plp.check(|_| None).lost, 1, "completed is durable with PLP");
+        // a write completed, then trimmed, then covered by a flush: the trim still wins
+        let mut o = Oracle::new(1, false);
+        o.write_issued(Lpa(0), 1);
+        o.write_completed(Lpa(0), 1);
+        o.flush_issued();
+        o.trim_issued(Lpa(0));
+        o.flush_completed();
+        assert_eq!(
+            o.check(|_| None).total(),
+            0,
+            "the trim came after the write"
+        );
+        o.write_issued(Lpa(0), 2);
+        o.write_completed(Lpa(0), 2);
+        o.flush_issued();
+        o.flush_completed();
+        assert_eq!(
+            o.check(|_| None).lost,
+            1,
+            "a later durable write is bound again"
+        );
     }
 }
