@@ -37,6 +37,10 @@ pub struct PowercutArgs {
     /// GC moves within a plane by copyback.
     #[arg(long)]
     copyback: bool,
+    /// Turn paired-page padding off (the "paired pages ignored" mutation: MLC/TLC/QLC lose
+    /// durable lower pages to torn upper-page programs).
+    #[arg(long)]
+    no_paired_padding: bool,
     /// page, block or hybrid.
     #[arg(long, default_value = "page")]
     mapping: String,
@@ -183,6 +187,7 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
             copyback: args.copyback,
             mapping,
             gc_policy,
+            paired_page_padding: !args.no_paired_padding,
             ..CrashDevice::default()
         },
         workload: CrashWorkload {

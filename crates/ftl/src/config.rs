@@ -229,6 +229,15 @@ pub struct FtlConfig {
     /// keeps separate write frontiers, so separate blocks, per id (1: off).
     #[serde(skip_serializing_if = "is_one")]
     pub placement_ids: u16,
+    /// Paired-page protection (issue 14, page mapping): on MLC/TLC/QLC an interrupted
+    /// program of an upper page can destroy the lower pages of its word line. With this on,
+    /// a Flush pads every open block with dummy pages up to the end of the word lines holding
+    /// data, and an erase that would leave the newest copy of one of its LPAs on a lower page
+    /// whose upper pages are not programmed first pads that word line (and waits for it), as
+    /// pblk (LightNVM) pads a flush to a full write unit. Costs the padding pages. Off by
+    /// default (results without power cuts stay as they were).
+    #[serde(skip_serializing_if = "is_false")]
+    pub paired_page_padding: bool,
     /// The controller's own time and energy costs (all zero: none).
     #[serde(skip_serializing_if = "ControllerCosts::is_zero")]
     pub controller: ControllerCosts,
@@ -258,6 +267,7 @@ impl Default for FtlConfig {
             hybrid_random_log_blocks: 8,
             placement_ids: 1,
             multiplane: false,
+            paired_page_padding: false,
             controller: ControllerCosts::default(),
         }
     }

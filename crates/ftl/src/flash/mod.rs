@@ -64,6 +64,14 @@ pub(crate) struct Flash {
     /// the die), in decision order: see [`Flash::erase`]. Taken by the world loop when it
     /// hands the erase to its die.
     pub erase_waits: Vec<(Ppa, DieId)>,
+    /// Paired-page padding (`ftl.paired_page_padding`, [`Flash::pad_word_lines`]): per write
+    /// pointer (0 to pages per block), the write pointer a block needs so that no page below
+    /// it has an unprogrammed paired upper page; empty when off (or SLC).
+    pad_to: Vec<u32>,
+    /// Per page offset, one past its last paired upper page (offset + 1 when it has none).
+    upper_end: Vec<u32>,
+    /// Dummy pages programmed by paired-page padding.
+    pub pad_pages: u64,
 }
 
 impl Flash {
@@ -94,7 +102,72 @@ impl Flash {
             free_jobs: Vec::new(),
             gc_latency: LatencyHistogram::new(),
             erase_waits: Vec::new(),
+            pad_to: Vec::new(),
+            upper_end: Vec::new(),
+            pad_pages: 0,
         }
+    }
+
+    /// Turns paired-page padding on for a chip of page layout `layout`.
+    pub fn enable_paired_page_padding(&mut self, layout: nandlab_nand::PageLayout) {
+        let ppb = self.blocks.pages_per_block;
+        let mut upper_end: Vec<u32> = (1..=ppb).collect();
+        for upper in 0..ppb {
+            for lower in nandlab_nand::sim::paired_lower_pages(layout, upper, ppb) {
+                let end = &mut upper_end[lower as usize];
+                *end = (*end).max(upper + 1);
+            }
+        }
+        if upper_end
+            .iter()
+            .enumerate()
+            .all(|(o, &e)| e == o as u32 + 1)
+        {
+            return; // no pairs (SLC): nothing to protect
+        }
+        let mut pad_to = vec![0; ppb as usize + 1];
+        let mut needed = 0;
+        for wp in 0..=ppb {
+            pad_to[wp as usize] = needed.max(wp);
+            if wp < ppb {
+                needed = needed.max(upper_end[wp as usize]);
+            }
+        }
+        self.pad_to = pad_to;
+        self.upper_end = upper_end;
+    }
+
+    /// Whether paired-page padding is on.
+    #[inline]
+    pub fn pads(&self) -> bool {
+        !self.pad_to.is_empty()
+    }
+
+    /// Paired-page padding: programs dummy pages (no LPA, invalid at once) into open `block`
+    /// until no page below its write pointer has an unprogrammed paired upper page. Returns
+    /// the pages padded (0 when off, or the block is closed or already safe).
+    pub fn pad_word_lines(&mut self, block: BlockId, tag: Tag) -> u32 {
+        if self.pad_to.is_empty() || !self.blocks.is_open(block) {
+            return 0;
+        }
+        let target = self.pad_to[self.blocks.next_page[block.index()] as usize];
+        let mut padded = 0;
+        while self.blocks.next_page[block.index()] < target {
+            let Some(ppa) = self.blocks.next_ppa(block) else {
+                break;
+            };
+            let sequence = self.next_sequence();
+            self.payload.write(ppa, None, None, sequence);
+            self.oob
+                .program(ppa, Lpa::NONE, sequence, !self.emit.enabled);
+            self.counters.flash_pages_programmed += 1;
+            self.placement.programmed(ppa);
+            self.emit.push(OpKind::Program, ppa, Ppa::NONE, tag);
+            self.trace_content(ppa);
+            padded += 1;
+        }
+        self.pad_pages += u64::from(padded);
+        padded
     }
 
     /// Opens a GC job (returns the tag its ops carry); functional-only runs get no job.
@@ -222,10 +295,25 @@ impl Flash {
             let Some(newest) = locate(lpa) else {
                 continue;
             };
-            if newest == ppa || self.oob.is_durable(newest) {
+            if newest == ppa {
                 continue;
             }
-            let other = self.oob.die_of(newest);
+            // paired-page padding: the newest copy must also be safe from a torn program of
+            // an upper page of its word line (padded now if not programmed yet)
+            let mut wait_for = newest;
+            if self.pads() {
+                let newest_block = self.blocks.block_of(newest);
+                let offset = newest.0 % self.blocks.pages_per_block;
+                let end = self.upper_end[offset as usize];
+                if self.blocks.next_page[newest_block.index()] < end {
+                    self.pad_word_lines(newest_block, Tag::Internal);
+                }
+                wait_for = self.blocks.page(newest_block, end - 1);
+            }
+            if self.oob.is_durable(wait_for) {
+                continue;
+            }
+            let other = self.oob.die_of(wait_for);
             if other != die && !self.erase_waits[start..].iter().any(|&(_, d)| d == other) {
                 self.erase_waits.push((first, other));
             }

@@ -128,6 +128,9 @@ impl PageFtl {
         }
         let table = &self.table;
         flash.erase(victim, tag, |lpa| table.ppa_of(lpa));
+        if flash.pads() {
+            self.drop_closed_frontiers(flash);
+        }
         Ok(())
     }
 }

@@ -33,6 +33,9 @@ pub(crate) trait Mapping {
             ),
         })
     }
+    /// Paired-page padding at a Flush: pads every open write frontier to the end of the word
+    /// lines holding data (`Flash::pad_word_lines`); the pads carry `tag`.
+    fn pad_open_blocks(&mut self, _flash: &mut Flash, _tag: Tag) {}
     /// How many logical pages map to `ppa` (0: invalid).
     fn refcount(&self, ppa: Ppa) -> u32;
     /// One background GC step; whether it did something.
@@ -87,6 +90,9 @@ impl Mapping for Mapper {
     }
     fn share(&mut self, flash: &mut Flash, lpa: Lpa, same_as: Lpa) -> FtlResult<()> {
         dispatch!(self, m => m.share(flash, lpa, same_as))
+    }
+    fn pad_open_blocks(&mut self, flash: &mut Flash, tag: Tag) {
+        dispatch!(self, m => m.pad_open_blocks(flash, tag))
     }
     fn refcount(&self, ppa: Ppa) -> u32 {
         dispatch!(self, m => m.refcount(ppa))

@@ -100,6 +100,15 @@ impl PageFtl {
         usize::from(id) * self.stripe.len() + plane.index()
     }
 
+    /// Forgets frontiers whose block paired-page padding filled (closed).
+    pub(crate) fn drop_closed_frontiers(&mut self, flash: &Flash) {
+        for frontier in self.host_frontier.iter_mut().chain(&mut self.gc_frontier) {
+            if frontier.is_some_and(|b| !flash.blocks.is_open(b)) {
+                *frontier = None;
+            }
+        }
+    }
+
     fn alloc_host(&mut self, flash: &mut Flash, plane: PlaneId, id: u16) -> FtlResult<Option<Ppa>> {
         let at = self.frontier_index(plane, id);
         let frontier = &mut self.host_frontier[at];
@@ -212,6 +221,18 @@ impl Mapping for PageFtl {
 
     fn locate(&self, lpa: Lpa) -> Option<Ppa> {
         self.table.ppa_of(lpa)
+    }
+
+    fn pad_open_blocks(&mut self, flash: &mut Flash, tag: Tag) {
+        for i in 0..self.host_frontier.len() {
+            for block in [self.host_frontier[i], self.gc_frontier[i]]
+                .into_iter()
+                .flatten()
+            {
+                flash.pad_word_lines(block, tag);
+            }
+        }
+        self.drop_closed_frontiers(flash);
     }
 
     /// Co-design hint (SPEC F7): the LPAs of the valid pages of the block GC erases next.

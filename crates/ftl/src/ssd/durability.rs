@@ -135,6 +135,11 @@ impl Ssd {
         self.erases_held
     }
 
+    /// Dummy pages programmed by paired-page padding (`ftl.paired_page_padding`).
+    pub fn paired_padding_pages(&self) -> u64 {
+        self.flash.pad_pages
+    }
+
     /// Whether `ppa` is programmed (not erased since) and its program has completed in the
     /// chip model.
     pub fn is_programmed_durably(&self, ppa: Ppa) -> bool {
@@ -212,6 +217,40 @@ mod tests {
             s.run(requests).unwrap();
             s.drain().unwrap();
             assert!(s.erases_held() > 0, "{scheduling:?} {multiplane}");
+            s.check_consistency().unwrap();
+        }
+    }
+
+    /// Paired-page padding: on TLC (three pages per word line, programmed in a row) a Flush
+    /// completes the word line of the last write with dummy pages; off, nothing is padded.
+    #[test]
+    fn a_flush_completes_the_word_line_on_tlc() {
+        for padding in [true, false] {
+            let mut c = SsdConfig::from_preset("tlc-b17a");
+            c.device.overrides = Some(
+                toml::from_str(
+                    "[geometry]\nchannels = 1\nchips_per_channel = 1\ndies_per_chip = 1\n\
+                     planes_per_die = 1\nblocks_per_plane = 12\npages_per_block = 9\n\
+                     page_size_bytes = 512\nspare_bytes_per_page = 64\n",
+                )
+                .unwrap(),
+            );
+            c.ftl = FtlConfig {
+                op_fraction: 0.6,
+                gc_threshold_blocks: 2,
+                paired_page_padding: padding,
+                ..FtlConfig::default()
+            };
+            let mut s = Ssd::new(c, 1).unwrap();
+            s.execute(&HostRequest::write(0, 512), None).unwrap();
+            s.execute(&HostRequest::flush(), None).unwrap();
+            let ppa = s.locate(Lpa(0)).unwrap();
+            let padded = s.paired_padding_pages();
+            assert_eq!(padded, if padding { 2 } else { 0 });
+            // the pads are programmed (durably) right after the data page
+            for pad in 1..=padded as u32 {
+                assert_eq!(s.is_programmed_durably(Ppa(ppa.0 + pad)), padding);
+            }
             s.check_consistency().unwrap();
         }
     }

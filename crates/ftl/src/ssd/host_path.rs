@@ -389,17 +389,21 @@ impl Ssd {
     }
 
     fn decide_flush(&mut self, slot: u32) -> FtlResult<()> {
-        if self.front.is_empty() {
-            return Ok(());
-        }
         let tag = Tag::Host(slot);
-        let mut out = std::mem::take(&mut self.front_out);
-        let hold = self
-            .front
-            .flush(self.now, tag.encode(), &mut out, &mut self.flash.counters);
-        self.hold(tag, hold);
-        let result = self.write_out(&out, tag);
-        self.front_out = out;
+        let mut result = Ok(());
+        if !self.front.is_empty() {
+            let mut out = std::mem::take(&mut self.front_out);
+            let hold = self
+                .front
+                .flush(self.now, tag.encode(), &mut out, &mut self.flash.counters);
+            self.hold(tag, hold);
+            result = self.write_out(&out, tag);
+            self.front_out = out;
+        }
+        if result.is_ok() && self.flash.pads() {
+            // the flushed pages' word lines are completed before the flush completes
+            self.mapper.pad_open_blocks(&mut self.flash, tag);
+        }
         result
     }
 }

@@ -160,6 +160,9 @@ impl Ssd {
             // which free blocks still wait for their erase (allocation prefers the others)
             flash.blocks.erase_queued = vec![false; geometry.total_blocks() as usize];
         }
+        if f.paired_page_padding && f.mapping == MappingKind::Page {
+            flash.enable_paired_page_padding(nand.timing().layout);
+        }
         let stripe = stripe_order(&geometry, parse_allocation_order(&f.allocation_order)?);
         let wl_gap = (f.wear_leveling == WearLeveling::Static).then_some(f.wl_erase_gap_threshold);
         let mapper = match f.mapping {

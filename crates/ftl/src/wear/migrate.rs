@@ -48,6 +48,9 @@ impl PageFtl {
         }
         let table = &self.table;
         flash.erase(cold, tag, |lpa| table.ppa_of(lpa));
+        if flash.pads() {
+            self.drop_closed_frontiers(flash);
+        }
         Ok(())
     }
 }

@@ -38,6 +38,9 @@ pub struct CrashDevice {
     /// Page, block or hybrid mapping.
     pub mapping: MappingKind,
     pub gc_policy: GcPolicy,
+    /// Paired-page padding (`ftl.paired_page_padding`, page mapping on MLC/TLC/QLC); off is
+    /// the "paired pages ignored" mutation.
+    pub paired_page_padding: bool,
 }
 
 impl Default for CrashDevice {
@@ -55,6 +58,7 @@ impl Default for CrashDevice {
             copyback: false,
             mapping: MappingKind::Page,
             gc_policy: GcPolicy::Greedy,
+            paired_page_padding: true,
         }
     }
 }
@@ -83,6 +87,7 @@ impl CrashDevice {
             copyback: self.copyback,
             mapping: self.mapping,
             gc_policy: self.gc_policy,
+            paired_page_padding: self.paired_page_padding,
             payload: PayloadMode::Full,
             queue_depth: 1,
             ..FtlConfig::default()
