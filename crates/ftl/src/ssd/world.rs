@@ -486,7 +486,8 @@ impl Ssd {
             c.gc_moves(self.now, moves as u64);
         }
         let mut result = Ok(());
-        if self.config.ftl.multiplane && ops.len() > 1 {
+        if (self.config.ftl.multiplane && ops.len() > 1) || !self.flash.erase_waits.is_empty() {
+            // (erases that may wait for other dies: `dispatch_erase`)
             result = self.submit_merging(&ops);
         } else {
             for &op in &ops {
@@ -502,18 +503,29 @@ impl Ssd {
         result
     }
 
-    /// The decided ops with multiplane merging (see [`Ssd::merge_multiplane`]).
+    /// The decided ops with multiplane merging (see [`Ssd::merge_multiplane`]), and erases
+    /// that may have to wait for programs on other dies ([`Ssd::dispatch_erase`]).
     #[inline(never)]
     fn submit_merging(&mut self, ops: &[PendingOp]) -> FtlResult<()> {
         self.merge_taken.clear();
         self.merge_taken.resize(ops.len(), false);
+        let merging = self.config.ftl.multiplane;
         for i in 0..ops.len() {
             if self.merge_taken[i] {
                 continue;
             }
             self.count_submitted(ops[i].tag);
-            let op = self.merge_multiplane(ops, i);
-            self.dispatch(op)?;
+            let op = if merging {
+                self.merge_multiplane(ops, i)
+            } else {
+                ops[i]
+            };
+            if op.kind == OpKind::Erase && !self.flash.erase_waits.is_empty() {
+                let die = self.codec.die_of(op.source);
+                self.dispatch_erase(die, op)?;
+            } else {
+                self.dispatch(op)?;
+            }
         }
         Ok(())
     }
@@ -523,9 +535,6 @@ impl Ssd {
     #[inline(always)]
     fn dispatch(&mut self, op: PendingOp) -> FtlResult<()> {
         let die = self.codec.die_of(op.source);
-        if op.kind == OpKind::Erase && !self.flash.erase_waits.is_empty() {
-            return self.dispatch_erase(die, op);
-        }
         if self.queues.is_empty(die) && self.nand.die_ops_in_flight(die) < CHIP_OPS_PER_DIE {
             self.submit_to_chip(die, op)
         } else {
@@ -601,6 +610,7 @@ impl Ssd {
     }
 
     /// Submits queued ops of `die` while it has fewer than [`CHIP_OPS_PER_DIE`] in flight.
+    #[inline(always)]
     pub(super) fn pump(&mut self, die: DieId) -> FtlResult<()> {
         while self.nand.die_ops_in_flight(die) < CHIP_OPS_PER_DIE {
             let blocks = &self.flash.blocks;
@@ -608,7 +618,6 @@ impl Ssd {
                 break;
             };
             if !self.gates.is_empty() && op.kind == OpKind::Erase && self.gate_holds(die, op) {
-                self.queues.push_front(die, op);
                 break;
             }
             self.submit_to_chip(die, op)?;
@@ -743,8 +752,10 @@ impl Ssd {
         Ok(())
     }
 
-    /// Whether erase `op`, popped for `die`, must still wait; a gate whose waits are over is
-    /// removed.
+    /// Whether erase `op`, popped for `die`, must still wait (it goes back to the head of the
+    /// die's queue); a gate whose waits are over is removed.
+    #[cold]
+    #[inline(never)]
     fn gate_holds(&mut self, die: DieId, op: PendingOp) -> bool {
         let Some(i) = self
             .gates
@@ -762,6 +773,7 @@ impl Ssd {
             self.gates.remove(i);
             return false;
         }
+        self.queues.push_front(die, op);
         true
     }
 
