@@ -33,6 +33,7 @@ macro_rules! out_raw {
     }};
 }
 
+mod crash;
 mod powercut;
 mod sql;
 
@@ -81,6 +82,10 @@ enum Command {
     /// crash oracle; or sweep cut points; or time the mount scan against capacity
     /// (docs/power.md).
     Powercut(powercut::PowercutArgs),
+    /// The crash harness: random stack configs × workloads × cut points × cut–recover–
+    /// continue cycles, checked by the crash oracle; a failing case reproduces exactly
+    /// (docs/power.md).
+    Crash(crash::CrashArgs),
 }
 
 #[derive(Args, Debug)]
@@ -372,6 +377,7 @@ fn run(cli: Cli, control: &Control) -> LabResult<()> {
         Command::Bench(args) => bench_cmd(args),
         Command::Demo => demo(),
         Command::Powercut(args) => powercut::powercut(args),
+        Command::Crash(args) => crash::run(args),
         Command::Presets => {
             out!("NAND chip presets ([nand] preset = NAME, nandlab chip --preset NAME):\n");
             for name in nandlab_nand::preset_names() {

@@ -70,7 +70,8 @@ pub struct PowercutArgs {
     /// Power-loss protection: hold-up energy in µJ (absent: none).
     #[arg(long)]
     hold_up_uj: Option<f64>,
-    /// correct, ignore-crc or lowest-sequence-wins (the last two are deliberately broken).
+    /// correct, ignore-crc, lowest-sequence-wins or no-sequence (all but the first are
+    /// deliberately broken).
     #[arg(long, default_value = "correct")]
     recovery: String,
     /// Sweep cut points: events, chip-ops or times (default: one cut, see --cut-*).

@@ -35,6 +35,9 @@ pub enum RecoveryVariant {
     IgnoreCrc,
     /// Broken: the lowest sequence number wins.
     LowestSequenceWins,
+    /// Broken: the OOB carries no sequence number, so the last intact copy the scan finds
+    /// (in physical order) wins.
+    NoSequence,
 }
 
 impl RecoveryVariant {
@@ -44,8 +47,9 @@ impl RecoveryVariant {
             "correct" => Ok(RecoveryVariant::Correct),
             "ignore-crc" => Ok(RecoveryVariant::IgnoreCrc),
             "lowest-sequence-wins" => Ok(RecoveryVariant::LowestSequenceWins),
+            "no-sequence" => Ok(RecoveryVariant::NoSequence),
             _ => Err(format!(
-                "recovery = {text:?}: expected correct, ignore-crc or lowest-sequence-wins"
+                "recovery = {text:?}: expected correct, ignore-crc, lowest-sequence-wins or no-sequence"
             )),
         }
     }
@@ -178,6 +182,7 @@ pub fn recover(
             let known = sequence[lpa.index()];
             let wins = match variant {
                 RecoveryVariant::LowestSequenceWins => known == 0 || content.sequence < known,
+                RecoveryVariant::NoSequence => true,
                 _ => content.sequence > known,
             };
             if wins {

@@ -205,6 +205,78 @@ impl Ssd {
     }
 }
 
+impl Ssd {
+    /// Loads a mount's result into this new, idle device so that it can run on (cut–recover–
+    /// continue cycles): each recovered LPA is written functionally (no op timed) with its
+    /// recovered bytes and sequence number, oldest first, and new writes get sequence numbers
+    /// above every intact page of the cut array and its dump area (as a mount that read them
+    /// all would). With paired-page padding the open blocks are then padded to the end of
+    /// their word lines. The logical content is exactly the mount's; the physical placement, the
+    /// stale and torn pages and the erase counts of the cut device are not carried over.
+    pub fn load_recovered(
+        &mut self,
+        cut: &PowerCut,
+        recovered: &crate::power::Recovered,
+    ) -> FtlResult<()> {
+        use crate::flash::HostWrite;
+        use crate::flash::emit::Tag;
+        use crate::mapping::Mapping;
+        if self.requests.in_flight() > 0
+            || !self.nand.is_idle()
+            || self.flash.write_sequence > 0
+            || self.power_trace_on()
+        {
+            return Err(power_error(
+                "load_recovered: needs a new, idle device without a power trace".into(),
+            ));
+        }
+        if recovered.map.len() != self.logical_pages as usize {
+            return Err(power_error(format!(
+                "load_recovered: the mount has {} logical pages, the device {}",
+                recovered.map.len(),
+                self.logical_pages
+            )));
+        }
+        let mut pages: Vec<(u64, Lpa)> = (0..self.logical_pages)
+            .map(Lpa)
+            .filter(|lpa| recovered.map[lpa.index()].is_some())
+            .map(|lpa| (recovered.sequence[lpa.index()], lpa))
+            .collect();
+        pages.sort_unstable();
+        let mut highest = cut.dump.iter().map(|d| d.sequence).max().unwrap_or(0);
+        for ppa in (0..cut.image.physical_pages()).map(Ppa) {
+            if let Some(PageImage::Programmed(c)) = cut.image.page(ppa)
+                && c.crc_ok()
+            {
+                highest = highest.max(c.sequence);
+            }
+        }
+        self.flash.emit.enabled = false;
+        let mut result = Ok(());
+        for &(sequence, lpa) in &pages {
+            let write = HostWrite {
+                lpa,
+                sequence,
+                data: recovered.read(cut, lpa),
+                placement: 0,
+            };
+            result = self.mapper.write(&mut self.flash, write, Tag::Internal);
+            if result.is_err() {
+                break;
+            }
+        }
+        if result.is_ok() {
+            // paired-page padding: the loaded pages' word lines are completed before the
+            // device runs on (a mount closes what a torn upper page could still destroy)
+            self.mapper.pad_open_blocks(&mut self.flash, Tag::Internal);
+        }
+        self.flash.emit.enabled = true;
+        self.flash.emit.ops.clear();
+        self.flash.write_sequence = self.flash.write_sequence.max(highest);
+        result
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

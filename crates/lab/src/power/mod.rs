@@ -7,13 +7,17 @@
 //! completed), so "completed before the flush was admitted" is exact; GC, evictions and the
 //! chip's own queues still run concurrently with the host.
 
+pub mod crash;
+pub mod cycles;
 pub mod oracle;
 pub mod payload;
 pub mod scaling;
 pub mod sweep;
 
 use nandlab_core::{Lpa, SimRng, SimTime};
-use nandlab_ftl::power::{CutConfig, CutReport, RecoveryReport, RecoveryVariant, recover};
+use nandlab_ftl::power::{
+    CutConfig, CutReport, PowerCut, Recovered, RecoveryReport, RecoveryVariant, recover,
+};
 use nandlab_ftl::{FtlConfig, GcPolicy, HostRequest, MappingKind, PayloadMode, Ssd, SsdConfig};
 use oracle::{Oracle, Violations};
 use serde::Serialize;
@@ -188,9 +192,8 @@ enum Issued {
     Read,
 }
 
-/// Runs one case.
-pub fn run_case(case: &CrashCase) -> Result<CrashOutcome, String> {
-    let config = case.device.config()?;
+/// Checks a case's probabilities and sizes; the error names the parameter.
+fn validate(case: &CrashCase) -> Result<(), String> {
     let w = &case.workload;
     for (name, p) in [
         ("flush_probability", w.flush_probability),
@@ -205,114 +208,171 @@ pub fn run_case(case: &CrashCase) -> Result<CrashOutcome, String> {
     if w.write_pages_max == 0 {
         return Err("write_pages_max = 0: must be at least 1".into());
     }
-    let mut ssd = Ssd::new(config, case.seed).map_err(|e| e.to_string())?;
-    ssd.start_power_trace().map_err(|e| e.to_string())?;
-    let logical = ssd.logical_pages() as u32;
-    let page = ssd.page_size_bytes();
-    let span = if w.lpa_span == 0 {
-        logical
-    } else {
-        w.lpa_span.min(logical)
-    };
-    let mut rng = SimRng::stream(case.seed, "power.workload");
-    let mut oracle = Oracle::new(logical, case.hold_up_energy_uj.is_some());
-    let mut version = 0u64;
-    let (mut events, mut issued_count, mut completed) = (0u64, 0u32, 0u64);
-    let mut in_flight: Option<Issued> = None;
-    let err = |e: nandlab_ftl::FtlError| e.to_string();
-    loop {
-        // a completed request
-        if ssd.requests_in_flight() == 0
-            && let Some(done) = in_flight.take()
-        {
-            completed += 1;
-            match done {
-                Issued::Write { lpa, pages, first } => {
-                    for i in 0..pages {
-                        oracle.write_completed(Lpa(lpa.0 + i), first + u64::from(i));
+    Ok(())
+}
+
+/// A device under a crash workload: the SSD, the oracle, the workload's random stream and
+/// the last version number issued (versions are unique over every cycle of a run).
+pub(crate) struct Run {
+    pub ssd: Ssd,
+    pub oracle: Oracle,
+    pub rng: SimRng,
+    pub version: u64,
+}
+
+/// What one segment of a run did before its cut.
+pub(crate) struct Segment {
+    pub events: u64,
+    pub completed: u64,
+}
+
+impl Run {
+    /// Issues `w.requests` requests (queue depth 1) and processes events until `cut_point`.
+    pub(crate) fn drive(
+        &mut self,
+        w: &CrashWorkload,
+        cut_point: CutPoint,
+    ) -> Result<Segment, String> {
+        let Run {
+            ssd,
+            oracle,
+            rng,
+            version,
+        } = self;
+        ssd.start_power_trace().map_err(|e| e.to_string())?;
+        let logical = ssd.logical_pages() as u32;
+        let page = ssd.page_size_bytes();
+        let span = if w.lpa_span == 0 {
+            logical
+        } else {
+            w.lpa_span.min(logical)
+        };
+        let (mut events, mut issued_count, mut completed) = (0u64, 0u32, 0u64);
+        let mut in_flight: Option<Issued> = None;
+        let err = |e: nandlab_ftl::FtlError| e.to_string();
+        loop {
+            // a completed request
+            if ssd.requests_in_flight() == 0
+                && let Some(done) = in_flight.take()
+            {
+                completed += 1;
+                match done {
+                    Issued::Write { lpa, pages, first } => {
+                        for i in 0..pages {
+                            oracle.write_completed(Lpa(lpa.0 + i), first + u64::from(i));
+                        }
                     }
+                    Issued::Flush => oracle.flush_completed(),
+                    Issued::Trim | Issued::Read => {}
                 }
-                Issued::Flush => oracle.flush_completed(),
-                Issued::Trim | Issued::Read => {}
+            }
+            let reached = match cut_point {
+                CutPoint::AfterEvents(n) => events >= n,
+                CutPoint::AfterChipOps(n) => ssd.chip_ops_completed() >= n,
+                // (nothing pending: the next request is admitted now, unless none is left)
+                CutPoint::AtTimePs(t) => match ssd.next_event_time() {
+                    Some(next) => next.as_ps() > t,
+                    None => in_flight.is_none() && issued_count >= w.requests,
+                },
+                CutPoint::End => false,
+            };
+            if reached {
+                break;
+            }
+            if in_flight.is_none() && issued_count < w.requests {
+                issued_count += 1;
+                let roll = rng.unit_f64();
+                let lpa = Lpa(rng.below(u64::from(span)) as u32);
+                let (request, issued, data) = if roll < w.flush_probability {
+                    oracle.flush_issued();
+                    (HostRequest::flush(), Issued::Flush, None)
+                } else if roll < w.flush_probability + w.trim_probability {
+                    oracle.trim_issued(lpa);
+                    let r = HostRequest::trim(lpa.offset_bytes(u64::from(page)), u64::from(page));
+                    (r, Issued::Trim, None)
+                } else if roll < w.flush_probability + w.trim_probability + w.read_probability {
+                    let r = HostRequest::read(lpa.offset_bytes(u64::from(page)), u64::from(page));
+                    (r, Issued::Read, None)
+                } else {
+                    let pages =
+                        (1 + rng.below(u64::from(w.write_pages_max)) as u32).min(logical - lpa.0);
+                    let first = *version + 1;
+                    let mut bytes = Vec::with_capacity((pages * page) as usize);
+                    for i in 0..pages {
+                        *version += 1;
+                        oracle.write_issued(Lpa(lpa.0 + i), *version);
+                        bytes.extend(payload::encode(Lpa(lpa.0 + i), *version, page as usize));
+                    }
+                    let r = HostRequest::write(
+                        lpa.offset_bytes(u64::from(page)),
+                        u64::from(pages * page),
+                    );
+                    (r, Issued::Write { lpa, pages, first }, Some(bytes))
+                };
+                let admitted = ssd.power_admit(&request, data.as_deref()).map_err(err)?;
+                debug_assert!(admitted, "queue depth 1, nothing in flight");
+                in_flight = Some(issued);
+                continue;
+            }
+            match ssd.power_step().map_err(err)? {
+                Some(_) => events += 1,
+                None if in_flight.is_none() && issued_count >= w.requests => break,
+                None => return Err(format!("crash run stalled after {events} events")),
             }
         }
-        let reached = match case.cut_point {
-            CutPoint::AfterEvents(n) => events >= n,
-            CutPoint::AfterChipOps(n) => ssd.chip_ops_completed() >= n,
-            // (nothing pending: the next request is admitted now, unless none is left)
-            CutPoint::AtTimePs(t) => match ssd.next_event_time() {
-                Some(next) => next.as_ps() > t,
-                None => in_flight.is_none() && issued_count >= w.requests,
-            },
-            CutPoint::End => false,
+        Ok(Segment { events, completed })
+    }
+
+    /// Cuts the power now, mounts, and checks every LPA.
+    pub(crate) fn cut_and_check(
+        &mut self,
+        case: &CrashCase,
+        cut_point: CutPoint,
+        seed: u64,
+    ) -> Result<(PowerCut, Recovered, CutReport, Violations), String> {
+        let cut_config = CutConfig {
+            paired_damage_probability: case.paired_damage_probability,
+            hold_up_energy_uj: case.hold_up_energy_uj,
+            seed,
         };
-        if reached {
-            break;
+        let mut cut = self.ssd.power_cut(&cut_config).map_err(|e| e.to_string())?;
+        if let CutPoint::AtTimePs(t) = cut_point {
+            cut.report.time_ps = cut.report.time_ps.max(t);
         }
-        if in_flight.is_none() && issued_count < w.requests {
-            issued_count += 1;
-            let roll = rng.unit_f64();
-            let lpa = Lpa(rng.below(u64::from(span)) as u32);
-            let (request, issued, data) = if roll < w.flush_probability {
-                oracle.flush_issued();
-                (HostRequest::flush(), Issued::Flush, None)
-            } else if roll < w.flush_probability + w.trim_probability {
-                oracle.trim_issued(lpa);
-                let r = HostRequest::trim(lpa.offset_bytes(u64::from(page)), u64::from(page));
-                (r, Issued::Trim, None)
-            } else if roll < w.flush_probability + w.trim_probability + w.read_probability {
-                let r = HostRequest::read(lpa.offset_bytes(u64::from(page)), u64::from(page));
-                (r, Issued::Read, None)
-            } else {
-                let pages =
-                    (1 + rng.below(u64::from(w.write_pages_max)) as u32).min(logical - lpa.0);
-                let first = version + 1;
-                let mut bytes = Vec::with_capacity((pages * page) as usize);
-                for i in 0..pages {
-                    version += 1;
-                    oracle.write_issued(Lpa(lpa.0 + i), version);
-                    bytes.extend(payload::encode(Lpa(lpa.0 + i), version, page as usize));
-                }
-                let r =
-                    HostRequest::write(lpa.offset_bytes(u64::from(page)), u64::from(pages * page));
-                (r, Issued::Write { lpa, pages, first }, Some(bytes))
-            };
-            let admitted = ssd.power_admit(&request, data.as_deref()).map_err(err)?;
-            debug_assert!(admitted, "queue depth 1, nothing in flight");
-            in_flight = Some(issued);
-            continue;
-        }
-        match ssd.power_step().map_err(err)? {
-            Some(_) => events += 1,
-            None if in_flight.is_none() && issued_count >= w.requests => break,
-            None => return Err(format!("crash run stalled after {events} events")),
-        }
+        let in_order = case.device.mapping == MappingKind::Page;
+        let recovered = recover(
+            &cut,
+            self.ssd.logical_pages() as u32,
+            self.ssd.geometry(),
+            self.ssd.nand().timing(),
+            case.recovery,
+            in_order,
+        );
+        let violations = self.oracle.check(|lpa| recovered.read(&cut, lpa));
+        let report = cut.report.clone();
+        Ok((cut, recovered, report, violations))
     }
-    let cut_config = CutConfig {
-        paired_damage_probability: case.paired_damage_probability,
-        hold_up_energy_uj: case.hold_up_energy_uj,
-        seed: case.seed,
+}
+
+/// Runs one case.
+pub fn run_case(case: &CrashCase) -> Result<CrashOutcome, String> {
+    validate(case)?;
+    let config = case.device.config()?;
+    let ssd = Ssd::new(config, case.seed).map_err(|e| e.to_string())?;
+    let logical = ssd.logical_pages() as u32;
+    let mut run = Run {
+        ssd,
+        oracle: Oracle::new(logical, case.hold_up_energy_uj.is_some()),
+        rng: SimRng::stream(case.seed, "power.workload"),
+        version: 0,
     };
-    let mut cut = ssd.power_cut(&cut_config).map_err(err)?;
-    if let CutPoint::AtTimePs(t) = case.cut_point {
-        cut.report.time_ps = cut.report.time_ps.max(t);
-    }
-    let timing = ssd.nand().timing();
-    let in_order = case.device.mapping == MappingKind::Page;
-    let recovered = recover(
-        &cut,
-        logical,
-        ssd.geometry(),
-        timing,
-        case.recovery,
-        in_order,
-    );
-    let violations = oracle.check(|lpa| recovered.read(&cut, lpa));
+    let segment = run.drive(&case.workload, case.cut_point)?;
+    let (_, recovered, cut, violations) = run.cut_and_check(case, case.cut_point, case.seed)?;
     Ok(CrashOutcome {
-        events,
-        requests_completed: completed,
-        durable_lpas: oracle.durable_lpas(),
-        cut: cut.report.clone(),
+        events: segment.events,
+        requests_completed: segment.completed,
+        durable_lpas: run.oracle.durable_lpas(),
+        cut,
         recovery: recovered.report.clone(),
         violations,
     })

@@ -97,6 +97,26 @@ impl Oracle {
         }
     }
 
+    /// The oracle of a device just mounted and loaded (a cut–recover–continue cycle): what it
+    /// holds now (`read(lpa)`, already checked against the previous cycle's contract) is on
+    /// flash, hence the durable baseline of the next cycle.
+    pub fn after_mount<'a>(
+        logical_pages: u32,
+        plp: bool,
+        read: impl Fn(Lpa) -> Option<&'a [u8]>,
+    ) -> Self {
+        let mut o = Oracle::new(logical_pages, plp);
+        for (i, h) in o.lpas.iter_mut().enumerate() {
+            if let Decoded::Written { lpa, version } = decode(read(Lpa(i as u32)))
+                && lpa.0 as usize == i
+            {
+                h.versions.push(version);
+                h.durable = version;
+            }
+        }
+        o
+    }
+
     /// A write of `version` to `lpa` was issued.
     pub fn write_issued(&mut self, lpa: Lpa, version: u64) {
         self.lpas[lpa.index()].versions.push(version);
