@@ -67,8 +67,10 @@ fn interleaved_gc_keeps_decisions_and_shortens_the_tail() {
         b.read.lat.p99_us,
         i.read.lat.p99_us
     );
+    // (reads: 4x since GC erases wait for the programs on other dies that superseded their
+    // pages, issue 14: read p99 13.8 ms with that ordering, 10.8 ms without, vs 67 ms blocking)
     assert!(i.write.lat.p99_us * 5.0 < b.write.lat.p99_us);
-    assert!(i.read.lat.p99_us * 5.0 < b.read.lat.p99_us);
+    assert!(i.read.lat.p99_us * 4.0 < b.read.lat.p99_us);
     interleaved.check_consistency().unwrap();
 }
 

@@ -13,7 +13,7 @@ pub(crate) mod oob;
 pub(crate) mod payload;
 pub(crate) mod placement;
 
-use crate::address::{BlockId, DieId, Lpa, Ppa};
+use crate::address::{BlockId, Lpa, Ppa};
 use crate::stats::FtlCounters;
 use blocks::BlockManager;
 use emit::{Emitter, Tag};
@@ -31,6 +31,22 @@ pub(crate) struct HostWrite<'a> {
     pub data: Option<&'a [u8]>,
     /// Placement id (0 unless `ftl.placement_ids` > 1).
     pub placement: u16,
+}
+
+/// A program an erase waits for: the page and the sequence number it was programmed with.
+/// The wait is over once that program has completed, or once the page no longer holds it
+/// (erased since, which on its die comes after the program).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ProgramWait {
+    pub ppa: Ppa,
+    pub sequence: u64,
+}
+
+impl ProgramWait {
+    /// Whether the awaited program has completed.
+    pub fn done(&self, oob: &OobStore) -> bool {
+        oob.get(self.ppa).map(|(_, s)| s) != Some(self.sequence) || oob.is_durable(self.ppa)
+    }
 }
 
 /// One GC (or wear-leveling / merge) job: the moves and the erase of one victim block.
@@ -60,10 +76,10 @@ pub(crate) struct Flash {
     free_jobs: Vec<u32>,
     /// Latency of finished GC jobs (first op submitted to erase completed).
     pub gc_latency: LatencyHistogram,
-    /// Erases decided that must wait for programs on other dies (page 0 of the erased block,
-    /// the die), in decision order: see [`Flash::erase`]. Taken by the world loop when it
-    /// hands the erase to its die.
-    pub erase_waits: Vec<(Ppa, DieId)>,
+    /// Erases decided that must wait for programs on other dies, in decision order: page 0
+    /// of the erased block and the program waited for (see [`Flash::erase`]). Taken by the
+    /// world loop when it hands the erase to its die.
+    pub erase_waits: Vec<(Ppa, ProgramWait)>,
     /// Paired-page padding (`ftl.paired_page_padding`, [`Flash::pad_word_lines`]): per write
     /// pointer (0 to pages per block), the write pointer a block needs so that no page below
     /// it has an unprogrammed paired upper page; empty when off (or SLC).
@@ -259,10 +275,10 @@ impl Flash {
     /// while the newer program that superseded it (a host write or buffer eviction on another
     /// die, or a merge copy there) has not completed. Erasing first would leave a power cut
     /// with an older copy or none. So the erase waits until every such program has completed:
-    /// the dies holding them are noted in [`Flash::erase_waits`], and the world loop keeps
-    /// the erase at the head of its die's queue until those dies have completed every op
-    /// decided before it. Programs on the erase's own die need no wait: a die runs its ops in
-    /// decision order (blocking GC scheduling).
+    /// they are noted in [`Flash::erase_waits`], and the world loop keeps the erase at the
+    /// head of its die's queue until they have. Every awaited program was decided before the
+    /// erase, so waits never form a cycle. Programs on the erase's own die need no wait: a die
+    /// runs its ops in decision order (blocking GC scheduling).
     pub fn erase(&mut self, block: BlockId, tag: Tag, locate: impl Fn(Lpa) -> Option<Ppa>) {
         let first = self.blocks.page(block, 0);
         if self.emit.enabled {
@@ -287,7 +303,6 @@ impl Flash {
         locate: impl Fn(Lpa) -> Option<Ppa>,
     ) {
         let die = self.oob.die_of(first);
-        let start = self.erase_waits.len();
         for ppa in self.blocks.written_pages(block) {
             let Some((Some(lpa), _)) = self.oob.get(ppa) else {
                 continue;
@@ -310,13 +325,19 @@ impl Flash {
                 }
                 wait_for = self.blocks.page(newest_block, end - 1);
             }
-            if self.oob.is_durable(wait_for) {
+            if self.oob.is_durable(wait_for) || self.oob.die_of(wait_for) == die {
                 continue;
             }
-            let other = self.oob.die_of(wait_for);
-            if other != die && !self.erase_waits[start..].iter().any(|&(_, d)| d == other) {
-                self.erase_waits.push((first, other));
-            }
+            let Some((_, sequence)) = self.oob.get(wait_for) else {
+                continue;
+            };
+            self.erase_waits.push((
+                first,
+                ProgramWait {
+                    ppa: wait_for,
+                    sequence,
+                },
+            ));
         }
     }
 }

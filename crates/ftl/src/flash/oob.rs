@@ -198,11 +198,6 @@ impl OobStore {
         ticket != NOT_SUBMITTED && ticket <= self.completed[die.index()]
     }
 
-    /// Ops of `die` handed to the chip model since the device was built.
-    pub fn submitted_ops(&self, die: DieId) -> u64 {
-        self.submitted[die.index()]
-    }
-
     /// The data of `ppa` is on flash: its program completed, or it is a copy of a page whose
     /// program had completed when the copy was decided (that page stays until the copy is done).
     pub fn data_is_durable(&self, ppa: Ppa) -> bool {

@@ -137,9 +137,14 @@ impl OpQueues {
         self.gc[die.index()].push_front(op);
     }
 
-    /// The ops waiting for `die`, in no particular order.
-    pub fn queued(&self, die: DieId) -> impl Iterator<Item = &PendingOp> {
-        self.host[die.index()].iter().chain(&self.gc[die.index()])
+    /// Interleaved GC, while the GC op at the head of `die`'s queue is held: the next host op
+    /// if it does not depend on queued GC work.
+    pub fn pop_host_independent(&mut self, die: DieId) -> Option<PendingOp> {
+        let d = die.index();
+        if !self.interleaved() || self.depends_on_gc(self.host[d].front()?) {
+            return None;
+        }
+        self.host[d].pop_front()
     }
 
     /// The next op for `die` under the policy; `free_blocks(plane)` is the FTL's free-block

@@ -5,6 +5,7 @@ use super::{Executed, Ssd};
 use crate::address::{DieId, Lpa, Ppa};
 use crate::controller::CtrlEvent;
 use crate::error::{FtlError, FtlResult};
+use crate::flash::ProgramWait;
 use crate::flash::emit::{PendingOp, Tag};
 use crate::host::HostRequest;
 use crate::mapping::Mapping;
@@ -618,7 +619,14 @@ impl Ssd {
                 break;
             };
             if !self.gates.is_empty() && op.kind == OpKind::Erase && self.gate_holds(die, op) {
-                break;
+                // (interleaved GC: host ops that need no GC work go on meanwhile)
+                match self.queues.pop_host_independent(die) {
+                    Some(host) => {
+                        self.submit_to_chip(die, host)?;
+                        continue;
+                    }
+                    None => break,
+                }
             }
             self.submit_to_chip(die, op)?;
         }
@@ -698,13 +706,13 @@ impl Ssd {
     }
 }
 
-/// An erase held at the head of its die's queue until each listed die has completed this many
-/// ops (every op decided before the erase there): see `Flash::erase`.
+/// An erase held at the head of its die's queue until the programs it waits for (on other
+/// dies) have completed: see `Flash::erase`.
 #[derive(Debug)]
 pub(crate) struct EraseGate {
     die: DieId,
     source: Ppa,
-    waits: Vec<(DieId, u64)>,
+    waits: Vec<ProgramWait>,
 }
 
 impl Ssd {
@@ -719,23 +727,14 @@ impl Ssd {
             .iter()
             .take_while(|&&(source, _)| source == op.source)
             .count();
-        let mut waits = Vec::new();
-        for (_, other) in self.flash.erase_waits.drain(..n) {
-            // every op decided on `other` so far: handed to the chip or queued (a merged
-            // multiplane op counts each member)
-            let queued: u64 = self
-                .queues
-                .queued(other)
-                .map(|q| match q.tag {
-                    Tag::Multi(id) => self.merged.get(id).len() as u64,
-                    _ => 1,
-                })
-                .sum();
-            let target = self.flash.oob.submitted_ops(other) + queued;
-            if self.flash.oob.completed_ops(other.index()) < target {
-                waits.push((other, target));
-            }
-        }
+        let oob = &self.flash.oob;
+        let waits: Vec<ProgramWait> = self
+            .flash
+            .erase_waits
+            .drain(..n)
+            .map(|(_, wait)| wait)
+            .filter(|wait| !wait.done(oob))
+            .collect();
         if waits.is_empty() {
             if self.queues.is_empty(die) && self.nand.die_ops_in_flight(die) < CHIP_OPS_PER_DIE {
                 return self.submit_to_chip(die, op);
@@ -765,11 +764,7 @@ impl Ssd {
             return false;
         };
         let oob = &self.flash.oob;
-        if self.gates[i]
-            .waits
-            .iter()
-            .all(|&(d, target)| oob.completed_ops(d.index()) >= target)
-        {
+        if self.gates[i].waits.iter().all(|w| w.done(oob)) {
             self.gates.remove(i);
             return false;
         }
@@ -785,10 +780,7 @@ impl Ssd {
         while i < self.gates.len() {
             let oob = &self.flash.oob;
             let g = &self.gates[i];
-            let ready = g
-                .waits
-                .iter()
-                .all(|&(d, target)| oob.completed_ops(d.index()) >= target);
+            let ready = g.waits.iter().all(|w| w.done(oob));
             if ready {
                 let (die, before) = (g.die, self.gates.len());
                 self.pump(die)?;
