@@ -168,7 +168,7 @@ from nandlab.plots.nfs import (  # noqa: E402
     nfs_planes,
     nfs_scheduler,
 )
-from nandlab.plots.pcm import pcm_hashjoin  # noqa: E402
+from nandlab.plots.pcm import pcm_hashjoin, pcm_join_users  # noqa: E402
 from nandlab.plots.runs import run_figure, sweep_figure  # noqa: E402
 
 __all__ = [
@@ -193,6 +193,7 @@ __all__ = [
     "nfs_planes",
     "nfs_scheduler",
     "pcm_hashjoin",
+    "pcm_join_users",
     "plot",
     "png_bytes",
     "register",
