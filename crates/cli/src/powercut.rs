@@ -59,6 +59,9 @@ pub struct PowercutArgs {
     trim_probability: f64,
     #[arg(long, default_value_t = 0.1)]
     read_probability: f64,
+    /// Probability that a write carries FUA (durable once it completes).
+    #[arg(long, default_value_t = 0.0)]
+    fua_probability: f64,
     /// Pages per write, 1 to N.
     #[arg(long, default_value_t = 2)]
     write_pages_max: u32,
@@ -198,6 +201,7 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
             trim_probability: args.trim_probability,
             read_probability: args.read_probability,
             write_pages_max: args.write_pages_max,
+            fua_probability: args.fua_probability,
         },
         seed: args.seed,
         cut_point,

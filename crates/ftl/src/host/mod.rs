@@ -48,6 +48,10 @@ pub struct HostRequest {
     /// Placement id of a write (below `ftl.placement_ids`): its pages go to blocks of that
     /// id only. 0 by default.
     pub placement_id: u16,
+    /// Force unit access (NVMe FUA, writes): the write completes only once it is durable. The
+    /// device flushes its write buffer (and pads open word lines) with it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fua: bool,
 }
 
 impl HostRequest {
@@ -59,6 +63,7 @@ impl HostRequest {
             offset_bytes,
             size_bytes,
             placement_id: 0,
+            fua: false,
         }
     }
     /// A closed-loop read.
@@ -72,6 +77,11 @@ impl HostRequest {
     /// A closed-loop TRIM.
     pub fn trim(offset_bytes: u64, size_bytes: u64) -> Self {
         Self::new(HostOp::Trim, offset_bytes, size_bytes)
+    }
+    /// The same request with force unit access (a write completes only once durable).
+    pub fn with_fua(mut self) -> Self {
+        self.fua = true;
+        self
     }
     /// A closed-loop flush of the write buffer.
     pub fn flush() -> Self {
@@ -109,6 +119,7 @@ impl From<nandlab_core::BlockRequest> for HostRequest {
             offset_bytes: r.offset_bytes,
             size_bytes: r.size_bytes,
             placement_id: r.placement_id,
+            fua: false,
         }
     }
 }

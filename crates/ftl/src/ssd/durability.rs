@@ -221,6 +221,20 @@ mod tests {
         }
     }
 
+    /// A FUA write is durable when it completes, buffer or not; a plain buffered write only
+    /// acknowledged.
+    #[test]
+    fn a_fua_write_is_durable_at_completion() {
+        let mut s = ssd(4);
+        s.execute(&HostRequest::write(0, 512), None).unwrap();
+        assert_eq!(s.write_state(Lpa(0)), Some(WriteState::Acknowledged));
+        s.execute(&HostRequest::write(512, 512).with_fua(), None)
+            .unwrap();
+        assert_eq!(s.write_state(Lpa(1)), Some(WriteState::Durable));
+        // (the buffer went out with it)
+        assert_eq!(s.write_state(Lpa(0)), Some(WriteState::Durable));
+    }
+
     /// Paired-page padding: on TLC (three pages per word line, programmed in a row) a Flush
     /// completes the word line of the last write with dummy pages; off, nothing is padded.
     #[test]

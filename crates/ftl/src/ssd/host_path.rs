@@ -78,6 +78,7 @@ impl Ssd {
             s.offset_bytes = request.offset_bytes;
             s.size_bytes = request.size_bytes;
             s.placement_id = request.placement_id;
+            s.fua = request.fua;
             // the admission itself is one outstanding step, so nothing completes mid-decision
             s.outstanding = 1;
             if self.flash.payload.enabled() && request.op == HostOp::Write && !direct {
@@ -128,6 +129,12 @@ impl Ssd {
                 Ok(())
             }
             (HostOp::Flush, _) => self.decide_flush(slot),
+        };
+        // FUA: the write, then what a Flush does (write buffer out, word lines padded), all
+        // before the request completes
+        let decided = match decided {
+            Ok(()) if self.requests.slots[slot as usize].fua => self.decide_flush(slot),
+            other => other,
         };
         self.submit_then_done(slot, decided)
     }

@@ -140,6 +140,7 @@ pub fn draw_case(seed: u64, index: u64, mutation: Mutation) -> DrawnCase {
         trim_probability: pick(&mut rng, &[0.0, 0.03]),
         read_probability: 0.1,
         write_pages_max: 1 + rng.below(3) as u32,
+        fua_probability: pick(&mut rng, &[0.0, 0.0, 0.2]),
     };
     DrawnCase {
         index,

@@ -113,6 +113,8 @@ pub struct CrashWorkload {
     pub read_probability: f64,
     /// Pages per write, 1 to this.
     pub write_pages_max: u32,
+    /// Probability that a write carries FUA (durable once it completes).
+    pub fua_probability: f64,
 }
 
 impl Default for CrashWorkload {
@@ -124,6 +126,7 @@ impl Default for CrashWorkload {
             trim_probability: 0.03,
             read_probability: 0.1,
             write_pages_max: 2,
+            fua_probability: 0.0,
         }
     }
 }
@@ -186,7 +189,12 @@ pub struct CrashOutcome {
 }
 
 enum Issued {
-    Write { lpa: Lpa, pages: u32, first: u64 },
+    Write {
+        lpa: Lpa,
+        pages: u32,
+        first: u64,
+        fua: bool,
+    },
     Flush,
     Trim,
     Read,
@@ -199,6 +207,7 @@ fn validate(case: &CrashCase) -> Result<(), String> {
         ("flush_probability", w.flush_probability),
         ("trim_probability", w.trim_probability),
         ("read_probability", w.read_probability),
+        ("fua_probability", w.fua_probability),
         ("paired_damage_probability", case.paired_damage_probability),
     ] {
         if !(0.0..=1.0).contains(&p) {
@@ -257,9 +266,14 @@ impl Run {
             {
                 completed += 1;
                 match done {
-                    Issued::Write { lpa, pages, first } => {
+                    Issued::Write {
+                        lpa,
+                        pages,
+                        first,
+                        fua,
+                    } => {
                         for i in 0..pages {
-                            oracle.write_completed(Lpa(lpa.0 + i), first + u64::from(i));
+                            oracle.write_completed(Lpa(lpa.0 + i), first + u64::from(i), fua);
                         }
                     }
                     Issued::Flush => oracle.flush_completed(),
@@ -303,11 +317,22 @@ impl Run {
                         oracle.write_issued(Lpa(lpa.0 + i), *version);
                         bytes.extend(payload::encode(Lpa(lpa.0 + i), *version, page as usize));
                     }
-                    let r = HostRequest::write(
+                    let mut r = HostRequest::write(
                         lpa.offset_bytes(u64::from(page)),
                         u64::from(pages * page),
                     );
-                    (r, Issued::Write { lpa, pages, first }, Some(bytes))
+                    // (drawn only when asked for: the other workloads keep their streams)
+                    let fua = w.fua_probability > 0.0 && rng.chance(w.fua_probability);
+                    if fua {
+                        r = r.with_fua();
+                    }
+                    let issued = Issued::Write {
+                        lpa,
+                        pages,
+                        first,
+                        fua,
+                    };
+                    (r, issued, Some(bytes))
                 };
                 let admitted = ssd.power_admit(&request, data.as_deref()).map_err(err)?;
                 debug_assert!(admitted, "queue depth 1, nothing in flight");

@@ -122,9 +122,10 @@ impl Oracle {
         self.lpas[lpa.index()].versions.push(version);
     }
 
-    /// The write of `version` to `lpa` completed.
-    pub fn write_completed(&mut self, lpa: Lpa, version: u64) {
-        if self.plp {
+    /// The write of `version` to `lpa` completed (`fua`: it was written with force unit
+    /// access, durable at completion).
+    pub fn write_completed(&mut self, lpa: Lpa, version: u64, fua: bool) {
+        if self.plp || fua {
             self.make_durable(lpa, version);
         } else {
             self.unflushed.push((lpa, version));
@@ -220,12 +221,12 @@ mod tests {
         let mut o = Oracle::new(4, false);
         for (lpa, version) in [(0, 1), (1, 2), (0, 3)] {
             o.write_issued(Lpa(lpa), version);
-            o.write_completed(Lpa(lpa), version);
+            o.write_completed(Lpa(lpa), version, false);
         }
         o.flush_issued();
         o.flush_completed();
         o.write_issued(Lpa(2), 4);
-        o.write_completed(Lpa(2), 4);
+        o.write_completed(Lpa(2), 4, false);
         o.trim_issued(Lpa(1));
         let pages = [encode(Lpa(0), 1, 64), encode(Lpa(3), 9, 64)];
         // lpa 0 -> version 1 (older than durable 3), lpa 1 -> nothing (trimmed),
@@ -240,12 +241,12 @@ mod tests {
         assert_eq!(v.lost, 1, "lpa 0's durable write lost: {v:?}");
         let mut plp = Oracle::new(1, true);
         plp.write_issued(Lpa(0), 1);
-        plp.write_completed(Lpa(0), 1);
+        plp.write_completed(Lpa(0), 1, false);
         assert_eq!(plp.check(|_| None).lost, 1, "completed is durable with PLP");
         // a write completed, then trimmed, then covered by a flush: the trim still wins
         let mut o = Oracle::new(1, false);
         o.write_issued(Lpa(0), 1);
-        o.write_completed(Lpa(0), 1);
+        o.write_completed(Lpa(0), 1, false);
         o.flush_issued();
         o.trim_issued(Lpa(0));
         o.flush_completed();
@@ -255,7 +256,7 @@ mod tests {
             "the trim came after the write"
         );
         o.write_issued(Lpa(0), 2);
-        o.write_completed(Lpa(0), 2);
+        o.write_completed(Lpa(0), 2, false);
         o.flush_issued();
         o.flush_completed();
         assert_eq!(

@@ -123,6 +123,24 @@ fn gc_erases_wait_for_the_programs_that_superseded_their_pages() {
     }
 }
 
+/// FUA writes are durable when they complete, with a volatile write buffer and without a
+/// Flush: every event cut keeps them (the oracle counts them durable at completion).
+#[test]
+fn fua_writes_are_durable_at_completion() {
+    for preset in ["slc", "tlc-b17a"] {
+        let mut c = case();
+        c.device.preset = preset.into();
+        c.device.pages_per_block = if preset == "slc" { 8 } else { 9 };
+        c.device.write_buffer_pages = 8;
+        c.workload.flush_probability = 0.0;
+        c.workload.fua_probability = 0.5;
+        c.paired_damage_probability = 1.0;
+        let s = run(&c, SweepMode::Events);
+        assert!(s.cuts > 300 && s.torn_programs > 0, "{preset}: {s:?}");
+        assert_eq!(s.violations.total(), 0, "{preset}: {:?}", s.violations);
+    }
+}
+
 /// The same case and seed give the same outcome.
 #[test]
 fn crash_runs_are_deterministic() {
