@@ -16,8 +16,6 @@ pub(crate) struct RequestSlot {
     pub size_bytes: u64,
     /// Placement id of a write.
     pub placement_id: u16,
-    /// A write with force unit access.
-    pub fua: bool,
     /// Flash ops and deferred steps not finished yet.
     pub outstanding: u32,
     pub in_use: bool,
@@ -42,7 +40,6 @@ impl RequestTable {
                     offset_bytes: 0,
                     size_bytes: 0,
                     placement_id: 0,
-                    fua: false,
                     outstanding: 0,
                     in_use: false,
                     data: Vec::new(),

@@ -78,7 +78,6 @@ impl Ssd {
             s.offset_bytes = request.offset_bytes;
             s.size_bytes = request.size_bytes;
             s.placement_id = request.placement_id;
-            s.fua = request.fua;
             // the admission itself is one outstanding step, so nothing completes mid-decision
             s.outstanding = 1;
             if self.flash.payload.enabled() && request.op == HostOp::Write && !direct {
@@ -87,6 +86,10 @@ impl Ssd {
                     None => s.data.resize(request.size_bytes as usize, 0),
                 }
             }
+        }
+        if request.fua {
+            // (cleared when its decision takes it: `decide_fua`)
+            self.mark_fua(slot, true);
         }
         self.measure.submitted += 1;
         self.host_ops_since_hint += 1;
@@ -120,7 +123,7 @@ impl Ssd {
     /// data of a page-aligned write used where it is (not copied into the slot).
     #[inline(always)]
     fn decide(&mut self, slot: u32, direct: Option<Option<&[u8]>>) -> FtlResult<()> {
-        let decided = match (self.requests.slots[slot as usize].op, direct) {
+        let mut decided = match (self.requests.slots[slot as usize].op, direct) {
             (HostOp::Read, _) => self.decide_read(slot),
             (HostOp::Write, Some(data)) => self.decide_aligned_write(slot, data),
             (HostOp::Write, None) => self.decide_write(slot),
@@ -132,10 +135,9 @@ impl Ssd {
         };
         // FUA: the write, then what a Flush does (write buffer out, word lines padded), all
         // before the request completes
-        let decided = match decided {
-            Ok(()) if self.requests.slots[slot as usize].fua => self.decide_flush(slot),
-            other => other,
-        };
+        if self.fua_slots_set > 0 && decided.is_ok() {
+            decided = self.decide_fua(slot);
+        }
         self.submit_then_done(slot, decided)
     }
 
@@ -393,6 +395,36 @@ impl Ssd {
             self.front.trim(lpa);
             self.mapper.trim(&mut self.flash, lpa);
         }
+    }
+
+    /// Notes whether request `slot` is a FUA write (kept off the request slots: the hot path
+    /// tests one counter).
+    #[cold]
+    #[inline(never)]
+    fn mark_fua(&mut self, slot: u32, fua: bool) {
+        let i = slot as usize;
+        if self.fua_slots.len() <= i {
+            self.fua_slots.resize(i + 1, false);
+        }
+        if self.fua_slots[i] != fua {
+            self.fua_slots[i] = fua;
+            if fua {
+                self.fua_slots_set += 1;
+            } else {
+                self.fua_slots_set -= 1;
+            }
+        }
+    }
+
+    /// The flush step of request `slot` if it is a FUA write (off the hot path).
+    #[cold]
+    #[inline(never)]
+    fn decide_fua(&mut self, slot: u32) -> FtlResult<()> {
+        if !self.fua_slots.get(slot as usize).copied().unwrap_or(false) {
+            return Ok(());
+        }
+        self.mark_fua(slot, false);
+        self.decide_flush(slot)
     }
 
     fn decide_flush(&mut self, slot: u32) -> FtlResult<()> {

@@ -91,6 +91,9 @@ pub struct Ssd {
     gates: Vec<world::EraseGate>,
     /// Erases that had to wait for programs on other dies (since the device was built).
     erases_held: u64,
+    /// Per request slot, a FUA write not yet decided; how many are set.
+    fua_slots: Vec<bool>,
+    fua_slots_set: u32,
     /// Scratch of `submit_pending`: which decided ops joined a multiplane op, and its members.
     merge_taken: Vec<bool>,
     merge_group: Vec<PendingOp>,
@@ -250,6 +253,8 @@ impl Ssd {
             merged: MergedOps::default(),
             gates: Vec::new(),
             erases_held: 0,
+            fua_slots: Vec::new(),
+            fua_slots_set: 0,
             merge_taken: Vec::new(),
             merge_group: Vec::new(),
             multi_template: FlashOp::read(PageAddress::default()),
