@@ -215,9 +215,10 @@ impl Ssd {
         let front = Chain::new(stages, geometry.page_size_bytes, full);
         let front_out = PageWrites::new(geometry.page_size_bytes, full);
         let first = PageAddress::default();
+        let cache = |op: FlashOp| if f.cache_mode { op.cached() } else { op };
         let templates = OpKind::ALL.map(|kind| match kind {
-            OpKind::Read => FlashOp::read(first),
-            OpKind::Program => FlashOp::program(first),
+            OpKind::Read => cache(FlashOp::read(first)),
+            OpKind::Program => cache(FlashOp::program(first)),
             OpKind::Erase => FlashOp::erase(first),
             OpKind::Copyback => FlashOp::copyback(first, first),
             // SiM kinds: not issued by the FTL (yet)

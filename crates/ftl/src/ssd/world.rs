@@ -10,7 +10,7 @@ use crate::host::HostRequest;
 use crate::mapping::Mapping;
 use crate::stats::SsdReport;
 use nandlab_core::source::earliest;
-use nandlab_nand::OpKind;
+use nandlab_nand::{OpKind, RegisterMode};
 
 /// Positions of the optional sources in the world loop's tie-breaking order (host arrivals 0,
 /// chip model 1, then these).
@@ -640,6 +640,12 @@ impl Ssd {
         self.multiplane_ops += 1;
         let multi = &mut self.multi_template;
         multi.kind = kind;
+        // merged ops are reads or programs: multiplane cache mode when the scheduler uses it
+        multi.mode = if self.config.ftl.cache_mode {
+            RegisterMode::Cache
+        } else {
+            RegisterMode::Legacy
+        };
         multi.targets.clear();
         for member in self.merged.get(id) {
             multi.targets.push(self.codec.address(member.source)?);
