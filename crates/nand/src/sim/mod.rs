@@ -434,15 +434,23 @@ impl NandSim {
     fn program_time(&self, address: &crate::geometry::PageAddress) -> SimTime {
         if self.in_match_mode(address) {
             self.timing.match_program
-        } else if !self.timing.varies_program() {
-            self.timing.program_time(address.page)
+        } else if self.timing.varies_program() {
+            self.varied_program_time(address)
         } else {
-            let erase_count = self
-                .blocks
-                .block(self.geometry.block_id(address))
-                .erase_count;
-            self.timing.program_time_at(address, erase_count)
+            self.timing.program_time(address.page)
         }
+    }
+
+    /// TIN of `address` with a per-page spread (`timing.program_variation`): out of line so
+    /// that the common path stays inlined.
+    #[cold]
+    #[inline(never)]
+    fn varied_program_time(&self, address: &crate::geometry::PageAddress) -> SimTime {
+        let erase_count = self
+            .blocks
+            .block(self.geometry.block_id(address))
+            .erase_count;
+        self.timing.program_time_at(address, erase_count)
     }
 
     /// Time of the next internal event, if any op is in flight.
