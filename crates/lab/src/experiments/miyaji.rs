@@ -103,8 +103,14 @@ fn device(s: Size, channels: u32, pages_per_block: u32) -> EngineDevice {
         channels,
         blocks_per_plane: s.blocks_per_plane,
         pages_per_block,
+        extra: "",
     }
 }
+
+/// The labelled extra FTL of the ablation: GC per plane, the hint listing every plane's next
+/// victim (what the experiments used before issue 13; not the paper's FTL).
+const PER_PLANE_ALL_PLANES_HINT: &str =
+    "[ssd.gc]\nscope = \"plane\"\n[ssd.hints]\nall_planes = true\n";
 
 /// A constant-free-space point (paper 000 Fig. 12 protocol) of `engine` on `dev`.
 fn constant(
@@ -230,33 +236,51 @@ fn freespace(options: &RunOptions) -> LabResult<ExperimentResult> {
 
 fn table1(options: &RunOptions) -> LabResult<ExperimentResult> {
     let s = size(options);
-    let engines = both(119);
-    let points = engines
-        .iter()
-        .map(|(_, engine)| drifting(options, s, engine))
-        .collect::<LabResult<Vec<_>>>()?;
+    // the paper's FTL, then the labelled extra FTL (GC per plane, every plane's victim hinted)
+    let ftls = [("", ""), ("_plane_gc_all_planes_hint", PER_PLANE_ALL_PLANES_HINT)];
+    let mut points = Vec::new();
+    for (_, extra) in ftls {
+        for (_, engine) in both(119) {
+            let dev = EngineDevice {
+                extra,
+                ..device(s, s.channels, s.pages_per_block)
+            };
+            points.push(dev.stack(
+                &engine,
+                &drifting_free_space(s.drift_queries_max),
+                options.seed,
+            )?);
+        }
+    }
     let mut result = ExperimentResult::default();
     let rows = finished(run_points(options, &points)?);
     result.interrupted = rows.len() < points.len();
     let mut curve = Curve::new("table1", &COLUMNS);
-    for ((name, _), m) in engines.iter().zip(&rows) {
-        curve.push(row(name, 0.0, m));
-        result.metric(&format!("qps_{name}"), m.get("queries_per_s"));
-        result.metric(&format!("mj_per_query_{name}"), m.get("mj_per_query"));
-        result.metric(&format!("we_cycles_{name}"), m.get("we_cycles_per_block"));
-        result.metric(&format!("queries_{name}"), m.get("queries"));
-    }
-    if let [conv, co] = &rows[..] {
+    for ((suffix, _), pair) in ftls.iter().zip(rows.chunks_exact(2)) {
+        for ((name, _), m) in both(119).iter().zip(pair) {
+            curve.push(row(&format!("{name}{suffix}"), 0.0, m));
+            result.metric(&format!("qps_{name}{suffix}"), m.get("queries_per_s"));
+            result.metric(
+                &format!("mj_per_query_{name}{suffix}"),
+                m.get("mj_per_query"),
+            );
+            result.metric(
+                &format!("we_cycles_{name}{suffix}"),
+                m.get("we_cycles_per_block"),
+            );
+            result.metric(&format!("queries_{name}{suffix}"), m.get("queries"));
+        }
+        let (conv, co) = (&pair[0], &pair[1]);
         result.metric(
-            "qps_gain",
+            &format!("qps_gain{suffix}"),
             co.get("queries_per_s") / conv.get("queries_per_s") - 1.0,
         );
         result.metric(
-            "energy_reduction",
+            &format!("energy_reduction{suffix}"),
             reduction(conv.get("mj_per_query"), co.get("mj_per_query")),
         );
         result.metric(
-            "we_reduction",
+            &format!("we_reduction{suffix}"),
             reduction(
                 conv.get("we_cycles_per_block"),
                 co.get("we_cycles_per_block"),
@@ -279,25 +303,36 @@ fn table1(options: &RunOptions) -> LabResult<ExperimentResult> {
 
 fn ablation(options: &RunOptions) -> LabResult<ExperimentResult> {
     let s = size(options);
+    // the paper's FTL (one GC stream, the one block erased next as the hint), then the
+    // labelled extra: GC per plane with every plane's next victim in the hint
     let variants = [
-        ("none", false, false),
-        ("iaa_only", true, false),
-        ("u2di_only", false, true),
-        ("both", true, true),
+        ("none", false, false, ""),
+        ("iaa_only", true, false, ""),
+        ("u2di_only", false, true, ""),
+        ("both", true, true, ""),
+        ("none_plane_gc_all_planes_hint", false, false, PER_PLANE_ALL_PLANES_HINT),
+        ("iaa_only_plane_gc_all_planes_hint", true, false, PER_PLANE_ALL_PLANES_HINT),
+        ("u2di_only_plane_gc_all_planes_hint", false, true, PER_PLANE_ALL_PLANES_HINT),
+        ("both_plane_gc_all_planes_hint", true, true, PER_PLANE_ALL_PLANES_HINT),
     ];
-    let dev = device(s, s.channels, s.pages_per_block);
     let points = variants
         .iter()
-        .map(|&(_, iaa, u2di)| constant(options, s, dev, &engine(iaa, u2di, 119), 0.2))
+        .map(|&(_, iaa, u2di, extra)| {
+            let dev = EngineDevice {
+                extra,
+                ..device(s, s.channels, s.pages_per_block)
+            };
+            constant(options, s, dev, &engine(iaa, u2di, 119), 0.2)
+        })
         .collect::<LabResult<Vec<_>>>()?;
     let mut result = ExperimentResult::default();
     let rows = finished(run_points(options, &points)?);
     result.interrupted = rows.len() < points.len();
     let mut curve = Curve::new("ablation", &COLUMNS);
     let mut base = 0.0;
-    for ((name, _, _), m) in variants.iter().zip(&rows) {
+    for ((name, _, _, _), m) in variants.iter().zip(&rows) {
         curve.push(row(name, 20.0, m));
-        if *name == "none" {
+        if name.starts_with("none") {
             base = m.get("queries_per_s");
         }
         result.metric(&format!("speedup_{name}"), m.get("queries_per_s") / base);

@@ -88,20 +88,22 @@ fn write_cached(dir: &Path, key: &str, row: &Row) -> LabResult<()> {
 }
 
 /// The paper-000 SSD (`miyaji2014-ssd` preset) scaled to `channels`, `blocks_per_plane`,
-/// `pages_per_block`, under an engine.
+/// `pages_per_block`, under an engine; `extra` is more stack-config text merged over the preset
+/// (e.g. `[ssd.gc]` keys of a labelled variant), empty for the preset as it is.
 #[derive(Clone, Copy, Debug)]
 pub struct EngineDevice {
     pub channels: u32,
     pub blocks_per_plane: u32,
     pub pages_per_block: u32,
+    pub extra: &'static str,
 }
 
 impl EngineDevice {
     /// The device text (`[ssd]` preset and `[nand.geometry]` overrides) of this device.
     pub fn text(self) -> String {
         format!(
-            "[ssd]\npreset = \"miyaji2014-ssd\"\n[nand.geometry]\nchannels = {}\nblocks_per_plane = {}\npages_per_block = {}\n",
-            self.channels, self.blocks_per_plane, self.pages_per_block
+            "[ssd]\npreset = \"miyaji2014-ssd\"\n[nand.geometry]\nchannels = {}\nblocks_per_plane = {}\npages_per_block = {}\n{}",
+            self.channels, self.blocks_per_plane, self.pages_per_block, self.extra
         )
     }
 

@@ -412,6 +412,7 @@ impl Stack {
             row_size_bytes: e.row_size_bytes,
             hint_refresh_queries: e.hint_refresh_queries,
             verify: e.verify,
+            conventional_insert: e.conventional_insert,
             ..EngineConfig::conventional().with_switches(e.iaa, e.u2di)
         };
         let ssd = self.new_ssd(self.ssd_config(), self.config.run.seed)?;

@@ -1,7 +1,7 @@
 //! The sections of a stack config besides `[nand]` and `[ssd]`: `[run]`, `[engine]` and
 //! `[workload]` (`[precondition]` is the FTL's [`nandlab_ftl::Precondition`]).
 
-use nandlab_engine::QueryMix;
+use nandlab_engine::{ConventionalInsert, QueryMix};
 use nandlab_workload::SyntheticSpec;
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +34,9 @@ pub struct EngineSection {
     /// Check every live row of every page read against the last value written.
     #[serde(default = "default_true")]
     pub verify: bool,
+    /// Where an insert goes without IAA: `first-fit` (default) or `recent-hole`.
+    #[serde(default)]
+    pub conventional_insert: ConventionalInsert,
 }
 
 impl Default for EngineSection {
@@ -45,6 +48,7 @@ impl Default for EngineSection {
             row_size_bytes: default_row_size(),
             hint_refresh_queries: default_hint_refresh(),
             verify: true,
+            conventional_insert: ConventionalInsert::default(),
         }
     }
 }
