@@ -20,6 +20,7 @@ fn constant_20_percent(seed: u64) -> ConstantFreeSpace {
         update_fraction: 0.4,
         warmup_query_count: 20_000,
         query_count: 8_000,
+        warmup_until_stationary: false,
         seed,
     }
 }

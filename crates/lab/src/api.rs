@@ -299,6 +299,7 @@ impl EngineRunSpec {
                     update_fraction: p.update_fraction,
                     warmup_query_count: p.warmup_query_count,
                     query_count: p.query_count,
+                    warmup_until_stationary: p.warmup_until_stationary,
                 })
             }
             EngineProtocol::Drifting(p) => {

@@ -26,6 +26,14 @@ fn r_e1_codesign_is_ahead_at_20_percent_free_space_and_the_gap_closes() {
     assert!(r.get("speedup_at_80pct") < r.get("speedup_at_50pct"));
     assert!(r.get("speedup_at_50pct") < r.get("speedup_at_20pct"));
     assert!(r.get("speedup_at_80pct") < 1.2, "{:?}", r.metrics);
+    // the paper's protocol is already the steady state (first-fit conventional insert): the
+    // point warmed up until the WAF changes < 5 % per window gives the same gain within 5 %
+    let steady = r.get("speedup_at_20pct_steady");
+    assert!(
+        (steady / r.get("speedup_at_20pct") - 1.0).abs() < 0.05,
+        "{:?}",
+        r.metrics
+    );
     // page-copy-less GC: the co-designed engine copies (nearly) nothing, the conventional a lot
     let co = r.get("page_copies_codesign_20pct");
     let conv = r.get("page_copies_conventional_20pct");
@@ -79,9 +87,20 @@ fn r_e2_drifting_free_space_favours_codesign() {
 
 #[test]
 fn r_e3_and_r_e4_codesign_ahead_at_every_block_size_and_worse_with_big_rows() {
+    // R-E3 at constant capacity: the gain grows with the block size (128 KB -> 256 KB -> 512 KB)
     let b = quick("miyaji-blocksize");
     assert!(b.get("speedup_smallest_block") > 1.5, "{:?}", b.metrics);
-    assert!(b.get("speedup_largest_block") > 1.5, "{:?}", b.metrics);
+    assert!(
+        b.get("speedup_8_pages") < b.get("speedup_16_pages")
+            && b.get("speedup_16_pages") < b.get("speedup_32_pages"),
+        "{:?}",
+        b.metrics
+    );
+    assert!(
+        b.get("we_reduction_8_pages") < b.get("we_reduction_32_pages"),
+        "{:?}",
+        b.metrics
+    );
     let r = quick("miyaji-rowsize");
     assert!(
         r.get("speedup_119b") > r.get("speedup_2048b"),

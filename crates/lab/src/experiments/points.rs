@@ -143,7 +143,22 @@ pub fn constant_free_space(free_space_fraction: f64, warmup: u64, queries: u64) 
         update_fraction: 0.4,
         warmup_query_count: warmup,
         query_count: queries,
+        warmup_until_stationary: false,
     })
+}
+
+/// [`constant_free_space`] warmed up in windows of `warmup` queries until the WAF changes by
+/// less than 5 % between windows (issue 13's steady-state point).
+pub fn constant_free_space_stationary(
+    free_space_fraction: f64,
+    warmup: u64,
+    queries: u64,
+) -> WorkloadSection {
+    let mut w = constant_free_space(free_space_fraction, warmup, queries);
+    if let WorkloadSection::ConstantFreeSpace(c) = &mut w {
+        c.warmup_until_stationary = true;
+    }
+    w
 }
 
 /// Paper 000 Table I's protocol: 80 % → 20 % free space under I/D/U 40/20/40.

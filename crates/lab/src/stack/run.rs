@@ -438,6 +438,7 @@ impl Stack {
                 update_fraction: w.update_fraction,
                 warmup_query_count: w.warmup_query_count,
                 query_count: w.query_count,
+                warmup_until_stationary: w.warmup_until_stationary,
                 seed,
             }
             .run_while(&mut engine, &mut keep_going)?,

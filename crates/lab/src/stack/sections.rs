@@ -156,6 +156,9 @@ pub struct ConstantFreeSpaceWorkload {
     pub warmup_query_count: u64,
     /// Measured queries (paper: 1.6·10^6).
     pub query_count: u64,
+    /// Repeat the warm-up window until the WAF changes by less than 5 % between windows.
+    #[serde(default)]
+    pub warmup_until_stationary: bool,
 }
 
 /// `kind = "drifting-free-space"` (paper 000 Table I protocol).
