@@ -55,7 +55,8 @@ fn r_e5_iaa_and_u2di_are_needed_together() {
     assert!(r.get("speedup_u2di_only") < 1.0, "{:?}", r.metrics);
     // the labelled extra FTL (GC per plane, every plane's victim in the hint) still needs both
     assert!(
-        r.get("speedup_both_plane_gc_all_planes_hint") > 1.5 * r.get("speedup_iaa_only_plane_gc_all_planes_hint"),
+        r.get("speedup_both_plane_gc_all_planes_hint")
+            > 1.5 * r.get("speedup_iaa_only_plane_gc_all_planes_hint"),
         "{:?}",
         r.metrics
     );
@@ -78,7 +79,11 @@ fn r_e2_drifting_free_space_favours_codesign() {
         ("we_reduction", 0.29),
     ] {
         let v = r.get(&format!("{key}{extra}"));
-        assert!((v - paper).abs() < 0.15, "{key}{extra} = {v}: {:?}", r.metrics);
+        assert!(
+            (v - paper).abs() < 0.15,
+            "{key}{extra} = {v}: {:?}",
+            r.metrics
+        );
     }
     // the conventional engine's wear is the paper's (412 W/E cycles) within 15 %
     let we = r.get("we_cycles_conventional");

@@ -81,8 +81,7 @@ impl ConstantFreeSpace {
                 run_queries_while(engine, &mut generator, self.warmup_query_count, keep_going)?;
             let now = waf(&window);
             let stopped = window.queries.total().count < self.warmup_query_count;
-            if stopped || previous.is_some_and(|p| (now / p - 1.0).abs() < STATIONARY_WAF_CHANGE)
-            {
+            if stopped || previous.is_some_and(|p| (now / p - 1.0).abs() < STATIONARY_WAF_CHANGE) {
                 break;
             }
             previous = Some(now);

@@ -265,7 +265,10 @@ fn freespace(options: &RunOptions) -> LabResult<ExperimentResult> {
 fn table1(options: &RunOptions) -> LabResult<ExperimentResult> {
     let s = size(options);
     // the paper's FTL, then the labelled extra FTL (GC per plane, every plane's victim hinted)
-    let ftls = [("", ""), ("_plane_gc_all_planes_hint", PER_PLANE_ALL_PLANES_HINT)];
+    let ftls = [
+        ("", ""),
+        ("_plane_gc_all_planes_hint", PER_PLANE_ALL_PLANES_HINT),
+    ];
     let mut points = Vec::new();
     for (_, extra) in ftls {
         for (_, engine) in both(119) {
@@ -338,10 +341,30 @@ fn ablation(options: &RunOptions) -> LabResult<ExperimentResult> {
         ("iaa_only", true, false, ""),
         ("u2di_only", false, true, ""),
         ("both", true, true, ""),
-        ("none_plane_gc_all_planes_hint", false, false, PER_PLANE_ALL_PLANES_HINT),
-        ("iaa_only_plane_gc_all_planes_hint", true, false, PER_PLANE_ALL_PLANES_HINT),
-        ("u2di_only_plane_gc_all_planes_hint", false, true, PER_PLANE_ALL_PLANES_HINT),
-        ("both_plane_gc_all_planes_hint", true, true, PER_PLANE_ALL_PLANES_HINT),
+        (
+            "none_plane_gc_all_planes_hint",
+            false,
+            false,
+            PER_PLANE_ALL_PLANES_HINT,
+        ),
+        (
+            "iaa_only_plane_gc_all_planes_hint",
+            true,
+            false,
+            PER_PLANE_ALL_PLANES_HINT,
+        ),
+        (
+            "u2di_only_plane_gc_all_planes_hint",
+            false,
+            true,
+            PER_PLANE_ALL_PLANES_HINT,
+        ),
+        (
+            "both_plane_gc_all_planes_hint",
+            true,
+            true,
+            PER_PLANE_ALL_PLANES_HINT,
+        ),
     ];
     let points = variants
         .iter()
