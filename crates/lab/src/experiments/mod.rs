@@ -7,6 +7,7 @@ mod miyaji;
 mod nfs;
 mod pcm;
 mod pcm_join;
+mod pcm_join_users;
 pub mod pcm_run;
 pub mod points;
 
@@ -176,6 +177,7 @@ pub fn registry() -> impl Iterator<Item = &'static Experiment> {
         .chain(nfs::EXPERIMENTS)
         .chain(pcm::EXPERIMENTS)
         .chain(pcm_join::EXPERIMENTS)
+        .chain(pcm_join_users::EXPERIMENTS)
 }
 
 pub fn find(id: &str) -> LabResult<&'static Experiment> {
