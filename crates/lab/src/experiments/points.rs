@@ -126,12 +126,14 @@ impl EngineDevice {
 }
 
 /// The engine section of paper 000's conventional (`false`) or co-designed (`true`) engine,
-/// with `row_size_bytes`.
+/// with `row_size_bytes`; writes wait for the GC they trigger on any die (`wait_for_gc`, the
+/// paper's foreground GC).
 pub fn engine(iaa: bool, u2di: bool, row_size_bytes: usize) -> EngineSection {
     EngineSection {
         iaa,
         u2di,
         row_size_bytes,
+        wait_for_gc: true,
         ..EngineSection::default()
     }
 }

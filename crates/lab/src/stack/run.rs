@@ -416,7 +416,8 @@ impl Stack {
             ..EngineConfig::conventional().with_switches(e.iaa, e.u2di)
         };
         let ssd = self.new_ssd(self.ssd_config(), self.config.run.seed)?;
-        Ok(Engine::new(SsdDevice::new(ssd), config)?)
+        let device = SsdDevice::new(ssd).waiting_for_gc(e.wait_for_gc);
+        Ok(Engine::new(device, config)?)
     }
 
     fn run_engine(&self, seed: u64, control: &Control) -> LabResult<StackRun> {

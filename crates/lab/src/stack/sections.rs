@@ -37,6 +37,10 @@ pub struct EngineSection {
     /// Where an insert goes without IAA: `first-fit` (default) or `recent-hole`.
     #[serde(default)]
     pub conventional_insert: ConventionalInsert,
+    /// Each page write waits until the SSD is idle, so GC it triggered on any die blocks the
+    /// query (paper 000 §2's foreground GC); off: only GC on the write's own die does.
+    #[serde(default)]
+    pub wait_for_gc: bool,
 }
 
 impl Default for EngineSection {
@@ -49,6 +53,7 @@ impl Default for EngineSection {
             hint_refresh_queries: default_hint_refresh(),
             verify: true,
             conventional_insert: ConventionalInsert::default(),
+            wait_for_gc: false,
         }
     }
 }
