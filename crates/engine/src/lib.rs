@@ -16,7 +16,7 @@ pub mod table;
 pub mod workload;
 
 pub use device::{BlockDevice, CoDesignHints, DeviceCounters, Lpa};
-pub use engine::{Engine, EngineConfig, Query};
+pub use engine::{ConventionalInsert, Engine, EngineConfig, Query};
 pub use error::EngineError;
 pub use layout::RowLayout;
 pub use mem::{MemDevice, MemFtl, MemFtlConfig};
