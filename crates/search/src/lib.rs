@@ -22,6 +22,7 @@
 pub mod chunk_ecc;
 pub mod crc;
 pub mod error;
+pub mod eval;
 pub mod header;
 pub mod leaf;
 pub mod store;
