@@ -9,6 +9,7 @@ mod pcm;
 mod pcm_join;
 pub mod pcm_run;
 pub mod points;
+mod sim;
 
 use crate::control::Control;
 use crate::error::{LabError, LabResult};
@@ -176,6 +177,7 @@ pub fn registry() -> impl Iterator<Item = &'static Experiment> {
         .chain(nfs::EXPERIMENTS)
         .chain(pcm::EXPERIMENTS)
         .chain(pcm_join::EXPERIMENTS)
+        .chain(sim::EXPERIMENTS)
 }
 
 pub fn find(id: &str) -> LabResult<&'static Experiment> {
