@@ -19,6 +19,7 @@
 //!
 //! Layout: `store` (the API), `leaf`, `header`, `chunk_ecc`, `crc`, `error`.
 
+pub mod batch;
 pub mod chunk_ecc;
 pub mod crc;
 pub mod error;

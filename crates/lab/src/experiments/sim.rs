@@ -6,7 +6,9 @@
 use super::{Curve, CurveValue, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::{LabError, LabResult};
 use nandlab_nand::preset;
-use nandlab_search::eval::{EvalConfig, EvalMode, EvalResult, run_eval, table1};
+use nandlab_search::eval::{
+    BatchConfig, EvalConfig, EvalMode, EvalResult, PAPER_DEADLINE, run_batched, run_eval, table1,
+};
 use nandlab_workload::ycsb::YcsbDistribution;
 
 pub(super) static EXPERIMENTS: &[Experiment] = &[
@@ -33,6 +35,12 @@ pub(super) static EXPERIMENTS: &[Experiment] = &[
         reference: "SPEC R-S2 (paper 004 Figs. 14-16)",
         title: "SiM median and p99 read latency relative to the baseline over the same grid",
         run: sim_latency,
+    },
+    Experiment {
+        id: "sim-batch",
+        reference: "SPEC R-S4 (paper 004 Fig. 17)",
+        title: "deadline batch scheduler (4 us): QPS gain and merge probability against Zipf alpha, read-only",
+        run: sim_batch,
     },
 ];
 
@@ -227,10 +235,13 @@ fn concentration_curve(points: &[GridPoint]) -> Curve {
     curve
 }
 
+/// Over the finite values (NaN and infinities left out).
 fn min_max(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-        (lo.min(v), hi.max(v))
-    })
+    values
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        })
 }
 
 fn grid_result(options: &RunOptions) -> LabResult<(Vec<GridPoint>, ExperimentResult)> {
@@ -385,6 +396,11 @@ fn sim_latency(options: &RunOptions) -> LabResult<ExperimentResult> {
     result.curves.push(curve);
     let (lo, hi) = min_max(points.iter().map(|p| reduction(p, 1)));
     result.metric("median_reduction_min", lo);
+    let zero = points
+        .iter()
+        .filter(|p| p.base.read_latency_ns[1] == 0.0)
+        .count();
+    result.metric("points_baseline_median_cache_hit", zero as f64);
     result.metric("median_reduction_max", hi);
     let (_, hi) = min_max(points.iter().map(|p| reduction(p, 3)));
     result.metric("p99_reduction_max", hi);
@@ -399,5 +415,78 @@ fn sim_latency(options: &RunOptions) -> LabResult<ExperimentResult> {
     result.metric("paper_median_reduction_min", 0.30);
     result.metric("paper_median_reduction_max", 0.89);
     result.metric("paper_p99_reduction_max", 0.85);
+    Ok(result)
+}
+
+fn sim_batch(options: &RunOptions) -> LabResult<ExperimentResult> {
+    use YcsbDistribution::{Uniform, Zipf};
+    let (leaves, queries) = match options.scale {
+        Scale::Quick => (1000, 3000),
+        Scale::Standard => (2000, 20_000),
+        Scale::Full => (4000, 100_000),
+    };
+    let distributions = [
+        Uniform,
+        Zipf { alpha: 0.5 },
+        Zipf { alpha: 0.9 },
+        Zipf { alpha: 1.1 },
+        Zipf { alpha: 1.3 },
+    ];
+    options.control.start(Some(distributions.len() as u64));
+    let chip = preset("sim2024")?;
+    let mut result = ExperimentResult::default();
+    let mut curve = Curve::new(
+        "batch",
+        &[
+            "distribution",
+            "qps_fcfs",
+            "qps_batched",
+            "speedup",
+            "merge_probability",
+            "batch_size_mean",
+            "p50_us_fcfs",
+            "p50_us_batched",
+        ],
+    );
+    for distribution in distributions {
+        let run = |deadline| {
+            let config = BatchConfig {
+                leaves,
+                fill_slots: 50,
+                clients: 32,
+                queries,
+                warmup_share: 0.3,
+                distribution,
+                deadline,
+                seed: options.seed,
+            };
+            run_batched(&chip, &config).map_err(search_error)
+        };
+        let plain = run(None)?;
+        let batched = run(Some(PAPER_DEADLINE))?;
+        let speedup = batched.qps / plain.qps;
+        let label = distribution.label().replace('.', "_");
+        result.metric(&format!("speedup_{label}"), speedup);
+        result.metric(
+            &format!("merge_probability_{label}"),
+            batched.merge_probability,
+        );
+        curve.push(vec![
+            distribution.label().as_str().into(),
+            plain.qps.round().into(),
+            batched.qps.round().into(),
+            speedup.into(),
+            batched.merge_probability.into(),
+            batched.batch_size_mean.into(),
+            (plain.read_latency_ns[1] / 1e3).into(),
+            (batched.read_latency_ns[1] / 1e3).into(),
+        ]);
+        if !options.control.advance(1) {
+            result.interrupted = true;
+            break;
+        }
+    }
+    result.curves.push(curve);
+    result.metric("paper_speedup_zipf1_3", 3.7);
     Ok(result)
 }

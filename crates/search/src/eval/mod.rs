@@ -17,9 +17,11 @@
 //! the host bus rate. QPS counts the queries after the first `warmup_share` (30 %), over their
 //! summed latencies. Energy is the NAND chips' (stages and idle) over the same span.
 
+mod batch_run;
 mod cache;
 mod table1;
 
+pub use batch_run::{BatchConfig, BatchResult, PAPER_DEADLINE, run_batched};
 pub use cache::{Evicted, PageCache};
 pub use table1::{Table1, Table1Column, table1};
 
@@ -92,7 +94,7 @@ impl EvalConfig {
         }
     }
 
-    fn validate(&self) -> SearchResult<()> {
+    pub(super) fn validate(&self) -> SearchResult<()> {
         let bad = |argument: &'static str, message: String| {
             Err(SearchError::Argument { argument, message })
         };
@@ -156,15 +158,17 @@ pub struct EvalResult {
     pub concentration: [f64; 4],
 }
 
-struct Index {
-    store: SimPageStore,
+pub(super) struct Index {
+    pub(super) store: SimPageStore,
     /// Per leaf, its values by data slot (the reference; buffered updates included).
-    values: Vec<Vec<u64>>,
+    pub(super) values: Vec<Vec<u64>>,
+    /// Per leaf, its keys by data slot.
+    pub(super) keys: Vec<Vec<u64>>,
     /// Per key number: (leaf, data slot).
-    place: Vec<(u32, u16)>,
+    pub(super) place: Vec<(u32, u16)>,
 }
 
-fn encode(slots: &[u64]) -> Vec<u8> {
+pub(super) fn encode(slots: &[u64]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(DATA_BYTES);
     for i in 0..LEAF_SLOTS {
         bytes.extend_from_slice(&slots.get(i).copied().unwrap_or(EMPTY_KEY).to_le_bytes());
@@ -172,11 +176,11 @@ fn encode(slots: &[u64]) -> Vec<u8> {
     bytes
 }
 
-fn key_page(leaf: u32) -> LogicalPage {
+pub(super) fn key_page(leaf: u32) -> LogicalPage {
     LogicalPage(2 * leaf)
 }
 
-fn value_page(leaf: u32) -> LogicalPage {
+pub(super) fn value_page(leaf: u32) -> LogicalPage {
     LogicalPage(2 * leaf + 1)
 }
 
@@ -221,18 +225,20 @@ fn chip_bus_bytes(sim: &NandSim) -> u64 {
         .sum()
 }
 
-fn settle(sim: &mut NandSim) {
+pub(super) fn settle(sim: &mut NandSim) {
     let mut done = Vec::new();
     sim.run_until_idle(&mut done);
 }
 
-fn load(sim: &mut NandSim, config: &EvalConfig) -> SearchResult<Index> {
+pub(super) fn load(sim: &mut NandSim, config: &EvalConfig) -> SearchResult<Index> {
     let records = u64::from(config.leaves) * config.fill_slots as u64;
+    let dies = sim.geometry().total_dies();
     let store = SimPageStore::new(
         sim,
         all_blocks(sim),
         StoreConfig {
             logical_pages: 2 * config.leaves,
+            stripe_blocks: dies,
             ..StoreConfig::default()
         },
     )?;
@@ -247,6 +253,7 @@ fn load(sim: &mut NandSim, config: &EvalConfig) -> SearchResult<Index> {
     let mut index = Index {
         store,
         values: Vec::new(),
+        keys: Vec::new(),
         place: vec![(0, 0); records as usize],
     };
     for (leaf, chunk) in keys.chunks(config.fill_slots).enumerate() {
@@ -268,6 +275,7 @@ fn load(sim: &mut NandSim, config: &EvalConfig) -> SearchResult<Index> {
             .write(sim, now, value_page(leaf), &encode(&values))?;
         settle(sim);
         index.values.push(values);
+        index.keys.push(leaf_keys);
     }
     Ok(index)
 }
@@ -289,7 +297,6 @@ struct Run<'a> {
     cache: PageCache,
     mode: EvalMode,
     tally: Tally,
-    keys_per_leaf: Vec<Vec<u64>>,
 }
 
 impl Run<'_> {
@@ -340,7 +347,7 @@ impl Run<'_> {
     }
 
     fn sim_read(&mut self, leaf: u32, slot: u16) -> SearchResult<()> {
-        let key = self.keys_per_leaf[leaf as usize][slot as usize];
+        let key = self.index.keys[leaf as usize][slot as usize];
         let expected = self.index.values[leaf as usize][slot as usize];
         let buffered = self.cache.state(value_page(leaf)) == Some(true);
         let now = self.sim.now();
@@ -385,7 +392,7 @@ impl Run<'_> {
 /// A whole 4 KiB page on the host bus.
 const SIM_PAGE_HOST_BYTES: u64 = 4096;
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
+pub(super) fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
@@ -408,27 +415,12 @@ pub fn run_eval(chip: &NandConfig, config: &EvalConfig) -> SearchResult<EvalResu
             message: e.to_string(),
         })?;
     let cache_pages = (config.cache_coverage * f64::from(2 * config.leaves)).round() as usize;
-    let keys_per_leaf = {
-        let mut keys = vec![Vec::new(); config.leaves as usize];
-        let mut by_slot: Vec<(u32, u16, u64)> = (0..records)
-            .map(|k| {
-                let (leaf, slot) = index.place[k as usize];
-                (leaf, slot, key_value(k, true) as u64)
-            })
-            .collect();
-        by_slot.sort_unstable();
-        for (leaf, _, key) in by_slot {
-            keys[leaf as usize].push(key);
-        }
-        keys
-    };
     let mut run = Run {
         sim: &mut sim,
         index,
         cache: PageCache::new(cache_pages),
         mode: config.mode,
         tally: Tally::default(),
-        keys_per_leaf,
     };
     let warmup = (config.queries as f64 * config.warmup_share) as u64;
     let mut read_latencies = Vec::new();
