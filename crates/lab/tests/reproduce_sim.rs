@@ -95,3 +95,37 @@ fn r_s4_deadline_batching_pays_only_at_steep_zipf() {
         .collect();
     assert!(merges.windows(2).all(|w| w[0] < w[1]), "{merges:?}");
 }
+
+#[test]
+fn r_s5_speedup_grows_with_the_share_of_sim_reads() {
+    let r = quick("sim-fullpage");
+    for label in [
+        "write_dominant_uniform",
+        "write_dominant_zipf0_9",
+        "read_dominant_uniform",
+        "read_dominant_zipf0_9",
+    ] {
+        assert_eq!(
+            r.get(&format!("speedup_no_sim_{label}")),
+            1.0,
+            "all full-page reads = the baseline"
+        );
+        assert!(
+            r.get(&format!("speedup_all_sim_{label}")) > 1.05,
+            "{label}: {:?}",
+            r.metrics
+        );
+    }
+    assert_eq!(
+        r.get("rising_write_dominant_uniform"),
+        1.0,
+        "{:?}",
+        r.metrics
+    );
+    assert_eq!(
+        r.get("rising_write_dominant_zipf0_9"),
+        1.0,
+        "{:?}",
+        r.metrics
+    );
+}

@@ -37,6 +37,12 @@ pub(super) static EXPERIMENTS: &[Experiment] = &[
         run: sim_latency,
     },
     Experiment {
+        id: "sim-fullpage",
+        reference: "SPEC R-S5 (paper 004 Fig. 18)",
+        title: "SiM QPS over the baseline against the share of reads served by search + gather",
+        run: sim_fullpage,
+    },
+    Experiment {
         id: "sim-batch",
         reference: "SPEC R-S4 (paper 004 Fig. 17)",
         title: "deadline batch scheduler (4 us): QPS gain and merge probability against Zipf alpha, read-only",
@@ -488,5 +494,70 @@ fn sim_batch(options: &RunOptions) -> LabResult<ExperimentResult> {
     }
     result.curves.push(curve);
     result.metric("paper_speedup_zipf1_3", 3.7);
+    Ok(result)
+}
+
+fn sim_fullpage(options: &RunOptions) -> LabResult<ExperimentResult> {
+    use YcsbDistribution::{Uniform, Zipf};
+    let scale = grid_scale(options.scale);
+    let shares = [0.0, 0.25, 0.5, 0.75, 1.0];
+    let mixes = [("write_dominant", 0.2), ("read_dominant", 0.8)];
+    let distributions = [Uniform, Zipf { alpha: 0.9 }];
+    options
+        .control
+        .start(Some((mixes.len() * distributions.len()) as u64));
+    let chip = preset("sim2024")?;
+    let mut result = ExperimentResult::default();
+    let mut curve = Curve::new(
+        "fullpage",
+        &[
+            "mix",
+            "distribution",
+            "sim_read_percent",
+            "qps_baseline",
+            "qps_sim",
+            "speedup",
+        ],
+    );
+    let coverage = 0.25;
+    'points: for (mix, read_share) in mixes {
+        for distribution in distributions {
+            let config = |mode, sim_read_share| EvalConfig {
+                leaves: scale.leaves,
+                fill_slots: scale.fill_slots,
+                queries: scale.queries,
+                seed: options.seed,
+                sim_read_share,
+                ..EvalConfig::new(mode, read_share, coverage, distribution)
+            };
+            let base = run_eval(&chip, &config(EvalMode::Baseline, 1.0)).map_err(search_error)?;
+            let mut speedups = Vec::new();
+            for share in shares {
+                let sim = run_eval(&chip, &config(EvalMode::Sim, share)).map_err(search_error)?;
+                speedups.push(sim.qps / base.qps);
+                curve.push(vec![
+                    mix.into(),
+                    distribution.label().as_str().into(),
+                    percent(share),
+                    base.qps.round().into(),
+                    sim.qps.round().into(),
+                    (sim.qps / base.qps).into(),
+                ]);
+            }
+            let label = format!("{mix}_{}", distribution.label().replace('.', "_"));
+            result.metric(
+                &format!("speedup_all_sim_{label}"),
+                speedups[speedups.len() - 1],
+            );
+            result.metric(&format!("speedup_no_sim_{label}"), speedups[0]);
+            let rising = speedups.windows(2).all(|w| w[1] >= w[0] * 0.98);
+            result.metric(&format!("rising_{label}"), f64::from(u8::from(rising)));
+            if !options.control.advance(1) {
+                result.interrupted = true;
+                break 'points;
+            }
+        }
+    }
+    result.curves.push(curve);
     Ok(result)
 }

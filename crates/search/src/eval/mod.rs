@@ -29,7 +29,7 @@ use crate::error::{SearchError, SearchResult};
 use crate::header::DATA_BYTES;
 use crate::leaf::{EMPTY_KEY, LEAF_SLOTS};
 use crate::store::{LogicalPage, SimPageStore, StoreConfig};
-use nandlab_core::SimTime;
+use nandlab_core::{SimRng, SimTime};
 use nandlab_nand::search::format::{self, SLOTS_PER_CHUNK};
 use nandlab_nand::{ChunkMask, NandConfig, NandSim, OpKind, PageAddress, SearchKey};
 use nandlab_workload::ycsb::{YcsbDistribution, YcsbOp, YcsbSpec, key_value, query_concentration};
@@ -71,6 +71,9 @@ pub struct EvalConfig {
     pub queries: u64,
     /// Share of the queries run before measuring (paper: 30 %).
     pub warmup_share: f64,
+    /// SiM mode: share of reads served by search + gather; the others are full-page reads
+    /// through the page cache as in the baseline (paper §VII-F, Fig. 18). 1 by default.
+    pub sim_read_share: f64,
     pub seed: u64,
 }
 
@@ -90,6 +93,7 @@ impl EvalConfig {
             distribution,
             queries: 20_000,
             warmup_share: 0.3,
+            sim_read_share: 1.0,
             seed: 1,
         }
     }
@@ -117,6 +121,12 @@ impl EvalConfig {
             return bad(
                 "read_share",
                 format!("{} is not in [0, 1]", self.read_share),
+            );
+        }
+        if !(0.0..=1.0).contains(&self.sim_read_share) {
+            return bad(
+                "sim_read_share",
+                format!("{} is not in [0, 1]", self.sim_read_share),
             );
         }
         if !(0.0..1.0).contains(&self.warmup_share) || self.queries == 0 {
@@ -297,6 +307,9 @@ struct Run<'a> {
     cache: PageCache,
     mode: EvalMode,
     tally: Tally,
+    sim_read_share: f64,
+    /// Draws which SiM-mode reads are full-page reads.
+    full_read_rng: SimRng,
 }
 
 impl Run<'_> {
@@ -334,14 +347,18 @@ impl Run<'_> {
     fn read(&mut self, keynum: i64) -> SearchResult<()> {
         let (leaf, slot) = self.index.place[keynum as usize];
         match self.mode {
-            EvalMode::Baseline => {
+            EvalMode::Sim
+                if self.sim_read_share >= 1.0 || self.full_read_rng.chance(self.sim_read_share) =>
+            {
+                self.sim_read(leaf, slot)?
+            }
+            EvalMode::Baseline | EvalMode::Sim => {
                 let key_hit = self.fetch(key_page(leaf))?;
                 let value_hit = self.fetch(value_page(leaf))?;
                 if key_hit && value_hit {
                     self.tally.cache_served += 1;
                 }
             }
-            EvalMode::Sim => self.sim_read(leaf, slot)?,
         }
         Ok(())
     }
@@ -421,6 +438,8 @@ pub fn run_eval(chip: &NandConfig, config: &EvalConfig) -> SearchResult<EvalResu
         cache: PageCache::new(cache_pages),
         mode: config.mode,
         tally: Tally::default(),
+        sim_read_share: config.sim_read_share,
+        full_read_rng: SimRng::stream(config.seed, "eval.full-page-reads"),
     };
     let warmup = (config.queries as f64 * config.warmup_share) as u64;
     let mut read_latencies = Vec::new();

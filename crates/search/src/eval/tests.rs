@@ -83,3 +83,26 @@ fn bad_configs_name_their_argument() {
     let err = run_eval(&preset("sim2024").unwrap(), &config).unwrap_err();
     assert!(err.to_string().contains("fill_slots"), "{err}");
 }
+
+#[test]
+fn full_page_reads_in_sim_mode_behave_like_the_baseline() {
+    let run = |share: f64| {
+        let config = EvalConfig {
+            leaves: 200,
+            fill_slots: 100,
+            queries: 3000,
+            sim_read_share: share,
+            ..EvalConfig::new(EvalMode::Sim, 0.5, 0.25, YcsbDistribution::Uniform)
+        };
+        run_eval(&preset("sim2024").unwrap(), &config).unwrap()
+    };
+    let base = small(EvalMode::Baseline, 0.5, 0.25, YcsbDistribution::Uniform);
+    let none = run(0.0);
+    assert_eq!(
+        (none.qps, none.write_backs, none.chip_lookups),
+        (base.qps, base.write_backs, 0)
+    );
+    let half = run(0.5);
+    assert!(half.chip_lookups > 0 && half.full_page_reads > 0);
+    assert!(none.qps < half.qps && half.qps < run(1.0).qps);
+}
