@@ -18,8 +18,8 @@ pub const SELECT_COLUMNS_MAX: u64 = 8;
 /// The SSB tables in PCM.
 #[derive(Debug)]
 pub struct Database {
-    device: PcmDevice,
-    tables: Vec<StoredTable>,
+    pub(crate) device: PcmDevice,
+    pub(crate) tables: Vec<StoredTable>,
     scratch: Scratch,
     results_at: u64,
     build_cost: PcmCost,
@@ -50,12 +50,31 @@ impl Database {
         pcm: &PcmConfig,
         device_seed: u64,
     ) -> JoinResult<Self> {
+        Self::build_with_room(data, layout, pcm, device_seed, 0)
+    }
+
+    /// [`Database::build`] with room for `extra_facts` LINEORDER rows beyond the generated
+    /// ones, for inserts (`maintain.rs`); the join scratch is sized for the full capacity.
+    pub fn build_with_room(
+        data: &SsbData,
+        layout: Layout,
+        pcm: &PcmConfig,
+        device_seed: u64,
+        extra_facts: u32,
+    ) -> JoinResult<Self> {
         let rows = row_counts(data);
+        let mut capacities = rows;
+        capacities[0] = rows[0].checked_add(extra_facts).ok_or_else(|| {
+            argument(
+                "extra_facts",
+                format!("{extra_facts} more rows overflow the tuple ids"),
+            )
+        })?;
         let mut tables_bytes = 0;
-        for (table, &n) in Table::ALL.iter().zip(&rows) {
+        for (table, &n) in Table::ALL.iter().zip(&capacities) {
             tables_bytes += table_bytes(*table, n, layout).div_ceil(PAGE_BYTES) * PAGE_BYTES;
         }
-        let facts = u64::from(rows[0]);
+        let facts = u64::from(capacities[0]);
         let dims_max = u64::from(*rows[1..].iter().max().unwrap_or(&1));
         let row_max = 4 + 4 * 17;
         let scratch_bytes = dims_max * 12
@@ -73,8 +92,8 @@ impl Database {
         let before = device.stats().clone();
         let mut tables = Vec::new();
         let mut at = 0;
-        for (table, &n) in Table::ALL.iter().zip(&rows) {
-            let stored = load_table(&mut device, data, *table, n, layout, at)?;
+        for ((table, &n), &capacity) in Table::ALL.iter().zip(&rows).zip(&capacities) {
+            let stored = load_table(&mut device, data, *table, (n, capacity), layout, at)?;
             at += stored.bytes().div_ceil(PAGE_BYTES) * PAGE_BYTES;
             tables.push(stored);
         }

@@ -8,6 +8,8 @@
 //!  Query (query.rs) ── Database::run (database.rs) ── hash_join (join.rs)
 //!                                   │                     │ Reader / Partitions (access.rs)
 //!                        StoredTable (store.rs) ──────────┴── PcmDevice (nandlab-pcm)
+//!  run_users (users.rs): U users' queries and inserts/updates/deletes (maintain.rs) under a
+//!                        shared/exclusive LINEORDER lock, in simulated time
 //! ```
 
 pub mod access;
@@ -15,12 +17,14 @@ pub mod cost;
 pub mod database;
 pub mod error;
 pub mod join;
+mod maintain;
 pub mod query;
 pub mod reference;
 pub mod ssb_queries;
 pub mod store;
 #[cfg(test)]
 mod tests;
+pub mod users;
 
 pub use access::{Mode, PAGE_BYTES};
 pub use cost::{FormulaConstants, PcmCost};
@@ -28,6 +32,7 @@ pub use database::{Database, QueryRun};
 pub use error::{JoinError, JoinResult};
 pub use join::{Algorithm, JoinCounts, JoinSettings, Predicate};
 pub use query::{DimensionJoin, Query, Selection, thesis_queries};
-pub use reference::reference_rows;
+pub use reference::{reference_rows, reference_rows_over};
 pub use ssb_queries::ssb_queries;
 pub use store::Layout;
+pub use users::{UsersConfig, UsersRun, extra_facts_for, run_users};

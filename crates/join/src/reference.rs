@@ -23,6 +23,19 @@ fn rows_of(data: &SsbData, table: Table) -> Vec<Vec<u32>> {
 
 /// The result rows of `query` over `data`, in LINEORDER order.
 pub fn reference_rows(data: &SsbData, query: &Query) -> JoinResult<Vec<Vec<u32>>> {
+    reference_rows_over(data, query, |each| {
+        data.for_each_row(Table::Lineorder, |fact| each(fact))
+    })
+}
+
+/// The result rows of `query` over `data`'s dimensions and the LINEORDER rows that
+/// `for_each_fact` hands to its argument, in that order (a LINEORDER changed by inserts,
+/// updates and deletes).
+pub fn reference_rows_over(
+    data: &SsbData,
+    query: &Query,
+    for_each_fact: impl FnOnce(&mut dyn FnMut(&[u32])),
+) -> JoinResult<Vec<Vec<u32>>> {
     let mut dimensions = Vec::new();
     for join in &query.joins {
         let key = join.dimension.column(join.dimension_key)?;
@@ -41,7 +54,7 @@ pub fn reference_rows(data: &SsbData, query: &Query) -> JoinResult<Vec<Vec<u32>>
     }
     let mut out = Vec::new();
     let mut error = None;
-    data.for_each_row(Table::Lineorder, |fact| {
+    for_each_fact(&mut |fact: &[u32]| {
         match keeps(Table::Lineorder, &query.fact_selections, fact) {
             Ok(true) => {}
             Ok(false) => return,

@@ -5,7 +5,8 @@
 //! - **Row store**: row `t` of a table with `C` columns is `C` little-endian `u32`s at
 //!   `base + t · 4C` (LINEORDER: 68 B per row).
 //! - **Column store**: column `c` is an array of 8 B entries `[tid u32][value u32]` at
-//!   `base + c · 8N + t · 8`; the stored tid is checked on every read.
+//!   `base + c · 8K + t · 8` (`K` the table's capacity in rows: `N` rows plus the room kept for
+//!   inserts); the stored tid is checked on every read.
 //!
 //! Loading writes each table page by page (4 KiB at a time) through the device, so the build
 //! cost is measured like everything else.
@@ -44,6 +45,8 @@ pub struct StoredTable {
     pub table: Table,
     /// Rows (tuple ids are `0..rows`).
     pub rows: u32,
+    /// Rows the region has room for (`>= rows`; inserts append up to it).
+    pub capacity: u32,
     /// Columns.
     pub columns: usize,
     /// First byte.
@@ -58,11 +61,11 @@ impl StoredTable {
         4 * self.columns as u64
     }
 
-    /// Bytes the table occupies.
+    /// Bytes the table's region occupies (its capacity).
     pub fn bytes(&self) -> u64 {
         match self.layout {
-            Layout::Row => u64::from(self.rows) * self.row_bytes(),
-            Layout::Column => u64::from(self.rows) * self.columns as u64 * ENTRY_BYTES,
+            Layout::Row => u64::from(self.capacity) * self.row_bytes(),
+            Layout::Column => u64::from(self.capacity) * self.columns as u64 * ENTRY_BYTES,
         }
     }
 
@@ -73,7 +76,7 @@ impl StoredTable {
 
     /// Address of the entry of `tid` in `column` (column store).
     pub fn entry_addr(&self, column: usize, tid: u32) -> u64 {
-        self.base + (column as u64 * u64::from(self.rows) + u64::from(tid)) * ENTRY_BYTES
+        self.base + (column as u64 * u64::from(self.capacity) + u64::from(tid)) * ENTRY_BYTES
     }
 
     fn check_tid(&self, tid: u32) -> JoinResult<()> {
@@ -164,18 +167,26 @@ pub fn table_bytes(table: Table, rows: u32, layout: Layout) -> u64 {
     }
 }
 
-/// Writes `table`'s rows at `base` in `layout`, page by page; returns where it lies.
+/// Writes `table`'s `rows` rows at `base` in `layout`, page by page, in a region with room for
+/// `capacity` rows; returns where it lies.
 pub fn load_table(
     device: &mut PcmDevice,
     data: &SsbData,
     table: Table,
-    rows: u32,
+    (rows, capacity): (u32, u32),
     layout: Layout,
     base: u64,
 ) -> JoinResult<StoredTable> {
+    if capacity < rows {
+        return Err(argument(
+            "capacity",
+            format!("{capacity} rows is less than {}'s {rows}", table.name()),
+        ));
+    }
     let stored = StoredTable {
         table,
         rows,
+        capacity,
         columns: table.columns().len(),
         base,
         layout,

@@ -1,21 +1,24 @@
 //! The simulated SSD a database lives on: an SSD preset, a device file (`[nand]` and `[ssd]`),
-//! a whole stack config (its `[nand]`, `[ssd]`, `[run] seed` and `[precondition]`; the
+//! a whole stack config (its `[nand]`, `[ssd]`, `[pcm]`, `[run] seed` and `[precondition]`; the
 //! `[workload]` is not run) or device TOML text, always in full payload mode.
 
 use crate::error::{SqlError, SqlResult};
-use nandlab_ftl::{PayloadMode, Precondition, Ssd, SsdConfig};
-use nandlab_lab::stack::{DeviceFile, Stack, ssd_preset_names};
+use nandlab_ftl::{PayloadMode, PcmStageConfig, Precondition, Ssd, SsdConfig};
+use nandlab_lab::stack::{DeviceFile, Stack, new_ssd_with_pcm, ssd_preset_names};
 use std::path::Path;
 
 /// The device used when none is named.
 pub const DEFAULT_DEVICE: &str = "bench-ssd";
 
-/// What a device names: the SSD config, and from a stack config its seed and precondition.
+/// What a device names: the SSD config, and from a stack config its seed, precondition and
+/// PCM stage.
 #[derive(Clone, Debug)]
 pub struct DeviceSpec {
     pub config: SsdConfig,
     pub seed: Option<u64>,
     pub precondition: Option<Precondition>,
+    /// The `[pcm]` stage in front of the SSD (dedup and/or PCM log buffer).
+    pub pcm: Option<PcmStageConfig>,
 }
 
 /// The SSD config `device` names and the seed it carries (a stack config's `[run] seed`).
@@ -35,13 +38,18 @@ pub fn device_spec(device: &str) -> SqlResult<DeviceSpec> {
         config,
         seed: None,
         precondition: None,
+        pcm: None,
     };
     let mut spec = if device.is_empty() {
         plain(DeviceFile::preset(DEFAULT_DEVICE)?)
     } else if ssd_preset_names().contains(&device) {
         plain(DeviceFile::preset(device)?)
     } else if device.contains('\n') || device.starts_with('[') {
-        plain(DeviceFile::load("device", device, Path::new("."))?)
+        let (config, pcm) = DeviceFile::load_with_pcm("device", device, Path::new("."), true)?;
+        DeviceSpec {
+            pcm,
+            ..plain(config)
+        }
     } else {
         from_file(device)?
     };
@@ -50,12 +58,12 @@ pub fn device_spec(device: &str) -> SqlResult<DeviceSpec> {
 }
 
 /// A new SSD of `device` (see [`ssd_config`]); `seed` when given, else the config's, else 0.
-/// A stack config's `[precondition]` is applied (functionally: no simulated time) and the
-/// SSD's measurement starts after it.
+/// A stack config's `[pcm]` stage is put in front of it; its `[precondition]` is applied
+/// (functionally: no simulated time) and the SSD's measurement starts after it.
 pub fn build_ssd(device: &str, seed: Option<u64>) -> SqlResult<(Ssd, u64)> {
     let spec = device_spec(device)?;
     let seed = seed.or(spec.seed).unwrap_or(0);
-    let mut ssd = Ssd::new(spec.config, seed)?;
+    let mut ssd = new_ssd_with_pcm(spec.config, spec.pcm, seed)?;
     if let Some(p) = &spec.precondition {
         ssd.precondition(p)?;
         ssd.reset_measurement();
@@ -74,17 +82,21 @@ fn from_file(path: &str) -> SqlResult<DeviceSpec> {
         .map_err(|e| SqlError::Usage(format!("device `{path}`: {}", e.message())))?;
     if table.contains_key("workload") {
         let stack = Stack::load(Path::new(path))?;
+        let pcm = stack.pcm_stage()?;
         return Ok(DeviceSpec {
             config: stack.ssd_config(),
             seed: Some(stack.config.run.seed),
             precondition: stack.config.precondition,
+            pcm,
         });
     }
     let dir = Path::new(path).parent().unwrap_or(Path::new("."));
+    let (config, pcm) = DeviceFile::load_with_pcm(path, &text, dir, true)?;
     Ok(DeviceSpec {
-        config: DeviceFile::load(path, &text, dir)?,
+        config,
         seed: None,
         precondition: None,
+        pcm,
     })
 }
 

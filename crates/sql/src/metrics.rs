@@ -22,7 +22,10 @@ pub struct TxTotals {
     pub nand_pages_read: u64,
     pub nand_pages_programmed: u64,
     pub nand_blocks_erased: u64,
+    /// Device energy: chip, idle and a PCM stage's.
     pub energy_uj: f64,
+    /// The PCM stage's share of `energy_uj` (0 without one).
+    pub pcm_energy_uj: f64,
 }
 
 impl TxTotals {
@@ -36,6 +39,7 @@ impl TxTotals {
             nand_pages_programmed: end.nand_pages_programmed - start.nand_pages_programmed,
             nand_blocks_erased: end.nand_blocks_erased - start.nand_blocks_erased,
             energy_uj: (end.energy_pj - start.energy_pj) / 1e6,
+            pcm_energy_uj: (end.pcm_energy_pj - start.pcm_energy_pj) / 1e6,
         }
     }
 
@@ -47,6 +51,7 @@ impl TxTotals {
         self.nand_pages_programmed += o.nand_pages_programmed;
         self.nand_blocks_erased += o.nand_blocks_erased;
         self.energy_uj += o.energy_uj;
+        self.pcm_energy_uj += o.pcm_energy_uj;
     }
 
     /// Flash pages programmed per host page written (0 when nothing was written).

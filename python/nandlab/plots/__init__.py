@@ -168,7 +168,8 @@ from nandlab.plots.nfs import (  # noqa: E402
     nfs_planes,
     nfs_scheduler,
 )
-from nandlab.plots.pcm import pcm_hashjoin  # noqa: E402
+from nandlab.plots.pcm import pcm_hashjoin, pcm_join_users  # noqa: E402
+from nandlab.plots.pcm_buffer import pcm_buffer, pcm_combined, pcm_dedup  # noqa: E402
 from nandlab.plots.runs import run_figure, sweep_figure  # noqa: E402
 
 __all__ = [
@@ -192,7 +193,11 @@ __all__ = [
     "nfs_pagesize",
     "nfs_planes",
     "nfs_scheduler",
+    "pcm_buffer",
+    "pcm_combined",
+    "pcm_dedup",
     "pcm_hashjoin",
+    "pcm_join_users",
     "plot",
     "png_bytes",
     "register",

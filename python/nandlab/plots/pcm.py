@@ -1,4 +1,5 @@
-"""Figures of the PCM hash-join experiment (pcm-hashjoin): Grace vs virtual partitioning."""
+"""Figures of the PCM hash-join experiments (pcm-hashjoin, pcm-join-users): Grace vs virtual
+partitioning."""
 
 from __future__ import annotations
 
@@ -6,7 +7,14 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from nandlab.plots import Source, load, register
-from nandlab.plots._style import PAPER_MARKER, figure_of, label_bars, new_figure, paper_handle
+from nandlab.plots._style import (
+    PAPER_MARKER,
+    figure_of,
+    label_bars,
+    new_figure,
+    new_mosaic,
+    paper_handle,
+)
 
 GROUPS = [
     ("row", "storage", "row,\nstorage"),
@@ -62,4 +70,56 @@ def pcm_hashjoin(source: Source) -> Figure:
     handles, _ = axes[0].get_legend_handles_labels()
     handles.append(paper_handle("paper (thesis Fig. 5.11, row store in main memory)"))
     fig.legend(handles=handles, loc="outside lower center", ncol=3, frameon=False)
+    return fig
+
+
+USER_PANELS = [("row", "Row store"), ("column", "Column store")]
+"""(layout, panel row title) of the multi-user figure, as Fig. 5.10 (a) and (b)."""
+USER_MEASURES = [
+    ("relative_wear", "wear"),
+    ("relative_energy", "energy"),
+    ("relative_latency", "latency"),
+]
+"""CSV column and label of each measure, relative to Grace on the row store at the most users."""
+
+
+@register("pcm-join-users")
+def pcm_join_users(source: Source) -> Figure:
+    """Fig. 5.10: wear, energy and latency of the queries of U users (inserts, updates and deletes
+    between them) for Grace and virtual partitioning, relative to Grace on the row store at the
+    most users, PCM as storage (the thesis's setting), one row of panels per layout."""
+    r = load(source)
+    df = r.curve("users")
+    df = df[df["mode"] == "storage"]
+    sf = r.metrics.get("scale_factor", float("nan"))
+    axes = new_mosaic(
+        f"nandlab PCM hash joins with U users (SSB SF {sf:g}, PCM as storage, thesis Fig. 5.10)",
+        "abc\ndef",
+        15.0,
+        8.0,
+    )
+    users = sorted({int(u) for u in df["users"]})
+    xs = np.arange(len(users), dtype=float)
+    width = 0.38
+    letters = iter("abcdef")
+    for layout, layout_title in USER_PANELS:
+        for column, measure in USER_MEASURES:
+            ax = axes[next(letters)]
+            for k, algorithm in enumerate(("grace", "virtual")):
+                sel = df[(df["layout"] == layout) & (df["algorithm"] == algorithm)]
+                values = [
+                    float(sel[sel["users"] == u][column].iloc[0])
+                    if (sel["users"] == u).any()
+                    else float("nan")
+                    for u in users
+                ]
+                at = xs + (k - 0.5) * width
+                ax.bar(at, values, width, color=COLORS[algorithm], label=LABELS[algorithm])
+            ax.set_xticks(xs.tolist(), labels=[f"U{u}" for u in users], fontsize=8)
+            ax.set_xlabel("Users")
+            ax.set_ylabel("Relative to Grace, row store, most users")
+            ax.set_title(f"{layout_title}: {measure}", fontsize=10)
+    fig = figure_of(axes["a"])
+    handles, _ = axes["a"].get_legend_handles_labels()
+    fig.legend(handles=handles, loc="outside lower center", ncol=2, frameon=False)
     return fig

@@ -7,6 +7,7 @@ mod miyaji;
 mod nfs;
 mod pcm;
 mod pcm_join;
+mod pcm_join_users;
 pub mod pcm_run;
 pub mod points;
 mod sim;
@@ -177,6 +178,7 @@ pub fn registry() -> impl Iterator<Item = &'static Experiment> {
         .chain(nfs::EXPERIMENTS)
         .chain(pcm::EXPERIMENTS)
         .chain(pcm_join::EXPERIMENTS)
+        .chain(pcm_join_users::EXPERIMENTS)
         .chain(sim::EXPERIMENTS)
 }
 

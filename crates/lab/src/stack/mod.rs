@@ -26,7 +26,7 @@ mod sections;
 mod ssd;
 
 pub use locate::Source;
-pub use pcm::{PcmDedupSection, PcmSection};
+pub use pcm::{PcmDedupSection, PcmSection, new_ssd_with_pcm};
 pub use presets::{SsdPreset, ssd_preset, ssd_preset_names};
 pub use run::{ENGINE_METRICS, MetricDef, SSD_METRICS, engine_metrics, ssd_metrics};
 pub use run::{StackOutcome, StackRun};
@@ -125,6 +125,7 @@ impl Stack {
         let device = DeviceFile {
             nand: config.nand.clone(),
             ssd: config.ssd.clone(),
+            pcm: None, // checked with the whole stack below
         };
         let (nand, ftl) = device.resolve(source, base_dir)?;
         let stack = Stack {
@@ -239,8 +240,8 @@ impl Stack {
     }
 }
 
-/// A device: the `[nand]` and `[ssd]` of a stack config alone (what `--device FILE` of
-/// `nandlab replay` and `fio` reads, and what an SSD preset holds).
+/// A device: the `[nand]`, `[ssd]` and optional `[pcm]` of a stack config alone (what
+/// `--device FILE` of `nandlab sql` and `tpcc` reads, and what an SSD preset holds).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeviceFile {
@@ -248,20 +249,49 @@ pub struct DeviceFile {
     pub nand: toml::Table,
     #[serde(default)]
     pub ssd: SsdSection,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcm: Option<PcmSection>,
 }
 
 impl DeviceFile {
-    /// Parses a device file or an SSD preset name, resolved and checked as an SSD config.
+    /// Parses a device file or an SSD preset name, resolved and checked as an SSD config; a
+    /// `[pcm]` section is refused (see [`DeviceFile::load_with_pcm`]).
     pub fn load(origin: &str, text: &str, base_dir: &Path) -> LabResult<SsdConfig> {
+        let (config, pcm) = DeviceFile::load_with_pcm(origin, text, base_dir, false)?;
+        if pcm.is_some() {
+            return Err(Source { origin, text }.error(
+                "pcm",
+                "this device takes no PCM stage (a device for `nandlab sql` or `tpcc` does)",
+            ));
+        }
+        Ok(config)
+    }
+
+    /// Parses a device file or an SSD preset name, resolved and checked as an SSD config, and
+    /// the PCM stage of its `[pcm]` section, checked against it; `full_payload` sets
+    /// `payload = "full"` whatever the file says (for users that read back what they wrote).
+    pub fn load_with_pcm(
+        origin: &str,
+        text: &str,
+        base_dir: &Path,
+        full_payload: bool,
+    ) -> LabResult<(SsdConfig, Option<nandlab_ftl::PcmStageConfig>)> {
         let source = Source { origin, text };
         let table: toml::Table = toml::from_str(text).map_err(|e| source.syntax_error(&e))?;
         let table = with_ssd_preset(source, table)?;
         let device: DeviceFile = deserialize(source, "", toml::Value::Table(table))?;
-        let (nand, ftl) = device.resolve(source, base_dir)?;
-        Ok(SsdConfig {
-            ftl,
-            ..SsdConfig::from_nand(nand)
-        })
+        let (nand, mut ftl) = device.resolve(source, base_dir)?;
+        if full_payload {
+            ftl.payload = nandlab_ftl::PayloadMode::Full;
+        }
+        let pcm = pcm::checked_stage(device.pcm.as_ref(), &nand, &ftl, source)?;
+        Ok((
+            SsdConfig {
+                ftl,
+                ..SsdConfig::from_nand(nand)
+            },
+            pcm,
+        ))
     }
 
     /// The SSD of preset `name` alone.

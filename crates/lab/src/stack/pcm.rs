@@ -123,56 +123,77 @@ impl super::Stack {
         config: nandlab_ftl::SsdConfig,
         seed: u64,
     ) -> crate::error::LabResult<nandlab_ftl::Ssd> {
-        let Some(stage) = self.pcm_stage()? else {
-            return Ok(nandlab_ftl::Ssd::new(config, seed)?);
-        };
-        // the geometry of `config` (a trace may have grown the device)
-        let nand = config.nand_config()?;
-        let g = &nand.geometry;
-        let logical = match config.ftl.mapping {
-            nandlab_ftl::MappingKind::Page => {
-                nandlab_ftl::logical_pages(g, config.ftl.op_fraction) as u32
-            }
-            // the block and hybrid mappings keep their own logical capacity
-            _ => nandlab_ftl::Ssd::new(config.clone(), seed)?.logical_pages() as u32,
-        };
-        let stage =
-            nandlab_ftl::PcmStage::new(stage, logical, g.page_size_bytes, g.pages_per_block, seed)?;
-        Ok(nandlab_ftl::Ssd::with_front_ends(
-            config,
-            seed,
-            vec![Box::new(stage)],
-        )?)
+        new_ssd_with_pcm(config, self.pcm_stage()?, seed)
     }
 
     pub(super) fn check_pcm(&self, source: super::Source<'_>) -> crate::error::LabResult<()> {
-        let Some(pcm) = &self.config.pcm else {
-            return Ok(());
-        };
-        let stage = pcm.to_stage().map_err(|(k, m)| source.error(&k, m))?;
-        if self.ftl.payload != nandlab_ftl::PayloadMode::Full {
-            return Err(source.error(
-                "ssd.payload",
-                "[pcm] fingerprints and diffs page bytes: it needs `payload = \"full\"`",
-            ));
-        }
-        if stage.dedup.is_some() && self.ftl.mapping != nandlab_ftl::MappingKind::Page {
-            return Err(source.error(
-                "ssd.mapping.kind",
-                "[pcm.dedup] shares physical pages: it needs the page mapping",
-            ));
-        }
-        let g = &self.nand.geometry;
-        let shape = nandlab_pcm::FlashShape {
-            page_size_bytes: g.page_size_bytes,
-            pages_per_block: g.pages_per_block,
-            pages: nandlab_ftl::logical_pages(g, self.ftl.op_fraction) as u32,
-        };
-        stage.validate(&shape).map_err(|e| match e {
-            nandlab_ftl::FtlError::Config { key, message } => source.error(&key, message),
-            other => other.into(),
-        })
+        checked_stage(self.config.pcm.as_ref(), &self.nand, &self.ftl, source).map(|_| ())
     }
+}
+
+/// The stage config of `pcm` checked against the SSD it fronts (errors name the key).
+pub(super) fn checked_stage(
+    pcm: Option<&PcmSection>,
+    nand: &nandlab_nand::NandConfig,
+    ftl: &nandlab_ftl::FtlConfig,
+    source: super::Source<'_>,
+) -> crate::error::LabResult<Option<PcmStageConfig>> {
+    let Some(pcm) = pcm else {
+        return Ok(None);
+    };
+    let stage = pcm.to_stage().map_err(|(k, m)| source.error(&k, m))?;
+    if ftl.payload != nandlab_ftl::PayloadMode::Full {
+        return Err(source.error(
+            "ssd.payload",
+            "[pcm] fingerprints and diffs page bytes: it needs `payload = \"full\"`",
+        ));
+    }
+    if stage.dedup.is_some() && ftl.mapping != nandlab_ftl::MappingKind::Page {
+        return Err(source.error(
+            "ssd.mapping.kind",
+            "[pcm.dedup] shares physical pages: it needs the page mapping",
+        ));
+    }
+    let g = &nand.geometry;
+    let shape = nandlab_pcm::FlashShape {
+        page_size_bytes: g.page_size_bytes,
+        pages_per_block: g.pages_per_block,
+        pages: nandlab_ftl::logical_pages(g, ftl.op_fraction) as u32,
+    };
+    stage.validate(&shape).map_err(|e| match e {
+        nandlab_ftl::FtlError::Config { key, message } => source.error(&key, message),
+        other => other.into(),
+    })?;
+    Ok(Some(stage))
+}
+
+/// An SSD of `config`, with a PCM stage of `pcm` in front when given (the stage sized to the
+/// SSD's logical pages, page size and pages per block).
+pub fn new_ssd_with_pcm(
+    config: nandlab_ftl::SsdConfig,
+    pcm: Option<nandlab_ftl::PcmStageConfig>,
+    seed: u64,
+) -> crate::error::LabResult<nandlab_ftl::Ssd> {
+    let Some(stage) = pcm else {
+        return Ok(nandlab_ftl::Ssd::new(config, seed)?);
+    };
+    // the geometry of `config` (a trace may have grown the device)
+    let nand = config.nand_config()?;
+    let g = &nand.geometry;
+    let logical = match config.ftl.mapping {
+        nandlab_ftl::MappingKind::Page => {
+            nandlab_ftl::logical_pages(g, config.ftl.op_fraction) as u32
+        }
+        // the block and hybrid mappings keep their own logical capacity
+        _ => nandlab_ftl::Ssd::new(config.clone(), seed)?.logical_pages() as u32,
+    };
+    let stage =
+        nandlab_ftl::PcmStage::new(stage, logical, g.page_size_bytes, g.pages_per_block, seed)?;
+    Ok(nandlab_ftl::Ssd::with_front_ends(
+        config,
+        seed,
+        vec![Box::new(stage)],
+    )?)
 }
 
 #[cfg(test)]

@@ -59,8 +59,11 @@ pub struct DeviceSnapshot {
     /// Pages programmed: host programs plus copybacks (GC moves inside a plane).
     pub nand_pages_programmed: u64,
     pub nand_blocks_erased: u64,
-    /// Chip energy of every op plus idle, in picojoules.
+    /// Chip energy of every op plus idle, plus a PCM stage's device and hashing energy, in
+    /// picojoules.
     pub energy_pj: f64,
+    /// The PCM stage's share of `energy_pj` (reads, writes, SHA-1), picojoules (0 without one).
+    pub pcm_energy_pj: f64,
 }
 
 #[derive(Debug)]
@@ -149,11 +152,21 @@ impl SimDisk {
     pub fn snapshot(&self) -> DeviceSnapshot {
         let stats = self.ssd.nand().stats();
         let units = |k: OpKind| stats.kind(k).units;
+        let pcm_energy_pj = self
+            .ssd
+            .front_end::<nandlab_ftl::PcmStage>()
+            .map_or(0.0, |stage| {
+                let r = stage.report();
+                r.device.read_energy_pj
+                    + r.device.write_energy_pj
+                    + r.finder.as_ref().map_or(0.0, |f| f.hash_energy_pj)
+            });
         let energy_pj = OpKind::ALL
             .iter()
             .map(|k| stats.energy_uj(*k) * 1e6)
             .sum::<f64>()
-            + self.ssd.nand().idle_energy_pj();
+            + self.ssd.nand().idle_energy_pj()
+            + pcm_energy_pj;
         DeviceSnapshot {
             now_ps: self.ssd.now().as_ps(),
             io: self.io,
@@ -161,6 +174,7 @@ impl SimDisk {
             nand_pages_programmed: units(OpKind::Program) + units(OpKind::Copyback),
             nand_blocks_erased: units(OpKind::Erase),
             energy_pj,
+            pcm_energy_pj,
         }
     }
 
