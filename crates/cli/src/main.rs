@@ -716,7 +716,7 @@ fn bench_cmd(args: BenchArgs) -> LabResult<()> {
             }
             out!("nandlab bench sim: YCSB workload C (zipfian) as SiM lookups on sim2024,");
             out!("2,000 leaves x 480 keys, no page cache, one query at a time");
-            out!("  queries                   {}", b.queries);
+            out!("  queries                   {}", b.requests);
             out!("  wall time                 {:.3} s", b.wall_s);
             out!("  queries / wall-s          {:.0}", b.queries_per_wall_s);
             out!("  simulated queries / s     {:.0}", b.simulated_qps);

@@ -93,7 +93,8 @@ pub fn bench_engine(queries: u64) -> LabResult<EngineBench> {
 /// of `nandlab_search::eval` (2,000 leaves of 480 keys, no page cache).
 #[derive(Clone, Debug, Serialize)]
 pub struct SimBench {
-    pub queries: u64,
+    /// Queries run (YCSB operations).
+    pub requests: u64,
     pub wall_s: f64,
     /// Queries (load and warm-up included) per wall-second.
     pub queries_per_wall_s: f64,
@@ -115,7 +116,7 @@ pub fn bench_sim(queries: u64) -> LabResult<SimBench> {
         .map_err(|e| crate::error::LabError::Usage(format!("bench sim: {e}")))?;
     let wall_s = start.elapsed().as_secs_f64();
     Ok(SimBench {
-        queries: config.queries,
+        requests: config.queries,
         wall_s,
         queries_per_wall_s: config.queries as f64 / wall_s,
         simulated_qps: result.qps,

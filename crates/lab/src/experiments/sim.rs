@@ -56,6 +56,12 @@ fn search_error(e: nandlab_search::SearchError) -> LabError {
 
 fn sim_table1(options: &RunOptions) -> LabResult<ExperimentResult> {
     options.control.start(Some(1));
+    if !options.control.poll() {
+        return Ok(ExperimentResult {
+            interrupted: true,
+            ..ExperimentResult::default()
+        });
+    }
     let t = table1();
     let mut result = ExperimentResult::default();
     for (name, column) in [("sim", t.sim), ("full", t.full)] {
@@ -185,6 +191,9 @@ fn run_grid(options: &RunOptions) -> LabResult<(Vec<GridPoint>, bool)> {
     for &distribution in scale.distributions {
         for &read_share in scale.reads {
             for &coverage in scale.coverages {
+                if !options.control.poll() {
+                    return Ok((points, true));
+                }
                 let run = |mode| {
                     let config = EvalConfig {
                         leaves: scale.leaves,
@@ -455,6 +464,10 @@ fn sim_batch(options: &RunOptions) -> LabResult<ExperimentResult> {
         ],
     );
     for distribution in distributions {
+        if !options.control.poll() {
+            result.interrupted = true;
+            break;
+        }
         let run = |deadline| {
             let config = BatchConfig {
                 leaves,
@@ -522,6 +535,10 @@ fn sim_fullpage(options: &RunOptions) -> LabResult<ExperimentResult> {
     let coverage = 0.25;
     'points: for (mix, read_share) in mixes {
         for distribution in distributions {
+            if !options.control.poll() {
+                result.interrupted = true;
+                break 'points;
+            }
             let config = |mode, sim_read_share| EvalConfig {
                 leaves: scale.leaves,
                 fill_slots: scale.fill_slots,
