@@ -21,6 +21,7 @@
 
 pub mod batch;
 pub mod chunk_ecc;
+pub mod command;
 pub mod crc;
 pub mod error;
 pub mod eval;
