@@ -112,6 +112,10 @@ struct ChipArgs {
     /// Bus data rate in MT/s.
     #[arg(long)]
     bus_mts: Option<f64>,
+    /// Per-page spread of program time within a page type: TIN times a factor uniform in
+    /// [1 - V, 1 + V], drawn from the seed (timing.program_variation; default the config's, 0).
+    #[arg(long, value_name = "V")]
+    program_variation: Option<f64>,
     /// die-first, plane-first or fcfs.
     #[arg(long, default_value = "die-first")]
     scheduler: SchedulerPolicy,
@@ -406,6 +410,7 @@ fn chip(args: ChipArgs) -> LabResult<()> {
     spec.planes = args.planes;
     spec.page_size_bytes = args.page_size;
     spec.bus_data_rate_mts = args.bus_mts;
+    spec.program_variation = args.program_variation;
     spec.request_bytes = args.request_bytes;
     spec.seed = args.seed;
     spec.driver.policy = args.scheduler;

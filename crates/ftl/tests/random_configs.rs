@@ -141,13 +141,21 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
             select(vec![GcScheduling::Blocking, GcScheduling::Interleaved]),
             mostly(vec![0u32, 0, 1, 3], vec![u32::MAX]),
             any::<bool>(),
+            any::<bool>(),
         ),
     )
         .prop_map(
             |(
                 (mapping, gc_policy, gc_threshold, gc_scope, idle, op, wl, wl_gap),
                 (copyback, buffer, buffer_policy, payload, order, hint, all_planes, depth, logs),
-                (controller, placement_ids, gc_scheduling, gc_urgent_free_blocks, multiplane),
+                (
+                    controller,
+                    placement_ids,
+                    gc_scheduling,
+                    gc_urgent_free_blocks,
+                    multiplane,
+                    cache_mode,
+                ),
             )| FtlConfig {
                 mapping,
                 gc_policy,
@@ -171,6 +179,7 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                 gc_scheduling,
                 gc_urgent_free_blocks,
                 multiplane,
+                cache_mode,
             },
         )
 }
