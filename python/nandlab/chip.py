@@ -73,6 +73,7 @@ def chip(
     planes: int | None = None,
     page_size_bytes: int | None = None,
     bus_data_rate_mts: float | None = None,
+    program_variation: float | None = None,
     scheduler: str = "die-first",
     cache: bool = False,
     interleave: bool = True,
@@ -84,6 +85,8 @@ def chip(
 
     Same semantics and defaults as the `nandlab chip` command. `device` is a full chip config
     (a dict shaped like `preset()`'s, e.g. a modified preset) that replaces `preset`.
+    `program_variation` spreads each page's program time within its page type (0 to below 1;
+    docs/nand.md).
     """
     where = "chip()"
     for name, text in (("preset", preset), ("workload", workload), ("scheduler", scheduler)):
@@ -99,6 +102,8 @@ def chip(
         _args.optional_integer(where, name, count, high=_args.U32_MAX)
     if bus_data_rate_mts is not None:
         _args.number(where, "bus_data_rate_mts", bus_data_rate_mts, low=0.0)
+    if program_variation is not None:
+        _args.number(where, "program_variation", program_variation, low=0.0)
     _args.boolean(where, "cache", cache)
     _args.boolean(where, "interleave", interleave)
     _args.integer(where, "queue_depth", queue_depth, high=_args.U32_MAX)
@@ -116,6 +121,7 @@ def chip(
         "planes": planes,
         "page_size_bytes": page_size_bytes,
         "bus_data_rate_mts": bus_data_rate_mts,
+        "program_variation": program_variation,
         "driver": {
             "policy": scheduler,
             "cache": cache,

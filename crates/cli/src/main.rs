@@ -117,6 +117,10 @@ struct ChipArgs {
     /// Bus data rate in MT/s.
     #[arg(long)]
     bus_mts: Option<f64>,
+    /// Per-page spread of program time within a page type: TIN times a factor uniform in
+    /// [1 - V, 1 + V], drawn from the seed (timing.program_variation; default the config's, 0).
+    #[arg(long, value_name = "V")]
+    program_variation: Option<f64>,
     /// die-first, plane-first or fcfs.
     #[arg(long, default_value = "die-first")]
     scheduler: SchedulerPolicy,
@@ -157,10 +161,10 @@ struct ReproduceArgs {
 
 #[derive(Args, Debug)]
 struct BenchArgs {
-    /// What to measure: chip, ssd, engine or sql.
+    /// What to measure: chip, ssd, engine, sim or sql.
     target: String,
     /// Requests to simulate (default: 2,000,000 for chip, 4,000,000 for ssd, 200,000 queries
-    /// for engine).
+    /// for engine, 300,000 for sim).
     #[arg(long)]
     requests: Option<u64>,
     /// `bench ssd` only: precondition the device full and fragmented first (steady state:
@@ -412,6 +416,7 @@ fn chip(args: ChipArgs) -> LabResult<()> {
     spec.planes = args.planes;
     spec.page_size_bytes = args.page_size;
     spec.bus_data_rate_mts = args.bus_mts;
+    spec.program_variation = args.program_variation;
     spec.request_bytes = args.request_bytes;
     spec.seed = args.seed;
     spec.driver.policy = args.scheduler;
@@ -714,8 +719,22 @@ fn bench_cmd(args: BenchArgs) -> LabResult<()> {
             );
             Ok(())
         }
+        "sim" => {
+            let b = bench::bench_sim(args.requests.unwrap_or(300_000))?;
+            if args.json {
+                out!("{}", json_line("sim", &b));
+                return Ok(());
+            }
+            out!("nandlab bench sim: YCSB workload C (zipfian) as SiM lookups on sim2024,");
+            out!("2,000 leaves x 480 keys, no page cache, one query at a time");
+            out!("  queries                   {}", b.requests);
+            out!("  wall time                 {:.3} s", b.wall_s);
+            out!("  queries / wall-s          {:.0}", b.queries_per_wall_s);
+            out!("  simulated queries / s     {:.0}", b.simulated_qps);
+            Ok(())
+        }
         other => Err(LabError::Usage(format!(
-            "unknown bench target `{other}` (expected: chip, ssd or engine)"
+            "unknown bench target `{other}` (expected: chip, ssd, engine, sim or sql)"
         ))),
     }
 }

@@ -162,4 +162,9 @@ fn the_example_device_with_a_write_buffer_merges_small_writes() {
         "{plain}\n{buffered}"
     );
     assert!(buffered["tpmc"].as_f64().unwrap() > plain["tpmc"].as_f64().unwrap());
+    // the PCM front end of examples/device-sql-pcm.toml (a dPRAM log buffer) cuts programs too,
+    // and its energy is counted
+    let pcm = run("examples/device-sql-pcm.toml");
+    assert!(programs(&pcm) < 0.8 * programs(&plain), "{plain}\n{pcm}");
+    assert!(pcm["metrics"]["totals"]["pcm_energy_uj"].as_f64().unwrap() > 0.0);
 }

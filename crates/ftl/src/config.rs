@@ -225,6 +225,11 @@ pub struct FtlConfig {
     /// planes) into multiplane ops.
     #[serde(skip_serializing_if = "is_false")]
     pub multiplane: bool,
+    /// Reads and programs go to the chip in cache mode: an op that follows one of the same
+    /// kind on its die moves its data through the cache register while the previous op's cell
+    /// stage runs (a change of kind drains the die first; the chip model's rule).
+    #[serde(skip_serializing_if = "is_false")]
+    pub cache_mode: bool,
     /// Placement ids (NVMe FDP reclaim-unit handles) host writes may carry: the page mapping
     /// keeps separate write frontiers, so separate blocks, per id (1: off).
     #[serde(skip_serializing_if = "is_one")]
@@ -268,6 +273,7 @@ impl Default for FtlConfig {
             placement_ids: 1,
             multiplane: false,
             paired_page_padding: false,
+            cache_mode: false,
             controller: ControllerCosts::default(),
         }
     }

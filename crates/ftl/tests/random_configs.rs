@@ -142,6 +142,7 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
             mostly(vec![0u32, 0, 1, 3], vec![u32::MAX]),
             any::<bool>(),
             any::<bool>(),
+            any::<bool>(),
         ),
     )
         .prop_map(
@@ -154,6 +155,7 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                     gc_scheduling,
                     gc_urgent_free_blocks,
                     multiplane,
+                    cache_mode,
                     padding,
                 ),
             )| FtlConfig {
@@ -179,6 +181,7 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                 gc_scheduling,
                 gc_urgent_free_blocks,
                 multiplane,
+                cache_mode,
                 paired_page_padding: padding,
             },
         )

@@ -28,6 +28,10 @@ pub struct ChipRunSpec {
     pub page_size_bytes: Option<u32>,
     #[serde(default)]
     pub bus_data_rate_mts: Option<f64>,
+    /// Per-page spread of TIN within a page type (`timing.program_variation`; none = the
+    /// chip config's, 0 in every preset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program_variation: Option<f64>,
     pub workload: ChipWorkloadKind,
     pub requests: u64,
     /// Request size of swr/srd (the paper uses 2 KB); 0 = one page.
@@ -52,6 +56,7 @@ impl ChipRunSpec {
             planes: None,
             page_size_bytes: None,
             bus_data_rate_mts: None,
+            program_variation: None,
             workload,
             requests,
             request_bytes: 0,
@@ -87,6 +92,9 @@ impl ChipRunSpec {
         }
         if let Some(v) = self.bus_data_rate_mts {
             c.timing.bus_data_rate_mts = v;
+        }
+        if let Some(v) = self.program_variation {
+            c.timing.program_variation = v;
         }
         c.validate()?;
         Ok(c)

@@ -26,19 +26,66 @@ fn quick(id: &str) -> experiments::ExperimentResult {
 #[test]
 fn r_n1_reads_barely_scale_with_dies_writes_do() {
     let r = quick("nfs-dies");
-    assert!(r.get("read_gain_4_to_8_dies") < 0.25, "{:?}", r.metrics);
-    assert!(r.get("write_gain_4_to_8_dies") > 0.60, "{:?}", r.metrics);
-    assert!(r.get("write_gain_1_to_8_dies") > 3.0 * r.get("read_gain_1_to_8_dies"));
+    let m = &r.metrics;
+    // reads: paper +10.9 % (4 -> 8) and +76.3 % (1 -> 8)
+    assert!(
+        (r.get("read_gain_4_to_8_dies") - 0.109).abs() < 0.03,
+        "{m:?}"
+    );
+    assert!(
+        (r.get("read_gain_1_to_8_dies") - 0.763).abs() < 0.08,
+        "{m:?}"
+    );
+    // whole blocks written: writes scale near-linearly but not beyond the die count (paper
+    // +541 %; nandlab's independent dies give ≈ +675 %, see docs/experiments.md)
+    let w = r.get("write_gain_1_to_8_dies");
+    assert!((5.0..7.0).contains(&w), "{m:?}");
+    assert!(
+        (0.8..1.0).contains(&r.get("write_gain_4_to_8_dies")),
+        "{m:?}"
+    );
+    // a per-page TIN spread does not change die scaling: dies run independently
+    for spread in [25, 50, 75] {
+        let s = r.get(&format!("write_gain_1_to_8_dies_spread_{spread}"));
+        assert!((s - w).abs() < 0.3, "{spread}: {m:?}");
+    }
 }
 
 #[test]
 fn r_n1_reads_barely_scale_with_planes_or_page_size() {
     let p = quick("nfs-planes");
-    assert!(p.get("read_gain_4_to_8_planes") < 0.25, "{:?}", p.metrics);
-    assert!(p.get("write_gain_4_to_8_planes") > 0.5, "{:?}", p.metrics);
+    let m = &p.metrics;
+    assert!(
+        (p.get("read_gain_4_to_8_planes") - 0.108).abs() < 0.03,
+        "{m:?}"
+    );
+    assert!(
+        (0.6..0.9).contains(&p.get("write_gain_4_to_8_planes")),
+        "{m:?}"
+    );
+    // a multiplane op waits for its slowest plane: the TIN spread lowers the 1 -> 8 write gain
+    // (paper +361 %) from ≈ +524 % without a spread, through the paper's value
+    let gains = [0, 25, 50, 75].map(|spread| match spread {
+        0 => p.get("write_gain_1_to_8_planes"),
+        s => p.get(&format!("write_gain_1_to_8_planes_spread_{s}")),
+    });
+    assert!(gains.windows(2).all(|w| w[0] > w[1]), "{m:?}");
+    assert!(
+        gains[0] > 4.5 && gains[1] > 3.609 && gains[3] < 3.609,
+        "{m:?}"
+    );
+    // page size in the paper's setting (2x mode, DDP, dies not interleaved): paper +10.9 %
     let s = quick("nfs-pagesize");
-    assert!(s.get("read_gain_4_to_8_kb") < 0.25, "{:?}", s.metrics);
-    assert!(s.get("write_gain_4_to_8_kb") > s.get("read_gain_4_to_8_kb"));
+    assert!(
+        (s.get("read_gain_4_to_8_kb") - 0.109).abs() < 0.03,
+        "{:?}",
+        s.metrics
+    );
+    assert!(
+        (0.5..1.0).contains(&s.get("write_gain_4_to_8_kb")),
+        "{:?}",
+        s.metrics
+    );
 }
 
 #[test]
@@ -52,16 +99,20 @@ fn r_n2_writes_live_in_cell_stages_reads_on_the_bus() {
 #[test]
 fn r_n3_many_dies_beat_many_planes_on_disk_friendly_mixes() {
     let r = quick("nfs-scheduler");
-    assert!(
-        r.get("many_die_over_many_plane_iops_gain") > 0.2,
-        "{:?}",
-        r.metrics
-    );
+    let m = &r.metrics;
+    // the plane addressing rule alone limits multiplane ops: ≈ +21 % without a TIN spread,
+    // rising towards the paper's +54.5 % as a multiplane op waits for its slowest plane
+    let gains = [0, 25, 50, 75].map(|spread| match spread {
+        0 => r.get("many_die_over_many_plane_iops_gain"),
+        s => r.get(&format!("many_die_over_many_plane_iops_gain_spread_{s}")),
+    });
+    assert!((0.1..0.4).contains(&gains[0]), "{m:?}");
+    assert!(gains.windows(2).all(|w| w[0] < w[1]), "{m:?}");
+    assert!((gains[3] - 0.545).abs() < 0.15, "{m:?}");
     // plane-first serves large sequential writes better than die-first (paper Fig. 22)
     assert!(
-        r.get("plane_first_over_die_first_write_16kb") > 0.0,
-        "{:?}",
-        r.metrics
+        r.get("plane_first_over_die_first_write_16kb") > 0.5,
+        "{m:?}"
     );
 }
 
@@ -89,7 +140,18 @@ fn r_n5_two_plane_cache_and_internal_moves_halve_migration_time_at_equal_energy(
     let r = quick("nfs-migration");
     assert!(r.get("twox_internal_speedup") > 1.8, "{:?}", r.metrics);
     assert!(r.get("twox_cache_speedup") > 1.8, "{:?}", r.metrics);
-    assert!(r.get("internal_speedup") > 1.0, "{:?}", r.metrics);
+    assert!(
+        (1.8..1.95).contains(&r.get("twox_speedup")),
+        "{:?}",
+        r.metrics
+    );
+    // single-plane internal move saves only TOR + TIR (102.4 us) of ≈ 1,378 us per page on
+    // MLC1: 1,378 / 1,275 = 1.08 (docs/experiments.md)
+    assert!(
+        (1.06..1.10).contains(&r.get("internal_speedup")),
+        "{:?}",
+        r.metrics
+    );
     assert!(r.get("twox_internal_speedup") >= r.get("twox_speedup"));
     assert!(r.get("energy_max_over_min") < 1.15, "{:?}", r.metrics);
 }

@@ -6,6 +6,7 @@
 
 use crate::cell::{PageLayout, PageType};
 use crate::config::NandConfig;
+use crate::geometry::PageAddress;
 use nandlab_core::SimTime;
 
 #[derive(Clone, Debug)]
@@ -35,6 +36,10 @@ pub struct TimingModel {
     pub chunk_ecc_bytes: u32,
     /// Page-type of each page offset, precomputed (flat table, no per-op branching on layout).
     page_type_of_page: Vec<PageType>,
+    /// Relative half-width of the per-page TIN spread (`timing.program_variation`; 0 = off).
+    program_variation: f64,
+    /// Seed of the per-page TIN spread (the run's seed; see [`TimingModel::with_seed`]).
+    variation_seed: u64,
 }
 
 impl TimingModel {
@@ -83,7 +88,15 @@ impl TimingModel {
             page_type_of_page: (0..pages_per_block)
                 .map(|p| layout.page_type(p, pages_per_block))
                 .collect(),
+            program_variation: t.program_variation,
+            variation_seed: 0,
         }
+    }
+
+    /// The same model with the per-page TIN spread drawn from `seed`.
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.variation_seed = seed;
+        self
     }
 
     pub fn page_type(&self, page: u32) -> PageType {
@@ -98,6 +111,36 @@ impl TimingModel {
     /// TIN: array program of `page`.
     pub fn program_time(&self, page: u32) -> SimTime {
         self.program[self.page_type(page).index()]
+    }
+
+    /// Whether TIN varies within a page type (`timing.program_variation` > 0).
+    #[inline]
+    pub fn varies_program(&self) -> bool {
+        self.program_variation > 0.0
+    }
+
+    /// TIN of the page at `address` in a block erased `erase_count` times: its type's time,
+    /// times a factor uniform in `[1 - v, 1 + v]` when `timing.program_variation` = v > 0. The
+    /// factor is a hash of the seed, the address and the erase count: the same page programmed
+    /// in the same cycle always takes the same time, in any order of operations.
+    #[inline]
+    pub fn program_time_at(&self, address: &PageAddress, erase_count: u32) -> SimTime {
+        let base = self.program_time(address.page);
+        if self.program_variation == 0.0 {
+            return base;
+        }
+        let u = unit_hash(&[
+            self.variation_seed,
+            u64::from(address.channel),
+            u64::from(address.chip),
+            u64::from(address.die),
+            u64::from(address.plane),
+            u64::from(address.block),
+            u64::from(address.page),
+            u64::from(erase_count),
+        ]);
+        let factor = 1.0 + self.program_variation * (2.0 * u - 1.0);
+        SimTime::from_ps((base.as_ps() as f64 * factor).round() as u64)
     }
 
     /// Bus time to move `bytes` through the data register (TIR or TOR).
@@ -126,6 +169,19 @@ impl TimingModel {
     }
 }
 
+/// Uniform in `[0, 1)` from a splitmix64 chain over `words` (a stateless draw).
+fn unit_hash(words: &[u64]) -> f64 {
+    let mut h: u64 = 0x9e37_79b9_7f4a_7c15;
+    for &w in words {
+        h ^= w;
+        h = h.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        h ^= h >> 31;
+    }
+    (h >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,6 +200,45 @@ mod tests {
         assert_eq!(t.program_time(127), SimTime::from_us(2200));
         assert_eq!(t.erase, SimTime::from_us(2500));
         assert_eq!(t.status(), SimTime::from_ns(50));
+    }
+
+    #[test]
+    fn program_variation_spreads_tin_within_the_page_type_deterministically() {
+        let mut c = preset("mlc1").unwrap();
+        let off = TimingModel::new(&c);
+        let a = PageAddress {
+            page: 4, // MSB: 2,200 us
+            ..PageAddress::default()
+        };
+        assert_eq!(off.program_time_at(&a, 3), SimTime::from_us(2200));
+        c.timing.program_variation = 0.5;
+        let t = TimingModel::new(&c).with_seed(7);
+        let mut sum_us = 0.0;
+        let n = 2000u32;
+        let (mut lo, mut hi) = (f64::MAX, 0.0f64);
+        for block in 0..n {
+            let at = PageAddress { block, ..a };
+            let us = t.program_time_at(&at, 0).as_us_f64();
+            assert_eq!(t.program_time_at(&at, 0).as_us_f64(), us, "same draw twice");
+            assert!((1100.0..=3300.0).contains(&us), "{us}");
+            lo = lo.min(us);
+            hi = hi.max(us);
+            sum_us += us;
+        }
+        // uniform over [1,100, 3,300] us: mean 2,200, extremes near the ends
+        assert!(
+            (sum_us / f64::from(n) - 2200.0).abs() < 40.0,
+            "{}",
+            sum_us / f64::from(n)
+        );
+        assert!(lo < 1150.0 && hi > 3250.0, "{lo} {hi}");
+        // another erase cycle or seed draws anew
+        assert_ne!(t.program_time_at(&a, 0), t.program_time_at(&a, 1));
+        let other = TimingModel::new(&c).with_seed(8);
+        assert_ne!(t.program_time_at(&a, 0), other.program_time_at(&a, 0));
+        c.timing.program_variation = 1.0;
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains("timing.program_variation"), "{e}");
     }
 
     #[test]

@@ -101,7 +101,8 @@ pub struct Ssd {
     multi_template: FlashOp,
     /// Multiplane ops submitted (the other modes are counted by the chip model's statistics),
     /// and the count when the measurement started.
-    multiplane_ops: u64,
+    /// Multiplane ops the scheduler formed, by kind.
+    multiplane_ops: [u64; OpKind::COUNT],
     chip_ops_start: ChipOpModes,
     codec: AddressCodec,
     /// The controller's resources (`None`: no controller costs, the pure-chip path).
@@ -226,9 +227,10 @@ impl Ssd {
         let front = Chain::new(stages, geometry.page_size_bytes, full);
         let front_out = PageWrites::new(geometry.page_size_bytes, full);
         let first = PageAddress::default();
+        let cache = |op: FlashOp| if f.cache_mode { op.cached() } else { op };
         let templates = OpKind::ALL.map(|kind| match kind {
-            OpKind::Read => FlashOp::read(first),
-            OpKind::Program => FlashOp::program(first),
+            OpKind::Read => cache(FlashOp::read(first)),
+            OpKind::Program => cache(FlashOp::program(first)),
             OpKind::Erase => FlashOp::erase(first),
             OpKind::Copyback => FlashOp::copyback(first, first),
             // SiM kinds: not issued by the FTL (yet)
@@ -258,7 +260,7 @@ impl Ssd {
             merge_taken: Vec::new(),
             merge_group: Vec::new(),
             multi_template: FlashOp::read(PageAddress::default()),
-            multiplane_ops: 0,
+            multiplane_ops: [0; OpKind::COUNT],
             chip_ops_start: ChipOpModes::default(),
             queues: OpQueues::new(
                 f.gc_scheduling,

@@ -26,9 +26,10 @@ impl Ssd {
         // the trace records ops in decision order, which is each die's execution order only
         // with blocking GC and no multiplane merging
         let f = &self.config.ftl;
-        if f.gc_scheduling != crate::config::GcScheduling::Blocking || f.multiplane {
+        if f.gc_scheduling != crate::config::GcScheduling::Blocking || f.multiplane || f.cache_mode
+        {
             return Err(power_error(
-                "start_power_trace: power cuts need ssd.gc.scheduling = \"blocking\" and no ssd.scheduler.multiplane (the trace assumes each die runs ops in decision order)".into(),
+                "start_power_trace: power cuts need ssd.gc.scheduling = \"blocking\", no ssd.scheduler.multiplane and no cache mode (the trace assumes each die runs ops in decision order, one cell stage at a time)".into(),
             ));
         }
         if self.requests.in_flight() > 0

@@ -14,17 +14,28 @@ use nandlab_nand::OpKind;
 
 impl Ssd {
     /// Chip ops submitted so far, by mode: the chip model counts ops per kind, the controller
-    /// the multiplane ones it formed (the SSD issues no cache-mode ops yet).
+    /// the multiplane ones it formed. With `ftl.cache_mode` every single-plane read and program
+    /// is a cache-mode op. A multiplane op counts once, as multiplane, whatever its kind and
+    /// mode (a 2-plane copyback is multiplane, not copyback), so the modes partition the ops.
     fn chip_ops_now(&self) -> ChipOpModes {
         let stats = self.nand.stats();
         let ops = |kind: OpKind| stats.kind(kind).ops;
-        let copyback = ops(OpKind::Copyback);
+        let merged = |kind: OpKind| self.multiplane_ops[kind.index()];
+        let multiplane: u64 = self.multiplane_ops.iter().sum();
+        let copyback = ops(OpKind::Copyback) - merged(OpKind::Copyback);
         let all: u64 = OpKind::ALL.iter().map(|&k| ops(k)).sum();
+        let cache = if self.config.ftl.cache_mode {
+            ops(OpKind::Read) + ops(OpKind::Program)
+                - merged(OpKind::Read)
+                - merged(OpKind::Program)
+        } else {
+            0
+        };
         ChipOpModes {
-            legacy: all - copyback - self.multiplane_ops,
-            multiplane: self.multiplane_ops,
+            legacy: all - ops(OpKind::Copyback) - (multiplane - merged(OpKind::Copyback)) - cache,
+            multiplane,
             copyback,
-            cache: 0,
+            cache,
         }
     }
 }

@@ -11,7 +11,7 @@ use crate::host::HostRequest;
 use crate::mapping::Mapping;
 use crate::stats::SsdReport;
 use nandlab_core::source::earliest;
-use nandlab_nand::OpKind;
+use nandlab_nand::{OpKind, RegisterMode};
 
 /// Positions of the optional sources in the world loop's tie-breaking order (host arrivals 0,
 /// chip model 1, then these).
@@ -554,18 +554,30 @@ impl Ssd {
         }
     }
 
-    /// Multiplane (`ftl.multiplane`): decided op `ops[first]` (a host-side read or program)
-    /// joined by later decided ops of the same kind on other planes of its die at the same
-    /// page offset, each the first op on its plane after `first` (so no plane's order
-    /// changes). Returns the op to submit: `ops[first]` alone, or the merged op.
+    /// Multiplane (`ftl.multiplane`): decided op `ops[first]` joined by later decided ops of
+    /// the same kind on other planes of its die that the plane rule lets share one op, each the
+    /// first op on its plane after `first` (so no plane's order changes): reads and programs at
+    /// the same page offset; with blocking GC also GC's ops, erases (any block) and copybacks
+    /// (same source offset, same destination offset). Returns the op to submit: `ops[first]`
+    /// alone, or the merged op.
     fn merge_multiplane(&mut self, ops: &[PendingOp], first: usize) -> PendingOp {
         let op = ops[first];
-        if !matches!(op.kind, OpKind::Program | OpKind::Read) || matches!(op.tag, Tag::Gc(_)) {
+        // interleaved GC keeps GC ops in their own queues: only host-side reads and programs
+        // merge there
+        let gc_merges = !self.queues.interleaved();
+        let kind_merges = match op.kind {
+            OpKind::Program | OpKind::Read => true,
+            OpKind::Erase | OpKind::Copyback => gc_merges,
+            _ => false,
+        };
+        if !kind_merges || (matches!(op.tag, Tag::Gc(_)) && !gc_merges) {
             return op;
         }
         let blocks = &self.flash.blocks;
+        let ppb = blocks.pages_per_block;
         let die = self.codec.die_of(op.source);
-        let offset = op.source.0 % blocks.pages_per_block;
+        let offset = op.source.0 % ppb;
+        let target_offset = op.target.0 % ppb;
         let planes_per_die = self.geometry.planes_per_die as usize;
         let mut planes_seen = 1u64 << (blocks.plane_of_ppa(op.source).0 % 64);
         self.merge_group.clear();
@@ -579,10 +591,17 @@ impl Ssd {
             }
             let plane = 1u64 << (blocks.plane_of_ppa(other.source).0 % 64);
             let same_die = self.codec.die_of(other.source) == die;
+            let same_offsets = match op.kind {
+                OpKind::Erase => true,
+                OpKind::Copyback => {
+                    other.source.0 % ppb == offset && other.target.0 % ppb == target_offset
+                }
+                _ => other.source.0 % ppb == offset,
+            };
             let joins = same_die
                 && other.kind == op.kind
-                && !matches!(other.tag, Tag::Gc(_))
-                && other.source.0 % blocks.pages_per_block == offset
+                && (gc_merges || !matches!(other.tag, Tag::Gc(_)))
+                && same_offsets
                 && planes_seen & plane == 0
                 && !self.queues.gc_pending(other.source);
             if joins {
@@ -664,22 +683,37 @@ impl Ssd {
 impl Ssd {
     /// Submits merged group `id` as one multiplane op.
     fn submit_merged(&mut self, die: DieId, kind: OpKind, id: u32) -> FtlResult<()> {
-        self.multiplane_ops += 1;
+        self.multiplane_ops[kind.index()] += 1;
         let multi = &mut self.multi_template;
         multi.kind = kind;
+        // merged reads and programs are multiplane cache ops when the scheduler uses cache mode
+        multi.mode = if self.config.ftl.cache_mode && matches!(kind, OpKind::Read | OpKind::Program)
+        {
+            RegisterMode::Cache
+        } else {
+            RegisterMode::Legacy
+        };
         multi.targets.clear();
+        multi.destinations.clear();
         for member in self.merged.get(id) {
             multi.targets.push(self.codec.address(member.source)?);
+            if kind == OpKind::Copyback {
+                multi.destinations.push(self.codec.address(member.target)?);
+            }
         }
         multi.tag = Tag::Multi(id).encode_with_die(die);
         self.nand.submit(self.now, multi)?;
         for k in 0..self.merged.get(id).len() {
             let member = self.merged.get(id)[k];
-            let programmed = if kind == OpKind::Program {
-                member.source
-            } else {
-                Ppa::NONE
+            let programmed = match kind {
+                OpKind::Program => member.source,
+                OpKind::Copyback => member.target,
+                _ => Ppa::NONE,
             };
+            if kind == OpKind::Erase && !self.flash.blocks.erase_queued.is_empty() {
+                let block = self.flash.blocks.block_of(member.source);
+                self.flash.blocks.erase_queued[block.index()] = false;
+            }
             self.flash.oob.submitted(die, programmed);
         }
         Ok(())

@@ -82,12 +82,13 @@ impl ValidPageMap {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[allow(missing_docs)] // fields named with what they count
 pub struct ChipOpModes {
-    /// Single-plane reads, programs and erases.
+    /// Single-plane legacy reads, programs and erases.
     pub legacy: u64,
     /// Multiplane ops (each counts once, whatever its planes).
     pub multiplane: u64,
     pub copyback: u64,
-    /// Cache-mode ops (the controller issues none yet).
+    /// Single-plane cache-mode reads and programs (`ftl.cache_mode`; a multiplane cache op
+    /// counts as multiplane).
     pub cache: u64,
 }
 

@@ -65,6 +65,29 @@ fn requests(options: &RunOptions) -> u64 {
     }
 }
 
+/// Rounds of `swr` in the scaling sweeps: each writes one whole block on every plane.
+fn write_rounds(options: &RunOptions) -> u64 {
+    match options.scale {
+        Scale::Quick => 1,
+        Scale::Standard => 2,
+        Scale::Full => 8,
+    }
+}
+
+/// Sets the requests of the `swr` run `s` to [`write_rounds`] whole blocks on every plane of
+/// its device: the paper's swr is "sequential in the block boundary" and stripes pages over
+/// planes (paper 003 §8), so every run programs LSB and MSB pages in the device's proportion.
+/// (A fixed request count would program only the first pages of each block on many dies,
+/// mostly fast LSB pages, and inflate the gain of more dies or planes.)
+fn whole_blocks(options: &RunOptions, s: &mut ChipRunSpec) -> LabResult<()> {
+    let c = s.nand_config()?;
+    let g = &c.geometry;
+    let pages = u64::from(g.total_planes()) * u64::from(g.pages_per_block) * write_rounds(options);
+    let bytes = pages * u64::from(g.page_size_bytes);
+    s.requests = bytes.div_ceil(u64::from(s.request_bytes.max(1)));
+    Ok(())
+}
+
 fn spec(options: &RunOptions, preset: &str, workload: ChipWorkloadKind) -> ChipRunSpec {
     let mut s = ChipRunSpec::new(preset, workload, requests(options));
     s.seed = options.seed;
@@ -118,6 +141,9 @@ fn scaling_sweep(
         ] {
             let mut s = spec(options, "mlc1", workload);
             configure(&mut s, value);
+            if workload == ChipWorkloadKind::Swr {
+                whole_blocks(options, &mut s)?;
+            }
             let r = run_chip(options, &s)?;
             curve.push(vec![
                 value.into(),
@@ -129,6 +155,39 @@ fn scaling_sweep(
         }
     }
     Ok((curve, read, write))
+}
+
+/// Per-page TIN spreads (`timing.program_variation`) of the spread sweeps. Paper 003 §8.2
+/// reports TIN fluctuating from 0.65 to 5 ms without giving the spread within a page type, so
+/// these are assumptions shown as a sensitivity, not fitted values; the headline metrics use 0.
+const TIN_SPREADS: [f64; 3] = [0.25, 0.5, 0.75];
+
+/// `swr` write gain from `from` to `to` of one knob at each of [`TIN_SPREADS`]: metrics
+/// `<metric>_spread_<percent>` and rows of the `tin_spread` curve.
+fn spread_sweep(
+    options: &RunOptions,
+    result: &mut ExperimentResult,
+    column: &str,
+    metric: &str,
+    (from, to): (u32, u32),
+    configure: impl Fn(&mut ChipRunSpec, u32),
+) -> LabResult<()> {
+    let mut curve = Curve::new("tin_spread", &["program_variation", column, "mb_per_s"]);
+    for spread in TIN_SPREADS {
+        let mut mb = [0.0; 2];
+        for (i, value) in [from, to].into_iter().enumerate() {
+            let mut s = spec(options, "mlc1", ChipWorkloadKind::Swr);
+            configure(&mut s, value);
+            s.program_variation = Some(spread);
+            whole_blocks(options, &mut s)?;
+            mb[i] = mb_per_s(&run_chip(options, &s)?);
+            curve.push(vec![spread.into(), value.into(), mb[i].into()]);
+        }
+        let percent = (spread * 100.0).round() as u32;
+        result.metric(&format!("{metric}_spread_{percent}"), gain(mb[0], mb[1]));
+    }
+    result.curves.push(curve);
+    Ok(())
 }
 
 fn dies(options: &RunOptions) -> LabResult<ExperimentResult> {
@@ -143,6 +202,14 @@ fn dies(options: &RunOptions) -> LabResult<ExperimentResult> {
     result.metric("paper_read_gain_1_to_8_dies", 0.763);
     result.metric("paper_write_gain_1_to_8_dies", 5.411);
     result.curves.push(curve);
+    spread_sweep(
+        options,
+        &mut result,
+        "dies",
+        "write_gain_1_to_8_dies",
+        (1, 8),
+        |s, n| s.dies = Some(n),
+    )?;
     Ok(result)
 }
 
@@ -157,14 +224,30 @@ fn planes(options: &RunOptions) -> LabResult<ExperimentResult> {
     result.metric("read_gain_1_to_8_planes", gain(read[0], read[3]));
     result.metric("write_gain_1_to_8_planes", gain(write[0], write[3]));
     result.metric("paper_read_gain_4_to_8_planes", 0.108);
+    result.metric("paper_write_gain_1_to_8_planes", 3.609);
     result.curves.push(curve);
+    spread_sweep(
+        options,
+        &mut result,
+        "planes",
+        "write_gain_1_to_8_planes",
+        (1, 8),
+        |s, n| {
+            s.driver.policy = SchedulerPolicy::PlaneFirst;
+            s.planes = Some(n);
+        },
+    )?;
     Ok(result)
 }
 
 fn page_size(options: &RunOptions) -> LabResult<ExperimentResult> {
-    // 2x mode (plane-first) on a dual-die package, one page per request
+    // 2x mode (plane-first) on a dual-die package, one page per request, the dies not
+    // interleaved (the paper's plane-first scheduler serves requests to the planes of a die
+    // rather than striping them over dies; interleaving the two dies would hide TON behind the
+    // other die's TOR and halve the read gain)
     let (curve, read, write) = scaling_sweep(options, "page_kb", &[2, 4, 8, 16], |s, kb| {
         s.driver.policy = SchedulerPolicy::PlaneFirst;
+        s.driver.interleave = false;
         s.dies = Some(2);
         s.page_size_bytes = Some(kb * 1024);
         s.request_bytes = kb * 1024;
@@ -487,35 +570,57 @@ fn scheduler(options: &RunOptions) -> LabResult<ExperimentResult> {
     );
     // Fig. 19: many dies (8 x 1 plane) vs many planes (1 die x 8 planes), disk-friendly mixes
     let mut arch = Curve::new("architectures", &["architecture", "workload", "iops"]);
+    let gain_at_zero = many_die_over_many_plane(options, &mut arch, None)?;
+    result.metric("many_die_over_many_plane_iops_gain", gain_at_zero);
+    // the same with a per-page TIN spread (a multiplane op waits for its slowest plane)
+    let mut spread_curve = Curve::new(
+        "tin_spread",
+        &["program_variation", "architecture", "workload", "iops"],
+    );
+    for spread in TIN_SPREADS {
+        let g = many_die_over_many_plane(options, &mut spread_curve, Some(spread))?;
+        let percent = (spread * 100.0).round() as u32;
+        result.metric(
+            &format!("many_die_over_many_plane_iops_gain_spread_{percent}"),
+            g,
+        );
+    }
+    result.metric("paper_many_die_over_many_plane_iops_gain", 0.545);
+    result.curves.push(curve);
+    result.curves.push(arch);
+    result.curves.push(spread_curve);
+    Ok(result)
+}
+
+/// Mean IOPS gain of many dies (8 dies x 1 plane, die-first) over many planes (1 die x 8
+/// planes, plane-first) over the disk-friendly mixes, with a per-page TIN spread when given
+/// (then each row of `curve` starts with the spread).
+fn many_die_over_many_plane(
+    options: &RunOptions,
+    curve: &mut Curve,
+    spread: Option<f64>,
+) -> LabResult<f64> {
     let mut gains = Vec::new();
     for workload in DISK_MIXES {
         let mut many_die = spec(options, "mlc1", workload);
         many_die.dies = Some(8);
         many_die.planes = Some(1);
+        many_die.program_variation = spread;
         let mut many_plane =
             spec(options, "mlc1", workload).with_policy(SchedulerPolicy::PlaneFirst);
         many_plane.dies = Some(1);
         many_plane.planes = Some(8);
+        many_plane.program_variation = spread;
         let d = run_chip(options, &many_die)?;
         let p = run_chip(options, &many_plane)?;
-        arch.push(vec![
-            "many-die".into(),
-            workload.name().into(),
-            d.iops.into(),
-        ]);
-        arch.push(vec![
-            "many-plane".into(),
-            workload.name().into(),
-            p.iops.into(),
-        ]);
+        for (name, r) in [("many-die", &d), ("many-plane", &p)] {
+            let mut row = vec![name.into(), workload.name().into(), r.iops.into()];
+            if let Some(v) = spread {
+                row.insert(0, v.into());
+            }
+            curve.push(row);
+        }
         gains.push(gain(p.iops, d.iops));
     }
-    result.metric(
-        "many_die_over_many_plane_iops_gain",
-        gains.iter().sum::<f64>() / gains.len() as f64,
-    );
-    result.metric("paper_many_die_over_many_plane_iops_gain", 0.545);
-    result.curves.push(curve);
-    result.curves.push(arch);
-    Ok(result)
+    Ok(gains.iter().sum::<f64>() / gains.len() as f64)
 }

@@ -61,6 +61,9 @@ pub struct StackConfig {
     /// Optional PCM front end (dedup and/or a log buffer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pcm: Option<PcmSection>,
+    /// Generated page content for the writes of a block workload (needed by `[pcm]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<nandlab_workload::content::ContentSpec>,
     pub workload: WorkloadSection,
 }
 
@@ -167,6 +170,7 @@ impl Stack {
 
     fn check(&self, source: Source<'_>) -> LabResult<()> {
         self.check_pcm(source)?;
+        self.check_content(source)?;
         if let Some(p) = &self.config.precondition {
             p.validate().map_err(|e| match e {
                 nandlab_ftl::FtlError::Config { key, message } => source.error(

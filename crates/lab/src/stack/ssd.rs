@@ -62,6 +62,10 @@ pub struct SchedulerSection {
     /// land on the planes of one die at the same offset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub multiplane: Option<bool>,
+    /// Issue reads and programs in cache mode (consecutive ops on a die overlap a data
+    /// transfer with the previous op's cell stage).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<bool>,
 }
 
 /// `[ssd.mapping]`.
@@ -215,6 +219,7 @@ impl SsdSection {
         set(&mut f.controller, self.controller.clone());
         if let Some(s) = &self.scheduler {
             set(&mut f.multiplane, s.multiplane);
+            set(&mut f.cache_mode, s.cache);
         }
         Ok(f)
     }

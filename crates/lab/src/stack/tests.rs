@@ -84,6 +84,7 @@ mod bench_literal {
             timing: TimingConfig {
                 read_us: PerPageType::One(75.0),
                 program_us: PerPageType::One(750.0),
+                program_variation: 0.0,
                 erase_us: 3800.0,
                 bus_data_rate_mts: 333.0,
                 bus_width_bits: 8,
@@ -259,6 +260,30 @@ fn the_engine_runs_on_two_ssd_presets() {
         assert_eq!(run.metric("queries"), Some(3000.0), "{preset}");
         assert!(run.metric("queries_per_s").unwrap() > 0.0, "{preset}");
     }
+}
+
+/// `wait_for_gc`: on a four-channel device GC on another die no longer overlaps the next
+/// queries, so the same work (same copies and erases) takes longer.
+#[test]
+fn waiting_for_gc_blocks_queries_on_gc_of_other_dies() {
+    let run = |wait: bool| {
+        let text = format!(
+            "[ssd]\npreset = \"miyaji2014-ssd\"\n[nand.geometry]\nchannels = 4\n\
+             blocks_per_plane = 32\npages_per_block = 16\n\
+             [engine]\nwait_for_gc = {wait}\n\
+             [workload]\nkind = \"constant-free-space\"\nfree_space_fraction = 0.2\n\
+             update_fraction = 0.4\nwarmup_query_count = 4000\nquery_count = 4000\n"
+        );
+        stack(&text).unwrap().run(None, &Control::new()).unwrap()
+    };
+    let (overlapped, blocking) = (run(false), run(true));
+    for key in ["page_copies", "erases"] {
+        assert_eq!(overlapped.metric(key), blocking.metric(key), "{key}");
+    }
+    assert!(overlapped.metric("page_copies").unwrap() > 0.0);
+    assert!(
+        blocking.metric("queries_per_s").unwrap() < overlapped.metric("queries_per_s").unwrap()
+    );
 }
 
 #[test]

@@ -431,12 +431,16 @@ impl OnfiDie {
         let start = end.max(self.array_busy_until);
         let mut duration = SimTime::ZERO;
         for t in targets {
+            let local = self.local(&t.address);
             duration = duration.max(if self.in_match_mode(&t.address) {
                 self.timing.match_program
             } else {
-                self.timing.program_time(t.address.page)
+                let erase_count = self
+                    .blocks
+                    .block(self.local_geometry.block_id(&local))
+                    .erase_count;
+                self.timing.program_time_at(&t.address, erase_count)
             });
-            let local = self.local(&t.address);
             self.blocks.apply_program(&local, start);
         }
         self.start_array(end, Stage::Tin, duration)

@@ -5,8 +5,8 @@
 //! address; writes are appended at a write pointer laid out by the same policy (flash cannot
 //! be overwritten in place, so any chip-level writer is a log), erasing a block before its
 //! first page is programmed again. Page ops wait in a FIFO per die; when a die can take an op,
-//! the plane-first policy merges queued page ops that obey the plane addressing rule into one
-//! multiplane op. Interleaving lets several dies of a channel work at once; without it a
+//! the plane-first policy merges queued page ops that obey the plane addressing rule (same kind,
+//! same page offset, one per plane; transfer sizes may differ) into one multiplane op. Interleaving lets several dies of a channel work at once; without it a
 //! channel has one op in flight. The host keeps `queue_depth` requests outstanding (closed
 //! loop).
 
@@ -309,8 +309,9 @@ impl<'a> Driver<'a> {
             let mut i = 0;
             while i < self.die_queues[die].len() && count < self.planes_per_op {
                 let candidate = self.die_queues[die][i];
+                // the plane addressing rule: same kind, same page offset (any block for an
+                // erase), one op per plane; transfer sizes may differ (paper 003 §3.3)
                 let mergeable = candidate.kind == head.kind
-                    && candidate.bytes == head.bytes
                     && (head.kind == OpKind::Erase || candidate.address.page == head.address.page)
                     && planes_used & (1 << candidate.address.plane) == 0;
                 if mergeable {
@@ -335,7 +336,9 @@ impl<'a> Driver<'a> {
         op.mode = RegisterMode::Legacy;
         op.transfer_bytes = None;
         if head.kind != OpKind::Erase {
-            op.transfer_bytes = Some(head.bytes);
+            // one transfer size per op: the members' mean, so that the bus moves their total
+            let total: u32 = members[..count].iter().map(|m| m.bytes).sum();
+            op.transfer_bytes = Some(total.div_ceil(count as u32));
             if self.config.cache {
                 op.mode = RegisterMode::Cache;
             }

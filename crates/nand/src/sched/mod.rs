@@ -110,6 +110,29 @@ mod tests {
         assert_eq!(r.multiplane_ops, 32);
     }
 
+    /// Regression (issue 13, R-N3): page ops of different transfer sizes obey the plane
+    /// addressing rule and form one multiplane op; its data moves the members' total.
+    #[test]
+    fn plane_first_merges_page_ops_of_different_transfer_sizes() {
+        let mut sim = NandSim::new(preset("mlc1").unwrap(), 1).unwrap();
+        let cfg = DriverConfig {
+            policy: SchedulerPolicy::PlaneFirst,
+            ..DriverConfig::default()
+        };
+        let requests = [2048u32, 512].map(|size_bytes| ChipRequest {
+            write: true,
+            offset_bytes: 0,
+            size_bytes,
+        });
+        let stats = run_requests(&mut sim, &cfg, requests).unwrap();
+        assert_eq!((stats.ops, stats.multiplane_ops), (1, 1));
+        let r = chip_report(&sim, &stats);
+        let tir = r.stages.iter().find(|s| s.stage == "TIR").unwrap().time_us;
+        // 2,560 bytes at 25 ns each over the 8-bit bus
+        assert!((tir - 64.0).abs() < 1e-9, "{tir}");
+        assert_eq!(r.write_requests, 2);
+    }
+
     /// Regression (issue 11): `nandlab chip --queue-depth 4294967295` aborted on allocating the
     /// driver's request table; the depth is now bounded with the key named.
     #[test]

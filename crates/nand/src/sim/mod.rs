@@ -108,7 +108,8 @@ pub struct NandSim {
 }
 
 impl NandSim {
-    /// Builds the device; `seed` drives the raw-bit-error model (the only randomness).
+    /// Builds the device; `seed` drives the raw-bit-error model and the per-page TIN spread
+    /// (`timing.program_variation`), the only randomness.
     pub fn new(config: NandConfig, seed: u64) -> NandResult<Self> {
         config.validate()?;
         if config.memory_estimate_bytes() > crate::config::MEMORY_CHECK_THRESHOLD_BYTES {
@@ -126,7 +127,7 @@ impl NandSim {
         let channels = geometry.channels as usize;
         let energy = EnergyModel::new(&config);
         Ok(NandSim {
-            timing: TimingModel::new(&config),
+            timing: TimingModel::new(&config).with_seed(seed),
             energy: EnergyModel::new(&config),
             blocks: BlockTable::new(&geometry, &config.reliability),
             rng: SimRng::stream(seed, "nand.reliability"),
@@ -427,14 +428,29 @@ impl NandSim {
         }
     }
 
-    /// TIN of `address`: SLC time in a match-mode block, else by page type.
+    /// TIN of `address`: SLC time in a match-mode block, else by page type (spread per page
+    /// when `timing.program_variation` is set).
     #[inline]
     fn program_time(&self, address: &crate::geometry::PageAddress) -> SimTime {
         if self.in_match_mode(address) {
             self.timing.match_program
+        } else if self.timing.varies_program() {
+            self.varied_program_time(address)
         } else {
             self.timing.program_time(address.page)
         }
+    }
+
+    /// TIN of `address` with a per-page spread (`timing.program_variation`): out of line so
+    /// that the common path stays inlined.
+    #[cold]
+    #[inline(never)]
+    fn varied_program_time(&self, address: &crate::geometry::PageAddress) -> SimTime {
+        let erase_count = self
+            .blocks
+            .block(self.geometry.block_id(address))
+            .erase_count;
+        self.timing.program_time_at(address, erase_count)
     }
 
     /// Time of the next internal event, if any op is in flight.

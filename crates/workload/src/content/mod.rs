@@ -5,9 +5,14 @@
 //! - [`desktop`]: a desktop-like mix (SPEC issue 15 (b)): whole-file page writes of which a
 //!   configurable share repeats content written before, small in-page updates of metadata-like
 //!   records, reads, deletes (TRIM) and idle gaps between bursts.
+//! - [`blocks`]: bytes for the writes of a block stream that has none (SPEC issue 15 (c): trace
+//!   replay, synthetic and fio workloads): whole pages recur at a configurable share, partial
+//!   pages are small updates.
 
+pub mod blocks;
 pub mod desktop;
 
+pub use blocks::{BlockContent, ContentSpec};
 pub use desktop::{DesktopGenerator, DesktopSpec};
 
 /// Fills `out` with bytes that are a pure function of `key` (SplitMix64 words).
