@@ -36,3 +36,17 @@ def test_sim_heatmaps_have_a_panel_per_distribution_and_annotated_cells(tmp_path
         assert [ax.get_title() for ax in panels] == ["uniform", "zipf0.9"]
         texts = [t.get_text() for t in panels[0].texts]
         assert len(texts) == 9 and "cache" in texts
+
+
+def test_the_other_sim_figures_draw_real_quick_runs(tmp_path: Path) -> None:
+    import nandlab
+
+    for id, panels, has_paper in [
+        ("sim-table1", 3, True),
+        ("sim-batch", 2, True),
+        ("sim-fullpage", 2, False),
+    ]:
+        run = nandlab.reproduce(id, tmp_path / id, scale="quick")
+        fig = plots.plot(run.out)
+        check_paper_figure(fig, tmp_path / f"{id}.png", "nandlab SiM", has_paper)
+        assert len(fig.axes) == panels, id

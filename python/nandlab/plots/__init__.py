@@ -172,6 +172,7 @@ from nandlab.plots.pcm import pcm_hashjoin, pcm_join_users  # noqa: E402
 from nandlab.plots.pcm_buffer import pcm_buffer, pcm_combined, pcm_dedup  # noqa: E402
 from nandlab.plots.runs import run_figure, sweep_figure  # noqa: E402
 from nandlab.plots.sim import sim_energy, sim_latency, sim_speedup  # noqa: E402
+from nandlab.plots.sim_bars import sim_batch, sim_fullpage, sim_table1  # noqa: E402
 
 __all__ = [
     "FIGURES",
@@ -204,8 +205,11 @@ __all__ = [
     "register",
     "run_figure",
     "save",
+    "sim_batch",
     "sim_energy",
+    "sim_fullpage",
     "sim_latency",
     "sim_speedup",
+    "sim_table1",
     "sweep_figure",
 ]
