@@ -105,6 +105,9 @@ pub struct NandSim {
     stats: NandStats,
     /// Search-in-Memory state (block modes, stored bytes, latches); `None` without `[search]`.
     search: Option<SearchState>,
+    /// The plan of the SiM op being submitted (set by `accept_search`, read by the step
+    /// compiler): kept out of `ChainInputs` so that legacy ops do not build one.
+    search_plan: SearchPlan,
 }
 
 impl NandSim {
@@ -150,6 +153,7 @@ impl NandSim {
                 .search
                 .clone()
                 .map(|s| SearchState::new(s, &geometry, seed)),
+            search_plan: SearchPlan::default(),
             geometry,
             config,
         })
@@ -250,7 +254,13 @@ impl NandSim {
         o.bus_wait = SimTime::ZERO;
         o.read_retries = inputs.read_retries;
         o.uncorrectable = inputs.uncorrectable;
-        steps::compile(op, &inputs.chain, &self.timing, &mut o.steps);
+        steps::compile(
+            op,
+            &inputs.chain,
+            &self.search_plan,
+            &self.timing,
+            &mut o.steps,
+        );
         let d = &mut self.dies[die as usize];
         if d.ops_in_flight == 0 {
             d.busy_since = now;
@@ -262,7 +272,7 @@ impl NandSim {
             k.bytes_transferred += u64::from(inputs.chain.transfer_bytes) * u64::from(o.planes);
         }
         if op.kind.is_search() {
-            let plan = &inputs.chain.search;
+            let plan = &self.search_plan;
             k.bytes_transferred += u64::from(plan.data_in_bytes + plan.data_out_bytes);
         }
         self.ready.push_back(slot);
@@ -367,7 +377,6 @@ impl NandSim {
                 program_time,
                 read_retries: retries,
                 barrier,
-                search: SearchPlan::default(),
             },
             read_retries: retries,
             uncorrectable,
@@ -394,6 +403,7 @@ impl NandSim {
             0.0
         };
         search.apply(op, &plan, rber);
+        self.search_plan = plan;
         let die = self.geometry.die_id(&target).index();
         self.dies[die].last_cache_kind = None;
         Ok(Accepted {
@@ -403,7 +413,6 @@ impl NandSim {
                 program_time: SimTime::ZERO,
                 read_retries: 0,
                 barrier: false,
-                search: plan,
             },
             read_retries: 0,
             uncorrectable: false,

@@ -83,12 +83,17 @@ pub(crate) struct ChainInputs {
     /// kind: a cache-read pipeline and a cache-program pipeline must not interleave, or each
     /// would hold a register the other waits for).
     pub barrier: bool,
-    /// What a SiM op does (kinds of [`OpKind::is_search`] only).
-    pub search: SearchPlan,
 }
 
-/// Compiles `op` into `steps` (cleared first; its capacity is reused).
-pub(crate) fn compile(op: &FlashOp, inputs: &ChainInputs, t: &TimingModel, steps: &mut Vec<Step>) {
+/// Compiles `op` into `steps` (cleared first; its capacity is reused). `search` is what a SiM
+/// op does (read for kinds of [`OpKind::is_search`] only).
+pub(crate) fn compile(
+    op: &FlashOp,
+    inputs: &ChainInputs,
+    search: &SearchPlan,
+    t: &TimingModel,
+    steps: &mut Vec<Step>,
+) {
     steps.clear();
     let planes = op.plane_count() as u32;
     let page_cycles = t.page_address_cycles;
@@ -168,7 +173,7 @@ pub(crate) fn compile(op: &FlashOp, inputs: &ChainInputs, t: &TimingModel, steps
             steps.push(Step::Release(ALL));
         }
         OpKind::PageOpen | OpKind::PageClose | OpKind::Search | OpKind::Gather => {
-            compile_search(op.kind, &inputs.search, inputs.read_time, t, steps);
+            compile_search(op.kind, search, inputs.read_time, t, steps);
         }
     }
     if let (true, Some(Step::Acquire(first))) = (inputs.barrier, steps.first().copied())
