@@ -108,6 +108,9 @@ pub struct NandSim {
     /// The plan of the SiM op being submitted (set by `accept_search`, read by the step
     /// compiler): kept out of `ChainInputs` so that legacy ops do not build one.
     search_plan: SearchPlan,
+    /// TIN depends on the page type only (no `[search]` match-mode blocks, no
+    /// `timing.program_variation`): one test on the program path instead of two.
+    plain_program_times: bool,
 }
 
 impl NandSim {
@@ -129,8 +132,10 @@ impl NandSim {
         let dies = geometry.total_dies() as usize;
         let channels = geometry.channels as usize;
         let energy = EnergyModel::new(&config);
+        let timing = TimingModel::new(&config).with_seed(seed);
         Ok(NandSim {
-            timing: TimingModel::new(&config).with_seed(seed),
+            plain_program_times: config.search.is_none() && !timing.varies_program(),
+            timing,
             energy: EnergyModel::new(&config),
             blocks: BlockTable::new(&geometry, &config.reliability),
             rng: SimRng::stream(seed, "nand.reliability"),
@@ -441,7 +446,9 @@ impl NandSim {
     /// when `timing.program_variation` is set).
     #[inline]
     fn program_time(&self, address: &crate::geometry::PageAddress) -> SimTime {
-        if self.in_match_mode(address) {
+        if self.plain_program_times {
+            self.timing.program_time(address.page)
+        } else if self.in_match_mode(address) {
             self.timing.match_program
         } else if self.timing.varies_program() {
             self.varied_program_time(address)
@@ -642,11 +649,12 @@ impl NandSim {
         let kind = o.kind;
         let channel = o.channel as usize;
         let t = &self.timing;
+        let (tir, tor) = burst.transfer_times(t);
         let parts = [
             (Stage::Cle, t.cle() * u64::from(burst.command_cycles)),
             (Stage::Ale, t.ale(u32::from(burst.address_cycles))),
-            (Stage::Tir, burst.transfer_time(t, burst.data_in_bytes)),
-            (Stage::Tor, burst.transfer_time(t, burst.data_out_bytes)),
+            (Stage::Tir, tir),
+            (Stage::Tor, tor),
             (Stage::Status, t.status() * u64::from(burst.status_reads)),
         ];
         let mut duration = SimTime::ZERO;

@@ -51,6 +51,22 @@ impl Burst {
             + t.status() * u64::from(self.status_reads)
     }
 
+    /// Bus time of the data in and out (one test of the rate for both).
+    #[inline]
+    pub fn transfer_times(&self, t: &TimingModel) -> (SimTime, SimTime) {
+        if self.match_rate {
+            (
+                t.match_transfer_time(self.data_in_bytes),
+                t.match_transfer_time(self.data_out_bytes),
+            )
+        } else {
+            (
+                t.transfer_time(self.data_in_bytes),
+                t.transfer_time(self.data_out_bytes),
+            )
+        }
+    }
+
     /// Bus time of `bytes` of this burst's data.
     pub fn transfer_time(&self, t: &TimingModel, bytes: u32) -> SimTime {
         if self.match_rate {
@@ -184,10 +200,11 @@ pub(crate) fn compile(
     }
 }
 
-/// SiM ops (paper 004 §IV-B). Latch 2 and the matching logic are the `CACHE` resource, the
+/// SiM ops (paper 004 §IV-B). Out of line: legacy ops never come here. Latch 2 and the matching logic are the `CACHE` resource, the
 /// sense into Latch 1 the `ARRAY`: a page-open-cache senses while searches of the active page
 /// go on. Commands carry the page address (one command cycle to open the sequence, one to
 /// confirm); data moves at the match-mode rate.
+#[inline(never)]
 fn compile_search(
     kind: OpKind,
     plan: &SearchPlan,
