@@ -156,10 +156,10 @@ struct ReproduceArgs {
 
 #[derive(Args, Debug)]
 struct BenchArgs {
-    /// What to measure: chip, ssd, engine or sql.
+    /// What to measure: chip, ssd, engine, sim or sql.
     target: String,
     /// Requests to simulate (default: 2,000,000 for chip, 4,000,000 for ssd, 200,000 queries
-    /// for engine).
+    /// for engine, 300,000 for sim).
     #[arg(long)]
     requests: Option<u64>,
     /// `bench ssd` only: precondition the device full and fragmented first (steady state:
@@ -713,8 +713,22 @@ fn bench_cmd(args: BenchArgs) -> LabResult<()> {
             );
             Ok(())
         }
+        "sim" => {
+            let b = bench::bench_sim(args.requests.unwrap_or(300_000))?;
+            if args.json {
+                out!("{}", json_line("sim", &b));
+                return Ok(());
+            }
+            out!("nandlab bench sim: YCSB workload C (zipfian) as SiM lookups on sim2024,");
+            out!("2,000 leaves x 480 keys, no page cache, one query at a time");
+            out!("  queries                   {}", b.requests);
+            out!("  wall time                 {:.3} s", b.wall_s);
+            out!("  queries / wall-s          {:.0}", b.queries_per_wall_s);
+            out!("  simulated queries / s     {:.0}", b.simulated_qps);
+            Ok(())
+        }
         other => Err(LabError::Usage(format!(
-            "unknown bench target `{other}` (expected: chip, ssd or engine)"
+            "unknown bench target `{other}` (expected: chip, ssd, engine, sim or sql)"
         ))),
     }
 }

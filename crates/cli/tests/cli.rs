@@ -58,7 +58,7 @@ fn bench_ssd_reports_its_figures_fresh_and_in_steady_state() {
         "{fresh}\n{steady}"
     );
     // --json: one line per run, to track speed across commits
-    for target in ["ssd", "chip"] {
+    for target in ["ssd", "chip", "sim"] {
         let (code, out, err) = nandlab(&["bench", target, "--json", "--requests", "5000"]);
         assert_eq!(code, 0, "{err}");
         let line: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON line");

@@ -6,6 +6,7 @@
 //! W2 query generator and a driver live in [`workload`]; in-memory test devices in [`mem`].
 //! See `docs/engine.md` for the model and its decisions.
 
+pub mod btree;
 pub mod device;
 pub mod engine;
 pub mod error;
@@ -15,8 +16,9 @@ pub mod metrics;
 pub mod table;
 pub mod workload;
 
+pub use btree::{BTree, BTreeConfig};
 pub use device::{BlockDevice, CoDesignHints, DeviceCounters, Lpa};
-pub use engine::{Engine, EngineConfig, Query};
+pub use engine::{ConventionalInsert, Engine, EngineConfig, Query};
 pub use error::EngineError;
 pub use layout::RowLayout;
 pub use mem::{MemDevice, MemFtl, MemFtlConfig};

@@ -20,6 +20,7 @@ fn constant_20_percent(seed: u64) -> ConstantFreeSpace {
         update_fraction: 0.4,
         warmup_query_count: 20_000,
         query_count: 8_000,
+        warmup_until_stationary: false,
         seed,
     }
 }
@@ -89,7 +90,7 @@ fn iaa_and_u2di_make_gc_nearly_copy_free_at_20_percent_free_space() {
         co_designed.device.host_writes
     );
     assert!(
-        copies_co_designed * 20 < copies_conventional,
+        copies_co_designed * 15 < copies_conventional,
         "co-designed {copies_co_designed} vs conventional {copies_conventional} copies"
     );
     assert!(co_designed.queries_per_s() > 2.0 * conventional.queries_per_s());

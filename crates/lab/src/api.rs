@@ -299,6 +299,7 @@ impl EngineRunSpec {
                     update_fraction: p.update_fraction,
                     warmup_query_count: p.warmup_query_count,
                     query_count: p.query_count,
+                    warmup_until_stationary: p.warmup_until_stationary,
                 })
             }
             EngineProtocol::Drifting(p) => {
@@ -325,6 +326,7 @@ impl EngineRunSpec {
                 channels: self.channels.unwrap_or(1),
                 blocks_per_plane: self.blocks_per_plane.unwrap_or(32),
                 pages_per_block: self.pages_per_block.unwrap_or(32),
+                extra: "",
             }
             .text(),
         };

@@ -181,7 +181,7 @@ fn a_rerun_reads_finished_points_from_the_cache() {
     };
     let first = experiments::reproduce("miyaji-ablation", &options, &dir).unwrap();
     let cached = std::fs::read_dir(dir.join("cache")).unwrap().count();
-    assert_eq!(cached, 4, "one cached row per point");
+    assert_eq!(cached, 8, "one cached row per point (4 variants x 2 FTLs)");
     let summary = std::fs::read_to_string(dir.join("summary.json")).unwrap();
     // a cancelled control would stop any point that had to run: every point comes from the cache
     let again = RunOptions {

@@ -26,6 +26,14 @@ fn r_e1_codesign_is_ahead_at_20_percent_free_space_and_the_gap_closes() {
     assert!(r.get("speedup_at_80pct") < r.get("speedup_at_50pct"));
     assert!(r.get("speedup_at_50pct") < r.get("speedup_at_20pct"));
     assert!(r.get("speedup_at_80pct") < 1.2, "{:?}", r.metrics);
+    // the paper's protocol is already the steady state (first-fit conventional insert): the
+    // point warmed up until the WAF changes < 5 % per window gives the same gain within 5 %
+    let steady = r.get("speedup_at_20pct_steady");
+    assert!(
+        (steady / r.get("speedup_at_20pct") - 1.0).abs() < 0.05,
+        "{:?}",
+        r.metrics
+    );
     // page-copy-less GC: the co-designed engine copies (nearly) nothing, the conventional a lot
     let co = r.get("page_copies_codesign_20pct");
     let conv = r.get("page_copies_conventional_20pct");
@@ -35,42 +43,76 @@ fn r_e1_codesign_is_ahead_at_20_percent_free_space_and_the_gap_closes() {
     );
 }
 
-/// R-E5: neither switch alone gives the co-design gain. With every plane's victim in the
-/// hint, IAA alone recovers part of it (about 1.4x here); U2DI alone none.
+/// R-E5 (paper 000 Fig. 14) on the paper's FTL (one GC stream, the one block erased next as the
+/// hint): IAA alone gains nothing, U2DI alone loses a little, both together give the gain.
 #[test]
 fn r_e5_iaa_and_u2di_are_needed_together() {
     let r = quick("miyaji-ablation");
     let both = r.get("speedup_both");
-    assert!(both > 2.0, "{:?}", r.metrics);
-    assert!(r.get("speedup_iaa_only") < 0.7 * both, "{:?}", r.metrics);
-    assert!(r.get("speedup_u2di_only") < 1.2, "{:?}", r.metrics);
-}
-
-#[test]
-fn r_e2_drifting_free_space_favours_codesign() {
-    let r = quick("miyaji-table1");
+    assert!((2.0..3.0).contains(&both), "{:?}", r.metrics);
+    let iaa = r.get("speedup_iaa_only");
+    assert!((0.9..1.1).contains(&iaa), "{:?}", r.metrics);
+    assert!(r.get("speedup_u2di_only") < 1.0, "{:?}", r.metrics);
+    // the labelled extra FTL (GC per plane, every plane's victim in the hint) still needs both
     assert!(
-        r.get("qps_codesign") > r.get("qps_conventional"),
+        r.get("speedup_both_plane_gc_all_planes_hint")
+            > 1.5 * r.get("speedup_iaa_only_plane_gc_all_planes_hint"),
         "{:?}",
         r.metrics
     );
-    assert!(r.get("mj_per_query_codesign") < r.get("mj_per_query_conventional"));
-    assert!(r.get("we_cycles_codesign") < r.get("we_cycles_conventional"));
+}
+
+/// R-E2 (paper 000 Table I: +30 %, -14 %, -29 %). On the paper's FTL the co-design is ahead
+/// on every measure; on the labelled extra FTL (GC per plane, every plane's victim hinted) each
+/// ratio is within 15 percentage points of the paper's.
+#[test]
+fn r_e2_drifting_free_space_favours_codesign() {
+    let r = quick("miyaji-table1");
+    assert!(r.get("qps_gain") > 0.0, "{:?}", r.metrics);
+    assert!(r.get("energy_reduction") > 0.0, "{:?}", r.metrics);
+    assert!(r.get("we_reduction") > 0.0, "{:?}", r.metrics);
     assert_eq!(r.get("queries_codesign"), r.get("queries_conventional"));
+    let extra = "_plane_gc_all_planes_hint";
+    for (key, paper) in [
+        ("qps_gain", 0.30),
+        ("energy_reduction", 0.14),
+        ("we_reduction", 0.29),
+    ] {
+        let v = r.get(&format!("{key}{extra}"));
+        assert!(
+            (v - paper).abs() < 0.15,
+            "{key}{extra} = {v}: {:?}",
+            r.metrics
+        );
+    }
+    // the conventional engine's wear is the paper's (412 W/E cycles) within 15 %
+    let we = r.get("we_cycles_conventional");
+    assert!((we / 412.0 - 1.0).abs() < 0.15, "{:?}", r.metrics);
 }
 
 #[test]
 fn r_e3_and_r_e4_codesign_ahead_at_every_block_size_and_worse_with_big_rows() {
+    // R-E3 at constant capacity: the gain grows with the block size (128 KB -> 256 KB -> 512 KB)
     let b = quick("miyaji-blocksize");
     assert!(b.get("speedup_smallest_block") > 1.5, "{:?}", b.metrics);
-    assert!(b.get("speedup_largest_block") > 1.5, "{:?}", b.metrics);
+    assert!(
+        b.get("speedup_8_pages") < b.get("speedup_16_pages")
+            && b.get("speedup_16_pages") < b.get("speedup_32_pages"),
+        "{:?}",
+        b.metrics
+    );
+    assert!(
+        b.get("we_reduction_8_pages") < b.get("we_reduction_32_pages"),
+        "{:?}",
+        b.metrics
+    );
     let r = quick("miyaji-rowsize");
     assert!(
         r.get("speedup_119b") > r.get("speedup_2048b"),
         "{:?}",
         r.metrics
     );
-    assert!(r.get("speedup_119b") > 1.2, "{:?}", r.metrics);
+    assert!(r.get("speedup_119b") > 1.0, "{:?}", r.metrics);
 }
 
 #[test]

@@ -19,9 +19,12 @@
 //!
 //! Layout: `store` (the API), `leaf`, `header`, `chunk_ecc`, `crc`, `error`.
 
+pub mod batch;
 pub mod chunk_ecc;
+pub mod command;
 pub mod crc;
 pub mod error;
+pub mod eval;
 pub mod header;
 pub mod leaf;
 pub mod store;

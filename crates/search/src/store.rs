@@ -38,6 +38,9 @@ pub struct StoreConfig {
     pub refresh_age: SimTime,
     /// Bound of the refresh queue.
     pub refresh_queue_pages_max: usize,
+    /// Blocks written in turn (1: fill one block after the other). With the blocks listed die
+    /// by die, a stripe of one block per die spreads consecutive pages over the dies.
+    pub stripe_blocks: u32,
 }
 
 impl Default for StoreConfig {
@@ -47,6 +50,7 @@ impl Default for StoreConfig {
             magic: 0x2152_4448_2D4D_4953, // "SIM-HDR!"
             refresh_age: SimTime::from_ms(30 * 86_400_000),
             refresh_queue_pages_max: 1024,
+            stripe_blocks: 1,
         }
     }
 }
@@ -100,8 +104,12 @@ pub struct SimPageStore {
     blocks: Vec<PageAddress>,
     pages_per_block: u32,
     map: Vec<Option<PageAddress>>,
+    /// The blocks being filled (indices into `blocks`, `stripe_blocks` of them) and the next
+    /// free page of each; `next_stripe` is the one written next.
+    open_blocks: Vec<(usize, u32)>,
+    next_stripe: usize,
+    /// The next unused block.
     next_block: usize,
-    next_page: u32,
     randomized: bool,
     refresh: VecDeque<LogicalPage>,
     queued: Vec<bool>,
@@ -143,6 +151,12 @@ impl SimPageStore {
                 message: format!("{} must be between 1 and 2^24", config.logical_pages),
             });
         }
+        if config.stripe_blocks == 0 {
+            return Err(SearchError::Argument {
+                argument: "config.stripe_blocks",
+                message: "must be at least 1".into(),
+            });
+        }
         if config.refresh_queue_pages_max == 0 {
             return Err(SearchError::Argument {
                 argument: "config.refresh_queue_pages_max",
@@ -158,8 +172,9 @@ impl SimPageStore {
             queued: vec![false; config.logical_pages as usize],
             config,
             blocks,
+            open_blocks: Vec::new(),
+            next_stripe: 0,
             next_block: 0,
-            next_page: 0,
             randomized,
             refresh: VecDeque::new(),
             stats: IntegrityStats::default(),
@@ -192,16 +207,32 @@ impl SimPageStore {
     }
 
     fn allocate(&mut self) -> SearchResult<PageAddress> {
-        let Some(block) = self.blocks.get(self.next_block) else {
-            return Err(SearchError::Full {
-                pages: self.blocks.len() as u64 * u64::from(self.pages_per_block),
-            });
+        let full = || SearchError::Full {
+            pages: self.blocks.len() as u64 * u64::from(self.pages_per_block),
         };
-        let address = block.with_page(self.next_page);
-        self.next_page += 1;
-        if self.next_page == self.pages_per_block {
-            self.next_page = 0;
+        if self.open_blocks.len() < self.config.stripe_blocks as usize
+            && self.next_block < self.blocks.len()
+        {
+            self.open_blocks.push((self.next_block, 0));
             self.next_block += 1;
+            self.next_stripe = self.open_blocks.len() - 1;
+        }
+        if self.open_blocks.is_empty() {
+            return Err(full());
+        }
+        let stripe = self.next_stripe % self.open_blocks.len();
+        let (block, page) = self.open_blocks[stripe];
+        let address = self.blocks[block].with_page(page);
+        if page + 1 < self.pages_per_block {
+            self.open_blocks[stripe].1 = page + 1;
+            self.next_stripe = stripe + 1;
+        } else if self.next_block < self.blocks.len() {
+            self.open_blocks[stripe] = (self.next_block, 0);
+            self.next_block += 1;
+            self.next_stripe = stripe + 1;
+        } else {
+            self.open_blocks.remove(stripe);
+            self.next_stripe = stripe;
         }
         Ok(address)
     }

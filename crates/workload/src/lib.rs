@@ -21,6 +21,7 @@ pub mod ssb;
 pub mod synthetic;
 pub mod trace;
 mod units;
+pub mod ycsb;
 
 pub use error::WorkloadError;
 pub use lines::MAX_LINE_BYTES;

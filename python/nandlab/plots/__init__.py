@@ -171,6 +171,7 @@ from nandlab.plots.nfs import (  # noqa: E402
 from nandlab.plots.pcm import pcm_hashjoin, pcm_join_users  # noqa: E402
 from nandlab.plots.pcm_buffer import pcm_buffer, pcm_combined, pcm_dedup  # noqa: E402
 from nandlab.plots.runs import run_figure, sweep_figure  # noqa: E402
+from nandlab.plots.sim import sim_energy, sim_latency, sim_speedup  # noqa: E402
 
 __all__ = [
     "FIGURES",
@@ -203,5 +204,8 @@ __all__ = [
     "register",
     "run_figure",
     "save",
+    "sim_energy",
+    "sim_latency",
+    "sim_speedup",
     "sweep_figure",
 ]

@@ -7,13 +7,15 @@
 //! | Delete | mark the row free, no device I/O   | same; the hole gets priority for the next insert (Fig. 11)    |
 //! | Update | rewrite in place (read-modify-write of the page) | U2DI: Delete + Insert (the row moves)          |
 //!
-//! Without IAA, an insert first takes the hole the most recent Delete left (paper 000 Fig. 8(b):
-//! after "Delete in LPA12" the next Insert goes to that empty row), and otherwise appends.
-//! "Append" is circular: the next free slot at or after the slot after the last appended row,
-//! wrapping to the start of the table once the end is reached (so older holes are reused in
-//! address order instead of the table growing without bound). Because of the first rule, U2DI
-//! alone puts an updated row back into the slot it just left — a rewrite of the same page —
-//! which is why it gives no gain without IAA (Fig. 14).
+//! Without IAA, where an insert goes is [`ConventionalInsert`]: by default the first free slot in
+//! address order (paper 000 §3: rows are appended "to avoid data fragmentation in logical address
+//! space", and Fig. 8(b)'s insert after "Delete in LPA12" fills that empty row, below the last
+//! row in LPA43), or the hole the most recent Delete left, else a circular append (the policy
+//! before issue 13). With IAA the fallback is always the circular append: the next free slot at
+//! or after the slot after the last appended row, wrapping to the start of the table once the
+//! end is reached. Under either conventional policy U2DI alone puts an updated row back into
+//! the slot it just left (or a lower hole) — an in-place-like rewrite — which is why it gives
+//! no gain without IAA (Fig. 14).
 //!
 //! Each row write is a read-modify-write of its page: the engine reads the page (skipped when
 //! the page holds no live row), puts the row in, and writes the whole page (paper 000 Fig. 5;
@@ -51,6 +53,21 @@ pub struct EngineConfig {
     pub verify: bool,
     /// Logical pages the table spans, from LPA 0 (default: the whole device).
     pub table_page_count: Option<u64>,
+    /// Where an insert goes without IAA (default: first fit).
+    pub conventional_insert: ConventionalInsert,
+}
+
+/// The conventional engine's insert placement (without IAA).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ConventionalInsert {
+    /// The lowest free slot of the table: rows stay packed at the front of the logical space
+    /// (paper 000 §3 and Fig. 8(b); docs/engine.md).
+    #[default]
+    FirstFit,
+    /// The hole the most recent Delete left, else a circular append (nandlab before issue 13;
+    /// the append cursor sweeps the whole logical space over time).
+    RecentHole,
 }
 
 impl Default for EngineConfig {
@@ -70,6 +87,7 @@ impl EngineConfig {
             refresh_hints_when_exhausted: false,
             verify: true,
             table_page_count: None,
+            conventional_insert: ConventionalInsert::FirstFit,
         }
     }
 
@@ -123,8 +141,11 @@ pub struct Engine<D> {
     iaa: InsertAddressAssist,
     /// Slot after the last appended row (circular append position).
     append_cursor: u64,
-    /// Without IAA: the hole the most recent Delete left, taken by the next insert.
+    /// Without IAA: the hole the most recent Delete left, taken by the next insert
+    /// (`ConventionalInsert::RecentHole`).
     recent_hole: Option<u32>,
+    /// Without IAA: no slot below this one is free (`ConventionalInsert::FirstFit`).
+    first_free_floor: u32,
     queries_until_refresh: u32,
     page_buf: Vec<u8>,
     hint_buf: Vec<Lpa>,
@@ -164,6 +185,7 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
             iaa: InsertAddressAssist::new(page_count),
             append_cursor: 0,
             recent_hole: None,
+            first_free_floor: 0,
             queries_until_refresh: 0,
             page_buf: vec![0; layout.page_size_bytes()],
             hint_buf: Vec::new(),
@@ -327,16 +349,31 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
             self.iaa.note_vacated(slot, lpa);
         } else {
             self.recent_hole = Some(slot);
+            self.first_free_floor = self.first_free_floor.min(slot);
         }
     }
 
-    /// IAA's choice if enabled and possible; without IAA the most recent hole; else the
-    /// circular append position.
+    /// IAA's choice if enabled and possible (else the circular append position); without IAA
+    /// the conventional policy's slot.
     fn choose_insert_slot(&mut self) -> Result<u32, EngineError> {
-        if self.config.insert_address_assist
-            && let Some(slot) = self.iaa.choose_slot(&self.table)
-        {
-            self.metrics.iaa_placements += 1;
+        let full = || EngineError::TableFull {
+            slot_count: self.table.layout().slot_count(),
+        };
+        if self.config.insert_address_assist {
+            if let Some(slot) = self.iaa.choose_slot(&self.table) {
+                self.metrics.iaa_placements += 1;
+                return Ok(slot);
+            }
+        } else if self.config.conventional_insert == ConventionalInsert::FirstFit {
+            // every slot below the floor is taken, so the first free slot from it is the
+            // table's first free slot
+            let slot = self
+                .table
+                .next_free_slot_from(u64::from(self.first_free_floor))
+                .ok_or_else(full)?;
+            debug_assert!(slot >= self.first_free_floor, "first fit wrapped");
+            self.first_free_floor = slot + 1;
+            self.metrics.append_placements += 1;
             return Ok(slot);
         }
         if let Some(hole) = self.recent_hole.take()
@@ -345,12 +382,10 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
             self.metrics.append_placements += 1;
             return Ok(hole);
         }
-        let slot =
-            self.table
-                .next_free_slot_from(self.append_cursor)
-                .ok_or(EngineError::TableFull {
-                    slot_count: self.table.layout().slot_count(),
-                })?;
+        let slot = self
+            .table
+            .next_free_slot_from(self.append_cursor)
+            .ok_or_else(full)?;
         self.append_cursor = u64::from(slot) + 1;
         self.metrics.append_placements += 1;
         Ok(slot)

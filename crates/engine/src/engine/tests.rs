@@ -67,10 +67,25 @@ proptest! {
     #[test]
     fn all_engines_agree_with_the_model(ops in prop::collection::vec(op(), 1..400),
                                         refresh in 1u32..20) {
-        let mut engines: Vec<Engine<MemFtl>> = [(false, false), (true, false), (false, true), (true, true)]
-            .into_iter()
-            .map(|(iaa, u2di)| Engine::new(small_ftl(), config(iaa, u2di, refresh)).unwrap())
-            .collect();
+        let first_fit = ConventionalInsert::FirstFit;
+        let recent_hole = ConventionalInsert::RecentHole;
+        let mut engines: Vec<Engine<MemFtl>> = [
+            (false, false, first_fit),
+            (true, false, first_fit),
+            (false, true, first_fit),
+            (true, true, first_fit),
+            (false, false, recent_hole),
+            (false, true, recent_hole),
+        ]
+        .into_iter()
+        .map(|(iaa, u2di, conventional_insert)| {
+            let config = EngineConfig {
+                conventional_insert,
+                ..config(iaa, u2di, refresh)
+            };
+            Engine::new(small_ftl(), config).unwrap()
+        })
+        .collect();
         let slot_count = engines[0].slot_count();
         let mut model = Model::default();
         for op in &ops {
@@ -145,6 +160,33 @@ fn conventional_engine_appends_marks_deletes_and_updates_in_place() {
     assert_eq!(engine.row_logical_address_bytes(next), Some(40));
     let after = engine.insert().unwrap();
     assert_eq!(engine.row_logical_address_bytes(after), Some(336));
+}
+
+/// First fit takes the lowest hole; the recent-hole policy the hole the last Delete left, then
+/// appends after the last appended row.
+#[test]
+fn conventional_insert_policies_fill_holes_in_their_order() {
+    for (policy, expected) in [
+        (ConventionalInsert::FirstFit, [40, 200, 336]),
+        (ConventionalInsert::RecentHole, [200, 336, 376]),
+    ] {
+        let config = EngineConfig {
+            conventional_insert: policy,
+            ..config(false, false, 16)
+        };
+        let mut engine = Engine::new(mem_device(8), config).unwrap();
+        let rows: Vec<RowId> = (0..8).map(|_| engine.insert().unwrap()).collect();
+        engine.delete(rows[1]).unwrap();
+        engine.delete(rows[5]).unwrap();
+        let placed: Vec<u64> = (0..3)
+            .map(|_| {
+                let row = engine.insert().unwrap();
+                engine.row_logical_address_bytes(row).unwrap()
+            })
+            .collect();
+        assert_eq!(placed, expected, "{policy:?}");
+        assert_eq!(engine.live_row_count(), 9);
+    }
 }
 
 #[test]

@@ -24,8 +24,30 @@ pub struct ConstantFreeSpace {
     pub warmup_query_count: u64,
     /// Measured queries (paper: 1.6·10^6).
     pub query_count: u64,
+    /// Warm up in windows of `warmup_query_count` queries until the write amplification of a
+    /// window differs from the previous window's by less than 5 % (at most
+    /// [`MAX_WARMUP_WINDOWS`] windows; issue 13's steady-state point); off: one warm-up window.
+    #[serde(default)]
+    pub warmup_until_stationary: bool,
     /// Seed of the query generator.
     pub seed: u64,
+}
+
+/// Bound on the warm-up windows of [`ConstantFreeSpace::warmup_until_stationary`].
+pub const MAX_WARMUP_WINDOWS: u32 = 64;
+
+/// Relative change of the write amplification between two warm-up windows below which the
+/// run counts as stationary.
+pub const STATIONARY_WAF_CHANGE: f64 = 0.05;
+
+/// Write amplification of a window: (host page writes + GC page copies) / host page writes
+/// (1 without host writes).
+fn waf(m: &RunMetrics) -> f64 {
+    let host = m.device.host_writes;
+    if host == 0 {
+        return 1.0;
+    }
+    (host + m.device.page_copies) as f64 / host as f64
 }
 
 impl ConstantFreeSpace {
@@ -48,7 +70,22 @@ impl ConstantFreeSpace {
         let mix = QueryMix::constant_free_space(self.update_fraction)?;
         let mut generator = QueryGenerator::new(mix, self.seed)?;
         fill_to_free_space_while(engine, self.free_space_fraction, keep_going)?;
-        run_queries_while(engine, &mut generator, self.warmup_query_count, keep_going)?;
+        let windows = if self.warmup_until_stationary && self.warmup_query_count > 0 {
+            MAX_WARMUP_WINDOWS
+        } else {
+            1
+        };
+        let mut previous: Option<f64> = None;
+        for _ in 0..windows {
+            let window =
+                run_queries_while(engine, &mut generator, self.warmup_query_count, keep_going)?;
+            let now = waf(&window);
+            let stopped = window.queries.total().count < self.warmup_query_count;
+            if stopped || previous.is_some_and(|p| (now / p - 1.0).abs() < STATIONARY_WAF_CHANGE) {
+                break;
+            }
+            previous = Some(now);
+        }
         run_queries_while(engine, &mut generator, self.query_count, keep_going)
     }
 }

@@ -91,6 +91,7 @@ fn a_run_stops_when_keep_going_says_no_and_measures_what_ran() {
         update_fraction: 0.4,
         warmup_query_count: 10,
         query_count: 1_000,
+        warmup_until_stationary: false,
         seed: 2,
     };
     // 32 fill inserts and 10 warm-up queries, then 5 measured queries
@@ -103,4 +104,40 @@ fn a_run_stops_when_keep_going_says_no_and_measures_what_ran() {
         .unwrap();
     assert_eq!(metrics.queries.total().count, 5);
     assert_eq!(asked, 32 + 10 + 5 + 1);
+}
+
+/// The steady-state warm-up runs whole windows, at least two (one WAF change needs two), and
+/// then measures exactly as a plain warm-up of that many queries would.
+#[test]
+fn stationary_warm_up_runs_whole_windows_until_the_waf_settles() {
+    use crate::mem::{MemFtl, MemFtlConfig};
+    let ftl = || {
+        let device = MemFtl::new(MemFtlConfig {
+            page_size_bytes: 512,
+            pages_per_block: 4,
+            block_count: 24,
+            spare_block_count: 4,
+            ..MemFtlConfig::default()
+        })
+        .unwrap();
+        Engine::new(device, EngineConfig::conventional()).unwrap()
+    };
+    let base = ConstantFreeSpace {
+        free_space_fraction: 0.2,
+        update_fraction: 0.4,
+        warmup_query_count: 50,
+        query_count: 200,
+        warmup_until_stationary: true,
+        seed: 3,
+    };
+    let steady = base.run(&mut ftl()).unwrap();
+    let windows = (2..=protocol::MAX_WARMUP_WINDOWS).find(|&k| {
+        let plain = ConstantFreeSpace {
+            warmup_query_count: 50 * u64::from(k),
+            warmup_until_stationary: false,
+            ..base.clone()
+        };
+        plain.run(&mut ftl()).unwrap() == steady
+    });
+    assert!(windows.is_some(), "no whole number of windows matches");
 }

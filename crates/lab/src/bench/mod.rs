@@ -1,4 +1,4 @@
-//! `nandlab bench chip|ssd|engine`: simulator speed, measured, never asserted in tests.
+//! `nandlab bench chip|ssd|engine|sim`: simulator speed, measured, never asserted in tests.
 //!
 //! `nandlab bench chip`: simulator speed on the standard chip configuration (8 dies
 //! interleaved on one channel, 2 KB legacy writes, mlc1 timing), in flash operations and
@@ -64,6 +64,7 @@ pub fn bench_engine(queries: u64) -> LabResult<EngineBench> {
         channels: 1,
         blocks_per_plane: 32,
         pages_per_block: 32,
+        extra: "",
     };
     // the stack of the measurement (its workload section is not run: the bench times the fill
     // and the queries itself)
@@ -85,5 +86,40 @@ pub fn bench_engine(queries: u64) -> LabResult<EngineBench> {
         queries_per_wall_s: queries as f64 / wall_s,
         engine_ops_per_wall_s: (fill_inserts + queries) as f64 / wall_s,
         simulated_queries_per_s: metrics.queries_per_s(),
+    })
+}
+
+/// `nandlab bench sim`: YCSB workload C (read-only, scrambled Zipfian) as SiM point lookups
+/// (page-open, search, gather, page-close) on the `sim2024` chip through the evaluation harness
+/// of `nandlab_search::eval` (2,000 leaves of 480 keys, no page cache).
+#[derive(Clone, Debug, Serialize)]
+pub struct SimBench {
+    /// Queries run (YCSB operations).
+    pub requests: u64,
+    pub wall_s: f64,
+    /// Queries (load and warm-up included) per wall-second.
+    pub queries_per_wall_s: f64,
+    pub simulated_qps: f64,
+}
+
+pub fn bench_sim(queries: u64) -> LabResult<SimBench> {
+    use nandlab_search::eval::{EvalConfig, EvalMode, run_eval};
+    use nandlab_workload::ycsb::YcsbDistribution;
+    let config = EvalConfig {
+        leaves: 2000,
+        fill_slots: 480,
+        queries: queries.max(1),
+        ..EvalConfig::new(EvalMode::Sim, 1.0, 0.0, YcsbDistribution::Zipfian)
+    };
+    let chip = nandlab_nand::preset("sim2024")?;
+    let start = Instant::now();
+    let result = run_eval(&chip, &config)
+        .map_err(|e| crate::error::LabError::Usage(format!("bench sim: {e}")))?;
+    let wall_s = start.elapsed().as_secs_f64();
+    Ok(SimBench {
+        requests: config.queries,
+        wall_s,
+        queries_per_wall_s: config.queries as f64 / wall_s,
+        simulated_qps: result.qps,
     })
 }

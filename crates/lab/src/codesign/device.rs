@@ -2,7 +2,9 @@
 //!
 //! Each engine call is one host request executed at queue depth 1 (the paper's
 //! query-at-a-time model): the SSD simulates until that request completes, GC included when it
-//! blocks the request. The hint is the FTL's list of valid LPAs in its next victim block.
+//! blocks the request (on the request's die). With `wait_for_gc` a write also waits until the
+//! SSD has nothing left in flight, so GC it triggered on other dies blocks it too (paper 000
+//! §2's foreground t_GC). The hint is the FTL's list of valid LPAs in its next victim block.
 
 use nandlab_core::SimTime;
 use nandlab_engine::{BlockDevice, CoDesignHints, DeviceCounters, EngineError, Lpa};
@@ -14,6 +16,7 @@ use nandlab_nand::OpKind;
 pub struct SsdDevice {
     ssd: Ssd,
     page_size_bytes: usize,
+    wait_for_gc: bool,
 }
 
 impl SsdDevice {
@@ -22,6 +25,15 @@ impl SsdDevice {
         SsdDevice {
             ssd,
             page_size_bytes,
+            wait_for_gc: false,
+        }
+    }
+
+    /// Each write returns only when the SSD is idle (GC it triggered done, on any die).
+    pub fn waiting_for_gc(self, wait_for_gc: bool) -> Self {
+        SsdDevice {
+            wait_for_gc,
+            ..self
         }
     }
 
@@ -94,6 +106,11 @@ impl BlockDevice for SsdDevice {
         self.ssd
             .execute(&HostRequest::write(offset, size), Some(data))
             .map_err(|e| Self::request_error("write", lpa, e))?;
+        if self.wait_for_gc {
+            self.ssd
+                .drain()
+                .map_err(|e| Self::request_error("write", lpa, e))?;
+        }
         Ok(())
     }
 

@@ -10,6 +10,7 @@ mod pcm_join;
 mod pcm_join_users;
 pub mod pcm_run;
 pub mod points;
+mod sim;
 
 use crate::control::Control;
 use crate::error::{LabError, LabResult};
@@ -178,6 +179,7 @@ pub fn registry() -> impl Iterator<Item = &'static Experiment> {
         .chain(pcm::EXPERIMENTS)
         .chain(pcm_join::EXPERIMENTS)
         .chain(pcm_join_users::EXPERIMENTS)
+        .chain(sim::EXPERIMENTS)
 }
 
 pub fn find(id: &str) -> LabResult<&'static Experiment> {

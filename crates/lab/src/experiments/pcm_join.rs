@@ -17,15 +17,16 @@ pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
 }];
 
 /// Partitions per join.
-const PARTITIONS: u32 = 32;
+pub(super) const PARTITIONS: u32 = 32;
 /// DRAM buffer with PCM as storage at scale factor 1: the thesis's 256 MB (Table 5.3), scaled
 /// with the database of the comparison and held at the base size in the size sweep (the thesis
 /// grows the database, not the buffer).
 const BUFFER_BYTES_AT_SF1: f64 = 256e6;
-const LAYOUTS: [Layout; 2] = [Layout::Row, Layout::Column];
-const ALGORITHMS: [Algorithm; 2] = [Algorithm::Grace, Algorithm::Virtual];
+pub(super) const LAYOUTS: [Layout; 2] = [Layout::Row, Layout::Column];
+pub(super) const ALGORITHMS: [Algorithm; 2] = [Algorithm::Grace, Algorithm::Virtual];
 
-fn storage(sf: f64) -> Mode {
+/// PCM as storage with the thesis's DRAM buffer scaled to `sf`.
+pub(super) fn storage(sf: f64) -> Mode {
     Mode::Storage {
         buffer_bytes: ((BUFFER_BYTES_AT_SF1 * sf) as u64).max(nandlab_join::PAGE_BYTES),
     }

@@ -6,6 +6,7 @@
 //! model's (`cidr11` preset); as in Fig. 5.10 they are also given relative to Grace on the row
 //! store at the largest `U` (= 1), per role of PCM.
 
+use super::pcm_join::{ALGORITHMS, LAYOUTS, PARTITIONS, storage};
 use super::{Curve, CurveValue, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::{LabError, LabResult};
 use nandlab_join::{
@@ -21,16 +22,10 @@ pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
     run: users,
 }];
 
-/// Partitions per join (as `pcm-hashjoin`).
-const PARTITIONS: u32 = 32;
-/// DRAM buffer with PCM as storage at SF 1: the thesis's 256 MB (Table 5.3), scaled with SF.
-const BUFFER_BYTES_AT_SF1: f64 = 256e6;
 /// Share of transactions that are queries, percent (the rest: inserts, updates, deletes). The
 /// thesis gives no mix; its users run "multiple queries of insert, update and delete operation
 /// besides the three queries".
 const QUERY_PERCENT: u32 = 50;
-const LAYOUTS: [Layout; 2] = [Layout::Row, Layout::Column];
-const ALGORITHMS: [Algorithm; 2] = [Algorithm::Grace, Algorithm::Virtual];
 
 /// (scale factor, users, transactions per user).
 fn scales(scale: Scale) -> (f64, &'static [u32], u32) {
@@ -96,12 +91,8 @@ fn run_point(
 
 fn users(options: &RunOptions) -> LabResult<ExperimentResult> {
     let (sf, counts, transactions) = scales(options.scale);
-    let modes = [
-        Mode::Storage {
-            buffer_bytes: ((BUFFER_BYTES_AT_SF1 * sf) as u64).max(nandlab_join::PAGE_BYTES),
-        },
-        Mode::MainMemory,
-    ];
+    // partitions, layouts, algorithms and the storage buffer (256 MB × SF) as pcm-hashjoin
+    let modes = [storage(sf), Mode::MainMemory];
     let points = counts.len() * modes.len() * LAYOUTS.len() * ALGORITHMS.len();
     options.control.start(Some(points as u64));
     let mut result = ExperimentResult::default();

@@ -68,6 +68,9 @@ pub fn stack_text(blocks_per_plane: u32, pcm: &str) -> String {
 
 /// [`stack_text`] with the FTL mapping `mapping` (`page` or `hybrid`).
 pub fn stack_text_mapped(blocks_per_plane: u32, mapping: &str, pcm: &str) -> String {
+    // the point runs the desktop generator with its own bytes (`run_point`), not this
+    // placeholder workload; `[content]` only satisfies the stack's rule that `[pcm]` needs bytes
+    let content = if pcm.is_empty() { "" } else { "[content]" };
     let gc = if mapping == "page" {
         "[ssd.gc]\npolicy = \"greedy\""
     } else {
@@ -95,6 +98,7 @@ read_fraction = 0.0
 request_size_bytes = 4096
 span_bytes = 0
 request_count = 1
+{content}
 {pcm}
 "#
     )

@@ -88,20 +88,22 @@ fn write_cached(dir: &Path, key: &str, row: &Row) -> LabResult<()> {
 }
 
 /// The paper-000 SSD (`miyaji2014-ssd` preset) scaled to `channels`, `blocks_per_plane`,
-/// `pages_per_block`, under an engine.
+/// `pages_per_block`, under an engine; `extra` is more stack-config text merged over the preset
+/// (e.g. `[ssd.gc]` keys of a labelled variant), empty for the preset as it is.
 #[derive(Clone, Copy, Debug)]
 pub struct EngineDevice {
     pub channels: u32,
     pub blocks_per_plane: u32,
     pub pages_per_block: u32,
+    pub extra: &'static str,
 }
 
 impl EngineDevice {
     /// The device text (`[ssd]` preset and `[nand.geometry]` overrides) of this device.
     pub fn text(self) -> String {
         format!(
-            "[ssd]\npreset = \"miyaji2014-ssd\"\n[nand.geometry]\nchannels = {}\nblocks_per_plane = {}\npages_per_block = {}\n",
-            self.channels, self.blocks_per_plane, self.pages_per_block
+            "[ssd]\npreset = \"miyaji2014-ssd\"\n[nand.geometry]\nchannels = {}\nblocks_per_plane = {}\npages_per_block = {}\n{}",
+            self.channels, self.blocks_per_plane, self.pages_per_block, self.extra
         )
     }
 
@@ -124,12 +126,14 @@ impl EngineDevice {
 }
 
 /// The engine section of paper 000's conventional (`false`) or co-designed (`true`) engine,
-/// with `row_size_bytes`.
+/// with `row_size_bytes`; writes wait for the GC they trigger on any die (`wait_for_gc`, the
+/// paper's foreground GC).
 pub fn engine(iaa: bool, u2di: bool, row_size_bytes: usize) -> EngineSection {
     EngineSection {
         iaa,
         u2di,
         row_size_bytes,
+        wait_for_gc: true,
         ..EngineSection::default()
     }
 }
@@ -141,7 +145,22 @@ pub fn constant_free_space(free_space_fraction: f64, warmup: u64, queries: u64) 
         update_fraction: 0.4,
         warmup_query_count: warmup,
         query_count: queries,
+        warmup_until_stationary: false,
     })
+}
+
+/// [`constant_free_space`] warmed up in windows of `warmup` queries until the WAF changes by
+/// less than 5 % between windows (issue 13's steady-state point).
+pub fn constant_free_space_stationary(
+    free_space_fraction: f64,
+    warmup: u64,
+    queries: u64,
+) -> WorkloadSection {
+    let mut w = constant_free_space(free_space_fraction, warmup, queries);
+    if let WorkloadSection::ConstantFreeSpace(c) = &mut w {
+        c.warmup_until_stationary = true;
+    }
+    w
 }
 
 /// Paper 000 Table I's protocol: 80 % → 20 % free space under I/D/U 40/20/40.

@@ -415,10 +415,12 @@ impl Stack {
             row_size_bytes: e.row_size_bytes,
             hint_refresh_queries: e.hint_refresh_queries,
             verify: e.verify,
+            conventional_insert: e.conventional_insert,
             ..EngineConfig::conventional().with_switches(e.iaa, e.u2di)
         };
         let ssd = self.new_ssd(self.ssd_config(), self.config.run.seed)?;
-        Ok(Engine::new(SsdDevice::new(ssd), config)?)
+        let device = SsdDevice::new(ssd).waiting_for_gc(e.wait_for_gc);
+        Ok(Engine::new(device, config)?)
     }
 
     fn run_engine(&self, seed: u64, control: &Control) -> LabResult<StackRun> {
@@ -440,6 +442,7 @@ impl Stack {
                 update_fraction: w.update_fraction,
                 warmup_query_count: w.warmup_query_count,
                 query_count: w.query_count,
+                warmup_until_stationary: w.warmup_until_stationary,
                 seed,
             }
             .run_while(&mut engine, &mut keep_going)?,

@@ -1,7 +1,7 @@
 //! The sections of a stack config besides `[nand]` and `[ssd]`: `[run]`, `[engine]` and
 //! `[workload]` (`[precondition]` is the FTL's [`nandlab_ftl::Precondition`]).
 
-use nandlab_engine::QueryMix;
+use nandlab_engine::{ConventionalInsert, QueryMix};
 use nandlab_workload::SyntheticSpec;
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +34,13 @@ pub struct EngineSection {
     /// Check every live row of every page read against the last value written.
     #[serde(default = "default_true")]
     pub verify: bool,
+    /// Where an insert goes without IAA: `first-fit` (default) or `recent-hole`.
+    #[serde(default)]
+    pub conventional_insert: ConventionalInsert,
+    /// Each page write waits until the SSD is idle, so GC it triggered on any die blocks the
+    /// query (paper 000 §2's foreground GC); off: only GC on the write's own die does.
+    #[serde(default)]
+    pub wait_for_gc: bool,
 }
 
 impl Default for EngineSection {
@@ -45,6 +52,8 @@ impl Default for EngineSection {
             row_size_bytes: default_row_size(),
             hint_refresh_queries: default_hint_refresh(),
             verify: true,
+            conventional_insert: ConventionalInsert::default(),
+            wait_for_gc: false,
         }
     }
 }
@@ -152,6 +161,9 @@ pub struct ConstantFreeSpaceWorkload {
     pub warmup_query_count: u64,
     /// Measured queries (paper: 1.6·10^6).
     pub query_count: u64,
+    /// Repeat the warm-up window until the WAF changes by less than 5 % between windows.
+    #[serde(default)]
+    pub warmup_until_stationary: bool,
 }
 
 /// `kind = "drifting-free-space"` (paper 000 Table I protocol).

@@ -262,6 +262,30 @@ fn the_engine_runs_on_two_ssd_presets() {
     }
 }
 
+/// `wait_for_gc`: on a four-channel device GC on another die no longer overlaps the next
+/// queries, so the same work (same copies and erases) takes longer.
+#[test]
+fn waiting_for_gc_blocks_queries_on_gc_of_other_dies() {
+    let run = |wait: bool| {
+        let text = format!(
+            "[ssd]\npreset = \"miyaji2014-ssd\"\n[nand.geometry]\nchannels = 4\n\
+             blocks_per_plane = 32\npages_per_block = 16\n\
+             [engine]\nwait_for_gc = {wait}\n\
+             [workload]\nkind = \"constant-free-space\"\nfree_space_fraction = 0.2\n\
+             update_fraction = 0.4\nwarmup_query_count = 4000\nquery_count = 4000\n"
+        );
+        stack(&text).unwrap().run(None, &Control::new()).unwrap()
+    };
+    let (overlapped, blocking) = (run(false), run(true));
+    for key in ["page_copies", "erases"] {
+        assert_eq!(overlapped.metric(key), blocking.metric(key), "{key}");
+    }
+    assert!(overlapped.metric("page_copies").unwrap() > 0.0);
+    assert!(
+        blocking.metric("queries_per_s").unwrap() < overlapped.metric("queries_per_s").unwrap()
+    );
+}
+
 #[test]
 fn same_config_and_seed_give_identical_metrics() {
     let a = stack(SMALL).unwrap().run(None, &Control::new()).unwrap();

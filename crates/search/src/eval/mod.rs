@@ -1,0 +1,508 @@
+//! The evaluation harness of paper 004 §VI (SPEC S7): a generic index — an in-memory top level
+//! (each leaf's key range) over on-flash leaves of a key page and a value page — driven by a
+//! YCSB read/update mix, with a host page cache sized by "cache coverage".
+//!
+//! - **Baseline** (§VI-A3): a read needs the leaf's key and value pages in the page cache; a
+//!   miss is a full-page read (through the page ECC) moved to the host and cached clean.
+//! - **SiM**: a read bypasses the cache: page-open of the key page, search, gather of the value
+//!   chunk from the value page, page-close; only the 64-byte bitmap and the 64-byte chunk reach
+//!   the host. A value page with a buffered (dirty) update is served from the cache after the
+//!   search.
+//! - **Updates** (both): the value page is read into the cache if absent and marked dirty;
+//!   evicting a dirty page writes it back (a program of a new page). Periodic flushing is off,
+//!   as in the paper (§VI-A4).
+//!
+//! One query runs at a time (first come, first served): its chip ops are submitted when the
+//! previous query finished and it ends when they complete; host-bus transfers add their time at
+//! the host bus rate. QPS counts the queries after the first `warmup_share` (30 %), over their
+//! summed latencies. Energy is the NAND chips' (stages and idle) over the same span.
+
+mod batch_run;
+mod cache;
+mod table1;
+
+pub use batch_run::{BatchConfig, BatchResult, PAPER_DEADLINE, run_batched};
+pub use cache::{Evicted, PageCache};
+pub use table1::{Table1, Table1Column, table1};
+
+use crate::error::{SearchError, SearchResult};
+use crate::header::DATA_BYTES;
+use crate::leaf::{EMPTY_KEY, LEAF_SLOTS};
+use crate::store::{LogicalPage, SimPageStore, StoreConfig};
+use nandlab_core::{SimRng, SimTime};
+use nandlab_nand::search::format::{self, SLOTS_PER_CHUNK};
+use nandlab_nand::{ChunkMask, NandConfig, NandSim, OpKind, PageAddress, SearchKey};
+use nandlab_workload::ycsb::{YcsbDistribution, YcsbOp, YcsbSpec, key_value, query_concentration};
+
+/// Which read path the host uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EvalMode {
+    Baseline,
+    Sim,
+}
+
+impl EvalMode {
+    pub fn label(self) -> &'static str {
+        match self {
+            EvalMode::Baseline => "baseline",
+            EvalMode::Sim => "sim",
+        }
+    }
+}
+
+/// Host bus of Table II: PCIe Gen 3, 128-bit bus at 250 MHz = 4 bytes per ns.
+pub const HOST_BUS_BYTES_PER_NS: f64 = 128.0 / 8.0 * 0.25;
+/// A search's result bitmap on the host bus (512 bits, §VII-B).
+pub const BITMAP_BYTES: u64 = 64;
+
+/// One run of the harness.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalConfig {
+    pub mode: EvalMode,
+    /// Leaves of the index (each a key page and a value page).
+    pub leaves: u32,
+    /// Entries per leaf (1..=504).
+    pub fill_slots: usize,
+    /// Page-cache size as a share of the index's pages (0 = no cache).
+    pub cache_coverage: f64,
+    /// Share of reads (the rest are updates).
+    pub read_share: f64,
+    pub distribution: YcsbDistribution,
+    pub queries: u64,
+    /// Share of the queries run before measuring (paper: 30 %).
+    pub warmup_share: f64,
+    /// SiM mode: share of reads served by search + gather; the others are full-page reads
+    /// through the page cache as in the baseline (paper §VII-F, Fig. 18). 1 by default.
+    pub sim_read_share: f64,
+    pub seed: u64,
+}
+
+impl EvalConfig {
+    pub fn new(
+        mode: EvalMode,
+        read_share: f64,
+        cache_coverage: f64,
+        distribution: YcsbDistribution,
+    ) -> Self {
+        EvalConfig {
+            mode,
+            leaves: 1000,
+            fill_slots: 480,
+            cache_coverage,
+            read_share,
+            distribution,
+            queries: 20_000,
+            warmup_share: 0.3,
+            sim_read_share: 1.0,
+            seed: 1,
+        }
+    }
+
+    pub(super) fn validate(&self) -> SearchResult<()> {
+        let bad = |argument: &'static str, message: String| {
+            Err(SearchError::Argument { argument, message })
+        };
+        if self.leaves == 0 || self.leaves > 1 << 20 {
+            return bad("leaves", format!("{} is not in 1..=2^20", self.leaves));
+        }
+        if self.fill_slots == 0 || self.fill_slots > LEAF_SLOTS {
+            return bad(
+                "fill_slots",
+                format!("{} is not in 1..={LEAF_SLOTS}", self.fill_slots),
+            );
+        }
+        if !(0.0..=1.0).contains(&self.cache_coverage) {
+            return bad(
+                "cache_coverage",
+                format!("{} is not in [0, 1]", self.cache_coverage),
+            );
+        }
+        if !(0.0..=1.0).contains(&self.read_share) {
+            return bad(
+                "read_share",
+                format!("{} is not in [0, 1]", self.read_share),
+            );
+        }
+        if !(0.0..=1.0).contains(&self.sim_read_share) {
+            return bad(
+                "sim_read_share",
+                format!("{} is not in [0, 1]", self.sim_read_share),
+            );
+        }
+        if !(0.0..1.0).contains(&self.warmup_share) || self.queries == 0 {
+            return bad(
+                "warmup_share",
+                format!(
+                    "{} with {} queries measures nothing",
+                    self.warmup_share, self.queries
+                ),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// What a run measured (over the queries after warm-up).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EvalResult {
+    pub queries_measured: u64,
+    pub elapsed_ns: f64,
+    pub qps: f64,
+    /// NAND chips' energy (stages + idle) in nJ.
+    pub nand_energy_nj: f64,
+    /// Read latency percentiles p25, p50, p75, p99 in ns.
+    pub read_latency_ns: [f64; 4],
+    /// Bytes on the chips' buses (commands, addresses, data).
+    pub internal_bus_bytes: u64,
+    /// Bytes on the host bus (pages, bitmaps, chunks).
+    pub host_bus_bytes: u64,
+    pub write_backs: u64,
+    pub full_page_reads: u64,
+    pub chip_lookups: u64,
+    /// Reads whose pages were all in the page cache (baseline) or whose value page was dirty
+    /// there (SiM).
+    pub cache_served_reads: u64,
+    /// SiM reads whose value differed from the reference (bit errors; 0 with errors off).
+    pub wrong_values: u64,
+    /// Shares of the four most frequent keys of the workload (Table III), percent.
+    pub concentration: [f64; 4],
+}
+
+pub(super) struct Index {
+    pub(super) store: SimPageStore,
+    /// Per leaf, its values by data slot (the reference; buffered updates included).
+    pub(super) values: Vec<Vec<u64>>,
+    /// Per leaf, its keys by data slot.
+    pub(super) keys: Vec<Vec<u64>>,
+    /// Per key number: (leaf, data slot).
+    pub(super) place: Vec<(u32, u16)>,
+}
+
+pub(super) fn encode(slots: &[u64]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(DATA_BYTES);
+    for i in 0..LEAF_SLOTS {
+        bytes.extend_from_slice(&slots.get(i).copied().unwrap_or(EMPTY_KEY).to_le_bytes());
+    }
+    bytes
+}
+
+pub(super) fn key_page(leaf: u32) -> LogicalPage {
+    LogicalPage(2 * leaf)
+}
+
+pub(super) fn value_page(leaf: u32) -> LogicalPage {
+    LogicalPage(2 * leaf + 1)
+}
+
+/// Every block of the device, die by die in turn (consecutive blocks on different dies).
+fn all_blocks(sim: &NandSim) -> Vec<PageAddress> {
+    let g = sim.geometry();
+    let mut blocks = Vec::new();
+    for block in 0..g.blocks_per_plane {
+        for plane in 0..g.planes_per_die {
+            for die in 0..g.dies_per_chip {
+                for chip in 0..g.chips_per_channel {
+                    for channel in 0..g.channels {
+                        blocks.push(PageAddress {
+                            channel,
+                            chip,
+                            die,
+                            plane,
+                            block,
+                            page: 0,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    blocks
+}
+
+fn chip_energy_pj(sim: &NandSim) -> f64 {
+    sim.stats()
+        .stage_energy_pj()
+        .iter()
+        .map(|(_, e)| e)
+        .sum::<f64>()
+        + sim.idle_energy_pj()
+}
+
+fn chip_bus_bytes(sim: &NandSim) -> u64 {
+    OpKind::ALL
+        .iter()
+        .map(|k| sim.stats().kind(*k).bytes_transferred)
+        .sum()
+}
+
+pub(super) fn settle(sim: &mut NandSim) {
+    let mut done = Vec::new();
+    sim.run_until_idle(&mut done);
+}
+
+pub(super) fn load(sim: &mut NandSim, config: &EvalConfig) -> SearchResult<Index> {
+    let records = u64::from(config.leaves) * config.fill_slots as u64;
+    let dies = sim.geometry().total_dies();
+    let store = SimPageStore::new(
+        sim,
+        all_blocks(sim),
+        StoreConfig {
+            logical_pages: 2 * config.leaves,
+            stripe_blocks: dies,
+            ..StoreConfig::default()
+        },
+    )?;
+    let mut keys: Vec<(u64, u32)> = (0..records as u32)
+        .map(|keynum| (key_value(i64::from(keynum), true) as u64, keynum))
+        .collect();
+    keys.sort_unstable();
+    debug_assert!(
+        keys.windows(2).all(|w| w[0].0 < w[1].0),
+        "FNV-64 keys are distinct here"
+    );
+    let mut index = Index {
+        store,
+        values: Vec::new(),
+        keys: Vec::new(),
+        place: vec![(0, 0); records as usize],
+    };
+    for (leaf, chunk) in keys.chunks(config.fill_slots).enumerate() {
+        let leaf = leaf as u32;
+        let leaf_keys: Vec<u64> = chunk.iter().map(|k| k.0).collect();
+        let values: Vec<u64> = leaf_keys
+            .iter()
+            .map(|k| k.rotate_left(17) ^ 0x5151)
+            .collect();
+        for (slot, (_, keynum)) in chunk.iter().enumerate() {
+            index.place[*keynum as usize] = (leaf, slot as u16);
+        }
+        let now = sim.now();
+        index
+            .store
+            .write(sim, now, key_page(leaf), &encode(&leaf_keys))?;
+        index
+            .store
+            .write(sim, now, value_page(leaf), &encode(&values))?;
+        settle(sim);
+        index.values.push(values);
+        index.keys.push(leaf_keys);
+    }
+    Ok(index)
+}
+
+/// Per-query tallies.
+#[derive(Default)]
+struct Tally {
+    host_bytes: u64,
+    write_backs: u64,
+    full_reads: u64,
+    chip_lookups: u64,
+    cache_served: u64,
+    wrong: u64,
+}
+
+struct Run<'a> {
+    sim: &'a mut NandSim,
+    index: Index,
+    cache: PageCache,
+    mode: EvalMode,
+    tally: Tally,
+    sim_read_share: f64,
+    /// Draws which SiM-mode reads are full-page reads.
+    full_read_rng: SimRng,
+}
+
+impl Run<'_> {
+    /// Caches `page` (dirty or clean), writing back a dirty page it evicts.
+    fn cache_insert(&mut self, page: LogicalPage, dirty: bool) -> SearchResult<()> {
+        if let Some(evicted) = self.cache.insert(page, dirty)
+            && evicted.dirty
+        {
+            debug_assert_eq!(evicted.page.0 % 2, 1, "only value pages are updated");
+            let leaf = evicted.page.0 / 2;
+            let now = self.sim.now();
+            let bytes = encode(&self.index.values[leaf as usize]);
+            self.index
+                .store
+                .write(self.sim, now, evicted.page, &bytes)?;
+            self.tally.host_bytes += SIM_PAGE_HOST_BYTES;
+            self.tally.write_backs += 1;
+        }
+        Ok(())
+    }
+
+    /// A page into the host: a hit in the cache or a full-page read that is then cached.
+    fn fetch(&mut self, page: LogicalPage) -> SearchResult<bool> {
+        if self.cache.touch(page) {
+            return Ok(true);
+        }
+        let now = self.sim.now();
+        self.index.store.read(self.sim, now, page)?;
+        self.tally.full_reads += 1;
+        self.tally.host_bytes += SIM_PAGE_HOST_BYTES;
+        self.cache_insert(page, false)?;
+        Ok(false)
+    }
+
+    fn read(&mut self, keynum: i64) -> SearchResult<()> {
+        let (leaf, slot) = self.index.place[keynum as usize];
+        match self.mode {
+            EvalMode::Sim
+                if self.sim_read_share >= 1.0 || self.full_read_rng.chance(self.sim_read_share) =>
+            {
+                self.sim_read(leaf, slot)?
+            }
+            EvalMode::Baseline | EvalMode::Sim => {
+                let key_hit = self.fetch(key_page(leaf))?;
+                let value_hit = self.fetch(value_page(leaf))?;
+                if key_hit && value_hit {
+                    self.tally.cache_served += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn sim_read(&mut self, leaf: u32, slot: u16) -> SearchResult<()> {
+        let key = self.index.keys[leaf as usize][slot as usize];
+        let expected = self.index.values[leaf as usize][slot as usize];
+        let buffered = self.cache.state(value_page(leaf)) == Some(true);
+        let now = self.sim.now();
+        let store = &mut self.index.store;
+        let open = store.open(self.sim, now, key_page(leaf))?;
+        let bitmap = store.search(self.sim, now, &open, &[SearchKey::exact(key)])?[0];
+        self.tally.chip_lookups += 1;
+        self.tally.host_bytes += BITMAP_BYTES;
+        let hit = bitmap.slots().next();
+        if buffered {
+            self.cache.touch(value_page(leaf));
+            self.tally.cache_served += 1;
+        } else if let Some(hit) = hit {
+            let chunk = hit / SLOTS_PER_CHUNK;
+            let bytes =
+                store.gather_page(self.sim, now, value_page(leaf), ChunkMask::single(chunk))?;
+            self.tally.host_bytes += bytes.len() as u64;
+            if format::slot(&bytes, hit % SLOTS_PER_CHUNK) != expected {
+                self.tally.wrong += 1;
+            }
+        } else {
+            self.tally.wrong += 1;
+        }
+        store.close(self.sim, now, open)?;
+        Ok(())
+    }
+
+    fn update(&mut self, keynum: i64, value: u64) -> SearchResult<()> {
+        let (leaf, slot) = self.index.place[keynum as usize];
+        let page = value_page(leaf);
+        if self.cache.state(page).is_none() {
+            let now = self.sim.now();
+            self.index.store.read(self.sim, now, page)?;
+            self.tally.full_reads += 1;
+            self.tally.host_bytes += SIM_PAGE_HOST_BYTES;
+        }
+        self.index.values[leaf as usize][slot as usize] = value;
+        self.cache_insert(page, true)
+    }
+}
+
+/// A whole 4 KiB page on the host bus.
+const SIM_PAGE_HOST_BYTES: u64 = 4096;
+
+pub(super) fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+/// Runs one configuration on a fresh chip model built from `chip` (a `[search]` preset such
+/// as `sim2024`).
+pub fn run_eval(chip: &NandConfig, config: &EvalConfig) -> SearchResult<EvalResult> {
+    config.validate()?;
+    let mut sim = NandSim::new(chip.clone(), config.seed)?;
+    let index = load(&mut sim, config)?;
+    let records = i64::from(config.leaves) * config.fill_slots as i64;
+    let spec = YcsbSpec::read_update(config.read_share, config.distribution, records);
+    let mut ops = spec
+        .generator(config.seed)
+        .map_err(|e| SearchError::Argument {
+            argument: "workload",
+            message: e.to_string(),
+        })?;
+    let cache_pages = (config.cache_coverage * f64::from(2 * config.leaves)).round() as usize;
+    let mut run = Run {
+        sim: &mut sim,
+        index,
+        cache: PageCache::new(cache_pages),
+        mode: config.mode,
+        tally: Tally::default(),
+        sim_read_share: config.sim_read_share,
+        full_read_rng: SimRng::stream(config.seed, "eval.full-page-reads"),
+    };
+    let warmup = (config.queries as f64 * config.warmup_share) as u64;
+    let mut read_latencies = Vec::new();
+    let mut elapsed_ns = 0.0;
+    let (mut energy0, mut bus0) = (0.0, 0);
+    for q in 0..config.queries {
+        if q == warmup {
+            energy0 = chip_energy_pj(run.sim);
+            bus0 = chip_bus_bytes(run.sim);
+            run.tally = Tally::default();
+        }
+        let start: SimTime = run.sim.now();
+        let host_before = run.tally.host_bytes;
+        let op = ops.next_op();
+        let is_read = match op {
+            YcsbOp::Read { keynum } => {
+                run.read(keynum)?;
+                true
+            }
+            YcsbOp::Update { keynum } => {
+                run.update(keynum, q)?;
+                false
+            }
+            other => unreachable!("a read/update mix produced {other:?}"),
+        };
+        settle(run.sim);
+        let host_ns = (run.tally.host_bytes - host_before) as f64 / HOST_BUS_BYTES_PER_NS;
+        let latency_ns = (run.sim.now() - start).as_ns_f64() + host_ns;
+        if q >= warmup {
+            elapsed_ns += latency_ns;
+            if is_read {
+                read_latencies.push(latency_ns);
+            }
+        }
+    }
+    read_latencies.sort_unstable_by(f64::total_cmp);
+    let measured = config.queries - warmup;
+    let tally = &run.tally;
+    Ok(EvalResult {
+        queries_measured: measured,
+        elapsed_ns,
+        qps: if elapsed_ns > 0.0 {
+            measured as f64 / (elapsed_ns * 1e-9)
+        } else {
+            f64::INFINITY
+        },
+        nand_energy_nj: (chip_energy_pj(run.sim) - energy0) / 1e3,
+        read_latency_ns: [0.25, 0.5, 0.75, 0.99].map(|p| percentile(&read_latencies, p)),
+        internal_bus_bytes: chip_bus_bytes(run.sim) - bus0,
+        host_bus_bytes: tally.host_bytes,
+        write_backs: tally.write_backs,
+        full_page_reads: tally.full_reads,
+        chip_lookups: tally.chip_lookups,
+        cache_served_reads: tally.cache_served,
+        wrong_values: tally.wrong,
+        concentration: query_concentration(&spec, config.seed, config.queries).map_err(|e| {
+            SearchError::Argument {
+                argument: "workload",
+                message: e.to_string(),
+            }
+        })?,
+    })
+}
+
+#[cfg(test)]
+mod tests;
