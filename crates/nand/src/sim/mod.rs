@@ -105,6 +105,12 @@ pub struct NandSim {
     stats: NandStats,
     /// Search-in-Memory state (block modes, stored bytes, latches); `None` without `[search]`.
     search: Option<SearchState>,
+    /// The plan of the SiM op being submitted (set by `accept_search`, read by the step
+    /// compiler): kept out of `ChainInputs` so that legacy ops do not build one.
+    search_plan: SearchPlan,
+    /// TIN depends on the page type only (no `[search]` match-mode blocks, no
+    /// `timing.program_variation`): one test on the program path instead of two.
+    plain_program_times: bool,
 }
 
 impl NandSim {
@@ -126,8 +132,10 @@ impl NandSim {
         let dies = geometry.total_dies() as usize;
         let channels = geometry.channels as usize;
         let energy = EnergyModel::new(&config);
+        let timing = TimingModel::new(&config).with_seed(seed);
         Ok(NandSim {
-            timing: TimingModel::new(&config).with_seed(seed),
+            plain_program_times: config.search.is_none() && !timing.varies_program(),
+            timing,
             energy: EnergyModel::new(&config),
             blocks: BlockTable::new(&geometry, &config.reliability),
             rng: SimRng::stream(seed, "nand.reliability"),
@@ -150,6 +158,7 @@ impl NandSim {
                 .search
                 .clone()
                 .map(|s| SearchState::new(s, &geometry, seed)),
+            search_plan: SearchPlan::default(),
             geometry,
             config,
         })
@@ -250,7 +259,13 @@ impl NandSim {
         o.bus_wait = SimTime::ZERO;
         o.read_retries = inputs.read_retries;
         o.uncorrectable = inputs.uncorrectable;
-        steps::compile(op, &inputs.chain, &self.timing, &mut o.steps);
+        steps::compile(
+            op,
+            &inputs.chain,
+            &self.search_plan,
+            &self.timing,
+            &mut o.steps,
+        );
         let d = &mut self.dies[die as usize];
         if d.ops_in_flight == 0 {
             d.busy_since = now;
@@ -262,7 +277,7 @@ impl NandSim {
             k.bytes_transferred += u64::from(inputs.chain.transfer_bytes) * u64::from(o.planes);
         }
         if op.kind.is_search() {
-            let plan = &inputs.chain.search;
+            let plan = &self.search_plan;
             k.bytes_transferred += u64::from(plan.data_in_bytes + plan.data_out_bytes);
         }
         self.ready.push_back(slot);
@@ -367,7 +382,6 @@ impl NandSim {
                 program_time,
                 read_retries: retries,
                 barrier,
-                search: SearchPlan::default(),
             },
             read_retries: retries,
             uncorrectable,
@@ -394,6 +408,7 @@ impl NandSim {
             0.0
         };
         search.apply(op, &plan, rber);
+        self.search_plan = plan;
         let die = self.geometry.die_id(&target).index();
         self.dies[die].last_cache_kind = None;
         Ok(Accepted {
@@ -403,7 +418,6 @@ impl NandSim {
                 program_time: SimTime::ZERO,
                 read_retries: 0,
                 barrier: false,
-                search: plan,
             },
             read_retries: 0,
             uncorrectable: false,
@@ -432,7 +446,9 @@ impl NandSim {
     /// when `timing.program_variation` is set).
     #[inline]
     fn program_time(&self, address: &crate::geometry::PageAddress) -> SimTime {
-        if self.in_match_mode(address) {
+        if self.plain_program_times {
+            self.timing.program_time(address.page)
+        } else if self.in_match_mode(address) {
             self.timing.match_program
         } else if self.timing.varies_program() {
             self.varied_program_time(address)
@@ -633,11 +649,12 @@ impl NandSim {
         let kind = o.kind;
         let channel = o.channel as usize;
         let t = &self.timing;
+        let (tir, tor) = burst.transfer_times(t);
         let parts = [
             (Stage::Cle, t.cle() * u64::from(burst.command_cycles)),
             (Stage::Ale, t.ale(u32::from(burst.address_cycles))),
-            (Stage::Tir, burst.transfer_time(t, burst.data_in_bytes)),
-            (Stage::Tor, burst.transfer_time(t, burst.data_out_bytes)),
+            (Stage::Tir, tir),
+            (Stage::Tor, tor),
             (Stage::Status, t.status() * u64::from(burst.status_reads)),
         ];
         let mut duration = SimTime::ZERO;

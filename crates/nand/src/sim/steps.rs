@@ -51,6 +51,22 @@ impl Burst {
             + t.status() * u64::from(self.status_reads)
     }
 
+    /// Bus time of the data in and out (one test of the rate for both).
+    #[inline]
+    pub fn transfer_times(&self, t: &TimingModel) -> (SimTime, SimTime) {
+        if self.match_rate {
+            (
+                t.match_transfer_time(self.data_in_bytes),
+                t.match_transfer_time(self.data_out_bytes),
+            )
+        } else {
+            (
+                t.transfer_time(self.data_in_bytes),
+                t.transfer_time(self.data_out_bytes),
+            )
+        }
+    }
+
     /// Bus time of `bytes` of this burst's data.
     pub fn transfer_time(&self, t: &TimingModel, bytes: u32) -> SimTime {
         if self.match_rate {
@@ -83,12 +99,17 @@ pub(crate) struct ChainInputs {
     /// kind: a cache-read pipeline and a cache-program pipeline must not interleave, or each
     /// would hold a register the other waits for).
     pub barrier: bool,
-    /// What a SiM op does (kinds of [`OpKind::is_search`] only).
-    pub search: SearchPlan,
 }
 
-/// Compiles `op` into `steps` (cleared first; its capacity is reused).
-pub(crate) fn compile(op: &FlashOp, inputs: &ChainInputs, t: &TimingModel, steps: &mut Vec<Step>) {
+/// Compiles `op` into `steps` (cleared first; its capacity is reused). `search` is what a SiM
+/// op does (read for kinds of [`OpKind::is_search`] only).
+pub(crate) fn compile(
+    op: &FlashOp,
+    inputs: &ChainInputs,
+    search: &SearchPlan,
+    t: &TimingModel,
+    steps: &mut Vec<Step>,
+) {
     steps.clear();
     let planes = op.plane_count() as u32;
     let page_cycles = t.page_address_cycles;
@@ -168,7 +189,7 @@ pub(crate) fn compile(op: &FlashOp, inputs: &ChainInputs, t: &TimingModel, steps
             steps.push(Step::Release(ALL));
         }
         OpKind::PageOpen | OpKind::PageClose | OpKind::Search | OpKind::Gather => {
-            compile_search(op.kind, &inputs.search, inputs.read_time, t, steps);
+            compile_search(op.kind, search, inputs.read_time, t, steps);
         }
     }
     if let (true, Some(Step::Acquire(first))) = (inputs.barrier, steps.first().copied())
@@ -179,10 +200,11 @@ pub(crate) fn compile(op: &FlashOp, inputs: &ChainInputs, t: &TimingModel, steps
     }
 }
 
-/// SiM ops (paper 004 §IV-B). Latch 2 and the matching logic are the `CACHE` resource, the
+/// SiM ops (paper 004 §IV-B). Out of line: legacy ops never come here. Latch 2 and the matching logic are the `CACHE` resource, the
 /// sense into Latch 1 the `ARRAY`: a page-open-cache senses while searches of the active page
 /// go on. Commands carry the page address (one command cycle to open the sequence, one to
 /// confirm); data moves at the match-mode rate.
+#[inline(never)]
 fn compile_search(
     kind: OpKind,
     plan: &SearchPlan,
