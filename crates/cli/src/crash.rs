@@ -2,6 +2,7 @@
 //! workloads × cut points × cut–recover–continue cycles, checked by the crash oracle; a
 //! failing case prints its reproduction and a shrunk version.
 
+use crate::usage;
 use clap::Args;
 use nandlab_lab::power::crash::{CrashSummary, Mutation, crash, draw_case, run_drawn};
 use nandlab_lab::{LabError, LabResult};
@@ -26,20 +27,13 @@ pub struct CrashArgs {
     json: bool,
 }
 
-fn usage(message: String) -> LabError {
-    LabError::Usage(message)
-}
-
 pub fn run(args: CrashArgs) -> LabResult<()> {
     let mutation = Mutation::parse(&args.mutation).map_err(usage)?;
     if let Some(index) = args.case {
         let drawn = draw_case(args.seed, index, mutation);
         let outcome = run_drawn(&drawn).map_err(usage)?;
         let both = serde_json::json!({ "case": drawn, "outcome": outcome });
-        out!(
-            "{}",
-            serde_json::to_string_pretty(&both).map_err(|e| usage(e.to_string()))?
-        );
+        crate::print_json(&both)?;
         return Ok(());
     }
     if args.cuts == 0 {
@@ -47,10 +41,7 @@ pub fn run(args: CrashArgs) -> LabResult<()> {
     }
     let s: CrashSummary = crash(args.seed, args.cuts, mutation, |_| {}).map_err(usage)?;
     if args.json {
-        out!(
-            "{}",
-            serde_json::to_string_pretty(&s).map_err(|e| usage(e.to_string()))?
-        );
+        crate::print_json(&s)?;
         return Ok(());
     }
     out!(

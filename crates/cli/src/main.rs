@@ -33,6 +33,18 @@ macro_rules! out_raw {
     }};
 }
 
+/// A usage error (bad arguments) with `message`.
+fn usage(message: String) -> LabError {
+    LabError::Usage(message)
+}
+
+/// Prints `value` as pretty JSON on stdout.
+fn print_json(value: &impl serde::Serialize) -> LabResult<()> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| usage(e.to_string()))?;
+    out!("{text}");
+    Ok(())
+}
+
 mod crash;
 mod powercut;
 mod sql;

@@ -2,6 +2,7 @@
 //! and check every LPA with the crash oracle (docs/power.md); or sweep cut points; or time the
 //! mount scan against capacity.
 
+use crate::usage;
 use clap::Args;
 use nandlab_ftl::power::RecoveryVariant;
 use nandlab_ftl::{GcPolicy, MappingKind};
@@ -104,18 +105,11 @@ pub struct PowercutArgs {
     json: bool,
 }
 
-fn usage(message: String) -> LabError {
-    LabError::Usage(message)
-}
-
 pub fn powercut(args: PowercutArgs) -> LabResult<()> {
     if !args.scan_blocks.is_empty() {
         let points = recovery_scaling(&args.preset, &args.scan_blocks, 1.0).map_err(usage)?;
         if args.json {
-            out!(
-                "{}",
-                serde_json::to_string_pretty(&points).map_err(|e| usage(e.to_string()))?
-            );
+            crate::print_json(&points)?;
             return Ok(());
         }
         out!(
@@ -222,10 +216,7 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
         };
         let s = sweep(&case, mode, args.stride, args.cuts).map_err(|m| usage(format!("--{m}")))?;
         if args.json {
-            out!(
-                "{}",
-                serde_json::to_string_pretty(&s).map_err(|e| usage(e.to_string()))?
-            );
+            crate::print_json(&s)?;
             return Ok(());
         }
         out!(
@@ -262,10 +253,7 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
     }
     let o = run_case(&case).map_err(usage)?;
     if args.json {
-        out!(
-            "{}",
-            serde_json::to_string_pretty(&o).map_err(|e| usage(e.to_string()))?
-        );
+        crate::print_json(&o)?;
         return Ok(());
     }
     out!(

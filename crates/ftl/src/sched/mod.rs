@@ -107,34 +107,37 @@ impl OpQueues {
     /// Queues `op` for `die`.
     #[inline]
     pub fn push(&mut self, die: DieId, op: PendingOp) {
-        if !(self.interleaved() && matches!(op.tag, Tag::Gc(_))) {
+        if self.counts_as_gc(&op) {
+            self.gc[die.index()].push_back(op);
+        } else {
             self.host[die.index()].push_back(op);
-            return;
         }
-        if let Some(block) = self.written_block(&op) {
-            self.gc_pending_by_block[block.index()] += 1;
-            if op.kind == OpKind::Erase {
-                let plane = self.plane_of(block).index();
-                self.erases_pending_by_plane[plane] += 1;
-            }
-        }
-        self.gc[die.index()].push_back(op);
     }
 
     /// Puts `op`, just popped for `die`, back at the head of its queue.
     pub fn push_front(&mut self, die: DieId, op: PendingOp) {
-        if !(self.interleaved() && matches!(op.tag, Tag::Gc(_))) {
+        if self.counts_as_gc(&op) {
+            self.gc[die.index()].push_front(op);
+        } else {
             self.host[die.index()].push_front(op);
-            return;
         }
-        if let Some(block) = self.written_block(&op) {
+    }
+
+    /// Whether `op` goes to the GC queue (interleaved GC, a GC op); if so, counts it as pending
+    /// on the block it writes and, for an erase, on its plane.
+    #[inline]
+    fn counts_as_gc(&mut self, op: &PendingOp) -> bool {
+        if !(self.interleaved() && matches!(op.tag, Tag::Gc(_))) {
+            return false;
+        }
+        if let Some(block) = self.written_block(op) {
             self.gc_pending_by_block[block.index()] += 1;
             if op.kind == OpKind::Erase {
                 let plane = self.plane_of(block).index();
                 self.erases_pending_by_plane[plane] += 1;
             }
         }
-        self.gc[die.index()].push_front(op);
+        true
     }
 
     /// Interleaved GC, while the GC op at the head of `die`'s queue is held: the next host op

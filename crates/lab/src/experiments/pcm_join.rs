@@ -156,19 +156,7 @@ fn hash_join(options: &RunOptions) -> LabResult<ExperimentResult> {
             }
             let (g, v) = (&costs[0], &costs[1]);
             let key = format!("{}_{}", mode.label().replace('-', ""), layout.label());
-            let less = |grace: f64, virt: f64| if grace > 0.0 { 1.0 - virt / grace } else { 0.0 };
-            result.metric(
-                &format!("{key}_wear_reduction"),
-                less(g.bits_programmed as f64, v.bits_programmed as f64),
-            );
-            result.metric(
-                &format!("{key}_energy_reduction"),
-                less(g.energy_pj, v.energy_pj),
-            );
-            result.metric(
-                &format!("{key}_latency_reduction"),
-                less(g.latency_ns, v.latency_ns),
-            );
+            reduction_metrics(&mut result, &key, g, v);
             result.metric(
                 &format!("{key}_formula_energy_reduction"),
                 less(g.formula_energy_pj, v.formula_energy_pj),
@@ -238,6 +226,27 @@ fn hash_join(options: &RunOptions) -> LabResult<ExperimentResult> {
     }
     result.curves.push(buffers);
     Ok(result)
+}
+
+/// 1 − virtual / Grace (0 when Grace is 0).
+fn less(grace: f64, virt: f64) -> f64 {
+    if grace > 0.0 { 1.0 - virt / grace } else { 0.0 }
+}
+
+/// `{key}_wear_reduction`, `…_energy_reduction`, `…_latency_reduction`: 1 − virtual / Grace of
+/// the device model's cells programmed, energy and latency.
+pub(super) fn reduction_metrics(
+    result: &mut ExperimentResult,
+    key: &str,
+    grace: &PcmCost,
+    virt: &PcmCost,
+) {
+    let wear = less(grace.bits_programmed as f64, virt.bits_programmed as f64);
+    result.metric(&format!("{key}_wear_reduction"), wear);
+    let energy = less(grace.energy_pj, virt.energy_pj);
+    result.metric(&format!("{key}_energy_reduction"), energy);
+    let latency = less(grace.latency_ns, virt.latency_ns);
+    result.metric(&format!("{key}_latency_reduction"), latency);
 }
 
 /// DRAM buffer sizes of the buffer sweep, as shares of LINEORDER's row-store bytes.

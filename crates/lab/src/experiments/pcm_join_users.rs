@@ -6,7 +6,7 @@
 //! model's (`cidr11` preset); as in Fig. 5.10 they are also given relative to Grace on the row
 //! store at the largest `U` (= 1), per role of PCM.
 
-use super::pcm_join::{ALGORITHMS, LAYOUTS, PARTITIONS, storage};
+use super::pcm_join::{ALGORITHMS, LAYOUTS, PARTITIONS, reduction_metrics, storage};
 use super::{Curve, CurveValue, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::{LabError, LabResult};
 use nandlab_join::{
@@ -139,22 +139,8 @@ fn users(options: &RunOptions) -> LabResult<ExperimentResult> {
                 ) else {
                     continue;
                 };
-                let less =
-                    |grace: f64, virt: f64| if grace > 0.0 { 1.0 - virt / grace } else { 0.0 };
                 let k = format!("{key}_{}_u{users}", layout.label());
-                let (gq, vq) = (g.query_cost, v.query_cost);
-                result.metric(
-                    &format!("{k}_wear_reduction"),
-                    less(gq.bits_programmed as f64, vq.bits_programmed as f64),
-                );
-                result.metric(
-                    &format!("{k}_energy_reduction"),
-                    less(gq.energy_pj, vq.energy_pj),
-                );
-                result.metric(
-                    &format!("{k}_latency_reduction"),
-                    less(gq.latency_ns, vq.latency_ns),
-                );
+                reduction_metrics(&mut result, &k, &g.query_cost, &v.query_cost);
             }
             if let (Some(a), Some(b)) = (
                 find(mode, first, layout, Algorithm::Grace),
