@@ -4,8 +4,8 @@
 
 use crate::usage;
 use clap::Args;
+use nandlab_lab::LabResult;
 use nandlab_lab::power::crash::{CrashSummary, Mutation, crash, draw_case, run_drawn};
-use nandlab_lab::{LabError, LabResult};
 
 #[derive(Args, Debug)]
 pub struct CrashArgs {

@@ -6,10 +6,10 @@ use crate::usage;
 use clap::Args;
 use nandlab_ftl::power::RecoveryVariant;
 use nandlab_ftl::{GcPolicy, MappingKind};
+use nandlab_lab::LabResult;
 use nandlab_lab::power::scaling::recovery_scaling;
 use nandlab_lab::power::sweep::{SweepMode, sweep};
 use nandlab_lab::power::{CrashCase, CrashDevice, CrashWorkload, CutPoint, ps_to_us, run_case};
-use nandlab_lab::{LabError, LabResult};
 
 #[derive(Args, Debug)]
 pub struct PowercutArgs {
