@@ -84,6 +84,10 @@ pub struct MappingSection {
     /// Placement ids (NVMe FDP reclaim-unit handles) writes may carry (page mapping only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement_ids: Option<u16>,
+    /// Pad open word lines on a Flush and before erasing a block whose data sits on lower pages
+    /// with unprogrammed upper pages (page mapping only; docs/power.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired_page_padding: Option<bool>,
 }
 
 /// `[ssd.gc]`.
@@ -174,6 +178,14 @@ impl SsdSection {
             ));
         }
         set(&mut f.allocation_order, mapping.allocation_order.clone());
+        if mapping.paired_page_padding == Some(true) && f.mapping != MappingKind::Page {
+            return Err(inapplicable(
+                "ssd.mapping.paired_page_padding",
+                "applies to the page mapping only",
+                f.mapping,
+            ));
+        }
+        set(&mut f.paired_page_padding, mapping.paired_page_padding);
         if let Some(n) = mapping.random_log_blocks {
             if f.mapping != MappingKind::Hybrid {
                 return Err(inapplicable(
@@ -284,6 +296,7 @@ fn inapplicable(key: &str, what: &str, mapping: MappingKind) -> KeyError {
 pub const FTL_KEYS: &[(&str, &str)] = &[
     ("ftl.mapping", "ssd.mapping.kind"),
     ("ftl.allocation_order", "ssd.mapping.allocation_order"),
+    ("ftl.paired_page_padding", "ssd.mapping.paired_page_padding"),
     (
         "ftl.hybrid_random_log_blocks",
         "ssd.mapping.random_log_blocks",
@@ -340,10 +353,11 @@ mod tests {
         let f = section(
             "op_fraction = 0.07\n[host]\nqueue_depth = 8\n[gc]\npolicy = \"fifo\"\nthreshold_blocks = 4\n\
              [wear]\nleveling = \"static\"\nerase_gap_threshold = 9\n[buffer]\npages = 16\npolicy = \"fifo\"\n\
-             [hints]\nrefresh_ops = 0\n",
+             [hints]\nrefresh_ops = 0\n[mapping]\npaired_page_padding = true\n",
         )
         .to_ftl()
         .unwrap();
+        assert!(f.paired_page_padding);
         assert_eq!(f.op_fraction, 0.07);
         assert_eq!(f.queue_depth, 8);
         assert_eq!(f.gc_policy, GcPolicy::Fifo);
@@ -377,6 +391,10 @@ mod tests {
                 "ssd.wear.erase_gap_threshold",
             ),
             ("[buffer]\npolicy = \"lru\"\n", "ssd.buffer.policy"),
+            (
+                "[mapping]\nkind = \"hybrid\"\npaired_page_padding = true\n",
+                "ssd.mapping.paired_page_padding",
+            ),
         ];
         for (text, key) in cases {
             let (got, message) = section(text).to_ftl().unwrap_err();
