@@ -17,6 +17,11 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, nandlab.Repro
     return {id: nandlab.reproduce(id, root / id, scale="quick") for id in NFS}
 
 
+def test_every_experiment_has_a_figure() -> None:
+    ids = {e.id for e in nandlab.list_experiments()}
+    assert ids <= set(plots.FIGURES), sorted(ids - set(plots.FIGURES))
+
+
 def test_every_nfs_experiment_has_a_figure() -> None:
     assert len(NFS) == 8
     assert set(NFS) <= set(plots.FIGURES)

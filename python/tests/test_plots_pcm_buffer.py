@@ -63,11 +63,6 @@ def test_pcm_combined_figure_marks_the_thesis_targets(tmp_path: Path) -> None:
     assert [round(p.get_height(), 2) for p in fig.axes[0].patches] == [1, 1.6, 0.3, 2.5]
 
 
-def test_every_experiment_has_a_figure() -> None:
-    ids = {e.id for e in nandlab.list_experiments()}
-    assert ids <= set(plots.FIGURES), sorted(ids - set(plots.FIGURES))
-
-
 def test_the_pcm_write_figures_draw_real_quick_runs(tmp_path: Path) -> None:
     for id in ("pcm-dedup", "pcm-buffer", "pcm-combined"):
         run = nandlab.reproduce(id, tmp_path / id, scale="quick")

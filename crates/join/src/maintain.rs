@@ -18,7 +18,7 @@
 use crate::access::Reader;
 use crate::database::Database;
 use crate::error::{JoinResult, argument};
-use crate::store::{ENTRY_BYTES, Layout, StoredTable};
+use crate::store::{Layout, StoredTable, entry_bytes};
 use nandlab_pcm::PcmAddr;
 use nandlab_workload::ssb::Table;
 
@@ -72,8 +72,10 @@ impl Database {
             }
             Layout::Column => {
                 for (column, v) in row.iter().enumerate() {
-                    self.device
-                        .write(PcmAddr(facts.entry_addr(column, tid)), &entry(tid, *v))?;
+                    self.device.write(
+                        PcmAddr(facts.entry_addr(column, tid)),
+                        &entry_bytes(tid, *v),
+                    )?;
                 }
             }
         }
@@ -128,7 +130,7 @@ impl Database {
                     for column in 0..facts.columns {
                         let v = facts.read_entry(reader, &mut self.device, column, last)?;
                         self.device
-                            .write(PcmAddr(facts.entry_addr(column, tid)), &entry(tid, v))?;
+                            .write(PcmAddr(facts.entry_addr(column, tid)), &entry_bytes(tid, v))?;
                     }
                 }
             }
@@ -141,14 +143,6 @@ impl Database {
     pub fn fact_rows(&self) -> u32 {
         self.facts().rows
     }
-}
-
-/// A column-store entry `[tid][value]`.
-fn entry(tid: u32, value: u32) -> [u8; ENTRY_BYTES as usize] {
-    let mut e = [0u8; ENTRY_BYTES as usize];
-    e[..4].copy_from_slice(&tid.to_le_bytes());
-    e[4..].copy_from_slice(&value.to_le_bytes());
-    e
 }
 
 #[cfg(test)]

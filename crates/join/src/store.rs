@@ -139,6 +139,14 @@ impl StoredTable {
     }
 }
 
+/// A column-store entry `[tid][value]` (little-endian).
+pub(crate) fn entry_bytes(tid: u32, value: u32) -> [u8; ENTRY_BYTES as usize] {
+    let mut e = [0u8; ENTRY_BYTES as usize];
+    e[..4].copy_from_slice(&tid.to_le_bytes());
+    e[4..].copy_from_slice(&value.to_le_bytes());
+    e
+}
+
 /// Little-endian `u32`s from `bytes` into `out`.
 pub fn decode_u32s(bytes: &[u8], out: &mut [u32]) {
     for (v, c) in out.iter_mut().zip(bytes.chunks_exact(4)) {
@@ -211,10 +219,7 @@ pub fn load_table(
             let mut tid = 0u32;
             data.for_each_row(table, |values| {
                 for (page, v) in pages.iter_mut().zip(values) {
-                    let mut entry = [0u8; 8];
-                    entry[..4].copy_from_slice(&tid.to_le_bytes());
-                    entry[4..].copy_from_slice(&v.to_le_bytes());
-                    if let Err(e) = page.push(device, &entry) {
+                    if let Err(e) = page.push(device, &entry_bytes(tid, *v)) {
                         error.get_or_insert(e);
                     }
                 }

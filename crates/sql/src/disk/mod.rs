@@ -155,12 +155,7 @@ impl SimDisk {
         let pcm_energy_pj = self
             .ssd
             .front_end::<nandlab_ftl::PcmStage>()
-            .map_or(0.0, |stage| {
-                let r = stage.report();
-                r.device.read_energy_pj
-                    + r.device.write_energy_pj
-                    + r.finder.as_ref().map_or(0.0, |f| f.hash_energy_pj)
-            });
+            .map_or(0.0, nandlab_ftl::PcmStage::energy_pj);
         let energy_pj = OpKind::ALL
             .iter()
             .map(|k| stats.energy_uj(*k) * 1e6)

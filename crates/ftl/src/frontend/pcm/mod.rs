@@ -156,6 +156,17 @@ impl PcmStage {
         &self.device
     }
 
+    /// PCM energy so far: the device's reads and writes plus dedup's SHA-1 hashing, picojoules
+    /// (what [`PcmStage::report`] gives, without building the report).
+    pub fn energy_pj(&self) -> f64 {
+        let device = self.device.stats();
+        let hashing = self
+            .dedup
+            .as_ref()
+            .map_or(0.0, |d| d.finder().stats().hash_energy_pj);
+        device.read_energy_pj + device.write_energy_pj + hashing
+    }
+
     /// What the stage did so far.
     pub fn report(&self) -> PcmStageReport {
         let mut failures = self.errors;
