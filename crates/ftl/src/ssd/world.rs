@@ -749,6 +749,21 @@ pub(crate) struct EraseGate {
     waits: Vec<ProgramWait>,
 }
 
+impl EraseGate {
+    /// Whether every awaited program has completed. A wait once over stays over (the page
+    /// completed that program, or no longer holds it), so the waits found over are dropped and
+    /// each is checked until it is over, not again at every later completion.
+    fn over(&mut self, oob: &crate::flash::oob::OobStore) -> bool {
+        while let Some(wait) = self.waits.last() {
+            if !wait.done(oob) {
+                return false;
+            }
+            self.waits.pop();
+        }
+        true
+    }
+}
+
 impl Ssd {
     /// Dispatches an erase that may have to wait for programs on other dies.
     #[cold]
@@ -797,8 +812,7 @@ impl Ssd {
         else {
             return false;
         };
-        let oob = &self.flash.oob;
-        if self.gates[i].waits.iter().all(|w| w.done(oob)) {
+        if self.gates[i].over(&self.flash.oob) {
             self.gates.remove(i);
             return false;
         }
@@ -812,11 +826,8 @@ impl Ssd {
     fn release_gates(&mut self) -> FtlResult<()> {
         let mut i = 0;
         while i < self.gates.len() {
-            let oob = &self.flash.oob;
-            let g = &self.gates[i];
-            let ready = g.waits.iter().all(|w| w.done(oob));
-            if ready {
-                let (die, before) = (g.die, self.gates.len());
+            if self.gates[i].over(&self.flash.oob) {
+                let (die, before) = (self.gates[i].die, self.gates.len());
                 self.pump(die)?;
                 if self.gates.len() < before {
                     // that gate went (others may have shifted into slot i)
