@@ -16,8 +16,11 @@
 //!   gathered chunk (a concatenated code with the page ECC).
 //!
 //! [`SimLeafIndex`] is a B+tree leaf level on SiM pages (paper §V-A: key page + value page).
+//! [`index`] holds the other integrations of paper §V: a secondary index of bit-packed rows
+//! ([`SecondaryIndex`]), range queries as power-of-two key + mask searches, and data
+//! redistribution by key-space partition ([`redistribute`]).
 //!
-//! Layout: `store` (the API), `leaf`, `header`, `chunk_ecc`, `crc`, `error`.
+//! Layout: `store` (the API), `leaf`, `index`, `header`, `chunk_ecc`, `crc`, `error`.
 
 pub mod batch;
 pub mod chunk_ecc;
@@ -26,11 +29,16 @@ pub mod crc;
 pub mod error;
 pub mod eval;
 pub mod header;
+pub mod index;
 pub mod leaf;
 pub mod store;
 
 pub use error::{SearchError, SearchResult};
 pub use header::{DATA_CHUNKS, Header};
+pub use index::{
+    ChipCost, ChipMeter, FieldRange, Predicate, RangeMethod, RowLayout, SecondaryIndex,
+    redistribute,
+};
 pub use leaf::SimLeafIndex;
 pub use store::{IntegrityStats, LogicalPage, OpenPage, SimPageStore, StoreConfig};
 
