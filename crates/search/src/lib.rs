@@ -20,7 +20,10 @@
 //! ([`SecondaryIndex`]), range queries as power-of-two key + mask searches, and data
 //! redistribution by key-space partition ([`redistribute`]).
 //!
-//! Layout: `store` (the API), `leaf`, `index`, `header`, `chunk_ecc`, `crc`, `error`.
+//! [`tree`] runs the engine's B+tree ([`nandlab_engine::BTree`]) on a store, its leaves searched on
+//! the chip ([`get_on_chip`]).
+//!
+//! Layout: `store` (the API), `leaf`, `index`, `tree`, `header`, `chunk_ecc`, `crc`, `error`.
 
 pub mod batch;
 pub mod chunk_ecc;
@@ -32,6 +35,7 @@ pub mod header;
 pub mod index;
 pub mod leaf;
 pub mod store;
+pub mod tree;
 
 pub use error::{SearchError, SearchResult};
 pub use header::{DATA_CHUNKS, Header};
@@ -41,6 +45,7 @@ pub use index::{
 };
 pub use leaf::SimLeafIndex;
 pub use store::{IntegrityStats, LogicalPage, OpenPage, SimPageStore, StoreConfig};
+pub use tree::{SimBlockDevice, get_on_chip};
 
 #[cfg(test)]
 mod tests;

@@ -229,7 +229,7 @@ pub fn redistribute_full_read(
     let partitions = slice.value_max() + 1;
     // the partitions read in each pass
     let passes: Vec<std::ops::Range<u64>> = match mode {
-        FullRead::OnePass => vec![0..partitions],
+        FullRead::OnePass => std::iter::once(0..partitions).collect(),
         FullRead::PerPartition => (0..partitions).map(|p| p..p + 1).collect(),
     };
     let mut out = Redistribution::default();
