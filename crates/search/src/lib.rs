@@ -18,7 +18,7 @@
 //! [`SimLeafIndex`] is a B+tree leaf level on SiM pages (paper §V-A: key page + value page).
 //! [`index`] holds the other integrations of paper §V: a secondary index of bit-packed rows
 //! ([`SecondaryIndex`]), range queries as power-of-two key + mask searches, and data
-//! redistribution by key-space partition ([`redistribute`]).
+//! redistribution by key-space partition ([`redistribute()`]).
 //!
 //! [`tree`] runs the engine's B+tree ([`nandlab_engine::BTree`]) on a store, its leaves searched on
 //! the chip ([`get_on_chip`]).

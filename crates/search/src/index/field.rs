@@ -6,7 +6,7 @@
 //! every row, clear in unused slots, compared by every query), then the attribute fields in the
 //! order given, then unused bits; the row id takes the lowest bits. Attributes are unsigned
 //! integers of their field's width, most significant field first as in MySQL's key encoding
-//! (the paper's reference [23]).
+//! (the paper's ref. 23).
 
 use crate::error::{SearchError, SearchResult};
 use nandlab_nand::SearchKey;
