@@ -12,6 +12,8 @@
 //! - [`aligned_blocks`]: the exact form, which the paper leaves to "multi-pass comparisons":
 //!   the range is the union of at most `2w - 2` maximal aligned power-of-two blocks
 //!   (`w` = field width), each a prefix test — one search per block, bitmaps ORed.
+//! - [`widened_blocks`]: between the two, the range widened to multiples of `2^g` so that it
+//!   takes at most a given number of blocks (searches): a smaller superset for more searches.
 
 use super::field::BitField;
 use nandlab_nand::SearchKey;
@@ -57,6 +59,21 @@ pub fn aligned_blocks(lo: u64, hi: u64, bits: u32) -> Vec<AlignedBlock> {
     }
     debug_assert!(bits < 2 || blocks.len() <= 2 * bits as usize - 2 || blocks.len() == 1);
     blocks
+}
+
+/// The aligned blocks of `lo..=hi` widened to multiples of `2^g`, with `g` the smallest that
+/// gives at most `searches_max` blocks (≥ 1): a superset of the range between the paper's
+/// 2-search approximation and the exact decomposition, refined on the host like the former.
+pub fn widened_blocks(lo: u64, hi: u64, bits: u32, searches_max: usize) -> Vec<AlignedBlock> {
+    debug_assert!(searches_max >= 1);
+    for g in 0..=bits {
+        let low = if g == 64 { u64::MAX } else { (1u64 << g) - 1 };
+        let blocks = aligned_blocks(lo & !low, hi | low, bits);
+        if blocks.len() <= searches_max {
+            return blocks;
+        }
+    }
+    unreachable!("g = bits gives one block")
 }
 
 /// The paper's approximation of `lo..=hi` on a field of `bits` bits: the two prefix searches
@@ -138,6 +155,30 @@ mod tests {
         assert_eq!(aligned_blocks(1, 510, bits).len(), 16); // the worst case, 2w - 2
         assert_eq!(aligned_blocks(0, u64::MAX, 64).len(), 1);
         assert_eq!(aligned_blocks(5, 4, bits), vec![]);
+    }
+
+    #[test]
+    fn widened_blocks_are_a_superset_within_the_budget() {
+        let bits = 10;
+        let mut rng = SimRng::seed_from_u64(7);
+        for _ in 0..300 {
+            let a = rng.below(1 << bits);
+            let b = rng.below(1 << bits);
+            let (lo, hi) = (a.min(b), a.max(b));
+            for budget in [1, 2, 4, 8, 18] {
+                let blocks = widened_blocks(lo, hi, bits, budget);
+                assert!(blocks.len() <= budget);
+                let covered = brute(&blocks, bits);
+                assert!(covered.contains(&lo) && covered.contains(&hi));
+                assert_eq!(
+                    covered.len() as u64,
+                    covered[covered.len() - 1] - covered[0] + 1
+                );
+                if budget >= 2 * bits as usize - 2 {
+                    assert_eq!(covered, (lo..=hi).collect::<Vec<_>>(), "exact at 2w - 2");
+                }
+            }
+        }
     }
 
     #[test]

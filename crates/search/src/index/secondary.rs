@@ -9,7 +9,7 @@
 //! check on the host.
 
 use super::field::{BitField, RowLayout, VALID_BIT};
-use super::range::{aligned_blocks, approximate};
+use super::range::{aligned_blocks, approximate, widened_blocks};
 use crate::error::{SearchError, SearchResult};
 use crate::header::DATA_BYTES;
 use crate::store::{LogicalPage, SimPageStore};
@@ -46,6 +46,10 @@ pub enum RangeMethod {
     /// The exact decomposition into aligned power-of-two blocks: one search per block
     /// (at most `2w - 2` for a `w`-bit field), bitmaps ORed; nothing to refine.
     AlignedBlocks,
+    /// The aligned blocks of the range widened to multiples of `2^g` (the smallest `g` that
+    /// needs at most this many searches, ≥ 1): a superset refined on the host; exact from
+    /// `2w - 2` on.
+    SearchesAtMost(u32),
 }
 
 /// What a query did.
@@ -190,6 +194,12 @@ impl SecondaryIndex {
                 ),
             });
         }
+        if method == RangeMethod::SearchesAtMost(0) {
+            return Err(SearchError::Argument {
+                argument: "method",
+                message: "SearchesAtMost(0): a range needs at least 1 search".into(),
+            });
+        }
         let (keys, combine) = match method {
             RangeMethod::Approximate => (
                 approximate(range.lo, range.hi, field.bits).keys(field, equal),
@@ -197,6 +207,13 @@ impl SecondaryIndex {
             ),
             RangeMethod::AlignedBlocks => (
                 aligned_blocks(range.lo, range.hi, field.bits)
+                    .iter()
+                    .map(|b| b.key(field, equal))
+                    .collect(),
+                Combine::Union,
+            ),
+            RangeMethod::SearchesAtMost(n) => (
+                widened_blocks(range.lo, range.hi, field.bits, n as usize)
                     .iter()
                     .map(|b| b.key(field, equal))
                     .collect(),
