@@ -45,6 +45,38 @@ fn check_all(tree: &mut BTree<SimBlockDevice>, reference: &BTreeMap<u64, u64>, r
         assert_eq!(get_on_chip(tree, key).unwrap(), expected, "SiM get {key}");
         assert_eq!(tree.get(key).unwrap(), expected, "tree get {key}");
     }
+    for _ in 0..5 {
+        let a = rng.below(3_000);
+        let b = rng.below(3_000);
+        let (low, high) = (a.min(b), a.max(b));
+        let expected: Vec<(u64, u64)> = reference.range(low..high).map(|(k, v)| (*k, *v)).collect();
+        assert_eq!(
+            tree.range(low, high).unwrap(),
+            expected,
+            "range {low}..{high}"
+        );
+    }
+}
+
+#[test]
+fn the_device_names_bad_pages_and_buffers() {
+    let mut tree = tree();
+    let device = tree.device_mut();
+    let mut buf = vec![0u8; 4032];
+    let beyond = device.read_page(Lpa(1024), &mut buf).unwrap_err();
+    assert!(beyond.to_string().contains("LPA 1024"), "{beyond}");
+    let short = device.write_page(Lpa(3), &[0u8; 4096]).unwrap_err();
+    assert!(short.to_string().contains("4096 B"), "{short}");
+    // a page never written reads as zeros, a trimmed page too
+    device.read_page(Lpa(500), &mut buf).unwrap();
+    assert!(buf.iter().all(|b| *b == 0));
+    device.write_page(Lpa(500), &[7u8; 4032]).unwrap();
+    device.read_page(Lpa(500), &mut buf).unwrap();
+    assert!(buf.iter().all(|b| *b == 7));
+    device.trim_page(Lpa(500)).unwrap();
+    device.read_page(Lpa(500), &mut buf).unwrap();
+    assert!(buf.iter().all(|b| *b == 0));
+    assert_eq!(device.counters().host_trims, 1);
 }
 
 #[test]
