@@ -6,9 +6,10 @@
 //! a key page and a value page with the value of key slot `i` in value slot `i`.
 //!
 //! [`get_on_chip`] is the SiM point lookup: the tree's inner nodes are read as usual, then the
-//! leaf's key page is opened and searched on the chip, the hit's chunk and the tree's header
-//! chunk (which names the value page) are gathered, and the value chunk is gathered from the
-//! value page — the leaf's pages never cross the bus in full.
+//! leaf's key page is opened and searched on the chip, the hits' chunks and the tree's header
+//! chunk (which names the value page) are gathered, the first hit whose ECC-checked slot holds
+//! the key is taken, and its value chunk is gathered from the value page — the leaf's pages never
+//! cross the bus in full.
 //!
 //! Tree word `w` of a page is page slot `8 + w`; keys start at tree word 8 (page slot 16,
 //! chunk 2), so the tree header's chunk 1 is cleared from every bitmap.
@@ -20,7 +21,7 @@ use crate::store::{LogicalPage, SimPageStore};
 use nandlab_core::SimTime;
 use nandlab_engine::btree::node::{EMPTY_KEY, HEADER_WORDS, LEAF_MAGIC};
 use nandlab_engine::{BTree, BlockDevice, DeviceCounters, EngineError, Lpa};
-use nandlab_nand::search::format::{self, SLOTS_PER_CHUNK};
+use nandlab_nand::search::format::{self, CHUNK_BYTES, SLOTS_PER_CHUNK};
 use nandlab_nand::{ChunkMask, NandSim, SearchKey};
 
 /// Page slot of tree word 0 (after the store's header chunk).
@@ -165,12 +166,12 @@ pub fn get_on_chip(tree: &mut BTree<SimBlockDevice>, key: u64) -> SearchResult<O
     let mut bitmap = store.search(sim, now, &open, &[SearchKey::exact(key)])?[0];
     bitmap.0[0] &= !0xFFFF; // chunks 0 and 1: the store's and the tree's headers
     let mut found = None;
-    if let Some(slot) = bitmap.slots().next() {
-        let chunk = slot / SLOTS_PER_CHUNK;
-        let mask = ChunkMask(1 << TREE_HEADER_CHUNK | 1 << chunk);
+    let hit_chunks = bitmap.chunks();
+    if hit_chunks.count() > 0 {
+        // the tree's header chunk (the value page) and every chunk with a hit, in one gather
+        let mask = ChunkMask(1 << TREE_HEADER_CHUNK | hit_chunks.0);
         let bytes = store.gather(sim, now, &mut open, mask)?;
-        let header = &bytes[..64];
-        let keys = &bytes[64..];
+        let header = &bytes[..CHUNK_BYTES as usize];
         let magic = format::slot(header, 0);
         if magic != LEAF_MAGIC {
             store.close(sim, now, open)?;
@@ -180,11 +181,21 @@ pub fn get_on_chip(tree: &mut BTree<SimBlockDevice>, key: u64) -> SearchResult<O
                 detail: format!("page {key_page} searched as a leaf has magic {magic:#x}"),
             }));
         }
-        // a hit whose ECC-checked slot differs was a bit error in the latch
-        if format::slot(keys, slot % SLOTS_PER_CHUNK) == key {
+        // the first hit whose ECC-checked slot holds the key (others were bit errors in the
+        // latch); chunk i of the gather is the i-th chunk of `mask`
+        let verified = mask.chunks().enumerate().skip(1).find_map(|(i, chunk)| {
+            let chunk_bytes = &bytes[i * CHUNK_BYTES as usize..(i + 1) * CHUNK_BYTES as usize];
+            (0..SLOTS_PER_CHUNK)
+                .find(|w| {
+                    bitmap.is_set(chunk * SLOTS_PER_CHUNK + w)
+                        && format::slot(chunk_bytes, *w) == key
+                })
+                .map(|w| (chunk, w))
+        });
+        if let Some((chunk, within)) = verified {
             let value_page = LogicalPage(format::slot(header, 3) as u32);
             let values = store.gather_page(sim, now, value_page, ChunkMask::single(chunk))?;
-            found = Some(format::slot(&values, slot % SLOTS_PER_CHUNK));
+            found = Some(format::slot(&values, within));
         }
     }
     store.close(sim, now, open)?;

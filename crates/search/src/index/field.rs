@@ -106,11 +106,10 @@ impl RowLayout {
             names.push((*name).to_string());
             fields.push(BitField::new(top, *bits)?);
         }
-        let row_id = if row_id_bits == 0 {
+        if row_id_bits == 0 {
             return Err(bad("the row id needs at least 1 bit".into()));
-        } else {
-            BitField::new(0, row_id_bits)?
-        };
+        }
+        let row_id = BitField::new(0, row_id_bits)?;
         debug_assert!(row_id.bits <= top);
         Ok(RowLayout {
             names,

@@ -239,8 +239,8 @@ impl SecondaryIndex {
     ) -> SearchResult<Selection> {
         let plan = self.plan(predicate, method)?;
         let mut out = Selection::default();
-        for page in self.pages.clone() {
-            self.select_page(sim, now, page, &plan, &mut out)?;
+        for i in 0..self.pages.len() {
+            self.select_page(sim, now, self.pages[i], &plan, &mut out)?;
         }
         out.row_ids.sort_unstable();
         Ok(out)
@@ -305,8 +305,8 @@ impl SecondaryIndex {
     ) -> SearchResult<Selection> {
         let plan = self.plan(predicate, RangeMethod::AlignedBlocks)?;
         let mut out = Selection::default();
-        for page in self.pages.clone() {
-            let bytes = self.store.read(sim, now, page)?;
+        for i in 0..self.pages.len() {
+            let bytes = self.store.read(sim, now, self.pages[i])?;
             out.stats.pages += 1;
             out.stats.full_reads += 1;
             for i in 0..ROWS_PER_PAGE as u32 {
