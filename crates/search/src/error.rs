@@ -10,6 +10,10 @@ pub enum SearchError {
     #[error(transparent)]
     Nand(#[from] NandError),
 
+    /// An error of the engine's B+tree run on a store ([`crate::tree`]).
+    #[error(transparent)]
+    Engine(#[from] nandlab_engine::EngineError),
+
     /// An argument out of range.
     #[error("invalid argument `{argument}`: {message}")]
     Argument {

@@ -16,8 +16,14 @@
 //!   gathered chunk (a concatenated code with the page ECC).
 //!
 //! [`SimLeafIndex`] is a B+tree leaf level on SiM pages (paper §V-A: key page + value page).
+//! [`index`] holds the other integrations of paper §V: a secondary index of bit-packed rows
+//! ([`SecondaryIndex`]), range queries as power-of-two key + mask searches, and data
+//! redistribution by key-space partition ([`redistribute()`]).
 //!
-//! Layout: `store` (the API), `leaf`, `header`, `chunk_ecc`, `crc`, `error`.
+//! [`tree`] runs the engine's B+tree ([`nandlab_engine::BTree`]) on a store, its leaves searched on
+//! the chip ([`get_on_chip`]).
+//!
+//! Layout: `store` (the API), `leaf`, `index`, `tree`, `header`, `chunk_ecc`, `crc`, `error`.
 
 pub mod batch;
 pub mod chunk_ecc;
@@ -26,13 +32,20 @@ pub mod crc;
 pub mod error;
 pub mod eval;
 pub mod header;
+pub mod index;
 pub mod leaf;
 pub mod store;
+pub mod tree;
 
 pub use error::{SearchError, SearchResult};
 pub use header::{DATA_CHUNKS, Header};
+pub use index::{
+    ChipCost, ChipMeter, FieldRange, Predicate, RangeMethod, RowLayout, SecondaryIndex,
+    redistribute,
+};
 pub use leaf::SimLeafIndex;
 pub use store::{IntegrityStats, LogicalPage, OpenPage, SimPageStore, StoreConfig};
+pub use tree::{SimBlockDevice, get_on_chip};
 
 #[cfg(test)]
 mod tests;

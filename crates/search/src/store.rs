@@ -185,9 +185,26 @@ impl SimPageStore {
         &self.stats
     }
 
+    /// Logical pages the store addresses.
+    pub fn logical_page_count(&self) -> u32 {
+        self.map.len() as u32
+    }
+
     /// Where logical page `page` is stored.
     pub fn address_of(&self, page: LogicalPage) -> Option<PageAddress> {
         self.map.get(page.0 as usize).copied().flatten()
+    }
+
+    /// Forgets logical page `page` (its physical page becomes dead; garbage collection is not
+    /// modelled) and drops it from the refresh queue.
+    pub fn trim(&mut self, page: LogicalPage) -> SearchResult<()> {
+        self.check_page(page)?;
+        self.map[page.0 as usize] = None;
+        if self.queued[page.0 as usize] {
+            self.queued[page.0 as usize] = false;
+            self.refresh.retain(|p| *p != page);
+        }
+        Ok(())
     }
 
     /// Pages waiting to be rewritten.

@@ -144,6 +144,12 @@ impl<D: BlockDevice> BTree<D> {
         &self.device
     }
 
+    /// The device, for calls beside the tree's own (e.g. SiM searches of its pages); writing
+    /// the tree's pages through it corrupts the tree.
+    pub fn device_mut(&mut self) -> &mut D {
+        &mut self.device
+    }
+
     pub fn into_device(self) -> D {
         self.device
     }
@@ -223,6 +229,12 @@ impl<D: BlockDevice> BTree<D> {
             page = inner.children[inner.keys.partition_point(|k| *k <= key)];
         }
         Ok(page)
+    }
+
+    /// The key page of the leaf whose range holds `key`, reading only the inner nodes (a SiM
+    /// controller then searches that page on the chip instead of reading it).
+    pub fn key_page_of(&mut self, key: u64) -> Result<Lpa, EngineError> {
+        Ok(lpa(self.find_leaf(key)?))
     }
 
     /// Where `key` is or would go (reads the inner nodes and the key page).

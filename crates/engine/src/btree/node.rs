@@ -20,7 +20,7 @@ pub const NO_PAGE: u64 = u64::MAX;
 /// Words of the header chunk.
 pub const HEADER_WORDS: usize = 8;
 
-const LEAF_MAGIC: u64 = 0x4641_454C_2B42_4C4E; // "NLB+LEAF"
+pub const LEAF_MAGIC: u64 = 0x4641_454C_2B42_4C4E; // "NLB+LEAF"
 const VALUES_MAGIC: u64 = 0x534C_4156_2B42_4C4E; // "NLB+VALS"
 const INNER_MAGIC: u64 = 0x524E_4E49_2B42_4C4E; // "NLB+INNR"
 

@@ -219,7 +219,7 @@ fn all_blocks(sim: &NandSim) -> Vec<PageAddress> {
     blocks
 }
 
-fn chip_energy_pj(sim: &NandSim) -> f64 {
+pub(crate) fn chip_energy_pj(sim: &NandSim) -> f64 {
     sim.stats()
         .stage_energy_pj()
         .iter()
@@ -228,7 +228,7 @@ fn chip_energy_pj(sim: &NandSim) -> f64 {
         + sim.idle_energy_pj()
 }
 
-fn chip_bus_bytes(sim: &NandSim) -> u64 {
+pub(crate) fn chip_bus_bytes(sim: &NandSim) -> u64 {
     OpKind::ALL
         .iter()
         .map(|k| sim.stats().kind(*k).bytes_transferred)
