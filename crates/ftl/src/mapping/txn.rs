@@ -91,6 +91,10 @@ impl TxMap {
         v
     }
 
+    pub fn shadows_free(&self) -> usize {
+        self.free_shadows.len()
+    }
+
     pub fn pending_pages(&self) -> usize {
         self.pending.len()
     }

@@ -92,6 +92,22 @@ impl Ssd {
         }
     }
 
+    /// Whether the open transaction has written `lpa`.
+    pub fn tx_has(&self, lpa: Lpa) -> bool {
+        match &self.mapper {
+            Mapper::Page(p) => p.tx_shadow(lpa).is_some(),
+            _ => false,
+        }
+    }
+
+    /// Logical pages the open transaction can still add (its free shadow pages).
+    pub fn tx_room(&self) -> u64 {
+        match &self.mapper {
+            Mapper::Page(p) => p.tx.as_deref().map_or(0, |t| t.shadows_free() as u64),
+            _ => 0,
+        }
+    }
+
     /// The transactional mode's counters since the device was built.
     pub fn tx_stats(&self) -> TxStats {
         self.txn.stats

@@ -34,7 +34,7 @@ fn every_mode_runs_and_leaves_its_files() {
         assert_eq!(m.write_transactions, 31, "{mode}");
         let files = db.disk().unwrap().file_names();
         let expect: &[&str] = match mode {
-            JournalMode::Delete | JournalMode::Off => &["main.db"],
+            JournalMode::Delete | JournalMode::Off | JournalMode::Atomic => &["main.db"],
             JournalMode::Truncate | JournalMode::Persist => &["main.db", "main.db-journal"],
             JournalMode::Wal => &["main.db", "main.db-wal"],
         };
@@ -44,6 +44,9 @@ fn every_mode_runs_and_leaves_its_files() {
             JournalMode::Off => assert!((m.syncs_per_tx - 1.0).abs() < 1e-9, "{mode}: {m:?}"),
             // the WAL is synced once per commit (no checkpoint in 31 small commits)
             JournalMode::Wal => assert!((m.syncs_per_tx - 1.0).abs() < 1e-9, "{mode}: {m:?}"),
+            // the device's commit (Flush, FUA commit record), then SQLite's own sync of the
+            // database (nothing left to flush)
+            JournalMode::Atomic => assert!((m.syncs_per_tx - 2.0).abs() < 1e-9, "{mode}: {m:?}"),
             // journal then database
             _ => assert!(m.syncs_per_tx >= 2.0, "{mode}: {m:?}"),
         }
@@ -86,4 +89,38 @@ fn wal_writes_less_per_commit_than_a_rollback_journal() {
         "WAL {mw:?} vs DELETE {md:?}"
     );
     assert!(mw.commit_latency_us_p50 < md.commit_latency_us_p50);
+}
+
+/// The atomic mode takes SQLite's batch path: every write transaction is one device
+/// transaction, and no journal file is ever created or written.
+#[test]
+fn atomic_mode_writes_no_journal() {
+    let mut a = open(JournalMode::Atomic);
+    // (SQLite journals the first transaction of an empty database: batch atomic writes need
+    // `dbSize > 0`, pager.c `jrnlBufferSize`)
+    a.run_script("CREATE TABLE first(x); DROP TABLE first;")
+        .unwrap();
+    let io_before = a.disk().unwrap().io();
+    let ma = workload(&mut a);
+    let io = a.disk().unwrap().io();
+    // CREATE TABLE, 30 inserts, the update
+    assert_eq!(io.atomic_commits - io_before.atomic_commits, 32, "{io:?}");
+    assert_eq!(io.atomic_rollbacks, 0);
+    assert_eq!(
+        io.files_created, io_before.files_created,
+        "no journal file: {io:?}"
+    );
+    let mut d = open(JournalMode::Delete);
+    let before = d.disk().unwrap().io();
+    let md = workload(&mut d);
+    let after = d.disk().unwrap().io();
+    assert!(after.files_created - before.files_created >= 31);
+    assert_eq!(after.atomic_commits, 0);
+    assert!(
+        ma.host_pages_written_per_tx < md.host_pages_written_per_tx,
+        "atomic {ma:?} vs delete {md:?}"
+    );
+    assert!(ma.nand_pages_programmed_per_tx < md.nand_pages_programmed_per_tx);
+    // a plain device offers no batch: the same workload journals
+    assert!(!d.disk().unwrap().transactional());
 }

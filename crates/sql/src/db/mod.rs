@@ -25,15 +25,23 @@ pub enum JournalMode {
     /// Write-ahead log, in exclusive locking mode (the VFS has no shared memory).
     Wal,
     Off,
+    /// Batch atomic writes on the transactional FTL (X-FTL): SQLite runs in `delete` mode and
+    /// commits each transaction's pages as one device transaction, writing no journal.
+    Atomic,
 }
 
+/// Shadow pages of the transactional FTL: one per this many logical pages (a batch larger than
+/// that is committed through SQLite's journal instead).
+pub const ATOMIC_SHADOW_FRACTION: u64 = 16;
+
 impl JournalMode {
-    pub const ALL: [JournalMode; 5] = [
+    pub const ALL: [JournalMode; 6] = [
         JournalMode::Delete,
         JournalMode::Truncate,
         JournalMode::Persist,
         JournalMode::Wal,
         JournalMode::Off,
+        JournalMode::Atomic,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -43,6 +51,15 @@ impl JournalMode {
             JournalMode::Persist => "persist",
             JournalMode::Wal => "wal",
             JournalMode::Off => "off",
+            JournalMode::Atomic => "atomic",
+        }
+    }
+
+    /// The `PRAGMA journal_mode` SQLite runs in.
+    pub fn sqlite_mode(self) -> &'static str {
+        match self {
+            JournalMode::Atomic => "delete",
+            m => m.as_str(),
         }
     }
 }
@@ -61,7 +78,7 @@ impl FromStr for JournalMode {
             .find(|m| m.as_str().eq_ignore_ascii_case(s.trim()))
             .ok_or_else(|| {
                 SqlError::Usage(format!(
-                    "journal_mode `{s}`: expected one of delete, truncate, persist, wal, off"
+                    "journal_mode `{s}`: expected one of delete, truncate, persist, wal, off, atomic"
                 ))
             })
     }
@@ -267,6 +284,12 @@ impl SqlDb {
     /// Opens (creating) `options.db_name` on `ssd` (full payload mode); `seed` seeds the VFS's
     /// randomness.
     pub fn open(ssd: Ssd, seed: u64, options: SqlOptions) -> SqlResult<SqlDb> {
+        let mut ssd = ssd;
+        if options.journal_mode == JournalMode::Atomic && !ssd.transactional() {
+            let shadow = (ssd.logical_pages() / ATOMIC_SHADOW_FRACTION).max(1);
+            ssd.enable_transactions(u32::try_from(shadow).unwrap_or(u32::MAX))
+                .map_err(|e| SqlError::Usage(format!("journal_mode `atomic`: {e}")))?;
+        }
         let disk = Arc::new(Mutex::new(SimDisk::new(ssd, seed)?));
         let registration =
             Registration::register(SimVfs::new(Arc::clone(&disk))).map_err(SqlError::Usage)?;
@@ -324,11 +347,11 @@ impl SqlDb {
                 .execute_batch("PRAGMA locking_mode = EXCLUSIVE;")?;
         }
         let mode: String = self.conn.query_row(
-            &format!("PRAGMA journal_mode = {}", o.journal_mode.as_str()),
+            &format!("PRAGMA journal_mode = {}", o.journal_mode.sqlite_mode()),
             [],
             |r| r.get(0),
         )?;
-        if !mode.eq_ignore_ascii_case(o.journal_mode.as_str()) {
+        if !mode.eq_ignore_ascii_case(o.journal_mode.sqlite_mode()) {
             return Err(SqlError::Usage(format!(
                 "journal_mode `{}`: SQLite kept `{mode}`",
                 o.journal_mode
@@ -413,9 +436,12 @@ impl SqlDb {
     /// The metrics of the current measurement.
     pub fn metrics(&self) -> SqlResult<SqlMetrics> {
         let now = lock(&self.disk)?.snapshot();
-        let mode = self
+        let mut mode = self
             .journal_mode()
             .unwrap_or_else(|_| self.options.journal_mode.to_string());
+        if lock(&self.disk)?.transactional() && mode == "delete" {
+            mode = JournalMode::Atomic.to_string();
+        }
         Ok(self.tracker.metrics(&now, &mode))
     }
 

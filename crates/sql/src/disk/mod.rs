@@ -48,6 +48,12 @@ pub struct IoCounters {
     pub syncs: u64,
     /// Logical pages trimmed (truncate, delete).
     pub pages_trimmed: u64,
+    /// Files created (a rollback journal per transaction in DELETE mode; none in the atomic
+    /// mode once the database exists).
+    pub files_created: u64,
+    /// Batch atomic writes committed / rolled back (the transactional FTL, docs/sql.md).
+    pub atomic_commits: u64,
+    pub atomic_rollbacks: u64,
 }
 
 /// Cumulative device state at one moment: simulated time, host I/O, flash work, energy.
@@ -227,6 +233,7 @@ impl SimDisk {
             unlinked: false,
             locks: FileLocks::default(),
         };
+        self.io.files_created += 1;
         let slot = self.slots.iter().position(Option::is_none);
         let index = match slot {
             Some(i) => {
@@ -388,6 +395,61 @@ impl SimDisk {
             .execute(&HostRequest::new(HostOp::Flush, 0, 0), None)?;
         self.io.syncs += 1;
         Ok(())
+    }
+
+    /// Whether the SSD is in its transactional mode (batch atomic writes offered to SQLite).
+    pub fn transactional(&self) -> bool {
+        self.ssd.transactional()
+    }
+
+    /// Opens a batch atomic write: the device writes from now on commit together.
+    pub fn atomic_begin(&mut self) -> SqlResult<()> {
+        Ok(self.ssd.tx_begin()?)
+    }
+
+    /// Commits the open batch: a Flush, the FTL's commit record (FUA), the mapping switch.
+    /// Counts as one sync.
+    pub fn atomic_commit(&mut self) -> SqlResult<()> {
+        self.ssd.tx_commit()?;
+        self.io.syncs += 1;
+        self.io.atomic_commits += 1;
+        Ok(())
+    }
+
+    /// Rolls the open batch back (the FTL drops its pages).
+    pub fn atomic_rollback(&mut self) -> SqlResult<()> {
+        if self.ssd.tx_open() {
+            self.ssd.tx_abort()?;
+            self.io.atomic_rollbacks += 1;
+        }
+        Ok(())
+    }
+
+    /// Whether a write of `len` bytes at `offset_bytes` of `id` still fits in the open batch
+    /// (the FTL's shadow pages); true outside a batch.
+    pub fn atomic_fits(&self, id: FileId, offset_bytes: u64, len: u64) -> SqlResult<bool> {
+        if !self.ssd.tx_open() || len == 0 {
+            return Ok(true);
+        }
+        let page = self.page_size_bytes;
+        let entry = self.entry(id)?;
+        let allocated = entry.pages_allocated() * page;
+        let mut new_pages = 0u64;
+        let first = offset_bytes / page;
+        let last = (offset_bytes + len - 1) / page;
+        for file_page in first..=last {
+            // pages past the allocation are fresh: not in the batch yet
+            let lpa = if file_page * page < allocated {
+                self.segments(id, file_page * page, 1)?[0].0 / page
+            } else {
+                new_pages += 1;
+                continue;
+            };
+            if !self.ssd.tx_has(nandlab_core::Lpa(lpa as u32)) {
+                new_pages += 1;
+            }
+        }
+        Ok(new_pages <= self.ssd.tx_room())
     }
 
     /// Raises `holder`'s lock on `id` (see [`FileLocks::lock`]).
