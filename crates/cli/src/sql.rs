@@ -14,7 +14,8 @@ pub struct SqlArgs {
     /// config (its device and [run] seed). Page bytes are always kept (payload = "full").
     #[arg(long, default_value = nandlab_sql::DEFAULT_DEVICE)]
     device: String,
-    /// delete, truncate, persist, wal (in exclusive locking mode) or off.
+    /// delete, truncate, persist, wal (in exclusive locking mode), off, or atomic (batch
+    /// atomic writes on the transactional FTL: no journal).
     #[arg(long, default_value = "delete")]
     journal_mode: String,
     /// SQLite page size in bytes (PRAGMA page_size; default 4096).
@@ -164,7 +165,7 @@ pub struct TpccArgs {
     /// The SSD: a preset, a device file or a stack config (payload = "full" is forced).
     #[arg(long, default_value = nandlab_sql::DEFAULT_DEVICE)]
     device: String,
-    /// delete, truncate, persist, wal or off.
+    /// delete, truncate, persist, wal, off or atomic (transactional FTL).
     #[arg(long, default_value = "wal")]
     journal_mode: String,
     /// Seed of the population, the transaction stream and the SSD.

@@ -6,9 +6,13 @@
 //! the mapping and GC like any host I/O. A sync is a Flush. Truncation and deletion TRIM the
 //! whole pages the file gives back, and those pages return to the allocator.
 //!
-//! The file table (names, extents, sizes) is host memory, like a file system's cached
-//! metadata that is never written back: it costs no device I/O and does not survive the
-//! process (crash recovery of the layout is out of scope, docs/sql.md).
+//! The file table (names, extents, sizes) is kept in host memory and written to the device
+//! ([`table`]: two slots at the start of the logical space) whenever it changed and a file is
+//! synced, before the Flush; in a batch atomic write it is written inside the device
+//! transaction. [`SimDisk::mount`] reads it back after a power cut. Pages a file gives back
+//! (truncation, deletion) are trimmed and reused only after a table without them is durable
+//! (the next sync), so a table that survives a cut never names pages another file has since
+//! written. Temporary files (no name from SQLite) are not in the table.
 //!
 //! Invariant: every allocated page wholly past a file's last byte reads as zeros (fresh or
 //! trimmed); the bytes after the end inside the last page may be stale and are zeroed by a
@@ -17,6 +21,7 @@
 //! holds there too (and the preconditioned pages outside the files stay valid for GC to move).
 
 mod lock;
+pub mod table;
 #[cfg(test)]
 pub(crate) mod tests;
 
@@ -29,6 +34,7 @@ use nandlab_ftl::{HostOp, HostRequest, PayloadMode, Ssd};
 use nandlab_nand::OpKind;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use table::{FileTable, TABLE_SLOT_BYTES, TableFile};
 
 /// Dense id of an open file (an index into the disk's file slots).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -54,6 +60,8 @@ pub struct IoCounters {
     /// Batch atomic writes committed / rolled back (the transactional FTL, docs/sql.md).
     pub atomic_commits: u64,
     pub atomic_rollbacks: u64,
+    /// File table writes (each one request of whole pages, counted in the writes above).
+    pub table_writes: u64,
 }
 
 /// Cumulative device state at one moment: simulated time, host I/O, flash work, energy.
@@ -80,6 +88,8 @@ struct FileEntry {
     open_handles: u32,
     /// Deleted while open: freed at the last close.
     unlinked: bool,
+    /// In the on-device file table (every file SQLite names; not temporary files).
+    persistent: bool,
     locks: FileLocks,
 }
 
@@ -104,6 +114,16 @@ pub struct SimDisk {
     last_error: Option<String>,
     /// Trim extents as they are allocated (the device held data when the disk was made).
     trim_on_allocate: bool,
+    /// Pages of one file-table slot.
+    table_slot_pages: u64,
+    /// Generation of the last table written (or mounted).
+    table_generation: u64,
+    /// The table changed since it was last written.
+    table_dirty: bool,
+    /// Extents given back by persistent files, freed once a table without them is durable.
+    freed_pending: Vec<Extent>,
+    /// Names handed out for temporary files.
+    temp_names: std::collections::BTreeSet<String>,
 }
 
 impl SimDisk {
@@ -116,7 +136,20 @@ impl SimDisk {
             ));
         }
         let page_size_bytes = u64::from(ssd.page_size_bytes());
-        let allocator = ExtentAllocator::new(ssd.logical_pages());
+        let mut allocator = ExtentAllocator::new(ssd.logical_pages());
+        let table_slot_pages = TABLE_SLOT_BYTES.div_ceil(page_size_bytes);
+        allocator
+            .take_exact(Extent {
+                start_page: 0,
+                pages: 2 * table_slot_pages,
+            })
+            .map_err(|_| {
+                SqlError::Usage(format!(
+                    "device: {} logical pages leave no room after the file table's {} pages",
+                    ssd.logical_pages(),
+                    2 * table_slot_pages
+                ))
+            })?;
         let logical_pages = u32::try_from(ssd.logical_pages()).unwrap_or(u32::MAX);
         let trim_on_allocate = (0..logical_pages).any(|l| ssd.locate(Lpa(l)).is_some());
         Ok(SimDisk {
@@ -130,7 +163,104 @@ impl SimDisk {
             temp_files: 0,
             last_error: None,
             trim_on_allocate,
+            table_slot_pages,
+            table_generation: 0,
+            table_dirty: false,
+            freed_pending: Vec::new(),
+            temp_names: std::collections::BTreeSet::new(),
         })
+    }
+
+    /// Mounts the disk on `ssd` (a device the files were written to, e.g. recovered after a
+    /// power cut): reads both file-table slots (timed reads) and takes the intact one of the
+    /// highest generation; no table gives an empty disk.
+    pub fn mount(ssd: Ssd, seed: u64) -> SqlResult<SimDisk> {
+        let mut disk = SimDisk::new(ssd, seed)?;
+        let slot_bytes = disk.table_slot_pages * disk.page_size_bytes;
+        let mut best: Option<FileTable> = None;
+        for slot in 0..2 {
+            let request = HostRequest::new(HostOp::Read, slot * slot_bytes, slot_bytes);
+            let bytes = disk.ssd.execute(&request, None)?.data;
+            disk.io.read_requests += 1;
+            disk.io.pages_read += disk.table_slot_pages;
+            disk.io.bytes_read += slot_bytes;
+            if let Some(t) = FileTable::decode(&bytes)
+                && best.as_ref().is_none_or(|b| t.generation > b.generation)
+            {
+                best = Some(t);
+            }
+        }
+        let Some(table) = best else {
+            return Ok(disk);
+        };
+        disk.table_generation = table.generation;
+        for f in table.files {
+            for e in &f.extents {
+                disk.allocator.take_exact(*e).map_err(|m| {
+                    SqlError::Usage(format!("file table: file `{}`: extent {m}", f.name))
+                })?;
+            }
+            let id = disk.open(&f.name, true)?;
+            disk.close(id)?;
+            let entry = disk.entry_mut(id)?;
+            entry.extents = f.extents;
+            entry.size_bytes = f.size_bytes;
+        }
+        disk.table_dirty = false;
+        Ok(disk)
+    }
+
+    /// Writes the file table to the slot after the last one (a request of whole pages; made
+    /// durable by the Flush that follows).
+    fn write_table(&mut self) -> SqlResult<()> {
+        let files = self
+            .names
+            .iter()
+            .filter_map(|(_, id)| self.entry(*id).ok())
+            .filter(|e| e.persistent)
+            .map(|e| TableFile {
+                name: e.name.clone(),
+                size_bytes: e.size_bytes,
+                extents: e.extents.clone(),
+            })
+            .collect();
+        let table = FileTable {
+            generation: self.table_generation + 1,
+            files,
+        };
+        let page = self.page_size_bytes;
+        let mut bytes = table.encode(self.table_slot_pages * page)?;
+        bytes.resize(bytes.len().div_ceil(page as usize) * page as usize, 0);
+        let offset = (table.generation % 2) * self.table_slot_pages * page;
+        let request = HostRequest::new(HostOp::Write, offset, bytes.len() as u64);
+        self.ssd.execute(&request, Some(&bytes))?;
+        self.io.write_requests += 1;
+        self.io.pages_written += bytes.len() as u64 / page;
+        self.io.bytes_written += bytes.len() as u64;
+        self.io.table_writes += 1;
+        self.table_generation = table.generation;
+        self.table_dirty = false;
+        Ok(())
+    }
+
+    /// Marks the table changed if `id` is in it.
+    fn touch(&mut self, id: FileId) {
+        if self.entry(id).is_ok_and(|e| e.persistent) {
+            self.table_dirty = true;
+        }
+    }
+
+    /// Gives `extent` of file `id` back: at once for a temporary file, after the next durable
+    /// table for a persistent one.
+    fn give_back(&mut self, persistent: bool, extent: Extent) -> SqlResult<()> {
+        if persistent {
+            self.freed_pending.push(extent);
+            self.table_dirty = true;
+            return Ok(());
+        }
+        self.trim_extent(extent)?;
+        self.allocator.free(extent);
+        Ok(())
     }
 
     pub fn ssd(&self) -> &Ssd {
@@ -210,7 +340,9 @@ impl SimDisk {
     /// A fresh name for a temporary file.
     pub fn temp_name(&mut self) -> String {
         self.temp_files += 1;
-        format!("temp-{}", self.temp_files)
+        let name = format!("temp-{}", self.temp_files);
+        self.temp_names.insert(name.clone());
+        name
     }
 
     /// Opens `name` (creating it, empty, when `create`).
@@ -225,14 +357,17 @@ impl SimDisk {
         if name.is_empty() {
             return Err(SqlError::Usage("file name: empty".into()));
         }
+        let persistent = !self.temp_names.contains(name);
         let entry = FileEntry {
             name: name.to_string(),
             extents: Vec::new(),
             size_bytes: 0,
             open_handles: 1,
             unlinked: false,
+            persistent,
             locks: FileLocks::default(),
         };
+        self.table_dirty |= persistent;
         self.io.files_created += 1;
         let slot = self.slots.iter().position(Option::is_none);
         let index = match slot {
@@ -267,6 +402,8 @@ impl SimDisk {
             .names
             .remove(name)
             .ok_or_else(|| SqlError::NotFound { name: name.into() })?;
+        self.touch(id);
+        self.temp_names.remove(name);
         let entry = self.entry_mut(id)?;
         if entry.open_handles > 0 {
             entry.unlinked = true;
@@ -276,10 +413,10 @@ impl SimDisk {
     }
 
     fn release(&mut self, id: FileId) -> SqlResult<()> {
+        let persistent = self.entry(id)?.persistent;
         let extents = std::mem::take(&mut self.entry_mut(id)?.extents);
         for extent in extents {
-            self.trim_extent(extent)?;
-            self.allocator.free(extent);
+            self.give_back(persistent, extent)?;
         }
         self.slots[id.0 as usize] = None;
         Ok(())
@@ -347,7 +484,10 @@ impl SimDisk {
             self.io.bytes_written += len as u64;
         }
         let entry = self.entry_mut(id)?;
-        entry.size_bytes = entry.size_bytes.max(end);
+        if end > entry.size_bytes {
+            entry.size_bytes = end;
+            self.touch(id);
+        }
         Ok(())
     }
 
@@ -355,6 +495,10 @@ impl SimDisk {
     /// growing reads as zeros.
     pub fn truncate(&mut self, id: FileId, size_bytes: u64) -> SqlResult<()> {
         let size = self.entry(id)?.size_bytes;
+        if size_bytes != size {
+            self.touch(id);
+        }
+        let persistent = self.entry(id)?.persistent;
         if size_bytes > size {
             self.reserve(id, size_bytes)?;
             self.zero_tail(id, size, size_bytes)?;
@@ -379,8 +523,7 @@ impl SimDisk {
                     start_page: extent.start_page + keep,
                     pages: extent.pages - keep,
                 };
-                self.trim_extent(freed)?;
-                self.allocator.free(freed);
+                self.give_back(persistent, freed)?;
             }
         }
         let entry = self.entry_mut(id)?;
@@ -390,11 +533,25 @@ impl SimDisk {
     }
 
     /// Makes every write so far durable: a Flush of the controller's write buffer.
+    /// Writes the file table first when it changed; extents given back before are freed
+    /// (trimmed) after the Flush.
     pub fn sync(&mut self) -> SqlResult<()> {
+        if self.table_dirty {
+            self.write_table()?;
+        }
         self.ssd
             .execute(&HostRequest::new(HostOp::Flush, 0, 0), None)?;
         self.io.syncs += 1;
+        for extent in std::mem::take(&mut self.freed_pending) {
+            self.trim_extent(extent)?;
+            self.allocator.free(extent);
+        }
         Ok(())
+    }
+
+    /// Extents waiting for a durable table before they are reused (pages).
+    pub fn pages_pending_free(&self) -> u64 {
+        self.freed_pending.iter().map(|e| e.pages).sum()
     }
 
     /// Whether the SSD is in its transactional mode (batch atomic writes offered to SQLite).
@@ -410,6 +567,10 @@ impl SimDisk {
     /// Commits the open batch: a Flush, the FTL's commit record (FUA), the mapping switch.
     /// Counts as one sync.
     pub fn atomic_commit(&mut self) -> SqlResult<()> {
+        if self.table_dirty {
+            // inside the device transaction: the table commits with the pages it describes
+            self.write_table()?;
+        }
         self.ssd.tx_commit()?;
         self.io.syncs += 1;
         self.io.atomic_commits += 1;
@@ -497,6 +658,13 @@ impl SimDisk {
             return Ok(());
         }
         let want = grow_pages(have, needed);
+        if self.allocator.pages_free() < needed - have
+            && !self.freed_pending.is_empty()
+            && !self.ssd.tx_open()
+        {
+            // the pages given back wait for a durable table: make it so now
+            self.sync()?;
+        }
         let extents = match self.allocator.allocate(want) {
             Some(e) => e,
             // the growth step does not fit: ask for just what is needed
@@ -515,6 +683,7 @@ impl SimDisk {
             }
         }
         self.entry_mut(id)?.extents.extend(extents);
+        self.touch(id);
         Ok(())
     }
 
