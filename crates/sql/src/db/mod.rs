@@ -284,13 +284,21 @@ impl SqlDb {
     /// Opens (creating) `options.db_name` on `ssd` (full payload mode); `seed` seeds the VFS's
     /// randomness.
     pub fn open(ssd: Ssd, seed: u64, options: SqlOptions) -> SqlResult<SqlDb> {
-        let mut ssd = ssd;
-        if options.journal_mode == JournalMode::Atomic && !ssd.transactional() {
-            let shadow = (ssd.logical_pages() / ATOMIC_SHADOW_FRACTION).max(1);
-            ssd.enable_transactions(u32::try_from(shadow).unwrap_or(u32::MAX))
-                .map_err(|e| SqlError::Usage(format!("journal_mode `atomic`: {e}")))?;
-        }
-        let disk = Arc::new(Mutex::new(SimDisk::new(ssd, seed)?));
+        let ssd = prepare_ssd(ssd, &options)?;
+        SqlDb::open_disk(SimDisk::new(ssd, seed)?, options)
+    }
+
+    /// Opens the database on `ssd` as its file table on the device left it (a device
+    /// recovered after a power cut; [`SimDisk::mount`]). SQLite then recovers by itself (a
+    /// hot journal is rolled back, a WAL is replayed).
+    pub fn open_mounted(ssd: Ssd, seed: u64, options: SqlOptions) -> SqlResult<SqlDb> {
+        let ssd = prepare_ssd(ssd, &options)?;
+        SqlDb::open_disk(SimDisk::mount(ssd, seed)?, options)
+    }
+
+    /// Opens the database on `disk`.
+    pub fn open_disk(disk: SimDisk, options: SqlOptions) -> SqlResult<SqlDb> {
+        let disk = Arc::new(Mutex::new(disk));
         let registration =
             Registration::register(SimVfs::new(Arc::clone(&disk))).map_err(SqlError::Usage)?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -319,6 +327,12 @@ impl SqlDb {
 
     fn configure(&mut self) -> SqlResult<()> {
         let o = self.options.clone();
+        // first: pragmas below read the schema, which opens an existing WAL (a mounted
+        // database), and without shared memory SQLite opens a WAL only in exclusive mode
+        if o.journal_mode == JournalMode::Wal {
+            self.conn
+                .execute_batch("PRAGMA locking_mode = EXCLUSIVE;")?;
+        }
         if let Some(size) = o.page_size_bytes {
             if !(512..=65_536).contains(&size) || !size.is_power_of_two() {
                 return Err(SqlError::Usage(format!(
@@ -341,10 +355,6 @@ impl SqlDb {
             }
             self.conn
                 .execute_batch(&format!("PRAGMA synchronous = {level};"))?;
-        }
-        if o.journal_mode == JournalMode::Wal {
-            self.conn
-                .execute_batch("PRAGMA locking_mode = EXCLUSIVE;")?;
         }
         let mode: String = self.conn.query_row(
             &format!("PRAGMA journal_mode = {}", o.journal_mode.sqlite_mode()),
@@ -461,10 +471,36 @@ impl SqlDb {
         &self.conn
     }
 
+    /// Closes the connection and returns the disk (to mount its SSD again).
+    pub fn into_disk(self) -> SqlResult<SimDisk> {
+        let SqlDb {
+            conn,
+            registration,
+            disk,
+            ..
+        } = self;
+        drop(conn);
+        drop(registration);
+        Arc::try_unwrap(disk)
+            .map_err(|_| SqlError::Usage("simulated disk: still shared".into()))?
+            .into_inner()
+            .map_err(|_| SqlError::Usage("simulated disk: a VFS call panicked earlier".into()))
+    }
+
     /// The VFS name the connection was opened with.
     pub fn vfs_name(&self) -> &str {
         self.registration.name()
     }
+}
+
+/// The SSD `options` need: the atomic mode turns the transactional FTL on.
+fn prepare_ssd(mut ssd: Ssd, options: &SqlOptions) -> SqlResult<Ssd> {
+    if options.journal_mode == JournalMode::Atomic && !ssd.transactional() {
+        let shadow = (ssd.logical_pages() / ATOMIC_SHADOW_FRACTION).max(1);
+        ssd.enable_transactions(u32::try_from(shadow).unwrap_or(u32::MAX))
+            .map_err(|e| SqlError::Usage(format!("journal_mode `atomic`: {e}")))?;
+    }
+    Ok(ssd)
 }
 
 /// A SQLite error, with the simulated SSD's error when the VFS noted one.

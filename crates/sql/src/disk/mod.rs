@@ -30,7 +30,7 @@ pub use lock::{FileLocks, LockLevel};
 use crate::error::{SqlError, SqlResult};
 use crate::extent::{Extent, ExtentAllocator, grow_pages};
 use nandlab_core::{Lpa, SimTime};
-use nandlab_ftl::{HostOp, HostRequest, PayloadMode, Ssd};
+use nandlab_ftl::{Executed, HostOp, HostRequest, PayloadMode, Ssd};
 use nandlab_nand::OpKind;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -124,6 +124,18 @@ pub struct SimDisk {
     freed_pending: Vec<Extent>,
     /// Names handed out for temporary files.
     temp_names: std::collections::BTreeSet<String>,
+    /// An armed power cut (crash tests).
+    cut: Option<ArmedCut>,
+}
+
+/// A power cut armed on the disk's requests.
+#[derive(Debug)]
+struct ArmedCut {
+    at_request: u64,
+    after_events: u64,
+    config: nandlab_ftl::power::CutConfig,
+    requests: u64,
+    result: Option<nandlab_ftl::power::PowerCut>,
 }
 
 impl SimDisk {
@@ -168,6 +180,7 @@ impl SimDisk {
             table_dirty: false,
             freed_pending: Vec::new(),
             temp_names: std::collections::BTreeSet::new(),
+            cut: None,
         })
     }
 
@@ -180,7 +193,7 @@ impl SimDisk {
         let mut best: Option<FileTable> = None;
         for slot in 0..2 {
             let request = HostRequest::new(HostOp::Read, slot * slot_bytes, slot_bytes);
-            let bytes = disk.ssd.execute(&request, None)?.data;
+            let bytes = disk.exec(&request, None)?.data;
             disk.io.read_requests += 1;
             disk.io.pages_read += disk.table_slot_pages;
             disk.io.bytes_read += slot_bytes;
@@ -210,6 +223,84 @@ impl SimDisk {
         Ok(disk)
     }
 
+    /// Runs one request on the controller. With a power cut armed ([`SimDisk::arm_power_cut`])
+    /// the armed request is stepped event by event and the power cut inside it; every request
+    /// after the cut fails with [`SqlError::PowerLost`].
+    fn exec(&mut self, request: &HostRequest, data: Option<&[u8]>) -> SqlResult<Executed> {
+        let Some(cut) = self.cut.as_mut() else {
+            return Ok(self.ssd.execute(request, data)?);
+        };
+        if cut.result.is_some() {
+            return Err(SqlError::PowerLost);
+        }
+        cut.requests += 1;
+        if cut.requests < cut.at_request {
+            let executed = self.ssd.execute(request, data)?;
+            // fold what completed into the power trace (one pending event, if any)
+            self.ssd.power_step()?;
+            return Ok(executed);
+        }
+        let (events, config) = (cut.after_events, cut.config.clone());
+        if self.ssd.power_admit(request, data)? {
+            let mut stepped = 0;
+            while self.ssd.requests_in_flight() > 0 && stepped < events {
+                self.ssd.power_step()?;
+                stepped += 1;
+            }
+        }
+        let result = self.ssd.power_cut(&config)?;
+        if let Some(cut) = self.cut.as_mut() {
+            cut.result = Some(result);
+        }
+        Err(SqlError::PowerLost)
+    }
+
+    /// Arms a power cut: requests from now on are counted, and the `at_request`-th (from 1) is
+    /// cut after `after_events` world events (or at its completion, if it needs fewer). The
+    /// SSD's power trace must be on (`Ssd::start_power_trace`).
+    pub fn arm_power_cut(
+        &mut self,
+        at_request: u64,
+        after_events: u64,
+        config: nandlab_ftl::power::CutConfig,
+    ) -> SqlResult<()> {
+        if !self.ssd.power_trace_on() {
+            return Err(SqlError::Usage(
+                "power cut: the SSD's power trace is not on (Ssd::start_power_trace)".into(),
+            ));
+        }
+        self.cut = Some(ArmedCut {
+            at_request: at_request.max(1),
+            after_events,
+            config,
+            requests: 0,
+            result: None,
+        });
+        Ok(())
+    }
+
+    /// Requests counted since the cut was armed.
+    pub fn requests_since_armed(&self) -> u64 {
+        self.cut.as_ref().map_or(0, |c| c.requests)
+    }
+
+    /// The power cut, once it happened (taken: the disk stays dead).
+    pub fn take_power_cut(&mut self) -> Option<nandlab_ftl::power::PowerCut> {
+        self.cut.as_mut()?.result.take()
+    }
+
+    /// Whether the armed cut has happened.
+    pub fn power_lost(&self) -> bool {
+        self.cut
+            .as_ref()
+            .is_some_and(|c| c.result.is_some() || c.requests >= c.at_request)
+    }
+
+    /// The SSD (to rebuild a device after a cut).
+    pub fn into_ssd(self) -> Ssd {
+        self.ssd
+    }
+
     /// Writes the file table to the slot after the last one (a request of whole pages; made
     /// durable by the Flush that follows).
     fn write_table(&mut self) -> SqlResult<()> {
@@ -233,7 +324,7 @@ impl SimDisk {
         bytes.resize(bytes.len().div_ceil(page as usize) * page as usize, 0);
         let offset = (table.generation % 2) * self.table_slot_pages * page;
         let request = HostRequest::new(HostOp::Write, offset, bytes.len() as u64);
-        self.ssd.execute(&request, Some(&bytes))?;
+        self.exec(&request, Some(&bytes))?;
         self.io.write_requests += 1;
         self.io.pages_written += bytes.len() as u64 / page;
         self.io.bytes_written += bytes.len() as u64;
@@ -443,7 +534,7 @@ impl SimDisk {
         let mut done = 0usize;
         for (logical, len) in self.segments(id, offset_bytes, in_file as u64)? {
             let request = HostRequest::new(HostOp::Read, logical, len);
-            let executed = self.ssd.execute(&request, None)?;
+            let executed = self.exec(&request, None)?;
             let len = len as usize;
             assert_eq!(
                 executed.data.len(),
@@ -477,7 +568,7 @@ impl SimDisk {
         for (logical, len) in self.segments(id, offset_bytes, data.len() as u64)? {
             let len = len as usize;
             let request = HostRequest::new(HostOp::Write, logical, len as u64);
-            self.ssd.execute(&request, Some(&data[done..done + len]))?;
+            self.exec(&request, Some(&data[done..done + len]))?;
             done += len;
             self.io.write_requests += 1;
             self.io.pages_written += self.pages_touched(logical, len as u64);
@@ -539,8 +630,7 @@ impl SimDisk {
         if self.table_dirty {
             self.write_table()?;
         }
-        self.ssd
-            .execute(&HostRequest::new(HostOp::Flush, 0, 0), None)?;
+        self.exec(&HostRequest::new(HostOp::Flush, 0, 0), None)?;
         self.io.syncs += 1;
         for extent in std::mem::take(&mut self.freed_pending) {
             self.trim_extent(extent)?;
@@ -571,7 +661,11 @@ impl SimDisk {
             // inside the device transaction: the table commits with the pages it describes
             self.write_table()?;
         }
-        self.ssd.tx_commit()?;
+        // the FTL's three steps as separate requests, so that a power cut can fall inside
+        self.exec(&HostRequest::new(HostOp::Flush, 0, 0), None)?;
+        let (record, data) = self.ssd.tx_record_request()?;
+        self.exec(&record, data.as_deref())?;
+        self.ssd.tx_finish_commit()?;
         self.io.syncs += 1;
         self.io.atomic_commits += 1;
         Ok(())
@@ -579,7 +673,7 @@ impl SimDisk {
 
     /// Rolls the open batch back (the FTL drops its pages).
     pub fn atomic_rollback(&mut self) -> SqlResult<()> {
-        if self.ssd.tx_open() {
+        if self.ssd.tx_open() && self.cut.is_none() {
             self.ssd.tx_abort()?;
             self.io.atomic_rollbacks += 1;
         }
@@ -697,7 +791,7 @@ impl SimDisk {
         let zeros = vec![0u8; (end - from) as usize];
         for (logical, len) in self.segments(id, from, end - from)? {
             let request = HostRequest::new(HostOp::Write, logical, len);
-            self.ssd.execute(&request, Some(&zeros[..len as usize]))?;
+            self.exec(&request, Some(&zeros[..len as usize]))?;
             self.io.write_requests += 1;
             self.io.pages_written += self.pages_touched(logical, len);
             self.io.bytes_written += len;
@@ -732,7 +826,7 @@ impl SimDisk {
     fn trim_extent(&mut self, extent: Extent) -> SqlResult<()> {
         let page = self.page_size_bytes;
         let request = HostRequest::new(HostOp::Trim, extent.start_page * page, extent.pages * page);
-        self.ssd.execute(&request, None)?;
+        self.exec(&request, None)?;
         self.io.pages_trimmed += extent.pages;
         Ok(())
     }
