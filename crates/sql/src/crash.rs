@@ -129,6 +129,7 @@ fn workload(transactions: u32, seed: u64) -> Vec<Step> {
     steps
 }
 
+#[cfg(test)]
 fn options(mode: JournalMode) -> (SqlOptions, &'static str) {
     options_with(mode, None)
 }
@@ -154,6 +155,7 @@ fn options_with(
 }
 
 /// A new traced device with the database opened on it.
+#[cfg(test)]
 fn open_traced(o: &CrashOptions) -> SqlResult<(SqlDb, u64)> {
     open_traced_with(o, None)
 }
