@@ -306,8 +306,8 @@ impl SimDisk {
     fn write_table(&mut self) -> SqlResult<()> {
         let files = self
             .names
-            .iter()
-            .filter_map(|(_, id)| self.entry(*id).ok())
+            .values()
+            .filter_map(|id| self.entry(*id).ok())
             .filter(|e| e.persistent)
             .map(|e| TableFile {
                 name: e.name.clone(),
