@@ -776,7 +776,14 @@ impl SimDisk {
                 self.trim_extent(*extent)?;
             }
         }
-        self.entry_mut(id)?.extents.extend(extents);
+        let entry = self.entry_mut(id)?;
+        for e in extents {
+            // a run that continues the file's last one extends it (fewer extents to record)
+            match entry.extents.last_mut() {
+                Some(last) if last.end_page() == e.start_page => last.pages += e.pages,
+                _ => entry.extents.push(e),
+            }
+        }
         self.touch(id);
         Ok(())
     }

@@ -12,8 +12,8 @@
 use crate::error::{SqlError, SqlResult};
 use crate::extent::Extent;
 
-/// Bytes of one table slot.
-pub const TABLE_SLOT_BYTES: u64 = 16 * 1024;
+/// Bytes of one table slot (only the pages a table uses are written).
+pub const TABLE_SLOT_BYTES: u64 = 64 * 1024;
 /// Magic at the start of a table.
 pub const TABLE_MAGIC: &[u8; 8] = b"NLFTBL01";
 
