@@ -124,3 +124,45 @@ fn atomic_mode_writes_no_journal() {
     // a plain device offers no batch: the same workload journals
     assert!(!d.disk().unwrap().transactional());
 }
+
+/// A batch larger than the FTL's shadow pages: its write fails before anything of it is
+/// written, SQLite rolls the batch back (the FTL aborts its transaction) and commits through
+/// its rollback journal instead; the data is all there.
+#[test]
+fn a_batch_too_large_for_the_ftl_falls_back_to_the_journal() {
+    let (mut ssd, seed) =
+        crate::device::build_ssd(crate::disk::tests::SMALL_DEVICE, Some(3)).unwrap();
+    ssd.enable_transactions(4).unwrap();
+    let options = SqlOptions {
+        journal_mode: JournalMode::Atomic,
+        ..SqlOptions::default()
+    };
+    let mut db = SqlDb::open(ssd, seed, options).unwrap();
+    db.run_script(
+        "CREATE TABLE t(k INTEGER PRIMARY KEY, v BLOB); INSERT INTO t VALUES (0, x'00');",
+    )
+    .unwrap();
+    let before = db.disk().unwrap().io();
+    // small: fits the 4 shadow pages
+    db.execute("INSERT INTO t VALUES (1, zeroblob(100))", &[])
+        .unwrap();
+    // large: about 20 database pages
+    db.execute("INSERT INTO t VALUES (2, randomblob(80000))", &[])
+        .unwrap();
+    let io = db.disk().unwrap().io();
+    assert_eq!(io.atomic_commits - before.atomic_commits, 1, "{io:?}");
+    assert_eq!(io.atomic_rollbacks - before.atomic_rollbacks, 1, "{io:?}");
+    assert!(
+        io.files_created > before.files_created,
+        "the journal was used: {io:?}"
+    );
+    let out = db
+        .run_script("SELECT count(*), sum(length(v)) FROM t; PRAGMA integrity_check;")
+        .unwrap();
+    assert_eq!(
+        out[0].rows[0],
+        vec![SqlValue::Integer(3), SqlValue::Integer(80_101)]
+    );
+    assert_eq!(out[1].rows[0][0], SqlValue::Text("ok".into()));
+    assert_eq!(db.disk().unwrap().ssd().tx_stats().aborts, 1);
+}
