@@ -54,7 +54,7 @@ apilevel = "2.0"
 threadsafety = 1  # threads may share the module, not connections
 paramstyle = "qmark"
 
-JOURNAL_MODES = ("delete", "truncate", "persist", "wal", "off")
+JOURNAL_MODES = ("delete", "truncate", "persist", "wal", "off", "atomic")
 
 
 class Warning(Exception):  # PEP 249 names it so (shadows the builtin here only)
@@ -130,7 +130,8 @@ def connect(
     ``device`` is an SSD preset name (``nandlab.ssd_presets()``), a path to a device file or a
     stack config, or device TOML text; the SSD keeps page bytes (``payload = "full"``).
     ``journal_mode`` is one of delete, truncate, persist, wal (exclusive locking mode: the VFS
-    has no shared memory) or off. ``page_size_bytes``, ``cache_size`` and ``synchronous`` set
+    has no shared memory), off, or atomic (batch atomic writes on the transactional FTL, X-FTL:
+    no journal; docs/sql.md). ``page_size_bytes``, ``cache_size`` and ``synchronous`` set
     the SQLite pragmas of those names. ``isolation_level`` is ``""`` (deferred transactions
     opened before DML, as ``sqlite3``), ``"DEFERRED"``, ``"IMMEDIATE"``, ``"EXCLUSIVE"`` or
     ``None`` (autocommit).

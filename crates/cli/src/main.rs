@@ -84,6 +84,9 @@ enum Command {
     /// Run the TPC-C-like workload (nine tables, five transactions, standard mix) on SQLite
     /// on a simulated SSD: tpmC in simulated time, device metrics, consistency checks.
     Tpcc(sql::TpccArgs),
+    /// Crash-test SQLite on a simulated SSD: power cuts inside device requests while
+    /// transactions run, mount, reopen, integrity check, every acknowledged transaction present.
+    SqlCrash(sql::SqlCrashArgs),
     /// Measure simulator speed (`nandlab bench chip`, `nandlab bench ssd`).
     Bench(BenchArgs),
     /// The main demo: a quick co-design experiment with a readable table.
@@ -390,6 +393,7 @@ fn run(cli: Cli, control: &Control) -> LabResult<()> {
         Command::Fio(args) => fio(args, control),
         Command::Sql(args) => sql::sql(args),
         Command::Tpcc(args) => sql::tpcc(args),
+        Command::SqlCrash(args) => sql::sql_crash(args),
         Command::Bench(args) => bench_cmd(args),
         Command::Demo => demo(),
         Command::Powercut(args) => powercut::powercut(args),

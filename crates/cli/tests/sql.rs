@@ -98,7 +98,7 @@ fn bad_input_is_one_line_naming_it() {
 
 #[test]
 fn the_example_script_runs_in_every_journal_mode() {
-    for mode in ["delete", "truncate", "persist", "wal", "off"] {
+    for mode in ["delete", "truncate", "persist", "wal", "off", "atomic"] {
         let (code, out, err) =
             nandlab(&["sql", "examples/sql-accounts.sql", "--journal-mode", mode]);
         assert_eq!(code, 0, "{mode}: {err}");
@@ -167,4 +167,39 @@ fn the_example_device_with_a_write_buffer_merges_small_writes() {
     let pcm = run("examples/device-sql-pcm.toml");
     assert!(programs(&pcm) < 0.8 * programs(&plain), "{plain}\n{pcm}");
     assert!(pcm["metrics"]["totals"]["pcm_energy_uj"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn sql_crash_runs_cuts_and_names_bad_input() {
+    let (code, out, err) = nandlab(&[
+        "sql-crash",
+        "--journal-mode",
+        "atomic",
+        "--cuts",
+        "3",
+        "--transactions",
+        "5",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v[0]["journal_mode"], "atomic");
+    assert_eq!(v[0]["cuts"], 3);
+    assert_eq!(v[0]["violations"], 0);
+    let (code, _, err) = nandlab(&["sql-crash", "--journal-mode", "memory"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("journal_mode `memory`"), "{err}");
+    // the atomic mode needs a device without a write buffer
+    let (code, _, err) = nandlab(&[
+        "tpcc",
+        "--small",
+        "--transactions",
+        "10",
+        "--journal-mode",
+        "atomic",
+        "--device",
+        "examples/device-sql.toml",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("buffer.pages = 0"), "{err}");
 }

@@ -23,6 +23,9 @@ pub enum SqlError {
     /// A file id that is not open (a VFS bug, reported rather than panicking).
     #[error("file id {id}: not open")]
     BadFile { id: u32 },
+    /// The device lost power (an armed crash-test cut): no request runs any more.
+    #[error("the simulated SSD lost power (power cut)")]
+    PowerLost,
     /// The logical space is full.
     #[error(
         "file `{name}`: no room for {bytes} bytes ({free_bytes} bytes free on the simulated SSD)"

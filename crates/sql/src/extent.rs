@@ -100,6 +100,32 @@ impl ExtentAllocator {
         Some(out)
     }
 
+    /// Takes exactly `extent` (a file table's extent at mount); an error when any of its pages
+    /// is not free.
+    pub fn take_exact(&mut self, extent: Extent) -> Result<(), String> {
+        if extent.pages == 0 {
+            return Ok(());
+        }
+        let run = self
+            .free
+            .range(..=extent.start_page)
+            .next_back()
+            .map(|(s, l)| (*s, *l));
+        let Some((start, len)) = run.filter(|(s, l)| s + l >= extent.end_page()) else {
+            return Err(format!("{extent:?} is not free"));
+        };
+        self.free.remove(&start);
+        if start < extent.start_page {
+            self.free.insert(start, extent.start_page - start);
+        }
+        if extent.end_page() < start + len {
+            self.free
+                .insert(extent.end_page(), start + len - extent.end_page());
+        }
+        self.pages_free -= extent.pages;
+        Ok(())
+    }
+
     /// Takes `[start, start + pages)` from the front of the free run at `start`.
     fn take(&mut self, start: u64, pages: u64) {
         let len = self.free.remove(&start).expect("a free run starts here");
@@ -208,6 +234,25 @@ mod tests {
         let x = a.allocate(4).unwrap();
         a.free(x[0]);
         a.free(x[0]);
+    }
+
+    #[test]
+    fn exact_takes_split_runs_and_refuse_overlaps() {
+        let mut a = ExtentAllocator::new(100);
+        let e = |s, p| Extent {
+            start_page: s,
+            pages: p,
+        };
+        a.take_exact(e(10, 5)).unwrap();
+        a.take_exact(e(0, 2)).unwrap();
+        assert_eq!(a.pages_free(), 93);
+        assert!(a.take_exact(e(12, 1)).is_err());
+        assert!(a.take_exact(e(95, 10)).is_err());
+        assert_eq!(a.allocate(8).unwrap(), vec![e(2, 8)]);
+        a.free(e(10, 5));
+        a.free(e(0, 2));
+        a.free(e(2, 8));
+        assert_eq!(a.pages_free(), 100);
     }
 
     #[test]

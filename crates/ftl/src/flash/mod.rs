@@ -307,7 +307,8 @@ impl Flash {
             let Some((Some(lpa), _)) = self.oob.get(ppa) else {
                 continue;
             };
-            let Some(newest) = locate(lpa) else {
+            // (a transactional page names its host LPA with a marker bit, mapping/txn.rs)
+            let Some(newest) = locate(crate::mapping::txn::host_lpa(lpa)) else {
                 continue;
             };
             if newest == ppa {

@@ -8,6 +8,7 @@ pub(crate) mod block;
 pub(crate) mod hybrid;
 pub(crate) mod page;
 pub(crate) mod table;
+pub mod txn;
 
 use crate::address::{BlockId, Lpa, PlaneId, Ppa};
 use crate::config::Level;

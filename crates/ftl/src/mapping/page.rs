@@ -48,6 +48,8 @@ pub(crate) struct PageFtl {
     pub(crate) hint_all_planes: bool,
     /// One device-wide GC stream instead of one per plane.
     pub(crate) device_gc: bool,
+    /// Transactional mode (X-FTL, `mapping/txn.rs`); `None`: off.
+    pub(crate) tx: Option<Box<super::txn::TxMap>>,
 }
 
 /// The next page of an open write frontier; a frontier that fills up is dropped (set to
@@ -91,6 +93,7 @@ impl PageFtl {
             wl_gap: config.wl_gap,
             hint_all_planes: config.hint_all_planes,
             device_gc: config.device_gc,
+            tx: None,
         }
     }
 
@@ -109,7 +112,12 @@ impl PageFtl {
         }
     }
 
-    fn alloc_host(&mut self, flash: &mut Flash, plane: PlaneId, id: u16) -> FtlResult<Option<Ppa>> {
+    pub(crate) fn alloc_host(
+        &mut self,
+        flash: &mut Flash,
+        plane: PlaneId,
+        id: u16,
+    ) -> FtlResult<Option<Ppa>> {
         let at = self.frontier_index(plane, id);
         let frontier = &mut self.host_frontier[at];
         if let Some(block) = *frontier {
@@ -192,6 +200,9 @@ impl Mapping for PageFtl {
     /// Writes one whole logical page (the program op carries `tag`).
     fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
         let lpa = write.lpa;
+        if self.tx.is_some() && self.tx_captures(lpa) {
+            return self.tx_write(flash, write, tag);
+        }
         let planes = self.stripe.len();
         for _ in 0..planes {
             let plane = self.stripe[self.cursor];
@@ -214,12 +225,20 @@ impl Mapping for PageFtl {
 
     /// Forgets `lpa` (TRIM).
     fn trim(&mut self, flash: &mut Flash, lpa: Lpa) {
+        if self.tx.is_some() {
+            self.tx_trim(flash, lpa);
+        }
         if let Some(old) = self.table.unmap(lpa) {
             flash.blocks.invalidate(old);
         }
     }
 
     fn locate(&self, lpa: Lpa) -> Option<Ppa> {
+        if self.tx.is_some()
+            && let Some(shadow) = self.tx_shadow(lpa)
+        {
+            return self.table.ppa_of(shadow);
+        }
         self.table.ppa_of(lpa)
     }
 

@@ -98,6 +98,12 @@ impl PageTable {
         freed.then_some(old)
     }
 
+    /// Adds `pages` unmapped logical pages after the last one (hidden LPAs of the
+    /// transactional mode, `mapping/txn.rs`).
+    pub fn grow_logical(&mut self, pages: u32) {
+        self.l2p.resize(self.l2p.len() + pages as usize, Ppa::NONE);
+    }
+
     pub fn logical_pages(&self) -> u32 {
         self.l2p.len() as u32
     }

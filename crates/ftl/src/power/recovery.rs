@@ -20,6 +20,7 @@ use super::cut::PowerCut;
 use super::image::PageImage;
 use crate::address::{Lpa, Ppa};
 use crate::flash::oob::OOB_BYTES;
+use crate::mapping::txn;
 use nandlab_core::SimTime;
 use nandlab_nand::Geometry;
 use nandlab_nand::timing::TimingModel;
@@ -83,6 +84,9 @@ pub struct RecoveryReport {
     pub blocks_free: u64,
     /// Blocks to erase before reuse (interrupted erase).
     pub blocks_to_erase: u64,
+    /// Intact pages of transactions without a durable commit record, discarded (the
+    /// transactional mode, `mapping/txn.rs`).
+    pub pages_uncommitted: u64,
 }
 
 /// The state a mount rebuilds.
@@ -147,6 +151,7 @@ pub fn recover(
     let mut die_time = vec![SimTime::ZERO; dies];
     let mut channel_time = vec![SimTime::ZERO; geometry.channels as usize];
     let transfer = timing.transfer_time(geometry.page_size_bytes + OOB_BYTES as u32);
+    let watermark = commit_watermark(cut, logical_pages);
     for block in 0..blocks {
         let die_id = geometry.die_of_block(nandlab_nand::BlockId(block));
         let (die, channel) = (die_id.index(), geometry.channel_of_die(die_id) as usize);
@@ -176,9 +181,17 @@ pub fn recover(
                 report.pages_discarded += 1;
                 continue;
             }
-            let Some(lpa) = content.lpa.filter(|l| l.0 < logical_pages) else {
+            // a transactional page counts only under a durable commit record
+            let Some(oob_lpa) = content.lpa else {
                 continue;
             };
+            let Some(lpa) = txn::resolve(Some(oob_lpa), content.sequence, watermark) else {
+                report.pages_uncommitted += 1;
+                continue;
+            };
+            if lpa.0 >= logical_pages {
+                continue;
+            }
             let known = sequence[lpa.index()];
             let wins = match variant {
                 RecoveryVariant::LowestSequenceWins => known == 0 || content.sequence < known,
@@ -230,4 +243,25 @@ pub fn recover(
         blocks_to_erase,
         report,
     }
+}
+
+/// The transactional mode's commit watermark: the sequence number of the newest intact page
+/// of the commit record (the LPA just past the host's range), 0 when there is none. Read in the
+/// same full scan (no extra flash reads are timed).
+fn commit_watermark(cut: &PowerCut, logical_pages: u32) -> u64 {
+    let image = &cut.image;
+    let ppb = image.pages_per_block;
+    let mut watermark = 0;
+    for ppa in (0..image.physical_pages()).map(Ppa) {
+        if image.is_unreliable(ppa.0 / ppb) {
+            continue;
+        }
+        if let Some(PageImage::Programmed(c)) = image.page(ppa)
+            && c.lpa == Some(Lpa(logical_pages))
+            && c.crc_ok()
+        {
+            watermark = watermark.max(c.sequence);
+        }
+    }
+    watermark
 }

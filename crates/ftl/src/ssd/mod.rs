@@ -12,10 +12,12 @@ mod host_path;
 mod power;
 mod precondition;
 mod report;
+mod txn;
 mod world;
 
 pub use durability::{WriteState, WriteStateCounts};
 pub use precondition::{PRECONDITION_PROGRESS_WRITES, Precondition};
+pub use txn::{COMMIT_RECORD_MAGIC, TxStats};
 
 use crate::address::{BlockId, Lpa};
 use crate::config::{
@@ -110,6 +112,9 @@ pub struct Ssd {
     controller_start: ControllerTotals,
     /// Per placement id counters at the start of the measurement.
     placement_start: (Vec<u64>, Vec<u64>),
+    /// Transactional mode (`ssd/txn.rs`): its counters, and whether the commit record's write
+    /// may be admitted (its LPA is past the host's range).
+    txn: txn::TxCounters,
 }
 
 /// Logical pages of a device with over-provisioning `op_fraction` (spare / logical).
@@ -274,6 +279,7 @@ impl Ssd {
             controller: Controller::new(&f.controller, geometry.page_size_bytes),
             controller_start: ControllerTotals::default(),
             placement_start: (Vec::new(), Vec::new()),
+            txn: txn::TxCounters::default(),
             config,
             seed,
             geometry,
@@ -385,7 +391,7 @@ impl Ssd {
 
     fn check_range(&self, offset_bytes: u64, size_bytes: u64) -> FtlResult<()> {
         let end = offset_bytes.saturating_add(size_bytes);
-        if end > self.logical_capacity_bytes() {
+        if end > self.logical_capacity_bytes() && !self.is_commit_record(offset_bytes, size_bytes) {
             return Err(FtlError::OutOfRange {
                 offset_bytes,
                 end_bytes: end,

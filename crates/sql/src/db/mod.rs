@@ -25,15 +25,23 @@ pub enum JournalMode {
     /// Write-ahead log, in exclusive locking mode (the VFS has no shared memory).
     Wal,
     Off,
+    /// Batch atomic writes on the transactional FTL (X-FTL): SQLite runs in `delete` mode and
+    /// commits each transaction's pages as one device transaction, writing no journal.
+    Atomic,
 }
 
+/// Shadow pages of the transactional FTL: one per this many logical pages (a batch larger than
+/// that is committed through SQLite's journal instead).
+pub const ATOMIC_SHADOW_FRACTION: u64 = 16;
+
 impl JournalMode {
-    pub const ALL: [JournalMode; 5] = [
+    pub const ALL: [JournalMode; 6] = [
         JournalMode::Delete,
         JournalMode::Truncate,
         JournalMode::Persist,
         JournalMode::Wal,
         JournalMode::Off,
+        JournalMode::Atomic,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -43,6 +51,15 @@ impl JournalMode {
             JournalMode::Persist => "persist",
             JournalMode::Wal => "wal",
             JournalMode::Off => "off",
+            JournalMode::Atomic => "atomic",
+        }
+    }
+
+    /// The `PRAGMA journal_mode` SQLite runs in.
+    pub fn sqlite_mode(self) -> &'static str {
+        match self {
+            JournalMode::Atomic => "delete",
+            m => m.as_str(),
         }
     }
 }
@@ -61,7 +78,7 @@ impl FromStr for JournalMode {
             .find(|m| m.as_str().eq_ignore_ascii_case(s.trim()))
             .ok_or_else(|| {
                 SqlError::Usage(format!(
-                    "journal_mode `{s}`: expected one of delete, truncate, persist, wal, off"
+                    "journal_mode `{s}`: expected one of delete, truncate, persist, wal, off, atomic"
                 ))
             })
     }
@@ -267,7 +284,21 @@ impl SqlDb {
     /// Opens (creating) `options.db_name` on `ssd` (full payload mode); `seed` seeds the VFS's
     /// randomness.
     pub fn open(ssd: Ssd, seed: u64, options: SqlOptions) -> SqlResult<SqlDb> {
-        let disk = Arc::new(Mutex::new(SimDisk::new(ssd, seed)?));
+        let ssd = prepare_ssd(ssd, &options)?;
+        SqlDb::open_disk(SimDisk::new(ssd, seed)?, options)
+    }
+
+    /// Opens the database on `ssd` as its file table on the device left it (a device
+    /// recovered after a power cut; [`SimDisk::mount`]). SQLite then recovers by itself (a
+    /// hot journal is rolled back, a WAL is replayed).
+    pub fn open_mounted(ssd: Ssd, seed: u64, options: SqlOptions) -> SqlResult<SqlDb> {
+        let ssd = prepare_ssd(ssd, &options)?;
+        SqlDb::open_disk(SimDisk::mount(ssd, seed)?, options)
+    }
+
+    /// Opens the database on `disk`.
+    pub fn open_disk(disk: SimDisk, options: SqlOptions) -> SqlResult<SqlDb> {
+        let disk = Arc::new(Mutex::new(disk));
         let registration =
             Registration::register(SimVfs::new(Arc::clone(&disk))).map_err(SqlError::Usage)?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -296,6 +327,12 @@ impl SqlDb {
 
     fn configure(&mut self) -> SqlResult<()> {
         let o = self.options.clone();
+        // first: pragmas below read the schema, which opens an existing WAL (a mounted
+        // database), and without shared memory SQLite opens a WAL only in exclusive mode
+        if o.journal_mode == JournalMode::Wal {
+            self.conn
+                .execute_batch("PRAGMA locking_mode = EXCLUSIVE;")?;
+        }
         if let Some(size) = o.page_size_bytes {
             if !(512..=65_536).contains(&size) || !size.is_power_of_two() {
                 return Err(SqlError::Usage(format!(
@@ -319,16 +356,12 @@ impl SqlDb {
             self.conn
                 .execute_batch(&format!("PRAGMA synchronous = {level};"))?;
         }
-        if o.journal_mode == JournalMode::Wal {
-            self.conn
-                .execute_batch("PRAGMA locking_mode = EXCLUSIVE;")?;
-        }
         let mode: String = self.conn.query_row(
-            &format!("PRAGMA journal_mode = {}", o.journal_mode.as_str()),
+            &format!("PRAGMA journal_mode = {}", o.journal_mode.sqlite_mode()),
             [],
             |r| r.get(0),
         )?;
-        if !mode.eq_ignore_ascii_case(o.journal_mode.as_str()) {
+        if !mode.eq_ignore_ascii_case(o.journal_mode.sqlite_mode()) {
             return Err(SqlError::Usage(format!(
                 "journal_mode `{}`: SQLite kept `{mode}`",
                 o.journal_mode
@@ -413,9 +446,12 @@ impl SqlDb {
     /// The metrics of the current measurement.
     pub fn metrics(&self) -> SqlResult<SqlMetrics> {
         let now = lock(&self.disk)?.snapshot();
-        let mode = self
+        let mut mode = self
             .journal_mode()
             .unwrap_or_else(|_| self.options.journal_mode.to_string());
+        if lock(&self.disk)?.transactional() && mode == "delete" {
+            mode = JournalMode::Atomic.to_string();
+        }
         Ok(self.tracker.metrics(&now, &mode))
     }
 
@@ -435,10 +471,36 @@ impl SqlDb {
         &self.conn
     }
 
+    /// Closes the connection and returns the disk (to mount its SSD again).
+    pub fn into_disk(self) -> SqlResult<SimDisk> {
+        let SqlDb {
+            conn,
+            registration,
+            disk,
+            ..
+        } = self;
+        drop(conn);
+        drop(registration);
+        Arc::try_unwrap(disk)
+            .map_err(|_| SqlError::Usage("simulated disk: still shared".into()))?
+            .into_inner()
+            .map_err(|_| SqlError::Usage("simulated disk: a VFS call panicked earlier".into()))
+    }
+
     /// The VFS name the connection was opened with.
     pub fn vfs_name(&self) -> &str {
         self.registration.name()
     }
+}
+
+/// The SSD `options` need: the atomic mode turns the transactional FTL on.
+fn prepare_ssd(mut ssd: Ssd, options: &SqlOptions) -> SqlResult<Ssd> {
+    if options.journal_mode == JournalMode::Atomic && !ssd.transactional() {
+        let shadow = (ssd.logical_pages() / ATOMIC_SHADOW_FRACTION).max(1);
+        ssd.enable_transactions(u32::try_from(shadow).unwrap_or(u32::MAX))
+            .map_err(|e| SqlError::Usage(format!("journal_mode `atomic`: {e}")))?;
+    }
+    Ok(ssd)
 }
 
 /// A SQLite error, with the simulated SSD's error when the VFS noted one.

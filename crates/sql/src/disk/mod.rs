@@ -6,9 +6,13 @@
 //! the mapping and GC like any host I/O. A sync is a Flush. Truncation and deletion TRIM the
 //! whole pages the file gives back, and those pages return to the allocator.
 //!
-//! The file table (names, extents, sizes) is host memory, like a file system's cached
-//! metadata that is never written back: it costs no device I/O and does not survive the
-//! process (crash recovery of the layout is out of scope, docs/sql.md).
+//! The file table (names, extents, sizes) is kept in host memory and written to the device
+//! ([`table`]: two slots at the start of the logical space) whenever it changed and a file is
+//! synced, before the Flush; in a batch atomic write it is written inside the device
+//! transaction. [`SimDisk::mount`] reads it back after a power cut. Pages a file gives back
+//! (truncation, deletion) are trimmed and reused only after a table without them is durable
+//! (the next sync), so a table that survives a cut never names pages another file has since
+//! written. Temporary files (no name from SQLite) are not in the table.
 //!
 //! Invariant: every allocated page wholly past a file's last byte reads as zeros (fresh or
 //! trimmed); the bytes after the end inside the last page may be stale and are zeroed by a
@@ -17,6 +21,7 @@
 //! holds there too (and the preconditioned pages outside the files stay valid for GC to move).
 
 mod lock;
+pub mod table;
 #[cfg(test)]
 pub(crate) mod tests;
 
@@ -25,10 +30,11 @@ pub use lock::{FileLocks, LockLevel};
 use crate::error::{SqlError, SqlResult};
 use crate::extent::{Extent, ExtentAllocator, grow_pages};
 use nandlab_core::{Lpa, SimTime};
-use nandlab_ftl::{HostOp, HostRequest, PayloadMode, Ssd};
+use nandlab_ftl::{Executed, HostOp, HostRequest, PayloadMode, Ssd};
 use nandlab_nand::OpKind;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use table::{FileTable, TABLE_SLOT_BYTES, TableFile};
 
 /// Dense id of an open file (an index into the disk's file slots).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -48,6 +54,14 @@ pub struct IoCounters {
     pub syncs: u64,
     /// Logical pages trimmed (truncate, delete).
     pub pages_trimmed: u64,
+    /// Files created (a rollback journal per transaction in DELETE mode; none in the atomic
+    /// mode once the database exists).
+    pub files_created: u64,
+    /// Batch atomic writes committed / rolled back (the transactional FTL, docs/sql.md).
+    pub atomic_commits: u64,
+    pub atomic_rollbacks: u64,
+    /// File table writes (each one request of whole pages, counted in the writes above).
+    pub table_writes: u64,
 }
 
 /// Cumulative device state at one moment: simulated time, host I/O, flash work, energy.
@@ -74,6 +88,8 @@ struct FileEntry {
     open_handles: u32,
     /// Deleted while open: freed at the last close.
     unlinked: bool,
+    /// In the on-device file table (every file SQLite names; not temporary files).
+    persistent: bool,
     locks: FileLocks,
 }
 
@@ -98,6 +114,28 @@ pub struct SimDisk {
     last_error: Option<String>,
     /// Trim extents as they are allocated (the device held data when the disk was made).
     trim_on_allocate: bool,
+    /// Pages of one file-table slot.
+    table_slot_pages: u64,
+    /// Generation of the last table written (or mounted).
+    table_generation: u64,
+    /// The table changed since it was last written.
+    table_dirty: bool,
+    /// Extents given back by persistent files, freed once a table without them is durable.
+    freed_pending: Vec<Extent>,
+    /// Names handed out for temporary files.
+    temp_names: std::collections::BTreeSet<String>,
+    /// An armed power cut (crash tests).
+    cut: Option<ArmedCut>,
+}
+
+/// A power cut armed on the disk's requests.
+#[derive(Debug)]
+struct ArmedCut {
+    at_request: u64,
+    after_events: u64,
+    config: nandlab_ftl::power::CutConfig,
+    requests: u64,
+    result: Option<nandlab_ftl::power::PowerCut>,
 }
 
 impl SimDisk {
@@ -110,7 +148,20 @@ impl SimDisk {
             ));
         }
         let page_size_bytes = u64::from(ssd.page_size_bytes());
-        let allocator = ExtentAllocator::new(ssd.logical_pages());
+        let mut allocator = ExtentAllocator::new(ssd.logical_pages());
+        let table_slot_pages = TABLE_SLOT_BYTES.div_ceil(page_size_bytes);
+        allocator
+            .take_exact(Extent {
+                start_page: 0,
+                pages: 2 * table_slot_pages,
+            })
+            .map_err(|_| {
+                SqlError::Usage(format!(
+                    "device: {} logical pages leave no room after the file table's {} pages",
+                    ssd.logical_pages(),
+                    2 * table_slot_pages
+                ))
+            })?;
         let logical_pages = u32::try_from(ssd.logical_pages()).unwrap_or(u32::MAX);
         let trim_on_allocate = (0..logical_pages).any(|l| ssd.locate(Lpa(l)).is_some());
         Ok(SimDisk {
@@ -124,7 +175,183 @@ impl SimDisk {
             temp_files: 0,
             last_error: None,
             trim_on_allocate,
+            table_slot_pages,
+            table_generation: 0,
+            table_dirty: false,
+            freed_pending: Vec::new(),
+            temp_names: std::collections::BTreeSet::new(),
+            cut: None,
         })
+    }
+
+    /// Mounts the disk on `ssd` (a device the files were written to, e.g. recovered after a
+    /// power cut): reads both file-table slots (timed reads) and takes the intact one of the
+    /// highest generation; no table gives an empty disk.
+    pub fn mount(ssd: Ssd, seed: u64) -> SqlResult<SimDisk> {
+        let mut disk = SimDisk::new(ssd, seed)?;
+        let slot_bytes = disk.table_slot_pages * disk.page_size_bytes;
+        let mut best: Option<FileTable> = None;
+        for slot in 0..2 {
+            let request = HostRequest::new(HostOp::Read, slot * slot_bytes, slot_bytes);
+            let bytes = disk.exec(&request, None)?.data;
+            disk.io.read_requests += 1;
+            disk.io.pages_read += disk.table_slot_pages;
+            disk.io.bytes_read += slot_bytes;
+            if let Some(t) = FileTable::decode(&bytes)
+                && best.as_ref().is_none_or(|b| t.generation > b.generation)
+            {
+                best = Some(t);
+            }
+        }
+        let Some(table) = best else {
+            return Ok(disk);
+        };
+        disk.table_generation = table.generation;
+        for f in table.files {
+            for e in &f.extents {
+                disk.allocator.take_exact(*e).map_err(|m| {
+                    SqlError::Usage(format!("file table: file `{}`: extent {m}", f.name))
+                })?;
+            }
+            let id = disk.open(&f.name, true)?;
+            disk.close(id)?;
+            let entry = disk.entry_mut(id)?;
+            entry.extents = f.extents;
+            entry.size_bytes = f.size_bytes;
+        }
+        disk.table_dirty = false;
+        Ok(disk)
+    }
+
+    /// Runs one request on the controller. With a power cut armed ([`SimDisk::arm_power_cut`])
+    /// the armed request is stepped event by event and the power cut inside it; every request
+    /// after the cut fails with [`SqlError::PowerLost`].
+    fn exec(&mut self, request: &HostRequest, data: Option<&[u8]>) -> SqlResult<Executed> {
+        let Some(cut) = self.cut.as_mut() else {
+            return Ok(self.ssd.execute(request, data)?);
+        };
+        if cut.result.is_some() {
+            return Err(SqlError::PowerLost);
+        }
+        cut.requests += 1;
+        if cut.requests < cut.at_request {
+            let executed = self.ssd.execute(request, data)?;
+            // fold what completed into the power trace (one pending event, if any)
+            self.ssd.power_step()?;
+            return Ok(executed);
+        }
+        let (events, config) = (cut.after_events, cut.config.clone());
+        if self.ssd.power_admit(request, data)? {
+            let mut stepped = 0;
+            while self.ssd.requests_in_flight() > 0 && stepped < events {
+                self.ssd.power_step()?;
+                stepped += 1;
+            }
+        }
+        let result = self.ssd.power_cut(&config)?;
+        if let Some(cut) = self.cut.as_mut() {
+            cut.result = Some(result);
+        }
+        Err(SqlError::PowerLost)
+    }
+
+    /// Arms a power cut: requests from now on are counted, and the `at_request`-th (from 1) is
+    /// cut after `after_events` world events (or at its completion, if it needs fewer). The
+    /// SSD's power trace must be on (`Ssd::start_power_trace`).
+    pub fn arm_power_cut(
+        &mut self,
+        at_request: u64,
+        after_events: u64,
+        config: nandlab_ftl::power::CutConfig,
+    ) -> SqlResult<()> {
+        if !self.ssd.power_trace_on() {
+            return Err(SqlError::Usage(
+                "power cut: the SSD's power trace is not on (Ssd::start_power_trace)".into(),
+            ));
+        }
+        self.cut = Some(ArmedCut {
+            at_request: at_request.max(1),
+            after_events,
+            config,
+            requests: 0,
+            result: None,
+        });
+        Ok(())
+    }
+
+    /// Requests counted since the cut was armed.
+    pub fn requests_since_armed(&self) -> u64 {
+        self.cut.as_ref().map_or(0, |c| c.requests)
+    }
+
+    /// The power cut, once it happened (taken: the disk stays dead).
+    pub fn take_power_cut(&mut self) -> Option<nandlab_ftl::power::PowerCut> {
+        self.cut.as_mut()?.result.take()
+    }
+
+    /// Whether the armed cut has happened.
+    pub fn power_lost(&self) -> bool {
+        self.cut
+            .as_ref()
+            .is_some_and(|c| c.result.is_some() || c.requests >= c.at_request)
+    }
+
+    /// The SSD (to rebuild a device after a cut).
+    pub fn into_ssd(self) -> Ssd {
+        self.ssd
+    }
+
+    /// Writes the file table to the slot after the last one (a request of whole pages; made
+    /// durable by the Flush that follows).
+    fn write_table(&mut self) -> SqlResult<()> {
+        let files = self
+            .names
+            .values()
+            .filter_map(|id| self.entry(*id).ok())
+            .filter(|e| e.persistent)
+            .map(|e| TableFile {
+                name: e.name.clone(),
+                size_bytes: e.size_bytes,
+                extents: e.extents.clone(),
+            })
+            .collect();
+        let table = FileTable {
+            generation: self.table_generation + 1,
+            files,
+        };
+        let page = self.page_size_bytes;
+        let mut bytes = table.encode(self.table_slot_pages * page)?;
+        bytes.resize(bytes.len().div_ceil(page as usize) * page as usize, 0);
+        let offset = (table.generation % 2) * self.table_slot_pages * page;
+        let request = HostRequest::new(HostOp::Write, offset, bytes.len() as u64);
+        self.exec(&request, Some(&bytes))?;
+        self.io.write_requests += 1;
+        self.io.pages_written += bytes.len() as u64 / page;
+        self.io.bytes_written += bytes.len() as u64;
+        self.io.table_writes += 1;
+        self.table_generation = table.generation;
+        self.table_dirty = false;
+        Ok(())
+    }
+
+    /// Marks the table changed if `id` is in it.
+    fn touch(&mut self, id: FileId) {
+        if self.entry(id).is_ok_and(|e| e.persistent) {
+            self.table_dirty = true;
+        }
+    }
+
+    /// Gives `extent` of file `id` back: at once for a temporary file, after the next durable
+    /// table for a persistent one.
+    fn give_back(&mut self, persistent: bool, extent: Extent) -> SqlResult<()> {
+        if persistent {
+            self.freed_pending.push(extent);
+            self.table_dirty = true;
+            return Ok(());
+        }
+        self.trim_extent(extent)?;
+        self.allocator.free(extent);
+        Ok(())
     }
 
     pub fn ssd(&self) -> &Ssd {
@@ -204,7 +431,9 @@ impl SimDisk {
     /// A fresh name for a temporary file.
     pub fn temp_name(&mut self) -> String {
         self.temp_files += 1;
-        format!("temp-{}", self.temp_files)
+        let name = format!("temp-{}", self.temp_files);
+        self.temp_names.insert(name.clone());
+        name
     }
 
     /// Opens `name` (creating it, empty, when `create`).
@@ -219,14 +448,18 @@ impl SimDisk {
         if name.is_empty() {
             return Err(SqlError::Usage("file name: empty".into()));
         }
+        let persistent = !self.temp_names.contains(name);
         let entry = FileEntry {
             name: name.to_string(),
             extents: Vec::new(),
             size_bytes: 0,
             open_handles: 1,
             unlinked: false,
+            persistent,
             locks: FileLocks::default(),
         };
+        self.table_dirty |= persistent;
+        self.io.files_created += 1;
         let slot = self.slots.iter().position(Option::is_none);
         let index = match slot {
             Some(i) => {
@@ -260,6 +493,8 @@ impl SimDisk {
             .names
             .remove(name)
             .ok_or_else(|| SqlError::NotFound { name: name.into() })?;
+        self.touch(id);
+        self.temp_names.remove(name);
         let entry = self.entry_mut(id)?;
         if entry.open_handles > 0 {
             entry.unlinked = true;
@@ -269,10 +504,10 @@ impl SimDisk {
     }
 
     fn release(&mut self, id: FileId) -> SqlResult<()> {
+        let persistent = self.entry(id)?.persistent;
         let extents = std::mem::take(&mut self.entry_mut(id)?.extents);
         for extent in extents {
-            self.trim_extent(extent)?;
-            self.allocator.free(extent);
+            self.give_back(persistent, extent)?;
         }
         self.slots[id.0 as usize] = None;
         Ok(())
@@ -299,7 +534,7 @@ impl SimDisk {
         let mut done = 0usize;
         for (logical, len) in self.segments(id, offset_bytes, in_file as u64)? {
             let request = HostRequest::new(HostOp::Read, logical, len);
-            let executed = self.ssd.execute(&request, None)?;
+            let executed = self.exec(&request, None)?;
             let len = len as usize;
             assert_eq!(
                 executed.data.len(),
@@ -333,14 +568,17 @@ impl SimDisk {
         for (logical, len) in self.segments(id, offset_bytes, data.len() as u64)? {
             let len = len as usize;
             let request = HostRequest::new(HostOp::Write, logical, len as u64);
-            self.ssd.execute(&request, Some(&data[done..done + len]))?;
+            self.exec(&request, Some(&data[done..done + len]))?;
             done += len;
             self.io.write_requests += 1;
             self.io.pages_written += self.pages_touched(logical, len as u64);
             self.io.bytes_written += len as u64;
         }
         let entry = self.entry_mut(id)?;
-        entry.size_bytes = entry.size_bytes.max(end);
+        if end > entry.size_bytes {
+            entry.size_bytes = end;
+            self.touch(id);
+        }
         Ok(())
     }
 
@@ -348,6 +586,10 @@ impl SimDisk {
     /// growing reads as zeros.
     pub fn truncate(&mut self, id: FileId, size_bytes: u64) -> SqlResult<()> {
         let size = self.entry(id)?.size_bytes;
+        if size_bytes != size {
+            self.touch(id);
+        }
+        let persistent = self.entry(id)?.persistent;
         if size_bytes > size {
             self.reserve(id, size_bytes)?;
             self.zero_tail(id, size, size_bytes)?;
@@ -372,8 +614,7 @@ impl SimDisk {
                     start_page: extent.start_page + keep,
                     pages: extent.pages - keep,
                 };
-                self.trim_extent(freed)?;
-                self.allocator.free(freed);
+                self.give_back(persistent, freed)?;
             }
         }
         let entry = self.entry_mut(id)?;
@@ -383,11 +624,87 @@ impl SimDisk {
     }
 
     /// Makes every write so far durable: a Flush of the controller's write buffer.
+    /// Writes the file table first when it changed; extents given back before are freed
+    /// (trimmed) after the Flush.
     pub fn sync(&mut self) -> SqlResult<()> {
-        self.ssd
-            .execute(&HostRequest::new(HostOp::Flush, 0, 0), None)?;
+        if self.table_dirty {
+            self.write_table()?;
+        }
+        self.exec(&HostRequest::new(HostOp::Flush, 0, 0), None)?;
         self.io.syncs += 1;
+        for extent in std::mem::take(&mut self.freed_pending) {
+            self.trim_extent(extent)?;
+            self.allocator.free(extent);
+        }
         Ok(())
+    }
+
+    /// Extents waiting for a durable table before they are reused (pages).
+    pub fn pages_pending_free(&self) -> u64 {
+        self.freed_pending.iter().map(|e| e.pages).sum()
+    }
+
+    /// Whether the SSD is in its transactional mode (batch atomic writes offered to SQLite).
+    pub fn transactional(&self) -> bool {
+        self.ssd.transactional()
+    }
+
+    /// Opens a batch atomic write: the device writes from now on commit together.
+    pub fn atomic_begin(&mut self) -> SqlResult<()> {
+        Ok(self.ssd.tx_begin()?)
+    }
+
+    /// Commits the open batch: a Flush, the FTL's commit record (FUA), the mapping switch.
+    /// Counts as one sync.
+    pub fn atomic_commit(&mut self) -> SqlResult<()> {
+        if self.table_dirty {
+            // inside the device transaction: the table commits with the pages it describes
+            self.write_table()?;
+        }
+        // the FTL's three steps as separate requests, so that a power cut can fall inside
+        self.exec(&HostRequest::new(HostOp::Flush, 0, 0), None)?;
+        let (record, data) = self.ssd.tx_record_request()?;
+        self.exec(&record, data.as_deref())?;
+        self.ssd.tx_finish_commit()?;
+        self.io.syncs += 1;
+        self.io.atomic_commits += 1;
+        Ok(())
+    }
+
+    /// Rolls the open batch back (the FTL drops its pages).
+    pub fn atomic_rollback(&mut self) -> SqlResult<()> {
+        if self.ssd.tx_open() && self.cut.is_none() {
+            self.ssd.tx_abort()?;
+            self.io.atomic_rollbacks += 1;
+        }
+        Ok(())
+    }
+
+    /// Whether a write of `len` bytes at `offset_bytes` of `id` still fits in the open batch
+    /// (the FTL's shadow pages); true outside a batch.
+    pub fn atomic_fits(&self, id: FileId, offset_bytes: u64, len: u64) -> SqlResult<bool> {
+        if !self.ssd.tx_open() || len == 0 {
+            return Ok(true);
+        }
+        let page = self.page_size_bytes;
+        let entry = self.entry(id)?;
+        let allocated = entry.pages_allocated() * page;
+        let mut new_pages = 0u64;
+        let first = offset_bytes / page;
+        let last = (offset_bytes + len - 1) / page;
+        for file_page in first..=last {
+            // pages past the allocation are fresh: not in the batch yet
+            let lpa = if file_page * page < allocated {
+                self.segments(id, file_page * page, 1)?[0].0 / page
+            } else {
+                new_pages += 1;
+                continue;
+            };
+            if !self.ssd.tx_has(nandlab_core::Lpa(lpa as u32)) {
+                new_pages += 1;
+            }
+        }
+        Ok(new_pages <= self.ssd.tx_room())
     }
 
     /// Raises `holder`'s lock on `id` (see [`FileLocks::lock`]).
@@ -435,6 +752,13 @@ impl SimDisk {
             return Ok(());
         }
         let want = grow_pages(have, needed);
+        if self.allocator.pages_free() < needed - have
+            && !self.freed_pending.is_empty()
+            && !self.ssd.tx_open()
+        {
+            // the pages given back wait for a durable table: make it so now
+            self.sync()?;
+        }
         let extents = match self.allocator.allocate(want) {
             Some(e) => e,
             // the growth step does not fit: ask for just what is needed
@@ -452,7 +776,15 @@ impl SimDisk {
                 self.trim_extent(*extent)?;
             }
         }
-        self.entry_mut(id)?.extents.extend(extents);
+        let entry = self.entry_mut(id)?;
+        for e in extents {
+            // a run that continues the file's last one extends it (fewer extents to record)
+            match entry.extents.last_mut() {
+                Some(last) if last.end_page() == e.start_page => last.pages += e.pages,
+                _ => entry.extents.push(e),
+            }
+        }
+        self.touch(id);
         Ok(())
     }
 
@@ -466,7 +798,7 @@ impl SimDisk {
         let zeros = vec![0u8; (end - from) as usize];
         for (logical, len) in self.segments(id, from, end - from)? {
             let request = HostRequest::new(HostOp::Write, logical, len);
-            self.ssd.execute(&request, Some(&zeros[..len as usize]))?;
+            self.exec(&request, Some(&zeros[..len as usize]))?;
             self.io.write_requests += 1;
             self.io.pages_written += self.pages_touched(logical, len);
             self.io.bytes_written += len;
@@ -501,7 +833,7 @@ impl SimDisk {
     fn trim_extent(&mut self, extent: Extent) -> SqlResult<()> {
         let page = self.page_size_bytes;
         let request = HostRequest::new(HostOp::Trim, extent.start_page * page, extent.pages * page);
-        self.ssd.execute(&request, None)?;
+        self.exec(&request, None)?;
         self.io.pages_trimmed += extent.pages;
         Ok(())
     }

@@ -80,6 +80,10 @@ fn truncate_trims_whole_pages_and_regrowth_reads_zeros() {
     let free_before = d.pages_free();
     d.truncate(f, page + 10).unwrap();
     assert_eq!(d.size_bytes(f).unwrap(), page + 10);
+    // the pages given back wait for a durable file table without them
+    assert_eq!(d.io().pages_trimmed, 0);
+    assert_eq!(d.pages_pending_free(), 6);
+    d.sync().unwrap();
     assert_eq!(d.io().pages_trimmed, 6, "the 8-page extent keeps 2 pages");
     assert_eq!(d.pages_free(), free_before + 6);
     // growing again: the stale bytes after the old end read as zeros
@@ -105,6 +109,11 @@ fn sync_is_a_flush_and_delete_trims_and_frees() {
     d.write(f, 0, &[1; 20_000]).unwrap();
     d.sync().unwrap();
     assert_eq!(d.io().syncs, 1);
+    assert_eq!(
+        d.io().table_writes,
+        1,
+        "the new file's entry is written before the Flush"
+    );
     let free = d.pages_free();
     d.delete("j").unwrap();
     assert!(!d.exists("j"));
@@ -114,7 +123,10 @@ fn sync_is_a_flush_and_delete_trims_and_frees() {
         "an open file is freed at its last close"
     );
     d.close(f).unwrap();
-    assert_eq!(d.pages_free(), d.allocator.pages_total());
+    assert!(d.pages_pending_free() >= 3);
+    d.sync().unwrap();
+    let table_pages = 2 * d.table_slot_pages;
+    assert_eq!(d.pages_free(), d.allocator.pages_total() - table_pages);
     assert!(d.io().pages_trimmed >= 3);
     // its logical pages read as zeros for the next file
     let g = d.open("k", true).unwrap();
@@ -197,4 +209,45 @@ fn a_used_device_gives_zeroed_files() {
     d.read(f, 0, &mut back).unwrap();
     assert!(back.iter().all(|b| *b == 0), "no old bytes show through");
     assert!(!disk().trim_on_allocate, "a fresh device needs no trims");
+}
+
+/// The file table survives a remount: names, sizes and bytes come back; a table torn at its
+/// newest generation falls back to the previous one.
+#[test]
+fn a_mount_reads_the_file_table_back() {
+    let mut d = disk();
+    let f = d.open("main.db", true).unwrap();
+    d.write(f, 100, &[7; 30_000]).unwrap();
+    let j = d.open("main.db-journal", true).unwrap();
+    d.write(j, 0, &[9; 5_000]).unwrap();
+    d.sync().unwrap();
+    d.truncate(j, 0).unwrap();
+    // a temporary file is not in the table
+    let t = d.temp_name();
+    let tf = d.open(&t, true).unwrap();
+    d.write(tf, 0, &[1; 100]).unwrap();
+    d.sync().unwrap();
+    // written but not synced: the size grows in memory only
+    d.write(f, 30_100, &[8; 10]).unwrap();
+    let generation = d.table_generation;
+    let seed = 7;
+    let ssd = d.ssd;
+    let mut m = SimDisk::mount(ssd, seed).unwrap();
+    assert_eq!(m.table_generation, generation);
+    assert_eq!(
+        m.file_sizes(),
+        vec![
+            ("main.db".to_string(), 30_100),
+            ("main.db-journal".to_string(), 0)
+        ]
+    );
+    let id = m.open("main.db", false).unwrap();
+    let mut back = vec![0u8; 30_000];
+    m.read(id, 100, &mut back).unwrap();
+    assert!(back.iter().all(|b| *b == 7));
+    // new files do not overlap the mounted ones
+    let g = m.open("other", true).unwrap();
+    m.write(g, 0, &[3; 20_000]).unwrap();
+    m.read(id, 100, &mut back).unwrap();
+    assert!(back.iter().all(|b| *b == 7));
 }

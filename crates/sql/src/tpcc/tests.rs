@@ -134,7 +134,12 @@ fn a_pcm_stage_in_the_device_file_serves_sqlite() {
         "{device}[pcm.log]\nkind = \"dpram\"\nregion_size_bytes = 2097152\n"
     ));
     assert_eq!(none.host_pages_written, dpram.host_pages_written);
-    assert_eq!(dedup.nand_pages_programmed, none.nand_pages_programmed);
+    // dedup finds (almost) nothing to share (a few identical pages, e.g. of the file table)
+    assert!(
+        dedup.nand_pages_programmed <= none.nand_pages_programmed
+            && dedup.nand_pages_programmed * 100 >= none.nand_pages_programmed * 99,
+        "{dedup:?} vs {none:?}"
+    );
     assert!(
         (dpram.nand_pages_programmed as f64) < 0.8 * none.nand_pages_programmed as f64,
         "{} vs {} flash programs",

@@ -433,14 +433,14 @@ unsafe extern "C" fn x_check_reserved_lock(file: *mut sys::sqlite3_file, out: *m
     }
 }
 
-/// No file control is implemented (SQLite falls back to its defaults); in particular the
-/// batch-atomic-write controls are refused, as the device makes no such promise.
+/// The batch atomic write controls (on a transactional FTL); every other control is left to
+/// SQLite's defaults (`SQLITE_NOTFOUND`). None of them uses `arg`.
 unsafe extern "C" fn x_file_control(
-    _file: *mut sys::sqlite3_file,
-    _op: c_int,
+    file: *mut sys::sqlite3_file,
+    op: c_int,
     _arg: *mut c_void,
 ) -> c_int {
-    sys::SQLITE_NOTFOUND
+    with_handle(file, sys::SQLITE_NOTFOUND, |h| h.file_control(op))
 }
 
 unsafe extern "C" fn x_sector_size(file: *mut sys::sqlite3_file) -> c_int {

@@ -7,7 +7,8 @@
 //! What the VFS claims (docs/sql.md): `xDeviceCharacteristics` is 0 (no ATOMIC write sizes, no
 //! SAFE_APPEND, no SEQUENTIAL, no POWERSAFE_OVERWRITE: a partial-page write is a
 //! read-modify-write of the whole flash page in the controller, and nothing guarantees what a
-//! power cut leaves); `xSectorSize` is the SSD page size, the smallest unit the device writes.
+//! power cut leaves), except `SQLITE_IOCAP_BATCH_ATOMIC` on a transactional FTL (X-FTL), whose
+//! batch controls are implemented by `file_control`; `xSectorSize` is the SSD page size, the smallest unit the device writes.
 //! No shared-memory methods: WAL needs `PRAGMA locking_mode = EXCLUSIVE` (set by
 //! [`crate::SqlDb`]).
 
@@ -173,6 +174,18 @@ impl SimHandle {
         let Ok(offset) = u64::try_from(offset) else {
             return sys::SQLITE_IOERR_WRITE;
         };
+        // a batch larger than the FTL's shadow pages fails before writing anything of this
+        // write: SQLite rolls the batch back and commits it through its journal instead
+        match disk.atomic_fits(self.file, offset, data.len() as u64) {
+            Ok(true) => {}
+            Ok(false) => {
+                let e = SqlError::Usage(
+                    "batch atomic write: larger than the transactional FTL's shadow pages".into(),
+                );
+                return disk.note(e, sys::SQLITE_IOERR_WRITE);
+            }
+            Err(e) => return disk.note(e, sys::SQLITE_IOERR_WRITE),
+        }
         match disk.write(self.file, offset, data) {
             Ok(()) => sys::SQLITE_OK,
             Err(e @ SqlError::NoSpace { .. }) => disk.note(e, sys::SQLITE_FULL),
@@ -264,9 +277,40 @@ impl SimHandle {
             .unwrap_or(4096)
     }
 
-    /// xDeviceCharacteristics: no guarantee is claimed (module docs).
+    /// xDeviceCharacteristics: `SQLITE_IOCAP_BATCH_ATOMIC` on a transactional FTL, else no
+    /// guarantee (module docs).
     pub fn device_characteristics(&self) -> i32 {
-        0
+        match self.disk() {
+            Ok(d) if d.transactional() => sys::SQLITE_IOCAP_BATCH_ATOMIC,
+            _ => 0,
+        }
+    }
+
+    /// xFileControl: the batch atomic write controls on a transactional FTL; every other
+    /// control is left to SQLite's defaults (`SQLITE_NOTFOUND`).
+    pub fn file_control(&self, op: i32) -> Code {
+        let (call, code): (fn(&mut SimDisk) -> crate::error::SqlResult<()>, Code) = match op {
+            sys::SQLITE_FCNTL_BEGIN_ATOMIC_WRITE => {
+                (SimDisk::atomic_begin, sys::SQLITE_IOERR_BEGIN_ATOMIC)
+            }
+            sys::SQLITE_FCNTL_COMMIT_ATOMIC_WRITE => {
+                (SimDisk::atomic_commit, sys::SQLITE_IOERR_COMMIT_ATOMIC)
+            }
+            sys::SQLITE_FCNTL_ROLLBACK_ATOMIC_WRITE => {
+                (SimDisk::atomic_rollback, sys::SQLITE_IOERR_ROLLBACK_ATOMIC)
+            }
+            _ => return sys::SQLITE_NOTFOUND,
+        };
+        let Ok(mut disk) = self.disk() else {
+            return code;
+        };
+        if !disk.transactional() {
+            return sys::SQLITE_NOTFOUND;
+        }
+        match call(&mut disk) {
+            Ok(()) => sys::SQLITE_OK,
+            Err(e) => disk.note(e, code),
+        }
     }
 }
 
