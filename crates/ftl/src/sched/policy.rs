@@ -137,6 +137,17 @@ mod tests {
     }
 
     #[test]
+    fn the_ssd_orders_are_valid_allocation_orders() {
+        use crate::config::{Level, parse_allocation_order};
+        let order = |p: SchedulerPolicy| parse_allocation_order(p.ssd_allocation_order().unwrap());
+        assert_eq!(order(SchedulerPolicy::DieFirst).unwrap()[3], Level::Plane);
+        assert_eq!(order(SchedulerPolicy::PlaneFirst).unwrap()[0], Level::Plane);
+        assert_eq!(SchedulerPolicy::Fcfs.ssd_allocation_order(), None);
+        assert!(SchedulerPolicy::PlaneFirst.merges_multiplane());
+        assert!(!SchedulerPolicy::DieFirst.merges_multiplane());
+    }
+
+    #[test]
     fn every_policy_is_a_bijection_on_a_small_device() {
         let mut c = preset("qdp-slc").unwrap();
         c.geometry.blocks_per_plane = 3;
