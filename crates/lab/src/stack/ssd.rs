@@ -291,7 +291,12 @@ fn apply_policy(
     f: &mut FtlConfig,
 ) -> Result<(), KeyError> {
     let key = "ssd.scheduler.policy";
-    let policy: SchedulerPolicy = name.parse().map_err(|e: String| (key.into(), e))?;
+    let policy: SchedulerPolicy = name.parse().map_err(|_| {
+        (
+            key.to_string(),
+            format!("unknown policy `{name}` (the SSD takes die-first or plane-first)"),
+        )
+    })?;
     let Some(order) = policy.ssd_allocation_order() else {
         return Err((
             key.into(),
