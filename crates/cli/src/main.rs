@@ -1,6 +1,7 @@
 //! The `nandlab` command line.
 
 use clap::{Args, Parser, Subcommand};
+use nandlab_ftl::sched::{ChipReport, ChipWorkloadKind, SchedulerPolicy};
 use nandlab_lab::chip::ChipRunSpec;
 use nandlab_lab::control::Control;
 use nandlab_lab::experiments::{self, RunOptions, Scale};
@@ -8,7 +9,6 @@ use nandlab_lab::stack::{
     FioWorkload, Stack, StackOutcome, StackRun, TraceWorkload, WorkloadSection, device_stack,
 };
 use nandlab_lab::{LabError, LabResult, bench, output};
-use nandlab_nand::sched::{ChipReport, ChipWorkloadKind, SchedulerPolicy};
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -29,8 +29,8 @@
 //! | static wear-leveling: candidate / migration | `wear/mod.rs` / `mapping/page.rs` (`migrate_cold_block`) |
 //! | dynamic wear-leveling (free blocks reused round robin) | `flash/blocks.rs` |
 //! | copyback vs read + program moves, erase | `flash/mod.rs` |
-//! | per-die op queues; blocking vs interleaved GC scheduling | `sched/mod.rs` (used by `ssd/world.rs`: 2 ops in flight per die) |
-//! | die-first / plane-first scheduler | the chip model: `nandlab_nand::sched` |
+//! | the flash transaction scheduler (policy, multiplane merging, cache mode, die slots), per-die op queues; blocking vs interleaved GC | `sched/` (used by `ssd/world.rs`: 2 ops in flight per die, and by the chip-level driver `sched/chip/`) |
+//! | die-first / plane-first / FCFS policy | `sched/policy.rs` |
 //! | multiplane merging of decided ops | `ssd/world.rs` (`merge_multiplane`) |
 //! | OOB metadata (LPA, write sequence, CRC) and write durability | `flash/oob.rs`, `ssd/durability.rs` |
 //! | co-design hint (next erase block's valid LPAs) | `mapping/page.rs` (`next_erase_block_valid_lpas`), `ssd/mod.rs` |
@@ -51,7 +51,7 @@ pub mod host;
 pub mod mapping;
 pub mod memory;
 pub mod power;
-mod sched;
+pub mod sched;
 mod ssd;
 pub mod stats;
 mod wear;

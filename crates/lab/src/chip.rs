@@ -1,7 +1,7 @@
 //! Chip-level runs: a preset (or config file) with overrides, a chip workload, a scheduler.
 
 use crate::error::{LabError, LabResult};
-use nandlab_nand::sched::{
+use nandlab_ftl::sched::{
     ChipReport, ChipWorkload, ChipWorkloadKind, DriverConfig, SchedulerPolicy, chip_report,
     run_requests,
 };

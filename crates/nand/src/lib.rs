@@ -7,7 +7,8 @@
 //!   status); bus stages hold the channel, cell stages hold the die.
 //! - [`onfi`]: the *low-level ONFI command interface*: a die state machine that validates every
 //!   command/address/data cycle.
-//! - [`sched`]: die-first, plane-first and FCFS schedulers that turn page requests into ops.
+//! - no scheduler: the order and merging of ops (die-first / plane-first / FCFS, multiplane,
+//!   cache mode) is decided by the controller's scheduler, `nandlab_ftl::sched`.
 //! - configuration ([`NandConfig`], [`preset()`]), [`Geometry`], [`timing`], [`energy`].
 
 pub mod cell;
@@ -19,7 +20,6 @@ pub mod onfi;
 pub mod op;
 pub mod preset;
 pub mod reliability;
-pub mod sched;
 pub mod search;
 pub mod sim;
 pub mod stage;

@@ -232,12 +232,16 @@ impl Ssd {
         let front = Chain::new(stages, geometry.page_size_bytes, full);
         let front_out = PageWrites::new(geometry.page_size_bytes, full);
         let first = PageAddress::default();
-        let cache = |op: FlashOp| if f.cache_mode { op.cached() } else { op };
+        // the scheduler's register mode per kind (cache mode for reads and programs if on)
+        let mode = |mut op: FlashOp| {
+            op.mode = crate::sched::merge::register_mode(op.kind, f.cache_mode);
+            op
+        };
         let templates = OpKind::ALL.map(|kind| match kind {
-            OpKind::Read => cache(FlashOp::read(first)),
-            OpKind::Program => cache(FlashOp::program(first)),
-            OpKind::Erase => FlashOp::erase(first),
-            OpKind::Copyback => FlashOp::copyback(first, first),
+            OpKind::Read => mode(FlashOp::read(first)),
+            OpKind::Program => mode(FlashOp::program(first)),
+            OpKind::Erase => mode(FlashOp::erase(first)),
+            OpKind::Copyback => mode(FlashOp::copyback(first, first)),
             // SiM kinds: not issued by the FTL (yet)
             _ => FlashOp::of_kind(kind, first),
         });

@@ -9,9 +9,10 @@ use crate::flash::ProgramWait;
 use crate::flash::emit::{PendingOp, Tag};
 use crate::host::HostRequest;
 use crate::mapping::Mapping;
+use crate::sched::merge::{DieSlots, Merge, Offer, Passing, PlaneSlot, register_mode};
 use crate::stats::SsdReport;
 use nandlab_core::source::earliest;
-use nandlab_nand::{OpKind, RegisterMode};
+use nandlab_nand::OpKind;
 
 /// Positions of the optional sources in the world loop's tie-breaking order (host arrivals 0,
 /// chip model 1, then these).
@@ -536,7 +537,8 @@ impl Ssd {
     #[inline(always)]
     fn dispatch(&mut self, op: PendingOp) -> FtlResult<()> {
         let die = self.codec.die_of(op.source);
-        if self.queues.is_empty(die) && self.nand.die_ops_in_flight(die) < CHIP_OPS_PER_DIE {
+        if self.queues.is_empty(die) && SSD_DIE_SLOTS.can_take(self.nand.die_ops_in_flight(die), 0)
+        {
             self.submit_to_chip(die, op)
         } else {
             self.queues.push(die, op);
@@ -573,44 +575,25 @@ impl Ssd {
         if !kind_merges || (matches!(op.tag, Tag::Gc(_)) && !gc_merges) {
             return op;
         }
-        let blocks = &self.flash.blocks;
-        let ppb = blocks.pages_per_block;
         let die = self.codec.die_of(op.source);
-        let offset = op.source.0 % ppb;
-        let target_offset = op.target.0 % ppb;
         let planes_per_die = self.geometry.planes_per_die as usize;
-        let mut planes_seen = 1u64 << (blocks.plane_of_ppa(op.source).0 % 64);
+        let mut merge = Merge::new(self.plane_slot(op), planes_per_die, Passing::KeepPlaneOrder);
         self.merge_group.clear();
         self.merge_group.push(op);
         for (j, &other) in ops.iter().enumerate().skip(first + 1) {
-            if self.merge_group.len() == planes_per_die {
+            if merge.full() {
                 break;
             }
-            if self.merge_taken[j] {
+            if self.merge_taken[j] || self.codec.die_of(other.source) != die {
                 continue;
             }
-            let plane = 1u64 << (blocks.plane_of_ppa(other.source).0 % 64);
-            let same_die = self.codec.die_of(other.source) == die;
-            let same_offsets = match op.kind {
-                OpKind::Erase => true,
-                OpKind::Copyback => {
-                    other.source.0 % ppb == offset && other.target.0 % ppb == target_offset
-                }
-                _ => other.source.0 % ppb == offset,
-            };
-            let joins = same_die
-                && other.kind == op.kind
-                && (gc_merges || !matches!(other.tag, Tag::Gc(_)))
-                && same_offsets
-                && planes_seen & plane == 0
+            // GC ops kept in their own queues (interleaved GC) and host ops that depend on
+            // queued GC work never join
+            let eligible = (gc_merges || !matches!(other.tag, Tag::Gc(_)))
                 && !self.queues.gc_pending(other.source);
-            if joins {
+            if merge.offer(&self.plane_slot(other), eligible) == Offer::Join {
                 self.merge_taken[j] = true;
                 self.merge_group.push(other);
-            }
-            if same_die {
-                // later ops on this plane stay behind this one
-                planes_seen |= plane;
             }
         }
         if self.merge_group.len() == 1 {
@@ -629,10 +612,27 @@ impl Ssd {
         }
     }
 
+    /// Decided op `op` as the merging rule sees it.
+    #[inline]
+    fn plane_slot(&self, op: PendingOp) -> PlaneSlot {
+        let blocks = &self.flash.blocks;
+        let ppb = blocks.pages_per_block;
+        PlaneSlot {
+            kind: op.kind,
+            plane: blocks.plane_of_ppa(op.source).0 % self.geometry.planes_per_die,
+            page: op.source.0 % ppb,
+            target_page: if op.target.is_none() {
+                0
+            } else {
+                op.target.0 % ppb
+            },
+        }
+    }
+
     /// Submits queued ops of `die` while it has fewer than [`CHIP_OPS_PER_DIE`] in flight.
     #[inline(always)]
     pub(super) fn pump(&mut self, die: DieId) -> FtlResult<()> {
-        while self.nand.die_ops_in_flight(die) < CHIP_OPS_PER_DIE {
+        while SSD_DIE_SLOTS.can_take(self.nand.die_ops_in_flight(die), 0) {
             let blocks = &self.flash.blocks;
             let Some(op) = self.queues.pop(die, |plane| blocks.free_count(plane)) else {
                 break;
@@ -687,12 +687,7 @@ impl Ssd {
         let multi = &mut self.multi_template;
         multi.kind = kind;
         // merged reads and programs are multiplane cache ops when the scheduler uses cache mode
-        multi.mode = if self.config.ftl.cache_mode && matches!(kind, OpKind::Read | OpKind::Program)
-        {
-            RegisterMode::Cache
-        } else {
-            RegisterMode::Legacy
-        };
+        multi.mode = register_mode(kind, self.config.ftl.cache_mode);
         multi.targets.clear();
         multi.destinations.clear();
         for member in self.merged.get(id) {
@@ -844,3 +839,9 @@ impl Ssd {
 /// controller's per-die FIFO (order is kept either way). Two let one op's completion and the
 /// next op's start coincide without the chip model scanning long wait lists.
 pub(crate) const CHIP_OPS_PER_DIE: u32 = 2;
+
+/// The SSD's die slots: [`CHIP_OPS_PER_DIE`] ops per die, dies of a channel interleaved.
+const SSD_DIE_SLOTS: DieSlots = DieSlots {
+    ops_per_die: CHIP_OPS_PER_DIE,
+    interleave: true,
+};

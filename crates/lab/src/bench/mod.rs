@@ -6,7 +6,7 @@
 
 use crate::chip::ChipRunSpec;
 use crate::error::LabResult;
-use nandlab_nand::sched::ChipWorkloadKind;
+use nandlab_ftl::sched::ChipWorkloadKind;
 use serde::Serialize;
 use std::time::Instant;
 

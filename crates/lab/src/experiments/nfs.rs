@@ -3,7 +3,7 @@
 use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::chip::ChipRunSpec;
 use crate::error::{LabError, LabResult};
-use nandlab_nand::sched::{ChipReport, ChipWorkloadKind, SchedulerPolicy};
+use nandlab_ftl::sched::{ChipReport, ChipWorkloadKind, SchedulerPolicy};
 use nandlab_nand::{FlashOp, NandSim, OpKind, PageAddress, Stage, preset};
 
 pub(super) static EXPERIMENTS: &[Experiment] = &[

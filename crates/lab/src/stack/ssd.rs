@@ -3,6 +3,7 @@
 //! default fills it); a key that does not apply to the chosen mapping, policy or scheme is an
 //! error naming it, never silently ignored.
 
+use nandlab_ftl::sched::SchedulerPolicy;
 use nandlab_ftl::{
     BufferPolicy, ControllerCosts, FtlConfig, GcPolicy, GcScheduling, GcScope, MappingKind,
     PayloadMode, WearLeveling,
@@ -57,6 +58,11 @@ pub struct HostSection {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SchedulerSection {
+    /// `die-first` (stripe pages over dies, then planes) or `plane-first` (fill the planes of a
+    /// die first and merge them into multiplane ops): sets `mapping.allocation_order`, and
+    /// plane-first turns `multiplane` on (SPEC N10, paper 003 §8.8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
     /// Merge decided reads or programs of one die (same page offset, other planes) into
     /// multiplane ops; pair with a plane-first `mapping.allocation_order` so consecutive pages
     /// land on the planes of one die at the same offset.
@@ -232,6 +238,9 @@ impl SsdSection {
         if let Some(s) = &self.scheduler {
             set(&mut f.multiplane, s.multiplane);
             set(&mut f.cache_mode, s.cache);
+            if let Some(name) = &s.policy {
+                apply_policy(name, s, &mapping, &mut f)?;
+            }
         }
         Ok(f)
     }
@@ -271,6 +280,44 @@ impl SsdSection {
         }
         Ok(())
     }
+}
+
+/// `ssd.scheduler.policy`: the allocation order (and, plane-first, multiplane merging) of the
+/// controller's scheduler policy.
+fn apply_policy(
+    name: &str,
+    s: &SchedulerSection,
+    mapping: &MappingSection,
+    f: &mut FtlConfig,
+) -> Result<(), KeyError> {
+    let key = "ssd.scheduler.policy";
+    let policy: SchedulerPolicy = name.parse().map_err(|_| {
+        (
+            key.to_string(),
+            format!("unknown policy `{name}` (the SSD takes die-first or plane-first)"),
+        )
+    })?;
+    let Some(order) = policy.ssd_allocation_order() else {
+        return Err((
+            key.into(),
+            "`fcfs` (no striping, one queue for all dies) is a chip-level baseline (`nandlab chip`); the SSD takes die-first or plane-first".into(),
+        ));
+    };
+    if mapping.allocation_order.is_some() {
+        return Err((
+            key.into(),
+            "sets the allocation order: give it or `ssd.mapping.allocation_order`, not both".into(),
+        ));
+    }
+    if policy.merges_multiplane() && s.multiplane == Some(false) {
+        return Err((
+            key.into(),
+            "plane-first serves requests with multiplane ops: drop `multiplane = false` or use die-first".into(),
+        ));
+    }
+    f.allocation_order = order.into();
+    f.multiplane |= policy.merges_multiplane();
+    Ok(())
 }
 
 fn set<T>(slot: &mut T, value: Option<T>) {
@@ -395,12 +442,45 @@ mod tests {
                 "[mapping]\nkind = \"hybrid\"\npaired_page_padding = true\n",
                 "ssd.mapping.paired_page_padding",
             ),
+            (
+                "[scheduler]\npolicy = \"elevator\"\n",
+                "ssd.scheduler.policy",
+            ),
+            ("[scheduler]\npolicy = \"fcfs\"\n", "ssd.scheduler.policy"),
+            (
+                "[scheduler]\npolicy = \"plane-first\"\n[mapping]\nallocation_order = \"die\"\n",
+                "ssd.scheduler.policy",
+            ),
+            (
+                "[scheduler]\npolicy = \"plane-first\"\nmultiplane = false\n",
+                "ssd.scheduler.policy",
+            ),
         ];
         for (text, key) in cases {
             let (got, message) = section(text).to_ftl().unwrap_err();
             assert_eq!(got, key, "{text}");
             assert!(!message.is_empty());
         }
+    }
+
+    #[test]
+    fn the_scheduler_policy_sets_striping_and_merging() {
+        let f = section("[scheduler]\npolicy = \"plane-first\"\n")
+            .to_ftl()
+            .unwrap();
+        assert_eq!(f.allocation_order, "plane-channel-chip-die");
+        assert!(f.multiplane);
+        let f = section("[scheduler]\npolicy = \"die-first\"\n")
+            .to_ftl()
+            .unwrap();
+        assert_eq!(f, FtlConfig::default());
+        let (_, message) = section("[scheduler]\npolicy = \"elevator\"\n")
+            .to_ftl()
+            .unwrap_err();
+        assert!(
+            !message.contains('\n') && message.contains("elevator"),
+            "{message}"
+        );
     }
 
     #[test]

@@ -6,25 +6,50 @@
 //! - FCFS: no striping: pages fill a block, then the next block of the same plane, then the
 //!   next plane and die, and requests are dispatched strictly in arrival order.
 
-use crate::geometry::{Geometry, PageAddress};
+use nandlab_nand::{Geometry, PageAddress};
 use serde::{Deserialize, Serialize};
 
+/// The order in which consecutive pages are spread over dies and planes (SPEC N10).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SchedulerPolicy {
+    /// Stripe consecutive pages over dies first, then planes.
     #[default]
     DieFirst,
+    /// Fill the planes of a die first (multiplane ops), then the next die.
     PlaneFirst,
+    /// No striping; requests dispatched strictly in arrival order (chip-level runs only).
     Fcfs,
 }
 
 impl SchedulerPolicy {
+    /// The policy's name in configs and on the command line.
     pub fn name(self) -> &'static str {
         match self {
             SchedulerPolicy::DieFirst => "die-first",
             SchedulerPolicy::PlaneFirst => "plane-first",
             SchedulerPolicy::Fcfs => "fcfs",
         }
+    }
+}
+
+impl SchedulerPolicy {
+    /// The SSD's page allocation order under this policy (`ftl.allocation_order`, fastest-varying
+    /// level first): die-first stripes consecutive pages over channels, chips and dies before
+    /// planes; plane-first fills the planes of one die first. `None` for FCFS, which has no
+    /// striping and one queue for all dies: a chip-level baseline, not an SSD's scheduler.
+    pub fn ssd_allocation_order(self) -> Option<&'static str> {
+        match self {
+            SchedulerPolicy::DieFirst => Some("channel-chip-die-plane"),
+            SchedulerPolicy::PlaneFirst => Some("plane-channel-chip-die"),
+            SchedulerPolicy::Fcfs => None,
+        }
+    }
+
+    /// Whether the policy serves requests with multiplane ops (plane-first: "requests are
+    /// collected into two pages upon arrival and served to multiple planes", paper 003 §8.8).
+    pub fn merges_multiplane(self) -> bool {
+        self == SchedulerPolicy::PlaneFirst
     }
 }
 
@@ -72,7 +97,7 @@ pub fn place(policy: SchedulerPolicy, g: &Geometry, logical_page: u64) -> PageAd
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::preset::preset;
+    use nandlab_nand::preset;
 
     #[test]
     fn die_first_stripes_dies_then_planes() {
@@ -109,6 +134,17 @@ mod tests {
             })
             .collect();
         assert_eq!(a, [(0, 0, 0), (0, 1, 0), (1, 0, 0), (1, 1, 0)]);
+    }
+
+    #[test]
+    fn the_ssd_orders_are_valid_allocation_orders() {
+        use crate::config::{Level, parse_allocation_order};
+        let order = |p: SchedulerPolicy| parse_allocation_order(p.ssd_allocation_order().unwrap());
+        assert_eq!(order(SchedulerPolicy::DieFirst).unwrap()[3], Level::Plane);
+        assert_eq!(order(SchedulerPolicy::PlaneFirst).unwrap()[0], Level::Plane);
+        assert_eq!(SchedulerPolicy::Fcfs.ssd_allocation_order(), None);
+        assert!(SchedulerPolicy::PlaneFirst.merges_multiplane());
+        assert!(!SchedulerPolicy::DieFirst.merges_multiplane());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! one channel, 2 KB legacy writes, die-first scheduling, queue depth 64.
 
 use nandlab_core::SimTime;
-use nandlab_nand::sched::{ChipWorkload, ChipWorkloadKind, DriverConfig, run_requests};
+use nandlab_ftl::sched::{ChipWorkload, ChipWorkloadKind, DriverConfig, run_requests};
 use nandlab_nand::{FlashOp, NandSim, PageAddress, preset};
 
 fn main() {

@@ -1,23 +1,21 @@
-//! Schedulers at the logical unit (SPEC N10) and chip-level workloads: the host side of a
-//! chip-level experiment.
+//! The host side of a chip-level experiment (`nandlab chip`, the NANDFlashSim reproductions):
+//! chip-level workloads, the driver that queues their page ops per die and hands them to the
+//! chip through the controller's scheduler rules ([`crate::sched`]), and the chip report.
 
 mod driver;
-mod layout;
 mod report;
 mod workload;
 
 pub use driver::{DriverConfig, DriverStats, run_requests};
-pub use layout::{SchedulerPolicy, place};
 pub use report::{ChipReport, KindReport, StageRow, chip_report};
 pub use workload::{ChipRequest, ChipWorkload, ChipWorkloadKind};
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::op::OpKind;
-    use crate::preset::preset;
-    use crate::sim::NandSim;
+    use crate::sched::policy::SchedulerPolicy;
     use nandlab_core::SimTime;
+    use nandlab_nand::{NandSim, OpKind, preset};
 
     fn run(
         name: &str,

@@ -2,62 +2,100 @@
 //! breakdown by stage, bus contention, energy by stage and by op kind, erase counts.
 
 use super::driver::DriverStats;
-use crate::op::OpKind;
-use crate::sim::NandSim;
-use crate::stage::Stage;
 use nandlab_core::stats::CdfPoint;
 use nandlab_core::{LatencySummary, SimTime};
+use nandlab_nand::{NandSim, OpKind, Stage};
 use serde::Serialize;
 
+/// Time and energy of one stage.
 #[derive(Clone, Debug, Serialize)]
 pub struct StageRow {
+    /// Stage name (CLE, ALE, TIR, ...).
     pub stage: &'static str,
+    /// Time spent in the stage, summed over ops.
     pub time_us: f64,
     /// Share of all stage time (the paper's "breakdown of cycles").
     pub time_fraction: f64,
+    /// Energy, µJ.
     pub energy_uj: f64,
+    /// Share of all stage energy.
     pub energy_fraction: f64,
 }
 
+/// Results per op kind.
 #[derive(Clone, Debug, Serialize)]
 pub struct KindReport {
+    /// Op kind.
     pub kind: &'static str,
+    /// Ops of the kind.
     pub ops: u64,
+    /// Pages (or blocks for erases) touched: a 2-plane op counts 2.
     pub units: u64,
+    /// Energy, µJ.
     pub energy_uj: f64,
+    /// Energy per op, µJ.
     pub energy_per_op_uj: f64,
+    /// Share of the kind's stage time spent in bus stages (paper 003 §8.4).
     pub bus_stage_fraction: f64,
+    /// Op latency summary.
     pub latency: LatencySummary,
 }
 
+/// The report of a chip-level run.
 #[derive(Clone, Debug, Serialize)]
 pub struct ChipReport {
+    /// Simulated time of the run.
     pub sim_time_us: f64,
+    /// Requests completed.
     pub requests: u64,
+    /// Read requests completed.
     pub read_requests: u64,
+    /// Write requests completed.
     pub write_requests: u64,
+    /// Read throughput.
     pub read_mb_per_s: f64,
+    /// Write throughput.
     pub write_mb_per_s: f64,
+    /// Read plus write throughput.
     pub throughput_mb_per_s: f64,
+    /// Requests per simulated second.
     pub iops: f64,
+    /// Read request latency.
     pub read_latency: LatencySummary,
+    /// Write request latency.
     pub write_latency: LatencySummary,
+    /// Ops submitted to the chip.
     pub flash_ops: u64,
+    /// Ops with more than one plane.
     pub multiplane_ops: u64,
+    /// Erases the driver inserted before reusing a block.
     pub erases_inserted: u64,
+    /// Chip-model events processed.
     pub events: u64,
+    /// Share of the ops' execution time spent waiting for the shared bus (paper 003 §8.7).
     pub bus_contention_fraction: f64,
+    /// Share of the run the buses were busy.
     pub bus_utilization: f64,
+    /// Energy, µJ.
     pub energy_uj: f64,
+    /// Idle (standby) energy of every die, µJ.
     pub idle_energy_uj: f64,
+    /// Time and energy per stage.
     pub stages: Vec<StageRow>,
+    /// Per op kind.
     pub op_kinds: Vec<KindReport>,
+    /// Highest erase count of a block.
     pub erase_count_max: u32,
+    /// Mean erase count per block.
     pub erase_count_mean: f64,
+    /// Read retries (reliability model).
     pub read_retries: u64,
+    /// Reads beyond ECC after every retry.
     pub uncorrectable_reads: u64,
+    /// Read latency CDF.
     #[serde(skip)]
     pub read_cdf: Vec<CdfPoint>,
+    /// Write latency CDF.
     #[serde(skip)]
     pub write_cdf: Vec<CdfPoint>,
 }

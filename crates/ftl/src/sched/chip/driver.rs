@@ -6,17 +6,19 @@
 //! be overwritten in place, so any chip-level writer is a log), erasing a block before its
 //! first page is programmed again. Page ops wait in a FIFO per die; when a die can take an op,
 //! the plane-first policy merges queued page ops that obey the plane addressing rule (same kind,
-//! same page offset, one per plane; transfer sizes may differ) into one multiplane op. Interleaving lets several dies of a channel work at once; without it a
-//! channel has one op in flight. The host keeps `queue_depth` requests outstanding (closed
-//! loop).
+//! same page offset, one per plane; transfer sizes may differ) into one multiplane op. Merging,
+//! register modes and die slots are the SSD's ([`crate::sched::merge`]): this driver only keeps
+//! the queues. Interleaving lets several dies of a channel work at once; without it a channel
+//! has one op in flight. The host keeps `queue_depth` requests outstanding (closed loop).
 
-use super::layout::{SchedulerPolicy, place};
 use super::workload::ChipRequest;
-use crate::error::{NandError, NandResult};
-use crate::geometry::{MAX_PLANES_PER_DIE, PageAddress};
-use crate::op::{FlashOp, OpKind, RegisterMode};
-use crate::sim::{Completion, NandSim};
+use crate::sched::merge::{DieSlots, Merge, Offer, Passing, PlaneSlot, register_mode};
+use crate::sched::policy::{SchedulerPolicy, place};
 use nandlab_core::{LatencyHistogram, SimTime};
+use nandlab_nand::geometry::MAX_PLANES_PER_DIE;
+use nandlab_nand::{
+    Completion, DieId, FlashOp, NandError, NandResult, NandSim, OpKind, PageAddress,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -24,6 +26,7 @@ use std::collections::VecDeque;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DriverConfig {
+    /// Where consecutive pages go and how ops are dispatched.
     pub policy: SchedulerPolicy,
     /// Use cache-mode reads and programs.
     pub cache: bool,
@@ -50,15 +53,25 @@ impl Default for DriverConfig {
 /// Host-side results of a chip run (the chip's own counters are in `NandSim::stats`).
 #[derive(Clone, Debug, Default)]
 pub struct DriverStats {
+    /// Read requests completed.
     pub read_requests: u64,
+    /// Write requests completed.
     pub write_requests: u64,
+    /// Bytes read by completed requests.
     pub read_bytes: u64,
+    /// Bytes written by completed requests.
     pub write_bytes: u64,
+    /// Read request latencies.
     pub read_latency: LatencyHistogram,
+    /// Write request latencies.
     pub write_latency: LatencyHistogram,
+    /// Erases the driver inserted before reusing a block of its log.
     pub erases_inserted: u64,
+    /// Ops with more than one plane.
     pub multiplane_ops: u64,
+    /// Ops submitted to the chip.
     pub ops: u64,
+    /// Simulated time when the last request completed.
     pub end: SimTime,
 }
 
@@ -90,6 +103,7 @@ pub fn run_requests(
 struct Driver<'a> {
     sim: &'a mut NandSim,
     config: DriverConfig,
+    slots_rule: DieSlots,
     planes_per_op: usize,
     slots: Vec<RequestSlot>,
     free_slots: Vec<u32>,
@@ -119,13 +133,13 @@ pub const MAX_QUEUE_DEPTH: u32 = 65_536;
 impl<'a> Driver<'a> {
     fn new(sim: &'a mut NandSim, config: &DriverConfig) -> NandResult<Self> {
         if config.queue_depth == 0 || config.queue_depth > MAX_QUEUE_DEPTH {
-            return Err(crate::error::config_error(
-                "driver.queue_depth",
-                format!(
+            return Err(NandError::Config {
+                key: "driver.queue_depth".into(),
+                message: format!(
                     "{} requests; must be between 1 and {MAX_QUEUE_DEPTH}",
                     config.queue_depth
                 ),
-            ));
+            });
         }
         let g = sim.geometry().clone();
         let planes = g.planes_per_die as usize;
@@ -136,6 +150,7 @@ impl<'a> Driver<'a> {
         };
         let depth = config.queue_depth as usize;
         Ok(Driver {
+            slots_rule: DieSlots::for_mode(config.cache, config.interleave),
             planes_per_op,
             slots: vec![RequestSlot::default(); depth],
             free_slots: (0..depth as u32).rev().collect(),
@@ -262,10 +277,9 @@ impl<'a> Driver<'a> {
     }
 
     fn die_can_take(&self, die: usize) -> bool {
-        let limit = if self.config.cache { 2 } else { 1 };
-        let channel = self.sim.geometry().channel_of_die(crate::DieId(die as u32)) as usize;
-        self.die_in_flight[die] < limit
-            && (self.config.interleave || self.channel_in_flight[channel] == 0)
+        let channel = self.sim.geometry().channel_of_die(DieId(die as u32)) as usize;
+        self.slots_rule
+            .can_take(self.die_in_flight[die], self.channel_in_flight[channel])
     }
 
     fn dispatch(&mut self) -> NandResult<()> {
@@ -305,27 +319,25 @@ impl<'a> Driver<'a> {
         let mut members = [head; MAX_PLANES_PER_DIE as usize];
         let mut count = 1usize;
         if self.planes_per_op > 1 {
-            let mut planes_used = 1u32 << head.address.plane;
+            let mut merge = Merge::new(
+                plane_slot(&head),
+                self.planes_per_op,
+                Passing::KeepWriteOrder,
+            );
             let mut i = 0;
-            while i < self.die_queues[die].len() && count < self.planes_per_op {
+            while i < self.die_queues[die].len() && !merge.full() {
                 let candidate = self.die_queues[die][i];
-                // the plane addressing rule: same kind, same page offset (any block for an
-                // erase), one op per plane; transfer sizes may differ (paper 003 §3.3)
-                let mergeable = candidate.kind == head.kind
-                    && (head.kind == OpKind::Erase || candidate.address.page == head.address.page)
-                    && planes_used & (1 << candidate.address.plane) == 0;
-                if mergeable {
-                    planes_used |= 1 << candidate.address.plane;
-                    members[count] = candidate;
-                    count += 1;
-                    self.die_queues[die].remove(i);
-                } else if candidate.kind != OpKind::Read && head.kind != OpKind::Read {
-                    // never reorder programs/erases of a die past each other
-                    break;
-                } else {
-                    i += 1;
+                match merge.offer(&plane_slot(&candidate), true) {
+                    Offer::Join => {
+                        members[count] = candidate;
+                        count += 1;
+                        self.die_queues[die].remove(i);
+                    }
+                    Offer::Pass => i += 1,
+                    Offer::Stop => break,
                 }
             }
+            debug_assert_eq!(merge.members(), count);
         }
         // one FlashOp reused for every issue: no allocation per op in steady state
         let op = &mut self.op_buffer;
@@ -333,15 +345,12 @@ impl<'a> Driver<'a> {
         op.targets.clear();
         op.targets
             .extend(members[..count].iter().map(|m| m.address));
-        op.mode = RegisterMode::Legacy;
+        op.mode = register_mode(head.kind, self.config.cache);
         op.transfer_bytes = None;
         if head.kind != OpKind::Erase {
             // one transfer size per op: the members' mean, so that the bus moves their total
             let total: u32 = members[..count].iter().map(|m| m.bytes).sum();
             op.transfer_bytes = Some(total.div_ceil(count as u32));
-            if self.config.cache {
-                op.mode = RegisterMode::Cache;
-            }
         }
         let group = match self.free_groups.pop() {
             Some(g) => g,
@@ -365,7 +374,7 @@ impl<'a> Driver<'a> {
             self.stats.multiplane_ops += 1;
         }
         self.die_in_flight[die] += 1;
-        let channel = self.sim.geometry().channel_of_die(crate::DieId(die as u32)) as usize;
+        let channel = self.sim.geometry().channel_of_die(DieId(die as u32)) as usize;
         self.channel_in_flight[channel] += 1;
         Ok(())
     }
@@ -374,7 +383,7 @@ impl<'a> Driver<'a> {
         let group = c.tag as usize;
         let die = self.op_group_dies[group] as usize;
         self.die_in_flight[die] -= 1;
-        let channel = self.sim.geometry().channel_of_die(crate::DieId(die as u32)) as usize;
+        let channel = self.sim.geometry().channel_of_die(DieId(die as u32)) as usize;
         self.channel_in_flight[channel] -= 1;
         if self.config.interleave {
             self.mark_dirty(die);
@@ -406,5 +415,16 @@ impl<'a> Driver<'a> {
             }
         }
         self.free_groups.push(group as u32);
+    }
+}
+
+/// A queued page op as the merging rule sees it.
+#[inline]
+fn plane_slot(op: &PageOp) -> PlaneSlot {
+    PlaneSlot {
+        kind: op.kind,
+        plane: op.address.plane,
+        page: op.address.page,
+        target_page: 0,
     }
 }

@@ -9,12 +9,15 @@ use serde::{Deserialize, Serialize};
 /// One host request to the chip-level scheduler.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChipRequest {
+    /// A write (else a read).
     pub write: bool,
     /// Logical byte offset (page-aligned for the synthesized workloads).
     pub offset_bytes: u64,
+    /// Length in bytes.
     pub size_bytes: u32,
 }
 
+/// A chip-level workload of paper 003 Table II.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ChipWorkloadKind {
@@ -35,6 +38,7 @@ pub enum ChipWorkloadKind {
 }
 
 impl ChipWorkloadKind {
+    /// Every workload, in report order.
     pub const ALL: [ChipWorkloadKind; 7] = [
         ChipWorkloadKind::Swr,
         ChipWorkloadKind::Srd,
@@ -44,6 +48,7 @@ impl ChipWorkloadKind {
         ChipWorkloadKind::Usr,
         ChipWorkloadKind::Prn,
     ];
+    /// The workload's name on the command line.
     pub fn name(self) -> &'static str {
         match self {
             ChipWorkloadKind::Swr => "swr",
