@@ -553,13 +553,18 @@ impl SsdConfig {
         if f.mapping != MappingKind::Page || f.gc_scope != GcScope::Device {
             return Err(config_error(
                 key,
-                format!("{r} needs the page mapping with `gc_scope = \"device\"` (one GC stream that may move pages across planes)"),
+                format!(
+                    "{r} needs the page mapping with `gc_scope = \"device\"` (one GC stream that may move pages across planes)"
+                ),
             ));
         }
         if f.placement_ids > 1 {
             return Err(config_error(
                 key,
-                format!("{r} with {} placement ids (the device reserve keeps one GC block for the device: use 1 id)", f.placement_ids),
+                format!(
+                    "{r} with {} placement ids (the device reserve keeps one GC block for the device: use 1 id)",
+                    f.placement_ids
+                ),
             ));
         }
         if r > 64 {

@@ -71,7 +71,10 @@ fn host_writes_never_take_the_reserve_and_gc_always_finds_a_destination() {
         for reserve in [1, 2] {
             let ssd = hammer(config(16, reserve, 0.3, policy), 6, 3);
             let r = ssd.report();
-            assert!(r.counters.gc_runs > 0 && r.counters.gc_page_copies > 0, "{r:?}");
+            assert!(
+                r.counters.gc_runs > 0 && r.counters.gc_page_copies > 0,
+                "{r:?}"
+            );
         }
     }
 }
@@ -110,6 +113,9 @@ fn bad_device_reserve_configs_name_the_key() {
     c.ftl.gc_threshold_blocks = 3;
     assert!(bad(c).contains("ftl.gc_device_reserve_blocks"));
     let err = bad(config(16, 2, 0.02, GcPolicy::Fifo));
-    assert!(err.contains("ftl.op_fraction") && err.contains("reserve"), "{err}");
+    assert!(
+        err.contains("ftl.op_fraction") && err.contains("reserve"),
+        "{err}"
+    );
     assert!(bad(config(16, 65, 0.3, GcPolicy::Fifo)).contains("ftl.gc_device_reserve_blocks"));
 }

@@ -261,7 +261,12 @@ fn freespace(options: &RunOptions) -> LabResult<ExperimentResult> {
     let n = frees.len() * 2;
     if rows.len() == points.len() {
         triple(&mut result, "at_20pct_steady", &rows[n], &rows[n + 1]);
-        triple(&mut result, "at_20pct_pure_chip", &rows[n + 2], &rows[n + 3]);
+        triple(
+            &mut result,
+            "at_20pct_pure_chip",
+            &rows[n + 2],
+            &rows[n + 3],
+        );
     }
     let mut columns = COLUMNS;
     columns[1] = "free_space_pct";

@@ -105,8 +105,7 @@ impl EngineDevice {
     pub fn text(self) -> String {
         format!(
             "[ssd]\npreset = \"{}\"\n[nand.geometry]\nchannels = {}\nblocks_per_plane = {}\npages_per_block = {}\n{}",
-            self.preset,
-            self.channels, self.blocks_per_plane, self.pages_per_block, self.extra
+            self.preset, self.channels, self.blocks_per_plane, self.pages_per_block, self.extra
         )
     }
 
