@@ -179,6 +179,13 @@ pub struct FtlConfig {
     pub gc_threshold_blocks: u32,
     /// Per-plane or device-wide GC (page mapping).
     pub gc_scope: GcScope,
+    /// Device-wide GC reserve (page mapping, `gc_scope = "device"`): this many free blocks
+    /// anywhere on the device are kept for GC moves, which may then cross planes (one open GC
+    /// block for the device), instead of one free block per plane; GC runs when a host write
+    /// needs a block and the device has fewer than `gc_threshold_blocks` free blocks besides the
+    /// reserve (the threshold then counts device-wide). 0 (default): the per-plane reserve.
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub gc_device_reserve_blocks: u32,
     /// Background GC (page mapping): while the device is idle before a timed arrival, one
     /// victim at a time is collected on the plane with the fewest free blocks as long as it has
     /// fewer than this many (device scope: the device fewer than this × planes). 0 disables it;
@@ -255,6 +262,7 @@ impl Default for FtlConfig {
             gc_policy: GcPolicy::Greedy,
             gc_threshold_blocks: 3,
             gc_scope: GcScope::Plane,
+            gc_device_reserve_blocks: 0,
             idle_gc_threshold_blocks: 0,
             gc_scheduling: GcScheduling::Blocking,
             gc_urgent_free_blocks: 0,
@@ -470,18 +478,35 @@ impl SsdConfig {
             ));
         }
         let blocks = g.blocks_per_plane;
-        // the GC threshold, plus an open host and GC frontier block per placement id
-        let reserved = f
-            .gc_threshold_blocks
-            .saturating_add(2 * u32::from(f.placement_ids.max(1)));
-        if blocks <= reserved {
-            return Err(config_error(
-                "ftl.gc_threshold_blocks",
-                format!(
-                    "{} blocks per plane leave nothing for data after {} reserved (threshold + 2 write frontiers)",
-                    blocks, reserved
-                ),
-            ));
+        let logical = crate::ssd::logical_pages(g, f.op_fraction);
+        if f.gc_device_reserve_blocks > 0 {
+            self.validate_device_reserve(g, logical)?;
+        } else {
+            // the GC threshold, plus an open host and GC frontier block per placement id
+            let reserved = f
+                .gc_threshold_blocks
+                .saturating_add(2 * u32::from(f.placement_ids.max(1)));
+            if blocks <= reserved {
+                return Err(config_error(
+                    "ftl.gc_threshold_blocks",
+                    format!(
+                        "{} blocks per plane leave nothing for data after {} reserved (threshold + 2 write frontiers)",
+                        blocks, reserved
+                    ),
+                ));
+            }
+            let spare_blocks = (g.total_pages() - logical)
+                / u64::from(g.pages_per_block)
+                / u64::from(g.total_planes());
+            if spare_blocks < u64::from(reserved) {
+                return Err(config_error(
+                    "ftl.op_fraction",
+                    format!(
+                        "{} leaves {spare_blocks} spare blocks per plane; GC needs at least {reserved} (gc_threshold_blocks + 2 per placement id)",
+                        f.op_fraction
+                    ),
+                ));
+            }
         }
         if f.idle_gc_threshold_blocks > blocks {
             return Err(config_error(
@@ -489,19 +514,6 @@ impl SsdConfig {
                 format!(
                     "{} exceeds the {blocks} blocks of a plane",
                     f.idle_gc_threshold_blocks
-                ),
-            ));
-        }
-        let logical = crate::ssd::logical_pages(g, f.op_fraction);
-        let spare_blocks = (g.total_pages() - logical)
-            / u64::from(g.pages_per_block)
-            / u64::from(g.total_planes());
-        if spare_blocks < u64::from(reserved) {
-            return Err(config_error(
-                "ftl.op_fraction",
-                format!(
-                    "{} leaves {spare_blocks} spare blocks per plane; GC needs at least {reserved} (gc_threshold_blocks + 2 per placement id)",
-                    f.op_fraction
                 ),
             ));
         }
@@ -524,6 +536,53 @@ impl SsdConfig {
             return Err(config_error(
                 "ftl.write_buffer_pages",
                 "larger than the logical capacity",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl SsdConfig {
+    /// The device-wide GC reserve's conditions: device-scope GC on the page mapping with one
+    /// placement id, and enough spare blocks for the reserve, the threshold, a host write
+    /// frontier per plane and the one GC frontier.
+    fn validate_device_reserve(&self, g: &nandlab_nand::Geometry, logical: u64) -> FtlResult<()> {
+        let f = &self.ftl;
+        let key = "ftl.gc_device_reserve_blocks";
+        let r = f.gc_device_reserve_blocks;
+        if f.mapping != MappingKind::Page || f.gc_scope != GcScope::Device {
+            return Err(config_error(
+                key,
+                format!(
+                    "{r} needs the page mapping with `gc_scope = \"device\"` (one GC stream that may move pages across planes)"
+                ),
+            ));
+        }
+        if f.placement_ids > 1 {
+            return Err(config_error(
+                key,
+                format!(
+                    "{r} with {} placement ids (the device reserve keeps one GC block for the device: use 1 id)",
+                    f.placement_ids
+                ),
+            ));
+        }
+        if r > 64 {
+            return Err(config_error(
+                key,
+                format!("{r} blocks (a device-wide reserve is 1 or 2 blocks; at most 64)"),
+            ));
+        }
+        let spare = (g.total_pages() - logical) / u64::from(g.pages_per_block);
+        let planes = u64::from(g.total_planes());
+        let needed = u64::from(r) + u64::from(f.gc_threshold_blocks) + planes + 1;
+        if spare < needed {
+            return Err(config_error(
+                "ftl.op_fraction",
+                format!(
+                    "{} leaves {spare} spare blocks on the device; the device-wide GC reserve needs at least {needed} (gc_device_reserve_blocks {r} + gc_threshold_blocks {} + a host frontier per plane ({planes}) + one GC frontier)",
+                    f.op_fraction, f.gc_threshold_blocks
+                ),
             ));
         }
         Ok(())

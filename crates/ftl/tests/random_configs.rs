@@ -143,6 +143,7 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
             any::<bool>(),
             any::<bool>(),
             any::<bool>(),
+            mostly(vec![0u32, 0, 0, 1, 2], vec![65]),
         ),
     )
         .prop_map(
@@ -157,12 +158,14 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                     multiplane,
                     cache_mode,
                     padding,
+                    device_reserve,
                 ),
             )| FtlConfig {
                 mapping,
                 gc_policy,
                 gc_threshold_blocks: gc_threshold,
                 gc_scope,
+                gc_device_reserve_blocks: device_reserve,
                 idle_gc_threshold_blocks: idle,
                 op_fraction: op,
                 wear_leveling: wl,

@@ -323,6 +323,7 @@ impl EngineRunSpec {
                 device.clone()
             }
             None => crate::experiments::points::EngineDevice {
+                preset: "miyaji2014-ssd",
                 channels: self.channels.unwrap_or(1),
                 blocks_per_plane: self.blocks_per_plane.unwrap_or(32),
                 pages_per_block: self.pages_per_block.unwrap_or(32),

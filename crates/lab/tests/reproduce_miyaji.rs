@@ -16,16 +16,33 @@ fn quick(id: &str) -> ExperimentResult {
     result
 }
 
+/// R-E1 (paper 000 Fig. 12 at 20 % free: 3.8x q/s, -46 % energy, -62 % W/E) on the emulator
+/// path (buffered host writes striped over four dies, foreground GC, per-request controller
+/// energy): each of the three within 15 % of the paper's; on the pure-chip path all three
+/// follow the same flash-op counts.
 #[test]
 fn r_e1_codesign_is_ahead_at_20_percent_free_space_and_the_gap_closes() {
     let r = quick("miyaji-freespace");
-    assert!(r.get("speedup_at_20pct") > 2.0, "{:?}", r.metrics);
-    assert!(r.get("energy_reduction_at_20pct") > 0.3, "{:?}", r.metrics);
-    assert!(r.get("we_reduction_at_20pct") > 0.4, "{:?}", r.metrics);
+    for (key, paper) in [
+        ("speedup_at_20pct", 3.8),
+        ("energy_reduction_at_20pct", 0.46),
+        ("we_reduction_at_20pct", 0.62),
+    ] {
+        let v = r.get(key);
+        assert!(
+            (v / paper - 1.0).abs() < 0.15,
+            "{key} = {v}: {:?}",
+            r.metrics
+        );
+    }
     // the gap closes as free space grows
     assert!(r.get("speedup_at_80pct") < r.get("speedup_at_50pct"));
     assert!(r.get("speedup_at_50pct") < r.get("speedup_at_20pct"));
-    assert!(r.get("speedup_at_80pct") < 1.2, "{:?}", r.metrics);
+    assert!(
+        r.get("speedup_at_80pct") < 0.5 * r.get("speedup_at_20pct"),
+        "{:?}",
+        r.metrics
+    );
     // the paper's protocol is already the steady state (first-fit conventional insert): the
     // point warmed up until the WAF changes < 5 % per window gives the same gain within 5 %
     let steady = r.get("speedup_at_20pct_steady");
@@ -34,6 +51,19 @@ fn r_e1_codesign_is_ahead_at_20_percent_free_space_and_the_gap_closes() {
         "{:?}",
         r.metrics
     );
+    // pure-chip path: speed-up, energy and W/E ratios all come from the flash-op counts
+    let speedup = r.get("speedup_at_20pct_pure_chip");
+    for key in [
+        "energy_reduction_at_20pct_pure_chip",
+        "we_reduction_at_20pct_pure_chip",
+    ] {
+        let as_ratio = 1.0 / (1.0 - r.get(key));
+        assert!(
+            (as_ratio / speedup - 1.0).abs() < 0.05,
+            "{key}: {:?}",
+            r.metrics
+        );
+    }
     // page-copy-less GC: the co-designed engine copies (nearly) nothing, the conventional a lot
     let co = r.get("page_copies_codesign_20pct");
     let conv = r.get("page_copies_conventional_20pct");
@@ -92,20 +122,14 @@ fn r_e2_drifting_free_space_favours_codesign() {
 
 #[test]
 fn r_e3_and_r_e4_codesign_ahead_at_every_block_size_and_worse_with_big_rows() {
-    // R-E3 at constant capacity: the gain grows with the block size (128 KB -> 256 KB -> 512 KB)
+    // R-E3 at constant capacity (128 MB, device-wide GC reserve): the gain grows with the
+    // block size, 256 KB -> 512 KB -> 1 MB, in speed and in wear
     let b = quick("miyaji-blocksize");
-    assert!(b.get("speedup_smallest_block") > 1.5, "{:?}", b.metrics);
-    assert!(
-        b.get("speedup_8_pages") < b.get("speedup_16_pages")
-            && b.get("speedup_16_pages") < b.get("speedup_32_pages"),
-        "{:?}",
-        b.metrics
-    );
-    assert!(
-        b.get("we_reduction_8_pages") < b.get("we_reduction_32_pages"),
-        "{:?}",
-        b.metrics
-    );
+    assert!(b.get("speedup_smallest_block") > 2.0, "{:?}", b.metrics);
+    for key in ["speedup", "we_reduction", "energy_reduction"] {
+        let at = |pages: u32| b.get(&format!("{key}_{pages}_pages"));
+        assert!(at(16) < at(32) && at(32) < at(64), "{key}: {:?}", b.metrics);
+    }
     let r = quick("miyaji-rowsize");
     assert!(
         r.get("speedup_119b") > r.get("speedup_2048b"),

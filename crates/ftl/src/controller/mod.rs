@@ -89,6 +89,13 @@ pub(crate) struct Totals {
     link_pj: f64,
 }
 
+impl Totals {
+    /// Controller, DRAM and host-link energy, in picojoules.
+    pub fn energy_pj(&self) -> f64 {
+        self.controller_pj + self.dram_pj + self.link_pj
+    }
+}
+
 /// The controller's resources and their pending events.
 #[derive(Debug)]
 pub(crate) struct Controller {

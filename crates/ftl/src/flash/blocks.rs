@@ -99,6 +99,10 @@ impl BlockManager {
     pub fn free_count(&self, plane: PlaneId) -> u32 {
         self.free[plane.index()].len() as u32
     }
+    /// Free blocks of the whole device.
+    pub fn free_total(&self) -> u32 {
+        self.free.iter().map(|f| f.len() as u32).sum()
+    }
     pub fn is_open(&self, block: BlockId) -> bool {
         self.state[block.index()] == BlockUse::Open
     }

@@ -34,19 +34,20 @@ impl PageFtl {
         Ok(())
     }
 
-    /// Device-wide GC: while the device has fewer than threshold × planes free blocks, the
-    /// policy's victim among all blocks is collected (its pages move within its plane). Static
+    /// Device-wide GC: while the device has fewer than threshold × planes free blocks (with a
+    /// device-wide reserve: reserve + threshold), the policy's victim among all blocks is
+    /// collected (its pages move within its plane; with the device reserve into the device's
+    /// one GC block, on any plane). Static
     /// wear-leveling then looks at each collected plane and at `plane`, which asked for a block.
     pub(crate) fn collect_device(&mut self, flash: &mut Flash, plane: PlaneId) -> FtlResult<()> {
         let planes = self.stripe.len() as u32;
-        let target = self.threshold_blocks * planes;
-        let free = |flash: &Flash| {
-            flash
-                .blocks
-                .all_planes()
-                .map(|p| flash.blocks.free_count(p))
-                .sum::<u32>()
+        // with a device-wide reserve the threshold counts device-wide, beyond the reserve
+        let target = if self.device_reserve > 0 {
+            self.device_reserve + self.threshold_blocks
+        } else {
+            self.threshold_blocks * planes
         };
+        let free = |flash: &Flash| flash.blocks.free_total();
         for _ in 0..planes * flash.blocks.blocks_per_plane {
             if free(flash) >= target {
                 break;
@@ -67,12 +68,13 @@ impl PageFtl {
     pub fn collect_idle(&mut self, flash: &mut Flash, idle_threshold: u32) -> FtlResult<bool> {
         let planes = self.stripe.len() as u32;
         let victim = if self.device_gc {
-            let free: u32 = flash
-                .blocks
-                .all_planes()
-                .map(|p| flash.blocks.free_count(p))
-                .sum();
-            if free >= idle_threshold * planes {
+            let free = flash.blocks.free_total();
+            let target = if self.device_reserve > 0 {
+                self.device_reserve + idle_threshold
+            } else {
+                idle_threshold * planes
+            };
+            if free >= target {
                 return Ok(false);
             }
             self.picker.take_device(&flash.blocks)

@@ -24,6 +24,9 @@ pub(crate) struct PageConfig {
     pub hint_all_planes: bool,
     /// One device-wide GC stream instead of one per plane (`ftl.gc_scope = "device"`).
     pub device_gc: bool,
+    /// Free blocks kept device-wide for GC moves (`ftl.gc_device_reserve_blocks`; 0: one per
+    /// plane).
+    pub device_reserve_blocks: u32,
 }
 
 /// The page-mapping FTL state. Its GC mechanism is in `gc/collect.rs`, its static
@@ -50,6 +53,8 @@ pub(crate) struct PageFtl {
     pub(crate) device_gc: bool,
     /// Transactional mode (X-FTL, `mapping/txn.rs`); `None`: off.
     pub(crate) tx: Option<Box<super::txn::TxMap>>,
+    /// Free blocks kept device-wide for GC moves (0: one per plane instead).
+    pub(crate) device_reserve: u32,
 }
 
 /// The next page of an open write frontier; a frontier that fills up is dropped (set to
@@ -94,6 +99,7 @@ impl PageFtl {
             hint_all_planes: config.hint_all_planes,
             device_gc: config.device_gc,
             tx: None,
+            device_reserve: config.device_reserve_blocks,
         }
     }
 
@@ -128,8 +134,16 @@ impl PageFtl {
         } else {
             self.collect(flash, plane)?;
         }
-        // a free block per placement id always stays in reserve for GC moves
-        if flash.blocks.free_count(plane) < 1 + u32::from(self.placement_ids) {
+        if self.device_reserve > 0 {
+            // the device's reserve stays for GC moves: the host takes a block of its plane
+            // only while the device has a free block beyond it
+            if flash.blocks.free_count(plane) == 0
+                || flash.blocks.free_total() <= self.device_reserve
+            {
+                return Ok(None);
+            }
+        } else if flash.blocks.free_count(plane) < 1 + u32::from(self.placement_ids) {
+            // a free block per placement id always stays in reserve for GC moves
             return Ok(None);
         }
         let block = flash.blocks.take_free(plane).expect("free count checked");
@@ -146,6 +160,9 @@ impl PageFtl {
         plane: PlaneId,
         id: u16,
     ) -> FtlResult<Ppa> {
+        if self.device_reserve > 0 {
+            return self.alloc_gc_device(flash, plane);
+        }
         let at = self.frontier_index(plane, id);
         let frontier = &mut self.gc_frontier[at];
         let block = match *frontier {
@@ -162,6 +179,41 @@ impl PageFtl {
             }
         };
         Ok(next_in_frontier(flash, frontier, block))
+    }
+
+    /// A page for a GC move under the device-wide reserve: the device's one open GC block,
+    /// wherever it is; when none is open, a free block of `plane` (the victim's), else of the
+    /// plane with the most free blocks (the reserve is GC's to take).
+    fn alloc_gc_device(&mut self, flash: &mut Flash, plane: PlaneId) -> FtlResult<Ppa> {
+        let open = self.gc_frontier.iter().position(Option::is_some);
+        let at = match open {
+            Some(at) => at,
+            None => {
+                let from = if flash.blocks.free_count(plane) > 0 {
+                    plane
+                } else {
+                    flash
+                        .blocks
+                        .all_planes()
+                        .max_by_key(|&p| (flash.blocks.free_count(p), std::cmp::Reverse(p.0)))
+                        .expect("a device has a plane")
+                };
+                let Some(block) = flash.blocks.take_free(from) else {
+                    return Err(FtlError::DeviceFull {
+                        message: format!(
+                            "no free block left on the device for GC moves (device reserve {} blocks)",
+                            self.device_reserve
+                        ),
+                    });
+                };
+                flash.placement.open(block, 0);
+                let at = self.frontier_index(from, 0);
+                self.gc_frontier[at] = Some(block);
+                at
+            }
+        };
+        let block = self.gc_frontier[at].expect("an open GC frontier");
+        Ok(next_in_frontier(flash, &mut self.gc_frontier[at], block))
     }
 
     /// The plane whose GC comes first if host writes continue: the fewest host page writes

@@ -181,6 +181,7 @@ impl Ssd {
                     wl_gap,
                     hint_all_planes: f.hint_all_planes,
                     device_gc: f.gc_scope == GcScope::Device,
+                    device_reserve_blocks: f.gc_device_reserve_blocks,
                 };
                 let picker = VictimPicker::new(f.gc_policy, seed);
                 Mapper::Page(PageFtl::new(
@@ -326,6 +327,22 @@ impl Ssd {
     /// Physical pages of the device.
     pub fn physical_pages(&self) -> u64 {
         self.geometry.total_pages()
+    }
+    /// Free (erased, unallocated) blocks of the whole device.
+    pub fn free_blocks(&self) -> u32 {
+        self.flash.blocks.free_total()
+    }
+    /// GC runs (victims collected) since the SSD was built; cheap, for a host that reacts to
+    /// the GC its own write triggered.
+    pub fn gc_runs(&self) -> u64 {
+        self.flash.counters.gc_runs
+    }
+    /// Controller-side energy (controller, DRAM, host link; not static power) since the SSD was
+    /// built, in millijoules; 0 without controller costs.
+    pub fn controller_energy_mj(&self) -> f64 {
+        self.controller
+            .as_ref()
+            .map_or(0.0, |c| c.totals().energy_pj() / 1e9)
     }
 
     /// Co-design hint (SPEC F7): the LPAs of the valid pages of the block GC will erase next

@@ -61,6 +61,7 @@ pub fn bench_engine(queries: u64) -> LabResult<EngineBench> {
     use nandlab_engine::QueryMix;
     use nandlab_engine::workload::{QueryGenerator, fill_to_free_space, run_queries};
     let device = EngineDevice {
+        preset: "miyaji2014-ssd",
         channels: 1,
         blocks_per_plane: 32,
         pages_per_block: 32,

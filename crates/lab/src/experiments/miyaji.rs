@@ -101,6 +101,7 @@ fn size(options: &RunOptions) -> Size {
 /// 3D NAND does).
 fn device(s: Size, channels: u32, pages_per_block: u32) -> EngineDevice {
     EngineDevice {
+        preset: "miyaji2014-ssd",
         channels,
         blocks_per_plane: s.blocks_per_plane,
         pages_per_block,
@@ -179,72 +180,104 @@ const COLUMNS: [&str; 6] = [
     "page_copies",
 ];
 
+/// Pages of the engine's host write buffer on the emulator path (one page per plane of the
+/// paper's four 2-plane chips in flight; paper 000 does not state its emulator's buffer).
+const EMULATOR_WRITE_BUFFER_PAGES: u32 = 8;
+
+/// The emulator path of paper 000's SSD (its ref. 13, Fujii et al. VLSI 2012): the
+/// `miyaji2014-emulator` preset (per-request controller energy) on four channels, as the
+/// paper's four chips, with buffered host writes destaged over the dies and foreground GC.
+fn emulator(s: Size, pages_per_block: u32) -> EngineDevice {
+    EngineDevice {
+        preset: "miyaji2014-emulator",
+        ..device(s, 4, pages_per_block)
+    }
+}
+
+/// [`engine`] with the emulator's buffered host-write path.
+fn emulator_engine(iaa: bool, u2di: bool) -> EngineSection {
+    EngineSection {
+        write_buffer_pages: EMULATOR_WRITE_BUFFER_PAGES,
+        ..engine(iaa, u2di, 119)
+    }
+}
+
+/// The conventional and the co-designed engine on the emulator's host-write path.
+fn both_emulated() -> [(&'static str, EngineSection); 2] {
+    [
+        ("conventional", emulator_engine(false, false)),
+        ("codesign", emulator_engine(true, true)),
+    ]
+}
+
+/// Speed-up, energy and W/E reductions of `co` over `conv` as metrics `…_{tag}`.
+fn triple(result: &mut ExperimentResult, tag: &str, conv: &Row, co: &Row) {
+    result.metric(
+        &format!("speedup_{tag}"),
+        co.get("queries_per_s") / conv.get("queries_per_s"),
+    );
+    result.metric(
+        &format!("energy_reduction_{tag}"),
+        reduction(conv.get("mj_per_query"), co.get("mj_per_query")),
+    );
+    result.metric(
+        &format!("we_reduction_{tag}"),
+        reduction(
+            conv.get("we_cycles_per_block"),
+            co.get("we_cycles_per_block"),
+        ),
+    );
+}
+
 fn freespace(options: &RunOptions) -> LabResult<ExperimentResult> {
     let s = size(options);
     let frees: &[f64] = match options.scale {
         Scale::Quick => &[0.2, 0.5, 0.8],
         _ => &[0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
     };
-    let dev = device(s, s.channels, s.pages_per_block);
+    let dev = emulator(s, s.pages_per_block);
     let mut points = Vec::new();
     for &free in frees {
-        for (_, engine) in both(119) {
+        for (_, engine) in both_emulated() {
             points.push(constant(options, s, dev, &engine, free)?);
         }
     }
     // the steady-state point: 20 % free, warmed up until the WAF changes < 5 % per window
-    for (_, engine) in both(119) {
+    for (_, engine) in both_emulated() {
         points.push(dev.stack(
             &engine,
             &constant_free_space_stationary(0.2, s.warmup_queries, s.queries),
             options.seed,
         )?);
     }
+    // labelled extra: the pure-chip path (synchronous queue-depth-1 writes, no controller
+    // energy) on the scale's device, as before the emulator path
+    let chip = device(s, s.channels, s.pages_per_block);
+    for (_, engine) in both(119) {
+        points.push(constant(options, s, chip, &engine, 0.2)?);
+    }
     let mut result = ExperimentResult::default();
     let rows = finished(run_points(options, &points)?);
-    if let [.., conv, co] = &rows[..]
-        && rows.len() == points.len()
-    {
-        result.metric(
-            "speedup_at_20pct_steady",
-            co.get("queries_per_s") / conv.get("queries_per_s"),
-        );
-        result.metric(
-            "energy_reduction_at_20pct_steady",
-            reduction(conv.get("mj_per_query"), co.get("mj_per_query")),
-        );
-        result.metric(
-            "we_reduction_at_20pct_steady",
-            reduction(
-                conv.get("we_cycles_per_block"),
-                co.get("we_cycles_per_block"),
-            ),
+    let n = frees.len() * 2;
+    if rows.len() == points.len() {
+        triple(&mut result, "at_20pct_steady", &rows[n], &rows[n + 1]);
+        triple(
+            &mut result,
+            "at_20pct_pure_chip",
+            &rows[n + 2],
+            &rows[n + 3],
         );
     }
     let mut columns = COLUMNS;
     columns[1] = "free_space_pct";
     let mut curve = Curve::new("freespace", &columns);
-    for (&free, pair) in frees.iter().zip(rows.chunks_exact(2)) {
+    for (&free, pair) in frees.iter().zip(rows[..rows.len().min(n)].chunks_exact(2)) {
         let (conv, co) = (&pair[0], &pair[1]);
         let pct = (free * 100.0).round();
         curve.push(row("conventional", pct, conv));
         curve.push(row("codesign", pct, co));
         let tag = format!("{pct}pct");
-        result.metric(
-            &format!("speedup_at_{tag}"),
-            co.get("queries_per_s") / conv.get("queries_per_s"),
-        );
-        result.metric(
-            &format!("energy_reduction_at_{tag}"),
-            reduction(conv.get("mj_per_query"), co.get("mj_per_query")),
-        );
-        result.metric(
-            &format!("we_reduction_at_{tag}"),
-            reduction(
-                conv.get("we_cycles_per_block"),
-                co.get("we_cycles_per_block"),
-            ),
-        );
+        triple(&mut result, &format!("at_{tag}"), conv, co);
         result.metric(
             &format!("page_copies_conventional_{tag}"),
             conv.get("page_copies"),
@@ -393,25 +426,31 @@ fn ablation(options: &RunOptions) -> LabResult<ExperimentResult> {
     Ok(result)
 }
 
+/// The device-wide GC reserve of the block-size sweep: 2 free blocks for the device instead of
+/// one per plane, GC moving pages across planes (without it 8 MB blocks at 15 % OP cannot run).
+const DEVICE_GC_RESERVE: &str = "[ssd.gc]\ndevice_reserve_blocks = 2\n";
+
 /// The block-size sweep (paper 000 Fig. 17) at constant capacity, as the paper's 1 GB emulated
-/// SSD: pages per plane fixed, blocks per plane = pages per plane / pages per block. Quick
-/// runs use the quick device's 1,024 pages per plane (32 MB on one channel) with 128 KB to
-/// 512 KB blocks; the others the paper's 8,192 pages per plane (1 GB on four channels) with 1 to
-/// 4 MB blocks. The 8 MB point is left out: 16 blocks per plane at 15 % over-provisioning leave
-/// 2 spare blocks per plane where the per-plane GC reserve needs 4 (docs/experiments.md).
+/// SSD: pages per plane fixed, blocks per plane = pages per plane / pages per block, on the
+/// emulator path (four channels, buffered host writes, foreground GC) with a device-wide GC
+/// reserve of 2 blocks. The default and full scales sweep the paper's 1 GB (8,192 pages per
+/// plane) from 256 KB to 8 MB blocks (16 blocks per plane at 8 MB); quick runs the quick
+/// device's 1,024 pages per plane (128 MB) from 256 KB to 1 MB (16 blocks per plane at 1 MB,
+/// the same blocks per plane as the paper's 8 MB point).
 fn blocksize(options: &RunOptions) -> LabResult<ExperimentResult> {
     let s = size(options);
-    let (channels, pages_per_plane, pages): (u32, u32, &[u32]) = match options.scale {
-        Scale::Quick => (1, 1_024, &[8, 16, 32]),
-        _ => (4, 8_192, &[64, 128, 256]),
+    let (pages_per_plane, pages): (u32, &[u32]) = match options.scale {
+        Scale::Quick => (1_024, &[16, 32, 64]),
+        _ => (8_192, &[16, 32, 64, 128, 256, 512]),
     };
     let mut points = Vec::new();
     for &p in pages {
         let dev = EngineDevice {
             blocks_per_plane: pages_per_plane / p,
-            ..device(s, channels, p)
+            extra: DEVICE_GC_RESERVE,
+            ..emulator(s, p)
         };
-        for (_, engine) in both(119) {
+        for (_, engine) in both_emulated() {
             points.push(constant(options, s, dev, &engine, 0.2)?);
         }
     }
@@ -428,23 +467,15 @@ fn blocksize(options: &RunOptions) -> LabResult<ExperimentResult> {
         curve.push(row("conventional", mb, conv));
         curve.push(row("codesign", mb, co));
         speedups.push(co.get("queries_per_s") / conv.get("queries_per_s"));
-        result.metric(
-            &format!("speedup_{p}_pages"),
-            *speedups.last().unwrap_or(&0.0),
-        );
-        result.metric(
-            &format!("we_reduction_{p}_pages"),
-            reduction(
-                conv.get("we_cycles_per_block"),
-                co.get("we_cycles_per_block"),
-            ),
-        );
+        triple(&mut result, &format!("{p}_pages"), conv, co);
     }
     if let (Some(&smallest), Some(&largest)) = (speedups.first(), speedups.last()) {
         result.metric("speedup_smallest_block", smallest);
         result.metric("speedup_largest_block", largest);
     }
     result.metric("paper_speedup_at_8mb", 6.3);
+    result.metric("paper_energy_reduction_at_8mb", 0.65);
+    result.metric("paper_we_reduction_at_8mb", 0.78);
     result.curves.push(curve);
     Ok(result)
 }

@@ -87,11 +87,13 @@ fn write_cached(dir: &Path, key: &str, row: &Row) -> LabResult<()> {
     crate::output::write_file(&dir.join(format!("{key}.json")), &text)
 }
 
-/// The paper-000 SSD (`miyaji2014-ssd` preset) scaled to `channels`, `blocks_per_plane`,
-/// `pages_per_block`, under an engine; `extra` is more stack-config text merged over the preset
-/// (e.g. `[ssd.gc]` keys of a labelled variant), empty for the preset as it is.
+/// The paper-000 SSD (`preset`: `miyaji2014-ssd`, or `miyaji2014-emulator` with the
+/// emulator's controller energy) scaled to `channels`, `blocks_per_plane`, `pages_per_block`,
+/// under an engine; `extra` is more stack-config text merged over the preset (e.g. `[ssd.gc]`
+/// keys of a labelled variant), empty for the preset as it is.
 #[derive(Clone, Copy, Debug)]
 pub struct EngineDevice {
+    pub preset: &'static str,
     pub channels: u32,
     pub blocks_per_plane: u32,
     pub pages_per_block: u32,
@@ -102,8 +104,8 @@ impl EngineDevice {
     /// The device text (`[ssd]` preset and `[nand.geometry]` overrides) of this device.
     pub fn text(self) -> String {
         format!(
-            "[ssd]\npreset = \"miyaji2014-ssd\"\n[nand.geometry]\nchannels = {}\nblocks_per_plane = {}\npages_per_block = {}\n{}",
-            self.channels, self.blocks_per_plane, self.pages_per_block, self.extra
+            "[ssd]\npreset = \"{}\"\n[nand.geometry]\nchannels = {}\nblocks_per_plane = {}\npages_per_block = {}\n{}",
+            self.preset, self.channels, self.blocks_per_plane, self.pages_per_block, self.extra
         )
     }
 

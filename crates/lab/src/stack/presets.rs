@@ -9,6 +9,10 @@ const PRESETS: &[(&str, &str)] = &[
         include_str!("../../../../presets/ssd/bench-ssd.toml"),
     ),
     (
+        "miyaji2014-emulator",
+        include_str!("../../../../presets/ssd/miyaji2014-emulator.toml"),
+    ),
+    (
         "miyaji2014-ssd",
         include_str!("../../../../presets/ssd/miyaji2014-ssd.toml"),
     ),

@@ -417,7 +417,9 @@ impl Stack {
             ..EngineConfig::conventional().with_switches(e.iaa, e.u2di)
         };
         let ssd = self.new_ssd(self.ssd_config(), self.config.run.seed)?;
-        let device = SsdDevice::new(ssd).waiting_for_gc(e.wait_for_gc);
+        let device = SsdDevice::new(ssd)
+            .waiting_for_gc(e.wait_for_gc)
+            .buffered_writes(e.write_buffer_pages);
         Ok(Engine::new(device, config)?)
     }
 

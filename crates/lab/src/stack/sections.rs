@@ -41,6 +41,13 @@ pub struct EngineSection {
     /// query (paper 000 §2's foreground GC); off: only GC on the write's own die does.
     #[serde(default)]
     pub wait_for_gc: bool,
+    /// Host write buffer in pages (paper 000's emulator's host-write path): a page write
+    /// returns once the SSD has taken it and its program runs in the background, striped over
+    /// the dies; at most this many are in flight (capped at `ftl.queue_depth`); a write that
+    /// triggers GC waits until the SSD is idle (foreground GC). 0 (default): every write
+    /// completes before it returns.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub write_buffer_pages: u32,
 }
 
 impl Default for EngineSection {
@@ -54,8 +61,13 @@ impl Default for EngineSection {
             verify: true,
             conventional_insert: ConventionalInsert::default(),
             wait_for_gc: false,
+            write_buffer_pages: 0,
         }
     }
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
 }
 
 fn default_row_size() -> usize {

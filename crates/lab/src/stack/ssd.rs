@@ -109,6 +109,11 @@ pub struct GcSection {
     /// `plane` or `device` (page mapping).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<GcScope>,
+    /// Device-wide GC reserve in blocks (`scope = "device"`, page mapping): GC keeps this many
+    /// free blocks anywhere on the device and may move pages across planes, instead of one free
+    /// block per plane; `threshold_blocks` then counts device-wide beyond the reserve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_reserve_blocks: Option<u32>,
     /// Background GC threshold (page mapping; 0 = off; otherwise above `threshold_blocks`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_threshold_blocks: Option<u32>,
@@ -250,6 +255,10 @@ impl SsdSection {
             ("ssd.gc.policy", gc.policy.is_some()),
             ("ssd.gc.scope", gc.scope.is_some()),
             (
+                "ssd.gc.device_reserve_blocks",
+                gc.device_reserve_blocks.is_some(),
+            ),
+            (
                 "ssd.gc.idle_threshold_blocks",
                 gc.idle_threshold_blocks.is_some(),
             ),
@@ -266,6 +275,7 @@ impl SsdSection {
         set(&mut f.gc_policy, gc.policy);
         set(&mut f.gc_threshold_blocks, gc.threshold_blocks);
         set(&mut f.gc_scope, gc.scope);
+        set(&mut f.gc_device_reserve_blocks, gc.device_reserve_blocks);
         set(&mut f.idle_gc_threshold_blocks, gc.idle_threshold_blocks);
         set(&mut f.copyback, gc.copyback);
         set(&mut f.gc_scheduling, gc.scheduling);
@@ -351,6 +361,10 @@ pub const FTL_KEYS: &[(&str, &str)] = &[
     ("ftl.gc_policy", "ssd.gc.policy"),
     ("ftl.gc_threshold_blocks", "ssd.gc.threshold_blocks"),
     ("ftl.gc_scope", "ssd.gc.scope"),
+    (
+        "ftl.gc_device_reserve_blocks",
+        "ssd.gc.device_reserve_blocks",
+    ),
     (
         "ftl.idle_gc_threshold_blocks",
         "ssd.gc.idle_threshold_blocks",
