@@ -196,6 +196,8 @@ fn mount(
     checkpoint: Option<&MapCheckpoint>,
 ) -> Option<Recovered> {
     let image = &cut.image;
+    // the trim log of the newest committed checkpoint (a full scan reads it too)
+    let trim_log = image.checkpoint();
     let ppb = image.pages_per_block;
     let blocks = image.physical_pages() / ppb;
     let mut map: Vec<Option<Source>> = vec![None; logical_pages as usize];
@@ -270,7 +272,7 @@ fn mount(
             let Some(lpa) = content.lpa.filter(|l| l.0 < logical_pages) else {
                 continue;
             };
-            if checkpoint.is_some_and(|c| c.trimmed_after(lpa, content.sequence)) {
+            if trim_log.is_some_and(|c| c.trimmed_after(lpa, content.sequence)) {
                 // older than a trim the checkpoint's trim log recorded
                 continue;
             }

@@ -214,7 +214,7 @@ enum Issued {
         fua: bool,
     },
     Flush,
-    Trim,
+    Trim(Lpa),
     Read,
 }
 
@@ -299,7 +299,8 @@ impl Run {
                         }
                     }
                     Issued::Flush => oracle.flush_completed(),
-                    Issued::Trim | Issued::Read => {}
+                    Issued::Trim(lpa) => oracle.trim_completed(lpa, ssd.now().as_ps()),
+                    Issued::Read => {}
                 }
             }
             let reached = match cut_point {
@@ -325,7 +326,7 @@ impl Run {
                 } else if roll < w.flush_probability + w.trim_probability {
                     oracle.trim_issued(lpa);
                     let r = HostRequest::trim(lpa.offset_bytes(u64::from(page)), u64::from(page));
-                    (r, Issued::Trim, None)
+                    (r, Issued::Trim(lpa), None)
                 } else if roll < w.flush_probability + w.trim_probability + w.read_probability {
                     let r = HostRequest::read(lpa.offset_bytes(u64::from(page)), u64::from(page));
                     (r, Issued::Read, None)
@@ -395,7 +396,13 @@ impl Run {
             case.recovery,
             in_order,
         );
-        let violations = self.oracle.check(|lpa| recovered.read(&cut, lpa));
+        // trims the newest committed checkpoint's trim log holds are durable (a trim that
+        // completed before the checkpoint's snapshot was decided before it)
+        let taken_ps = cut.image.checkpoint().map(|c| c.taken_ps);
+        let violations = self.oracle.check_with_trim_log(
+            |lpa| recovered.read(&cut, lpa),
+            |trim_done_ps| taken_ps.is_some_and(|t| trim_done_ps < t),
+        );
         let report = cut.report.clone();
         Ok((cut, recovered, report, violations))
     }
