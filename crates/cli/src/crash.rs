@@ -19,7 +19,7 @@ pub struct CrashArgs {
     #[arg(long)]
     case: Option<u64>,
     /// A deliberately broken firmware the oracle must catch: none, no-sequence,
-    /// paired-pages-ignored or ack-before-durable.
+    /// paired-pages-ignored, ack-before-durable or checkpoint-before-data.
     #[arg(long, default_value = "none")]
     mutation: String,
     /// Print the outcome as JSON.

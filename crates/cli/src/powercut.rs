@@ -42,6 +42,13 @@ pub struct PowercutArgs {
     /// durable lower pages to torn upper-page programs).
     #[arg(long)]
     no_paired_padding: bool,
+    /// Map checkpoints every N pages decided (0: none, the mount scans everything; page
+    /// mapping only).
+    #[arg(long, default_value_t = 0)]
+    checkpoint_interval: u32,
+    /// The checkpoint-before-data mutation: a checkpoint commits before the data it maps.
+    #[arg(long)]
+    checkpoint_before_data: bool,
     /// page, block or hybrid.
     #[arg(long, default_value = "page")]
     mapping: String,
@@ -186,6 +193,8 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
             mapping,
             gc_policy,
             paired_page_padding: !args.no_paired_padding,
+            map_checkpoint_interval_pages: args.checkpoint_interval,
+            checkpoint_before_data: args.checkpoint_before_data,
             ..CrashDevice::default()
         },
         workload: CrashWorkload {
@@ -243,6 +252,16 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
             s.recovery_pages_read_max,
             s.recovery_time_us_max
         );
+        if s.checkpoint_mounts + s.checkpoint_cuts_mid_write > 0 {
+            out!(
+                "map checkpoints: {} mounts from a checkpoint, {} cuts mid-checkpoint; pages read {} against {} by full scans ({:.0} %)",
+                s.checkpoint_mounts,
+                s.checkpoint_cuts_mid_write,
+                s.recovery_pages_read,
+                s.full_scan_pages_read,
+                100.0 * s.recovery_pages_read as f64 / s.full_scan_pages_read.max(1) as f64
+            );
+        }
         if let Some(first) = s.first_failing {
             out!("first failing cut: {first:?}");
         }
@@ -283,6 +302,24 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
         o.recovery.blocks_free,
         o.recovery.blocks_to_erase
     );
+    if o.recovery.checkpoint_used || o.cut.checkpoint_lost {
+        out!(
+            "map checkpoint: {} committed{}, mount from the newest: {}; a full scan reads {} pages in {:.1} µs",
+            o.cut.checkpoints_committed,
+            if o.cut.checkpoint_lost {
+                ", one lost mid-write"
+            } else {
+                ""
+            },
+            if o.recovery.checkpoint_used {
+                "yes"
+            } else {
+                "no"
+            },
+            o.recovery.full_scan_pages_read,
+            ps_to_us(o.recovery.full_scan_time_ps)
+        );
+    }
     out!(
         "violations: lost {}  resurrected {}  corrupted {}",
         o.violations.lost,

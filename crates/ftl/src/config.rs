@@ -250,6 +250,12 @@ pub struct FtlConfig {
     /// default (results without power cuts stay as they were).
     #[serde(skip_serializing_if = "is_false")]
     pub paired_page_padding: bool,
+    /// Map checkpoints (issue 14, docs/power.md): under a power-loss trace, a copy of the L2P
+    /// map is written to a metadata area every this many pages decided, and a mount reads the
+    /// newest committed one plus the pages written after it instead of every page (0: none,
+    /// the mount scans everything). Page mapping only.
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub map_checkpoint_interval_pages: u32,
     /// The controller's own time and energy costs (all zero: none).
     #[serde(skip_serializing_if = "ControllerCosts::is_zero")]
     pub controller: ControllerCosts,
@@ -281,6 +287,7 @@ impl Default for FtlConfig {
             placement_ids: 1,
             multiplane: false,
             paired_page_padding: false,
+            map_checkpoint_interval_pages: 0,
             cache_mode: false,
             controller: ControllerCosts::default(),
         }
@@ -433,6 +440,15 @@ impl SsdConfig {
                 format!(
                     "{} ids need the page mapping (the {:?} mapping places by logical block)",
                     f.placement_ids, f.mapping
+                ),
+            ));
+        }
+        if f.map_checkpoint_interval_pages > 0 && f.mapping != MappingKind::Page {
+            return Err(config_error(
+                "ftl.map_checkpoint_interval_pages",
+                format!(
+                    "{} pages: map checkpoints need the page mapping (the {:?} mapping programs pages out of order, so pages written after a checkpoint are not at the end of their blocks)",
+                    f.map_checkpoint_interval_pages, f.mapping
                 ),
             ));
         }
@@ -693,6 +709,17 @@ mod tests {
                 .contains("op_fraction")
         );
         c.ftl.op_fraction = 0.25;
+        c.ftl.map_checkpoint_interval_pages = 64;
+        assert!(c.validate().is_ok());
+        c.ftl.mapping = MappingKind::Block;
+        assert!(
+            c.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("map_checkpoint_interval_pages")
+        );
+        c.ftl.mapping = MappingKind::Page;
+        c.ftl.map_checkpoint_interval_pages = 0;
         c.ftl.allocation_order = "channel-lun".into();
         assert!(
             c.validate()

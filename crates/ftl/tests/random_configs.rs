@@ -186,6 +186,7 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                 multiplane,
                 cache_mode,
                 paired_page_padding: padding,
+                map_checkpoint_interval_pages: 0,
             },
         )
 }

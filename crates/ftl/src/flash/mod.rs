@@ -45,7 +45,7 @@ pub(crate) struct ProgramWait {
 impl ProgramWait {
     /// Whether the awaited program has completed.
     pub fn done(&self, oob: &OobStore) -> bool {
-        oob.get(self.ppa).map(|(_, s)| s) != Some(self.sequence) || oob.is_durable(self.ppa)
+        oob.get(self.ppa).map(|(_, s)| s) != Some(self.sequence) || oob.is_durable_fast(self.ppa)
     }
 }
 
@@ -88,6 +88,9 @@ pub(crate) struct Flash {
     upper_end: Vec<u32>,
     /// Dummy pages programmed by paired-page padding.
     pub pad_pages: u64,
+    /// An erase was decided since the world loop last looked at its held erases (an erase
+    /// can end a held erase's wait: see `Ssd::release_gates`).
+    pub erased_since_gates: bool,
 }
 
 impl Flash {
@@ -121,6 +124,7 @@ impl Flash {
             pad_to: Vec::new(),
             upper_end: Vec::new(),
             pad_pages: 0,
+            erased_since_gates: false,
         }
     }
 
@@ -288,6 +292,7 @@ impl Flash {
         self.oob.erase(block);
         self.blocks.release(block);
         self.counters.erases += 1;
+        self.erased_since_gates = true;
         if self.emit.enabled && !self.blocks.erase_queued.is_empty() {
             self.blocks.erase_queued[block.index()] = true;
         }
@@ -326,7 +331,8 @@ impl Flash {
                 }
                 wait_for = self.blocks.page(newest_block, end - 1);
             }
-            if self.oob.is_durable(wait_for) || self.oob.die_of(wait_for) == die {
+            // (the die first: no memory access; then the per-block summary before the page)
+            if self.oob.die_of(wait_for) == die || self.oob.is_durable_fast(wait_for) {
                 continue;
             }
             let Some((_, sequence)) = self.oob.get(wait_for) else {

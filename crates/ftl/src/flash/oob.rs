@@ -93,6 +93,13 @@ pub(crate) struct OobStore {
     /// submission order, so op `t` has completed when `t <= completed`).
     submitted: Vec<u64>,
     completed: Vec<u64>,
+    /// Per block, programs into it decided but not yet handed to the chip model, and the
+    /// largest ticket of those handed over: when the first is 0 and the second at most its
+    /// die's completion count, every program the block ever received has completed. A small
+    /// array (per block, not per page) that answers most durability questions of the erase
+    /// ordering without touching the per-page tickets ([`OobStore::is_durable`]).
+    block_unsubmitted: Vec<u32>,
+    block_last_ticket: Vec<u64>,
 }
 
 /// Ticket of a page programmed functionally (no op timed): complete.
@@ -114,6 +121,8 @@ impl OobStore {
             ticket: vec![DONE; physical_pages as usize],
             submitted: vec![0; dies],
             completed: vec![0; dies],
+            block_unsubmitted: vec![0; (physical_pages / pages_per_block) as usize],
+            block_last_ticket: vec![0; (physical_pages / pages_per_block) as usize],
         }
     }
 
@@ -124,7 +133,18 @@ impl OobStore {
         debug_assert!(sequence > 0 && sequence < DURABLE_SOURCE_BIT);
         self.lpa[ppa.index()] = lpa.0;
         self.sequence[ppa.index()] = sequence;
-        self.ticket[ppa.index()] = if done { DONE } else { NOT_SUBMITTED };
+        self.decided(ppa, done);
+    }
+
+    /// Ticket of a page just decided (`done`: no op will be timed).
+    #[inline]
+    fn decided(&mut self, ppa: Ppa, done: bool) {
+        if done {
+            self.ticket[ppa.index()] = DONE;
+        } else {
+            self.ticket[ppa.index()] = NOT_SUBMITTED;
+            self.block_unsubmitted[(ppa.0 / self.pages_per_block) as usize] += 1;
+        }
     }
 
     /// Copies the OOB of `source` to `target` (GC, merge or wear-leveling move).
@@ -144,7 +164,7 @@ impl OobStore {
         };
         self.lpa[target.index()] = self.lpa[source.index()];
         self.sequence[target.index()] = self.sequence[source.index()] | flag;
-        self.ticket[target.index()] = if done { DONE } else { NOT_SUBMITTED };
+        self.decided(target, done);
     }
 
     /// Forgets the OOB of the pages of `block` (erase).
@@ -161,6 +181,10 @@ impl OobStore {
         *count += 1;
         if !programmed.is_none() {
             self.ticket[programmed.index()] = *count;
+            let block = (programmed.0 / self.pages_per_block) as usize;
+            debug_assert!(self.block_unsubmitted[block] > 0);
+            self.block_unsubmitted[block] -= 1;
+            self.block_last_ticket[block] = *count;
         }
     }
 
@@ -196,6 +220,22 @@ impl OobStore {
         let ticket = self.ticket[ppa.index()];
         let die = self.die_of(ppa);
         ticket != NOT_SUBMITTED && ticket <= self.completed[die.index()]
+    }
+
+    /// Whether every program `ppa`'s block received has completed (then so has the program of
+    /// `ppa`; the converse need not hold).
+    #[inline]
+    fn block_programs_done(&self, ppa: Ppa) -> bool {
+        let block = (ppa.0 / self.pages_per_block) as usize;
+        self.block_unsubmitted[block] == 0
+            && self.block_last_ticket[block] <= self.completed[self.die_of(ppa).index()]
+    }
+
+    /// [`OobStore::is_durable`], answered from the per-block summary when it can be (no
+    /// access to the page's ticket): same result, fewer cache misses on a large device.
+    #[inline]
+    pub fn is_durable_fast(&self, ppa: Ppa) -> bool {
+        self.block_programs_done(ppa) || self.is_durable(ppa)
     }
 
     /// The data of `ppa` is on flash: its program completed, or it is a copy of a page whose

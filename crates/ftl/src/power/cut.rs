@@ -98,6 +98,10 @@ pub struct CutReport {
     pub pages_dumped: u64,
     /// Hold-up energy used (µJ).
     pub plp_energy_used_uj: f64,
+    /// Map checkpoints committed before the cut (the mount starts from the newest).
+    pub checkpoints_committed: u64,
+    /// A checkpoint was being written, or waited for its data, at the cut: it is lost.
+    pub checkpoint_lost: bool,
 }
 
 /// A cut device: its array, its dump area, and what happened.

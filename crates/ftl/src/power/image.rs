@@ -5,6 +5,7 @@
 //! in every op the chip model has completed (in per-die order); a cut then applies what the
 //! ops in flight at that instant do to the array ([`super::cut`]).
 
+use super::checkpoint::MapCheckpoint;
 use super::trace::{PageContent, Trace};
 use crate::address::{Lpa, Ppa};
 use nandlab_core::SimRng;
@@ -26,6 +27,11 @@ pub struct FlashImage {
     /// Per block: an erase was interrupted; every page reads as garbage until erased again.
     pub(crate) unreliable: Vec<bool>,
     pub(crate) pages_per_block: u32,
+    /// Per block: erases completed since the trace started (with the metadata area's erase
+    /// counts: a map checkpoint compares them with the erases it knew of).
+    pub(crate) erases: Vec<u32>,
+    /// The newest committed map checkpoint in the metadata area ([`super::checkpoint`]).
+    pub(crate) checkpoint: Option<std::sync::Arc<MapCheckpoint>>,
     /// Per die, ops folded so far (the die's completed-op count when the trace started plus
     /// these is the die's completed ops now).
     pub(crate) folded: Vec<u64>,
@@ -38,6 +44,8 @@ impl FlashImage {
             pages: vec![PageImage::Erased; physical_pages as usize],
             unreliable: vec![false; (physical_pages / pages_per_block) as usize],
             pages_per_block,
+            erases: vec![0; (physical_pages / pages_per_block) as usize],
+            checkpoint: None,
             folded: vec![0; base.len()],
             base,
         }
@@ -61,6 +69,16 @@ impl FlashImage {
             .get(block as usize)
             .copied()
             .unwrap_or(false)
+    }
+
+    /// The newest committed map checkpoint, if any.
+    pub fn checkpoint(&self) -> Option<&MapCheckpoint> {
+        self.checkpoint.as_deref()
+    }
+
+    /// Erases completed on `block` since the trace started.
+    pub fn erases(&self, block: u32) -> u32 {
+        self.erases.get(block as usize).copied().unwrap_or(0)
     }
 
     /// Applies every op of `trace` that its die has completed (`completed[die]`: the die's
@@ -92,6 +110,7 @@ impl FlashImage {
                 let first = (block * self.pages_per_block) as usize;
                 self.pages[first..first + self.pages_per_block as usize].fill(PageImage::Erased);
                 self.unreliable[block as usize] = false;
+                self.erases[block as usize] += 1;
             }
             _ => {
                 if let Some(ppa) = programmed {

@@ -7,6 +7,7 @@
 //! Nothing here runs unless a power-loss experiment starts the trace: the FTL's hot path pays
 //! one branch per decided op (`Emitter::push`) and per programmed page.
 
+pub mod checkpoint;
 pub mod cut;
 pub mod image;
 pub mod recovery;

@@ -1,4 +1,5 @@
-//! Mount after a cut: rebuild the mapping from the OOB of every page (a full scan), the free
+//! Mount after a cut: rebuild the mapping from the OOB of every page (a full scan) or from a
+//! map checkpoint plus the OOB of the pages written after it ([`super::checkpoint`]), the free
 //! and to-erase block lists, valid counts and write pointers, and time the scan.
 //!
 //! The scan reads each block's pages in offset order, up to its first erased page when the
@@ -16,6 +17,7 @@
 //! and spare area over its channel); dies work in parallel, a channel's transfers do not
 //! overlap. The scan takes the longest of the dies' array time and the channels' bus time.
 
+use super::checkpoint::MapCheckpoint;
 use super::cut::PowerCut;
 use super::image::PageImage;
 use crate::address::{Lpa, Ppa};
@@ -87,6 +89,14 @@ pub struct RecoveryReport {
     /// Intact pages of transactions without a durable commit record, discarded (the
     /// transactional mode, `mapping/txn.rs`).
     pub pages_uncommitted: u64,
+    /// The mount started from a map checkpoint (else it scanned everything).
+    pub checkpoint_used: bool,
+    /// The checkpoint mapped a page the cut damaged: the mount fell back to a full scan.
+    pub checkpoint_fallback: bool,
+    /// Pages a full scan of the same array reads (for comparison).
+    pub full_scan_pages_read: u64,
+    /// Simulated time of that full scan (ps).
+    pub full_scan_time_ps: u64,
 }
 
 /// The state a mount rebuilds.
@@ -123,9 +133,11 @@ impl Recovered {
     }
 }
 
-/// Mounts the device `cut` left: a full scan. `blocks_in_page_order`: every block is
-/// programmed from page 0 without gaps (page mapping), so a block's scan stops at its first
-/// erased page.
+/// Mounts the device `cut` left: from the newest committed map checkpoint plus the pages
+/// written after it when the device wrote one ([`super::checkpoint`]), otherwise a full scan;
+/// the report gives the full scan's pages and time beside (`full_scan_*`).
+/// `blocks_in_page_order`: every block is programmed from page 0 without gaps (page mapping),
+/// so a block's scan stops at its first erased page.
 pub fn recover(
     cut: &PowerCut,
     logical_pages: u32,
@@ -134,7 +146,62 @@ pub fn recover(
     variant: RecoveryVariant,
     blocks_in_page_order: bool,
 ) -> Recovered {
+    let full = mount(
+        cut,
+        logical_pages,
+        geometry,
+        timing,
+        variant,
+        blocks_in_page_order,
+        None,
+    )
+    .expect("a full scan always mounts");
+    let (full_pages, full_ps) = (full.report.pages_read, full.report.time_ps);
+    let from_checkpoint = cut.image.checkpoint().map(|checkpoint| {
+        mount(
+            cut,
+            logical_pages,
+            geometry,
+            timing,
+            variant,
+            blocks_in_page_order,
+            Some(checkpoint),
+        )
+    });
+    let mut recovered = match from_checkpoint {
+        Some(Some(r)) => r,
+        Some(None) => {
+            // the checkpoint maps a page the cut damaged: the mount falls back to a full
+            // scan (it has read the checkpoint and the rescanned pages by then)
+            let checkpoint_pages = cut.image.checkpoint().map_or(0, |c| c.pages);
+            let mut full = full;
+            full.report.checkpoint_fallback = true;
+            full.report.pages_read += checkpoint_pages;
+            full
+        }
+        None => full,
+    };
+    recovered.report.full_scan_pages_read = full_pages;
+    recovered.report.full_scan_time_ps = full_ps;
+    recovered
+}
+
+/// One mount: a scan of every block, or (`checkpoint`) of the parts of blocks written after
+/// it; `None` when a page the checkpoint maps was reread (a lower page of a word line
+/// programmed on after the checkpoint) and found damaged: the LPA's previous copy may be in
+/// a part not read, so only a full scan can find it.
+fn mount(
+    cut: &PowerCut,
+    logical_pages: u32,
+    geometry: &Geometry,
+    timing: &TimingModel,
+    variant: RecoveryVariant,
+    blocks_in_page_order: bool,
+    checkpoint: Option<&MapCheckpoint>,
+) -> Option<Recovered> {
     let image = &cut.image;
+    // the trim log of the newest committed checkpoint (a full scan reads it too)
+    let trim_log = image.checkpoint();
     let ppb = image.pages_per_block;
     let blocks = image.physical_pages() / ppb;
     let mut map: Vec<Option<Source>> = vec![None; logical_pages as usize];
@@ -152,11 +219,37 @@ pub fn recover(
     let mut channel_time = vec![SimTime::ZERO; geometry.channels as usize];
     let transfer = timing.transfer_time(geometry.page_size_bytes + OOB_BYTES as u32);
     let watermark = commit_watermark(cut, logical_pages);
+    let mut scan_first = vec![0u32; blocks as usize];
+    if let Some(c) = checkpoint {
+        // the checkpoint's pages, read from the metadata area (on die 0's channel); its
+        // entries whose blocks were erased since are dropped (their LPAs' newer copies are
+        // in the blocks scanned below)
+        report.checkpoint_used = true;
+        report.pages_read += c.pages;
+        die_time[0] += (timing.read_time(0) + transfer) * c.pages;
+        channel_time[0] += transfer * c.pages;
+        for (lpa, entry) in c.map.iter().enumerate().take(logical_pages as usize) {
+            let Some((ppa, seq)) = *entry else {
+                continue;
+            };
+            if c.entry_valid(ppa, ppb, |b| image.erases(b), |b| image.is_unreliable(b)) {
+                map[lpa] = Some(Source::Flash(ppa));
+                sequence[lpa] = seq;
+            }
+        }
+    }
     for block in 0..blocks {
         let die_id = geometry.die_of_block(nandlab_nand::BlockId(block));
         let (die, channel) = (die_id.index(), geometry.channel_of_die(die_id) as usize);
         let unreliable = image.is_unreliable(block);
-        for offset in 0..ppb {
+        let first = checkpoint.map_or(0, |c| {
+            c.scan_from(block, image.erases(block), unreliable, timing.layout, ppb)
+        });
+        scan_first[block as usize] = first;
+        if first > 0 {
+            write_pointer[block as usize] = first;
+        }
+        for offset in first..ppb {
             let ppa = Ppa(block * ppb + offset);
             report.pages_read += 1;
             die_time[die] += timing.read_time(offset) + transfer;
@@ -192,6 +285,10 @@ pub fn recover(
             if lpa.0 >= logical_pages {
                 continue;
             }
+            if trim_log.is_some_and(|c| c.trimmed_after(lpa, content.sequence)) {
+                // older than a trim the checkpoint's trim log recorded
+                continue;
+            }
             let known = sequence[lpa.index()];
             let wins = match variant {
                 RecoveryVariant::LowestSequenceWins => known == 0 || content.sequence < known,
@@ -199,18 +296,30 @@ pub fn recover(
                 _ => content.sequence > known,
             };
             if wins {
-                if let Some(Source::Flash(old)) = map[lpa.index()] {
-                    valid_pages[(old.0 / ppb) as usize] -= 1;
-                }
                 map[lpa.index()] = Some(Source::Flash(ppa));
                 sequence[lpa.index()] = content.sequence;
-                valid_pages[block as usize] += 1;
             }
         }
         if unreliable {
             blocks_to_erase.push(block);
         } else if write_pointer[block as usize] == 0 {
             free_blocks.push(block);
+        }
+    }
+    if let Some(c) = checkpoint {
+        // a page the checkpoint maps that this mount reread must be intact
+        for (lpa, source) in map.iter().enumerate() {
+            let Some(Source::Flash(ppa)) = *source else {
+                continue;
+            };
+            if c.map.get(lpa).copied().flatten().map(|(p, _)| p) != Some(ppa) {
+                continue; // replaced by a page the scan read (and checked)
+            }
+            let block = ppa.0 / ppb;
+            let intact = matches!(image.page(ppa), Some(PageImage::Programmed(p)) if p.crc_ok());
+            if ppa.0 % ppb >= scan_first[block as usize] && !intact {
+                return None;
+            }
         }
     }
     // the dump area: read on die 0
@@ -222,11 +331,13 @@ pub fn recover(
             continue;
         }
         if page.sequence > sequence[page.lpa.index()] {
-            if let Some(Source::Flash(old)) = map[page.lpa.index()] {
-                valid_pages[(old.0 / ppb) as usize] -= 1;
-            }
             map[page.lpa.index()] = Some(Source::Dump(i as u32));
             sequence[page.lpa.index()] = page.sequence;
+        }
+    }
+    for source in map.iter().flatten() {
+        if let Source::Flash(ppa) = source {
+            valid_pages[(ppa.0 / ppb) as usize] += 1;
         }
     }
     let longest = |times: &[SimTime]| times.iter().copied().max().unwrap_or(SimTime::ZERO);
@@ -234,7 +345,7 @@ pub fn recover(
     report.lpas_mapped = map.iter().filter(|s| s.is_some()).count() as u64;
     report.blocks_free = free_blocks.len() as u64;
     report.blocks_to_erase = blocks_to_erase.len() as u64;
-    Recovered {
+    Some(Recovered {
         map,
         sequence,
         valid_pages,
@@ -242,7 +353,7 @@ pub fn recover(
         free_blocks,
         blocks_to_erase,
         report,
-    }
+    })
 }
 
 /// The transactional mode's commit watermark: the sequence number of the newest intact page

@@ -69,6 +69,17 @@ pub struct Trace {
     pub(crate) unfolded: usize,
     /// The array with every folded op applied.
     pub(crate) image: Option<super::image::FlashImage>,
+    /// A map checkpoint written and not committed yet ([`super::checkpoint`]).
+    pub(crate) pending_checkpoint: Option<super::checkpoint::PendingCheckpoint>,
+    /// The write sequence at the last checkpoint taken.
+    pub(crate) checkpoint_sequence: u64,
+    /// When a checkpoint commits (the `checkpoint-before-data` mutation breaks it).
+    pub(crate) checkpoint_order: super::checkpoint::CheckpointOrder,
+    /// Checkpoints committed since the trace started.
+    pub(crate) checkpoints_committed: u64,
+    /// Per LPA, the write sequence at its last trim (0: none): the trim log a checkpoint
+    /// carries.
+    pub(crate) trimmed_at: Vec<u64>,
 }
 
 impl Trace {
@@ -78,6 +89,11 @@ impl Trace {
             dies: (0..dies).map(|_| VecDeque::new()).collect(),
             unfolded: 0,
             image: None,
+            pending_checkpoint: None,
+            checkpoint_sequence: 0,
+            checkpoint_order: super::checkpoint::CheckpointOrder::AfterData,
+            checkpoints_committed: 0,
+            trimmed_at: Vec::new(),
         }
     }
 

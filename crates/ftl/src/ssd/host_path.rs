@@ -394,6 +394,9 @@ impl Ssd {
             self.flash.counters.host_pages_trimmed += 1;
             self.front.trim(lpa);
             self.mapper.trim(&mut self.flash, lpa);
+            if self.flash.emit.trace.is_some() {
+                self.checkpoint_trim(lpa);
+            }
         }
     }
 

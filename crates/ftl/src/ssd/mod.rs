@@ -7,6 +7,7 @@
 //! been read); the decided flash ops are then submitted in decision order, so the chip model's
 //! per-die ordering keeps GC moves before their erase and erases before reuse.
 
+mod checkpoint;
 mod durability;
 mod host_path;
 mod power;

@@ -136,6 +136,7 @@ impl Ssd {
                 "power trace: more than {TRACE_OPS_MAX} decided ops not completed"
             )));
         }
+        self.checkpoint_step();
         Ok(())
     }
 
@@ -202,6 +203,7 @@ impl Ssd {
         };
         let mut cut = apply_cut(image, dies, stage_pages, &context, config);
         cut.report.chip_ops_completed = self.chip_ops_completed();
+        (cut.report.checkpoints_committed, cut.report.checkpoint_lost) = self.checkpoint_state();
         Ok(cut)
     }
 }

@@ -323,8 +323,10 @@ impl Ssd {
             return Err(self.end_of_time());
         }
         let mut result = Ok(());
+        let mut completed_dies = 0u64;
         for c in completions.drain(..) {
             let die = Tag::die_of(c.tag);
+            completed_dies |= die_bit(die);
             let tag = Tag::decode(c.tag);
             let done = if let Tag::Multi(id) = tag {
                 self.complete_merged(id, die, c.kind, c.read_retries)
@@ -342,7 +344,7 @@ impl Ssd {
         completions.clear();
         self.completions = completions;
         if result.is_ok() && !self.gates.is_empty() {
-            result = self.release_gates();
+            result = self.release_gates(completed_dies);
         }
         result
     }
@@ -744,7 +746,31 @@ pub(crate) struct EraseGate {
     waits: Vec<ProgramWait>,
 }
 
+/// The bit of `die` in a set of dies kept as a `u64` (die numbers modulo 64: a larger device
+/// shares bits, which only makes [`Ssd::release_gates`] look at more gates).
+#[inline]
+fn die_bit(die: DieId) -> u64 {
+    1 << (die.0 % 64)
+}
+
 impl EraseGate {
+    /// Whether the gate may have become open since it was last looked at, given the dies that
+    /// completed ops since then (`completed_dies`, [`die_bit`]) and whether an erase was
+    /// decided since then (`erased`). A wait ends only when its program completes (an op
+    /// completion on the page's die) or its page is erased (an erase decision), so a gate
+    /// whose first open wait saw neither is still closed.
+    fn may_open(
+        &self,
+        oob: &crate::flash::oob::OobStore,
+        completed_dies: u64,
+        erased: bool,
+    ) -> bool {
+        match self.waits.last() {
+            Some(wait) => erased || completed_dies & die_bit(oob.die_of(wait.ppa)) != 0,
+            None => true,
+        }
+    }
+
     /// Whether every awaited program has completed. A wait once over stays over (the page
     /// completed that program, or no longer holds it), so the waits found over are dropped and
     /// each is checked until it is over, not again at every later completion.
@@ -815,19 +841,31 @@ impl Ssd {
         true
     }
 
-    /// Pumps the dies whose held erase may go now.
+    /// Pumps the dies whose held erase may go now, after a batch of chip completions on
+    /// `completed_dies` ([`die_bit`]). Only gates whose next wait is on one of those dies are
+    /// looked at, unless an erase was decided since the last call (it may have erased an
+    /// awaited page); a gate found open is dropped at once (its erase, not necessarily at
+    /// the head of its die's queue yet, goes when the die's pumping reaches it) and its die
+    /// pumped. The same erases go at the same instants as when every gate is rechecked, and
+    /// its die pumped, after every batch until the erase is taken (measured: bench ssd and
+    /// crash outcomes identical).
     #[cold]
     #[inline(never)]
-    fn release_gates(&mut self) -> FtlResult<()> {
+    fn release_gates(&mut self, completed_dies: u64) -> FtlResult<()> {
+        let mut erased = std::mem::take(&mut self.flash.erased_since_gates);
         let mut i = 0;
         while i < self.gates.len() {
-            if self.gates[i].over(&self.flash.oob) {
-                let (die, before) = (self.gates[i].die, self.gates.len());
+            if self.gates[i].may_open(&self.flash.oob, completed_dies, erased)
+                && self.gates[i].over(&self.flash.oob)
+            {
+                // open: the erase goes when its die's pumping reaches it (no gate: no hold)
+                let die = self.gates.remove(i).die;
                 self.pump(die)?;
-                if self.gates.len() < before {
-                    // that gate went (others may have shifted into slot i)
-                    continue;
-                }
+                // an erase decided while pumping may open any gate: the rest of this pass
+                // looks at all of them, and the flag stays set for the next pass (gates
+                // before this one)
+                erased |= self.flash.erased_since_gates;
+                continue;
             }
             i += 1;
         }

@@ -27,19 +27,24 @@ pub enum Mutation {
     /// Writes are acknowledged from a volatile buffer as if durable: the device declares
     /// power-loss protection without the hold-up energy to back it.
     AckBeforeDurable,
+    /// A map checkpoint is recorded as committed once its pages are written, before the data
+    /// it maps is on flash (cases drawn with the page mapping and frequent checkpoints).
+    CheckpointBeforeData,
 }
 
 impl Mutation {
-    /// Parses `none`, `no-sequence`, `paired-pages-ignored` or `ack-before-durable`.
+    /// Parses `none`, `no-sequence`, `paired-pages-ignored`, `ack-before-durable` or
+    /// `checkpoint-before-data`.
     pub fn parse(text: &str) -> Result<Self, String> {
         Ok(match text {
             "none" => Mutation::None,
             "no-sequence" => Mutation::NoSequence,
             "paired-pages-ignored" => Mutation::PairedPagesIgnored,
             "ack-before-durable" => Mutation::AckBeforeDurable,
+            "checkpoint-before-data" => Mutation::CheckpointBeforeData,
             _ => {
                 return Err(format!(
-                    "--mutation {text:?}: expected none, no-sequence, paired-pages-ignored or ack-before-durable"
+                    "--mutation {text:?}: expected none, no-sequence, paired-pages-ignored, ack-before-durable or checkpoint-before-data"
                 ));
             }
         })
@@ -79,7 +84,10 @@ pub fn draw_case(seed: u64, index: u64, mutation: Mutation) -> DrawnCase {
     if mutation == Mutation::PairedPagesIgnored {
         preset = pick(&mut rng, &["mlc1", "tlc-b17a"]);
     }
-    let mapping = if mutation == Mutation::PairedPagesIgnored {
+    let mapping = if matches!(
+        mutation,
+        Mutation::PairedPagesIgnored | Mutation::CheckpointBeforeData
+    ) {
         MappingKind::Page
     } else {
         mapping
@@ -125,6 +133,8 @@ pub fn draw_case(seed: u64, index: u64, mutation: Mutation) -> DrawnCase {
             ],
         ),
         paired_page_padding: mutation != Mutation::PairedPagesIgnored,
+        map_checkpoint_interval_pages: 0,
+        checkpoint_before_data: mutation == Mutation::CheckpointBeforeData,
     };
     // paired-page padding covers the page mapping; block and hybrid mappings program a page
     // at its LPA's offset, so their lower pages are not protected: no paired damage there
@@ -142,7 +152,7 @@ pub fn draw_case(seed: u64, index: u64, mutation: Mutation) -> DrawnCase {
         write_pages_max: 1 + rng.below(3) as u32,
         fua_probability: pick(&mut rng, &[0.0, 0.0, 0.2]),
     };
-    DrawnCase {
+    let mut drawn = DrawnCase {
         index,
         case: CrashCase {
             device,
@@ -158,7 +168,17 @@ pub fn draw_case(seed: u64, index: u64, mutation: Mutation) -> DrawnCase {
             },
         },
         cycles: 1 + rng.below(4),
+    };
+    // map checkpoints (page mapping), drawn last so the draws above stay as they were
+    let device = &mut drawn.case.device;
+    if device.mapping == MappingKind::Page {
+        device.map_checkpoint_interval_pages = if mutation == Mutation::CheckpointBeforeData {
+            pick(&mut rng, &[2, 4, 8])
+        } else {
+            pick(&mut rng, &[0, 0, 4, 16, 32])
+        };
     }
+    drawn
 }
 
 /// A failing case, as drawn and as shrunk.
@@ -293,6 +313,7 @@ mod tests {
             Mutation::NoSequence,
             Mutation::PairedPagesIgnored,
             Mutation::AckBeforeDurable,
+            Mutation::CheckpointBeforeData,
         ] {
             let s = crash(1, 600, mutation, |_| {}).unwrap();
             assert!(s.violations.total() > 0, "{mutation:?}: {s:?}");

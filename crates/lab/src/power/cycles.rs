@@ -42,6 +42,7 @@ pub fn run_cycles(case: &CrashCase, cycles: u64) -> Result<CyclesOutcome, String
         oracle: Oracle::new(logical, plp),
         rng: SimRng::stream(case.seed, "power.workload"),
         version: 0,
+        checkpoint_order: case.device.checkpoint_order(),
     };
     let mut cut_rng = SimRng::stream(case.seed, "power.cycles");
     let mut out = CyclesOutcome::default();

@@ -15,6 +15,7 @@ pub mod scaling;
 pub mod sweep;
 
 use nandlab_core::{Lpa, SimRng, SimTime};
+use nandlab_ftl::power::checkpoint::CheckpointOrder;
 use nandlab_ftl::power::{
     CutConfig, CutReport, PowerCut, Recovered, RecoveryReport, RecoveryVariant, recover,
 };
@@ -45,6 +46,11 @@ pub struct CrashDevice {
     /// Paired-page padding (`ftl.paired_page_padding`, page mapping on MLC/TLC/QLC); off is
     /// the "paired pages ignored" mutation.
     pub paired_page_padding: bool,
+    /// Map checkpoints every this many pages decided (0: none; page mapping only).
+    pub map_checkpoint_interval_pages: u32,
+    /// The `checkpoint-before-data` mutation: a checkpoint counts as committed once written,
+    /// before the data it maps is on flash.
+    pub checkpoint_before_data: bool,
 }
 
 impl Default for CrashDevice {
@@ -63,11 +69,22 @@ impl Default for CrashDevice {
             mapping: MappingKind::Page,
             gc_policy: GcPolicy::Greedy,
             paired_page_padding: true,
+            map_checkpoint_interval_pages: 0,
+            checkpoint_before_data: false,
         }
     }
 }
 
 impl CrashDevice {
+    /// When this device's map checkpoints commit.
+    pub fn checkpoint_order(&self) -> CheckpointOrder {
+        if self.checkpoint_before_data {
+            CheckpointOrder::BeforeData
+        } else {
+            CheckpointOrder::AfterData
+        }
+    }
+
     /// The SSD config (full payload mode: the oracle reads bytes).
     pub fn config(&self) -> Result<SsdConfig, String> {
         let mut c = SsdConfig::from_preset(&self.preset);
@@ -92,6 +109,7 @@ impl CrashDevice {
             mapping: self.mapping,
             gc_policy: self.gc_policy,
             paired_page_padding: self.paired_page_padding,
+            map_checkpoint_interval_pages: self.map_checkpoint_interval_pages,
             payload: PayloadMode::Full,
             queue_depth: 1,
             ..FtlConfig::default()
@@ -196,7 +214,7 @@ enum Issued {
         fua: bool,
     },
     Flush,
-    Trim,
+    Trim(Lpa),
     Read,
 }
 
@@ -227,6 +245,8 @@ pub(crate) struct Run {
     pub oracle: Oracle,
     pub rng: SimRng,
     pub version: u64,
+    /// When the device's map checkpoints commit (a mutation breaks it).
+    pub checkpoint_order: CheckpointOrder,
 }
 
 /// What one segment of a run did before its cut.
@@ -247,8 +267,10 @@ impl Run {
             oracle,
             rng,
             version,
+            checkpoint_order,
         } = self;
         ssd.start_power_trace().map_err(|e| e.to_string())?;
+        ssd.set_checkpoint_order(*checkpoint_order);
         let logical = ssd.logical_pages() as u32;
         let page = ssd.page_size_bytes();
         let span = if w.lpa_span == 0 {
@@ -277,7 +299,8 @@ impl Run {
                         }
                     }
                     Issued::Flush => oracle.flush_completed(),
-                    Issued::Trim | Issued::Read => {}
+                    Issued::Trim(lpa) => oracle.trim_completed(lpa, ssd.now().as_ps()),
+                    Issued::Read => {}
                 }
             }
             let reached = match cut_point {
@@ -303,7 +326,7 @@ impl Run {
                 } else if roll < w.flush_probability + w.trim_probability {
                     oracle.trim_issued(lpa);
                     let r = HostRequest::trim(lpa.offset_bytes(u64::from(page)), u64::from(page));
-                    (r, Issued::Trim, None)
+                    (r, Issued::Trim(lpa), None)
                 } else if roll < w.flush_probability + w.trim_probability + w.read_probability {
                     let r = HostRequest::read(lpa.offset_bytes(u64::from(page)), u64::from(page));
                     (r, Issued::Read, None)
@@ -373,7 +396,13 @@ impl Run {
             case.recovery,
             in_order,
         );
-        let violations = self.oracle.check(|lpa| recovered.read(&cut, lpa));
+        // trims the newest committed checkpoint's trim log holds are durable (a trim that
+        // completed before the checkpoint's snapshot was decided before it)
+        let taken_ps = cut.image.checkpoint().map(|c| c.taken_ps);
+        let violations = self.oracle.check_with_trim_log(
+            |lpa| recovered.read(&cut, lpa),
+            |trim_done_ps| taken_ps.is_some_and(|t| trim_done_ps < t),
+        );
         let report = cut.report.clone();
         Ok((cut, recovered, report, violations))
     }
@@ -390,6 +419,7 @@ pub fn run_case(case: &CrashCase) -> Result<CrashOutcome, String> {
         oracle: Oracle::new(logical, case.hold_up_energy_uj.is_some()),
         rng: SimRng::stream(case.seed, "power.workload"),
         version: 0,
+        checkpoint_order: case.device.checkpoint_order(),
     };
     let segment = run.drive(&case.workload, case.cut_point)?;
     let (_, recovered, cut, violations) = run.cut_and_check(case, case.cut_point, case.seed)?;

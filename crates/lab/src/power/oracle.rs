@@ -7,9 +7,12 @@
 //! * after recovery each LPA holds its last durable write or a write issued after it — never
 //!   an older write (**resurrected**), never nothing when a durable write exists (**lost**),
 //!   never bytes that no write to it carried (**corrupted**: torn, damaged, another LPA's);
-//! * TRIM is not durable: the recovery scan cannot see trims (they are not in the OOB), so
-//!   after a trim, until a later write of the LPA is durable, the LPA may read as zeros or as
-//!   any write ever issued to it (a stale page of an older write may come back).
+//! * TRIM is not durable by itself: the recovery scan cannot see trims (they are not in the
+//!   OOB), so after a trim, until a later write of the LPA is durable, the LPA may read as
+//!   zeros or as any write ever issued to it (a stale page of an older write may come back);
+//! * on a device with map checkpoints, a trim recorded by a committed checkpoint (its trim log)
+//!   is durable: the LPA reads as zeros or a write issued after the trim
+//!   ([`Oracle::check_with_trim_log`]).
 
 use super::payload::{Decoded, decode};
 use nandlab_core::Lpa;
@@ -26,6 +29,8 @@ struct LpaHistory {
     /// before any write; `None`: never trimmed). A trim issued after the durable write's issue
     /// (mark >= durable) frees the LPA from the contract until a later write is durable.
     trim_mark: Option<u64>,
+    /// When its last trim completed (simulated ps; `None`: not completed, or never trimmed).
+    trim_done_ps: Option<u64>,
 }
 
 impl LpaHistory {
@@ -136,6 +141,12 @@ impl Oracle {
     pub fn trim_issued(&mut self, lpa: Lpa) {
         let h = &mut self.lpas[lpa.index()];
         h.trim_mark = Some(h.versions.last().copied().unwrap_or(0));
+        h.trim_done_ps = None;
+    }
+
+    /// The last trim of `lpa` completed at `time_ps`.
+    pub fn trim_completed(&mut self, lpa: Lpa, time_ps: u64) {
+        self.lpas[lpa.index()].trim_done_ps = Some(time_ps);
     }
 
     /// A flush was issued (it covers the writes completed so far).
@@ -165,10 +176,26 @@ impl Oracle {
     /// Checks what the recovered device returns for every LPA (`read(lpa)`: its bytes, `None`
     /// when unmapped).
     pub fn check<'a>(&self, read: impl Fn(Lpa) -> Option<&'a [u8]>) -> Violations {
+        self.check_with_trim_log(read, |_| false)
+    }
+
+    /// [`Oracle::check`] on a device that keeps a trim log: a trim that completed at a time
+    /// `durable_trim(time_ps)` says the log had recorded durably binds the LPA (it reads as
+    /// nothing or as a write issued after the trim; an older write is resurrected).
+    pub fn check_with_trim_log<'a>(
+        &self,
+        read: impl Fn(Lpa) -> Option<&'a [u8]>,
+        durable_trim: impl Fn(u64) -> bool,
+    ) -> Violations {
         let mut v = Violations::default();
         for (i, h) in self.lpas.iter().enumerate() {
             let lpa = Lpa(i as u32);
             let trimmed = h.trimmed_since_durable();
+            // the version the LPA may not go below: its durable trim's mark
+            let trim_floor = match (trimmed, h.trim_done_ps, h.trim_mark) {
+                (true, Some(t), Some(mark)) if durable_trim(t) => Some(mark),
+                _ => None,
+            };
             let nothing_ok = h.durable == 0 || trimmed;
             match decode(read(lpa)) {
                 Decoded::Zeros => {
@@ -199,6 +226,12 @@ impl Oracle {
                         v.note(format!(
                             "resurrected: lpa {} holds version {version}, older than durable {}",
                             lpa.0, h.durable
+                        ));
+                    } else if trim_floor.is_some_and(|mark| version <= mark) {
+                        v.resurrected += 1;
+                        v.note(format!(
+                            "resurrected: lpa {} holds version {version}, trimmed durably after it",
+                            lpa.0
                         ));
                     }
                 }
@@ -255,7 +288,25 @@ mod tests {
             0,
             "the trim came after the write"
         );
+        // a trim the device's trim log made durable binds the LPA: version 1 is resurrected
+        o.trim_completed(Lpa(0), 10);
+        let page = encode(Lpa(0), 1, 64);
+        assert_eq!(o.check(|_| Some(&page[..])).total(), 0, "no trim log");
+        let v = o.check_with_trim_log(|_| Some(&page[..]), |t| t < 20);
+        assert_eq!(v.resurrected, 1, "{v:?}");
+        assert_eq!(o.check_with_trim_log(|_| None, |t| t < 20).total(), 0);
+        assert_eq!(
+            o.check_with_trim_log(|_| Some(&page[..]), |t| t < 5)
+                .total(),
+            0
+        );
         o.write_issued(Lpa(0), 2);
+        let later = encode(Lpa(0), 2, 64);
+        assert_eq!(
+            o.check_with_trim_log(|_| Some(&later[..]), |_| true)
+                .total(),
+            0
+        );
         o.write_completed(Lpa(0), 2, false);
         o.flush_issued();
         o.flush_completed();

@@ -38,6 +38,13 @@ pub struct SweepSummary {
     /// Largest recovery scan (pages read, simulated µs).
     pub recovery_pages_read_max: u64,
     pub recovery_time_us_max: f64,
+    /// Map checkpoints: cuts whose mount started from one, cuts that fell while one was being
+    /// written (or waited for its data), and the pages the mounts read against what full
+    /// scans would have read (summed over the cuts).
+    pub checkpoint_mounts: u64,
+    pub checkpoint_cuts_mid_write: u64,
+    pub recovery_pages_read: u64,
+    pub full_scan_pages_read: u64,
 }
 
 /// Cuts `base` (its cut point ignored) at every `stride`-th boundary of `mode`, from the
@@ -95,6 +102,10 @@ pub fn sweep(
         s.interrupted_erases += o.cut.interrupted_erases;
         s.volatile_pages_lost += o.cut.volatile_pages_lost;
         s.recovery_pages_read_max = s.recovery_pages_read_max.max(o.recovery.pages_read);
+        s.checkpoint_mounts += u64::from(o.recovery.checkpoint_used);
+        s.checkpoint_cuts_mid_write += u64::from(o.cut.checkpoint_lost);
+        s.recovery_pages_read += o.recovery.pages_read;
+        s.full_scan_pages_read += o.recovery.full_scan_pages_read;
         s.recovery_time_us_max = s
             .recovery_time_us_max
             .max(super::ps_to_us(o.recovery.time_ps));

@@ -206,3 +206,46 @@ fn block_and_hybrid_mappings_keep_the_contract() {
         assert_eq!(s.violations.total(), 0, "{mapping:?}: {:?}", s.violations);
     }
 }
+
+/// Map checkpoints (issue 14 item 3): every event cut with checkpoints every 4 or 16 pages,
+/// with and without a write buffer, keeps the contract; cuts fall mid-checkpoint; the mounts
+/// start from a checkpoint and read fewer pages than full scans.
+#[test]
+fn map_checkpoints_keep_the_contract_and_read_less() {
+    for (interval, buffer) in [(4, 0), (16, 0), (4, 8)] {
+        let mut c = case();
+        c.device.map_checkpoint_interval_pages = interval;
+        c.device.write_buffer_pages = buffer;
+        let s = run(&c, SweepMode::Events);
+        assert_eq!(
+            s.violations.total(),
+            0,
+            "{interval}/{buffer}: {:?}",
+            s.violations
+        );
+        assert!(s.checkpoint_mounts > s.cuts / 2, "{s:?}");
+        assert!(s.checkpoint_cuts_mid_write > 0, "{s:?}");
+        assert!(s.recovery_pages_read < s.full_scan_pages_read, "{s:?}");
+    }
+    // MLC with paired damage: the lower pages below a checkpoint's write pointer are reread
+    let mut c = case();
+    c.device.preset = "mlc1".into();
+    c.device.pages_per_block = 16;
+    c.device.map_checkpoint_interval_pages = 8;
+    c.paired_damage_probability = 1.0;
+    let s = run(&c, SweepMode::Events);
+    assert!(s.damaged_lower_pages > 0, "{s:?}");
+    assert_eq!(s.violations.total(), 0, "{:?}", s.violations);
+}
+
+/// The checkpoint-before-data mutation (a checkpoint commits once written, before the data
+/// it maps is on flash) is caught.
+#[test]
+fn a_checkpoint_committed_before_its_data_is_caught() {
+    let mut c = case();
+    c.device.map_checkpoint_interval_pages = 2;
+    c.device.write_buffer_pages = 8;
+    c.device.checkpoint_before_data = true;
+    let s = run(&c, SweepMode::Events);
+    assert!(s.violations.total() > 0, "{s:?}");
+}

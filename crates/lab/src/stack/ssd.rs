@@ -94,6 +94,10 @@ pub struct MappingSection {
     /// with unprogrammed upper pages (page mapping only; docs/power.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paired_page_padding: Option<bool>,
+    /// Map checkpoints under power-loss runs: pages decided between two (0: none; page
+    /// mapping only; docs/power.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map_checkpoint_interval_pages: Option<u32>,
 }
 
 /// `[ssd.gc]`.
@@ -197,6 +201,10 @@ impl SsdSection {
             ));
         }
         set(&mut f.paired_page_padding, mapping.paired_page_padding);
+        set(
+            &mut f.map_checkpoint_interval_pages,
+            mapping.map_checkpoint_interval_pages,
+        );
         if let Some(n) = mapping.random_log_blocks {
             if f.mapping != MappingKind::Hybrid {
                 return Err(inapplicable(
@@ -354,6 +362,10 @@ pub const FTL_KEYS: &[(&str, &str)] = &[
     ("ftl.mapping", "ssd.mapping.kind"),
     ("ftl.allocation_order", "ssd.mapping.allocation_order"),
     ("ftl.paired_page_padding", "ssd.mapping.paired_page_padding"),
+    (
+        "ftl.map_checkpoint_interval_pages",
+        "ssd.mapping.map_checkpoint_interval_pages",
+    ),
     (
         "ftl.hybrid_random_log_blocks",
         "ssd.mapping.random_log_blocks",
