@@ -45,6 +45,13 @@ impl SsdDevice {
         self.ssd
     }
 
+    /// The energy of the SSD's PCM front end so far (0 without one), mJ.
+    pub fn pcm_energy_mj(&self) -> f64 {
+        self.ssd
+            .front_end::<nandlab_ftl::PcmStage>()
+            .map_or(0.0, |stage| stage.energy_pj() / 1e9)
+    }
+
     fn request_error(op: &'static str, lpa: Lpa, e: nandlab_ftl::FtlError) -> EngineError {
         EngineError::Device {
             op,
@@ -132,9 +139,12 @@ impl BlockDevice for SsdDevice {
         self.ssd.now()
     }
 
+    /// The chip model's operation energy plus, with a PCM front end (`[pcm]`), the PCM's
+    /// reads, writes and SHA-1 hashing.
     fn energy_mj(&self) -> f64 {
         let stats = self.ssd.nand().stats();
-        OpKind::ALL.iter().map(|k| stats.energy_uj(*k)).sum::<f64>() / 1e3
+        let nand_mj = OpKind::ALL.iter().map(|k| stats.energy_uj(*k)).sum::<f64>() / 1e3;
+        nand_mj + self.pcm_energy_mj()
     }
 
     fn counters(&self) -> DeviceCounters {
