@@ -201,16 +201,16 @@ pub fn write_stack_results(stack: &Stack, run: &StackRun, dir: &Path) -> LabResu
                 "mj_per_query": metrics.energy_mj_per_query(),
                 "we_cycles_per_block": metrics.erases_per_block_mean(),
             });
+            // the SSD's whole life (fill and queries), e.g. the flash side of a PCM stage
+            let c = &device.counters;
+            report["ssd"] = serde_json::json!({
+                "host_pages_written": c.host_pages_written,
+                "flash_pages_programmed": c.flash_pages_programmed,
+                "waf": device.waf,
+                "erases": c.erases,
+            });
             if let Some(pcm) = pcm {
-                // the SSD's whole life (fill and queries): the flash side of the PCM stage
-                let c = &device.counters;
                 report["pcm"] = serde_json::to_value(pcm).expect("reports serialize");
-                report["ssd"] = serde_json::json!({
-                    "host_pages_written": c.host_pages_written,
-                    "flash_pages_programmed": c.flash_pages_programmed,
-                    "waf": device.waf,
-                    "erases": c.erases,
-                });
             }
             if *interrupted {
                 report["interrupted"] = serde_json::Value::Bool(true);

@@ -394,6 +394,14 @@ request_count = 300
         }
     }
 
+    /// The example of docs/pcm.md loads and has the stage.
+    #[test]
+    fn the_engine_pcm_example_loads() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/engine-pcm.toml");
+        let s = Stack::load(&path).unwrap();
+        assert!(s.pcm_stage().unwrap().is_some_and(|p| p.dedup.is_some()));
+    }
+
     /// `[precondition]` writes zeros around the stage (a pre-aged flash), and the stage is told:
     /// small updates of preconditioned pages are logged as deltas against the flash copy, not
     /// sent to flash as new pages; reads merge them correctly.
