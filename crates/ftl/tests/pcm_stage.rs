@@ -325,14 +325,20 @@ fn preconditioned_pages_are_logged_updates_and_read_back() {
                     "{kind} {when}: lpa {l}"
                 );
                 let r = HostRequest::read(offset, u64::from(PAGE));
-                assert!(&s.execute(&r, None).unwrap().data == page, "{kind} {when}: {l}");
+                assert!(
+                    &s.execute(&r, None).unwrap().data == page,
+                    "{kind} {when}: {l}"
+                );
             }
         };
         check(&mut s, "logged");
         let report = s.front_end::<PcmStage>().unwrap().report();
         let l = report.log.as_ref().unwrap();
         assert_eq!(l.direct_new_page, 0, "{kind}: {l:?}");
-        assert!(l.new_log_block + l.new_sector + l.existing_sector > 0, "{kind}: {l:?}");
+        assert!(
+            l.new_log_block + l.new_sector + l.existing_sector > 0,
+            "{kind}: {l:?}"
+        );
         s.execute(&HostRequest::new(HostOp::Flush, 0, 0), None)
             .unwrap();
         s.drain().unwrap();
