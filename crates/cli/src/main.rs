@@ -771,6 +771,39 @@ fn peak_rss_kb() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// One line on what a `[pcm]` stage did.
+fn pcm_summary(r: &nandlab_ftl::PcmStageReport) -> String {
+    let energy_mj = (r.device.read_energy_pj
+        + r.device.write_energy_pj
+        + r.finder.as_ref().map_or(0.0, |f| f.hash_energy_pj))
+        / 1e9;
+    let mut line = format!(
+        "pcm ({}, log {}): {energy_mj:.3} mJ",
+        r.preset,
+        r.log_kind.unwrap_or("none")
+    );
+    if let Some(d) = &r.dedup {
+        line += &format!(
+            " | dedup: {} of {} pages to flash shared, {} unchanged",
+            d.duplicates_shared, d.pages_checked, d.duplicates_unchanged
+        );
+    }
+    if let Some(l) = &r.log {
+        line += &format!(
+            " | log: {} of {} updates logged ({} B), {} merges, {} pages to flash",
+            l.new_log_block + l.existing_sector + l.new_sector,
+            l.writes,
+            l.log_bytes_written,
+            l.merges,
+            l.flash_page_writes()
+        );
+    }
+    if r.check_failures > 0 {
+        line += &format!(" | {} CHECK FAILURES", r.check_failures);
+    }
+    line
+}
+
 fn finish(stack: &Stack, run: &StackRun, out: Option<PathBuf>, json: bool) -> LabResult<()> {
     if json {
         out!("{}", run.metrics_json());
@@ -782,7 +815,11 @@ fn finish(stack: &Stack, run: &StackRun, out: Option<PathBuf>, json: bool) -> La
             folded_requests,
             read_preconditioned_pages,
             fitted_blocks_per_plane,
+            pcm,
         } => {
+            if let Some(pcm) = pcm {
+                out!("{}", pcm_summary(pcm));
+            }
             if let Some(blocks) = fitted_blocks_per_plane {
                 out!(
                     "note: grew the device to {blocks} blocks per plane ({} bytes logical) to hold the trace",
@@ -805,7 +842,18 @@ fn finish(stack: &Stack, run: &StackRun, out: Option<PathBuf>, json: bool) -> La
             }
             out_raw!("{}", nandlab_lab::ssd::summary_text(&ssd_run.report));
         }
-        StackOutcome::Engine { .. } => {
+        StackOutcome::Engine { device, pcm, .. } => {
+            if let Some(pcm) = pcm {
+                out!("{}", pcm_summary(pcm));
+                let c = &device.counters;
+                out!(
+                    "ssd (fill and queries): {} host page writes, {} flash programs (WAF {:.3}), {} erases",
+                    c.host_pages_written,
+                    c.flash_pages_programmed,
+                    device.waf,
+                    c.erases
+                );
+            }
             let engine = stack
                 .config
                 .engine

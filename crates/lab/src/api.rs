@@ -186,6 +186,7 @@ pub fn replay_json(
         folded_requests,
         read_preconditioned_pages,
         fitted_blocks_per_plane,
+        ..
     } = &run.outcome
     else {
         unreachable!("a trace workload runs on the SSD")

@@ -191,8 +191,9 @@ pub fn write_stack_results(stack: &Stack, run: &StackRun, dir: &Path) -> LabResu
         StackOutcome::Ssd { run, .. } => write_ssd_results(run, dir),
         StackOutcome::Engine {
             metrics,
+            device,
+            pcm,
             interrupted,
-            ..
         } => {
             let mut report = serde_json::json!({
                 "metrics": metrics,
@@ -200,6 +201,17 @@ pub fn write_stack_results(stack: &Stack, run: &StackRun, dir: &Path) -> LabResu
                 "mj_per_query": metrics.energy_mj_per_query(),
                 "we_cycles_per_block": metrics.erases_per_block_mean(),
             });
+            // the SSD's whole life (fill and queries), e.g. the flash side of a PCM stage
+            let c = &device.counters;
+            report["ssd"] = serde_json::json!({
+                "host_pages_written": c.host_pages_written,
+                "flash_pages_programmed": c.flash_pages_programmed,
+                "waf": device.waf,
+                "erases": c.erases,
+            });
+            if let Some(pcm) = pcm {
+                report["pcm"] = serde_json::to_value(pcm).expect("reports serialize");
+            }
             if *interrupted {
                 report["interrupted"] = serde_json::Value::Bool(true);
             }

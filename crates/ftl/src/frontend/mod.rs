@@ -198,6 +198,11 @@ pub trait FrontEnd: std::fmt::Debug + Send {
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
+    /// The stage as mutable `Any` ([`crate::Ssd::front_end_mut`]); `None` for stages that do
+    /// not offer it.
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        None
+    }
 }
 
 /// One FIFO device port of a timed stage (a PCM, a staging memory): a job starts when the port
@@ -268,6 +273,10 @@ impl Chain {
     /// The stages in order.
     pub fn stages(&self) -> impl Iterator<Item = &dyn FrontEnd> {
         self.stages.iter().map(|s| s.as_ref())
+    }
+    /// The stages, mutably (for setup between runs, e.g. after preconditioning).
+    pub fn stages_mut(&mut self) -> impl Iterator<Item = &mut (dyn FrontEnd + 'static)> {
+        self.stages.iter_mut().map(|s| s.as_mut() as _)
     }
     pub fn is_timed(&self) -> bool {
         self.timed

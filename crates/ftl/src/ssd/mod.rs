@@ -373,6 +373,15 @@ impl Ssd {
             .find_map(|s| s.as_any().and_then(|a| a.downcast_ref::<T>()))
     }
 
+    /// The first front-end stage of type `T`, mutably (one that offers
+    /// [`FrontEnd::as_any_mut`]): for setup outside a run, e.g. telling a PCM stage which pages
+    /// preconditioning wrote.
+    pub fn front_end_mut<T: 'static>(&mut self) -> Option<&mut T> {
+        self.front
+            .stages_mut()
+            .find_map(|s| s.as_any_mut().and_then(|a| a.downcast_mut::<T>()))
+    }
+
     /// The block (dense chip-model id) the next GC will erase, when the mapping can tell.
     pub fn next_victim_block(&self) -> Option<BlockId> {
         self.mapper.next_victim_block(&self.flash)

@@ -33,6 +33,11 @@ impl Precondition {
         }
     }
 
+    /// The pages the fill writes (LPAs `0..filled`; the random overwrites stay within them).
+    pub fn filled_pages(&self, logical_pages: u64) -> u32 {
+        (logical_pages as f64 * self.fill_fraction).floor() as u32
+    }
+
     /// Checks the values (an error names the key).
     pub fn validate(&self) -> FtlResult<()> {
         if !(self.fill_fraction.is_finite() && (0.0..=1.0).contains(&self.fill_fraction)) {
@@ -71,7 +76,7 @@ impl Ssd {
                 message: "precondition needs an idle device".into(),
             });
         }
-        let filled = (self.logical_pages as f64 * p.fill_fraction).floor() as u32;
+        let filled = p.filled_pages(u64::from(self.logical_pages));
         self.flash.emit.enabled = false;
         let mut ticker = Ticker {
             done: 0,

@@ -77,6 +77,13 @@ impl SsdDevice {
         self.ssd
     }
 
+    /// The energy of the SSD's PCM front end so far (0 without one), mJ.
+    pub fn pcm_energy_mj(&self) -> f64 {
+        self.ssd
+            .front_end::<nandlab_ftl::PcmStage>()
+            .map_or(0.0, |stage| stage.energy_pj() / 1e9)
+    }
+
     fn request_error(op: &'static str, lpa: Lpa, e: nandlab_ftl::FtlError) -> EngineError {
         EngineError::Device {
             op,
@@ -218,14 +225,14 @@ impl BlockDevice for SsdDevice {
         self.ssd.now()
     }
 
-    /// Chip operation energy plus the controller's (0 without controller costs).
+    /// Chip operation energy, plus the controller's (0 without controller costs) and, with a
+    /// PCM front end (`[pcm]`), the PCM's reads, writes and SHA-1 hashing.
     fn energy_mj(&self) -> f64 {
         let stats = self.ssd.nand().stats();
         let hits_nj =
             self.buffer_hits as f64 * self.ssd.config().ftl.controller.controller_command_nj;
-        OpKind::ALL.iter().map(|k| stats.energy_uj(*k)).sum::<f64>() / 1e3
-            + self.ssd.controller_energy_mj()
-            + hits_nj / 1e6
+        let nand_mj = OpKind::ALL.iter().map(|k| stats.energy_uj(*k)).sum::<f64>() / 1e3;
+        nand_mj + self.ssd.controller_energy_mj() + hits_nj / 1e6 + self.pcm_energy_mj()
     }
 
     fn counters(&self) -> DeviceCounters {

@@ -116,6 +116,9 @@ pub enum StackOutcome {
         /// `nand.geometry.blocks_per_plane` of a device grown to fit the trace.
         #[serde(skip_serializing_if = "Option::is_none")]
         fitted_blocks_per_plane: Option<u32>,
+        /// The `[pcm]` stage's report at the end of the run (preconditioning included), if any.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pcm: Option<Box<nandlab_ftl::PcmStageReport>>,
     },
     /// Queries on the storage engine.
     Engine {
@@ -123,6 +126,9 @@ pub enum StackOutcome {
         /// The SSD's report at the end of the run (over its whole life: fill and queries),
         /// e.g. its valid-page map (paper 000 Fig. 13).
         device: Box<SsdReport>,
+        /// The `[pcm]` stage's report at the end of the run (fill and queries), if any.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pcm: Option<Box<nandlab_ftl::PcmStageReport>>,
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         interrupted: bool,
     },
@@ -237,6 +243,8 @@ impl Stack {
                 }
                 other => other?,
             }
+            let filled = p.filled_pages(ssd.logical_pages());
+            tell_pcm_preconditioned(&mut ssd, (0..u64::from(filled)).map(|i| i as u32));
         }
         let precondition_reads = match workload {
             WorkloadSection::Trace(t) => t.precondition_reads,
@@ -264,6 +272,7 @@ impl Stack {
                     }
                     other => prepared.read_preconditioned_pages = other?,
                 }
+                tell_pcm_preconditioned(&mut ssd, footprint.read_first().map(|i| i as u32));
             }
         }
         let (source, fold) = self.block_source(workload, capacity_bytes, fio.as_ref())?;
@@ -286,6 +295,7 @@ impl Stack {
                 folded_requests: folded,
                 read_preconditioned_pages: prepared.read_preconditioned_pages,
                 fitted_blocks_per_plane: prepared.fitted_blocks_per_plane,
+                pcm: pcm_report(&ssd),
             },
             metrics,
         })
@@ -462,10 +472,27 @@ impl Stack {
             outcome: StackOutcome::Engine {
                 metrics: Box::new(metrics),
                 device: Box::new(engine.device().ssd().report()),
+                pcm: pcm_report(engine.device().ssd()),
                 interrupted: stopped,
             },
             metrics: row,
         })
+    }
+}
+
+/// The `[pcm]` stage's report, if the SSD has one.
+fn pcm_report(ssd: &Ssd) -> Option<Box<nandlab_ftl::PcmStageReport>> {
+    ssd.front_end::<nandlab_ftl::PcmStage>()
+        .map(|stage| Box::new(stage.report()))
+}
+
+/// Tells the `[pcm]` stage, if any, that preconditioning wrote zero pages at `lpas` around it
+/// (docs/stack.md `[precondition]`).
+fn tell_pcm_preconditioned(ssd: &mut Ssd, lpas: impl Iterator<Item = u32>) {
+    if let Some(stage) = ssd.front_end_mut::<nandlab_ftl::PcmStage>() {
+        for lpa in lpas {
+            stage.preconditioned(nandlab_ftl::Lpa(lpa));
+        }
     }
 }
 
@@ -496,6 +523,7 @@ fn stopped_before_workload(ssd: &Ssd, prepared: Prepared) -> StackRun {
             folded_requests: 0,
             read_preconditioned_pages: prepared.read_preconditioned_pages,
             fitted_blocks_per_plane: prepared.fitted_blocks_per_plane,
+            pcm: pcm_report(ssd),
         },
         metrics,
     }

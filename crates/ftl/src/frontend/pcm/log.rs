@@ -21,6 +21,8 @@ pub(crate) struct Mirrors {
     flash: Vec<u8>,
     current: Vec<u8>,
     page_size_bytes: usize,
+    /// What flash holds of a page present on flash without a slot (preconditioned: zeros).
+    zeros: Vec<u8>,
 }
 
 const NO_SLOT: u32 = u32::MAX;
@@ -40,6 +42,7 @@ impl Mirrors {
             flash: Vec::new(),
             current: Vec::new(),
             page_size_bytes: page_size_bytes as usize,
+            zeros: vec![0; page_size_bytes as usize],
         }
     }
     /// The page's slot, allocated (zeros) on first use.
@@ -54,6 +57,10 @@ impl Mirrors {
         self.slot_of[i] as usize * self.page_size_bytes
     }
     fn flash(&self, i: usize) -> &[u8] {
+        if self.slot_of[i] == NO_SLOT {
+            // on flash before the stage saw it (`LogPart::assume_zeros_on_flash`)
+            return &self.zeros;
+        }
         let at = self.slot_of[i] as usize * self.page_size_bytes;
         &self.flash[at..at + self.page_size_bytes]
     }
@@ -232,6 +239,15 @@ impl LogPart {
             self.mismatches += 1;
         }
         Ok(cost)
+    }
+
+    /// Flash holds zeros at `lpa`, written around the stage (preconditioning); a page the
+    /// stage has seen is left alone.
+    pub fn assume_zeros_on_flash(&mut self, lpa: Lpa) {
+        let i = lpa.index();
+        if self.mirrors.slot_of[i] == NO_SLOT {
+            self.mirrors.flash_present[i] = true;
+        }
     }
 
     pub fn trim(&mut self, device: &mut PcmDevice, lpa: Lpa) -> PcmResult<AccessCost> {

@@ -190,6 +190,20 @@ impl PcmStage {
         }
     }
 
+    /// Tells the stage that flash holds a page of zeros at `lpa`, written around the stage by
+    /// `Ssd::precondition` (a pre-aged flash, functional writes of zeros): the log buffer then
+    /// treats the next write of the page as an update of a page on flash (its changed bytes
+    /// logged, cases 2–4) rather than a new page (case 1). Pages the stage has already seen
+    /// are left alone. The fingerprint store does not learn these pages: fingerprinting the
+    /// preconditioned zero pages would not make them shared (they are separate flash copies),
+    /// so a later write of zeros elsewhere is programmed as usual. No PCM cost (preconditioning
+    /// takes no simulated time).
+    pub fn preconditioned(&mut self, lpa: Lpa) {
+        if let Some(log) = &mut self.log {
+            log.assume_zeros_on_flash(lpa);
+        }
+    }
+
     /// Checks dedup's groups against the finder (tests).
     pub fn check(&self) -> Result<(), String> {
         match &self.dedup {
@@ -326,6 +340,9 @@ impl FrontEnd for PcmStage {
         self.port.process_next(done)
     }
     fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
         Some(self)
     }
 }
