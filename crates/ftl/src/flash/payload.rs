@@ -1,30 +1,62 @@
 //! Page payloads in `full` mode: the bytes of every programmed physical page and its spare area
 //! (the OOB record, [`super::oob`]), moved by GC and dropped by erases. In `timing-only` mode
 //! nothing is stored.
+//!
+//! Pages live in slots of a slab: large chunks (about [`CHUNK_BYTES`] each, allocated zeroed
+//! in one call, so the allocator maps them fresh instead of clearing them page by page) cut
+//! into slots of one page and its spare area. A program takes a slot from the free list (slots
+//! of erased pages) or the next unused slot, growing the slab by a chunk when all are in use;
+//! an erase returns its pages' slots. No allocation per page, nothing freed per erase.
+//!
+//! The CRC of the spare area's OOB record is computed when the record is read
+//! ([`Payload::oob`]): a page's bytes never change between its program and its erase, so it is
+//! the CRC the program would have stored, without hashing every page programmed.
 
 use super::oob::{OOB_BYTES, PageOob, oob_crc};
 use crate::address::{Lpa, Ppa};
 
+/// Bytes the slab grows by at a time (rounded to whole slots, at least one).
+pub(crate) const CHUNK_BYTES: usize = 4 << 20;
+
+/// Marks a physical page with no slot (erased, or never programmed).
+const NO_SLOT: u32 = u32::MAX;
+
 /// Bytes (data, then the spare area's OOB record) per physical page, or nothing.
 #[derive(Debug)]
 pub(crate) struct Payload {
-    pages: Vec<Option<Box<[u8]>>>,
-    /// Page buffers of erased pages, reused by later writes (no allocation per write in
-    /// steady state).
-    recycled: Vec<Box<[u8]>>,
+    /// Slot of each physical page ([`NO_SLOT`]: none).
+    slot_of_page: Vec<u32>,
+    /// The slab's chunks, `slots_per_chunk` slots of `slot_bytes` each.
+    chunks: Vec<Box<[u8]>>,
+    /// Slots of erased pages, reused first.
+    free_slots: Vec<u32>,
+    /// Slots handed out from the chunks so far (the next unused one).
+    slots_used: u32,
+    slots_per_chunk: usize,
+    /// A page and its spare area.
+    slot_bytes: usize,
     page_size_bytes: usize,
     enabled: bool,
 }
 
 impl Payload {
     pub fn new(enabled: bool, total_pages: usize, page_size_bytes: usize) -> Self {
+        assert!(
+            total_pages < NO_SLOT as usize,
+            "payload store: {total_pages} pages do not fit a u32 slot number"
+        );
+        let slot_bytes = page_size_bytes + OOB_BYTES;
         Payload {
-            pages: if enabled {
-                (0..total_pages).map(|_| None).collect()
+            slot_of_page: if enabled {
+                vec![NO_SLOT; total_pages]
             } else {
                 Vec::new()
             },
-            recycled: Vec::new(),
+            chunks: Vec::new(),
+            free_slots: Vec::new(),
+            slots_used: 0,
+            slots_per_chunk: (CHUNK_BYTES / slot_bytes).max(1),
+            slot_bytes,
             page_size_bytes,
             enabled,
         }
@@ -32,8 +64,50 @@ impl Payload {
     pub fn enabled(&self) -> bool {
         self.enabled
     }
+    /// Bytes and spare area of `slot`.
+    #[inline]
+    fn slot(&self, slot: u32) -> &[u8] {
+        let slot = slot as usize;
+        let at = (slot % self.slots_per_chunk) * self.slot_bytes;
+        &self.chunks[slot / self.slots_per_chunk][at..at + self.slot_bytes]
+    }
+    #[inline]
+    fn slot_mut(&mut self, slot: u32) -> &mut [u8] {
+        let slot = slot as usize;
+        let at = (slot % self.slots_per_chunk) * self.slot_bytes;
+        &mut self.chunks[slot / self.slots_per_chunk][at..at + self.slot_bytes]
+    }
+    /// A free slot for a page about to be programmed at `ppa` (its content is stale: the
+    /// caller overwrites all of it).
+    #[inline]
+    fn take_slot(&mut self, ppa: Ppa) -> u32 {
+        debug_assert_eq!(
+            self.slot_of_page[ppa.index()],
+            NO_SLOT,
+            "payload written twice at ppa {ppa}"
+        );
+        let slot = match self.free_slots.pop() {
+            Some(slot) => slot,
+            None => {
+                if self.slots_used as usize == self.chunks.len() * self.slots_per_chunk {
+                    self.grow();
+                }
+                self.slots_used += 1;
+                self.slots_used - 1
+            }
+        };
+        self.slot_of_page[ppa.index()] = slot;
+        slot
+    }
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        // zeroed in one allocation: a fresh mapping, cleared by the OS as it is first touched
+        self.chunks
+            .push(vec![0u8; self.slots_per_chunk * self.slot_bytes].into_boxed_slice());
+    }
     /// Stores `data` (a whole page; `None` stores zeros) at `ppa`, with its OOB record (LPA,
-    /// sequence number, CRC of both and the data) in the spare area.
+    /// sequence number; the CRC is computed when read) in the spare area.
     #[inline]
     pub fn write(&mut self, ppa: Ppa, data: Option<&[u8]>, lpa: Option<Lpa>, sequence: u64) {
         if self.enabled {
@@ -44,11 +118,8 @@ impl Payload {
     #[inline(never)]
     fn write_full(&mut self, ppa: Ppa, data: Option<&[u8]>, lpa: Option<Lpa>, sequence: u64) {
         let size = self.page_size_bytes;
-        let mut page = self
-            .recycled
-            .pop()
-            .unwrap_or_else(|| vec![0; size + OOB_BYTES].into_boxed_slice());
-        let (bytes, spare) = page.split_at_mut(size);
+        let slot = self.take_slot(ppa);
+        let (bytes, spare) = self.slot_mut(slot).split_at_mut(size);
         match data {
             Some(d) => {
                 debug_assert_eq!(d.len(), size);
@@ -59,26 +130,30 @@ impl Payload {
         let oob = PageOob {
             lpa,
             sequence,
-            crc: oob_crc(lpa, sequence, Some(bytes)),
+            crc: 0,
         };
         spare.copy_from_slice(&oob.to_bytes());
-        let slot = &mut self.pages[ppa.index()];
-        debug_assert!(slot.is_none(), "payload written twice at ppa {ppa}");
-        *slot = Some(page);
     }
     pub fn read(&self, ppa: Ppa) -> Option<&[u8]> {
         if !self.enabled {
             return None;
         }
-        self.pages[ppa.index()]
-            .as_deref()
-            .map(|page| &page[..self.page_size_bytes])
+        match self.slot_of_page[ppa.index()] {
+            NO_SLOT => None,
+            slot => Some(&self.slot(slot)[..self.page_size_bytes]),
+        }
     }
-    /// The OOB record in the spare area of `ppa` (full mode, programmed pages).
+    /// The OOB record in the spare area of `ppa` (full mode, programmed pages), with the CRC
+    /// of its LPA, sequence number and the page's bytes.
     pub fn oob(&self, ppa: Ppa) -> Option<PageOob> {
-        let page = self.pages.get(ppa.index())?.as_deref()?;
-        let spare = page[self.page_size_bytes..].try_into().expect("spare area");
-        Some(PageOob::from_bytes(spare))
+        let slot = *self.slot_of_page.get(ppa.index())?;
+        if slot == NO_SLOT {
+            return None;
+        }
+        let (bytes, spare) = self.slot(slot).split_at(self.page_size_bytes);
+        let mut oob = PageOob::from_bytes(spare.try_into().expect("spare area"));
+        oob.crc = oob_crc(oob.lpa, oob.sequence, Some(bytes));
+        Some(oob)
     }
     /// Copies the bytes and spare area of `source` to `target` (a GC move). The source keeps
     /// them until its block is erased, as on flash: a recovery scan after a power cut between
@@ -92,28 +167,151 @@ impl Payload {
 
     #[inline(never)]
     fn relocate_full(&mut self, source: Ppa, target: Ppa) {
-        let mut page = self
-            .recycled
-            .pop()
-            .unwrap_or_else(|| vec![0; self.page_size_bytes + OOB_BYTES].into_boxed_slice());
-        let from = self.pages[source.index()]
-            .as_deref()
-            .unwrap_or_else(|| panic!("moving a page with no payload (ppa {source})"));
-        page.copy_from_slice(from);
-        let slot = &mut self.pages[target.index()];
-        debug_assert!(slot.is_none(), "payload written twice at ppa {target}");
-        *slot = Some(page);
+        let from = self.slot_of_page[source.index()];
+        assert!(
+            from != NO_SLOT,
+            "moving a page with no payload (ppa {source})"
+        );
+        let to = self.take_slot(target);
+        let (from, to) = (from as usize, to as usize);
+        let per = self.slots_per_chunk;
+        let n = self.slot_bytes;
+        let (from_chunk, from_at) = (from / per, (from % per) * n);
+        let (to_chunk, to_at) = (to / per, (to % per) * n);
+        if from_chunk == to_chunk {
+            self.chunks[to_chunk].copy_within(from_at..from_at + n, to_at);
+        } else {
+            let (a, b) = if from_chunk < to_chunk {
+                let (lo, hi) = self.chunks.split_at_mut(to_chunk);
+                (
+                    &lo[from_chunk][from_at..from_at + n],
+                    &mut hi[0][to_at..to_at + n],
+                )
+            } else {
+                let (lo, hi) = self.chunks.split_at_mut(from_chunk);
+                (
+                    &hi[0][from_at..from_at + n],
+                    &mut lo[to_chunk][to_at..to_at + n],
+                )
+            };
+            b.copy_from_slice(a);
+        }
     }
-    /// Drops the pages of the block whose first page is `first`.
+    /// Drops the pages of the block whose first page is `first` (their slots are reused).
     pub fn clear_block(&mut self, first: Ppa, pages_per_block: u32) {
         if !self.enabled {
             return;
         }
         let first = first.index();
-        for page in &mut self.pages[first..first + pages_per_block as usize] {
-            if let Some(buffer) = page.take() {
-                self.recycled.push(buffer);
+        for slot in &mut self.slot_of_page[first..first + pages_per_block as usize] {
+            if *slot != NO_SLOT {
+                self.free_slots.push(*slot);
+                *slot = NO_SLOT;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAGE: usize = 64;
+
+    /// A store of `pages` pages whose slab grows by three slots at a time.
+    fn small_store(pages: usize) -> Payload {
+        let mut p = Payload::new(true, pages, PAGE);
+        p.slots_per_chunk = 3;
+        p
+    }
+    fn page(fill: u8) -> Vec<u8> {
+        (0..PAGE).map(|i| fill.wrapping_add(i as u8)).collect()
+    }
+
+    #[test]
+    fn pages_read_back_across_chunks_with_their_oob_and_crc() {
+        let mut p = small_store(16);
+        for i in 0..10u32 {
+            p.write(
+                Ppa(i),
+                Some(&page(i as u8)),
+                Some(Lpa(100 + i)),
+                u64::from(i) + 1,
+            );
+        }
+        p.write(Ppa(12), None, None, 11);
+        assert_eq!(p.chunks.len(), 4, "11 slots in chunks of 3");
+        for i in 0..10u32 {
+            assert_eq!(p.read(Ppa(i)), Some(&page(i as u8)[..]));
+            let oob = p.oob(Ppa(i)).unwrap();
+            assert_eq!(
+                (oob.lpa, oob.sequence),
+                (Some(Lpa(100 + i)), u64::from(i) + 1)
+            );
+            assert_eq!(
+                oob.crc,
+                oob_crc(oob.lpa, oob.sequence, Some(&page(i as u8)))
+            );
+        }
+        assert_eq!(p.read(Ppa(12)), Some(&[0u8; PAGE][..]));
+        assert_eq!(
+            p.oob(Ppa(12)).unwrap().crc,
+            oob_crc(None, 11, Some(&[0u8; PAGE]))
+        );
+        assert_eq!((p.read(Ppa(10)), p.oob(Ppa(10))), (None, None));
+        assert_eq!(p.oob(Ppa(99)), None, "past the device");
+    }
+
+    #[test]
+    fn relocation_copies_within_and_across_chunks_and_keeps_the_source() {
+        let mut p = small_store(16);
+        p.write(Ppa(0), Some(&page(1)), Some(Lpa(7)), 5);
+        p.write(Ppa(1), Some(&page(2)), Some(Lpa(8)), 6);
+        p.relocate(Ppa(0), Ppa(2)); // same chunk
+        p.relocate(Ppa(1), Ppa(3)); // next chunk, forward
+        p.relocate(Ppa(3), Ppa(4));
+        p.clear_block(Ppa(0), 2);
+        p.write(Ppa(5), Some(&page(3)), Some(Lpa(9)), 7); // reuses a freed slot of chunk 0
+        p.relocate(Ppa(4), Ppa(6)); // back into chunk 0
+        assert_eq!(p.read(Ppa(2)), Some(&page(1)[..]));
+        assert_eq!(
+            p.read(Ppa(4)),
+            Some(&page(2)[..]),
+            "the source keeps its copy"
+        );
+        assert_eq!(p.read(Ppa(6)), Some(&page(2)[..]));
+        assert_eq!(
+            p.oob(Ppa(6)),
+            p.oob(Ppa(1 + 2)),
+            "the OOB moves with the data"
+        );
+        assert_eq!(p.read(Ppa(5)), Some(&page(3)[..]));
+        assert_eq!(
+            p.chunks.len(),
+            2,
+            "erased slots are reused before the slab grows"
+        );
+    }
+
+    #[test]
+    fn an_erase_frees_the_block_and_the_slots_are_reused() {
+        let mut p = small_store(8);
+        for round in 0..5u8 {
+            for i in 0..4u32 {
+                p.write(Ppa(i), Some(&page(round)), Some(Lpa(i)), 1);
+            }
+            assert!(p.read(Ppa(3)).is_some());
+            p.clear_block(Ppa(0), 4);
+            assert!((0..4).all(|i| p.read(Ppa(i)).is_none()));
+        }
+        assert_eq!((p.slots_used, p.chunks.len()), (4, 2), "four slots, ever");
+    }
+
+    #[test]
+    fn timing_only_stores_nothing() {
+        let mut p = Payload::new(false, 8, PAGE);
+        p.write(Ppa(0), Some(&page(0)), None, 1);
+        assert_eq!((p.read(Ppa(0)), p.oob(Ppa(0))), (None, None));
+        assert!(p.chunks.is_empty());
     }
 }
