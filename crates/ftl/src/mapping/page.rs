@@ -246,21 +246,22 @@ impl PageFtl {
         let pages = flash.blocks.pages(block, 0..flash.blocks.pages_per_block);
         out.extend(pages.filter_map(|ppa| self.table.lpa_of(ppa)));
     }
-}
 
-impl Mapping for PageFtl {
-    /// Writes one whole logical page (the program op carries `tag`).
-    fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
-        let lpa = write.lpa;
-        if self.tx.is_some() && self.tx_captures(lpa) {
-            return self.tx_write(flash, write, tag);
-        }
+    /// Programs a fresh page with `write` and maps `at` to it (`at` may differ from the OOB
+    /// LPA of `write`: a shadow).
+    pub(crate) fn write_mapped(
+        &mut self,
+        flash: &mut Flash,
+        at: Lpa,
+        write: HostWrite<'_>,
+        tag: Tag,
+    ) -> FtlResult<()> {
         let planes = self.stripe.len();
         for _ in 0..planes {
             let plane = self.stripe[self.cursor];
             self.cursor = (self.cursor + 1) % planes;
             if let Some(ppa) = self.alloc_host(flash, plane, write.placement)? {
-                if let Some(old) = self.table.map(lpa, ppa) {
+                if let Some(old) = self.table.map(at, ppa) {
                     flash.blocks.invalidate(old);
                 }
                 flash.blocks.add_valid(ppa);
@@ -270,9 +271,21 @@ impl Mapping for PageFtl {
         }
         Err(FtlError::DeviceFull {
             message: format!(
-                "no plane of {planes} has a free block or a block with invalid pages to reclaim (writing lpa {lpa})"
+                "no plane of {planes} has a free block or a block with invalid pages to reclaim (writing lpa {})",
+                super::txn::host_lpa(write.lpa)
             ),
         })
+    }
+}
+
+impl Mapping for PageFtl {
+    /// Writes one whole logical page (the program op carries `tag`).
+    fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
+        let lpa = write.lpa;
+        if self.tx.is_some() && self.tx_captures(lpa) {
+            return self.tx_write(flash, write, tag);
+        }
+        self.write_mapped(flash, lpa, write, tag)
     }
 
     /// Forgets `lpa` (TRIM).

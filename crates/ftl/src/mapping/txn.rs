@@ -238,36 +238,6 @@ impl PageFtl {
         }
         Ok(lpas)
     }
-
-    /// Programs a fresh page with `write` and maps `at` to it (`at` may differ from the OOB
-    /// LPA of `write`: a shadow).
-    fn write_mapped(
-        &mut self,
-        flash: &mut Flash,
-        at: Lpa,
-        write: HostWrite<'_>,
-        tag: Tag,
-    ) -> FtlResult<()> {
-        let planes = self.stripe.len();
-        for _ in 0..planes {
-            let plane = self.stripe[self.cursor];
-            self.cursor = (self.cursor + 1) % planes;
-            if let Some(ppa) = self.alloc_host(flash, plane, write.placement)? {
-                if let Some(old) = self.table.map(at, ppa) {
-                    flash.blocks.invalidate(old);
-                }
-                flash.blocks.add_valid(ppa);
-                flash.program(ppa, write, tag);
-                return Ok(());
-            }
-        }
-        Err(FtlError::DeviceFull {
-            message: format!(
-                "no plane of {planes} has a free block or a block with invalid pages to reclaim (transactional write of lpa {})",
-                host_lpa(write.lpa)
-            ),
-        })
-    }
 }
 
 fn not_enabled() -> FtlError {
