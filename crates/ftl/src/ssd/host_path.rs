@@ -371,9 +371,15 @@ impl Ssd {
                 self.mapper.share(&mut self.flash, o.lpa, same_as)?;
                 continue;
             }
+            // a page a stage sends on without a host write of its own (a PCM log merge
+            // rewriting a preconditioned page) is a new write of its current bytes
+            let sequence = match o.sequence {
+                0 => self.flash.next_sequence(),
+                s => s,
+            };
             let write = HostWrite {
                 lpa: o.lpa,
-                sequence: o.sequence,
+                sequence,
                 data: o.data,
                 placement: o.placement,
             };
