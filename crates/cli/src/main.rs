@@ -563,8 +563,12 @@ fn demo() -> LabResult<()> {
         "conventional engine vs co-designed engine (Insert Address Assist + Update-to-Delete+Insert)"
     );
     out!(
-        "on the miyaji2014 SSD scaled to 1 channel, 32 MB (NAND: 100 us read, 1.6 ms program, 8.5 ms erase)\n"
+        "on paper 000's SSD emulator scaled to 4 channels, 128 MB (NAND: 100 us read, 1.6 ms program,"
     );
+    out!(
+        "8.5 ms erase; buffered host writes striped over dies, blocking GC; 40 uJ controller energy"
+    );
+    out!("per host command, fitted: preset miyaji2014-emulator)\n");
     let options = RunOptions {
         scale: Scale::Quick,
         seed: 0,
