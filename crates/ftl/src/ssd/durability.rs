@@ -156,20 +156,8 @@ mod tests {
     use crate::host::HostRequest;
 
     fn ssd(buffer_pages: u32) -> Ssd {
-        let mut c = SsdConfig::from_preset("slc");
-        c.device.overrides = Some(
-            toml::from_str(
-                "[geometry]\ndies_per_chip = 1\nplanes_per_die = 2\nblocks_per_plane = 12\n\
-                 pages_per_block = 4\npage_size_bytes = 512\n",
-            )
-            .unwrap(),
-        );
-        c.ftl = FtlConfig {
-            op_fraction: 0.6,
-            gc_threshold_blocks: 2,
-            write_buffer_pages: buffer_pages,
-            ..FtlConfig::default()
-        };
+        let mut c = crate::ssd::test_device::small_slc(1, 2, 4);
+        c.ftl.write_buffer_pages = buffer_pages;
         Ssd::new(c, 1).unwrap()
     }
 
@@ -185,23 +173,11 @@ mod tests {
             (GcScheduling::Blocking, true),
             (GcScheduling::Interleaved, true),
         ] {
-            let mut c = SsdConfig::from_preset("slc");
-            c.device.overrides = Some(
-                toml::from_str(
-                    "[geometry]\ndies_per_chip = 4\nplanes_per_die = 2\nblocks_per_plane = 12\n\
-                     pages_per_block = 8\npage_size_bytes = 512\n",
-                )
-                .unwrap(),
-            );
-            c.ftl = FtlConfig {
-                op_fraction: 0.6,
-                gc_threshold_blocks: 2,
-                write_buffer_pages: 16,
-                gc_scheduling: scheduling,
-                multiplane,
-                queue_depth: 8,
-                ..FtlConfig::default()
-            };
+            let mut c = crate::ssd::test_device::small_slc(4, 2, 8);
+            c.ftl.write_buffer_pages = 16;
+            c.ftl.gc_scheduling = scheduling;
+            c.ftl.multiplane = multiplane;
+            c.ftl.queue_depth = 8;
             let mut s = Ssd::new(c, 7).unwrap();
             let logical = s.logical_pages();
             let mut rng = nandlab_core::SimRng::stream(7, "test");

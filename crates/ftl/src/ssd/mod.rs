@@ -13,6 +13,8 @@ mod host_path;
 mod power;
 mod precondition;
 mod report;
+#[cfg(test)]
+mod test_device;
 mod txn;
 mod world;
 

@@ -283,24 +283,12 @@ impl Ssd {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{FtlConfig, PayloadMode, SsdConfig};
+    use crate::config::PayloadMode;
     use crate::power::{RecoveryVariant, Source, recover};
 
     fn ssd(payload: PayloadMode) -> Ssd {
-        let mut c = SsdConfig::from_preset("slc");
-        c.device.overrides = Some(
-            toml::from_str(
-                "[geometry]\ndies_per_chip = 2\nplanes_per_die = 1\nblocks_per_plane = 12\n\
-                 pages_per_block = 4\npage_size_bytes = 512\n",
-            )
-            .unwrap(),
-        );
-        c.ftl = FtlConfig {
-            op_fraction: 0.6,
-            gc_threshold_blocks: 2,
-            payload,
-            ..FtlConfig::default()
-        };
+        let mut c = crate::ssd::test_device::small_slc(2, 1, 4);
+        c.ftl.payload = payload;
         Ssd::new(c, 3).unwrap()
     }
 

@@ -3,26 +3,14 @@
 //! last acknowledged commit, or after the one being committed — never a part of one).
 
 use super::*;
-use crate::config::{FtlConfig, MappingKind, PayloadMode, SsdConfig};
+use crate::config::{MappingKind, PayloadMode, SsdConfig};
 use crate::power::{CutConfig, RecoveryVariant, recover};
 
 const PAGE: u64 = 512;
 
 fn config() -> SsdConfig {
-    let mut c = SsdConfig::from_preset("slc");
-    c.device.overrides = Some(
-        toml::from_str(
-            "[geometry]\ndies_per_chip = 2\nplanes_per_die = 1\nblocks_per_plane = 12\n\
-             pages_per_block = 4\npage_size_bytes = 512\n",
-        )
-        .unwrap(),
-    );
-    c.ftl = FtlConfig {
-        op_fraction: 0.6,
-        gc_threshold_blocks: 2,
-        payload: PayloadMode::Full,
-        ..FtlConfig::default()
-    };
+    let mut c = crate::ssd::test_device::small_slc(2, 1, 4);
+    c.ftl.payload = PayloadMode::Full;
     c
 }
 
