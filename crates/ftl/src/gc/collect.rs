@@ -41,15 +41,9 @@ impl PageFtl {
     /// wear-leveling then looks at each collected plane and at `plane`, which asked for a block.
     pub(crate) fn collect_device(&mut self, flash: &mut Flash, plane: PlaneId) -> FtlResult<()> {
         let planes = self.stripe.len() as u32;
-        // with a device-wide reserve the threshold counts device-wide, beyond the reserve
-        let target = if self.device_reserve > 0 {
-            self.device_reserve + self.threshold_blocks
-        } else {
-            self.threshold_blocks * planes
-        };
-        let free = |flash: &Flash| flash.blocks.free_total();
+        let target = self.device_free_target(self.threshold_blocks);
         for _ in 0..planes * flash.blocks.blocks_per_plane {
-            if free(flash) >= target {
+            if flash.blocks.free_total() >= target {
                 break;
             }
             let Some(victim) = self.picker.take_device(&flash.blocks) else {
@@ -63,18 +57,21 @@ impl PageFtl {
         self.wear_level(flash, plane)
     }
 
+    /// Free blocks device-wide GC keeps for a per-plane `threshold`: threshold × planes, or
+    /// with a device-wide reserve, reserve + threshold (the threshold then counts device-wide).
+    fn device_free_target(&self, threshold: u32) -> u32 {
+        if self.device_reserve > 0 {
+            self.device_reserve + threshold
+        } else {
+            threshold * self.stripe.len() as u32
+        }
+    }
+
     /// One background GC step: collects one victim where free blocks are fewest, if below
     /// `idle_threshold` blocks per plane (device scope: in total). Returns whether it did.
     pub fn collect_idle(&mut self, flash: &mut Flash, idle_threshold: u32) -> FtlResult<bool> {
-        let planes = self.stripe.len() as u32;
         let victim = if self.device_gc {
-            let free = flash.blocks.free_total();
-            let target = if self.device_reserve > 0 {
-                self.device_reserve + idle_threshold
-            } else {
-                idle_threshold * planes
-            };
-            if free >= target {
+            if flash.blocks.free_total() >= self.device_free_target(idle_threshold) {
                 return Ok(false);
             }
             self.picker.take_device(&flash.blocks)
