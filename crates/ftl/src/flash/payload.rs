@@ -64,18 +64,25 @@ impl Payload {
     pub fn enabled(&self) -> bool {
         self.enabled
     }
+    /// Where `slot` lives: its chunk, and its first byte in that chunk.
+    #[inline]
+    fn place(&self, slot: u32) -> (usize, usize) {
+        let slot = slot as usize;
+        (
+            slot / self.slots_per_chunk,
+            (slot % self.slots_per_chunk) * self.slot_bytes,
+        )
+    }
     /// Bytes and spare area of `slot`.
     #[inline]
     fn slot(&self, slot: u32) -> &[u8] {
-        let slot = slot as usize;
-        let at = (slot % self.slots_per_chunk) * self.slot_bytes;
-        &self.chunks[slot / self.slots_per_chunk][at..at + self.slot_bytes]
+        let (chunk, at) = self.place(slot);
+        &self.chunks[chunk][at..at + self.slot_bytes]
     }
     #[inline]
     fn slot_mut(&mut self, slot: u32) -> &mut [u8] {
-        let slot = slot as usize;
-        let at = (slot % self.slots_per_chunk) * self.slot_bytes;
-        &mut self.chunks[slot / self.slots_per_chunk][at..at + self.slot_bytes]
+        let (chunk, at) = self.place(slot);
+        &mut self.chunks[chunk][at..at + self.slot_bytes]
     }
     /// A free slot for a page about to be programmed at `ppa` (its content is stale: the
     /// caller overwrites all of it).
@@ -173,11 +180,9 @@ impl Payload {
             "moving a page with no payload (ppa {source})"
         );
         let to = self.take_slot(target);
-        let (from, to) = (from as usize, to as usize);
-        let per = self.slots_per_chunk;
         let n = self.slot_bytes;
-        let (from_chunk, from_at) = (from / per, (from % per) * n);
-        let (to_chunk, to_at) = (to / per, (to % per) * n);
+        let (from_chunk, from_at) = self.place(from);
+        let (to_chunk, to_at) = self.place(to);
         if from_chunk == to_chunk {
             self.chunks[to_chunk].copy_within(from_at..from_at + n, to_at);
         } else {
