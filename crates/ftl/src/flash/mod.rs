@@ -253,6 +253,17 @@ impl Flash {
         self.trace_content(ppa);
     }
 
+    /// The mapping no longer points at `ppa` (an overwrite, a TRIM, a transactional shadow
+    /// dropped or switched): one valid page less in its block, and its payload slot released
+    /// when the device releases stale payloads ([`payload`]). GC and wear-leveling moves call
+    /// `blocks.invalidate` instead: they read the source after invalidating it, and its block
+    /// is erased right after.
+    #[inline]
+    pub fn invalidate(&mut self, ppa: Ppa) {
+        self.blocks.invalidate(ppa);
+        self.payload.release(ppa);
+    }
+
     /// Moves the data of `source` to the allocated page `target` (copyback within a plane when
     /// enabled, otherwise a read then a program). Mapping updates are the caller's.
     pub fn move_page(&mut self, source: Ppa, target: Ppa, tag: Tag) {

@@ -8,6 +8,16 @@
 //! of erased pages) or the next unused slot, growing the slab by a chunk when all are in use;
 //! an erase returns its pages' slots. No allocation per page, nothing freed per erase.
 //!
+//! **Stale pages** (slot release): by default a page keeps its slot until its block is erased,
+//! as on flash, so that a recovery scan after a power cut finds the stale copies too. A device
+//! that no power trace will ever scan (`Ssd::set_release_stale_payloads`) releases a page's slot
+//! as soon as the mapping invalidates the page (overwrite, TRIM, a dropped or switched
+//! transactional shadow): the slab then follows the live set instead of every page programmed
+//! since the last erase. A released page keeps its OOB record in the compact table
+//! ([`super::oob::OobStore`]: LPA, sequence number, program completion), which is what the
+//! simulated behaviour (erase ordering, write states) reads; its bytes and spare area are gone,
+//! and reading them is a bug: [`Payload::read`] and [`Payload::oob`] panic on a released page.
+//!
 //! The CRC of the spare area's OOB record is computed when the record is read
 //! ([`Payload::oob`]): a page's bytes never change between its program and its erase, so it is
 //! the CRC the program would have stored, without hashing every page programmed.
@@ -20,6 +30,8 @@ pub(crate) const CHUNK_BYTES: usize = 4 << 20;
 
 /// Marks a physical page with no slot (erased, or never programmed).
 const NO_SLOT: u32 = u32::MAX;
+/// Marks a programmed page whose slot was released (stale; see the module notes).
+const RELEASED: u32 = u32::MAX - 1;
 
 /// Bytes (data, then the spare area's OOB record) per physical page, or nothing.
 #[derive(Debug)]
@@ -32,6 +44,10 @@ pub(crate) struct Payload {
     free_slots: Vec<u32>,
     /// Slots handed out from the chunks so far (the next unused one).
     slots_used: u32,
+    /// Stale pages give their slot back when invalidated ([`Payload::release`]).
+    release_stale: bool,
+    /// Slots released that way since the store was made.
+    released_total: u64,
     slots_per_chunk: usize,
     /// A page and its spare area.
     slot_bytes: usize,
@@ -42,7 +58,7 @@ pub(crate) struct Payload {
 impl Payload {
     pub fn new(enabled: bool, total_pages: usize, page_size_bytes: usize) -> Self {
         assert!(
-            total_pages < NO_SLOT as usize,
+            total_pages < RELEASED as usize,
             "payload store: {total_pages} pages do not fit a u32 slot number"
         );
         let slot_bytes = page_size_bytes + OOB_BYTES;
@@ -55,6 +71,8 @@ impl Payload {
             chunks: Vec::new(),
             free_slots: Vec::new(),
             slots_used: 0,
+            release_stale: false,
+            released_total: 0,
             slots_per_chunk: (CHUNK_BYTES / slot_bytes).max(1),
             slot_bytes,
             page_size_bytes,
@@ -63,6 +81,52 @@ impl Payload {
     }
     pub fn enabled(&self) -> bool {
         self.enabled
+    }
+    /// Turns slot release for stale pages on or off (pages released before stay released).
+    /// (Timing-only mode keeps no slots: it stays off.)
+    pub fn set_release_stale(&mut self, on: bool) {
+        self.release_stale = on && self.enabled;
+    }
+    pub fn releases_stale(&self) -> bool {
+        self.release_stale
+    }
+    /// Slots released for stale pages since the store was made (0: every programmed page not
+    /// erased since still has its bytes).
+    pub fn released_total(&self) -> u64 {
+        self.released_total
+    }
+    /// Slots holding a page's bytes now (handed out and not back on the free list).
+    #[cfg(test)]
+    pub fn slots_in_use(&self) -> u64 {
+        u64::from(self.slots_used) - self.free_slots.len() as u64
+    }
+    /// Stale page `ppa` was invalidated by the mapping: with release on (full mode), its slot
+    /// goes back to the free list at once instead of at its block's erase.
+    #[inline]
+    pub fn release(&mut self, ppa: Ppa) {
+        if self.release_stale {
+            self.release_slot(ppa);
+        }
+    }
+    #[inline(never)]
+    fn release_slot(&mut self, ppa: Ppa) {
+        let at = &mut self.slot_of_page[ppa.index()];
+        assert!(
+            *at < RELEASED,
+            "payload store: releasing ppa {ppa}, which holds no slot"
+        );
+        self.free_slots.push(*at);
+        *at = RELEASED;
+        self.released_total += 1;
+    }
+    /// The panic for a read of a released page's bytes or spare area (a recovery scan or a
+    /// read of a stale page on a device that releases them: a bug, see the module notes).
+    #[cold]
+    #[inline(never)]
+    fn released(ppa: Ppa) -> ! {
+        panic!(
+            "payload store: ppa {ppa} is stale and its bytes were released (Ssd::set_release_stale_payloads); nothing may read them"
+        )
     }
     /// Where `slot` lives: its chunk, and its first byte in that chunk.
     #[inline]
@@ -147,6 +211,7 @@ impl Payload {
         }
         match self.slot_of_page[ppa.index()] {
             NO_SLOT => None,
+            RELEASED => Self::released(ppa),
             slot => Some(&self.slot(slot)[..self.page_size_bytes]),
         }
     }
@@ -154,8 +219,10 @@ impl Payload {
     /// of its LPA, sequence number and the page's bytes.
     pub fn oob(&self, ppa: Ppa) -> Option<PageOob> {
         let slot = *self.slot_of_page.get(ppa.index())?;
-        if slot == NO_SLOT {
-            return None;
+        match slot {
+            NO_SLOT => return None,
+            RELEASED => Self::released(ppa),
+            _ => {}
         }
         let (bytes, spare) = self.slot(slot).split_at(self.page_size_bytes);
         let mut oob = PageOob::from_bytes(spare.try_into().expect("spare area"));
@@ -176,7 +243,7 @@ impl Payload {
     fn relocate_full(&mut self, source: Ppa, target: Ppa) {
         let from = self.slot_of_page[source.index()];
         assert!(
-            from != NO_SLOT,
+            from < RELEASED,
             "moving a page with no payload (ppa {source})"
         );
         let to = self.take_slot(target);
@@ -209,10 +276,10 @@ impl Payload {
         }
         let first = first.index();
         for slot in &mut self.slot_of_page[first..first + pages_per_block as usize] {
-            if *slot != NO_SLOT {
+            if *slot < RELEASED {
                 self.free_slots.push(*slot);
-                *slot = NO_SLOT;
             }
+            *slot = NO_SLOT;
         }
     }
 }
@@ -313,8 +380,42 @@ mod tests {
     }
 
     #[test]
+    fn a_released_slot_is_reused_and_its_erase_frees_nothing_twice() {
+        let mut p = small_store(8);
+        p.set_release_stale(true);
+        p.write(Ppa(0), Some(&page(1)), Some(Lpa(0)), 1);
+        p.write(Ppa(1), Some(&page(2)), Some(Lpa(0)), 2);
+        p.release(Ppa(0));
+        assert_eq!((p.slots_in_use(), p.released_total()), (1, 1));
+        p.write(Ppa(2), Some(&page(3)), Some(Lpa(0)), 3);
+        assert_eq!(p.slots_used, 2, "the released slot was reused");
+        p.release(Ppa(1));
+        p.clear_block(Ppa(0), 4);
+        assert_eq!(p.free_slots.len(), 2, "each slot once on the free list");
+        assert_eq!(p.slots_in_use(), 0);
+        assert_eq!((p.read(Ppa(0)), p.oob(Ppa(0))), (None, None), "erased");
+        // off: a stale page keeps its slot until the erase
+        p.set_release_stale(false);
+        p.write(Ppa(4), Some(&page(4)), Some(Lpa(1)), 4);
+        p.release(Ppa(4));
+        assert_eq!(p.read(Ppa(4)), Some(&page(4)[..]));
+    }
+
+    #[test]
+    #[should_panic(expected = "stale and its bytes were released")]
+    fn reading_a_released_page_panics() {
+        let mut p = small_store(8);
+        p.set_release_stale(true);
+        p.write(Ppa(0), Some(&page(1)), Some(Lpa(0)), 1);
+        p.release(Ppa(0));
+        let _ = p.oob(Ppa(0));
+    }
+
+    #[test]
     fn timing_only_stores_nothing() {
         let mut p = Payload::new(false, 8, PAGE);
+        p.set_release_stale(true);
+        assert!(!p.releases_stale());
         p.write(Ppa(0), Some(&page(0)), None, 1);
         assert_eq!((p.read(Ppa(0)), p.oob(Ppa(0))), (None, None));
         assert!(p.chunks.is_empty());

@@ -58,7 +58,7 @@ impl DataBlocks {
     /// Records the written LPA at the freshly allocated `ppa` and programs it.
     pub fn program(&mut self, flash: &mut Flash, write: HostWrite<'_>, ppa: Ppa, tag: Tag) {
         if let Some(old) = self.table.map(write.lpa, ppa) {
-            flash.blocks.invalidate(old);
+            flash.invalidate(old);
         }
         flash.blocks.add_valid(ppa);
         flash.program(ppa, write, tag);
@@ -116,7 +116,7 @@ impl DataBlocks {
     /// Forgets `lpa`.
     pub fn trim(&mut self, flash: &mut Flash, lpa: Lpa) {
         if let Some(old) = self.table.unmap(lpa) {
-            flash.blocks.invalidate(old);
+            flash.invalidate(old);
         }
     }
 

@@ -262,7 +262,7 @@ impl PageFtl {
             self.cursor = (self.cursor + 1) % planes;
             if let Some(ppa) = self.alloc_host(flash, plane, write.placement)? {
                 if let Some(old) = self.table.map(at, ppa) {
-                    flash.blocks.invalidate(old);
+                    flash.invalidate(old);
                 }
                 flash.blocks.add_valid(ppa);
                 flash.program(ppa, write, tag);
@@ -294,7 +294,7 @@ impl Mapping for PageFtl {
             self.tx_trim(flash, lpa);
         }
         if let Some(old) = self.table.unmap(lpa) {
-            flash.blocks.invalidate(old);
+            flash.invalidate(old);
         }
     }
 
@@ -370,7 +370,7 @@ impl Mapping for PageFtl {
             });
         };
         if let Some(old) = self.table.share(lpa, ppa) {
-            flash.blocks.invalidate(old);
+            flash.invalidate(old);
         }
         flash.counters.host_pages_shared += 1;
         Ok(())

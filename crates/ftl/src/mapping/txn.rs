@@ -169,7 +169,7 @@ impl PageFtl {
         if let Some(shadow) = tx.pending.remove(&lpa) {
             tx.free_shadows.push(shadow);
             if let Some(old) = self.table.unmap(shadow) {
-                flash.blocks.invalidate(old);
+                flash.invalidate(old);
             }
         }
     }
@@ -210,7 +210,7 @@ impl PageFtl {
             let left = self.table.unmap(shadow);
             debug_assert_eq!(left, Some(page));
             if let Some(old) = self.table.map(lpa, page) {
-                flash.blocks.invalidate(old);
+                flash.invalidate(old);
             }
         }
         Ok(count)
@@ -233,7 +233,7 @@ impl PageFtl {
                 .free_shadows
                 .push(shadow);
             if let Some(old) = self.table.unmap(shadow) {
-                flash.blocks.invalidate(old);
+                flash.invalidate(old);
             }
         }
         Ok(lpas)

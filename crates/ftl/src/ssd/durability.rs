@@ -87,6 +87,8 @@ impl Ssd {
     /// erased (never programmed since its erase) page. In `full` payload mode it is read from
     /// the page's spare area (its CRC covers the page's bytes, [`Ssd::physical_page`]); in
     /// `timing-only` mode from the compact table (the CRC covers the LPA and sequence number).
+    ///
+    /// Panics for a stale page whose bytes were released ([`Ssd::set_release_stale_payloads`]).
     pub fn read_oob(&self, ppa: Ppa) -> Option<PageOob> {
         if u64::from(ppa.0) >= self.physical_pages() {
             return None;
@@ -109,6 +111,7 @@ impl Ssd {
     }
 
     /// The bytes programmed at `ppa` (`full` payload mode; `None` otherwise or when erased).
+    /// Panics for a stale page whose bytes were released ([`Ssd::set_release_stale_payloads`]).
     pub fn physical_page(&self, ppa: Ppa) -> Option<&[u8]> {
         if u64::from(ppa.0) >= self.physical_pages() {
             return None;

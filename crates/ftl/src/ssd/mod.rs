@@ -12,6 +12,8 @@ mod durability;
 mod host_path;
 mod power;
 mod precondition;
+#[cfg(test)]
+mod release_tests;
 mod report;
 #[cfg(test)]
 mod test_device;

@@ -41,6 +41,14 @@ impl Ssd {
                 "start_power_trace: the device is not idle (drain it first)".into(),
             ));
         }
+        let released = self.flash.payload.released_total();
+        if released > 0 {
+            return Err(power_error(format!(
+                "start_power_trace: {released} stale page payloads were released (Ssd::set_release_stale_payloads), so a recovery scan could not read them; start the trace before the device releases any"
+            )));
+        }
+        // a traced device keeps every stale page's bytes until its block's erase
+        self.flash.payload.set_release_stale(false);
         let dies = self.geometry.total_dies();
         let pages_per_die = (self.geometry.total_pages() / u64::from(dies)) as u32;
         let base = (0..dies as usize)
@@ -57,6 +65,32 @@ impl Ssd {
         trace.image = Some(image);
         self.flash.emit.trace = Some(Box::new(trace));
         Ok(())
+    }
+
+    /// Releases (`on`) or keeps the payload slot of a page the mapping invalidates (an
+    /// overwrite, a TRIM, a transactional shadow dropped or switched), `full` payload mode
+    /// only. Kept (the default), a stale page holds its bytes until its block is erased, as on
+    /// flash, which a power trace's recovery scan needs; released, the payload store holds
+    /// only the live pages' bytes (plus those of GC sources until their erase), which is what
+    /// a run that is never cut needs. The OOB table (LPA, sequence number, program completion)
+    /// is kept either way, so simulated behaviour does not change. Refused while the power
+    /// trace is on; once a page was released, [`Ssd::start_power_trace`] is refused, and
+    /// reading a released page's bytes or spare area ([`Ssd::physical_page`],
+    /// [`Ssd::read_oob`]) panics.
+    pub fn set_release_stale_payloads(&mut self, on: bool) -> FtlResult<()> {
+        if on && self.power_trace_on() {
+            return Err(power_error(
+                "set_release_stale_payloads: the power trace is on (its recovery scan needs stale pages' bytes)".into(),
+            ));
+        }
+        self.flash.payload.set_release_stale(on);
+        Ok(())
+    }
+
+    /// Whether stale pages' payload slots are released ([`Ssd::set_release_stale_payloads`];
+    /// always false outside `full` payload mode).
+    pub fn releases_stale_payloads(&self) -> bool {
+        self.flash.payload.releases_stale()
     }
 
     /// Whether the power-loss trace is on.

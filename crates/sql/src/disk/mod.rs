@@ -141,11 +141,19 @@ struct ArmedCut {
 impl SimDisk {
     /// A disk on `ssd`, which must keep page bytes (`ssd.payload = "full"`); `seed` seeds the
     /// randomness SQLite asks the VFS for.
-    pub fn new(ssd: Ssd, seed: u64) -> SqlResult<SimDisk> {
+    ///
+    /// Without a power trace on `ssd` (no crash test will scan its flash), the SSD releases
+    /// the bytes of every page the mapping invalidates (`Ssd::set_release_stale_payloads`):
+    /// memory follows the disk's live pages, not every page programmed. With the trace on
+    /// they are kept until their block's erase, for the recovery scan.
+    pub fn new(mut ssd: Ssd, seed: u64) -> SqlResult<SimDisk> {
         if ssd.config().ftl.payload != PayloadMode::Full {
             return Err(SqlError::Usage(
                 "ssd.payload: SQLite needs the page bytes; set [ssd] payload = \"full\"".into(),
             ));
+        }
+        if !ssd.power_trace_on() {
+            ssd.set_release_stale_payloads(true)?;
         }
         let page_size_bytes = u64::from(ssd.page_size_bytes());
         let mut allocator = ExtentAllocator::new(ssd.logical_pages());
