@@ -22,13 +22,50 @@ use nandlab_nand::OpKind;
 use oob::OobStore;
 use payload::Payload;
 
+/// The bytes of a host page write (`full` payload mode).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum PageData<'a> {
+    /// Zeros (and every write in `timing-only` mode).
+    Zeros,
+    /// A whole page.
+    Page(&'a [u8]),
+    /// `bytes` at byte `start` over the logical page's current bytes on flash (zeros if it has
+    /// none): a partial page's read-modify-write, merged in the payload store itself rather
+    /// than in a scratch page ([`payload::Payload::write`]). Only without front-end stages
+    /// (with them a page's current bytes may be in a stage).
+    Over { start: u32, bytes: &'a [u8] },
+}
+
+impl<'a> From<Option<&'a [u8]>> for PageData<'a> {
+    fn from(data: Option<&'a [u8]>) -> Self {
+        data.map_or(PageData::Zeros, PageData::Page)
+    }
+}
+
+impl<'a> PageData<'a> {
+    /// Whether the bytes are merged over the page's current ones (the mapping then looks the
+    /// current page up for [`Flash::program`]).
+    #[inline]
+    pub fn is_over(&self) -> bool {
+        matches!(self, PageData::Over { .. })
+    }
+    /// The whole page (`None`: zeros); `None` for a merge ([`PageData::Over`]).
+    pub fn whole(&self) -> Option<Option<&'a [u8]>> {
+        match *self {
+            PageData::Zeros => Some(None),
+            PageData::Page(d) => Some(Some(d)),
+            PageData::Over { .. } => None,
+        }
+    }
+}
+
 /// One host page write as the FTL decided it: the logical page, the write's sequence number
 /// (recorded in the page's OOB) and its bytes (`full` payload mode).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct HostWrite<'a> {
     pub lpa: Lpa,
     pub sequence: u64,
-    pub data: Option<&'a [u8]>,
+    pub data: PageData<'a>,
     /// Placement id (0 unless `ftl.placement_ids` > 1).
     pub placement: u16,
 }
@@ -177,7 +214,8 @@ impl Flash {
                 break;
             };
             let sequence = self.next_sequence();
-            self.payload.write(ppa, None, None, sequence);
+            self.payload
+                .write(ppa, PageData::Zeros, None, None, sequence);
             self.oob
                 .program(ppa, Lpa::NONE, sequence, !self.emit.enabled);
             self.counters.flash_pages_programmed += 1;
@@ -239,11 +277,14 @@ impl Flash {
         self.write_sequence
     }
 
-    /// Programs `ppa` (already allocated) with the host write `write` (data and OOB).
+    /// Programs `ppa` (already allocated) with the host write `write` (data and OOB). `base`
+    /// is the page holding the LPA's current bytes when `write` merges over them
+    /// ([`PageData::Over`]), looked up by the mapping just before it mapped `ppa` (after any GC
+    /// the allocation ran); it may be the page that mapping just invalidated.
     #[inline(always)]
-    pub fn program(&mut self, ppa: Ppa, write: HostWrite<'_>, tag: Tag) {
+    pub fn program(&mut self, ppa: Ppa, write: HostWrite<'_>, base: Option<Ppa>, tag: Tag) {
         self.payload
-            .write(ppa, write.data, Some(write.lpa), write.sequence);
+            .write(ppa, write.data, base, Some(write.lpa), write.sequence);
         // functional only (preconditioning): no op is timed, the program is done at once
         self.oob
             .program(ppa, write.lpa, write.sequence, !self.emit.enabled);

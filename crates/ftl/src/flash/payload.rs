@@ -22,6 +22,7 @@
 //! ([`Payload::oob`]): a page's bytes never change between its program and its erase, so it is
 //! the CRC the program would have stored, without hashing every page programmed.
 
+use super::PageData;
 use super::oob::{OOB_BYTES, PageOob, oob_crc};
 use crate::address::{Lpa, Ppa};
 
@@ -48,6 +49,11 @@ pub(crate) struct Payload {
     release_stale: bool,
     /// Slots released that way since the store was made.
     released_total: u64,
+    /// The last page released and its slot, until the next slot is taken.
+    last_released: Option<(Ppa, u32)>,
+    /// The page whose released slot the last slot taken was (its bytes still there: a write
+    /// merging over that page finds them in place).
+    taken_from: Option<Ppa>,
     slots_per_chunk: usize,
     /// A page and its spare area.
     slot_bytes: usize,
@@ -73,6 +79,8 @@ impl Payload {
             slots_used: 0,
             release_stale: false,
             released_total: 0,
+            last_released: None,
+            taken_from: None,
             slots_per_chunk: (CHUNK_BYTES / slot_bytes).max(1),
             slot_bytes,
             page_size_bytes,
@@ -116,6 +124,7 @@ impl Payload {
             "payload store: releasing ppa {ppa}, which holds no slot"
         );
         self.free_slots.push(*at);
+        self.last_released = Some((ppa, *at));
         *at = RELEASED;
         self.released_total += 1;
     }
@@ -167,6 +176,10 @@ impl Payload {
                 self.slots_used - 1
             }
         };
+        self.taken_from = match self.last_released.take() {
+            Some((page, s)) if s == slot => Some(page),
+            _ => None,
+        };
         self.slot_of_page[ppa.index()] = slot;
         slot
     }
@@ -177,33 +190,96 @@ impl Payload {
         self.chunks
             .push(vec![0u8; self.slots_per_chunk * self.slot_bytes].into_boxed_slice());
     }
-    /// Stores `data` (a whole page; `None` stores zeros) at `ppa`, with its OOB record (LPA,
-    /// sequence number; the CRC is computed when read) in the spare area.
+    /// Stores `data` at `ppa`, with its OOB record (LPA, sequence number; the CRC is computed
+    /// when read) in the spare area. A merge ([`PageData::Over`]) starts from the bytes of
+    /// `base` (zeros when `None`): copied from its slot, or none copied when `base` is the
+    /// page whose slot was just released and is the one taken now (an overwrite in the same
+    /// write: the old bytes are already in place, only the new ones are written).
     #[inline]
-    pub fn write(&mut self, ppa: Ppa, data: Option<&[u8]>, lpa: Option<Lpa>, sequence: u64) {
+    pub fn write(
+        &mut self,
+        ppa: Ppa,
+        data: PageData<'_>,
+        base: Option<Ppa>,
+        lpa: Option<Lpa>,
+        sequence: u64,
+    ) {
         if self.enabled {
-            self.write_full(ppa, data, lpa, sequence);
+            self.write_full(ppa, data, base, lpa, sequence);
         }
     }
 
     #[inline(never)]
-    fn write_full(&mut self, ppa: Ppa, data: Option<&[u8]>, lpa: Option<Lpa>, sequence: u64) {
+    fn write_full(
+        &mut self,
+        ppa: Ppa,
+        data: PageData<'_>,
+        base: Option<Ppa>,
+        lpa: Option<Lpa>,
+        sequence: u64,
+    ) {
         let size = self.page_size_bytes;
         let slot = self.take_slot(ppa);
-        let (bytes, spare) = self.slot_mut(slot).split_at_mut(size);
         match data {
-            Some(d) => {
+            PageData::Page(d) => {
                 debug_assert_eq!(d.len(), size);
-                bytes.copy_from_slice(d);
+                self.slot_mut(slot)[..size].copy_from_slice(d);
             }
-            None => bytes.fill(0),
+            PageData::Zeros => self.slot_mut(slot)[..size].fill(0),
+            PageData::Over { start, bytes } => {
+                self.fill_base(slot, base);
+                let start = start as usize;
+                assert!(start + bytes.len() <= size, "a merge past the page's end");
+                self.slot_mut(slot)[start..start + bytes.len()].copy_from_slice(bytes);
+            }
         }
+        let spare = &mut self.slot_mut(slot)[size..];
         let oob = PageOob {
             lpa,
             sequence,
             crc: 0,
         };
         spare.copy_from_slice(&oob.to_bytes());
+    }
+    /// Puts the bytes of page `base` (zeros: `None`) into `slot`, just taken.
+    fn fill_base(&mut self, slot: u32, base: Option<Ppa>) {
+        let size = self.page_size_bytes;
+        let Some(base) = base else {
+            self.slot_mut(slot)[..size].fill(0);
+            return;
+        };
+        match self.slot_of_page[base.index()] {
+            RELEASED => assert_eq!(
+                self.taken_from,
+                Some(base),
+                "payload store: merging over ppa {base}, whose bytes were released"
+            ),
+            NO_SLOT => panic!("payload store: merging over ppa {base}, which holds no bytes"),
+            from => self.copy_slot(from, slot, size),
+        }
+    }
+    /// Copies the first `n` bytes of slot `from` to slot `to`.
+    fn copy_slot(&mut self, from: u32, to: u32, n: usize) {
+        let (from_chunk, from_at) = self.place(from);
+        let (to_chunk, to_at) = self.place(to);
+        if from_chunk == to_chunk {
+            self.chunks[to_chunk].copy_within(from_at..from_at + n, to_at);
+        } else {
+            let (a, b) = if from_chunk < to_chunk {
+                let (lo, hi) = self.chunks.split_at_mut(to_chunk);
+                (
+                    &lo[from_chunk][from_at..from_at + n],
+                    &mut hi[0][to_at..to_at + n],
+                )
+            } else {
+                let (lo, hi) = self.chunks.split_at_mut(from_chunk);
+                (
+                    &hi[0][from_at..from_at + n],
+                    &mut lo[to_chunk][to_at..to_at + n],
+                )
+            };
+            b.copy_from_slice(a);
+        }
     }
     pub fn read(&self, ppa: Ppa) -> Option<&[u8]> {
         if !self.enabled {
@@ -247,27 +323,7 @@ impl Payload {
             "moving a page with no payload (ppa {source})"
         );
         let to = self.take_slot(target);
-        let n = self.slot_bytes;
-        let (from_chunk, from_at) = self.place(from);
-        let (to_chunk, to_at) = self.place(to);
-        if from_chunk == to_chunk {
-            self.chunks[to_chunk].copy_within(from_at..from_at + n, to_at);
-        } else {
-            let (a, b) = if from_chunk < to_chunk {
-                let (lo, hi) = self.chunks.split_at_mut(to_chunk);
-                (
-                    &lo[from_chunk][from_at..from_at + n],
-                    &mut hi[0][to_at..to_at + n],
-                )
-            } else {
-                let (lo, hi) = self.chunks.split_at_mut(from_chunk);
-                (
-                    &hi[0][from_at..from_at + n],
-                    &mut lo[to_chunk][to_at..to_at + n],
-                )
-            };
-            b.copy_from_slice(a);
-        }
+        self.copy_slot(from, to, self.slot_bytes);
     }
     /// Drops the pages of the block whose first page is `first` (their slots are reused).
     pub fn clear_block(&mut self, first: Ppa, pages_per_block: u32) {
@@ -306,12 +362,13 @@ mod tests {
         for i in 0..10u32 {
             p.write(
                 Ppa(i),
-                Some(&page(i as u8)),
+                PageData::Page(&page(i as u8)),
+                None,
                 Some(Lpa(100 + i)),
                 u64::from(i) + 1,
             );
         }
-        p.write(Ppa(12), None, None, 11);
+        p.write(Ppa(12), PageData::Zeros, None, None, 11);
         assert_eq!(p.chunks.len(), 4, "11 slots in chunks of 3");
         for i in 0..10u32 {
             assert_eq!(p.read(Ppa(i)), Some(&page(i as u8)[..]));
@@ -337,13 +394,13 @@ mod tests {
     #[test]
     fn relocation_copies_within_and_across_chunks_and_keeps_the_source() {
         let mut p = small_store(16);
-        p.write(Ppa(0), Some(&page(1)), Some(Lpa(7)), 5);
-        p.write(Ppa(1), Some(&page(2)), Some(Lpa(8)), 6);
+        p.write(Ppa(0), PageData::Page(&page(1)), None, Some(Lpa(7)), 5);
+        p.write(Ppa(1), PageData::Page(&page(2)), None, Some(Lpa(8)), 6);
         p.relocate(Ppa(0), Ppa(2)); // same chunk
         p.relocate(Ppa(1), Ppa(3)); // next chunk, forward
         p.relocate(Ppa(3), Ppa(4));
         p.clear_block(Ppa(0), 2);
-        p.write(Ppa(5), Some(&page(3)), Some(Lpa(9)), 7); // reuses a freed slot of chunk 0
+        p.write(Ppa(5), PageData::Page(&page(3)), None, Some(Lpa(9)), 7); // reuses a freed slot of chunk 0
         p.relocate(Ppa(4), Ppa(6)); // back into chunk 0
         assert_eq!(p.read(Ppa(2)), Some(&page(1)[..]));
         assert_eq!(
@@ -370,7 +427,7 @@ mod tests {
         let mut p = small_store(8);
         for round in 0..5u8 {
             for i in 0..4u32 {
-                p.write(Ppa(i), Some(&page(round)), Some(Lpa(i)), 1);
+                p.write(Ppa(i), PageData::Page(&page(round)), None, Some(Lpa(i)), 1);
             }
             assert!(p.read(Ppa(3)).is_some());
             p.clear_block(Ppa(0), 4);
@@ -383,11 +440,11 @@ mod tests {
     fn a_released_slot_is_reused_and_its_erase_frees_nothing_twice() {
         let mut p = small_store(8);
         p.set_release_stale(true);
-        p.write(Ppa(0), Some(&page(1)), Some(Lpa(0)), 1);
-        p.write(Ppa(1), Some(&page(2)), Some(Lpa(0)), 2);
+        p.write(Ppa(0), PageData::Page(&page(1)), None, Some(Lpa(0)), 1);
+        p.write(Ppa(1), PageData::Page(&page(2)), None, Some(Lpa(0)), 2);
         p.release(Ppa(0));
         assert_eq!((p.slots_in_use(), p.released_total()), (1, 1));
-        p.write(Ppa(2), Some(&page(3)), Some(Lpa(0)), 3);
+        p.write(Ppa(2), PageData::Page(&page(3)), None, Some(Lpa(0)), 3);
         assert_eq!(p.slots_used, 2, "the released slot was reused");
         p.release(Ppa(1));
         p.clear_block(Ppa(0), 4);
@@ -396,9 +453,53 @@ mod tests {
         assert_eq!((p.read(Ppa(0)), p.oob(Ppa(0))), (None, None), "erased");
         // off: a stale page keeps its slot until the erase
         p.set_release_stale(false);
-        p.write(Ppa(4), Some(&page(4)), Some(Lpa(1)), 4);
+        p.write(Ppa(4), PageData::Page(&page(4)), None, Some(Lpa(1)), 4);
         p.release(Ppa(4));
         assert_eq!(p.read(Ppa(4)), Some(&page(4)[..]));
+    }
+
+    /// A merge starts from the base page's bytes: copied from a live base, in place when the
+    /// base was just released and its slot is the one taken, zeros without a base.
+    #[test]
+    fn merges_start_from_the_base_page() {
+        let over = |bytes: &'static [u8]| PageData::Over { start: 4, bytes };
+        let expect = |base: &[u8]| {
+            let mut e = base.to_vec();
+            e[4..7].copy_from_slice(&[9, 9, 9]);
+            e
+        };
+        for release in [false, true] {
+            let mut p = small_store(8);
+            p.set_release_stale(release);
+            p.write(Ppa(0), PageData::Page(&page(1)), None, Some(Lpa(0)), 1);
+            // an overwrite: the mapping invalidates the base, then programs the merge
+            p.release(Ppa(0));
+            p.write(Ppa(1), over(&[9, 9, 9]), Some(Ppa(0)), Some(Lpa(0)), 2);
+            assert_eq!(p.read(Ppa(1)), Some(&expect(&page(1))[..]));
+            assert_eq!(p.slots_used, if release { 1 } else { 2 }, "in place");
+            // a live base (a transaction's page over the committed one): copied
+            p.write(Ppa(2), over(&[9, 9, 9]), Some(Ppa(1)), Some(Lpa(0)), 3);
+            assert_eq!(p.read(Ppa(2)), p.read(Ppa(1)));
+            p.write(Ppa(3), over(&[9, 9, 9]), None, Some(Lpa(1)), 4);
+            assert_eq!(p.read(Ppa(3)), Some(&expect(&[0; PAGE])[..]));
+            let oob = p.oob(Ppa(3)).unwrap();
+            assert_eq!((oob.lpa, oob.sequence), (Some(Lpa(1)), 4));
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "whose bytes were released")]
+    fn a_merge_over_a_released_page_whose_slot_went_elsewhere_panics() {
+        let mut p = small_store(8);
+        p.set_release_stale(true);
+        p.write(Ppa(0), PageData::Page(&page(1)), None, Some(Lpa(0)), 1);
+        p.release(Ppa(0));
+        p.write(Ppa(1), PageData::Page(&page(2)), None, Some(Lpa(1)), 2); // took the slot
+        let over = PageData::Over {
+            start: 0,
+            bytes: &[1],
+        };
+        p.write(Ppa(2), over, Some(Ppa(0)), Some(Lpa(0)), 3);
     }
 
     #[test]
@@ -406,7 +507,7 @@ mod tests {
     fn reading_a_released_page_panics() {
         let mut p = small_store(8);
         p.set_release_stale(true);
-        p.write(Ppa(0), Some(&page(1)), Some(Lpa(0)), 1);
+        p.write(Ppa(0), PageData::Page(&page(1)), None, Some(Lpa(0)), 1);
         p.release(Ppa(0));
         let _ = p.oob(Ppa(0));
     }
@@ -416,7 +517,7 @@ mod tests {
         let mut p = Payload::new(false, 8, PAGE);
         p.set_release_stale(true);
         assert!(!p.releases_stale());
-        p.write(Ppa(0), Some(&page(0)), None, 1);
+        p.write(Ppa(0), PageData::Page(&page(0)), None, None, 1);
         assert_eq!((p.read(Ppa(0)), p.oob(Ppa(0))), (None, None));
         assert!(p.chunks.is_empty());
     }

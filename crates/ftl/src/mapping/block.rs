@@ -57,11 +57,16 @@ impl DataBlocks {
 
     /// Records the written LPA at the freshly allocated `ppa` and programs it.
     pub fn program(&mut self, flash: &mut Flash, write: HostWrite<'_>, ppa: Ppa, tag: Tag) {
+        let base = if write.data.is_over() {
+            self.table.ppa_of(write.lpa)
+        } else {
+            None
+        };
         if let Some(old) = self.table.map(write.lpa, ppa) {
             flash.invalidate(old);
         }
         flash.blocks.add_valid(ppa);
-        flash.program(ppa, write, tag);
+        flash.program(ppa, write, base, tag);
     }
 
     /// Moves the valid page of `lpa` (wherever it is) to page `offset` of open `block`.

@@ -261,11 +261,17 @@ impl PageFtl {
             let plane = self.stripe[self.cursor];
             self.cursor = (self.cursor + 1) % planes;
             if let Some(ppa) = self.alloc_host(flash, plane, write.placement)? {
+                // (after the allocation's GC, which may have moved the current page)
+                let base = if write.data.is_over() {
+                    self.locate(super::txn::host_lpa(write.lpa))
+                } else {
+                    None
+                };
                 if let Some(old) = self.table.map(at, ppa) {
                     flash.invalidate(old);
                 }
                 flash.blocks.add_valid(ppa);
-                flash.program(ppa, write, tag);
+                flash.program(ppa, write, base, tag);
                 return Ok(());
             }
         }

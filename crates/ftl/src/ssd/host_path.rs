@@ -5,8 +5,8 @@ use super::{Ssd, WATCH_NEXT};
 use crate::address::{Lpa, Ppa};
 use crate::controller::CtrlEvent;
 use crate::error::{FtlError, FtlResult};
-use crate::flash::HostWrite;
 use crate::flash::emit::Tag;
+use crate::flash::{HostWrite, PageData};
 use crate::frontend::{PageWrite, PageWrites};
 use crate::host::queue::Deferred;
 use crate::host::{HostOp, HostRequest};
@@ -302,6 +302,11 @@ impl Ssd {
         let Some(bytes) = bytes else {
             return self.write_page(lpa, None, Tag::Host(slot));
         };
+        if self.front.is_empty() {
+            // the current bytes are on flash: merged in the payload store, no scratch page
+            let data = PageData::Over { start, bytes };
+            return self.write_page_data(lpa, data, Tag::Host(slot));
+        }
         let mut page = std::mem::take(&mut self.scratch);
         page.clear();
         match self.current_page(lpa) {
@@ -317,6 +322,12 @@ impl Ssd {
     /// Writes a whole logical page through the front-end chain (the write buffer, …); the
     /// pages leaving it are written by the mapping.
     fn write_page(&mut self, lpa: Lpa, bytes: Option<&[u8]>, tag: Tag) -> FtlResult<()> {
+        self.write_page_data(lpa, bytes.into(), tag)
+    }
+
+    /// [`Ssd::write_page`] of `data`, which may merge over the page's current bytes
+    /// ([`PageData::Over`]) only when there is no front-end stage.
+    fn write_page_data(&mut self, lpa: Lpa, data: PageData<'_>, tag: Tag) -> FtlResult<()> {
         self.flash.counters.host_pages_written += 1;
         let sequence = self.flash.next_sequence();
         let placement = match tag {
@@ -331,11 +342,14 @@ impl Ssd {
             let write = HostWrite {
                 lpa,
                 sequence,
-                data: bytes,
+                data,
                 placement,
             };
             return self.mapper.write(&mut self.flash, write, tag);
         }
+        let bytes = data
+            .whole()
+            .expect("a front-end stage takes whole pages (merged before it)");
         let page = PageWrite {
             lpa,
             sequence,
@@ -380,7 +394,7 @@ impl Ssd {
             let write = HostWrite {
                 lpa: o.lpa,
                 sequence,
-                data: o.data,
+                data: o.data.into(),
                 placement: o.placement,
             };
             self.mapper.write(&mut self.flash, write, tag)?;

@@ -294,7 +294,7 @@ impl Ssd {
             let write = HostWrite {
                 lpa,
                 sequence,
-                data: recovered.read(cut, lpa),
+                data: recovered.read(cut, lpa).into(),
                 placement: 0,
             };
             result = self.mapper.write(&mut self.flash, write, Tag::Internal);

@@ -141,7 +141,7 @@ impl Ssd {
         let write = HostWrite {
             lpa,
             sequence: self.flash.next_sequence(),
-            data: None,
+            data: crate::flash::PageData::Zeros,
             placement: 0,
         };
         self.mapper.write(&mut self.flash, write, Tag::Internal)

@@ -7,7 +7,7 @@ use crate::controller::CtrlEvent;
 use crate::error::{FtlError, FtlResult};
 use crate::flash::ProgramWait;
 use crate::flash::emit::{PendingOp, Tag};
-use crate::host::HostRequest;
+use crate::host::{HostOp, HostRequest};
 use crate::mapping::Mapping;
 use crate::sched::merge::{DieSlots, Merge, Offer, Passing, PlaneSlot, register_mode};
 use crate::stats::SsdReport;
@@ -465,10 +465,17 @@ impl Ssd {
         self.measure.completed += 1;
         self.measure.last_completion = self.now;
         if self.watch == Some(slot) {
+            // a read's bytes go to the caller; a write's stay in the slot (its capacity is
+            // reused by the next request: no allocation per partial-page write)
+            let data = if s.op == HostOp::Read {
+                std::mem::take(&mut s.data)
+            } else {
+                Vec::new()
+            };
             self.watched = Some(Executed {
                 latency,
                 completed: self.now,
-                data: std::mem::take(&mut s.data),
+                data,
             });
         }
         self.requests.release(slot);
