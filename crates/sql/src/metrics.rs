@@ -65,7 +65,8 @@ impl TxTotals {
 pub struct TxTracker {
     measure_start: DeviceSnapshot,
     tx_start: Option<DeviceSnapshot>,
-    statement_start: DeviceSnapshot,
+    /// Simulated time (ps) the current statement began.
+    statement_start_ps: u64,
     statements: u64,
     write_transactions: u64,
     read_transactions: u64,
@@ -78,7 +79,7 @@ impl TxTracker {
         TxTracker {
             measure_start: now,
             tx_start: None,
-            statement_start: now,
+            statement_start_ps: now.now_ps,
             statements: 0,
             write_transactions: 0,
             read_transactions: 0,
@@ -87,16 +88,30 @@ impl TxTracker {
         }
     }
 
-    /// Before a statement runs.
-    pub fn statement_begins(&mut self, now: DeviceSnapshot) {
-        self.statement_start = now;
+    /// Whether the next statement starts a transaction ([`TxTracker::statement_begins`]
+    /// then needs the device's full snapshot; otherwise only the time).
+    pub fn starts_transaction(&self) -> bool {
+        self.tx_start.is_none()
+    }
+
+    /// Before a statement runs, at simulated time `now_ps`; `snapshot` is the device now when
+    /// the statement starts a transaction ([`TxTracker::starts_transaction`]).
+    pub fn statement_begins(&mut self, now_ps: u64, snapshot: Option<DeviceSnapshot>) {
+        self.statement_start_ps = now_ps;
         if self.tx_start.is_none() {
-            self.tx_start = Some(now);
+            self.tx_start = Some(snapshot.expect("a transaction starts with a full snapshot"));
         }
     }
 
-    /// After a statement ran; `autocommit` is the connection's state now.
-    pub fn statement_ends(&mut self, now: DeviceSnapshot, autocommit: bool) {
+    /// Whether a statement that leaves the connection in `autocommit` ends a transaction
+    /// ([`TxTracker::statement_ends`] then needs the device's full snapshot).
+    pub fn ends_transaction(&self, autocommit: bool) -> bool {
+        autocommit && self.tx_start.is_some()
+    }
+
+    /// After a statement ran; `autocommit` is the connection's state now, `now` the device
+    /// now when the statement ends a transaction ([`TxTracker::ends_transaction`]).
+    pub fn statement_ends(&mut self, now: Option<DeviceSnapshot>, autocommit: bool) {
         self.statements += 1;
         if !autocommit {
             return;
@@ -104,11 +119,12 @@ impl TxTracker {
         let Some(start) = self.tx_start.take() else {
             return;
         };
+        let now = now.expect("a transaction ends with a full snapshot");
         let totals = TxTotals::between(&start, &now);
         if totals.host_pages_written > 0 || totals.syncs > 0 {
             self.write_transactions += 1;
             self.write_totals.add(&totals);
-            let latency = now.now_ps - self.statement_start.now_ps;
+            let latency = now.now_ps - self.statement_start_ps;
             self.commit_latency.record(SimTime::from_ps(latency));
         } else {
             self.read_transactions += 1;

@@ -1,6 +1,6 @@
 //! [`SqlDb`]: a SQLite connection whose files live on a simulated SSD.
 
-use crate::disk::SimDisk;
+use crate::disk::{DeviceSnapshot, SimDisk};
 use crate::error::{SqlError, SqlResult};
 use crate::metrics::{SqlMetrics, TxTracker};
 use crate::vfs::{Registration, SharedDisk, SimVfs};
@@ -217,6 +217,18 @@ pub struct StatementOutput {
     pub changes: u64,
 }
 
+/// After a statement: `tracker` counts it (with a full snapshot of `disk` if it ended a
+/// transaction); `autocommit` is the connection's state now.
+fn statement_ended(tracker: &mut TxTracker, disk: &SharedDisk, autocommit: bool) -> SqlResult<()> {
+    let now = if tracker.ends_transaction(autocommit) {
+        Some(lock(disk)?.snapshot())
+    } else {
+        None
+    };
+    tracker.statement_ends(now, autocommit);
+    Ok(())
+}
+
 /// Runs one prepared statement with `params` (positional, from 1).
 pub fn run_statement(
     stmt: &mut Statement<'_>,
@@ -388,17 +400,16 @@ impl SqlDb {
         let mut batch = Batch::new(&self.conn, sql);
         loop {
             // preparing may read the schema: that I/O belongs to the statement
-            let before = lock(&self.disk)?.snapshot();
+            let before = self.statement_snapshot()?;
             let mut stmt = match batch.next() {
                 Ok(Some(stmt)) => stmt,
                 Ok(None) => return Ok(out),
                 Err(e) => return Err(sql_error(&self.disk, e)),
             };
-            self.tracker.statement_begins(before);
+            self.tracker.statement_begins(before.0, before.1);
             let result = run_statement(&mut stmt, &[]);
             drop(stmt);
-            let now = lock(&self.disk)?.snapshot();
-            self.tracker.statement_ends(now, self.conn.is_autocommit());
+            statement_ended(&mut self.tracker, &self.disk, self.conn.is_autocommit())?;
             out.push(result.map_err(|e| sql_error(&self.disk, e))?);
         }
     }
@@ -406,17 +417,16 @@ impl SqlDb {
     /// Runs the one statement in `sql` with positional parameters `params` (`?`, `?N`).
     pub fn execute(&mut self, sql: &str, params: &[SqlValue]) -> SqlResult<StatementOutput> {
         let mut batch = Batch::new(&self.conn, sql);
-        let before = lock(&self.disk)?.snapshot();
+        let before = self.statement_snapshot()?;
         let mut stmt = match batch.next() {
             Ok(Some(stmt)) => stmt,
             Ok(None) => return Err(SqlError::Usage("sql: no statement".into())),
             Err(e) => return Err(sql_error(&self.disk, e)),
         };
-        self.tracker.statement_begins(before);
+        self.tracker.statement_begins(before.0, before.1);
         let result = run_statement(&mut stmt, params);
         drop(stmt);
-        let now = lock(&self.disk)?.snapshot();
-        self.tracker.statement_ends(now, self.conn.is_autocommit());
+        statement_ended(&mut self.tracker, &self.disk, self.conn.is_autocommit())?;
         let output = result.map_err(|e| sql_error(&self.disk, e))?;
         // anything after the statement is refused (it ran: like sqlite3's "one statement")
         if let Ok(Some(_)) | Err(_) = batch.next() {
@@ -425,6 +435,14 @@ impl SqlDb {
             ));
         }
         Ok(output)
+    }
+
+    /// Before a statement: the simulated time (ps) and, when the statement starts a
+    /// transaction, the device's full snapshot (its energy sum is not taken per statement).
+    fn statement_snapshot(&self) -> SqlResult<(u64, Option<DeviceSnapshot>)> {
+        let disk = lock(&self.disk)?;
+        let full = self.tracker.starts_transaction().then(|| disk.snapshot());
+        Ok((disk.now().as_ps(), full))
     }
 
     /// True inside `BEGIN … COMMIT`.
