@@ -24,6 +24,25 @@ fn timing_only_devices_are_refused_naming_the_key() {
     assert!(e.contains("ssd.payload"), "{e}");
 }
 
+/// Without a power trace the SSD under the disk releases stale pages' bytes (memory follows
+/// the live pages); with one (crash tests) it keeps them for the recovery scan.
+#[test]
+fn stale_payloads_are_released_only_without_a_power_trace() {
+    assert!(disk().ssd().releases_stale_payloads());
+    let (mut ssd, seed) = build_ssd(SMALL_DEVICE, Some(7)).unwrap();
+    ssd.start_power_trace().unwrap();
+    let mut d = SimDisk::new(ssd, seed).unwrap();
+    assert!(!d.ssd().releases_stale_payloads());
+    // overwrites on the traced disk keep working (and keep the old copies)
+    let f = d.open("f", true).unwrap();
+    for round in 0..3u8 {
+        d.write(f, 100, &[round; 5000]).unwrap();
+    }
+    let mut back = [0u8; 5000];
+    d.read(f, 100, &mut back).unwrap();
+    assert_eq!(back, [2u8; 5000]);
+}
+
 #[test]
 fn open_create_and_not_found() {
     let mut d = disk();
