@@ -309,7 +309,8 @@ impl SqlDb {
     }
 
     /// Opens the database on `disk`.
-    pub fn open_disk(disk: SimDisk, options: SqlOptions) -> SqlResult<SqlDb> {
+    pub fn open_disk(mut disk: SimDisk, options: SqlOptions) -> SqlResult<SqlDb> {
+        crate::vfs::ffi::seed_sqlite_prng(disk.sqlite_prng_seed());
         let disk = Arc::new(Mutex::new(disk));
         let registration =
             Registration::register(SimVfs::new(Arc::clone(&disk))).map_err(SqlError::Usage)?;

@@ -740,6 +740,18 @@ impl SimDisk {
         Ok(self.entry(id)?.locks.reserved())
     }
 
+    /// A seed for SQLite's process-wide PRNG (`random()`, journal nonces, WAL salts), drawn
+    /// from this disk's seeded stream mixed with the simulated time, so a database reopened
+    /// later on the same device (a mount after a power cut) does not repeat its salts. Never 0
+    /// (SQLite reads 0 as "no fixed seed").
+    pub fn sqlite_prng_seed(&mut self) -> u32 {
+        let mut bytes = [0u8; 8];
+        self.fill_random(&mut bytes);
+        let mixed = u64::from_le_bytes(bytes) ^ self.now().as_ps().rotate_left(17);
+        let seed = (mixed ^ (mixed >> 32)) as u32;
+        seed.max(1)
+    }
+
     /// Deterministic pseudo-random bytes (SQLite's xRandomness; splitmix64).
     pub fn fill_random(&mut self, buf: &mut [u8]) {
         for chunk in buf.chunks_mut(8) {

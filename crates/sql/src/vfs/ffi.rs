@@ -90,6 +90,24 @@ impl Registration {
     }
 }
 
+/// Seeds SQLite's pseudo-random generator with `seed` (not 0) and resets it, so what SQLite
+/// draws next (`random()`, `randomblob()`, rollback-journal nonces, WAL salts) follows from
+/// the seed instead of the default VFS's entropy. The generator is process-wide: connections
+/// opened on other threads at the same time draw from the same stream.
+pub fn seed_sqlite_prng(seed: u32) {
+    debug_assert!(seed != 0, "SQLite reads a zero seed as no seed");
+    // SAFETY: SQLITE_TESTCTRL_PRNG_SEED takes (int seed, sqlite3 *db); a null db uses the
+    // seed as given. The call only stores the seed and resets the generator under SQLite's
+    // PRNG mutex.
+    unsafe {
+        sys::sqlite3_test_control(
+            sys::SQLITE_TESTCTRL_PRNG_SEED,
+            seed as c_int,
+            std::ptr::null_mut::<sys::sqlite3>(),
+        );
+    }
+}
+
 impl Drop for Registration {
     fn drop(&mut self) {
         // SAFETY: registered by `register`; after unregistering, SQLite keeps no pointer to it
