@@ -257,6 +257,27 @@ impl PcmDevice {
     }
 
     fn apply_write(&mut self, addr: PcmAddr, bytes: &[u8]) -> PcmResult<AccessCost> {
+        self.apply_write_with(addr, bytes, true)
+    }
+
+    /// The write of `bytes` at `addr`, word by word (as the model defines it) when `!bulk`.
+    #[cfg(test)]
+    pub(crate) fn write_word_by_word(
+        &mut self,
+        addr: PcmAddr,
+        bytes: &[u8],
+    ) -> PcmResult<AccessCost> {
+        self.apply_write_with(addr, bytes, false)
+    }
+
+    /// Runs of whole words go through [`PcmDevice::program_run`] when `bulk` (always, outside
+    /// the tests that check it against the word-by-word path).
+    fn apply_write_with(
+        &mut self,
+        addr: PcmAddr,
+        bytes: &[u8],
+        bulk: bool,
+    ) -> PcmResult<AccessCost> {
         let len_bytes = bytes.len() as u64;
         self.check_range("addr", addr, len_bytes)?;
         self.clear_bank_work();
@@ -280,19 +301,18 @@ impl PcmDevice {
             at += take as u64;
             rest = &rest[take..];
             if in_word + take == 8 {
-                // aligned now: whole words until the tail
+                // aligned now: whole words until the tail, programmed as a run
                 let whole = rest.len() / 8 * 8;
-                for chunk in rest[..whole].chunks_exact(8) {
-                    let mut value = [0u8; 8];
-                    value.copy_from_slice(chunk);
-                    self.program(
-                        at / WORD_SIZE_BYTES,
-                        u64::from_le_bytes(value),
-                        &mut cost,
-                        &mut banked,
-                    );
-                    at += WORD_SIZE_BYTES;
+                if bulk {
+                    self.program_run(at / WORD_SIZE_BYTES, &rest[..whole], &mut cost, &mut banked);
+                } else {
+                    for (i, chunk) in rest[..whole].chunks_exact(8).enumerate() {
+                        let value = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+                        let word = at / WORD_SIZE_BYTES + i as u64;
+                        self.program(word, value, &mut cost, &mut banked);
+                    }
                 }
+                at += whole as u64;
                 rest = &rest[whole..];
             }
         }
@@ -362,24 +382,87 @@ impl PcmDevice {
         self.count_word_write(word, device_word_writes);
     }
 
+    /// Programs the whole words of `new` from word `first_word` on, as [`PcmDevice::program`]
+    /// would one after another (same cells, counters, wear and bank work), but a line at a
+    /// time: a line whose bytes do not change is skipped with one comparison, and the changed
+    /// words of a line are counted against its bank once. Without Flip-N-Write no flag can be
+    /// set, so a word's cost is the Hamming distance of old and new; with it, word by word.
+    fn program_run(
+        &mut self,
+        first_word: u64,
+        new: &[u8],
+        cost: &mut AccessCost,
+        banked: &mut BankCursor,
+    ) {
+        debug_assert_eq!(new.len() % WORD_SIZE_BYTES as usize, 0);
+        if self.config.write.flip_n_write {
+            for (i, chunk) in new.chunks_exact(8).enumerate() {
+                let value = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+                self.program(first_word + i as u64, value, cost, banked);
+            }
+            return;
+        }
+        let words_per_line = (1u64 << self.line_shift) / WORD_SIZE_BYTES;
+        let mut word = first_word;
+        let mut rest = new;
+        while !rest.is_empty() {
+            let line = (word * WORD_SIZE_BYTES) >> self.line_shift;
+            let in_line = (words_per_line - word % words_per_line) as usize;
+            let take = (in_line * 8).min(rest.len());
+            let (chunk, tail) = rest.split_at(take);
+            rest = tail;
+            let start = (word * WORD_SIZE_BYTES) as usize;
+            let old = &mut self.data[start..start + take];
+            if *old == *chunk {
+                self.stats.words_unchanged += (take / 8) as u64;
+                word += (take / 8) as u64;
+                continue;
+            }
+            let mut changed = 0u64;
+            for (k, (o, n)) in old.chunks_exact(8).zip(chunk.chunks_exact(8)).enumerate() {
+                let o = u64::from_le_bytes(o.try_into().expect("8 bytes"));
+                let n = u64::from_le_bytes(n.try_into().expect("8 bytes"));
+                let diff = o ^ n;
+                if diff == 0 {
+                    self.stats.words_unchanged += 1;
+                    continue;
+                }
+                debug_assert_eq!(
+                    self.inverted[((word + k as u64) / 64) as usize]
+                        & (1 << ((word + k as u64) % 64)),
+                    0
+                );
+                changed += 1;
+                cost.words_written += 1;
+                cost.bits_programmed += u64::from(diff.count_ones());
+                let device_word_writes = self.stats.words_written + cost.words_written;
+                count_word_write(
+                    &mut self.write_counts,
+                    &self.endurance,
+                    &mut self.stats,
+                    word + k as u64,
+                    device_word_writes,
+                );
+            }
+            old.copy_from_slice(chunk);
+            if changed > 0 {
+                let bank = (line % self.banks) as usize;
+                *banked = BankCursor { line, bank };
+                self.bank_work_ps[bank] += changed;
+            }
+            word += (take / 8) as u64;
+        }
+    }
+
     #[inline]
     fn count_word_write(&mut self, word: u64, device_word_writes: u64) {
-        let count = &mut self.write_counts[word as usize];
-        *count = count.saturating_add(1);
-        let count = *count;
-        if count >= self.endurance.floor_writes {
-            let limit = self.endurance.limit_writes(word);
-            if count == limit {
-                self.stats.words_worn_out += 1;
-                if self.stats.first_worn_out.is_none() {
-                    self.stats.first_worn_out = Some(WornOut {
-                        address_bytes: word * WORD_SIZE_BYTES,
-                        limit_writes: limit,
-                        device_word_writes,
-                    });
-                }
-            }
-        }
+        count_word_write(
+            &mut self.write_counts,
+            &self.endurance,
+            &mut self.stats,
+            word,
+            device_word_writes,
+        );
     }
 
     /// Submission-time bookkeeping shared by the event-driven requests: checks the time.
@@ -399,5 +482,32 @@ impl PcmDevice {
         }
         self.now = now;
         Ok(())
+    }
+}
+
+/// Counts one programming of `word` (saturating) and notes its wear-out.
+#[inline]
+fn count_word_write(
+    write_counts: &mut [u32],
+    endurance: &Endurance,
+    stats: &mut PcmStats,
+    word: u64,
+    device_word_writes: u64,
+) {
+    let count = &mut write_counts[word as usize];
+    *count = count.saturating_add(1);
+    let count = *count;
+    if count >= endurance.floor_writes {
+        let limit = endurance.limit_writes(word);
+        if count == limit {
+            stats.words_worn_out += 1;
+            if stats.first_worn_out.is_none() {
+                stats.first_worn_out = Some(WornOut {
+                    address_bytes: word * WORD_SIZE_BYTES,
+                    limit_writes: limit,
+                    device_word_writes,
+                });
+            }
+        }
     }
 }
