@@ -230,7 +230,9 @@ impl PcmDevice {
 
     fn apply_read(&mut self, addr: PcmAddr, len_bytes: u64) -> PcmResult<AccessCost> {
         self.check_range("addr", addr, len_bytes)?;
-        self.clear_bank_work();
+        if len_bytes == 0 {
+            self.clear_bank_work();
+        }
         let mut cost = AccessCost::default();
         if len_bytes > 0 {
             let first_line = addr.0 >> self.line_shift;
@@ -238,15 +240,25 @@ impl PcmDevice {
             let lines = last_line - first_line + 1;
             let line_ps = self.timing.read_line.as_ps();
             let (full, rest) = (lines / self.banks, lines % self.banks);
-            let first_bank = first_line % self.banks;
-            for b in 0..self.banks {
-                let extra = u64::from((b + self.banks - first_bank) % self.banks < rest);
-                self.bank_work_ps[b as usize] = (full + extra).saturating_mul(line_ps);
+            // every bank reads `full` lines; the `rest` banks from the first line's one more
+            let base = full.saturating_mul(line_ps);
+            self.bank_work_ps.fill(base);
+            let banks = self.banks as usize;
+            let first_bank = (first_line % self.banks) as usize;
+            for i in 0..rest as usize {
+                let b = (first_bank + i) % banks;
+                self.bank_work_ps[b] = (full + 1).saturating_mul(line_ps);
             }
             let bits = lines * (self.config.geometry.line_size_bytes * 8);
             cost.lines_read = lines;
             cost.energy_pj = bits as f64 * self.config.energy.read_bit_energy_pj;
-            cost.latency = self.bank_work_latency();
+            // the busiest bank's work
+            cost.latency = SimTime::from_ps(if rest > 0 {
+                (full + 1).saturating_mul(line_ps)
+            } else {
+                base
+            });
+            debug_assert_eq!(cost.latency, self.bank_work_latency());
         }
         self.stats.reads += 1;
         self.stats.bytes_read += len_bytes;
@@ -418,32 +430,36 @@ impl PcmDevice {
                 word += (take / 8) as u64;
                 continue;
             }
-            let mut changed = 0u64;
+            let words = take / 8;
+            let counts = &mut self.write_counts[word as usize..word as usize + words];
+            let floor = self.endurance.floor_writes;
+            let written_before = self.stats.words_written + cost.words_written;
+            let (mut changed, mut bits) = (0u64, 0u64);
             for (k, (o, n)) in old.chunks_exact(8).zip(chunk.chunks_exact(8)).enumerate() {
                 let o = u64::from_le_bytes(o.try_into().expect("8 bytes"));
                 let n = u64::from_le_bytes(n.try_into().expect("8 bytes"));
                 let diff = o ^ n;
                 if diff == 0 {
-                    self.stats.words_unchanged += 1;
                     continue;
                 }
-                debug_assert_eq!(
-                    self.inverted[((word + k as u64) / 64) as usize]
-                        & (1 << ((word + k as u64) % 64)),
-                    0
-                );
                 changed += 1;
-                cost.words_written += 1;
-                cost.bits_programmed += u64::from(diff.count_ones());
-                let device_word_writes = self.stats.words_written + cost.words_written;
-                count_word_write(
-                    &mut self.write_counts,
-                    &self.endurance,
-                    &mut self.stats,
-                    word + k as u64,
-                    device_word_writes,
-                );
+                bits += u64::from(diff.count_ones());
+                let count = counts[k].saturating_add(1);
+                counts[k] = count;
+                if count >= floor {
+                    // (rare: near the endurance floor) the wear-out check, as `program` does it
+                    note_worn_out(
+                        &self.endurance,
+                        &mut self.stats,
+                        word + k as u64,
+                        count,
+                        written_before + changed,
+                    );
+                }
             }
+            self.stats.words_unchanged += words as u64 - changed;
+            cost.words_written += changed;
+            cost.bits_programmed += bits;
             old.copy_from_slice(chunk);
             if changed > 0 {
                 let bank = (line % self.banks) as usize;
@@ -498,16 +514,28 @@ fn count_word_write(
     *count = count.saturating_add(1);
     let count = *count;
     if count >= endurance.floor_writes {
-        let limit = endurance.limit_writes(word);
-        if count == limit {
-            stats.words_worn_out += 1;
-            if stats.first_worn_out.is_none() {
-                stats.first_worn_out = Some(WornOut {
-                    address_bytes: word * WORD_SIZE_BYTES,
-                    limit_writes: limit,
-                    device_word_writes,
-                });
-            }
+        note_worn_out(endurance, stats, word, count, device_word_writes);
+    }
+}
+
+/// `word` was programmed for the `count`th time: counts it worn out when that is its limit.
+#[inline(never)]
+fn note_worn_out(
+    endurance: &Endurance,
+    stats: &mut PcmStats,
+    word: u64,
+    count: u32,
+    device_word_writes: u64,
+) {
+    let limit = endurance.limit_writes(word);
+    if count == limit {
+        stats.words_worn_out += 1;
+        if stats.first_worn_out.is_none() {
+            stats.first_worn_out = Some(WornOut {
+                address_bytes: word * WORD_SIZE_BYTES,
+                limit_writes: limit,
+                device_word_writes,
+            });
         }
     }
 }
