@@ -7,7 +7,8 @@
 //! unit, erased with it when the unit merges. A page-mapped FTL has no such unit: a logical
 //! block's pages live anywhere. So the log area is a ring of reserved blocks (taken out of the
 //! free pool when the SSD is built, which costs over-provisioning as the paper's one log page
-//! in 16 costs capacity), written as one sector log: each log page takes up to
+//! in 16 costs capacity; marked reserved, so GC, wear-leveling and its erase gap leave them
+//! alone), written as one sector log: each log page takes up to
 //! `min(page / sector, NOP limit)` sector programs while it is its block's last programmed
 //! page, then the next page is opened (pages in order within a block). A unit's sectors die
 //! when the unit merges. When the head block is full, the one erased spare block becomes the
@@ -125,7 +126,7 @@ impl Flash {
             // round robin over the planes (the free count was checked above)
             if let Some(b) = self
                 .blocks
-                .take_free(crate::address::PlaneId(plane % planes))
+                .reserve_free(crate::address::PlaneId(plane % planes))
             {
                 ring.push(b);
             }
