@@ -63,10 +63,11 @@ pub use config::{
 };
 pub use controller::{ControllerCosts, ControllerSection};
 pub use error::{FtlError, FtlResult};
+pub use flash::log_area::LogAreaStats;
 pub use flash::oob::{OOB_BYTES, PageOob, oob_crc};
 pub use flash::placement::PlacementReport;
 pub use frontend::pcm::{LogBufferConfig, PcmStage, PcmStageConfig, PcmStageReport};
-pub use frontend::{FrontEnd, Outgoing, PageWrite, PageWrites, StagePort};
+pub use frontend::{FlashLogArea, FrontEnd, LogAreaOp, Outgoing, PageWrite, PageWrites, StagePort};
 pub use host::{HostOp, HostRequest};
 pub use memory::MemoryEstimate;
 pub use ssd::{

@@ -53,7 +53,10 @@ fn logs() -> Vec<LogBufferConfig> {
 fn ssd(config: PcmStageConfig, buffer_pages: u32, seed: u64) -> Ssd {
     let mut c = common::slc(1, 2, 16, PAGES_PER_BLOCK, PAGE);
     c.ftl.payload = PayloadMode::Full;
-    c.ftl.op_fraction = 0.5;
+    // IPL's log area on flash (8 sectors of 256 B per 8-page unit: a quarter of the data) is
+    // taken out of over-provisioning
+    let ipl = matches!(config.log, Some(LogBufferConfig::Ipl(_)));
+    c.ftl.op_fraction = if ipl { 1.0 } else { 0.5 };
     c.ftl.write_buffer_pages = buffer_pages;
     c.ftl.wear_leveling = nandlab_ftl::WearLeveling::Static;
     c.ftl.wl_erase_gap_threshold = 2;
@@ -129,6 +132,16 @@ fn run_model(config: PcmStageConfig, buffer_pages: u32, seed: u64, steps: u32) -
     if let Some(l) = &report.log {
         assert!(l.new_sector + l.existing_sector > 0, "{l:?}");
         assert!(l.flash_page_writes() > 0 && l.reads_merged > 0, "{l:?}");
+    }
+    // IPL's log sectors are partial-page programs on the chip, every one of them
+    match (report.log_kind, s.log_area_stats()) {
+        (Some("ipl"), Some(a)) => {
+            let l = report.log.as_ref().unwrap();
+            assert_eq!(a.sector_programs, l.flash_log_sector_writes, "{a:?}");
+            assert!(a.erases > 0, "{a:?}");
+        }
+        (Some("ipl"), None) => panic!("IPL without a log area on flash"),
+        (_, a) => assert!(a.is_none(), "{a:?}"),
     }
     if std::env::var_os("PCM_STAGE_VERBOSE").is_some() {
         eprintln!("{report:?}");
@@ -347,5 +360,80 @@ fn preconditioned_pages_are_logged_updates_and_read_back() {
         assert_eq!(report.check_failures, 0, "{kind}: {:?}", report.first_error);
         s.front_end::<PcmStage>().unwrap().check().unwrap();
         s.check_consistency().unwrap();
+    }
+}
+
+/// In-Page Logging's log sectors are partial-page programs on the chip: a cold unit's sectors
+/// survive while hot units churn the log ring (its block is reclaimed: live sectors read and
+/// programmed again, then the block erased), every page still reads back its last bytes, the
+/// chip model accepts every program (NOP and in-order rules), and a log sector costs write
+/// time. With a NOP limit of 1 each sector takes a page of its own.
+#[test]
+fn ipl_log_sectors_are_programs_on_the_chip() {
+    for nop in [4u32, 1] {
+        let config = PcmStageConfig {
+            device: device(),
+            dedup: None,
+            log: Some(logs().remove(2)),
+        };
+        let mut c = common::slc(1, 2, 16, PAGES_PER_BLOCK, PAGE);
+        c.ftl.payload = PayloadMode::Full;
+        // a sector per page (NOP 1) needs a page per sector: a log area as large as the data
+        c.ftl.op_fraction = if nop == 1 { 3.0 } else { 1.0 };
+        let over = c.device.overrides.as_mut().unwrap();
+        let reliability =
+            toml::Value::Table(toml::from_str(&format!("nop_limit = {nop}")).unwrap());
+        over.insert("reliability".into(), reliability);
+        let logical = Ssd::new(c.clone(), 3).unwrap().logical_pages() as u32;
+        let stage = PcmStage::new(config, logical, PAGE, PAGES_PER_BLOCK, 3).unwrap();
+        let mut s = Ssd::with_front_ends(c, 3, vec![Box::new(stage) as Box<dyn FrontEnd>]).unwrap();
+        let lpas = logical;
+        let mut model = vec![vec![0u8; PAGE as usize]; lpas as usize];
+        let mut rng = SimRng::seed_from_u64(3);
+        // every page on flash first, then one small update of page 0 (unit 0 stays cold)
+        for l in 0..lpas {
+            let r = HostRequest::write(u64::from(l * PAGE), u64::from(PAGE));
+            model[l as usize].fill(l as u8 | 1);
+            s.execute(&r, Some(&model[l as usize])).unwrap();
+        }
+        let mut update = |s: &mut Ssd, lpa: u32, rng: &mut SimRng| {
+            let page = &mut model[lpa as usize];
+            let at = rng.below(u64::from(PAGE) - 40) as usize;
+            for b in &mut page[at..at + 30] {
+                *b = rng.below(256) as u8;
+            }
+            let r = HostRequest::write(u64::from(lpa * PAGE), u64::from(PAGE));
+            s.execute(&r, Some(page)).unwrap().latency
+        };
+        update(&mut s, 0, &mut rng);
+        let mut logged_latency = nandlab_core::SimTime::ZERO;
+        for _ in 0..2000 {
+            let lpa = PAGES_PER_BLOCK + rng.below(u64::from(lpas - PAGES_PER_BLOCK)) as u32;
+            logged_latency = logged_latency.max(update(&mut s, lpa, &mut rng));
+        }
+        let a = s.log_area_stats().unwrap();
+        assert!(
+            a.sector_copies > 0 && a.page_reads > 0 && a.erases > 0,
+            "nop {nop}: {a:?}"
+        );
+        let report = s.front_end::<PcmStage>().unwrap().report();
+        let l = report.log.as_ref().unwrap();
+        assert_eq!(a.sector_programs, l.flash_log_sector_writes, "nop {nop}");
+        // a logged update waits for its sector's program (slc: 250 µs)
+        assert!(logged_latency.as_ns_f64() > 200_000.0, "{logged_latency:?}");
+        for (l, page) in model.iter().enumerate() {
+            let got = s
+                .read_bytes(u64::from(l as u32 * PAGE), u64::from(PAGE))
+                .unwrap();
+            assert!(&got == page, "nop {nop}: lpa {l}");
+        }
+        s.execute(&HostRequest::new(HostOp::Flush, 0, 0), None)
+            .unwrap();
+        s.drain().unwrap();
+        s.check_consistency().unwrap();
+        assert_eq!(
+            s.front_end::<PcmStage>().unwrap().report().check_failures,
+            0
+        );
     }
 }

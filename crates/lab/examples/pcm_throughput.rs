@@ -51,8 +51,10 @@ fn main() {
     let text = format!(
         "[ssd]\npreset = \"bench-ssd\"\npayload = \"full\"\n[workload]\nkind = \"synthetic\"\n\
          pattern = \"random\"\nread_fraction = 0.0\nrequest_size_bytes = 8192\nspan_bytes = 0\n\
-         request_count = 1\n{pcm}"
+         request_count = 1\n[content]\n{pcm}"
     );
+    // (the example feeds the desktop generator's bytes; `[content]` only satisfies the
+    // stack's rule that `[pcm]` needs page bytes)
     let stack = Stack::from_toml("bench", &text, Path::new("."), &[]).expect("bench stack");
     let page = stack.nand.geometry.page_size_bytes;
     let mut spec = DesktopSpec::new(span, requests);

@@ -5,12 +5,15 @@
 use crate::address::{BlockId, PlaneId, Ppa};
 use std::collections::VecDeque;
 
-/// Life cycle of a block: free (erased) → open (being written) → closed (full) → erased.
+/// Life cycle of a block: free (erased) → open (being written) → closed (full) → erased; or
+/// reserved for good (In-Page Logging's log ring, `log_area.rs`: never collected, migrated or
+/// counted in wear-leveling's erase gap; it erases its blocks itself).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BlockUse {
     Free,
     Open,
     Closed,
+    Reserved,
 }
 
 /// Every block of the device, indexed by the chip model's dense [`BlockId`].
@@ -186,6 +189,13 @@ impl BlockManager {
         Ppa(block.0 * self.pages_per_block + page)
     }
 
+    /// Takes a free block of `plane` out of use for good (a reserved log block).
+    pub fn reserve_free(&mut self, plane: PlaneId) -> Option<BlockId> {
+        let block = self.take_free(plane)?;
+        self.state[block.index()] = BlockUse::Reserved;
+        Some(block)
+    }
+
     /// Closes an open block (full, or abandoned by a merge).
     pub fn close(&mut self, block: BlockId) {
         self.state[block.index()] = BlockUse::Closed;
@@ -224,6 +234,9 @@ impl BlockManager {
         let mut coldest: Option<(BlockId, u32)> = None;
         let mut max = 0;
         for block in self.blocks_of_plane(plane) {
+            if self.state[block.index()] == BlockUse::Reserved {
+                continue;
+            }
             let ec = self.erase_count[block.index()];
             max = max.max(ec);
             if self.state[block.index()] == BlockUse::Closed && coldest.is_none_or(|(_, c)| ec < c)

@@ -55,13 +55,15 @@ impl Tag {
 }
 
 /// One decided op: `source` is the page (or page 0 of the erased block), `target` the copyback
-/// destination (`Ppa::NONE` for the other kinds).
+/// destination (`Ppa::NONE` for the other kinds). `transfer_bytes` is 0 for whole-page
+/// transfers; a partial-page program (an In-Page Logging log sector) transfers only its bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct PendingOp {
     pub kind: OpKind,
     pub source: Ppa,
     pub target: Ppa,
     pub tag: Tag,
+    pub transfer_bytes: u32,
 }
 
 /// The decided ops, in decision order (which is submission order, so per-die order holds).
@@ -93,9 +95,28 @@ impl Emitter {
                 source,
                 target,
                 tag,
+                transfer_bytes: 0,
             });
             if self.trace.is_some() {
                 self.trace_push(kind, source, target);
+            }
+        }
+    }
+
+    /// A partial-page program of `bytes` into `page` (one more program of an already
+    /// programmed page; the chip model checks the NOP limit and the in-order rule).
+    pub fn push_partial_program(&mut self, page: Ppa, bytes: u32, tag: Tag) {
+        debug_assert!(bytes > 0);
+        if self.enabled {
+            self.ops.push(PendingOp {
+                kind: OpKind::Program,
+                source: page,
+                target: Ppa::NONE,
+                tag,
+                transfer_bytes: bytes,
+            });
+            if self.trace.is_some() {
+                self.trace_push(OpKind::Program, page, Ppa::NONE);
             }
         }
     }

@@ -9,6 +9,7 @@
 pub(crate) mod blocks;
 pub(crate) mod codec;
 pub(crate) mod emit;
+pub(crate) mod log_area;
 pub(crate) mod oob;
 pub(crate) mod payload;
 pub(crate) mod placement;
@@ -128,6 +129,8 @@ pub(crate) struct Flash {
     /// An erase was decided since the world loop last looked at its held erases (an erase
     /// can end a held erase's wait: see `Ssd::release_gates`).
     pub erased_since_gates: bool,
+    /// In-Page Logging's log sectors on the chip, when a front-end stage asked for them.
+    pub log_area: Option<Box<log_area::LogArea>>,
 }
 
 impl Flash {
@@ -162,6 +165,7 @@ impl Flash {
             upper_end: Vec::new(),
             pad_pages: 0,
             erased_since_gates: false,
+            log_area: None,
         }
     }
 

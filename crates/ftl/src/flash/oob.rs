@@ -136,6 +136,13 @@ impl OobStore {
         self.decided(ppa, done);
     }
 
+    /// One more (partial-page) program of `ppa`, already programmed since its erase (an
+    /// In-Page Logging log page): its OOB stays, its program is pending again.
+    pub fn reprogram(&mut self, ppa: Ppa, done: bool) {
+        debug_assert_ne!(self.sequence[ppa.index()], 0, "ppa {ppa} not programmed");
+        self.decided(ppa, done);
+    }
+
     /// Ticket of a page just decided (`done`: no op will be timed).
     #[inline]
     fn decided(&mut self, ppa: Ppa, done: bool) {

@@ -62,9 +62,38 @@ struct Entry {
     at: u32,
 }
 
+/// The log area on flash a stage running In-Page Logging asks for (SPEC P4): `units` erase
+/// units of `sectors_per_unit` log sectors of `sector_bytes` each. The SSD reserves blocks for
+/// it and programs each log sector as a partial-page program (`flash/log_area.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlashLogArea {
+    /// Erase units (logical blocks) with a log area.
+    pub units: u32,
+    /// Log sectors per unit.
+    pub sectors_per_unit: u32,
+    /// One log sector, bytes.
+    pub sector_bytes: u32,
+}
+
+/// A stage's work on its [`FlashLogArea`], in order with its page writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogAreaOp {
+    /// `unit` was merged: its log sectors are dead.
+    UnitMerged(u32),
+    /// `count` log sectors of `unit` are programmed.
+    Sectors {
+        /// The unit.
+        unit: u32,
+        /// Sectors programmed.
+        count: u32,
+    },
+}
+
 /// Pages a stage passes on, in order (with their bytes when the device keeps payloads).
 #[derive(Debug, Default)]
 pub struct PageWrites {
+    /// Log-area work (In-Page Logging), applied after the pages.
+    log_ops: Vec<LogAreaOp>,
     pages: Vec<Entry>,
     bytes: Vec<u8>,
     page_size_bytes: usize,
@@ -75,6 +104,7 @@ impl PageWrites {
     /// An empty list for pages of `page_size_bytes` (bytes kept when `keep_bytes`).
     pub fn new(page_size_bytes: u32, keep_bytes: bool) -> Self {
         PageWrites {
+            log_ops: Vec::new(),
             pages: Vec::with_capacity(8),
             bytes: Vec::new(),
             page_size_bytes: page_size_bytes as usize,
@@ -147,6 +177,15 @@ impl PageWrites {
     pub fn clear(&mut self) {
         self.pages.clear();
         self.bytes.clear();
+        self.log_ops.clear();
+    }
+    /// Queues log-area work (applied after the pages, in order).
+    pub fn push_log_op(&mut self, op: LogAreaOp) {
+        self.log_ops.push(op);
+    }
+    /// The log-area work queued.
+    pub fn log_ops(&self) -> &[LogAreaOp] {
+        &self.log_ops
     }
 }
 
@@ -179,6 +218,10 @@ pub trait FrontEnd: std::fmt::Debug + Send {
     fn trim(&mut self, lpa: Lpa);
     /// Pushes every held page onto `out` (a host Flush).
     fn flush(&mut self, out: &mut PageWrites);
+    /// The log area on flash the stage needs (In-Page Logging), reserved when the SSD is built.
+    fn flash_log_area(&self) -> Option<FlashLogArea> {
+        None
+    }
     /// Whether the stage has its own device events (it is then an event source of the world
     /// loop). Fixed for the stage's lifetime.
     fn has_events(&self) -> bool {
@@ -277,6 +320,10 @@ impl Chain {
     /// The stages, mutably (for setup between runs, e.g. after preconditioning).
     pub fn stages_mut(&mut self) -> impl Iterator<Item = &mut (dyn FrontEnd + 'static)> {
         self.stages.iter_mut().map(|s| s.as_mut() as _)
+    }
+    /// The log area on flash a stage asks for (the first that does).
+    pub fn flash_log_area(&self) -> Option<FlashLogArea> {
+        self.stages.iter().find_map(|s| s.flash_log_area())
     }
     pub fn is_timed(&self) -> bool {
         self.timed
@@ -379,6 +426,8 @@ impl Chain {
                 };
                 hold += stage.write(now, page, &mut output[0], counters);
             }
+            // log-area work passes later stages untouched
+            output[0].log_ops.extend_from_slice(&input.log_ops);
             input.clear();
         }
         hold

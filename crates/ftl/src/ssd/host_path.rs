@@ -399,6 +399,9 @@ impl Ssd {
             };
             self.mapper.write(&mut self.flash, write, tag)?;
         }
+        for &op in out.log_ops() {
+            self.flash.log_area_op(op, tag)?;
+        }
         Ok(())
     }
 

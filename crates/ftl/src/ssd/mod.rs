@@ -236,6 +236,14 @@ impl Ssd {
         }
         stages.extend(extra);
         let front = Chain::new(stages, geometry.page_size_bytes, full);
+        if let Some(area) = front.flash_log_area() {
+            flash.reserve_log_area(
+                area,
+                geometry.page_size_bytes,
+                nand.config().reliability.nop_limit,
+                logical,
+            )?;
+        }
         let front_out = PageWrites::new(geometry.page_size_bytes, full);
         let first = PageAddress::default();
         // the scheduler's register mode per kind (cache mode for reads and programs if on)
@@ -368,6 +376,11 @@ impl Ssd {
     /// dedup stage's duplicate writes).
     pub fn refcount(&self, ppa: crate::address::Ppa) -> u32 {
         self.mapper.refcount(ppa)
+    }
+
+    /// What In-Page Logging's log area did on the chip (`None`: no stage asked for one).
+    pub fn log_area_stats(&self) -> Option<crate::LogAreaStats> {
+        self.flash.log_area.as_ref().map(|a| a.stats)
     }
 
     /// The first front-end stage of type `T` (one that offers [`FrontEnd::as_any`]).

@@ -581,7 +581,8 @@ impl Ssd {
             OpKind::Erase | OpKind::Copyback => gc_merges,
             _ => false,
         };
-        if !kind_merges || (matches!(op.tag, Tag::Gc(_)) && !gc_merges) {
+        // (a partial-page program transfers its own bytes: it stays a single-plane op)
+        if !kind_merges || (matches!(op.tag, Tag::Gc(_)) && !gc_merges) || op.transfer_bytes != 0 {
             return op;
         }
         let die = self.codec.die_of(op.source);
@@ -599,7 +600,8 @@ impl Ssd {
             // GC ops kept in their own queues (interleaved GC) and host ops that depend on
             // queued GC work never join
             let eligible = (gc_merges || !matches!(other.tag, Tag::Gc(_)))
-                && !self.queues.gc_pending(other.source);
+                && !self.queues.gc_pending(other.source)
+                && other.transfer_bytes == 0;
             if merge.offer(&self.plane_slot(other), eligible) == Offer::Join {
                 self.merge_taken[j] = true;
                 self.merge_group.push(other);
@@ -618,6 +620,7 @@ impl Ssd {
             source: op.source,
             target: Ppa::NONE,
             tag: Tag::Multi(id),
+            transfer_bytes: 0,
         }
     }
 
@@ -672,6 +675,7 @@ impl Ssd {
         }
         flash_op.targets[0] = address;
         flash_op.tag = op.tag.encode_with_die(die);
+        flash_op.transfer_bytes = (op.transfer_bytes != 0).then_some(op.transfer_bytes);
         self.nand.submit(self.now, flash_op)?;
         if op.kind == OpKind::Erase && !self.flash.blocks.erase_queued.is_empty() {
             let block = self.flash.blocks.block_of(op.source);

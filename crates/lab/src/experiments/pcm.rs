@@ -280,6 +280,20 @@ fn buffer(options: &RunOptions) -> LabResult<ExperimentResult> {
             result.metric(&key("energy_mj"), p.energy_mj());
             result.metric(&key("sequential_share"), p.sequential_share);
         }
+        // IPL's log area on the chip: sectors programmed, moved on reclaim, log-block erases
+        let ipl = &m[last + KINDS.len() - 1];
+        result.metric(
+            &format!("log_sector_writes_ipl_{mapping}"),
+            ipl.log_sector_writes as f64,
+        );
+        result.metric(
+            &format!("log_sector_copies_ipl_{mapping}"),
+            ipl.log_sector_copies as f64,
+        );
+        result.metric(
+            &format!("log_area_erases_ipl_{mapping}"),
+            ipl.log_area_erases as f64,
+        );
         result.metric(&format!("erases_none_{mapping}"), m[0].erases as f64);
         result.metric(
             &format!("flash_pages_none_{mapping}"),

@@ -37,8 +37,13 @@ pub struct PcmMeasure {
     pub hash_energy_mj: f64,
     pub merges: u64,
     pub sequential_share: f64,
-    /// IPL: log sectors programmed into flash (counted, not simulated on the chip model).
+    /// IPL: log sectors programmed into flash (partial-page programs on the chip model: in
+    /// `erases`, `write_time_s` and `nand_energy_mj`, not in `flash_pages_programmed`).
     pub log_sector_writes: u64,
+    /// IPL: live log sectors moved when their log block was reclaimed, and log-block erases
+    /// (included in `erases`).
+    pub log_sector_copies: u64,
+    pub log_area_erases: u64,
     pub dedup_checked: u64,
     pub dedup_shared: u64,
     pub dedup_unchanged: u64,
@@ -175,6 +180,10 @@ pub fn run_point(text: &str, spec: &DesktopSpec, seed: u64) -> LabResult<PcmMeas
             m.pcm_wear_max_over_mean = w.max_over_mean;
         }
     }
+    if let Some(a) = ssd.log_area_stats() {
+        m.log_sector_copies = a.sector_copies - start.log_sector_copies;
+        m.log_area_erases = a.erases - start.log_area_erases;
+    }
     m.space_saved_fraction = space_saved(&ssd);
     Ok(m)
 }
@@ -203,6 +212,8 @@ struct Snapshot {
     pcm_write_pj: f64,
     merges: u64,
     log_sectors: u64,
+    log_sector_copies: u64,
+    log_area_erases: u64,
     log_page_writes: u64,
     pages_flushed: u64,
     checked: u64,
@@ -219,9 +230,12 @@ impl Snapshot {
             return Snapshot::default();
         };
         let r = stage.report();
+        let area = ssd.log_area_stats().unwrap_or_default();
         let mut s = Snapshot {
             pcm_read_pj: r.device.read_energy_pj,
             pcm_write_pj: r.device.write_energy_pj,
+            log_sector_copies: area.sector_copies,
+            log_area_erases: area.erases,
             ..Snapshot::default()
         };
         if let Some(l) = &r.log {

@@ -230,7 +230,9 @@ impl PcmDevice {
 
     fn apply_read(&mut self, addr: PcmAddr, len_bytes: u64) -> PcmResult<AccessCost> {
         self.check_range("addr", addr, len_bytes)?;
-        self.clear_bank_work();
+        if len_bytes == 0 {
+            self.clear_bank_work();
+        }
         let mut cost = AccessCost::default();
         if len_bytes > 0 {
             let first_line = addr.0 >> self.line_shift;
@@ -238,15 +240,25 @@ impl PcmDevice {
             let lines = last_line - first_line + 1;
             let line_ps = self.timing.read_line.as_ps();
             let (full, rest) = (lines / self.banks, lines % self.banks);
-            let first_bank = first_line % self.banks;
-            for b in 0..self.banks {
-                let extra = u64::from((b + self.banks - first_bank) % self.banks < rest);
-                self.bank_work_ps[b as usize] = (full + extra).saturating_mul(line_ps);
+            // every bank reads `full` lines; the `rest` banks from the first line's one more
+            let base = full.saturating_mul(line_ps);
+            self.bank_work_ps.fill(base);
+            let banks = self.banks as usize;
+            let first_bank = (first_line % self.banks) as usize;
+            for i in 0..rest as usize {
+                let b = (first_bank + i) % banks;
+                self.bank_work_ps[b] = (full + 1).saturating_mul(line_ps);
             }
             let bits = lines * (self.config.geometry.line_size_bytes * 8);
             cost.lines_read = lines;
             cost.energy_pj = bits as f64 * self.config.energy.read_bit_energy_pj;
-            cost.latency = self.bank_work_latency();
+            // the busiest bank's work
+            cost.latency = SimTime::from_ps(if rest > 0 {
+                (full + 1).saturating_mul(line_ps)
+            } else {
+                base
+            });
+            debug_assert_eq!(cost.latency, self.bank_work_latency());
         }
         self.stats.reads += 1;
         self.stats.bytes_read += len_bytes;
@@ -257,6 +269,27 @@ impl PcmDevice {
     }
 
     fn apply_write(&mut self, addr: PcmAddr, bytes: &[u8]) -> PcmResult<AccessCost> {
+        self.apply_write_with(addr, bytes, true)
+    }
+
+    /// The write of `bytes` at `addr`, word by word (as the model defines it) when `!bulk`.
+    #[cfg(test)]
+    pub(crate) fn write_word_by_word(
+        &mut self,
+        addr: PcmAddr,
+        bytes: &[u8],
+    ) -> PcmResult<AccessCost> {
+        self.apply_write_with(addr, bytes, false)
+    }
+
+    /// Runs of whole words go through [`PcmDevice::program_run`] when `bulk` (always, outside
+    /// the tests that check it against the word-by-word path).
+    fn apply_write_with(
+        &mut self,
+        addr: PcmAddr,
+        bytes: &[u8],
+        bulk: bool,
+    ) -> PcmResult<AccessCost> {
         let len_bytes = bytes.len() as u64;
         self.check_range("addr", addr, len_bytes)?;
         self.clear_bank_work();
@@ -280,19 +313,18 @@ impl PcmDevice {
             at += take as u64;
             rest = &rest[take..];
             if in_word + take == 8 {
-                // aligned now: whole words until the tail
+                // aligned now: whole words until the tail, programmed as a run
                 let whole = rest.len() / 8 * 8;
-                for chunk in rest[..whole].chunks_exact(8) {
-                    let mut value = [0u8; 8];
-                    value.copy_from_slice(chunk);
-                    self.program(
-                        at / WORD_SIZE_BYTES,
-                        u64::from_le_bytes(value),
-                        &mut cost,
-                        &mut banked,
-                    );
-                    at += WORD_SIZE_BYTES;
+                if bulk {
+                    self.program_run(at / WORD_SIZE_BYTES, &rest[..whole], &mut cost, &mut banked);
+                } else {
+                    for (i, chunk) in rest[..whole].chunks_exact(8).enumerate() {
+                        let value = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+                        let word = at / WORD_SIZE_BYTES + i as u64;
+                        self.program(word, value, &mut cost, &mut banked);
+                    }
                 }
+                at += whole as u64;
                 rest = &rest[whole..];
             }
         }
@@ -362,24 +394,91 @@ impl PcmDevice {
         self.count_word_write(word, device_word_writes);
     }
 
-    #[inline]
-    fn count_word_write(&mut self, word: u64, device_word_writes: u64) {
-        let count = &mut self.write_counts[word as usize];
-        *count = count.saturating_add(1);
-        let count = *count;
-        if count >= self.endurance.floor_writes {
-            let limit = self.endurance.limit_writes(word);
-            if count == limit {
-                self.stats.words_worn_out += 1;
-                if self.stats.first_worn_out.is_none() {
-                    self.stats.first_worn_out = Some(WornOut {
-                        address_bytes: word * WORD_SIZE_BYTES,
-                        limit_writes: limit,
-                        device_word_writes,
-                    });
+    /// Programs the whole words of `new` from word `first_word` on, as [`PcmDevice::program`]
+    /// would one after another (same cells, counters, wear and bank work), but a line at a
+    /// time: a line whose bytes do not change is skipped with one comparison, and the changed
+    /// words of a line are counted against its bank once. Without Flip-N-Write no flag can be
+    /// set, so a word's cost is the Hamming distance of old and new; with it, word by word.
+    fn program_run(
+        &mut self,
+        first_word: u64,
+        new: &[u8],
+        cost: &mut AccessCost,
+        banked: &mut BankCursor,
+    ) {
+        debug_assert_eq!(new.len() % WORD_SIZE_BYTES as usize, 0);
+        if self.config.write.flip_n_write {
+            for (i, chunk) in new.chunks_exact(8).enumerate() {
+                let value = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+                self.program(first_word + i as u64, value, cost, banked);
+            }
+            return;
+        }
+        let words_per_line = (1u64 << self.line_shift) / WORD_SIZE_BYTES;
+        let mut word = first_word;
+        let mut rest = new;
+        while !rest.is_empty() {
+            let line = (word * WORD_SIZE_BYTES) >> self.line_shift;
+            let in_line = (words_per_line - word % words_per_line) as usize;
+            let take = (in_line * 8).min(rest.len());
+            let (chunk, tail) = rest.split_at(take);
+            rest = tail;
+            let start = (word * WORD_SIZE_BYTES) as usize;
+            let old = &mut self.data[start..start + take];
+            if *old == *chunk {
+                self.stats.words_unchanged += (take / 8) as u64;
+                word += (take / 8) as u64;
+                continue;
+            }
+            let words = take / 8;
+            let counts = &mut self.write_counts[word as usize..word as usize + words];
+            let floor = self.endurance.floor_writes;
+            let written_before = self.stats.words_written + cost.words_written;
+            let (mut changed, mut bits) = (0u64, 0u64);
+            for (k, (o, n)) in old.chunks_exact(8).zip(chunk.chunks_exact(8)).enumerate() {
+                let o = u64::from_le_bytes(o.try_into().expect("8 bytes"));
+                let n = u64::from_le_bytes(n.try_into().expect("8 bytes"));
+                let diff = o ^ n;
+                if diff == 0 {
+                    continue;
+                }
+                changed += 1;
+                bits += u64::from(diff.count_ones());
+                let count = counts[k].saturating_add(1);
+                counts[k] = count;
+                if count >= floor {
+                    // (rare: near the endurance floor) the wear-out check, as `program` does it
+                    note_worn_out(
+                        &self.endurance,
+                        &mut self.stats,
+                        word + k as u64,
+                        count,
+                        written_before + changed,
+                    );
                 }
             }
+            self.stats.words_unchanged += words as u64 - changed;
+            cost.words_written += changed;
+            cost.bits_programmed += bits;
+            old.copy_from_slice(chunk);
+            if changed > 0 {
+                let bank = (line % self.banks) as usize;
+                *banked = BankCursor { line, bank };
+                self.bank_work_ps[bank] += changed;
+            }
+            word += (take / 8) as u64;
         }
+    }
+
+    #[inline]
+    fn count_word_write(&mut self, word: u64, device_word_writes: u64) {
+        count_word_write(
+            &mut self.write_counts,
+            &self.endurance,
+            &mut self.stats,
+            word,
+            device_word_writes,
+        );
     }
 
     /// Submission-time bookkeeping shared by the event-driven requests: checks the time.
@@ -399,5 +498,44 @@ impl PcmDevice {
         }
         self.now = now;
         Ok(())
+    }
+}
+
+/// Counts one programming of `word` (saturating) and notes its wear-out.
+#[inline]
+fn count_word_write(
+    write_counts: &mut [u32],
+    endurance: &Endurance,
+    stats: &mut PcmStats,
+    word: u64,
+    device_word_writes: u64,
+) {
+    let count = &mut write_counts[word as usize];
+    *count = count.saturating_add(1);
+    let count = *count;
+    if count >= endurance.floor_writes {
+        note_worn_out(endurance, stats, word, count, device_word_writes);
+    }
+}
+
+/// `word` was programmed for the `count`th time: counts it worn out when that is its limit.
+#[inline(never)]
+fn note_worn_out(
+    endurance: &Endurance,
+    stats: &mut PcmStats,
+    word: u64,
+    count: u32,
+    device_word_writes: u64,
+) {
+    let limit = endurance.limit_writes(word);
+    if count == limit {
+        stats.words_worn_out += 1;
+        if stats.first_worn_out.is_none() {
+            stats.first_worn_out = Some(WornOut {
+                address_bytes: word * WORD_SIZE_BYTES,
+                limit_writes: limit,
+                device_word_writes,
+            });
+        }
     }
 }

@@ -250,4 +250,40 @@ proptest! {
         d.read(PcmAddr(0), &mut out).unwrap();
         prop_assert_eq!(out, model);
     }
+
+    /// Runs of whole words programmed in bulk cost exactly what the word-by-word model costs:
+    /// the same cells, words written and unchanged, energy, bank latency, per-word wear
+    /// counts, worn-out words and device contents, on every preset's line size, with writes
+    /// that often rewrite a word unchanged (few values) and words wearing out (low endurance).
+    #[test]
+    fn bulk_runs_cost_exactly_the_word_by_word_writes(
+        preset_index in 0usize..4,
+        fnw in any::<bool>(),
+        seed in 0u64..1000,
+        writes in proptest::collection::vec(
+            (0u64..2000, proptest::collection::vec(0u8..3, 0..300)), 1..80)
+    ) {
+        let name = ["cidr11", "thesis-table2.1", "thesis-table2.2", "samsung-isscc2012"][preset_index];
+        let make = || {
+            let mut c = preset(name).unwrap();
+            c.geometry.capacity_bytes = 4096;
+            c.write.flip_n_write = fnw;
+            c.endurance.writes_mean = 6.0;
+            c.endurance.writes_cov = 0.2;
+            PcmDevice::new(c, seed).unwrap()
+        };
+        let (mut bulk, mut words) = (make(), make());
+        for (addr, bytes) in &writes {
+            let addr = (*addr).min(4096 - bytes.len() as u64);
+            let a = bulk.write(PcmAddr(addr), bytes).unwrap();
+            let b = words.write_word_by_word(PcmAddr(addr), bytes).unwrap();
+            prop_assert_eq!(a, b);
+            prop_assert_eq!(&bulk.bank_work_ps, &words.bank_work_ps);
+        }
+        prop_assert_eq!(bulk.stats(), words.stats());
+        prop_assert_eq!(&bulk.write_counts, &words.write_counts);
+        prop_assert_eq!(&bulk.inverted, &words.inverted);
+        prop_assert_eq!(&bulk.data, &words.data);
+        prop_assert_eq!(bulk.wear(PcmAddr(0), 4096).unwrap(), words.wear(PcmAddr(0), 4096).unwrap());
+    }
 }

@@ -69,6 +69,11 @@ pub struct InPageLog {
 }
 
 impl InPageLog {
+    /// The configuration.
+    pub fn config(&self) -> &IplConfig {
+        &self.config
+    }
+
     /// In-Page Logging over flash of `shape`.
     pub fn new(config: IplConfig, shape: FlashShape) -> PcmResult<Self> {
         let page = u64::from(shape.page_size_bytes);
@@ -151,6 +156,7 @@ impl InPageLog {
         }
         self.current = merged;
         work.blocks_flushed += 1;
+        work.units_merged.push(unit);
         self.stats.flash_erases += 1;
         self.stats.merges += 1;
         let u = &mut self.units[unit as usize];

@@ -78,6 +78,9 @@ pub struct FlashWork {
     pub log_sector_writes: u32,
     /// Flash log pages to read (In-Page Logging).
     pub log_page_reads: u32,
+    /// Erase units merged, in order (In-Page Logging: their log sectors are dead; the call's
+    /// `log_sector_writes` come after these merges).
+    pub units_merged: Vec<u32>,
 }
 
 impl FlashWork {
@@ -89,6 +92,7 @@ impl FlashWork {
         self.blocks_flushed = 0;
         self.log_sector_writes = 0;
         self.log_page_reads = 0;
+        self.units_merged.clear();
     }
 
     /// Number of page writes.

@@ -6,6 +6,7 @@
 //! the buffer writes to flash is checked against the current content.
 
 use crate::address::Lpa;
+use crate::frontend::LogAreaOp;
 use nandlab_pcm::{
     AccessCost, FlashPages, FlashShape, FlashWork, LogBuffer, PageNo, PcmResult, WriteOutcome,
 };
@@ -101,6 +102,9 @@ pub(crate) struct LogPart {
     /// Pages for flash from the last call (reused).
     pending: Vec<u8>,
     pending_lpas: Vec<Lpa>,
+    /// Log-area work from the last call (In-Page Logging), in order.
+    pending_log_ops: Vec<LogAreaOp>,
+    pages_per_block: u32,
     zeros: Vec<u8>,
     scratch: Vec<u8>,
     /// Pages the buffer wrote that differed from the current content (must stay 0).
@@ -126,6 +130,8 @@ impl LogPart {
             work: FlashWork::default(),
             pending: Vec::new(),
             pending_lpas: Vec::new(),
+            pending_log_ops: Vec::new(),
+            pages_per_block: shape.pages_per_block,
             zeros: vec![0; shape.page_size_bytes as usize],
             scratch: vec![0; shape.page_size_bytes as usize],
             mismatches: 0,
@@ -157,6 +163,7 @@ impl LogPart {
     ) -> PcmResult<AccessCost> {
         self.pending.clear();
         self.pending_lpas.clear();
+        self.pending_log_ops.clear();
         let i = lpa.index();
         let old = self.mirrors.current(i).unwrap_or(&self.zeros);
         let Some(first) = old.iter().zip(data).position(|(a, b)| a != b) else {
@@ -178,6 +185,12 @@ impl LogPart {
             &mut self.work,
         )?;
         self.apply_work(Some(lpa));
+        if self.work.log_sector_writes > 0 {
+            self.pending_log_ops.push(LogAreaOp::Sectors {
+                unit: lpa.0 / self.pages_per_block,
+                count: self.work.log_sector_writes,
+            });
+        }
         match result.outcome {
             WriteOutcome::ToFlash => self.send(lpa, None),
             WriteOutcome::Logged => self.logged[i] = !self.mirrors.in_sync(i),
@@ -185,9 +198,12 @@ impl LogPart {
         Ok(result.cost)
     }
 
-    /// Applies the buffer's flash writes to the mirror and queues them for flash.
+    /// Applies the buffer's flash writes to the mirror and queues them for flash, with the
+    /// units it merged.
     fn apply_work(&mut self, writing: Option<Lpa>) {
         let work = std::mem::take(&mut self.work);
+        self.pending_log_ops
+            .extend(work.units_merged.iter().map(|&u| LogAreaOp::UnitMerged(u)));
         for (page, bytes) in work.writes() {
             let lpa = Lpa(page.0);
             // the page being written goes to flash after its old merged copy (ToFlash)
@@ -216,6 +232,11 @@ impl LogPart {
         self.logged[i] = !self.mirrors.in_sync(i);
         self.pending.extend_from_slice(self.mirrors.flash(i));
         self.pending_lpas.push(lpa);
+    }
+
+    /// The log-area work of the last call (In-Page Logging), in order after its pages.
+    pub fn log_ops(&self) -> &[LogAreaOp] {
+        &self.pending_log_ops
     }
 
     /// The pages the last call sends to flash, in order.
@@ -265,6 +286,7 @@ impl LogPart {
     pub fn flush(&mut self, device: &mut PcmDevice) -> PcmResult<AccessCost> {
         self.pending.clear();
         self.pending_lpas.clear();
+        self.pending_log_ops.clear();
         self.work.clear();
         let cost = self
             .buffer

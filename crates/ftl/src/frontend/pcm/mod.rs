@@ -21,7 +21,7 @@ mod log;
 pub use config::{LogBufferConfig, PcmStageConfig, pcm_error};
 pub use dedup::DedupCounters;
 
-use super::{FrontEnd, PageWrite, PageWrites, StagePort};
+use super::{FlashLogArea, FrontEnd, PageWrite, PageWrites, StagePort};
 use crate::address::Lpa;
 use crate::error::FtlResult;
 use crate::flash::emit::Tag;
@@ -67,6 +67,8 @@ pub struct PcmStage {
     dedup: Option<DedupFilter>,
     log: Option<LogPart>,
     log_kind: Option<&'static str>,
+    /// In-Page Logging's log area on flash (reserved by the SSD).
+    log_area: Option<FlashLogArea>,
     page_size_bytes: usize,
     zeros: Vec<u8>,
     /// Sequence and placement of each page's last write (pages the log flushes later).
@@ -117,6 +119,7 @@ impl PcmStage {
             None => None,
         };
         let log_kind = config.log.as_ref().map(LogBufferConfig::kind);
+        let mut log_area = None;
         let log = match config.log {
             None => None,
             Some(c) => {
@@ -128,7 +131,13 @@ impl PcmStage {
                         Box::new(DpramLog::new(c, shape, base, &device).map_err(pcm_error)?)
                     }
                     LogBufferConfig::Ipl(c) => {
-                        Box::new(InPageLog::new(c, shape).map_err(pcm_error)?)
+                        let ipl = InPageLog::new(c, shape).map_err(pcm_error)?;
+                        log_area = Some(FlashLogArea {
+                            units: logical_pages.div_ceil(pages_per_block),
+                            sectors_per_unit: ipl.config().log_sectors_per_block,
+                            sector_bytes: ipl.config().sector_size_bytes as u32,
+                        });
+                        Box::new(ipl)
                     }
                 };
                 Some(LogPart::new(buffer, shape))
@@ -139,6 +148,7 @@ impl PcmStage {
             dedup,
             log,
             log_kind,
+            log_area,
             page_size_bytes: page_size_bytes as usize,
             zeros: vec![0; page_size_bytes as usize],
             sequence: vec![0; logical_pages as usize],
@@ -245,6 +255,9 @@ impl PcmStage {
         for page in log.to_flash() {
             cost += self.pass_on(page.lpa, page.data, out);
         }
+        for &op in log.log_ops() {
+            out.push_log_op(op);
+        }
         self.log = Some(log);
         cost
     }
@@ -329,6 +342,9 @@ impl FrontEnd for PcmStage {
             // a flush's PCM time is not waited for (the Flush waits for the programs)
             self.port.extend(cost.latency);
         }
+    }
+    fn flash_log_area(&self) -> Option<FlashLogArea> {
+        self.log_area
     }
     fn has_events(&self) -> bool {
         true

@@ -52,6 +52,9 @@ fn pcm_buffer_ipl_is_last_and_dpram_beats_the_region_here() {
             k("flash_pages", "ipl") > k("flash_pages", "region"),
             "{mapping}"
         );
+        // IPL's log sectors are programs on the chip: its ring of log blocks is erased
+        assert!(k("log_sector_writes", "ipl") > 0.0, "{mapping}");
+        assert!(k("log_area_erases", "ipl") > 0.0, "{mapping}");
         assert!(k("sequential_share", "region") > 0.9);
         assert_eq!(k("sequential_share", "dpram"), 0.0);
         // the inversion of R-P2's first inequality (docs/experiments.md, pcm-buffer)
