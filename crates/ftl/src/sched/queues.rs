@@ -256,4 +256,19 @@ impl OpQueues {
     pub fn gc_pending(&self, ppa: Ppa) -> bool {
         self.interleaved() && self.gc_pending_by_block[self.block(ppa).index()] > 0
     }
+
+    /// The `index`-th op of `die`'s host queue (under blocking GC: of its only queue), for
+    /// merging queued ops into a multiplane op.
+    #[inline]
+    pub fn host_op(&self, die: DieId, index: usize) -> Option<PendingOp> {
+        self.host[die.index()].get(index).copied()
+    }
+
+    /// Takes the `index`-th op out of `die`'s host queue (it joined a multiplane op).
+    #[inline]
+    pub fn take_host_op(&mut self, die: DieId, index: usize) -> PendingOp {
+        self.host[die.index()]
+            .remove(index)
+            .expect("a queued op's index")
+    }
 }
