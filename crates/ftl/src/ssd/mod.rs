@@ -14,6 +14,8 @@ mod power;
 mod precondition;
 mod report;
 #[cfg(test)]
+mod superblock_tests;
+#[cfg(test)]
 mod test_device;
 mod txn;
 mod world;
