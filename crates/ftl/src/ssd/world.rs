@@ -584,8 +584,9 @@ impl Ssd {
         self.merge_group.push(op);
         let superblocks = self.config.ftl.superpage_planes > 1;
         let mut passed = false;
+        let planes = self.geometry.planes_per_die;
         for (j, &other) in ops.iter().enumerate().skip(first + 1) {
-            if merge.full() {
+            if merge.settled(planes) {
                 break;
             }
             if self.merge_taken[j] || self.codec.die_of(other.source) != die {
@@ -687,7 +688,7 @@ impl Ssd {
         let mut passed = false;
         let mut index = 0;
         for _ in 0..QUEUED_MERGE_WINDOW {
-            if merge.full() {
+            if merge.settled(planes_per_die as u32) {
                 break;
             }
             let Some(other) = self.queues.host_op(die, index) else {

@@ -523,6 +523,14 @@ mod tests {
                 "[scheduler]\npolicy = \"plane-first\"\nmultiplane = false\n",
                 "ssd.scheduler.policy",
             ),
+            (
+                "[scheduler]\nsuperpage_planes = 2\nmultiplane = false\n",
+                "ssd.scheduler.superpage_planes",
+            ),
+            (
+                "[scheduler]\nsuperpage_planes = 2\n[gc]\ncopyback = true\n",
+                "ssd.scheduler.superpage_planes",
+            ),
         ];
         for (text, key) in cases {
             let (got, message) = section(text).to_ftl().unwrap_err();
@@ -548,6 +556,24 @@ mod tests {
         assert!(
             !message.contains('\n') && message.contains("elevator"),
             "{message}"
+        );
+    }
+
+    #[test]
+    fn superpages_turn_multiplane_on_and_copyback_off() {
+        let f = section("[scheduler]\nsuperpage_planes = 2\n")
+            .to_ftl()
+            .unwrap();
+        assert_eq!(f.superpage_planes, 2);
+        assert!(f.multiplane && !f.copyback);
+        // 1: nothing changes
+        let f = section("[scheduler]\nsuperpage_planes = 1\n")
+            .to_ftl()
+            .unwrap();
+        assert_eq!(f, FtlConfig::default());
+        assert_eq!(
+            stack_key("ftl.superpage_planes"),
+            "ssd.scheduler.superpage_planes"
         );
     }
 
