@@ -675,10 +675,12 @@ impl Ssd {
     /// Returns the op to submit: `op` alone, or the merged op.
     #[inline(never)]
     fn merge_queued(&mut self, die: DieId, op: PendingOp) -> PendingOp {
-        let interleaved = self.queues.interleaved();
-        if matches!(op.tag, Tag::Multi(_)) || (interleaved && matches!(op.tag, Tag::Gc(_))) {
+        if matches!(op.tag, Tag::Multi(_)) {
             return op;
         }
+        let interleaved = self.queues.interleaved();
+        // interleaved GC: a GC op came from the die's GC queue and merges with GC ops there
+        let from_gc = interleaved && matches!(op.tag, Tag::Gc(_));
         let superblocks = self.config.ftl.superpage_planes > 1;
         let planes_per_die = self.geometry.planes_per_die as usize;
         let mut merge = Merge::new(self.plane_slot(op), planes_per_die, Passing::KeepPlaneOrder);
@@ -691,17 +693,24 @@ impl Ssd {
             if merge.settled(planes_per_die as u32) {
                 break;
             }
-            let Some(other) = self.queues.host_op(die, index) else {
+            let queued = if from_gc {
+                self.queues.gc_op(die, index)
+            } else {
+                self.queues.host_op(die, index)
+            };
+            let Some(other) = queued else {
                 break;
             };
             if matches!(other.tag, Tag::Multi(_)) {
                 // a merged op holds several planes: nothing passes it
                 break;
             }
-            let eligible = (!interleaved || !matches!(other.tag, Tag::Gc(_)))
-                && !self.queues.gc_pending(other.source)
+            let eligible = (from_gc
+                || (!interleaved || !matches!(other.tag, Tag::Gc(_)))
+                    && !self.queues.gc_pending(other.source))
                 && !(superblocks && passed && moved_program(other));
             match merge.offer(&self.plane_slot(other), eligible) {
+                Offer::Join if from_gc => members.push(self.queues.take_gc_op(die, index)),
                 Offer::Join => members.push(self.queues.take_host_op(die, index)),
                 Offer::Pass => {
                     passed = true;
