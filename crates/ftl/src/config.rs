@@ -580,7 +580,7 @@ impl SsdConfig {
         let f = &self.ftl;
         let w = f.superpage_planes;
         let key = "ftl.superpage_planes";
-        if w == 0 || w > g.planes_per_die || g.planes_per_die % w != 0 {
+        if w == 0 || w > g.planes_per_die || !g.planes_per_die.is_multiple_of(w) {
             return Err(config_error(
                 key,
                 format!(

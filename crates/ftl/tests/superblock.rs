@@ -153,7 +153,10 @@ fn superpage_errors_name_the_key() {
     let bad = |edit: &dyn Fn(&mut SsdConfig)| {
         let mut c = superblock_device(2, 2, 1);
         edit(&mut c);
-        let e = Ssd::new(c, 1).err().expect("refused").to_string();
+        let e = match Ssd::new(c, 1) {
+            Ok(_) => panic!("accepted"),
+            Err(e) => e.to_string(),
+        };
         assert!(e.contains("ftl.superpage_planes"), "{e}");
         e
     };

@@ -594,9 +594,10 @@ impl Ssd {
             }
             // GC ops kept in their own queues (interleaved GC) and host ops that depend on
             // queued GC work never join
-            let eligible = (gc_merges || !matches!(other.tag, Tag::Gc(_)))
-                && !self.queues.gc_pending(other.source)
-                && !(superblocks && passed && moved_program(other));
+            // (a GC move's program waits for its read, which may be among the ops passed)
+            let held_move = superblocks && passed && moved_program(other);
+            let kept_gc = !gc_merges && matches!(other.tag, Tag::Gc(_));
+            let eligible = !(held_move || kept_gc || self.queues.gc_pending(other.source));
             match merge.offer(&self.plane_slot(other), eligible) {
                 Offer::Join => {
                     self.merge_taken[j] = true;
