@@ -7,7 +7,6 @@ use crate::address::{BlockId, PlaneId, Ppa};
 use crate::error::FtlResult;
 use crate::flash::Flash;
 use crate::mapping::page::PageFtl;
-use crate::mapping::superblock::reads_first;
 
 /// How far ahead GC relocation prefetches L2P entries, in pages of the victim block.
 const RELOCATE_PREFETCH_PAGES: u32 = 8;
@@ -103,17 +102,17 @@ impl PageFtl {
         Ok(true)
     }
 
-    /// Moves every valid page of `victim` into its plane's GC frontier and erases it.
+    /// Moves every valid page of `victim` into its plane's GC frontier (with superblocks: its
+    /// group's GC superblock, `mapping/superblock.rs`) and erases it.
     pub(crate) fn relocate_block(&mut self, flash: &mut Flash, victim: BlockId) -> FtlResult<()> {
+        if self.superpage > 1 {
+            return self.relocate_into_superblock(flash, victim);
+        }
         let plane = flash.blocks.plane_of_block(victim);
         let id = flash.placement.of_block(victim);
         let tag = flash.open_job();
         let first = flash.blocks.page(victim, 0).0;
         let end = first + flash.blocks.next_page[victim.index()];
-        // superblocks: the ops of the moves into one superpage (w moves, the last one into the
-        // group's last plane), reads first, so their programs merge (`mapping/superblock.rs`)
-        let w = self.superpage;
-        let mut superpage_start = flash.emit.ops.len();
         for ppa in (first..end).map(Ppa) {
             // the L2P entries of the moved pages are random: ask for them a few pages ahead
             if ppa.0 + RELOCATE_PREFETCH_PAGES < end
@@ -129,13 +128,6 @@ impl PageFtl {
             flash.blocks.invalidate(ppa);
             flash.blocks.add_valid(target);
             flash.move_page(ppa, target, tag);
-            if w > 1 && flash.blocks.plane_of_ppa(target).0 % w == w - 1 {
-                reads_first(&mut flash.emit.ops[superpage_start..]);
-                superpage_start = flash.emit.ops.len();
-            }
-        }
-        if w > 1 {
-            reads_first(&mut flash.emit.ops[superpage_start..]);
         }
         let table = &self.table;
         flash.erase(victim, tag, |lpa| table.ppa_of(lpa));

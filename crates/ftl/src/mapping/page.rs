@@ -181,9 +181,8 @@ impl PageFtl {
         if self.device_reserve > 0 {
             return self.alloc_gc_device(flash, plane);
         }
-        if self.superpage > 1 {
-            return self.alloc_gc_super(flash, plane, id);
-        }
+        // (superblocks: `relocate` calls `alloc_gc_super` instead)
+        debug_assert_eq!(self.superpage, 1);
         let at = self.frontier_index(plane, id);
         let frontier = &mut self.gc_frontier[at];
         let block = match *frontier {

@@ -214,6 +214,48 @@ impl PageFtl {
     }
 }
 
+impl PageFtl {
+    /// [`PageFtl::relocate_block`] with superblocks: every valid page of `victim` goes to the
+    /// next member of its group's GC superblock; the ops of the moves into one superpage (w
+    /// moves, the last into the group's last plane) are reordered reads first, so their
+    /// programs follow one another and merge. Then the victim is erased.
+    #[inline(never)]
+    pub(crate) fn relocate_into_superblock(
+        &mut self,
+        flash: &mut Flash,
+        victim: crate::address::BlockId,
+    ) -> FtlResult<()> {
+        let w = self.superpage;
+        let plane = flash.blocks.plane_of_block(victim);
+        let id = flash.placement.of_block(victim);
+        let tag = flash.open_job();
+        let first = flash.blocks.page(victim, 0).0;
+        let end = first + flash.blocks.next_page[victim.index()];
+        let mut superpage_start = flash.emit.ops.len();
+        for ppa in (first..end).map(Ppa) {
+            if !self.table.is_valid(ppa) {
+                continue;
+            }
+            let target = self.alloc_gc_super(flash, plane, id)?;
+            self.table.relocate(ppa, target);
+            flash.blocks.invalidate(ppa);
+            flash.blocks.add_valid(target);
+            flash.move_page(ppa, target, tag);
+            if flash.blocks.plane_of_ppa(target).0 % w == w - 1 {
+                reads_first(&mut flash.emit.ops[superpage_start..]);
+                superpage_start = flash.emit.ops.len();
+            }
+        }
+        reads_first(&mut flash.emit.ops[superpage_start..]);
+        let table = &self.table;
+        flash.erase(victim, tag, |lpa| table.ppa_of(lpa));
+        if flash.pads() {
+            self.drop_closed_frontiers(flash);
+        }
+        Ok(())
+    }
+}
+
 /// Reorders the ops of w GC moves (each a read then a program) so that the reads come first,
 /// then the programs, then anything else (stable within each kind): the programs, at one page
 /// offset on the planes of the GC superblock, follow one another and merge into one multiplane
