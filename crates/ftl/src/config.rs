@@ -154,6 +154,10 @@ fn is_one(n: &u16) -> bool {
     *n == 1
 }
 
+fn is_one_u32(n: &u32) -> bool {
+    *n == 1
+}
+
 fn is_false(b: &bool) -> bool {
     !*b
 }
@@ -237,6 +241,15 @@ pub struct FtlConfig {
     /// stage runs (a change of kind drains the die first; the chip model's rule).
     #[serde(skip_serializing_if = "is_false")]
     pub cache_mode: bool,
+    /// Superpage width in planes (page mapping; 1: off). With more than 1, the planes of each
+    /// die form groups of this many (planes 0..w, w..2w, …) whose host and GC write frontiers
+    /// are superblocks: one block per plane, opened together (after GC on every plane of the
+    /// group) and filled in lockstep, page offset k on each plane before k + 1, so consecutive
+    /// pages form multiplane programs. GC moves fill the group's GC superblock the same way
+    /// (a move may cross planes within the die, so no copyback: `copyback` must be off).
+    /// Needs `multiplane`; must divide the planes per die.
+    #[serde(skip_serializing_if = "is_one_u32")]
+    pub superpage_planes: u32,
     /// Placement ids (NVMe FDP reclaim-unit handles) host writes may carry: the page mapping
     /// keeps separate write frontiers, so separate blocks, per id (1: off).
     #[serde(skip_serializing_if = "is_one")]
@@ -289,6 +302,7 @@ impl Default for FtlConfig {
             paired_page_padding: false,
             map_checkpoint_interval_pages: 0,
             cache_mode: false,
+            superpage_planes: 1,
             controller: ControllerCosts::default(),
         }
     }
@@ -487,6 +501,7 @@ impl SsdConfig {
         }
         parse_allocation_order(&f.allocation_order)?;
         let g = &nand.geometry;
+        self.validate_superpage(g)?;
         if g.total_pages() >= u64::from(u32::MAX) {
             return Err(config_error(
                 "device",
@@ -559,6 +574,38 @@ impl SsdConfig {
 }
 
 impl SsdConfig {
+    /// `ftl.superpage_planes`: divides the planes per die; above 1 it needs the page mapping,
+    /// multiplane merging, the per-plane GC reserve and no copyback.
+    fn validate_superpage(&self, g: &nandlab_nand::Geometry) -> FtlResult<()> {
+        let f = &self.ftl;
+        let w = f.superpage_planes;
+        let key = "ftl.superpage_planes";
+        if w == 0 || w > g.planes_per_die || !g.planes_per_die.is_multiple_of(w) {
+            return Err(config_error(
+                key,
+                format!(
+                    "{w} planes: must be at least 1 and divide the {} planes per die",
+                    g.planes_per_die
+                ),
+            ));
+        }
+        if w == 1 {
+            return Ok(());
+        }
+        let why = if f.mapping != MappingKind::Page {
+            format!("needs the page mapping (not {:?})", f.mapping)
+        } else if !f.multiplane {
+            "needs `multiplane` (the superblock's pages are written to form multiplane ops)".into()
+        } else if f.gc_device_reserve_blocks > 0 {
+            "does not work with `gc_device_reserve_blocks` (that keeps one GC block for the device, not a superblock)".into()
+        } else if f.copyback {
+            "needs `copyback` off (GC moves fill the group's GC superblock across planes; a copyback stays in its plane)".into()
+        } else {
+            return Ok(());
+        };
+        Err(config_error(key, format!("{w} planes {why}")))
+    }
+
     /// The device-wide GC reserve's conditions: device-scope GC on the page mapping with one
     /// placement id, and enough spare blocks for the reserve, the threshold, a host write
     /// frontier per plane and the one GC frontier.

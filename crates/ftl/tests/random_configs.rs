@@ -144,6 +144,7 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
             any::<bool>(),
             any::<bool>(),
             mostly(vec![0u32, 0, 0, 1, 2], vec![65]),
+            mostly(vec![1u32, 1, 2], vec![0, 3]),
         ),
     )
         .prop_map(
@@ -159,6 +160,7 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                     cache_mode,
                     padding,
                     device_reserve,
+                    superpage_planes,
                 ),
             )| FtlConfig {
                 mapping,
@@ -187,6 +189,7 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                 cache_mode,
                 paired_page_padding: padding,
                 map_checkpoint_interval_pages: 0,
+                superpage_planes,
             },
         )
 }

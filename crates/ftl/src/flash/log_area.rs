@@ -22,8 +22,8 @@
 //! rewritten by the page mapping (whose GC erases the old copies) and the log ring adds its
 //! own erases, one per block of reclaimed sectors.
 
-use super::Flash;
 use super::emit::Tag;
+use super::{Flash, PageData};
 use crate::address::{BlockId, Lpa, Ppa};
 use crate::error::{FtlError, FtlResult};
 use crate::frontend::{FlashLogArea, LogAreaOp};
@@ -250,7 +250,8 @@ impl Flash {
         if area.head_sectors == 0 {
             // the page's first program: it holds no LPA (a log page), like a padded page
             let sequence = self.next_sequence();
-            self.payload.write(ppa, None, None, sequence);
+            self.payload
+                .write(ppa, PageData::Zeros, None, None, sequence);
             self.oob
                 .program(ppa, Lpa::NONE, sequence, !self.emit.enabled);
             self.blocks.next_page[block.index()] = area.head_page + 1;

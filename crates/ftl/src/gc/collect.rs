@@ -102,8 +102,12 @@ impl PageFtl {
         Ok(true)
     }
 
-    /// Moves every valid page of `victim` into its plane's GC frontier and erases it.
+    /// Moves every valid page of `victim` into its plane's GC frontier (with superblocks: its
+    /// group's GC superblock, `mapping/superblock.rs`) and erases it.
     pub(crate) fn relocate_block(&mut self, flash: &mut Flash, victim: BlockId) -> FtlResult<()> {
+        if self.superpage > 1 {
+            return self.relocate_into_superblock(flash, victim);
+        }
         let plane = flash.blocks.plane_of_block(victim);
         let id = flash.placement.of_block(victim);
         let tag = flash.open_job();

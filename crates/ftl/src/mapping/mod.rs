@@ -7,6 +7,7 @@
 pub(crate) mod block;
 pub(crate) mod hybrid;
 pub(crate) mod page;
+pub(crate) mod superblock;
 pub(crate) mod table;
 pub mod txn;
 

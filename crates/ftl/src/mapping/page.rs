@@ -27,6 +27,8 @@ pub(crate) struct PageConfig {
     /// Free blocks kept device-wide for GC moves (`ftl.gc_device_reserve_blocks`; 0: one per
     /// plane).
     pub device_reserve_blocks: u32,
+    /// Superpage width in planes (`ftl.superpage_planes`; 1: per-plane frontiers).
+    pub superpage_planes: u32,
 }
 
 /// The page-mapping FTL state. Its GC mechanism is in `gc/collect.rs`, its static
@@ -55,6 +57,12 @@ pub(crate) struct PageFtl {
     pub(crate) tx: Option<Box<super::txn::TxMap>>,
     /// Free blocks kept device-wide for GC moves (0: one per plane instead).
     pub(crate) device_reserve: u32,
+    /// Superpage width in planes (1: off; `mapping/superblock.rs`).
+    pub(crate) superpage: u32,
+    /// Per placement id and superpage group, the member of the host superblock written next.
+    pub(crate) host_next: Vec<u32>,
+    /// Per placement id and superpage group, the member of the GC superblock written next.
+    pub(crate) gc_next: Vec<u32>,
 }
 
 /// The next page of an open write frontier; a frontier that fills up is dropped (set to
@@ -86,6 +94,10 @@ impl PageFtl {
     ) -> Self {
         let planes = stripe.len();
         let frontiers = planes * usize::from(placement_ids);
+        let w = config.superpage_planes.max(1);
+        debug_assert_eq!(planes % w as usize, 0, "superpage groups tile the planes");
+        let stripe = super::superblock::group_stripe(&stripe, w);
+        let groups = frontiers / w as usize;
         PageFtl {
             table: PageTable::new(logical_pages, physical_pages),
             host_frontier: vec![None; frontiers],
@@ -100,12 +112,15 @@ impl PageFtl {
             device_gc: config.device_gc,
             tx: None,
             device_reserve: config.device_reserve_blocks,
+            superpage: w,
+            host_next: if w > 1 { vec![0; groups] } else { Vec::new() },
+            gc_next: if w > 1 { vec![0; groups] } else { Vec::new() },
         }
     }
 
     /// Index of the write frontiers of placement id `id` on `plane`.
     #[inline]
-    fn frontier_index(&self, plane: PlaneId, id: u16) -> usize {
+    pub(crate) fn frontier_index(&self, plane: PlaneId, id: u16) -> usize {
         usize::from(id) * self.stripe.len() + plane.index()
     }
 
@@ -124,6 +139,9 @@ impl PageFtl {
         plane: PlaneId,
         id: u16,
     ) -> FtlResult<Option<Ppa>> {
+        if self.superpage > 1 {
+            return self.alloc_host_super(flash, plane, id);
+        }
         let at = self.frontier_index(plane, id);
         let frontier = &mut self.host_frontier[at];
         if let Some(block) = *frontier {
@@ -163,6 +181,8 @@ impl PageFtl {
         if self.device_reserve > 0 {
             return self.alloc_gc_device(flash, plane);
         }
+        // (superblocks: `relocate` calls `alloc_gc_super` instead)
+        debug_assert_eq!(self.superpage, 1);
         let at = self.frontier_index(plane, id);
         let frontier = &mut self.gc_frontier[at];
         let block = match *frontier {

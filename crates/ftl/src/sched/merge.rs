@@ -88,6 +88,19 @@ impl Merge {
         self.members >= self.max_members
     }
 
+    /// Whether no later op of a die with `planes` planes can join any more: the merge is full,
+    /// or (keeping each plane's order) every plane of the die is taken or has an earlier op
+    /// passed over. A caller may stop offering ops then (the verdicts would all be `Pass`).
+    #[inline]
+    pub fn settled(&self, planes: u32) -> bool {
+        let all = if planes >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << planes) - 1
+        };
+        self.full() || (self.passing == Passing::KeepPlaneOrder && self.planes_blocked & all == all)
+    }
+
     /// Whether `op` may share one multiplane op with the first op under the plane addressing rule.
     #[inline]
     pub fn plane_rule(&self, op: &PlaneSlot) -> bool {
@@ -196,6 +209,23 @@ mod tests {
         // plane 1 and 2 are blocked by the ops passed over
         assert_eq!(m.offer(&slot(OpKind::Program, 1, 5), true), Offer::Pass);
         assert_eq!(m.offer(&slot(OpKind::Program, 2, 5), true), Offer::Pass);
+    }
+
+    #[test]
+    fn a_merge_is_settled_once_every_plane_is_taken_or_blocked() {
+        let mut m = Merge::new(slot(OpKind::Program, 0, 5), 4, Passing::KeepPlaneOrder);
+        assert!(!m.settled(4));
+        assert_eq!(m.offer(&slot(OpKind::Program, 1, 6), true), Offer::Pass);
+        assert_eq!(m.offer(&slot(OpKind::Program, 2, 5), true), Offer::Join);
+        assert!(!m.settled(4));
+        assert_eq!(m.offer(&slot(OpKind::Read, 3, 5), true), Offer::Pass);
+        assert!(m.settled(4));
+        // a 2-plane die: settled as soon as plane 1 is blocked
+        let mut m = Merge::new(slot(OpKind::Read, 0, 5), 4, Passing::KeepPlaneOrder);
+        assert_eq!(m.offer(&slot(OpKind::Erase, 1, 0), true), Offer::Pass);
+        assert!(m.settled(2));
+        let m = Merge::new(slot(OpKind::Read, 0, 5), 4, Passing::KeepWriteOrder);
+        assert!(!m.settled(1) || m.full());
     }
 
     #[test]

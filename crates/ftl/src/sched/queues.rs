@@ -177,14 +177,20 @@ impl OpQueues {
             return self.host[d].pop_front();
         }
         let op = self.gc[d].pop_front()?;
-        if let Some(block) = self.written_block(&op) {
+        self.uncount_gc(&op);
+        Some(op)
+    }
+
+    /// A GC op leaves its queue: no longer pending on the block it writes (nor, an erase, on
+    /// its plane).
+    fn uncount_gc(&mut self, op: &PendingOp) {
+        if let Some(block) = self.written_block(op) {
             self.gc_pending_by_block[block.index()] -= 1;
             if op.kind == OpKind::Erase {
                 let plane = self.plane_of(block).index();
                 self.erases_pending_by_plane[plane] -= 1;
             }
         }
-        Some(op)
     }
 
     /// Whether host op `op` touches a block that queued GC ops still program or erase.
@@ -255,5 +261,35 @@ impl OpQueues {
     /// Whether queued GC ops still program or erase the block of `ppa` (interleaved GC).
     pub fn gc_pending(&self, ppa: Ppa) -> bool {
         self.interleaved() && self.gc_pending_by_block[self.block(ppa).index()] > 0
+    }
+
+    /// The `index`-th op of `die`'s host queue (under blocking GC: of its only queue), for
+    /// merging queued ops into a multiplane op.
+    #[inline]
+    pub fn host_op(&self, die: DieId, index: usize) -> Option<PendingOp> {
+        self.host[die.index()].get(index).copied()
+    }
+
+    /// The `index`-th op of `die`'s GC queue (interleaved GC).
+    #[inline]
+    pub fn gc_op(&self, die: DieId, index: usize) -> Option<PendingOp> {
+        self.gc[die.index()].get(index).copied()
+    }
+
+    /// Takes the `index`-th op out of `die`'s GC queue (it joined a multiplane op).
+    pub fn take_gc_op(&mut self, die: DieId, index: usize) -> PendingOp {
+        let op = self.gc[die.index()]
+            .remove(index)
+            .expect("a queued op's index");
+        self.uncount_gc(&op);
+        op
+    }
+
+    /// Takes the `index`-th op out of `die`'s host queue (it joined a multiplane op).
+    #[inline]
+    pub fn take_host_op(&mut self, die: DieId, index: usize) -> PendingOp {
+        self.host[die.index()]
+            .remove(index)
+            .expect("a queued op's index")
     }
 }

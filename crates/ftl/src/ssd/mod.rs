@@ -16,6 +16,8 @@ mod precondition;
 mod release_tests;
 mod report;
 #[cfg(test)]
+mod superblock_tests;
+#[cfg(test)]
 mod test_device;
 mod txn;
 mod world;
@@ -103,6 +105,8 @@ pub struct Ssd {
     fua_slots_set: u32,
     /// Scratch of `submit_pending`: which decided ops joined a multiplane op, and its members.
     merge_taken: Vec<bool>,
+    /// Ops in flight per die in the chip model (`world::ssd_die_slots`).
+    die_slots: crate::sched::merge::DieSlots,
     merge_group: Vec<PendingOp>,
     /// The reusable multi-target op (multiplane submissions).
     multi_template: FlashOp,
@@ -110,6 +114,10 @@ pub struct Ssd {
     /// and the count when the measurement started.
     /// Multiplane ops the scheduler formed, by kind.
     multiplane_ops: [u64; OpKind::COUNT],
+    /// Page (or block) ops carried by the multiplane ops submitted.
+    multiplane_plane_ops: u64,
+    /// Multiplane ops formed from ops already queued on a die (`merge_queued`).
+    queued_merges: u64,
     chip_ops_start: ChipOpModes,
     codec: AddressCodec,
     /// The controller's resources (`None`: no controller costs, the pure-chip path).
@@ -187,6 +195,7 @@ impl Ssd {
                     hint_all_planes: f.hint_all_planes,
                     device_gc: f.gc_scope == GcScope::Device,
                     device_reserve_blocks: f.gc_device_reserve_blocks,
+                    superpage_planes: f.superpage_planes,
                 };
                 let picker = VictimPicker::new(f.gc_policy, seed);
                 Mapper::Page(PageFtl::new(
@@ -281,9 +290,12 @@ impl Ssd {
             fua_slots: Vec::new(),
             fua_slots_set: 0,
             merge_taken: Vec::new(),
+            die_slots: world::ssd_die_slots(f.multiplane, f.cache_mode),
             merge_group: Vec::new(),
             multi_template: FlashOp::read(PageAddress::default()),
             multiplane_ops: [0; OpKind::COUNT],
+            multiplane_plane_ops: 0,
+            queued_merges: 0,
             chip_ops_start: ChipOpModes::default(),
             queues: OpQueues::new(
                 f.gc_scheduling,

@@ -36,6 +36,12 @@ impl Ssd {
             multiplane,
             copyback,
             cache,
+            multiplane_reads: merged(OpKind::Read),
+            multiplane_programs: merged(OpKind::Program),
+            multiplane_erases: merged(OpKind::Erase),
+            multiplane_copybacks: merged(OpKind::Copyback),
+            multiplane_plane_ops: self.multiplane_plane_ops,
+            multiplane_from_queue: self.queued_merges,
         }
     }
 }
@@ -118,12 +124,7 @@ impl Ssd {
             erase_counts: erase_summary(&blocks.erase_count),
             chip_ops: {
                 let (now, start) = (self.chip_ops_now(), &self.chip_ops_start);
-                ChipOpModes {
-                    legacy: now.legacy - start.legacy,
-                    multiplane: now.multiplane - start.multiplane,
-                    copyback: now.copyback - start.copyback,
-                    cache: now.cache - start.cache,
-                }
+                now.since(start)
             },
             energy,
             valid_page_map: ValidPageMap {

@@ -546,7 +546,7 @@ impl Ssd {
     #[inline(always)]
     fn dispatch(&mut self, op: PendingOp) -> FtlResult<()> {
         let die = self.codec.die_of(op.source);
-        if self.queues.is_empty(die) && SSD_DIE_SLOTS.can_take(self.nand.die_ops_in_flight(die), 0)
+        if self.queues.is_empty(die) && self.die_slots.can_take(self.nand.die_ops_in_flight(die), 0)
         {
             self.submit_to_chip(die, op)
         } else {
@@ -590,8 +590,11 @@ impl Ssd {
         let mut merge = Merge::new(self.plane_slot(op), planes_per_die, Passing::KeepPlaneOrder);
         self.merge_group.clear();
         self.merge_group.push(op);
+        let superblocks = self.config.ftl.superpage_planes > 1;
+        let mut passed = false;
+        let planes = self.geometry.planes_per_die;
         for (j, &other) in ops.iter().enumerate().skip(first + 1) {
-            if merge.full() {
+            if merge.settled(planes) {
                 break;
             }
             if self.merge_taken[j] || self.codec.die_of(other.source) != die {
@@ -599,12 +602,21 @@ impl Ssd {
             }
             // GC ops kept in their own queues (interleaved GC) and host ops that depend on
             // queued GC work never join
-            let eligible = (gc_merges || !matches!(other.tag, Tag::Gc(_)))
-                && !self.queues.gc_pending(other.source)
-                && other.transfer_bytes == 0;
-            if merge.offer(&self.plane_slot(other), eligible) == Offer::Join {
-                self.merge_taken[j] = true;
-                self.merge_group.push(other);
+            // (a GC move's program waits for its read, which may be among the ops passed)
+            let held_move = superblocks && passed && moved_program(other);
+            let kept_gc = !gc_merges && matches!(other.tag, Tag::Gc(_));
+            // (a partial-page program, IPL's log sectors, never joins)
+            let eligible = !(held_move
+                || kept_gc
+                || self.queues.gc_pending(other.source)
+                || other.transfer_bytes != 0);
+            match merge.offer(&self.plane_slot(other), eligible) {
+                Offer::Join => {
+                    self.merge_taken[j] = true;
+                    self.merge_group.push(other);
+                }
+                Offer::Pass => passed = true,
+                Offer::Stop => break,
             }
         }
         if self.merge_group.len() == 1 {
@@ -641,14 +653,19 @@ impl Ssd {
         }
     }
 
-    /// Submits queued ops of `die` while it has fewer than [`CHIP_OPS_PER_DIE`] in flight.
+    /// Submits queued ops of `die` while it has room (see [`ssd_die_slots`]).
     #[inline(always)]
     pub(super) fn pump(&mut self, die: DieId) -> FtlResult<()> {
-        while SSD_DIE_SLOTS.can_take(self.nand.die_ops_in_flight(die), 0) {
+        while self.die_slots.can_take(self.nand.die_ops_in_flight(die), 0) {
             let blocks = &self.flash.blocks;
             let Some(op) = self.queues.pop(die, |plane| blocks.free_count(plane)) else {
                 break;
             };
+            if self.config.ftl.multiplane && matches!(op.kind, OpKind::Read | OpKind::Program) {
+                let op = self.merge_queued(die, op);
+                self.submit_to_chip(die, op)?;
+                continue;
+            }
             if !self.gates.is_empty() && op.kind == OpKind::Erase && self.gate_holds(die, op) {
                 // (interleaved GC: host ops that need no GC work go on meanwhile)
                 match self.queues.pop_host_independent(die) {
@@ -662,6 +679,77 @@ impl Ssd {
             self.submit_to_chip(die, op)?;
         }
         Ok(())
+    }
+
+    /// Multiplane merging of queued ops (`ftl.multiplane`): read or program `op`, just taken
+    /// from `die`'s queue, joined by later queued ops of the die that the plane rule lets
+    /// share one op, each the first queued op of its plane (no plane's order changes), looking
+    /// at most [`QUEUED_MERGE_WINDOW`] ops ahead. Ops decided in different batches (one-page
+    /// host writes, the moves of a GC superblock) merge here when they wait for a busy die.
+    /// Returns the op to submit: `op` alone, or the merged op.
+    #[inline(never)]
+    fn merge_queued(&mut self, die: DieId, op: PendingOp) -> PendingOp {
+        // a partial-page program (IPL's log sectors) never merges
+        if matches!(op.tag, Tag::Multi(_)) || op.transfer_bytes != 0 {
+            return op;
+        }
+        let interleaved = self.queues.interleaved();
+        // interleaved GC: a GC op came from the die's GC queue and merges with GC ops there
+        let from_gc = interleaved && matches!(op.tag, Tag::Gc(_));
+        let superblocks = self.config.ftl.superpage_planes > 1;
+        let planes_per_die = self.geometry.planes_per_die as usize;
+        let mut merge = Merge::new(self.plane_slot(op), planes_per_die, Passing::KeepPlaneOrder);
+        let mut members = std::mem::take(&mut self.merge_group);
+        members.clear();
+        members.push(op);
+        let mut passed = false;
+        let mut index = 0;
+        for _ in 0..QUEUED_MERGE_WINDOW {
+            if merge.settled(planes_per_die as u32) {
+                break;
+            }
+            let queued = if from_gc {
+                self.queues.gc_op(die, index)
+            } else {
+                self.queues.host_op(die, index)
+            };
+            let Some(other) = queued else {
+                break;
+            };
+            if matches!(other.tag, Tag::Multi(_)) {
+                // a merged op holds several planes: nothing passes it
+                break;
+            }
+            let eligible = (from_gc
+                || (!interleaved || !matches!(other.tag, Tag::Gc(_)))
+                    && !self.queues.gc_pending(other.source))
+                && !(superblocks && passed && moved_program(other))
+                && other.transfer_bytes == 0;
+            match merge.offer(&self.plane_slot(other), eligible) {
+                Offer::Join if from_gc => members.push(self.queues.take_gc_op(die, index)),
+                Offer::Join => members.push(self.queues.take_host_op(die, index)),
+                Offer::Pass => {
+                    passed = true;
+                    index += 1;
+                }
+                Offer::Stop => break,
+            }
+        }
+        let merged = if members.len() == 1 {
+            op
+        } else {
+            let id = self.merged.add(&members);
+            self.queued_merges += 1;
+            PendingOp {
+                kind: op.kind,
+                source: op.source,
+                target: Ppa::NONE,
+                tag: Tag::Multi(id),
+                transfer_bytes: 0,
+            }
+        };
+        self.merge_group = members;
+        merged
     }
 
     fn submit_to_chip(&mut self, die: DieId, op: PendingOp) -> FtlResult<()> {
@@ -697,6 +785,7 @@ impl Ssd {
     /// Submits merged group `id` as one multiplane op.
     fn submit_merged(&mut self, die: DieId, kind: OpKind, id: u32) -> FtlResult<()> {
         self.multiplane_ops[kind.index()] += 1;
+        self.multiplane_plane_ops += self.merged.get(id).len() as u64;
         let multi = &mut self.multi_template;
         multi.kind = kind;
         // merged reads and programs are multiplane cache ops when the scheduler uses cache mode
@@ -817,7 +906,9 @@ impl Ssd {
             .filter(|wait| !wait.done(oob))
             .collect();
         if waits.is_empty() {
-            if self.queues.is_empty(die) && self.nand.die_ops_in_flight(die) < CHIP_OPS_PER_DIE {
+            if self.queues.is_empty(die)
+                && self.die_slots.can_take(self.nand.die_ops_in_flight(die), 0)
+            {
                 return self.submit_to_chip(die, op);
             }
         } else {
@@ -884,13 +975,36 @@ impl Ssd {
     }
 }
 
+/// How far into a die's queue [`Ssd::merge_queued`] looks for ops to join a multiplane op
+/// (bounds its cost when GC has queued long runs of moves).
+const QUEUED_MERGE_WINDOW: usize = 32;
+
+/// Whether `op` is the program of a GC page move. Under superblocks a move's program may be on
+/// another plane than its read, so it joins a multiplane op only if no queued op was passed
+/// over (its read, emitted before it, may be among them).
+#[inline]
+fn moved_program(op: PendingOp) -> bool {
+    op.kind == OpKind::Program && matches!(op.tag, Tag::Gc(_))
+}
+
 /// Ops the controller keeps in flight per die in the chip model; the rest wait in the
 /// controller's per-die FIFO (order is kept either way). Two let one op's completion and the
 /// next op's start coincide without the chip model scanning long wait lists.
 pub(crate) const CHIP_OPS_PER_DIE: u32 = 2;
 
-/// The SSD's die slots: [`CHIP_OPS_PER_DIE`] ops per die, dies of a channel interleaved.
-const SSD_DIE_SLOTS: DieSlots = DieSlots {
-    ops_per_die: CHIP_OPS_PER_DIE,
-    interleave: true,
-};
+/// The SSD's die slots, dies of a channel interleaved: [`CHIP_OPS_PER_DIE`] ops per die, or
+/// one with multiplane merging and no cache mode. A second op in the chip model gains nothing
+/// then (the die runs one op at a time, and the next starts at the previous one's completion
+/// either way: same results), while an op held in the controller's queue can still be joined
+/// by a later op of another plane of its die (`merge_queued`). Cache mode needs the second op
+/// in the chip to overlap its data transfer with the previous op's cell stage.
+pub(super) fn ssd_die_slots(multiplane: bool, cache: bool) -> DieSlots {
+    DieSlots {
+        ops_per_die: if multiplane && !cache {
+            1
+        } else {
+            CHIP_OPS_PER_DIE
+        },
+        interleave: true,
+    }
+}

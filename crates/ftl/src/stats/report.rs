@@ -90,6 +90,44 @@ pub struct ChipOpModes {
     /// Single-plane cache-mode reads and programs (`ftl.cache_mode`; a multiplane cache op
     /// counts as multiplane).
     pub cache: u64,
+    /// The multiplane ops by kind (absent when 0; they sum to `multiplane`).
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub multiplane_reads: u64,
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub multiplane_programs: u64,
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub multiplane_erases: u64,
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub multiplane_copybacks: u64,
+    /// Page (or block) ops the multiplane ops carry, over all planes (absent when 0).
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub multiplane_plane_ops: u64,
+    /// Multiplane ops formed from ops already queued on a busy die (decided in different
+    /// batches), as opposed to ops decided together (absent when 0).
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub multiplane_from_queue: u64,
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
+}
+
+impl ChipOpModes {
+    /// Counts from `start` to `self` (both taken from one run's ever-growing counters).
+    pub fn since(&self, start: &ChipOpModes) -> ChipOpModes {
+        ChipOpModes {
+            legacy: self.legacy - start.legacy,
+            multiplane: self.multiplane - start.multiplane,
+            copyback: self.copyback - start.copyback,
+            cache: self.cache - start.cache,
+            multiplane_reads: self.multiplane_reads - start.multiplane_reads,
+            multiplane_programs: self.multiplane_programs - start.multiplane_programs,
+            multiplane_erases: self.multiplane_erases - start.multiplane_erases,
+            multiplane_copybacks: self.multiplane_copybacks - start.multiplane_copybacks,
+            multiplane_plane_ops: self.multiplane_plane_ops - start.multiplane_plane_ops,
+            multiplane_from_queue: self.multiplane_from_queue - start.multiplane_from_queue,
+        }
+    }
 }
 
 /// Everything one run measured.

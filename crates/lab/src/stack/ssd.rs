@@ -72,6 +72,12 @@ pub struct SchedulerSection {
     /// transfer with the previous op's cell stage).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<bool>,
+    /// Superpage width in planes (1: off): the planes of a die form groups of this many whose
+    /// host and GC write frontiers are superblocks filled in lockstep, so host writes and GC
+    /// moves form multiplane programs. Above 1 it turns `multiplane` on and `ssd.gc.copyback`
+    /// off (GC moves cross planes within the die); page mapping only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superpage_planes: Option<u32>,
 }
 
 /// `[ssd.mapping]`.
@@ -254,6 +260,9 @@ impl SsdSection {
             if let Some(name) = &s.policy {
                 apply_policy(name, s, &mapping, &mut f)?;
             }
+            if let Some(w) = s.superpage_planes {
+                apply_superpage(w, s, self.gc.as_ref(), &mut f)?;
+            }
         }
         Ok(f)
     }
@@ -338,6 +347,38 @@ fn apply_policy(
     Ok(())
 }
 
+/// `ssd.scheduler.superpage_planes`: above 1, multiplane merging on and GC copyback off
+/// (refused when the config asks for the opposite); the width itself is checked with the
+/// device (`ftl.superpage_planes`).
+fn apply_superpage(
+    w: u32,
+    s: &SchedulerSection,
+    gc: Option<&GcSection>,
+    f: &mut FtlConfig,
+) -> Result<(), KeyError> {
+    let key = "ssd.scheduler.superpage_planes";
+    if w > 1 {
+        if s.multiplane == Some(false) {
+            return Err((
+                key.into(),
+                format!("{w} planes form multiplane programs: drop `multiplane = false`"),
+            ));
+        }
+        if gc.and_then(|g| g.copyback) == Some(true) {
+            return Err((
+                key.into(),
+                format!(
+                    "{w} planes: GC moves fill a superblock across planes, which a copyback cannot (drop `ssd.gc.copyback = true`)"
+                ),
+            ));
+        }
+        f.multiplane = true;
+        f.copyback = false;
+    }
+    f.superpage_planes = w;
+    Ok(())
+}
+
 fn set<T>(slot: &mut T, value: Option<T>) {
     if let Some(v) = value {
         *slot = v;
@@ -382,6 +423,7 @@ pub const FTL_KEYS: &[(&str, &str)] = &[
         "ssd.gc.idle_threshold_blocks",
     ),
     ("ftl.copyback", "ssd.gc.copyback"),
+    ("ftl.superpage_planes", "ssd.scheduler.superpage_planes"),
     ("ftl.gc_scheduling", "ssd.gc.scheduling"),
     ("ftl.gc_urgent_free_blocks", "ssd.gc.urgent_free_blocks"),
     ("ftl.placement_ids", "ssd.mapping.placement_ids"),
@@ -481,6 +523,14 @@ mod tests {
                 "[scheduler]\npolicy = \"plane-first\"\nmultiplane = false\n",
                 "ssd.scheduler.policy",
             ),
+            (
+                "[scheduler]\nsuperpage_planes = 2\nmultiplane = false\n",
+                "ssd.scheduler.superpage_planes",
+            ),
+            (
+                "[scheduler]\nsuperpage_planes = 2\n[gc]\ncopyback = true\n",
+                "ssd.scheduler.superpage_planes",
+            ),
         ];
         for (text, key) in cases {
             let (got, message) = section(text).to_ftl().unwrap_err();
@@ -506,6 +556,24 @@ mod tests {
         assert!(
             !message.contains('\n') && message.contains("elevator"),
             "{message}"
+        );
+    }
+
+    #[test]
+    fn superpages_turn_multiplane_on_and_copyback_off() {
+        let f = section("[scheduler]\nsuperpage_planes = 2\n")
+            .to_ftl()
+            .unwrap();
+        assert_eq!(f.superpage_planes, 2);
+        assert!(f.multiplane && !f.copyback);
+        // 1: nothing changes
+        let f = section("[scheduler]\nsuperpage_planes = 1\n")
+            .to_ftl()
+            .unwrap();
+        assert_eq!(f, FtlConfig::default());
+        assert_eq!(
+            stack_key("ftl.superpage_planes"),
+            "ssd.scheduler.superpage_planes"
         );
     }
 
