@@ -70,7 +70,7 @@ pub use frontend::{FrontEnd, Outgoing, PageWrite, PageWrites, StagePort};
 pub use host::{HostOp, HostRequest};
 pub use memory::MemoryEstimate;
 pub use ssd::{
-    COMMIT_RECORD_MAGIC, Executed, PRECONDITION_PROGRESS_WRITES, Precondition, Ssd, TxStats,
-    WriteState, WriteStateCounts, logical_pages, simulate,
+    COMMIT_RECORD_MAGIC, Executed, PRECONDITION_PROGRESS_WRITES, Precondition, SimCounters, SimOp,
+    SimRequest, Ssd, TxStats, WriteState, WriteStateCounts, logical_pages, simulate,
 };
 pub use stats::{ChipOpModes, FtlCounters, SsdReport};

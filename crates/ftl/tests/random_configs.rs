@@ -187,6 +187,7 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                 cache_mode,
                 paired_page_padding: padding,
                 map_checkpoint_interval_pages: 0,
+                sim_pages: 0,
             },
         )
 }
