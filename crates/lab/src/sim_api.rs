@@ -332,8 +332,7 @@ pub fn sim_index_json(spec_json: &str) -> LabResult<String> {
     let row_id_bits = spec
         .row_id_bits
         .unwrap_or_else(|| (64 - rows.saturating_sub(1).leading_zeros()).max(1));
-    let layout =
-        RowLayout::new(&names, row_id_bits).map_err(|e| search_error("attributes", e))?;
+    let layout = RowLayout::new(&names, row_id_bits).map_err(|e| search_error("attributes", e))?;
     let mut packed = Vec::with_capacity(spec.rows.len());
     for (i, values) in spec.rows.iter().enumerate() {
         if values.len() != names.len() {
@@ -351,7 +350,9 @@ pub fn sim_index_json(spec_json: &str) -> LabResult<String> {
     let config = chip(&spec.preset, spec.bit_errors)?;
     let mut sim = NandSim::new(config, spec.seed).map_err(|e| usage("preset", e))?;
     let g = sim.geometry().clone();
-    let pages = packed.len().div_ceil(nandlab_search::index::secondary::ROWS_PER_PAGE);
+    let pages = packed
+        .len()
+        .div_ceil(nandlab_search::index::secondary::ROWS_PER_PAGE);
     let blocks_needed = pages.div_ceil(g.pages_per_block as usize).max(1);
     let blocks: Vec<PageAddress> = (0..g.total_blocks())
         .take(blocks_needed)
@@ -361,7 +362,11 @@ pub fn sim_index_json(spec_json: &str) -> LabResult<String> {
     if blocks.len() < blocks_needed {
         return Err(usage(
             "rows",
-            format!("{} rows need {blocks_needed} blocks; the chip has {}", rows, blocks.len()),
+            format!(
+                "{} rows need {blocks_needed} blocks; the chip has {}",
+                rows,
+                blocks.len()
+            ),
         ));
     }
     let store_config = StoreConfig {
@@ -377,11 +382,7 @@ pub fn sim_index_json(spec_json: &str) -> LabResult<String> {
     let mut results = Vec::with_capacity(spec.queries.len());
     for (q, query) in spec.queries.iter().enumerate() {
         let key = format!("queries[{q}]");
-        let equal: Vec<(&str, u64)> = query
-            .equal
-            .iter()
-            .map(|(n, v)| (n.as_str(), *v))
-            .collect();
+        let equal: Vec<(&str, u64)> = query.equal.iter().map(|(n, v)| (n.as_str(), *v)).collect();
         let predicate = Predicate {
             equal: &equal,
             range: query.range.as_ref().map(|r| FieldRange {

@@ -159,17 +159,12 @@ impl NandSim {
         self.check_bytes(self.search_state()?.active(&address), &address)?;
         self.submit(now, &FlashOp::search(address, count).with_tag(tag))?;
         let search = self.search.as_ref().expect("accepted");
+        // the latch's bytes de-randomized once at program time (with the sense's bit errors):
+        // the same bitmaps as `format::match_randomized_page` of the raw latch (test
+        // `randomized_matching_equals_plain_matching_with_bit_errors`)
         let page = search.active(&address);
-        let bytes = page.and_then(|p| p.bytes.as_deref()).expect("checked");
-        if search.config.randomized_chunks {
-            let ppa = self.geometry.ppa(&address).0;
-            Ok(keys
-                .iter()
-                .map(|k| format::match_randomized_page(bytes, *k, ppa))
-                .collect())
-        } else {
-            Ok(keys.iter().map(|k| format::match_page(bytes, *k)).collect())
-        }
+        let bytes = page.and_then(|p| p.match_bytes()).expect("checked");
+        Ok(keys.iter().map(|k| format::match_page(bytes, *k)).collect())
     }
 
     /// Gather: the chunks of `chunks` of `address`, in chunk order, each followed by its

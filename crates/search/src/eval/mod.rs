@@ -310,6 +310,8 @@ struct Run<'a> {
     sim_read_share: f64,
     /// Draws which SiM-mode reads are full-page reads.
     full_read_rng: SimRng,
+    /// The chip model's completions of a query (reused).
+    done: Vec<nandlab_nand::Completion>,
 }
 
 impl Run<'_> {
@@ -440,6 +442,7 @@ pub fn run_eval(chip: &NandConfig, config: &EvalConfig) -> SearchResult<EvalResu
         tally: Tally::default(),
         sim_read_share: config.sim_read_share,
         full_read_rng: SimRng::stream(config.seed, "eval.full-page-reads"),
+        done: Vec::with_capacity(16),
     };
     let warmup = (config.queries as f64 * config.warmup_share) as u64;
     let mut read_latencies = Vec::new();
@@ -465,7 +468,8 @@ pub fn run_eval(chip: &NandConfig, config: &EvalConfig) -> SearchResult<EvalResu
             }
             other => unreachable!("a read/update mix produced {other:?}"),
         };
-        settle(run.sim);
+        run.done.clear();
+        run.sim.run_until_idle(&mut run.done);
         let host_ns = (run.tally.host_bytes - host_before) as f64 / HOST_BUS_BYTES_PER_NS;
         let latency_ns = (run.sim.now() - start).as_ns_f64() + host_ns;
         if q >= warmup {
