@@ -161,6 +161,46 @@ impl SearchState {
             .map(|p| &*p.raw)
     }
 
+    /// Prefetch hint: the table entry of `address`'s stored page will be read soon.
+    #[inline]
+    pub fn prefetch_entry(&self, address: &PageAddress) {
+        nandlab_core::prefetch::prefetch(&self.pages, self.geometry.ppa(address).index());
+    }
+
+    /// Prefetch hint: `address` will be sensed soon (a page-open or gather); `chunk`, the one
+    /// chunk a gather will send. Reads the table entry (see [`SearchState::prefetch_entry`]).
+    #[inline]
+    pub fn prefetch_bytes(&self, address: &PageAddress, chunk: Option<u32>) {
+        use nandlab_core::prefetch::prefetch;
+        let Some(stored) = &self.pages[self.geometry.ppa(address).index()] else {
+            return;
+        };
+        let line = 64;
+        match chunk {
+            // the verification window, and the first lines of the page matched
+            None => {
+                let window = self.config.page_open_transfer_bytes as usize;
+                for at in (0..window.min(stored.raw.len())).step_by(line) {
+                    prefetch(&stored.raw, at);
+                }
+                if let Some(plain) = &stored.plain {
+                    prefetch(plain, 0);
+                    prefetch(plain, line);
+                }
+            }
+            // the chunk and its ECC bytes in the spare area
+            Some(chunk) => {
+                let chunk = chunk as usize;
+                prefetch(&stored.raw, chunk * line);
+                let ecc = self.config.chunk_ecc_bytes as usize;
+                prefetch(
+                    &stored.raw,
+                    self.geometry.page_size_bytes as usize + chunk * ecc,
+                );
+            }
+        }
+    }
+
     fn block_in_latch(&self, block: &PageAddress) -> Option<PageAddress> {
         let l = self.latches(block);
         [l.active.as_ref(), l.cached.as_ref()]

@@ -48,6 +48,27 @@ impl NandSim {
         search.set_mode(block, mode, &self.blocks)
     }
 
+    /// Prefetch hint (speed only): the stored page of `address` will be looked up soon.
+    #[inline]
+    pub fn prefetch_stored_entry(&self, address: &PageAddress) {
+        if let Some(s) = &self.search
+            && self.geometry.check(address).is_ok()
+        {
+            s.prefetch_entry(address);
+        }
+    }
+
+    /// Prefetch hint (speed only): `address` will be opened (`chunk` `None`) or one chunk of it
+    /// gathered soon; best after [`NandSim::prefetch_stored_entry`] had time to land.
+    #[inline]
+    pub fn prefetch_stored_bytes(&self, address: &PageAddress, chunk: Option<u32>) {
+        if let Some(s) = &self.search
+            && self.geometry.check(address).is_ok()
+        {
+            s.prefetch_bytes(address, chunk);
+        }
+    }
+
     /// Bits flipped by SiM senses so far (the raw bit errors the latches saw).
     pub fn search_bit_errors(&self) -> u64 {
         self.search.as_ref().map_or(0, |s| s.bit_errors_injected)
