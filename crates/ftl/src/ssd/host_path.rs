@@ -328,8 +328,12 @@ impl Ssd {
     fn write_page(&mut self, lpa: Lpa, bytes: Option<&[u8]>, tag: Tag) -> FtlResult<()> {
         self.flash.counters.host_pages_written += 1;
         let sequence = self.flash.next_sequence();
+        debug_assert!(matches!(tag, Tag::Host(_)), "write_page writes host pages");
         let placement = match tag {
-            _ if self.sim.is_some() => self.sim_placement(lpa, tag),
+            // (a SiM region is a placement id of its own: placement is active with one)
+            Tag::Host(_) if self.flash.placement.active() && self.sim.is_some() => {
+                self.sim_placement(lpa, tag)
+            }
             Tag::Host(slot) if self.flash.placement.active() => {
                 let id = self.requests.slots[slot as usize].placement_id;
                 self.flash.placement.host_pages[id as usize] += 1;
