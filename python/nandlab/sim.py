@@ -25,7 +25,7 @@ from typing import Any
 
 from nandlab import _nandlab
 
-__all__ = ["Selection", "SecondaryIndex", "batched", "evaluate", "table1"]
+__all__ = ["SecondaryIndex", "Selection", "batched", "evaluate", "table1"]
 
 
 def _distribution(
@@ -187,7 +187,7 @@ class SecondaryIndex:
         self,
         *,
         equal: Mapping[str, int] | None = None,
-        range: tuple[str, int, int] | None = None,  # noqa: A002 (the query's word)
+        range: tuple[str, int, int] | None = None,
         method: str | int = "approximate",
     ) -> Selection:
         """One query (see :meth:`select_many`)."""
