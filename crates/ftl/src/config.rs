@@ -269,6 +269,13 @@ pub struct FtlConfig {
     /// the mount scans everything). Page mapping only.
     #[serde(skip_serializing_if = "is_zero_u32")]
     pub map_checkpoint_interval_pages: u32,
+    /// Search-in-Memory region (paper 004 §VI-A1, docs/sim.md): the last this many logical
+    /// pages take the SiM vendor commands (search `81h`, gather `82h`, [`crate::Ssd::execute_sim`])
+    /// and live in match-mode (SLC) blocks of their own pool (an extra placement id), which
+    /// GC keeps them in. Needs a device with a `[search]` section, the page mapping, per-plane
+    /// GC and no multiplane merging. 0 (default): no SiM region.
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub sim_pages: u32,
     /// The controller's own time and energy costs (all zero: none).
     #[serde(skip_serializing_if = "ControllerCosts::is_zero")]
     pub controller: ControllerCosts,
@@ -301,6 +308,7 @@ impl Default for FtlConfig {
             multiplane: false,
             paired_page_padding: false,
             map_checkpoint_interval_pages: 0,
+            sim_pages: 0,
             cache_mode: false,
             superpage_planes: 1,
             controller: ControllerCosts::default(),
@@ -437,14 +445,21 @@ impl SsdConfig {
                 format!("{} ids (use 1 to 256)", f.placement_ids),
             ));
         }
-        if f.placement_ids > 1 && f.gc_threshold_blocks <= u32::from(f.placement_ids) {
+        self.validate_sim(&nand)?;
+        let ids = f.pool_ids();
+        if ids > 1 && f.gc_threshold_blocks <= u32::from(ids) {
             return Err(config_error(
                 "ftl.gc_threshold_blocks",
                 format!(
-                    "{} free blocks per plane cannot hold a GC block for each of {} placement ids (use at least {})",
+                    "{} free blocks per plane cannot hold a GC block for each of {} placement ids{} (use at least {})",
                     f.gc_threshold_blocks,
-                    f.placement_ids,
-                    f.placement_ids + 1
+                    ids,
+                    if f.sim_pages > 0 {
+                        " (one is the SiM pool)"
+                    } else {
+                        ""
+                    },
+                    ids + 1
                 ),
             ));
         }
@@ -513,10 +528,11 @@ impl SsdConfig {
         if f.gc_device_reserve_blocks > 0 {
             self.validate_device_reserve(g, logical)?;
         } else {
-            // the GC threshold, plus an open host and GC frontier block per placement id
+            // the GC threshold, plus an open host and GC frontier block per placement id (and
+            // the SiM pool's)
             let reserved = f
                 .gc_threshold_blocks
-                .saturating_add(2 * u32::from(f.placement_ids.max(1)));
+                .saturating_add(2 * u32::from(f.pool_ids().max(1)));
             if blocks <= reserved {
                 return Err(config_error(
                     "ftl.gc_threshold_blocks",
@@ -573,6 +589,14 @@ impl SsdConfig {
     }
 }
 
+impl FtlConfig {
+    /// Placement ids the mapping keeps: the host's, plus the SiM pool's when a SiM region is
+    /// configured (the last id).
+    pub fn pool_ids(&self) -> u16 {
+        self.placement_ids + u16::from(self.sim_pages > 0)
+    }
+}
+
 impl SsdConfig {
     /// `ftl.superpage_planes`: divides the planes per die; above 1 it needs the page mapping,
     /// multiplane merging, the per-plane GC reserve and no copyback.
@@ -604,6 +628,50 @@ impl SsdConfig {
             return Ok(());
         };
         Err(config_error(key, format!("{w} planes {why}")))
+    }
+
+    /// The SiM region's conditions (`ftl.sim_pages`).
+    fn validate_sim(&self, nand: &NandConfig) -> FtlResult<()> {
+        let f = &self.ftl;
+        if f.sim_pages == 0 {
+            return Ok(());
+        }
+        let key = "ftl.sim_pages";
+        let refuse = |why: String| Err(config_error(key, format!("{} pages: {why}", f.sim_pages)));
+        if nand.search.is_none() {
+            return refuse(
+                "the device has no [search] section (use a SiM preset such as sim2024)".into(),
+            );
+        }
+        if nand.geometry.page_size_bytes != nandlab_nand::search::format::SIM_PAGE_BYTES {
+            return refuse(format!(
+                "SiM pages are {} bytes; the device's are {}",
+                nandlab_nand::search::format::SIM_PAGE_BYTES,
+                nand.geometry.page_size_bytes
+            ));
+        }
+        if f.mapping != MappingKind::Page {
+            return refuse(format!(
+                "the SiM pool needs the page mapping, not {:?}",
+                f.mapping
+            ));
+        }
+        if f.gc_device_reserve_blocks > 0 {
+            return refuse("the SiM pool needs per-plane GC reserves (gc_device_reserve_blocks = 0): device-wide GC moves pages into one shared block".into());
+        }
+        if f.multiplane {
+            return refuse("multiplane merging would program SiM pages without their bytes (set multiplane = false)".into());
+        }
+        if f.placement_ids == 256 {
+            return refuse("no placement id left for the SiM pool (placement_ids = 256)".into());
+        }
+        let logical = crate::ssd::logical_pages(&nand.geometry, f.op_fraction);
+        if u64::from(f.sim_pages) >= logical {
+            return refuse(format!(
+                "the device has {logical} logical pages; leave some for storage"
+            ));
+        }
+        Ok(())
     }
 
     /// The device-wide GC reserve's conditions: device-scope GC on the page mapping with one

@@ -190,6 +190,7 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                 paired_page_padding: padding,
                 map_checkpoint_interval_pages: 0,
                 superpage_planes,
+                sim_pages: 0,
             },
         )
 }

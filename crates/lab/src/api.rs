@@ -202,7 +202,7 @@ pub fn replay_json(
 
 /// Parses the JSON spec `text` of `what`; an error names the field's path (`chip spec: key
 /// `requests`: invalid value: integer `-1`, expected u64`), not a column of the JSON text.
-fn from_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> LabResult<T> {
+pub(crate) fn from_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> LabResult<T> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
         let path = e.path().to_string();

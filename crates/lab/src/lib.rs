@@ -11,6 +11,7 @@ pub mod experiments;
 pub mod output;
 pub mod power;
 pub mod progress;
+pub mod sim_api;
 pub mod ssd;
 pub mod stack;
 pub mod sweep;

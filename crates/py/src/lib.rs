@@ -269,6 +269,36 @@ fn preset_toml(name: String) -> PyResult<String> {
     nandlab_lab::api::preset_toml(&name).map_err(to_py)
 }
 
+/// One point of the SiM evaluation harness (paper 004 §VI) from a JSON spec; returns the JSON
+/// result. Releases the GIL.
+#[pyfunction]
+fn sim_eval(py: Python<'_>, spec_json: String) -> PyResult<String> {
+    py.detach(|| nandlab_lab::sim_api::sim_eval_json(&spec_json))
+        .map_err(to_py)
+}
+
+/// Deadline-batched SiM readers (paper 004 §IV-E) from a JSON spec; returns the JSON result.
+/// Releases the GIL.
+#[pyfunction]
+fn sim_batch(py: Python<'_>, spec_json: String) -> PyResult<String> {
+    py.detach(|| nandlab_lab::sim_api::sim_batch_json(&spec_json))
+        .map_err(to_py)
+}
+
+/// Paper 004's Table I recomputed from its bus rates and currents, as JSON.
+#[pyfunction]
+fn sim_table1() -> String {
+    nandlab_lab::sim_api::sim_table1_json()
+}
+
+/// A SiM secondary index of bit-packed rows built on a fresh chip, and the queries run on it
+/// (paper 004 §V-B, §V-C), from a JSON spec; returns the JSON results. Releases the GIL.
+#[pyfunction]
+fn sim_index(py: Python<'_>, spec_json: String) -> PyResult<String> {
+    py.detach(|| nandlab_lab::sim_api::sim_index_json(&spec_json))
+        .map_err(to_py)
+}
+
 #[pymodule]
 fn _nandlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
@@ -288,5 +318,9 @@ fn _nandlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(experiments, m)?)?;
     m.add_function(wrap_pyfunction!(preset_names, m)?)?;
     m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(sim_eval, m)?)?;
+    m.add_function(wrap_pyfunction!(sim_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(sim_table1, m)?)?;
+    m.add_function(wrap_pyfunction!(sim_index, m)?)?;
     Ok(())
 }

@@ -22,19 +22,42 @@ pub enum Decoded {
     Uncorrectable,
 }
 
-fn syndrome_and_parity(chunk: &[u8]) -> (u32, u32) {
-    let mut syndrome = 0u32;
-    let mut ones = 0u32;
-    for (byte_index, byte) in chunk.iter().enumerate() {
-        let mut b = *byte;
-        while b != 0 {
-            let bit = b.trailing_zeros();
-            syndrome ^= byte_index as u32 * 8 + bit + 1;
-            ones += 1;
-            b &= b - 1;
+/// `SYNDROME_MASKS[t][w]`: the data bits `i` of word `w` (bit `i % 64` of little-endian word
+/// `i / 64`) whose `i + 1` has bit `t` set. Syndrome bit `t` is the parity of the set data bits
+/// under mask `t`.
+const SYNDROME_MASKS: [[u64; 8]; 10] = {
+    let mut masks = [[0u64; 8]; 10];
+    let mut i = 0;
+    while i < DATA_BITS as usize {
+        let mut t = 0;
+        while t < 10 {
+            if (i + 1) >> t & 1 == 1 {
+                masks[t][i / 64] |= 1 << (i % 64);
+            }
+            t += 1;
         }
+        i += 1;
     }
-    (syndrome, ones & 1)
+    masks
+};
+
+/// The Hamming syndrome (XOR of `i + 1` over the set bits `i`) and the overall parity of a
+/// 64-byte chunk, a word at a time.
+fn syndrome_and_parity(chunk: &[u8]) -> (u32, u32) {
+    let mut words = [0u64; 8];
+    for (w, bytes) in words.iter_mut().zip(chunk.chunks_exact(8)) {
+        *w = u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
+    }
+    let mut syndrome = 0u32;
+    for (t, mask) in SYNDROME_MASKS.iter().enumerate() {
+        let mut acc = 0u64;
+        for (w, m) in words.iter().zip(mask) {
+            acc ^= w & m;
+        }
+        syndrome |= (acc.count_ones() & 1) << t;
+    }
+    let all = words.iter().fold(0u64, |acc, w| acc ^ w);
+    (syndrome, all.count_ones() & 1)
 }
 
 /// The ECC bytes of a 64-byte chunk.
@@ -79,6 +102,32 @@ mod tests {
         (0..64u8)
             .map(|i| i.wrapping_mul(37).wrapping_add(seed))
             .collect()
+    }
+
+    /// The bit-by-bit definition of the syndrome and parity.
+    fn syndrome_bitwise(chunk: &[u8]) -> (u32, u32) {
+        let mut syndrome = 0u32;
+        let mut ones = 0u32;
+        for i in 0..DATA_BITS {
+            if chunk[(i / 8) as usize] >> (i % 8) & 1 == 1 {
+                syndrome ^= i + 1;
+                ones += 1;
+            }
+        }
+        (syndrome, ones & 1)
+    }
+
+    #[test]
+    fn word_syndrome_equals_the_bitwise_definition() {
+        for seed in 0..50u8 {
+            let mut c = chunk(seed);
+            c[usize::from(seed) % 64] ^= seed;
+            assert_eq!(syndrome_and_parity(&c), syndrome_bitwise(&c), "{seed}");
+        }
+        assert_eq!(
+            syndrome_and_parity(&[0xFF; 64]),
+            syndrome_bitwise(&[0xFF; 64])
+        );
     }
 
     #[test]

@@ -131,6 +131,9 @@ pub(crate) struct Flash {
     pub erased_since_gates: bool,
     /// In-Page Logging's log sectors on the chip, when a front-end stage asked for them.
     pub log_area: Option<Box<log_area::LogArea>>,
+    /// The placement id of the Search-in-Memory pool (`ftl.sim_pages > 0`): its blocks are
+    /// in match mode on the chip.
+    pub sim_pool: Option<u16>,
 }
 
 impl Flash {
@@ -166,7 +169,15 @@ impl Flash {
             pad_pages: 0,
             erased_since_gates: false,
             log_area: None,
+            sim_pool: None,
         }
+    }
+
+    /// Whether `ppa` is a page of a block of the SiM pool.
+    #[inline]
+    pub fn in_sim_pool(&self, ppa: Ppa) -> bool {
+        self.sim_pool
+            .is_some_and(|pool| self.placement.of_block(self.blocks.block_of(ppa)) == pool)
     }
 
     /// Turns paired-page padding on for a chip of page layout `layout`.
@@ -318,7 +329,10 @@ impl Flash {
         self.counters.gc_page_copies += 1;
         self.placement.programmed(target);
         let same_plane = self.blocks.plane_of_ppa(source) == self.blocks.plane_of_ppa(target);
-        if self.copyback && same_plane {
+        // a SiM page is randomized by its chunk addresses (paper 004 §IV-C1): the controller
+        // reads it, de-randomizes it and programs it randomized for its new address, so no
+        // copyback (which would keep the old keystream)
+        if self.copyback && same_plane && !self.in_sim_pool(target) {
             self.counters.copybacks += 1;
             self.emit.push(OpKind::Copyback, source, target, tag);
         } else {

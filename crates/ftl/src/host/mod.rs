@@ -18,15 +18,32 @@ pub enum HostOp {
     Trim,
     /// Write every page of the write buffer to flash (range ignored).
     Flush,
+    /// Search-in-Memory vendor command `81h`: match a key against the slots of one logical
+    /// page of the SiM region ([`crate::Ssd::execute_sim`] only).
+    Search,
+    /// Search-in-Memory vendor command `82h`: chunks of one logical page of the SiM region
+    /// ([`crate::Ssd::execute_sim`] only).
+    Gather,
 }
 
 impl HostOp {
     /// Number of host ops: per-op tables are `[T; HostOp::COUNT]`, indexed by
     /// [`HostOp::index`].
-    pub const COUNT: usize = 4;
+    pub const COUNT: usize = 6;
     /// Every host op, in index order.
-    pub const ALL: [HostOp; HostOp::COUNT] =
-        [HostOp::Read, HostOp::Write, HostOp::Trim, HostOp::Flush];
+    pub const ALL: [HostOp; HostOp::COUNT] = [
+        HostOp::Read,
+        HostOp::Write,
+        HostOp::Trim,
+        HostOp::Flush,
+        HostOp::Search,
+        HostOp::Gather,
+    ];
+    /// Whether the op is a SiM vendor command (search, gather).
+    #[inline]
+    pub const fn is_sim(self) -> bool {
+        self as u8 >= HostOp::Search as u8
+    }
     /// Index of the op in per-op tables.
     #[inline]
     pub const fn index(self) -> usize {

@@ -21,6 +21,8 @@ pub(crate) struct RequestSlot {
     pub in_use: bool,
     /// Write data (full mode) or read data being gathered.
     pub data: Vec<u8>,
+    /// SiM commands: the key and mask of a search, the chunk bitmap of a gather (and 0).
+    pub sim_args: (u64, u64),
 }
 
 /// Requests in flight, bounded by the queue depth.
@@ -43,6 +45,7 @@ impl RequestTable {
                     outstanding: 0,
                     in_use: false,
                     data: Vec::new(),
+                    sim_args: (0, 0),
                 })
                 .collect(),
             free: (0..queue_depth).rev().collect(),

@@ -24,6 +24,14 @@ impl Ssd {
         data: Option<&[u8]>,
     ) -> FtlResult<()> {
         if request.op != HostOp::Flush {
+            if request.op.is_sim() {
+                return Err(FtlError::BadRequest {
+                    message: format!(
+                        "{:?} is a SiM vendor command: submit it with Ssd::execute_sim (it carries a key or chunk bitmap)",
+                        request.op
+                    ),
+                });
+            }
             if request.size_bytes == 0 {
                 return Err(FtlError::BadRequest {
                     message: format!(
@@ -46,14 +54,14 @@ impl Ssd {
                 ),
             });
         }
-        if request.placement_id >= self.flash.placement.ids {
+        if request.placement_id >= self.config.ftl.placement_ids {
             return Err(FtlError::BadRequest {
                 message: format!(
                     "placement id {} of a {:?} at offset {}: the device has {} (ftl.placement_ids)",
                     request.placement_id,
                     request.op,
                     request.offset_bytes,
-                    self.flash.placement.ids
+                    self.config.ftl.placement_ids
                 ),
             });
         }
@@ -122,7 +130,7 @@ impl Ssd {
     /// Decides the page operations of request `slot` and submits them. `direct` carries the
     /// data of a page-aligned write used where it is (not copied into the slot).
     #[inline(always)]
-    fn decide(&mut self, slot: u32, direct: Option<Option<&[u8]>>) -> FtlResult<()> {
+    pub(super) fn decide(&mut self, slot: u32, direct: Option<Option<&[u8]>>) -> FtlResult<()> {
         let mut decided = match (self.requests.slots[slot as usize].op, direct) {
             (HostOp::Read, _) => self.decide_read(slot),
             (HostOp::Write, Some(data)) => self.decide_aligned_write(slot, data),
@@ -132,6 +140,7 @@ impl Ssd {
                 Ok(())
             }
             (HostOp::Flush, _) => self.decide_flush(slot),
+            (HostOp::Search | HostOp::Gather, _) => self.decide_sim(slot),
         };
         // FUA: the write, then what a Flush does (write buffer out, word lines padded), all
         // before the request completes
@@ -154,7 +163,7 @@ impl Ssd {
 
     /// A page of request `tag` moves into or out of the DRAM buffer (controller costs): the
     /// request waits for the transfer.
-    fn dram_page(&mut self, tag: Tag) {
+    pub(super) fn dram_page(&mut self, tag: Tag) {
         if let Some(c) = &mut self.controller
             && let Some(done) = c.dram_pages(self.now, 1)
             && let Tag::Host(slot) = tag
@@ -330,7 +339,12 @@ impl Ssd {
     fn write_page_data(&mut self, lpa: Lpa, data: PageData<'_>, tag: Tag) -> FtlResult<()> {
         self.flash.counters.host_pages_written += 1;
         let sequence = self.flash.next_sequence();
+        debug_assert!(matches!(tag, Tag::Host(_)), "write_page writes host pages");
         let placement = match tag {
+            // (a SiM region is a placement id of its own: placement is active with one)
+            Tag::Host(_) if self.flash.placement.active() && self.sim.is_some() => {
+                self.sim_placement(lpa, tag)
+            }
             Tag::Host(slot) if self.flash.placement.active() => {
                 let id = self.requests.slots[slot as usize].placement_id;
                 self.flash.placement.host_pages[id as usize] += 1;

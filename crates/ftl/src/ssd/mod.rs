@@ -15,6 +15,7 @@ mod precondition;
 #[cfg(test)]
 mod release_tests;
 mod report;
+mod sim;
 #[cfg(test)]
 mod superblock_tests;
 #[cfg(test)]
@@ -24,6 +25,7 @@ mod world;
 
 pub use durability::{WriteState, WriteStateCounts};
 pub use precondition::{PRECONDITION_PROGRESS_WRITES, Precondition};
+pub use sim::{SimCounters, SimOp, SimRequest};
 pub use txn::{COMMIT_RECORD_MAGIC, TxStats};
 
 use crate::address::{BlockId, Lpa};
@@ -128,6 +130,8 @@ pub struct Ssd {
     /// Transactional mode (`ssd/txn.rs`): its counters, and whether the commit record's write
     /// may be admitted (its LPA is past the host's range).
     txn: txn::TxCounters,
+    /// The Search-in-Memory region and pool (`ftl.sim_pages > 0`; `ssd/sim.rs`).
+    sim: Option<Box<sim::SimRegion>>,
 }
 
 /// Logical pages of a device with over-provisioning `op_fraction` (spare / logical).
@@ -175,7 +179,7 @@ impl Ssd {
             geometry.total_dies(),
             Payload::new(full, physical as usize, geometry.page_size_bytes as usize),
             f.copyback,
-            f.placement_ids,
+            f.pool_ids(),
         );
         let mut flash = flash;
         if f.gc_scheduling == crate::config::GcScheduling::Interleaved {
@@ -204,7 +208,7 @@ impl Ssd {
                     stripe,
                     picker,
                     settings,
-                    f.placement_ids,
+                    f.pool_ids(),
                 ))
             }
             MappingKind::Block => {
@@ -265,10 +269,15 @@ impl Ssd {
             OpKind::Program => mode(FlashOp::program(first)),
             OpKind::Erase => mode(FlashOp::erase(first)),
             OpKind::Copyback => mode(FlashOp::copyback(first, first)),
-            // SiM kinds: not issued by the FTL (yet)
+            // SiM kinds: submitted by `ssd/sim.rs` (functional calls of the chip model)
             _ => FlashOp::of_kind(kind, first),
         });
+        let sim = sim::SimRegion::new(f, logical);
+        if sim.is_some() {
+            flash.sim_pool = Some(f.placement_ids);
+        }
         Ok(Ssd {
+            sim,
             requests: RequestTable::new(f.queue_depth),
             deferred: DeferredTable::default(),
             events: EventQueue::with_capacity(4),

@@ -76,6 +76,14 @@ impl Ssd {
                 message: "precondition needs an idle device".into(),
             });
         }
+        if self.sim.is_some() {
+            // (functional writes would leave the SiM pool's pages without bytes on the chip)
+            return Err(FtlError::BadRequest {
+                message:
+                    "precondition: not supported on a device with a SiM region (ftl.sim_pages > 0)"
+                        .into(),
+            });
+        }
         let filled = p.filled_pages(u64::from(self.logical_pages));
         self.flash.emit.enabled = false;
         let mut ticker = Ticker {

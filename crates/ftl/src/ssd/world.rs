@@ -152,6 +152,16 @@ impl Ssd {
     /// `data` is the bytes of a write (full payload mode; `None` writes zeros).
     pub fn execute(&mut self, request: &HostRequest, data: Option<&[u8]>) -> FtlResult<Executed> {
         let at = request.arrival.unwrap_or(self.now).max(self.now);
+        self.execute_at(at, |ssd| ssd.admit(request, at, data))
+    }
+
+    /// Waits for room and for `at`, admits a request with `admit`, and simulates until it
+    /// completes ([`Ssd::execute`], [`Ssd::execute_sim`]).
+    pub(super) fn execute_at(
+        &mut self,
+        at: nandlab_core::SimTime,
+        admit: impl FnOnce(&mut Self) -> FtlResult<()>,
+    ) -> FtlResult<Executed> {
         while !self.requests.has_room() {
             if self.step()?.is_none() {
                 return Err(self.stalled());
@@ -170,7 +180,7 @@ impl Ssd {
                 }
             }
         }
-        if let Err(e) = self.admit(request, at, data) {
+        if let Err(e) = admit(self) {
             self.watch = None;
             return Err(e);
         }
@@ -756,6 +766,10 @@ impl Ssd {
         if let Tag::Multi(id) = op.tag {
             return self.submit_merged(die, op.kind, id);
         }
+        // the SiM region's ops and programs (match-mode blocks, `ssd/sim.rs`)
+        if self.sim.is_some() && self.submit_sim(die, op)? {
+            return Ok(());
+        }
         let address = self.codec.address(op.source)?;
         let flash_op = &mut self.templates[op.kind.index()];
         if op.kind == OpKind::Copyback {
@@ -773,7 +787,7 @@ impl Ssd {
             OpKind::Program => op.source,
             OpKind::Copyback => op.target,
             OpKind::Read | OpKind::Erase => Ppa::NONE,
-            // SiM kinds: not issued by the FTL (yet)
+            // SiM kinds: submitted by `submit_sim`
             OpKind::PageOpen | OpKind::PageClose | OpKind::Search | OpKind::Gather => Ppa::NONE,
         };
         self.flash.oob.submitted(die, programmed);

@@ -17,12 +17,14 @@
 
 use super::config::SearchConfig;
 use super::format::SIM_PAGE_BYTES;
+use super::randomize;
 use crate::error::{NandError, NandResult};
 use crate::geometry::{Geometry, PageAddress};
 use crate::op::{FlashOp, OpKind, RegisterMode};
 use crate::reliability::BlockTable;
 use nandlab_core::SimRng;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// How a block is used (paper §III-C).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -36,13 +38,34 @@ pub enum BlockMode {
 }
 
 /// A page in a latch: its address and the bytes sensed (raw: with the bit errors of the sense;
-/// `None` when the page was programmed without data).
+/// `None` when the page was programmed without data). A sense without bit errors shares the
+/// stored bytes (nothing is copied); one with errors holds its own copy.
 #[derive(Clone, Debug)]
 pub(crate) struct LatchPage {
     pub address: PageAddress,
-    pub bytes: Option<Box<[u8]>>,
+    pub bytes: Option<Arc<[u8]>>,
+    /// The first [`SIM_PAGE_BYTES`] of `bytes` de-randomized (with the same bit errors), for
+    /// matching: `(d ^ r ^ e) ^ (k ^ r) = (d ^ e) ^ k`, so matching the randomized latch with
+    /// the per-slot randomized key (§IV-C1) is matching this with the plain key. `None` without
+    /// bytes or without randomization (match `bytes` then).
+    pub plain: Option<Arc<[u8]>>,
     /// Bits that differ from what was programmed.
     pub bit_errors: u32,
+}
+
+impl LatchPage {
+    /// The bytes to match keys against as they are (see [`LatchPage::plain`]).
+    pub fn match_bytes(&self) -> Option<&[u8]> {
+        self.plain.as_deref().or(self.bytes.as_deref())
+    }
+}
+
+/// A page programmed with data: its bytes (page, then spare area) and, on a randomizing chip,
+/// its first [`SIM_PAGE_BYTES`] de-randomized (computed once at program time).
+#[derive(Clone, Debug)]
+struct StoredPage {
+    raw: Arc<[u8]>,
+    plain: Option<Arc<[u8]>>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -74,7 +97,9 @@ pub(crate) struct SearchState {
     geometry: Geometry,
     modes: Vec<BlockMode>,
     /// Page and spare bytes of pages programmed with data in match-mode blocks, by PPA.
-    pages: Vec<Option<Box<[u8]>>>,
+    pages: Vec<Option<StoredPage>>,
+    /// Scratch: bit positions a sense flips.
+    flips: Vec<u64>,
     latches: Vec<PlaneLatches>,
     rng: SimRng,
     /// The page a gather sensed into Latch 1 (released when its chunks are out).
@@ -94,6 +119,7 @@ impl SearchState {
             geometry: geometry.clone(),
             one_shot: None,
             bit_errors_injected: 0,
+            flips: Vec::new(),
         }
     }
 
@@ -130,7 +156,49 @@ impl SearchState {
 
     /// The stored bytes (page, then spare area) of a page programmed with data.
     pub fn stored(&self, address: &PageAddress) -> Option<&[u8]> {
-        self.pages[self.geometry.ppa(address).index()].as_deref()
+        self.pages[self.geometry.ppa(address).index()]
+            .as_ref()
+            .map(|p| &*p.raw)
+    }
+
+    /// Prefetch hint: the table entry of `address`'s stored page will be read soon.
+    #[inline]
+    pub fn prefetch_entry(&self, address: &PageAddress) {
+        nandlab_core::prefetch::prefetch(&self.pages, self.geometry.ppa(address).index());
+    }
+
+    /// Prefetch hint: `address` will be sensed soon (a page-open or gather); `chunk`, the one
+    /// chunk a gather will send. Reads the table entry (see [`SearchState::prefetch_entry`]).
+    #[inline]
+    pub fn prefetch_bytes(&self, address: &PageAddress, chunk: Option<u32>) {
+        use nandlab_core::prefetch::prefetch;
+        let Some(stored) = &self.pages[self.geometry.ppa(address).index()] else {
+            return;
+        };
+        let line = 64;
+        match chunk {
+            // the verification window, and the first lines of the page matched
+            None => {
+                let window = self.config.page_open_transfer_bytes as usize;
+                for at in (0..window.min(stored.raw.len())).step_by(line) {
+                    prefetch(&stored.raw, at);
+                }
+                if let Some(plain) = &stored.plain {
+                    prefetch(plain, 0);
+                    prefetch(plain, line);
+                }
+            }
+            // the chunk and its ECC bytes in the spare area
+            Some(chunk) => {
+                let chunk = chunk as usize;
+                prefetch(&stored.raw, chunk * line);
+                let ecc = self.config.chunk_ecc_bytes as usize;
+                prefetch(
+                    &stored.raw,
+                    self.geometry.page_size_bytes as usize + chunk * ecc,
+                );
+            }
+        }
     }
 
     fn block_in_latch(&self, block: &PageAddress) -> Option<PageAddress> {
@@ -206,7 +274,16 @@ impl SearchState {
                 if let (Some(data), [target]) = (data, written.as_slice()) {
                     let mut page = vec![0u8; self.physical_page_bytes()].into_boxed_slice();
                     page[..data.len()].copy_from_slice(data);
-                    self.pages[self.geometry.ppa(target).index()] = Some(page);
+                    let ppa = self.geometry.ppa(target);
+                    let plain = self.config.randomized_chunks.then(|| {
+                        let mut plain: Box<[u8]> = page[..SIM_PAGE_BYTES as usize].into();
+                        randomize::randomize_page(ppa.0, &mut plain);
+                        Arc::from(plain)
+                    });
+                    self.pages[ppa.index()] = Some(StoredPage {
+                        raw: Arc::from(page),
+                        plain,
+                    });
                 }
             }
             OpKind::Erase => {
@@ -365,18 +442,18 @@ impl SearchState {
     /// bit flipped with probability `rber` (geometric gaps between flips).
     fn sense(&mut self, address: &PageAddress, rber: f64) -> LatchPage {
         let ppa = self.geometry.ppa(address).index();
-        let Some(stored) = self.pages[ppa].as_deref() else {
+        let Some(stored) = &self.pages[ppa] else {
             return LatchPage {
                 address: *address,
                 bytes: None,
+                plain: None,
                 bit_errors: 0,
             };
         };
-        let mut bytes: Box<[u8]> = stored.into();
-        let mut errors = 0u32;
+        let bits = stored.raw.len() as u64 * 8;
+        self.flips.clear();
         let p = rber.clamp(0.0, 0.5);
         if p > 0.0 {
-            let bits = bytes.len() as u64 * 8;
             let log_q = (1.0 - p).ln();
             let mut position: u64 = 0;
             loop {
@@ -386,19 +463,37 @@ impl SearchState {
                     break;
                 }
                 position += gap as u64;
-                bytes[(position / 8) as usize] ^= 1 << (position % 8);
-                errors += 1;
+                self.flips.push(position);
                 position += 1;
                 if position >= bits {
                     break;
                 }
             }
         }
+        let errors = self.flips.len() as u32;
+        let (bytes, plain) = if self.flips.is_empty() {
+            (stored.raw.clone(), stored.plain.clone())
+        } else {
+            let flip = |from: &[u8], flips: &[u64]| -> Arc<[u8]> {
+                let mut copy: Box<[u8]> = from.into();
+                for &at in flips {
+                    if let Some(byte) = copy.get_mut((at / 8) as usize) {
+                        *byte ^= 1 << (at % 8);
+                    }
+                }
+                Arc::from(copy)
+            };
+            (
+                flip(&stored.raw, &self.flips),
+                stored.plain.as_deref().map(|p| flip(p, &self.flips)),
+            )
+        };
         self.bit_errors_injected += u64::from(errors);
         debug_assert!(bytes.len() >= SIM_PAGE_BYTES as usize);
         LatchPage {
             address: *address,
             bytes: Some(bytes),
+            plain,
             bit_errors: errors,
         }
     }

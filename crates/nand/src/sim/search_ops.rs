@@ -48,6 +48,27 @@ impl NandSim {
         search.set_mode(block, mode, &self.blocks)
     }
 
+    /// Prefetch hint (speed only): the stored page of `address` will be looked up soon.
+    #[inline]
+    pub fn prefetch_stored_entry(&self, address: &PageAddress) {
+        if let Some(s) = &self.search
+            && self.geometry.check(address).is_ok()
+        {
+            s.prefetch_entry(address);
+        }
+    }
+
+    /// Prefetch hint (speed only): `address` will be opened (`chunk` `None`) or one chunk of it
+    /// gathered soon; best after [`NandSim::prefetch_stored_entry`] had time to land.
+    #[inline]
+    pub fn prefetch_stored_bytes(&self, address: &PageAddress, chunk: Option<u32>) {
+        if let Some(s) = &self.search
+            && self.geometry.check(address).is_ok()
+        {
+            s.prefetch_bytes(address, chunk);
+        }
+    }
+
     /// Bits flipped by SiM senses so far (the raw bit errors the latches saw).
     pub fn search_bit_errors(&self) -> u64 {
         self.search.as_ref().map_or(0, |s| s.bit_errors_injected)
@@ -159,17 +180,12 @@ impl NandSim {
         self.check_bytes(self.search_state()?.active(&address), &address)?;
         self.submit(now, &FlashOp::search(address, count).with_tag(tag))?;
         let search = self.search.as_ref().expect("accepted");
+        // the latch's bytes de-randomized once at program time (with the sense's bit errors):
+        // the same bitmaps as `format::match_randomized_page` of the raw latch (test
+        // `randomized_matching_equals_plain_matching_with_bit_errors`)
         let page = search.active(&address);
-        let bytes = page.and_then(|p| p.bytes.as_deref()).expect("checked");
-        if search.config.randomized_chunks {
-            let ppa = self.geometry.ppa(&address).0;
-            Ok(keys
-                .iter()
-                .map(|k| format::match_randomized_page(bytes, *k, ppa))
-                .collect())
-        } else {
-            Ok(keys.iter().map(|k| format::match_page(bytes, *k)).collect())
-        }
+        let bytes = page.and_then(|p| p.match_bytes()).expect("checked");
+        Ok(keys.iter().map(|k| format::match_page(bytes, *k)).collect())
     }
 
     /// Gather: the chunks of `chunks` of `address`, in chunk order, each followed by its

@@ -405,3 +405,45 @@ fn randomized_pages_match_the_plain_keys() {
     );
     assert_eq!(chunk, format::chunk_bytes(&plain, 37));
 }
+
+#[test]
+fn randomized_matching_equals_plain_matching_with_bit_errors() {
+    // the chip matches the de-randomized latch (kept with the sense's bit errors) against the
+    // plain key: the bitmaps equal matching the raw randomized latch with the per-slot
+    // randomized key (§IV-C1), bit errors included
+    let mut config = preset("sim2024").unwrap();
+    config.reliability.rber_base = 2e-3;
+    let mut s = NandSim::new(config, 5).unwrap();
+    s.set_block_mode(&at(3, 0), BlockMode::Match).unwrap();
+    let mut rng = nandlab_core::SimRng::seed_from_u64(2);
+    let plain: Vec<u8> = (0..SIM_PAGE_BYTES).map(|_| rng.below(4) as u8).collect();
+    let ppa = s.geometry().ppa(&at(3, 1)).0;
+    let mut stored = plain.clone();
+    crate::search::randomize::randomize_page(ppa, &mut stored);
+    s.program_page(s.now(), at(3, 1), &stored, 0).unwrap();
+    settle(&mut s);
+    s.page_open(s.now(), at(3, 1), 0).unwrap();
+    assert!(s.active_page_bit_errors(&at(3, 1)).unwrap() > 20);
+    let raw = s
+        .search
+        .as_ref()
+        .unwrap()
+        .active(&at(3, 1))
+        .unwrap()
+        .bytes
+        .clone()
+        .unwrap();
+    let keys: Vec<SearchKey> = (0..32)
+        .map(|_| SearchKey {
+            key: format::slot(&plain, rng.below(512) as u32),
+            mask: rng.below(u64::MAX) & 0x0303_0303_0303_0303,
+        })
+        .collect();
+    let bitmaps = s.search_page(s.now(), at(3, 1), &keys, 0).unwrap();
+    let mut differs = false;
+    for (key, bitmap) in keys.iter().zip(&bitmaps) {
+        assert_eq!(*bitmap, format::match_randomized_page(&raw, *key, ppa));
+        differs |= *bitmap != format::match_page(&plain, *key);
+    }
+    assert!(differs, "the bit errors changed some bitmap");
+}

@@ -1,0 +1,454 @@
+//! Search-in-Memory through the SSD (paper 004 §VI-A1; issue 16 item 3): search (`81h`) and
+//! gather (`82h`) as host commands on the LPAs of a SiM region (`ftl.sim_pages`, the last
+//! logical pages), routed by the page mapping to the physical page.
+//!
+//! - **Pool**: the region's pages are written to blocks of their own placement id (the last
+//!   one, after the host's), so GC moves them only into blocks of that id (`relocate_block`,
+//!   wear-leveling) and never mixes them with storage data. A block is switched to match mode
+//!   (SLC) on the chip when its first program of the pool is submitted, and back to storage
+//!   mode when a storage program reuses it (the chip allows a switch only while the block is
+//!   erased, and its erase is submitted before any program of the block's next use).
+//! - **Randomization** (§IV-C1): the chip matches against bytes XORed with a keystream of the
+//!   *chunk address*, `64 × PPA + chunk`. A pool page is programmed with the controller's
+//!   randomized copy for its physical page, so a GC move is a read, de-randomization and a
+//!   program randomized for the new page; copyback is never used for the pool (it would keep
+//!   the old page's keystream, and every later search of the moved page would miss).
+//! - **Commands**: a search is one decided op that goes to the chip as page-open, search (one
+//!   key) and page-close, submitted together so no other op reaches the plane while its page
+//!   is in the latches; a gather is one gather op (the chip senses the page into Latch 1).
+//!   Both queue per die with the other ops (scheduler, GC ordering) and complete through the
+//!   world loop; their timing is the chip model's stage chains. With `ftl.payload = "full"`
+//!   the results are what the chip computes from the bytes it stores (the match bitmap; the
+//!   gathered chunks, de-randomized by the controller); in timing-only mode they are empty. A
+//!   page in the write buffer, or never written (zeros), is answered by the controller from
+//!   its own copy, without a flash op.
+//!
+//! Not here: the integrity layer of `nandlab-search` (verification header, CRC on page-open,
+//! chunk ECC, fallback reads and refresh): pool pages carry no chunk ECC in their spare area.
+
+use super::{Executed, Ssd};
+use crate::address::{DieId, Lpa, Ppa};
+use crate::config::FtlConfig;
+use crate::controller::CtrlEvent;
+use crate::error::{FtlError, FtlResult};
+use crate::flash::emit::{PendingOp, Tag};
+use crate::host::HostOp;
+use crate::mapping::Mapping;
+use nandlab_core::SimTime;
+use nandlab_nand::search::format::{self, CHUNK_BYTES, SIM_PAGE_BYTES};
+use nandlab_nand::search::randomize;
+use nandlab_nand::{BlockMode, ChunkMask, FlashOp, MatchBitmap, OpKind, SearchKey};
+
+/// A SiM vendor command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SimOp {
+    /// Search `81h`: the slots of the page matching the key; returns the 64-byte bitmap (slot
+    /// `i` = bit `i % 64` of little-endian word `i / 64`).
+    Search(SearchKey),
+    /// Gather `82h`: the page's chunks of the bitmap, 64 bytes each, in chunk order.
+    Gather(ChunkMask),
+}
+
+/// A SiM command on one logical page of the SiM region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimRequest {
+    /// Submission time, or `None`: now.
+    pub arrival: Option<SimTime>,
+    /// The logical page (inside the SiM region, [`Ssd::sim_region`]).
+    pub lpa: Lpa,
+    /// The command.
+    pub op: SimOp,
+}
+
+impl SimRequest {
+    /// A search of `lpa` for `key`.
+    pub fn search(lpa: Lpa, key: SearchKey) -> Self {
+        SimRequest {
+            arrival: None,
+            lpa,
+            op: SimOp::Search(key),
+        }
+    }
+    /// A gather of `chunks` of `lpa`.
+    pub fn gather(lpa: Lpa, chunks: ChunkMask) -> Self {
+        SimRequest {
+            arrival: None,
+            lpa,
+            op: SimOp::Gather(chunks),
+        }
+    }
+    /// The same command submitted at `arrival`.
+    pub fn at(mut self, arrival: SimTime) -> Self {
+        self.arrival = Some(arrival);
+        self
+    }
+}
+
+/// What the SiM region has done since the SSD was built.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SimCounters {
+    /// Search commands completed on the chip (page-open, search, page-close).
+    pub chip_searches: u64,
+    /// Gather commands completed on the chip.
+    pub chip_gathers: u64,
+    /// Commands answered by the controller from the write buffer or for a never-written page.
+    pub controller_answers: u64,
+    /// Pool programs submitted with the page's randomized bytes (host writes and GC moves).
+    pub pool_programs: u64,
+    /// Blocks switched to match mode on the chip.
+    pub blocks_to_match: u64,
+    /// Blocks switched back to storage mode on the chip.
+    pub blocks_to_storage: u64,
+}
+
+/// The SiM region and pool of an SSD.
+#[derive(Debug)]
+pub(crate) struct SimRegion {
+    /// First LPA of the region (it runs to the end of the logical space).
+    pub first_lpa: u32,
+    pub pages: u32,
+    /// Placement id of the pool.
+    pub pool: u16,
+    /// Scratch: a page's randomized bytes for a program.
+    page: Vec<u8>,
+    pub counters: SimCounters,
+}
+
+impl SimRegion {
+    /// The region of `config` on a device with `logical` logical pages (`None`: none).
+    pub fn new(config: &FtlConfig, logical: u32) -> Option<Box<Self>> {
+        (config.sim_pages > 0).then(|| {
+            Box::new(SimRegion {
+                first_lpa: logical - config.sim_pages,
+                pages: config.sim_pages,
+                pool: config.placement_ids,
+                page: Vec::new(),
+                counters: SimCounters::default(),
+            })
+        })
+    }
+
+    #[inline]
+    pub fn contains(&self, lpa: Lpa) -> bool {
+        lpa.0 >= self.first_lpa && lpa.0 - self.first_lpa < self.pages
+    }
+}
+
+impl Ssd {
+    /// The SiM region's logical pages (`ftl.sim_pages`), if the device has one.
+    pub fn sim_region(&self) -> Option<std::ops::Range<u64>> {
+        self.sim
+            .as_ref()
+            .map(|s| u64::from(s.first_lpa)..u64::from(s.first_lpa) + u64::from(s.pages))
+    }
+
+    /// The SiM region's counters (zero without a region).
+    pub fn sim_counters(&self) -> SimCounters {
+        self.sim
+            .as_ref()
+            .map_or_else(SimCounters::default, |s| s.counters)
+    }
+
+    /// Submits one SiM command now (or at its arrival, if later) and simulates until it
+    /// completes. `data` of the result: a search's 64-byte match bitmap, a gather's chunks
+    /// (64 bytes each, de-randomized); empty in timing-only payload mode.
+    pub fn execute_sim(&mut self, request: &SimRequest) -> FtlResult<Executed> {
+        let at = request.arrival.unwrap_or(self.now).max(self.now);
+        self.check_sim(request)?;
+        self.execute_at(at, |ssd| ssd.admit_sim(request, at))
+    }
+
+    /// The search bitmap of an [`Executed`] SiM search.
+    pub fn bitmap_of(executed: &Executed) -> Option<MatchBitmap> {
+        (executed.data.len() == 64).then(|| {
+            let mut words = [0u64; 8];
+            for (w, bytes) in words.iter_mut().zip(executed.data.chunks_exact(8)) {
+                *w = u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
+            }
+            MatchBitmap(words)
+        })
+    }
+
+    fn check_sim(&self, request: &SimRequest) -> FtlResult<()> {
+        let Some(sim) = &self.sim else {
+            return Err(FtlError::BadRequest {
+                message: "SiM command on a device without a SiM region (ftl.sim_pages = 0)".into(),
+            });
+        };
+        if !sim.contains(request.lpa) {
+            return Err(FtlError::BadRequest {
+                message: format!(
+                    "SiM command on lpa {}: the SiM region is lpa {}..{}",
+                    request.lpa.0,
+                    sim.first_lpa,
+                    u64::from(sim.first_lpa) + u64::from(sim.pages)
+                ),
+            });
+        }
+        if let SimOp::Gather(chunks) = request.op
+            && chunks.0 == 0
+        {
+            return Err(FtlError::BadRequest {
+                message: format!("gather of lpa {}: empty chunk bitmap", request.lpa.0),
+            });
+        }
+        Ok(())
+    }
+
+    /// Admits a checked SiM command (the queue has room).
+    fn admit_sim(&mut self, request: &SimRequest, start: SimTime) -> FtlResult<()> {
+        let slot = self
+            .requests
+            .alloc()
+            .expect("admit needs room in the queue");
+        if self.watch == Some(super::WATCH_NEXT) {
+            self.watch = Some(slot);
+        }
+        let (op, bytes, args) = match request.op {
+            SimOp::Search(k) => (HostOp::Search, 64, (k.key, k.mask)),
+            SimOp::Gather(c) => (
+                HostOp::Gather,
+                u64::from(c.count()) * u64::from(CHUNK_BYTES),
+                (c.0, 0),
+            ),
+        };
+        let s = &mut self.requests.slots[slot as usize];
+        s.op = op;
+        s.start = start;
+        s.offset_bytes = u64::from(request.lpa.0) * u64::from(self.page_size_bytes);
+        s.size_bytes = bytes;
+        s.placement_id = 0;
+        s.outstanding = 1;
+        s.sim_args = args;
+        self.measure.submitted += 1;
+        if let Some(c) = &mut self.controller {
+            let ready = c.command(self.now, 0);
+            c.events.schedule(ready, CtrlEvent::Decide(slot));
+            return Ok(());
+        }
+        self.decide(slot, None)
+    }
+
+    /// Decides SiM command `slot`: one op on the page's die, or the controller's answer from
+    /// the write buffer's copy or a never-written page (zeros).
+    pub(super) fn decide_sim(&mut self, slot: u32) -> FtlResult<()> {
+        let (op, offset, args) = {
+            let s = &self.requests.slots[slot as usize];
+            (s.op, s.offset_bytes, s.sim_args)
+        };
+        let lpa = Lpa((offset / u64::from(self.page_size_bytes)) as u32);
+        let buffered = !self.front.is_empty() && self.front.contains(lpa);
+        let located = if buffered {
+            None
+        } else {
+            self.mapper.locate(lpa)
+        };
+        let Some(ppa) = located else {
+            self.sim_answer(slot, op, args, lpa);
+            if buffered {
+                self.dram_page(Tag::Host(slot));
+            }
+            return Ok(());
+        };
+        let kind = if op == HostOp::Search {
+            OpKind::Search
+        } else {
+            OpKind::Gather
+        };
+        self.flash.emit.push(kind, ppa, Ppa::NONE, Tag::Host(slot));
+        Ok(())
+    }
+
+    /// The controller answers command `slot` from the current bytes of `lpa` (buffered, or
+    /// zeros), not randomized.
+    fn sim_answer(&mut self, slot: u32, op: HostOp, args: (u64, u64), lpa: Lpa) {
+        self.sim
+            .as_mut()
+            .expect("SiM region")
+            .counters
+            .controller_answers += 1;
+        if !self.flash.payload.enabled() {
+            return;
+        }
+        let zeros = [0u8; SIM_PAGE_BYTES as usize];
+        let page = self.front.page(lpa).unwrap_or(&zeros);
+        let mut out = std::mem::take(&mut self.requests.slots[slot as usize].data);
+        out.clear();
+        if op == HostOp::Search {
+            let bitmap = format::match_page(
+                page,
+                SearchKey {
+                    key: args.0,
+                    mask: args.1,
+                },
+            );
+            out.extend(bitmap.0.iter().flat_map(|w| w.to_le_bytes()));
+        } else {
+            for chunk in ChunkMask(args.0).chunks() {
+                out.extend_from_slice(format::chunk_bytes(page, chunk));
+            }
+        }
+        self.requests.slots[slot as usize].data = out;
+    }
+
+    /// The placement id of a write of `lpa` with `tag` on a device with a SiM region: the
+    /// pool's for the region's pages, else the request's (and the per-id host counter).
+    pub(super) fn sim_placement(&mut self, lpa: Lpa, tag: Tag) -> u16 {
+        let sim = self.sim.as_ref().expect("SiM region");
+        let id = if sim.contains(lpa) {
+            sim.pool
+        } else if let Tag::Host(slot) = tag {
+            self.requests.slots[slot as usize].placement_id
+        } else {
+            return 0;
+        };
+        if matches!(tag, Tag::Host(_)) {
+            self.flash.placement.host_pages[usize::from(id)] += 1;
+        }
+        id
+    }
+
+    /// Submits `op` if it needs the SiM path (a SiM command; a program of a pool page with its
+    /// bytes); first switches the block a program or copyback writes to the mode of its pool.
+    /// Whether it submitted the op.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn submit_sim(&mut self, die: DieId, op: PendingOp) -> FtlResult<bool> {
+        match op.kind {
+            OpKind::Program => {
+                self.set_pool_mode(op.source)?;
+                if self.flash.in_sim_pool(op.source) && self.flash.payload.enabled() {
+                    self.program_pool_page(die, op)?;
+                    return Ok(true);
+                }
+                Ok(false)
+            }
+            OpKind::Copyback => {
+                self.set_pool_mode(op.target)?;
+                Ok(false)
+            }
+            OpKind::Search | OpKind::Gather => {
+                self.submit_command(die, op)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Switches the block of `ppa` to its pool's mode if its chip block is still erased (a
+    /// block being written keeps the mode its first program set).
+    fn set_pool_mode(&mut self, ppa: Ppa) -> FtlResult<()> {
+        let want = if self.flash.in_sim_pool(ppa) {
+            BlockMode::Match
+        } else {
+            BlockMode::Storage
+        };
+        let address = self.codec.address(ppa)?;
+        if self.nand.block_mode(&address)? == want {
+            return Ok(());
+        }
+        let block = self.flash.blocks.block_of(ppa);
+        let first = self.flash.blocks.page(block, 0);
+        let first = self.codec.address(first)?;
+        self.nand.set_block_mode(&first, want)?;
+        let c = &mut self.sim.as_mut().expect("SiM region").counters;
+        match want {
+            BlockMode::Match => c.blocks_to_match += 1,
+            BlockMode::Storage => c.blocks_to_storage += 1,
+        }
+        Ok(())
+    }
+
+    /// Programs pool page `op.source` with its bytes randomized for its chunk addresses.
+    fn program_pool_page(&mut self, die: DieId, op: PendingOp) -> FtlResult<()> {
+        let address = self.codec.address(op.source)?;
+        let chip_ppa = self.nand.geometry().ppa(&address).0;
+        let sim = self.sim.as_mut().expect("SiM region");
+        let mut page = std::mem::take(&mut sim.page);
+        page.clear();
+        match self.flash.payload.read(op.source) {
+            Some(bytes) => page.extend_from_slice(bytes),
+            None => page.resize(self.page_size_bytes as usize, 0),
+        }
+        randomize::randomize_page(chip_ppa, &mut page);
+        let result = self
+            .nand
+            .program_page(self.now, address, &page, op.tag.encode_with_die(die));
+        let sim = self.sim.as_mut().expect("SiM region");
+        sim.page = page;
+        result?;
+        sim.counters.pool_programs += 1;
+        self.flash.oob.submitted(die, op.source);
+        Ok(())
+    }
+
+    /// Submits SiM command op `op` (tag: its request): a search as page-open, search and
+    /// page-close at once (nothing else reaches the plane while its page is latched), a gather
+    /// as one op. With full payloads the chip's results go into the request's data.
+    fn submit_command(&mut self, die: DieId, op: PendingOp) -> FtlResult<()> {
+        let Tag::Host(slot) = op.tag else {
+            unreachable!("SiM commands are host requests");
+        };
+        let address = self.codec.address(op.source)?;
+        let tag = op.tag.encode_with_die(die);
+        let now = self.now;
+        let args = self.requests.slots[slot as usize].sim_args;
+        // the chip has the page's bytes when it was programmed with them (full payloads)
+        let functional = self.nand.stored_page(&address).is_some();
+        let mut out = std::mem::take(&mut self.requests.slots[slot as usize].data);
+        out.clear();
+        let chip_ops = if op.kind == OpKind::Search {
+            let key = SearchKey {
+                key: args.0,
+                mask: args.1,
+            };
+            self.nand.page_open(now, address, tag)?;
+            if functional {
+                let bitmap = self.nand.search_page(now, address, &[key], tag)?[0];
+                out.extend(bitmap.0.iter().flat_map(|w| w.to_le_bytes()));
+            } else {
+                self.nand
+                    .submit(now, &FlashOp::search(address, 1).with_tag(tag))?;
+            }
+            self.nand.page_close(now, address, tag)?;
+            self.sim
+                .as_mut()
+                .expect("SiM region")
+                .counters
+                .chip_searches += 1;
+            3
+        } else {
+            let chunks = ChunkMask(args.0);
+            if functional {
+                let chip_ppa = self.nand.geometry().ppa(&address).0;
+                let ecc = self
+                    .nand
+                    .search_config()
+                    .map_or(0, |c| c.chunk_ecc_bytes as usize);
+                let raw = self.nand.gather_chunks(now, address, chunks, tag)?;
+                for (chunk, bytes) in chunks.chunks().zip(raw.chunks_exact(64 + ecc)) {
+                    let at = out.len();
+                    out.extend_from_slice(&bytes[..64]);
+                    let chunk_address = randomize::chunk_address(chip_ppa, chunk);
+                    randomize::randomize_chunk(chunk_address, &mut out[at..]);
+                }
+            } else {
+                self.nand
+                    .submit(now, &FlashOp::gather(address, chunks.0).with_tag(tag))?;
+            }
+            self.sim.as_mut().expect("SiM region").counters.chip_gathers += 1;
+            1
+        };
+        let s = &mut self.requests.slots[slot as usize];
+        s.data = out;
+        // the decided op counted once; the chip completes each of its ops
+        s.outstanding += chip_ops - 1;
+        for _ in 0..chip_ops {
+            self.flash.oob.submitted(die, Ppa::NONE);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;
