@@ -56,7 +56,8 @@ pub struct Executed {
     pub latency: SimTime,
     /// Completion time.
     pub completed: SimTime,
-    /// The bytes read (reads in full payload mode; empty otherwise).
+    /// The bytes read (reads in full payload mode), or a SiM search's match bitmap or
+    /// gather's chunks ([`Ssd::execute_sim`]); empty otherwise.
     pub data: Vec<u8>,
 }
 

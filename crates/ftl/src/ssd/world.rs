@@ -475,9 +475,10 @@ impl Ssd {
         self.measure.completed += 1;
         self.measure.last_completion = self.now;
         if self.watch == Some(slot) {
-            // a read's bytes go to the caller; a write's stay in the slot (its capacity is
-            // reused by the next request: no allocation per partial-page write)
-            let data = if s.op == HostOp::Read {
+            // a read's bytes (and a SiM search's bitmap or gather's chunks) go to the caller;
+            // a write's stay in the slot (its capacity is reused by the next request: no
+            // allocation per partial-page write)
+            let data = if matches!(s.op, HostOp::Read | HostOp::Search | HostOp::Gather) {
                 std::mem::take(&mut s.data)
             } else {
                 Vec::new()
