@@ -19,7 +19,7 @@ pub struct CrashArgs {
     #[arg(long)]
     case: Option<u64>,
     /// A deliberately broken firmware the oracle must catch: none, no-sequence,
-    /// paired-pages-ignored, ack-before-durable or checkpoint-before-data.
+    /// paired-pages-ignored, ack-before-durable, checkpoint-before-data or trim-log-skipped.
     #[arg(long, default_value = "none")]
     mutation: String,
     /// Print the outcome as JSON.
@@ -67,6 +67,14 @@ pub fn run(args: CrashArgs) -> LabResult<()> {
         s.interrupted_erases,
         s.volatile_pages_lost,
         s.recovery_time_us_max
+    );
+    out!(
+        "mounts from a map checkpoint {}; pages read by the mounts {} against {} by full scans; trim-log records {}; cases at queue depth > 1: {}",
+        s.checkpoint_mounts,
+        s.recovery_pages_read,
+        s.full_scan_pages_read,
+        s.trim_records_written,
+        s.cases_deep_queue
     );
     if let Some(f) = &s.first_failure {
         out!(

@@ -102,6 +102,10 @@ pub struct CutReport {
     pub checkpoints_committed: u64,
     /// A checkpoint was being written, or waited for its data, at the cut: it is lost.
     pub checkpoint_lost: bool,
+    /// Trim-log records written before the cut.
+    pub trim_records_written: u64,
+    /// Trim-log records being written at the cut (lost; their flushes had not completed).
+    pub trim_records_lost: u64,
 }
 
 /// A cut device: its array, its dump area, and what happened.

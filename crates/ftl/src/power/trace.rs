@@ -80,6 +80,11 @@ pub struct Trace {
     /// Per LPA, the write sequence at its last trim (0: none): the trim log a checkpoint
     /// carries.
     pub(crate) trimmed_at: Vec<u64>,
+    /// The trim log: trims not yet logged, records being written ([`super::trim_log`]).
+    pub(crate) trim_log: super::trim_log::TrimLog,
+    /// Flushes decided while other requests were in flight, each held until every op decided
+    /// before it has completed: (request slot, per die the completed-op count to reach).
+    pub(crate) flush_barriers: Vec<(u32, Vec<u64>)>,
 }
 
 impl Trace {
@@ -94,6 +99,8 @@ impl Trace {
             checkpoint_order: super::checkpoint::CheckpointOrder::AfterData,
             checkpoints_committed: 0,
             trimmed_at: Vec::new(),
+            trim_log: super::trim_log::TrimLog::default(),
+            flush_barriers: Vec::new(),
         }
     }
 

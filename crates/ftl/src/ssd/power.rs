@@ -56,6 +56,11 @@ impl Ssd {
         let mut trace = Trace::new(dies, pages_per_die);
         trace.image = Some(image);
         self.flash.emit.trace = Some(Box::new(trace));
+        if self.config.ftl.map_checkpoint_interval_pages > 0 {
+            // the state the device starts from (a mount's, loaded by `load_recovered`) gets a
+            // checkpoint at once: the next mount reads it instead of scanning everything
+            self.take_checkpoint();
+        }
         Ok(())
     }
 
@@ -81,8 +86,18 @@ impl Ssd {
         self.requests.in_flight()
     }
 
-    /// The time of the next event of any source (`None`: nothing pending).
+    /// The time of the next event of any source (`None`: nothing pending), the trim log's
+    /// metadata writes included.
     pub fn next_event_time(&self) -> Option<SimTime> {
+        let world = self.world_next_event_time();
+        match self.metadata_next_ps().map(SimTime::from_ps) {
+            Some(t) => Some(world.map_or(t, |w| w.min(t))),
+            None => world,
+        }
+    }
+
+    /// The time of the next event of the world loop's sources.
+    fn world_next_event_time(&self) -> Option<SimTime> {
         let mut next = self.events.peek_time();
         let mut fold = |t: Option<SimTime>| {
             if let Some(t) = t {
@@ -101,9 +116,56 @@ impl Ssd {
 
     /// Processes the next event; its time, or `None` when nothing was pending.
     pub fn power_step(&mut self) -> FtlResult<Option<SimTime>> {
+        if let Some(t) = self.metadata_next_ps().map(SimTime::from_ps)
+            && self.world_next_event_time().is_none_or(|w| t <= w)
+        {
+            // a write to the metadata area ends: a trim-log record (the flushes waiting for it
+            // go on) or a map checkpoint's pages (it commits if its data is on flash)
+            self.set_now(t.max(self.now));
+            self.trim_log_step();
+            self.fold_trace()?;
+            return Ok(Some(self.now));
+        }
         let stepped = self.step()?;
         self.fold_trace()?;
         Ok(stepped.map(|_| self.now))
+    }
+
+    /// Processes events until nothing is pending (the trim log's writes included).
+    pub fn power_drain(&mut self) -> FtlResult<()> {
+        while self.power_step()?.is_some() {}
+        if self.requests.in_flight() > 0 {
+            return Err(power_error(format!(
+                "power_drain: {} requests in flight but no event pending",
+                self.requests.in_flight()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Whether request `slot` (as [`Ssd::power_admit_slot`] returned it) is still in flight.
+    pub fn request_in_flight(&self, slot: u32) -> bool {
+        self.requests
+            .slots
+            .get(slot as usize)
+            .is_some_and(|s| s.in_use)
+    }
+
+    /// [`Ssd::power_admit`], returning the request slot it took (`None`: the queue is full).
+    /// A slot is reused only by a later admission, so a driver that checks its slots between
+    /// admissions sees each completion ([`Ssd::request_in_flight`]).
+    pub fn power_admit_slot(
+        &mut self,
+        request: &HostRequest,
+        data: Option<&[u8]>,
+    ) -> FtlResult<Option<u32>> {
+        let Some(slot) = self.requests.next_free() else {
+            return Ok(None);
+        };
+        let now = self.now;
+        self.admit(request, now, data)?;
+        self.fold_trace()?;
+        Ok(Some(slot))
     }
 
     /// Chip ops completed since the trace started.
@@ -137,6 +199,7 @@ impl Ssd {
             )));
         }
         self.checkpoint_step();
+        self.flush_barrier_step();
         Ok(())
     }
 
@@ -204,6 +267,8 @@ impl Ssd {
         let mut cut = apply_cut(image, dies, stage_pages, &context, config);
         cut.report.chip_ops_completed = self.chip_ops_completed();
         (cut.report.checkpoints_committed, cut.report.checkpoint_lost) = self.checkpoint_state();
+        (cut.report.trim_records_written, _) = self.trim_log_written();
+        cut.report.trim_records_lost = trace.trim_log.pending.len() as u64;
         Ok(cut)
     }
 }

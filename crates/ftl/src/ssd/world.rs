@@ -398,7 +398,7 @@ impl Ssd {
         }
     }
 
-    fn set_now(&mut self, time: nandlab_core::SimTime) {
+    pub(super) fn set_now(&mut self, time: nandlab_core::SimTime) {
         debug_assert!(time >= self.now);
         self.now = time;
         self.flash.now = time;
