@@ -31,7 +31,10 @@ pub fn run(args: CrashArgs) -> LabResult<()> {
     let mutation = Mutation::parse(&args.mutation).map_err(usage)?;
     if let Some(index) = args.case {
         let drawn = draw_case(args.seed, index, mutation);
-        let outcome = run_drawn(&drawn).map_err(usage)?;
+        let outcome = run_drawn(&drawn).map_err(|e| {
+            let case = serde_json::to_string(&drawn).unwrap_or_default();
+            usage(format!("{e} (the case: {case})"))
+        })?;
         let both = serde_json::json!({ "case": drawn, "outcome": outcome });
         crate::print_json(&both)?;
         return Ok(());

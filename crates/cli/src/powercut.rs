@@ -5,7 +5,7 @@
 use crate::usage;
 use clap::Args;
 use nandlab_ftl::power::RecoveryVariant;
-use nandlab_ftl::{GcPolicy, MappingKind};
+use nandlab_ftl::{GcPolicy, GcScheduling, MappingKind};
 use nandlab_lab::LabResult;
 use nandlab_lab::power::scaling::recovery_scaling_checkpointed;
 use nandlab_lab::power::sweep::{SweepMode, sweep};
@@ -56,6 +56,9 @@ pub struct PowercutArgs {
     /// Host queue depth: the driver keeps this many requests outstanding.
     #[arg(long, default_value_t = 1)]
     queue_depth: u32,
+    /// GC scheduling: blocking or interleaved (host ops pass queued GC ops).
+    #[arg(long, default_value = "blocking")]
+    gc_scheduling: String,
     /// page, block or hybrid.
     #[arg(long, default_value = "page")]
     mapping: String,
@@ -231,6 +234,15 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
             )));
         }
     };
+    let gc_scheduling = match args.gc_scheduling.as_str() {
+        "blocking" => GcScheduling::Blocking,
+        "interleaved" => GcScheduling::Interleaved,
+        other => {
+            return Err(usage(format!(
+                "--gc-scheduling {other:?}: expected blocking or interleaved"
+            )));
+        }
+    };
     let case = CrashCase {
         device: CrashDevice {
             preset: args.preset,
@@ -249,6 +261,7 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
             checkpoint_before_data: args.checkpoint_before_data,
             trim_log_skipped: args.no_trim_log,
             queue_depth: args.queue_depth,
+            gc_scheduling,
             ..CrashDevice::default()
         },
         workload: CrashWorkload {

@@ -130,9 +130,9 @@ impl MapCheckpoint {
 pub(crate) struct PendingCheckpoint {
     pub checkpoint: MapCheckpoint,
     pub write_done_ps: u64,
-    /// Per die, the die's op count (completed since the device was built) that covers every
-    /// op decided before the snapshot.
-    pub data_ops: Vec<u64>,
+    /// The decision index of the first op decided after the snapshot: the checkpoint's data
+    /// is on flash once every op before it has completed.
+    pub decided_through: u64,
 }
 
 #[cfg(test)]

@@ -60,7 +60,6 @@ impl Ssd {
         let page_ps = self.metadata_page_ps();
         let (now_ps, page_size) = (self.now.as_ps(), self.geometry.page_size_bytes);
         let others_in_flight = self.requests.in_flight() > 1;
-        let oob = &self.flash.oob;
         let Some(trace) = self.flash.emit.trace.as_mut() else {
             return;
         };
@@ -68,19 +67,9 @@ impl Ssd {
         if trace.trim_log.on_flush(slot, now_ps, page_ps, page_size) {
             waits += 1;
         }
-        if others_in_flight {
-            let image = trace.image.as_ref().expect("the trace has an image");
-            let targets: Vec<u64> = (0..trace.dies.len())
-                .map(|d| image.base[d] + image.folded[d] + trace.dies[d].len() as u64)
-                .collect();
-            let pending = targets
-                .iter()
-                .enumerate()
-                .any(|(d, &t)| oob.completed_ops(d) < t);
-            if pending {
-                trace.flush_barriers.push((slot, targets));
-                waits += 1;
-            }
+        if others_in_flight && !trace.done_through(trace.decided) {
+            trace.flush_barriers.push((slot, trace.decided));
+            waits += 1;
         }
         self.requests.slots[slot as usize].outstanding += waits;
     }
@@ -88,7 +77,6 @@ impl Ssd {
     /// Lets the flushes held by [`Ssd::power_on_flush`] go on once the ops decided before them
     /// have completed.
     pub(super) fn flush_barrier_step(&mut self) {
-        let oob = &self.flash.oob;
         let Some(trace) = self.flash.emit.trace.as_mut() else {
             return;
         };
@@ -96,16 +84,15 @@ impl Ssd {
             return;
         }
         let mut released = Vec::new();
-        trace.flush_barriers.retain(|(slot, targets)| {
-            let done = targets
-                .iter()
-                .enumerate()
-                .all(|(d, &t)| oob.completed_ops(d) >= t);
+        let mut barriers = std::mem::take(&mut trace.flush_barriers);
+        barriers.retain(|&(slot, through)| {
+            let done = trace.done_through(through);
             if done {
-                released.push(*slot);
+                released.push(slot);
             }
             !done
         });
+        trace.flush_barriers = barriers;
         for slot in released {
             self.op_done(slot);
         }
@@ -167,17 +154,12 @@ impl Ssd {
             return;
         }
         let now_ps = self.now.as_ps();
-        let oob = &self.flash.oob;
         let Some(trace) = self.flash.emit.trace.as_mut() else {
             return;
         };
         if let Some(pending) = &trace.pending_checkpoint {
             let data_on_flash = trace.checkpoint_order == CheckpointOrder::BeforeData
-                || pending
-                    .data_ops
-                    .iter()
-                    .enumerate()
-                    .all(|(die, &ops)| oob.completed_ops(die) >= ops);
+                || trace.done_through(pending.decided_through);
             if now_ps >= pending.write_done_ps && data_on_flash {
                 let mut checkpoint = trace
                     .pending_checkpoint
@@ -213,10 +195,9 @@ impl Ssd {
         let image = trace.image.as_ref().expect("the trace has an image");
         let ppb = self.flash.blocks.pages_per_block;
         let mut erases = image.erases.clone();
-        let mut data_ops = Vec::with_capacity(trace.dies.len());
-        for (die, ops) in trace.dies.iter().enumerate() {
-            data_ops.push(image.base[die] + image.folded[die] + ops.len() as u64);
-            for op in ops.iter().filter(|op| op.kind == OpKind::Erase) {
+        let decided_through = trace.decided;
+        for op in trace.dies.iter().chain(&trace.staged).flatten() {
+            if op.kind == OpKind::Erase {
                 erases[(op.source.0 / ppb) as usize] += 1;
             }
         }
@@ -252,7 +233,7 @@ impl Ssd {
                 pages,
             },
             write_done_ps: now_ps + write_ps,
-            data_ops,
+            decided_through,
         });
     }
 

@@ -23,13 +23,13 @@ impl Ssd {
     /// Starts the power-loss trace: from now on every decided flash op is recorded so that a
     /// cut can rebuild the array. The device must be idle (nothing in flight or queued).
     pub fn start_power_trace(&mut self) -> FtlResult<()> {
-        // the trace records ops in decision order, which is each die's execution order only
-        // with blocking GC and no multiplane merging
+        // the trace folds each die's completions in submission order, one op per chip op and
+        // one cell stage at a time: multiplane ops (several pages in one op) and cache mode
+        // (overlapping cell stages) are not modelled
         let f = &self.config.ftl;
-        if f.gc_scheduling != crate::config::GcScheduling::Blocking || f.multiplane || f.cache_mode
-        {
+        if f.multiplane || f.cache_mode {
             return Err(power_error(
-                "start_power_trace: power cuts need ssd.gc.scheduling = \"blocking\", no ssd.scheduler.multiplane and no cache mode (the trace assumes each die runs ops in decision order, one cell stage at a time)".into(),
+                "start_power_trace: power cuts need no ssd.scheduler.multiplane and no cache mode (the trace folds one op per chip op, one cell stage per die at a time)".into(),
             ));
         }
         if self.requests.in_flight() > 0
@@ -233,6 +233,7 @@ impl Ssd {
             }
             dies.push(DieAtCut {
                 pending,
+                staged: &trace.staged[die],
                 in_chip_cell_started: started,
             });
         }

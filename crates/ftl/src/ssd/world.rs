@@ -678,6 +678,8 @@ impl Ssd {
             OpKind::PageOpen | OpKind::PageClose | OpKind::Search | OpKind::Gather => Ppa::NONE,
         };
         self.flash.oob.submitted(die, programmed);
+        self.flash
+            .trace_submitted(die.index(), op.kind, op.source, op.target);
         Ok(())
     }
 }

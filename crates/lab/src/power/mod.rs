@@ -21,7 +21,9 @@ use nandlab_ftl::power::trim_log::TrimLogMode;
 use nandlab_ftl::power::{
     CutConfig, CutReport, PowerCut, Recovered, RecoveryReport, RecoveryVariant, recover,
 };
-use nandlab_ftl::{FtlConfig, GcPolicy, HostRequest, MappingKind, PayloadMode, Ssd, SsdConfig};
+use nandlab_ftl::{
+    FtlConfig, GcPolicy, GcScheduling, HostRequest, MappingKind, PayloadMode, Ssd, SsdConfig,
+};
 use oracle::{FlushCover, Oracle, Violations};
 use serde::Serialize;
 
@@ -57,6 +59,8 @@ pub struct CrashDevice {
     pub trim_log_skipped: bool,
     /// Host queue depth: the driver keeps this many requests outstanding.
     pub queue_depth: u32,
+    /// Blocking or interleaved GC scheduling.
+    pub gc_scheduling: GcScheduling,
 }
 
 impl Default for CrashDevice {
@@ -79,6 +83,7 @@ impl Default for CrashDevice {
             checkpoint_before_data: false,
             trim_log_skipped: false,
             queue_depth: 1,
+            gc_scheduling: GcScheduling::Blocking,
         }
     }
 }
@@ -129,6 +134,7 @@ impl CrashDevice {
             map_checkpoint_interval_pages: self.map_checkpoint_interval_pages,
             payload: PayloadMode::Full,
             queue_depth: self.queue_depth.max(1),
+            gc_scheduling: self.gc_scheduling,
             ..FtlConfig::default()
         };
         Ok(c)
