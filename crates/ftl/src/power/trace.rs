@@ -197,6 +197,14 @@ impl Flash {
     /// only).
     #[inline]
     pub(crate) fn trace_submitted(&mut self, die: usize, kind: OpKind, source: Ppa, target: Ppa) {
+        if self.emit.trace.is_some() {
+            self.trace_submitted_slow(die, kind, source, target);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn trace_submitted_slow(&mut self, die: usize, kind: OpKind, source: Ppa, target: Ppa) {
         if let Some(trace) = self.emit.trace.as_mut() {
             trace.submitted(die, kind, source, target);
         }
