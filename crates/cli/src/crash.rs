@@ -19,7 +19,7 @@ pub struct CrashArgs {
     #[arg(long)]
     case: Option<u64>,
     /// A deliberately broken firmware the oracle must catch: none, no-sequence,
-    /// paired-pages-ignored, ack-before-durable or checkpoint-before-data.
+    /// paired-pages-ignored, ack-before-durable, checkpoint-before-data or trim-log-skipped.
     #[arg(long, default_value = "none")]
     mutation: String,
     /// Print the outcome as JSON.
@@ -31,7 +31,10 @@ pub fn run(args: CrashArgs) -> LabResult<()> {
     let mutation = Mutation::parse(&args.mutation).map_err(usage)?;
     if let Some(index) = args.case {
         let drawn = draw_case(args.seed, index, mutation);
-        let outcome = run_drawn(&drawn).map_err(usage)?;
+        let outcome = run_drawn(&drawn).map_err(|e| {
+            let case = serde_json::to_string(&drawn).unwrap_or_default();
+            usage(format!("{e} (the case: {case})"))
+        })?;
         let both = serde_json::json!({ "case": drawn, "outcome": outcome });
         crate::print_json(&both)?;
         return Ok(());
@@ -67,6 +70,14 @@ pub fn run(args: CrashArgs) -> LabResult<()> {
         s.interrupted_erases,
         s.volatile_pages_lost,
         s.recovery_time_us_max
+    );
+    out!(
+        "mounts from a map checkpoint {}; pages read by the mounts {} against {} by full scans; trim-log records {}; cases at queue depth > 1: {}",
+        s.checkpoint_mounts,
+        s.recovery_pages_read,
+        s.full_scan_pages_read,
+        s.trim_records_written,
+        s.cases_deep_queue
     );
     if let Some(f) = &s.first_failure {
         out!(

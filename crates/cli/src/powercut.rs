@@ -5,9 +5,9 @@
 use crate::usage;
 use clap::Args;
 use nandlab_ftl::power::RecoveryVariant;
-use nandlab_ftl::{GcPolicy, MappingKind};
+use nandlab_ftl::{GcPolicy, GcScheduling, MappingKind};
 use nandlab_lab::LabResult;
-use nandlab_lab::power::scaling::recovery_scaling;
+use nandlab_lab::power::scaling::recovery_scaling_checkpointed;
 use nandlab_lab::power::sweep::{SweepMode, sweep};
 use nandlab_lab::power::{CrashCase, CrashDevice, CrashWorkload, CutPoint, ps_to_us, run_case};
 
@@ -49,13 +49,23 @@ pub struct PowercutArgs {
     /// The checkpoint-before-data mutation: a checkpoint commits before the data it maps.
     #[arg(long)]
     checkpoint_before_data: bool,
+    /// The trim-log-skipped mutation: a Flush does not log the trims before it (trimmed
+    /// LPAs' older pages come back after a flushed trim).
+    #[arg(long)]
+    no_trim_log: bool,
+    /// Host queue depth: the driver keeps this many requests outstanding.
+    #[arg(long, default_value_t = 1)]
+    queue_depth: u32,
+    /// GC scheduling: blocking or interleaved (host ops pass queued GC ops).
+    #[arg(long, default_value = "blocking")]
+    gc_scheduling: String,
     /// page, block or hybrid.
     #[arg(long, default_value = "page")]
     mapping: String,
     /// greedy, fifo, cost-benefit or random.
     #[arg(long, default_value = "greedy")]
     gc_policy: String,
-    /// Host requests (closed loop, queue depth 1).
+    /// Host requests (closed loop at --queue-depth).
     #[arg(long, default_value_t = 400)]
     requests: u32,
     /// Write only the first N LPAs (0: all).
@@ -103,8 +113,10 @@ pub struct PowercutArgs {
     /// One cut at this simulated time (µs).
     #[arg(long)]
     cut_at_us: Option<f64>,
-    /// Instead: time the mount scan of the preset at these blocks-per-plane counts
-    /// (comma-separated), filled to 100 %.
+    /// Instead: time the mount of the preset at these blocks-per-plane counts
+    /// (comma-separated), filled to 100 %: a full scan, or with --checkpoint-interval N a
+    /// mount from a checkpoint of the filled device after N-1 page writes since (the worst
+    /// case of that interval), beside the full scan of the same array.
     #[arg(long, value_delimiter = ',')]
     scan_blocks: Vec<u32>,
     /// Print JSON.
@@ -114,9 +126,52 @@ pub struct PowercutArgs {
 
 pub fn powercut(args: PowercutArgs) -> LabResult<()> {
     if !args.scan_blocks.is_empty() {
-        let points = recovery_scaling(&args.preset, &args.scan_blocks, 1.0).map_err(usage)?;
+        let points = recovery_scaling_checkpointed(
+            &args.preset,
+            &args.scan_blocks,
+            1.0,
+            args.checkpoint_interval,
+        )
+        .map_err(usage)?;
         if args.json {
             crate::print_json(&points)?;
+            return Ok(());
+        }
+        if args.checkpoint_interval > 0 {
+            out!(
+                "mount of {} from a map checkpoint, {} pages written after it (100 % filled)",
+                args.preset,
+                args.checkpoint_interval - 1
+            );
+            out!(
+                "{:>8} {:>12} {:>5} {:>11} {:>12} {:>12} {:>12} {:>12}",
+                "blocks",
+                "capacity MiB",
+                "dies",
+                "ckpt pages",
+                "pages read",
+                "time ms",
+                "full pages",
+                "full ms"
+            );
+            for p in points {
+                out!(
+                    "{:>8} {:>12.1} {:>5} {:>11} {:>12} {:>12.2} {:>12} {:>12.1}{}",
+                    p.blocks_per_plane,
+                    p.capacity_bytes as f64 / (1 << 20) as f64,
+                    p.dies,
+                    p.checkpoint_pages,
+                    p.pages_read,
+                    p.recovery_time_ms,
+                    p.full_scan_pages_read,
+                    p.full_scan_time_ms,
+                    if p.checkpoint_used {
+                        ""
+                    } else {
+                        " (no checkpoint: full scan)"
+                    }
+                );
+            }
             return Ok(());
         }
         out!(
@@ -179,6 +234,15 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
             )));
         }
     };
+    let gc_scheduling = match args.gc_scheduling.as_str() {
+        "blocking" => GcScheduling::Blocking,
+        "interleaved" => GcScheduling::Interleaved,
+        other => {
+            return Err(usage(format!(
+                "--gc-scheduling {other:?}: expected blocking or interleaved"
+            )));
+        }
+    };
     let case = CrashCase {
         device: CrashDevice {
             preset: args.preset,
@@ -195,6 +259,9 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
             paired_page_padding: !args.no_paired_padding,
             map_checkpoint_interval_pages: args.checkpoint_interval,
             checkpoint_before_data: args.checkpoint_before_data,
+            trim_log_skipped: args.no_trim_log,
+            queue_depth: args.queue_depth,
+            gc_scheduling,
             ..CrashDevice::default()
         },
         workload: CrashWorkload {

@@ -57,6 +57,10 @@ impl RequestTable {
     pub fn has_room(&self) -> bool {
         !self.free.is_empty()
     }
+    /// The slot the next [`RequestTable::alloc`] takes.
+    pub fn next_free(&self) -> Option<u32> {
+        self.free.last().copied()
+    }
     pub fn alloc(&mut self) -> Option<u32> {
         let slot = self.free.pop()?;
         let s = &mut self.slots[slot as usize];

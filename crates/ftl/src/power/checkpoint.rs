@@ -45,10 +45,13 @@ pub enum CheckpointOrder {
 pub struct MapCheckpoint {
     /// Per LPA: the page the map pointed to and that page's sequence number.
     pub map: Vec<Option<(Ppa, u64)>>,
-    /// Per LPA trimmed since its last write (the trim log, [`super::trims`]): the sequence
+    /// Per LPA trimmed since its last write (the trim table; trims after the snapshot are in the trim log, [`super::trim_log`]): the sequence
     /// number current at the trim; a page of that LPA with a sequence number at most this is
     /// older than the trim and must not come back.
     pub trimmed_at: Vec<u64>,
+    /// Trims decided (since the trace started) at the snapshot: the trim-log records with no
+    /// newer trim are covered by this checkpoint ([`super::trim_log`]).
+    pub trims_through: u64,
     /// Per block: pages decided (programmed or to be) at the snapshot.
     pub write_pointer: Vec<u32>,
     /// Per block: erases decided at the snapshot (since the trace started).
@@ -127,9 +130,9 @@ impl MapCheckpoint {
 pub(crate) struct PendingCheckpoint {
     pub checkpoint: MapCheckpoint,
     pub write_done_ps: u64,
-    /// Per die, the die's op count (completed since the device was built) that covers every
-    /// op decided before the snapshot.
-    pub data_ops: Vec<u64>,
+    /// The decision index of the first op decided after the snapshot: the checkpoint's data
+    /// is on flash once every op before it has completed.
+    pub decided_through: u64,
 }
 
 #[cfg(test)]
@@ -140,6 +143,7 @@ mod tests {
         MapCheckpoint {
             map: vec![Some((Ppa(1), 3)), None],
             trimmed_at: vec![0, 5],
+            trims_through: 1,
             write_pointer: vec![4, 0],
             erases: vec![1, 0],
             sequence: 5,

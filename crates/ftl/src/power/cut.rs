@@ -102,6 +102,10 @@ pub struct CutReport {
     pub checkpoints_committed: u64,
     /// A checkpoint was being written, or waited for its data, at the cut: it is lost.
     pub checkpoint_lost: bool,
+    /// Trim-log records written before the cut.
+    pub trim_records_written: u64,
+    /// Trim-log records being written at the cut (lost; their flushes had not completed).
+    pub trim_records_lost: u64,
 }
 
 /// A cut device: its array, its dump area, and what happened.
@@ -115,10 +119,12 @@ pub struct PowerCut {
     pub report: CutReport,
 }
 
-/// What the chip model says of one die's ops at the cut: the number in the chip, and for each
-/// whether its cell stage has begun (oldest first).
+/// What the chip model says of one die's ops at the cut: the ops given to the chip (in
+/// submission order) and for each whether its cell stage has begun, then the ops still in
+/// the controller's queue (never started).
 pub(crate) struct DieAtCut<'a> {
     pub pending: &'a std::collections::VecDeque<TracedOp>,
+    pub staged: &'a std::collections::VecDeque<TracedOp>,
     pub in_chip_cell_started: Vec<bool>,
 }
 
@@ -170,7 +176,7 @@ pub(crate) fn apply_cut(
     let mut budget_pj = config.hold_up_energy_uj.map(|uj| uj * 1e6);
     let ppb = image.pages_per_block;
     for die in dies {
-        for (i, op) in die.pending.iter().enumerate() {
+        for (i, op) in die.pending.iter().chain(die.staged).enumerate() {
             let cost = match op.kind {
                 OpKind::Program | OpKind::Copyback => energy.program_pj,
                 OpKind::Erase => energy.erase_pj,

@@ -7,6 +7,7 @@
 
 use super::checkpoint::MapCheckpoint;
 use super::trace::{PageContent, Trace};
+use super::trim_log::TrimRecord;
 use crate::address::{Lpa, Ppa};
 use nandlab_core::SimRng;
 use nandlab_nand::OpKind;
@@ -32,6 +33,9 @@ pub struct FlashImage {
     pub(crate) erases: Vec<u32>,
     /// The newest committed map checkpoint in the metadata area ([`super::checkpoint`]).
     pub(crate) checkpoint: Option<std::sync::Arc<MapCheckpoint>>,
+    /// The trim log's committed records not covered by that checkpoint, oldest first
+    /// ([`super::trim_log`]).
+    pub(crate) trim_log: Vec<std::sync::Arc<TrimRecord>>,
     /// Per die, ops folded so far (the die's completed-op count when the trace started plus
     /// these is the die's completed ops now).
     pub(crate) folded: Vec<u64>,
@@ -46,6 +50,7 @@ impl FlashImage {
             pages_per_block,
             erases: vec![0; (physical_pages / pages_per_block) as usize],
             checkpoint: None,
+            trim_log: Vec::new(),
             folded: vec![0; base.len()],
             base,
         }
@@ -74,6 +79,32 @@ impl FlashImage {
     /// The newest committed map checkpoint, if any.
     pub fn checkpoint(&self) -> Option<&MapCheckpoint> {
         self.checkpoint.as_deref()
+    }
+
+    /// The trim log's committed records the mount reads (not covered by the checkpoint).
+    pub fn trim_log(&self) -> &[std::sync::Arc<TrimRecord>] {
+        &self.trim_log
+    }
+
+    /// Per LPA (of `logical_pages`), the durable trim table: the newest trim the committed
+    /// checkpoint's trim log or a committed trim-log record holds (the write sequence current
+    /// at the trim; 0: none). A page of the LPA with a sequence number at most this is older
+    /// than a durable trim.
+    pub fn durable_trims(&self, logical_pages: u32) -> Vec<u64> {
+        let mut trims = vec![0u64; logical_pages as usize];
+        if let Some(c) = self.checkpoint() {
+            for (t, &c) in trims.iter_mut().zip(&c.trimmed_at) {
+                *t = c;
+            }
+        }
+        for record in &self.trim_log {
+            for &(lpa, sequence) in &record.entries {
+                if let Some(t) = trims.get_mut(lpa.index()) {
+                    *t = (*t).max(sequence);
+                }
+            }
+        }
+        trims
     }
 
     /// Erases completed on `block` since the trace started.

@@ -12,6 +12,7 @@ pub mod cut;
 pub mod image;
 pub mod recovery;
 pub mod trace;
+pub mod trim_log;
 
 pub use cut::{CutConfig, CutReport, DumpedPage, PowerCut};
 pub use image::{FlashImage, PageImage};

@@ -97,6 +97,9 @@ pub struct RecoveryReport {
     pub full_scan_pages_read: u64,
     /// Simulated time of that full scan (ps).
     pub full_scan_time_ps: u64,
+    /// Pages of the trim log read (its committed records after the checkpoint; in
+    /// `pages_read`).
+    pub trim_log_pages_read: u64,
 }
 
 /// The state a mount rebuilds.
@@ -200,8 +203,10 @@ fn mount(
     checkpoint: Option<&MapCheckpoint>,
 ) -> Option<Recovered> {
     let image = &cut.image;
-    // the trim log of the newest committed checkpoint (a full scan reads it too)
-    let trim_log = image.checkpoint();
+    // the durable trims: the newest committed checkpoint's trim table (a full scan reads it
+    // too) and the trim log's committed records after it
+    let trims = image.durable_trims(logical_pages);
+    let trimmed = |lpa: Lpa, sequence: u64| trims.get(lpa.index()).is_some_and(|&t| sequence <= t);
     let ppb = image.pages_per_block;
     let blocks = image.physical_pages() / ppb;
     let mut map: Vec<Option<Source>> = vec![None; logical_pages as usize];
@@ -220,6 +225,12 @@ fn mount(
     let transfer = timing.transfer_time(geometry.page_size_bytes + OOB_BYTES as u32);
     let watermark = commit_watermark(cut, logical_pages);
     let mut scan_first = vec![0u32; blocks as usize];
+    // the trim log's records, read from the metadata area (on die 0's channel)
+    let log_pages: u64 = image.trim_log().iter().map(|r| r.pages).sum();
+    report.trim_log_pages_read = log_pages;
+    report.pages_read += log_pages;
+    die_time[0] += (timing.read_time(0) + transfer) * log_pages;
+    channel_time[0] += transfer * log_pages;
     if let Some(c) = checkpoint {
         // the checkpoint's pages, read from the metadata area (on die 0's channel); its
         // entries whose blocks were erased since are dropped (their LPAs' newer copies are
@@ -232,7 +243,9 @@ fn mount(
             let Some((ppa, seq)) = *entry else {
                 continue;
             };
-            if c.entry_valid(ppa, ppb, |b| image.erases(b), |b| image.is_unreliable(b)) {
+            if c.entry_valid(ppa, ppb, |b| image.erases(b), |b| image.is_unreliable(b))
+                && !trimmed(Lpa(lpa as u32), seq)
+            {
                 map[lpa] = Some(Source::Flash(ppa));
                 sequence[lpa] = seq;
             }
@@ -285,8 +298,8 @@ fn mount(
             if lpa.0 >= logical_pages {
                 continue;
             }
-            if trim_log.is_some_and(|c| c.trimmed_after(lpa, content.sequence)) {
-                // older than a trim the checkpoint's trim log recorded
+            if trimmed(lpa, content.sequence) {
+                // older than a durable trim (the checkpoint's trim table, the trim log)
                 continue;
             }
             let known = sequence[lpa.index()];

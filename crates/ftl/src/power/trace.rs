@@ -1,7 +1,15 @@
-//! The power-loss trace: every flash op the FTL decides, per die in decision order (which is
-//! the order the die runs them), with the content a program writes, so that the flash array
-//! as it stands at any instant can be rebuilt — including the pages of blocks whose erase is
-//! decided but has not run yet (the FTL forgets those at decision).
+//! The power-loss trace: every flash op the FTL decides, with the content a program writes,
+//! so that the flash array as it stands at any instant can be rebuilt — including the pages
+//! of blocks whose erase is decided but has not run yet (the FTL forgets those at decision).
+//!
+//! Per die, ops are kept in two lists: **staged** (decided, still in the controller's die
+//! queue; in decision order) and **submitted** (given to the chip, in submission order, which
+//! is the order the die runs and completes them). The world loop reports each submission
+//! ([`Flash::trace_submitted`]), which moves the op from one list to the other: under blocking
+//! GC that is always the oldest staged op; under interleaved GC host ops pass queued GC ops,
+//! so the submission order differs from the decision order, and the image folds completions
+//! in submission order. Each op also carries its decision index, so "every op decided before
+//! X has completed" (a checkpoint's commit, a flush barrier) is exact in both cases.
 //!
 //! Off by default: [`crate::flash::emit::Emitter`] holds `None` and pays one branch per op.
 //! While on, memory grows with the ops decided and not yet folded into the image; the driver
@@ -48,6 +56,8 @@ pub(crate) struct TracedOp {
     /// The page a copyback programs.
     pub target: Ppa,
     pub content: Option<PageContent>,
+    /// Its index in decision order (since the trace started).
+    pub decided: u64,
 }
 
 impl TracedOp {
@@ -61,11 +71,16 @@ impl TracedOp {
     }
 }
 
-/// Per die, the decided ops not yet folded into the image (oldest first).
+/// Per die, the decided ops not yet folded into the image.
 #[derive(Debug)]
 pub struct Trace {
     pub(crate) pages_per_die: u32,
+    /// Per die, ops given to the chip and not folded yet, in submission order.
     pub(crate) dies: Vec<VecDeque<TracedOp>>,
+    /// Per die, ops decided and not given to the chip yet, in decision order.
+    pub(crate) staged: Vec<VecDeque<TracedOp>>,
+    /// Ops decided since the trace started (the next op's decision index).
+    pub(crate) decided: u64,
     pub(crate) unfolded: usize,
     /// The array with every folded op applied.
     pub(crate) image: Option<super::image::FlashImage>,
@@ -80,6 +95,11 @@ pub struct Trace {
     /// Per LPA, the write sequence at its last trim (0: none): the trim log a checkpoint
     /// carries.
     pub(crate) trimmed_at: Vec<u64>,
+    /// The trim log: trims not yet logged, records being written ([`super::trim_log`]).
+    pub(crate) trim_log: super::trim_log::TrimLog,
+    /// Flushes decided while other requests were in flight, each held until every op decided
+    /// before it has completed: (request slot, the decision index to reach).
+    pub(crate) flush_barriers: Vec<(u32, u64)>,
 }
 
 impl Trace {
@@ -87,6 +107,8 @@ impl Trace {
         Trace {
             pages_per_die,
             dies: (0..dies).map(|_| VecDeque::new()).collect(),
+            staged: (0..dies).map(|_| VecDeque::new()).collect(),
+            decided: 0,
             unfolded: 0,
             image: None,
             pending_checkpoint: None,
@@ -94,6 +116,8 @@ impl Trace {
             checkpoint_order: super::checkpoint::CheckpointOrder::AfterData,
             checkpoints_committed: 0,
             trimmed_at: Vec::new(),
+            trim_log: super::trim_log::TrimLog::default(),
+            flush_barriers: Vec::new(),
         }
     }
 
@@ -104,23 +128,59 @@ impl Trace {
     /// An op was decided (called by the emitter, in decision order).
     pub(crate) fn push(&mut self, kind: OpKind, source: Ppa, target: Ppa) {
         let die = self.die_of(source);
-        self.dies[die].push_back(TracedOp {
+        self.staged[die].push_back(TracedOp {
             kind,
             source,
             target,
             content: None,
+            decided: self.decided,
         });
+        self.decided += 1;
         self.unfolded += 1;
     }
 
     /// The content of the page the die's last decided op programs.
     fn attach(&mut self, ppa: Ppa, content: PageContent) {
         let die = self.die_of(ppa);
-        if let Some(op) = self.dies[die].back_mut()
+        let last = match self.staged[die].back_mut() {
+            Some(op) => Some(op),
+            None => self.dies[die].back_mut(),
+        };
+        if let Some(op) = last
             && op.programmed() == Some(ppa)
         {
             op.content = Some(content);
         }
+    }
+
+    /// The op `(kind, source, target)` of `die` went to the chip: it moves from the staged
+    /// ops to the submitted ones (the oldest staged op that matches).
+    pub(crate) fn submitted(&mut self, die: usize, kind: OpKind, source: Ppa, target: Ppa) {
+        let staged = &mut self.staged[die];
+        let found = staged.iter().position(|op| {
+            op.kind == kind
+                && op.source == source
+                && (kind != OpKind::Copyback || op.target == target)
+        });
+        debug_assert!(
+            found.is_some(),
+            "submitted {kind:?} at {source} was not decided"
+        );
+        if let Some(i) = found
+            && let Some(op) = staged.remove(i)
+        {
+            self.dies[die].push_back(op);
+        }
+    }
+
+    /// Whether every op decided before decision index `through` has completed (been folded):
+    /// no unfolded op, submitted or staged, is older.
+    pub(crate) fn done_through(&self, through: u64) -> bool {
+        self.dies
+            .iter()
+            .chain(&self.staged)
+            .flatten()
+            .all(|op| op.decided >= through)
     }
 }
 
@@ -130,6 +190,23 @@ impl Flash {
     pub(crate) fn trace_content(&mut self, ppa: Ppa) {
         if self.emit.trace.is_some() {
             self.trace_content_slow(ppa);
+        }
+    }
+
+    /// The world loop gave `(kind, source, target)` to the chip on `die` (power-loss trace on
+    /// only).
+    #[inline]
+    pub(crate) fn trace_submitted(&mut self, die: usize, kind: OpKind, source: Ppa, target: Ppa) {
+        if self.emit.trace.is_some() {
+            self.trace_submitted_slow(die, kind, source, target);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn trace_submitted_slow(&mut self, die: usize, kind: OpKind, source: Ppa, target: Ppa) {
+        if let Some(trace) = self.emit.trace.as_mut() {
+            trace.submitted(die, kind, source, target);
         }
     }
 

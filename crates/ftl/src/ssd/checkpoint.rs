@@ -6,6 +6,7 @@ use super::Ssd;
 use crate::address::Lpa;
 use crate::mapping::Mapping;
 use crate::power::checkpoint::{CheckpointOrder, MapCheckpoint, PendingCheckpoint};
+use crate::power::trim_log::TrimLogMode;
 use nandlab_nand::OpKind;
 use std::sync::Arc;
 
@@ -18,7 +19,15 @@ impl Ssd {
         }
     }
 
-    /// Notes a trim of `lpa` decided now (the checkpoint's trim log).
+    /// Makes a Flush log the trims decided before it (`OnFlush`) or forget them (`Skipped`:
+    /// the `trim-log-skipped` mutation). Needs the power trace.
+    pub fn set_trim_log_mode(&mut self, mode: TrimLogMode) {
+        if let Some(trace) = self.flash.emit.trace.as_mut() {
+            trace.trim_log.mode = mode;
+        }
+    }
+
+    /// Notes a trim of `lpa` decided now (the checkpoint's trim table and the trim log).
     pub(super) fn checkpoint_trim(&mut self, lpa: Lpa) {
         let sequence = self.flash.write_sequence;
         if let Some(trace) = self.flash.emit.trace.as_mut() {
@@ -27,7 +36,114 @@ impl Ssd {
                 trims.resize(lpa.index() + 1, 0);
             }
             trims[lpa.index()] = sequence;
+            trace.trim_log.note(lpa, sequence);
         }
+    }
+
+    /// Time to write one page of the metadata area (ps): the slowest program of a block's
+    /// page types plus the page's transfer.
+    pub(super) fn metadata_page_ps(&self) -> u64 {
+        let timing = self.nand.timing();
+        let program = (0..self.geometry.pages_per_block)
+            .map(|p| timing.program_time(p))
+            .max()
+            .unwrap_or(nandlab_core::SimTime::ZERO);
+        (program + timing.transfer_time(self.geometry.page_size_bytes)).as_ps()
+    }
+
+    /// A Flush (or FUA write) of request `slot` was decided: under the power trace it logs the
+    /// trims not yet logged and waits for the record ([`crate::power::trim_log`]); with other
+    /// requests in flight it also waits for every op decided before it (a write that completed
+    /// into the write buffer may have been evicted by a later write still in flight, whose
+    /// program the flush would not otherwise wait for: the queue-depth crash runs found it).
+    pub(super) fn power_on_flush(&mut self, slot: u32) {
+        let page_ps = self.metadata_page_ps();
+        let (now_ps, page_size) = (self.now.as_ps(), self.geometry.page_size_bytes);
+        let others_in_flight = self.requests.in_flight() > 1;
+        let Some(trace) = self.flash.emit.trace.as_mut() else {
+            return;
+        };
+        let mut waits = 0;
+        if trace.trim_log.on_flush(slot, now_ps, page_ps, page_size) {
+            waits += 1;
+        }
+        if others_in_flight && !trace.done_through(trace.decided) {
+            trace.flush_barriers.push((slot, trace.decided));
+            waits += 1;
+        }
+        self.requests.slots[slot as usize].outstanding += waits;
+    }
+
+    /// Lets the flushes held by [`Ssd::power_on_flush`] go on once the ops decided before them
+    /// have completed.
+    pub(super) fn flush_barrier_step(&mut self) {
+        let Some(trace) = self.flash.emit.trace.as_mut() else {
+            return;
+        };
+        if trace.flush_barriers.is_empty() {
+            return;
+        }
+        let mut released = Vec::new();
+        let mut barriers = std::mem::take(&mut trace.flush_barriers);
+        barriers.retain(|&(slot, through)| {
+            let done = trace.done_through(through);
+            if done {
+                released.push(slot);
+            }
+            !done
+        });
+        trace.flush_barriers = barriers;
+        for slot in released {
+            self.op_done(slot);
+        }
+    }
+
+    /// When the next write to the metadata area ends (ps): the trim log's oldest record being
+    /// written, or the pages of the checkpoint being written (once written, a checkpoint
+    /// waits for chip completions, which are events of their own).
+    pub(super) fn metadata_next_ps(&self) -> Option<u64> {
+        let trace = self.flash.emit.trace.as_ref()?;
+        let checkpoint = trace
+            .pending_checkpoint
+            .as_ref()
+            .map(|p| p.write_done_ps)
+            .filter(|&t| t > self.now.as_ps());
+        match (trace.trim_log.next_done_ps(), checkpoint) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Commits the trim-log records written by now (they join the image: a mount reads
+    /// them) and lets the flushes waiting for them go on.
+    pub(super) fn trim_log_step(&mut self) {
+        let now_ps = self.now.as_ps();
+        loop {
+            let Some(trace) = self.flash.emit.trace.as_mut() else {
+                return;
+            };
+            let Some(done) = trace.trim_log.take_done(now_ps) else {
+                return;
+            };
+            let image = trace.image.as_mut().expect("the trace has an image");
+            let covered = image
+                .checkpoint
+                .as_ref()
+                .is_some_and(|c| c.trims_through >= done.record.trims_through);
+            if !covered {
+                image.trim_log.push(Arc::new(done.record));
+            }
+            for slot in done.waiters {
+                self.op_done(slot);
+            }
+        }
+    }
+
+    /// Trim-log records and pages written (committed) since the power trace started.
+    pub fn trim_log_written(&self) -> (u64, u64) {
+        self.flash.emit.trace.as_ref().map_or((0, 0), |t| {
+            (t.trim_log.records_written, t.trim_log.pages_written)
+        })
     }
 
     /// Commits the pending checkpoint if it may, and takes a new one if one is due (called
@@ -38,17 +154,12 @@ impl Ssd {
             return;
         }
         let now_ps = self.now.as_ps();
-        let oob = &self.flash.oob;
         let Some(trace) = self.flash.emit.trace.as_mut() else {
             return;
         };
         if let Some(pending) = &trace.pending_checkpoint {
             let data_on_flash = trace.checkpoint_order == CheckpointOrder::BeforeData
-                || pending
-                    .data_ops
-                    .iter()
-                    .enumerate()
-                    .all(|(die, &ops)| oob.completed_ops(die) >= ops);
+                || trace.done_through(pending.decided_through);
             if now_ps >= pending.write_done_ps && data_on_flash {
                 let mut checkpoint = trace
                     .pending_checkpoint
@@ -57,6 +168,9 @@ impl Ssd {
                     .checkpoint;
                 checkpoint.committed_ps = now_ps;
                 let image = trace.image.as_mut().expect("the trace has an image");
+                // the log is truncated: the checkpoint holds every trim decided before it
+                let through = checkpoint.trims_through;
+                image.trim_log.retain(|r| r.trims_through > through);
                 image.checkpoint = Some(Arc::new(checkpoint));
                 trace.checkpoints_committed += 1;
             }
@@ -66,14 +180,24 @@ impl Ssd {
         {
             return;
         }
-        // the snapshot: the map as decided now
+        self.take_checkpoint();
+    }
+
+    /// Takes a checkpoint now (the snapshot: the map as decided now) and starts writing it.
+    /// Also called when the trace starts (a mount, or a format, writes one of the state it
+    /// starts from: the next mount reads it instead of scanning everything).
+    pub(super) fn take_checkpoint(&mut self) {
+        let now_ps = self.now.as_ps();
+        let oob = &self.flash.oob;
+        let Some(trace) = self.flash.emit.trace.as_mut() else {
+            return;
+        };
         let image = trace.image.as_ref().expect("the trace has an image");
         let ppb = self.flash.blocks.pages_per_block;
         let mut erases = image.erases.clone();
-        let mut data_ops = Vec::with_capacity(trace.dies.len());
-        for (die, ops) in trace.dies.iter().enumerate() {
-            data_ops.push(image.base[die] + image.folded[die] + ops.len() as u64);
-            for op in ops.iter().filter(|op| op.kind == OpKind::Erase) {
+        let decided_through = trace.decided;
+        for op in trace.dies.iter().chain(&trace.staged).flatten() {
+            if op.kind == OpKind::Erase {
                 erases[(op.source.0 / ppb) as usize] += 1;
             }
         }
@@ -93,18 +217,14 @@ impl Ssd {
             self.geometry.page_size_bytes,
         );
         // its pages: the slowest program plus the transfer each (a metadata area of its own)
-        let timing = self.nand.timing();
-        let program = (0..ppb)
-            .map(|p| timing.program_time(p))
-            .max()
-            .unwrap_or(nandlab_core::SimTime::ZERO);
-        let per_page = program + timing.transfer_time(self.geometry.page_size_bytes);
-        let write_ps = per_page.as_ps() * pages;
+        let write_ps = self.metadata_page_ps() * pages;
+        let trace = self.flash.emit.trace.as_mut().expect("checked above");
         trace.checkpoint_sequence = self.flash.write_sequence;
         trace.pending_checkpoint = Some(PendingCheckpoint {
             checkpoint: MapCheckpoint {
                 map,
                 trimmed_at,
+                trims_through: trace.trim_log.trims_decided,
                 write_pointer: self.flash.blocks.next_page.clone(),
                 erases,
                 sequence: self.flash.write_sequence,
@@ -113,7 +233,7 @@ impl Ssd {
                 pages,
             },
             write_done_ps: now_ps + write_ps,
-            data_ops,
+            decided_through,
         });
     }
 

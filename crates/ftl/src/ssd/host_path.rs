@@ -483,6 +483,11 @@ impl Ssd {
             // the flushed pages' word lines are completed before the flush completes
             self.mapper.pad_open_blocks(&mut self.flash, tag);
         }
+        if result.is_ok() && self.flash.emit.trace.is_some() {
+            // the trims decided before it are logged before it completes (and with other
+            // requests in flight, it waits for the ops decided before it)
+            self.power_on_flush(slot);
+        }
         result
     }
 }

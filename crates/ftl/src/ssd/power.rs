@@ -23,13 +23,13 @@ impl Ssd {
     /// Starts the power-loss trace: from now on every decided flash op is recorded so that a
     /// cut can rebuild the array. The device must be idle (nothing in flight or queued).
     pub fn start_power_trace(&mut self) -> FtlResult<()> {
-        // the trace records ops in decision order, which is each die's execution order only
-        // with blocking GC and no multiplane merging
+        // the trace folds each die's completions in submission order, one op per chip op and
+        // one cell stage at a time: multiplane ops (several pages in one op) and cache mode
+        // (overlapping cell stages) are not modelled
         let f = &self.config.ftl;
-        if f.gc_scheduling != crate::config::GcScheduling::Blocking || f.multiplane || f.cache_mode
-        {
+        if f.multiplane || f.cache_mode {
             return Err(power_error(
-                "start_power_trace: power cuts need ssd.gc.scheduling = \"blocking\", no ssd.scheduler.multiplane and no cache mode (the trace assumes each die runs ops in decision order, one cell stage at a time)".into(),
+                "start_power_trace: power cuts need no ssd.scheduler.multiplane and no cache mode (the trace folds one op per chip op, one cell stage per die at a time)".into(),
             ));
         }
         if self.requests.in_flight() > 0
@@ -64,6 +64,11 @@ impl Ssd {
         let mut trace = Trace::new(dies, pages_per_die);
         trace.image = Some(image);
         self.flash.emit.trace = Some(Box::new(trace));
+        if self.config.ftl.map_checkpoint_interval_pages > 0 {
+            // the state the device starts from (a mount's, loaded by `load_recovered`) gets a
+            // checkpoint at once: the next mount reads it instead of scanning everything
+            self.take_checkpoint();
+        }
         Ok(())
     }
 
@@ -115,8 +120,18 @@ impl Ssd {
         self.requests.in_flight()
     }
 
-    /// The time of the next event of any source (`None`: nothing pending).
+    /// The time of the next event of any source (`None`: nothing pending), the trim log's
+    /// metadata writes included.
     pub fn next_event_time(&self) -> Option<SimTime> {
+        let world = self.world_next_event_time();
+        match self.metadata_next_ps().map(SimTime::from_ps) {
+            Some(t) => Some(world.map_or(t, |w| w.min(t))),
+            None => world,
+        }
+    }
+
+    /// The time of the next event of the world loop's sources.
+    fn world_next_event_time(&self) -> Option<SimTime> {
         let mut next = self.events.peek_time();
         let mut fold = |t: Option<SimTime>| {
             if let Some(t) = t {
@@ -135,9 +150,56 @@ impl Ssd {
 
     /// Processes the next event; its time, or `None` when nothing was pending.
     pub fn power_step(&mut self) -> FtlResult<Option<SimTime>> {
+        if let Some(t) = self.metadata_next_ps().map(SimTime::from_ps)
+            && self.world_next_event_time().is_none_or(|w| t <= w)
+        {
+            // a write to the metadata area ends: a trim-log record (the flushes waiting for it
+            // go on) or a map checkpoint's pages (it commits if its data is on flash)
+            self.set_now(t.max(self.now));
+            self.trim_log_step();
+            self.fold_trace()?;
+            return Ok(Some(self.now));
+        }
         let stepped = self.step()?;
         self.fold_trace()?;
         Ok(stepped.map(|_| self.now))
+    }
+
+    /// Processes events until nothing is pending (the trim log's writes included).
+    pub fn power_drain(&mut self) -> FtlResult<()> {
+        while self.power_step()?.is_some() {}
+        if self.requests.in_flight() > 0 {
+            return Err(power_error(format!(
+                "power_drain: {} requests in flight but no event pending",
+                self.requests.in_flight()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Whether request `slot` (as [`Ssd::power_admit_slot`] returned it) is still in flight.
+    pub fn request_in_flight(&self, slot: u32) -> bool {
+        self.requests
+            .slots
+            .get(slot as usize)
+            .is_some_and(|s| s.in_use)
+    }
+
+    /// [`Ssd::power_admit`], returning the request slot it took (`None`: the queue is full).
+    /// A slot is reused only by a later admission, so a driver that checks its slots between
+    /// admissions sees each completion ([`Ssd::request_in_flight`]).
+    pub fn power_admit_slot(
+        &mut self,
+        request: &HostRequest,
+        data: Option<&[u8]>,
+    ) -> FtlResult<Option<u32>> {
+        let Some(slot) = self.requests.next_free() else {
+            return Ok(None);
+        };
+        let now = self.now;
+        self.admit(request, now, data)?;
+        self.fold_trace()?;
+        Ok(Some(slot))
     }
 
     /// Chip ops completed since the trace started.
@@ -171,6 +233,7 @@ impl Ssd {
             )));
         }
         self.checkpoint_step();
+        self.flush_barrier_step();
         Ok(())
     }
 
@@ -204,6 +267,7 @@ impl Ssd {
             }
             dies.push(DieAtCut {
                 pending,
+                staged: &trace.staged[die],
                 in_chip_cell_started: started,
             });
         }
@@ -238,6 +302,8 @@ impl Ssd {
         let mut cut = apply_cut(image, dies, stage_pages, &context, config);
         cut.report.chip_ops_completed = self.chip_ops_completed();
         (cut.report.checkpoints_committed, cut.report.checkpoint_lost) = self.checkpoint_state();
+        (cut.report.trim_records_written, _) = self.trim_log_written();
+        cut.report.trim_records_lost = trace.trim_log.pending.len() as u64;
         Ok(cut)
     }
 }

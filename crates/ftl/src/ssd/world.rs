@@ -408,7 +408,7 @@ impl Ssd {
         }
     }
 
-    fn set_now(&mut self, time: nandlab_core::SimTime) {
+    pub(super) fn set_now(&mut self, time: nandlab_core::SimTime) {
         debug_assert!(time >= self.now);
         self.now = time;
         self.flash.now = time;
@@ -792,6 +792,8 @@ impl Ssd {
             OpKind::PageOpen | OpKind::PageClose | OpKind::Search | OpKind::Gather => Ppa::NONE,
         };
         self.flash.oob.submitted(die, programmed);
+        self.flash
+            .trace_submitted(die.index(), op.kind, op.source, op.target);
         Ok(())
     }
 }

@@ -9,7 +9,7 @@
 
 use super::cycles::{CyclesOutcome, run_cycles};
 use super::oracle::Violations;
-use super::{CrashCase, CrashDevice, CrashWorkload, CutPoint, GcPolicy, MappingKind};
+use super::{CrashCase, CrashDevice, CrashWorkload, CutPoint, GcPolicy, GcScheduling, MappingKind};
 use nandlab_core::SimRng;
 use nandlab_ftl::power::RecoveryVariant;
 use serde::Serialize;
@@ -30,11 +30,15 @@ pub enum Mutation {
     /// A map checkpoint is recorded as committed once its pages are written, before the data
     /// it maps is on flash (cases drawn with the page mapping and frequent checkpoints).
     CheckpointBeforeData,
+    /// A Flush does not log the trims decided before it (the firmware keeps deallocations in
+    /// DRAM only): a trimmed LPA's older page comes back after a flush (cases drawn with
+    /// frequent trims and flushes).
+    TrimLogSkipped,
 }
 
 impl Mutation {
-    /// Parses `none`, `no-sequence`, `paired-pages-ignored`, `ack-before-durable` or
-    /// `checkpoint-before-data`.
+    /// Parses `none`, `no-sequence`, `paired-pages-ignored`, `ack-before-durable`,
+    /// `checkpoint-before-data` or `trim-log-skipped`.
     pub fn parse(text: &str) -> Result<Self, String> {
         Ok(match text {
             "none" => Mutation::None,
@@ -42,9 +46,10 @@ impl Mutation {
             "paired-pages-ignored" => Mutation::PairedPagesIgnored,
             "ack-before-durable" => Mutation::AckBeforeDurable,
             "checkpoint-before-data" => Mutation::CheckpointBeforeData,
+            "trim-log-skipped" => Mutation::TrimLogSkipped,
             _ => {
                 return Err(format!(
-                    "--mutation {text:?}: expected none, no-sequence, paired-pages-ignored, ack-before-durable or checkpoint-before-data"
+                    "--mutation {text:?}: expected none, no-sequence, paired-pages-ignored, ack-before-durable, checkpoint-before-data or trim-log-skipped"
                 ));
             }
         })
@@ -135,6 +140,9 @@ pub fn draw_case(seed: u64, index: u64, mutation: Mutation) -> DrawnCase {
         paired_page_padding: mutation != Mutation::PairedPagesIgnored,
         map_checkpoint_interval_pages: 0,
         checkpoint_before_data: mutation == Mutation::CheckpointBeforeData,
+        trim_log_skipped: mutation == Mutation::TrimLogSkipped,
+        queue_depth: 1,
+        gc_scheduling: GcScheduling::Blocking,
     };
     // paired-page padding covers the page mapping; block and hybrid mappings program a page
     // at its LPA's offset, so their lower pages are not protected: no paired damage there
@@ -178,6 +186,18 @@ pub fn draw_case(seed: u64, index: u64, mutation: Mutation) -> DrawnCase {
             pick(&mut rng, &[0, 0, 4, 16, 32])
         };
     }
+    // host queue depth, drawn after everything else (the draws above stay as they were)
+    drawn.case.device.queue_depth = pick(&mut rng, &[1, 1, 2, 4]);
+    // (GC scheduling stays blocking here: interleaved GC programs pages out of order on some
+    // drawn devices — the chip model refuses it, a scheduler issue seen with and without
+    // paired-page padding, e.g. `nandlab powercut --dies 1 --blocks 13 --gc-policy random
+    // --gc-scheduling interleaved --requests 2000 --lpa-span 28 --write-pages-max 3
+    // --seed 5`; the cut sweeps of `interleaved_gc_keeps_the_contract` cover it)
+    if mutation == Mutation::TrimLogSkipped {
+        let w = &mut drawn.case.workload;
+        w.trim_probability = 0.15;
+        w.flush_probability = w.flush_probability.max(0.1);
+    }
     drawn
 }
 
@@ -208,6 +228,14 @@ pub struct CrashSummary {
     pub interrupted_erases: u64,
     pub volatile_pages_lost: u64,
     pub recovery_time_us_max: f64,
+    /// Mounts from a map checkpoint, pages the mounts read and what full scans read.
+    pub checkpoint_mounts: u64,
+    pub recovery_pages_read: u64,
+    pub full_scan_pages_read: u64,
+    /// Trim-log records written.
+    pub trim_records_written: u64,
+    /// Cases run with a host queue depth above 1.
+    pub cases_deep_queue: u64,
     /// The first failing case (reproduce: `nandlab crash --seed SEED --case INDEX`).
     pub first_failure: Option<Box<Failure>>,
 }
@@ -275,6 +303,11 @@ pub fn crash(
         s.interrupted_erases += o.interrupted_erases;
         s.volatile_pages_lost += o.volatile_pages_lost;
         s.recovery_time_us_max = s.recovery_time_us_max.max(o.recovery_time_us_max);
+        s.checkpoint_mounts += o.checkpoint_mounts;
+        s.recovery_pages_read += o.recovery_pages_read;
+        s.full_scan_pages_read += o.full_scan_pages_read;
+        s.trim_records_written += o.trim_records_written;
+        s.cases_deep_queue += u64::from(drawn.case.device.queue_depth > 1);
         if o.violations.total() > 0 {
             s.failing_cases += 1;
             s.violations.add(&o.violations);
@@ -303,6 +336,11 @@ mod tests {
         let s = crash(1, 5000, Mutation::None, |_| {}).unwrap();
         assert!(s.cycles >= 5000 && s.cases > 1000, "{s:?}");
         assert!(s.torn_programs > 0 && s.interrupted_erases > 0 && s.damaged_lower_pages > 0);
+        assert!(
+            s.cases_deep_queue > 0 && s.trim_records_written > 0,
+            "{s:?}"
+        );
+        assert!(s.checkpoint_mounts > 0, "{s:?}");
         assert_eq!(s.violations.total(), 0, "{:?}", s.first_failure);
     }
 
@@ -314,6 +352,7 @@ mod tests {
             Mutation::PairedPagesIgnored,
             Mutation::AckBeforeDurable,
             Mutation::CheckpointBeforeData,
+            Mutation::TrimLogSkipped,
         ] {
             let s = crash(1, 600, mutation, |_| {}).unwrap();
             assert!(s.violations.total() > 0, "{mutation:?}: {s:?}");

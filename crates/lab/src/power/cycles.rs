@@ -27,6 +27,14 @@ pub struct CyclesOutcome {
     pub volatile_pages_lost: u64,
     /// Largest mount scan (simulated µs).
     pub recovery_time_us_max: f64,
+    /// Mounts that started from a map checkpoint (each cycle's device writes one of the state
+    /// it was loaded with, so later cycles use checkpoints too), pages the mounts read, and
+    /// what full scans of the same arrays read.
+    pub checkpoint_mounts: u64,
+    pub recovery_pages_read: u64,
+    pub full_scan_pages_read: u64,
+    /// Trim-log records written (summed over the cycles).
+    pub trim_records_written: u64,
 }
 
 /// Runs `cycles` cut–recover–continue cycles of `case` (its cut point ignored: each cycle
@@ -43,6 +51,7 @@ pub fn run_cycles(case: &CrashCase, cycles: u64) -> Result<CyclesOutcome, String
         rng: SimRng::stream(case.seed, "power.workload"),
         version: 0,
         checkpoint_order: case.device.checkpoint_order(),
+        trim_log_mode: case.device.trim_log_mode(),
     };
     let mut cut_rng = SimRng::stream(case.seed, "power.cycles");
     let mut out = CyclesOutcome::default();
@@ -58,6 +67,10 @@ pub fn run_cycles(case: &CrashCase, cycles: u64) -> Result<CyclesOutcome, String
         out.damaged_lower_pages += report.damaged_lower_pages;
         out.interrupted_erases += report.interrupted_erases;
         out.volatile_pages_lost += report.volatile_pages_lost;
+        out.trim_records_written += report.trim_records_written;
+        out.checkpoint_mounts += u64::from(recovered.report.checkpoint_used);
+        out.recovery_pages_read += recovered.report.pages_read;
+        out.full_scan_pages_read += recovered.report.full_scan_pages_read;
         out.recovery_time_us_max = out
             .recovery_time_us_max
             .max(super::ps_to_us(recovered.report.time_ps));
@@ -112,5 +125,34 @@ mod tests {
                 assert_eq!(o.violations.total(), 0, "{mapping:?} seed {seed}: {o:?}");
             }
         }
+    }
+
+    /// With map checkpoints, every cycle's device writes a checkpoint of the state it was
+    /// loaded with, so the mounts of later cycles start from a checkpoint too (not only once
+    /// the interval's pages have been written) and read less than full scans; the contract
+    /// holds across the cycles.
+    #[test]
+    fn later_cycles_mount_from_a_checkpoint() {
+        let mut case = CrashCase {
+            workload: CrashWorkload {
+                requests: 120,
+                lpa_span: 30,
+                ..CrashWorkload::default()
+            },
+            ..CrashCase::default()
+        };
+        case.device.map_checkpoint_interval_pages = 64;
+        let (mut mounts, mut cycles, mut read, mut full) = (0, 0, 0, 0);
+        for seed in 1..=5 {
+            case.seed = seed;
+            let o = run_cycles(&case, 8).unwrap();
+            assert_eq!(o.violations.total(), 0, "seed {seed}: {o:?}");
+            cycles += o.cycles;
+            mounts += o.checkpoint_mounts;
+            read += o.recovery_pages_read;
+            full += o.full_scan_pages_read;
+        }
+        assert!(mounts * 4 >= cycles * 3, "{mounts} of {cycles} cycles");
+        assert!(read < full, "{read} against {full}");
     }
 }

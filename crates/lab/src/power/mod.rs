@@ -3,9 +3,10 @@
 //! mount the device from its pages' OOB, and check every LPA with the crash [`oracle`].
 //! [`sweep`] cuts at every event (or every completed chip op) in turn.
 //!
-//! The run is closed-loop at queue depth 1 (the next request is admitted when the previous one
-//! completed), so "completed before the flush was admitted" is exact; GC, evictions and the
-//! chip's own queues still run concurrently with the host.
+//! The run is closed-loop at the device's queue depth (`CrashDevice::queue_depth`: a new
+//! request is admitted whenever one completed; at depth 1 the next request waits for the
+//! previous one, above it several writes, trims and flushes are outstanding when the cut
+//! lands); GC, evictions and the chip's own queues run concurrently with the host.
 
 pub mod crash;
 pub mod cycles;
@@ -16,11 +17,14 @@ pub mod sweep;
 
 use nandlab_core::{Lpa, SimRng, SimTime};
 use nandlab_ftl::power::checkpoint::CheckpointOrder;
+use nandlab_ftl::power::trim_log::TrimLogMode;
 use nandlab_ftl::power::{
     CutConfig, CutReport, PowerCut, Recovered, RecoveryReport, RecoveryVariant, recover,
 };
-use nandlab_ftl::{FtlConfig, GcPolicy, HostRequest, MappingKind, PayloadMode, Ssd, SsdConfig};
-use oracle::{Oracle, Violations};
+use nandlab_ftl::{
+    FtlConfig, GcPolicy, GcScheduling, HostRequest, MappingKind, PayloadMode, Ssd, SsdConfig,
+};
+use oracle::{FlushCover, Oracle, Violations};
 use serde::Serialize;
 
 /// A small device for crash runs.
@@ -51,6 +55,12 @@ pub struct CrashDevice {
     /// The `checkpoint-before-data` mutation: a checkpoint counts as committed once written,
     /// before the data it maps is on flash.
     pub checkpoint_before_data: bool,
+    /// The `trim-log-skipped` mutation: a Flush does not log the trims before it.
+    pub trim_log_skipped: bool,
+    /// Host queue depth: the driver keeps this many requests outstanding.
+    pub queue_depth: u32,
+    /// Blocking or interleaved GC scheduling.
+    pub gc_scheduling: GcScheduling,
 }
 
 impl Default for CrashDevice {
@@ -71,6 +81,9 @@ impl Default for CrashDevice {
             paired_page_padding: true,
             map_checkpoint_interval_pages: 0,
             checkpoint_before_data: false,
+            trim_log_skipped: false,
+            queue_depth: 1,
+            gc_scheduling: GcScheduling::Blocking,
         }
     }
 }
@@ -82,6 +95,15 @@ impl CrashDevice {
             CheckpointOrder::BeforeData
         } else {
             CheckpointOrder::AfterData
+        }
+    }
+
+    /// Whether a Flush of this device logs its trims.
+    pub fn trim_log_mode(&self) -> TrimLogMode {
+        if self.trim_log_skipped {
+            TrimLogMode::Skipped
+        } else {
+            TrimLogMode::OnFlush
         }
     }
 
@@ -111,7 +133,8 @@ impl CrashDevice {
             paired_page_padding: self.paired_page_padding,
             map_checkpoint_interval_pages: self.map_checkpoint_interval_pages,
             payload: PayloadMode::Full,
-            queue_depth: 1,
+            queue_depth: self.queue_depth.max(1),
+            gc_scheduling: self.gc_scheduling,
             ..FtlConfig::default()
         };
         Ok(c)
@@ -213,8 +236,9 @@ enum Issued {
         first: u64,
         fua: bool,
     },
-    Flush,
-    Trim(Lpa),
+    Flush(FlushCover),
+    /// A trim and its oracle mark.
+    Trim(Lpa, u64),
     Read,
 }
 
@@ -247,6 +271,8 @@ pub(crate) struct Run {
     pub version: u64,
     /// When the device's map checkpoints commit (a mutation breaks it).
     pub checkpoint_order: CheckpointOrder,
+    /// Whether a Flush logs the trims before it (a mutation breaks it).
+    pub trim_log_mode: TrimLogMode,
 }
 
 /// What one segment of a run did before its cut.
@@ -256,7 +282,8 @@ pub(crate) struct Segment {
 }
 
 impl Run {
-    /// Issues `w.requests` requests (queue depth 1) and processes events until `cut_point`.
+    /// Issues `w.requests` requests, keeping the device's queue depth outstanding, and
+    /// processes events until `cut_point`.
     pub(crate) fn drive(
         &mut self,
         w: &CrashWorkload,
@@ -268,24 +295,32 @@ impl Run {
             rng,
             version,
             checkpoint_order,
+            trim_log_mode,
         } = self;
         ssd.start_power_trace().map_err(|e| e.to_string())?;
         ssd.set_checkpoint_order(*checkpoint_order);
+        ssd.set_trim_log_mode(*trim_log_mode);
         let logical = ssd.logical_pages() as u32;
         let page = ssd.page_size_bytes();
+        let depth = ssd.config().ftl.queue_depth.max(1) as usize;
         let span = if w.lpa_span == 0 {
             logical
         } else {
             w.lpa_span.min(logical)
         };
         let (mut events, mut issued_count, mut completed) = (0u64, 0u32, 0u64);
-        let mut in_flight: Option<Issued> = None;
+        // requests outstanding: (request slot, what it is), in admission order
+        let mut in_flight: Vec<(u32, Issued)> = Vec::with_capacity(depth);
         let err = |e: nandlab_ftl::FtlError| e.to_string();
         loop {
-            // a completed request
-            if ssd.requests_in_flight() == 0
-                && let Some(done) = in_flight.take()
-            {
+            // completed requests (a slot is reused only by a later admission)
+            let mut i = 0;
+            while i < in_flight.len() {
+                if ssd.request_in_flight(in_flight[i].0) {
+                    i += 1;
+                    continue;
+                }
+                let (_, done) = in_flight.remove(i);
                 completed += 1;
                 match done {
                     Issued::Write {
@@ -298,8 +333,8 @@ impl Run {
                             oracle.write_completed(Lpa(lpa.0 + i), first + u64::from(i), fua);
                         }
                     }
-                    Issued::Flush => oracle.flush_completed(),
-                    Issued::Trim(lpa) => oracle.trim_completed(lpa, ssd.now().as_ps()),
+                    Issued::Flush(cover) => oracle.flush_completed(cover),
+                    Issued::Trim(lpa, mark) => oracle.trim_completed(lpa, mark, ssd.now().as_ps()),
                     Issued::Read => {}
                 }
             }
@@ -309,24 +344,24 @@ impl Run {
                 // (nothing pending: the next request is admitted now, unless none is left)
                 CutPoint::AtTimePs(t) => match ssd.next_event_time() {
                     Some(next) => next.as_ps() > t,
-                    None => in_flight.is_none() && issued_count >= w.requests,
+                    None => in_flight.is_empty() && issued_count >= w.requests,
                 },
                 CutPoint::End => false,
             };
             if reached {
                 break;
             }
-            if in_flight.is_none() && issued_count < w.requests {
+            if in_flight.len() < depth && issued_count < w.requests {
                 issued_count += 1;
                 let roll = rng.unit_f64();
                 let lpa = Lpa(rng.below(u64::from(span)) as u32);
                 let (request, issued, data) = if roll < w.flush_probability {
-                    oracle.flush_issued();
-                    (HostRequest::flush(), Issued::Flush, None)
+                    let cover = oracle.flush_issued();
+                    (HostRequest::flush(), Issued::Flush(cover), None)
                 } else if roll < w.flush_probability + w.trim_probability {
-                    oracle.trim_issued(lpa);
+                    let mark = oracle.trim_issued(lpa);
                     let r = HostRequest::trim(lpa.offset_bytes(u64::from(page)), u64::from(page));
-                    (r, Issued::Trim(lpa), None)
+                    (r, Issued::Trim(lpa, mark), None)
                 } else if roll < w.flush_probability + w.trim_probability + w.read_probability {
                     let r = HostRequest::read(lpa.offset_bytes(u64::from(page)), u64::from(page));
                     (r, Issued::Read, None)
@@ -357,14 +392,16 @@ impl Run {
                     };
                     (r, issued, Some(bytes))
                 };
-                let admitted = ssd.power_admit(&request, data.as_deref()).map_err(err)?;
-                debug_assert!(admitted, "queue depth 1, nothing in flight");
-                in_flight = Some(issued);
+                let slot = ssd
+                    .power_admit_slot(&request, data.as_deref())
+                    .map_err(err)?
+                    .ok_or_else(|| format!("crash run: the queue of depth {depth} is full"))?;
+                in_flight.push((slot, issued));
                 continue;
             }
             match ssd.power_step().map_err(err)? {
                 Some(_) => events += 1,
-                None if in_flight.is_none() && issued_count >= w.requests => break,
+                None if in_flight.is_empty() && issued_count >= w.requests => break,
                 None => return Err(format!("crash run stalled after {events} events")),
             }
         }
@@ -420,6 +457,7 @@ pub fn run_case(case: &CrashCase) -> Result<CrashOutcome, String> {
         rng: SimRng::stream(case.seed, "power.workload"),
         version: 0,
         checkpoint_order: case.device.checkpoint_order(),
+        trim_log_mode: case.device.trim_log_mode(),
     };
     let segment = run.drive(&case.workload, case.cut_point)?;
     let (_, recovered, cut, violations) = run.cut_and_check(case, case.cut_point, case.seed)?;

@@ -7,12 +7,17 @@
 //! * after recovery each LPA holds its last durable write or a write issued after it — never
 //!   an older write (**resurrected**), never nothing when a durable write exists (**lost**),
 //!   never bytes that no write to it carried (**corrupted**: torn, damaged, another LPA's);
-//! * TRIM is not durable by itself: the recovery scan cannot see trims (they are not in the
-//!   OOB), so after a trim, until a later write of the LPA is durable, the LPA may read as
-//!   zeros or as any write ever issued to it (a stale page of an older write may come back);
-//! * on a device with map checkpoints, a trim recorded by a committed checkpoint (its trim log)
-//!   is durable: the LPA reads as zeros or a write issued after the trim
-//!   ([`Oracle::check_with_trim_log`]).
+//! * until a trim is durable, the recovery scan cannot see it (trims are not in the OOB), so
+//!   after a trim, until a later write of the LPA is durable, the LPA may read as zeros or as
+//!   any write issued to it since its last durable trim (a stale page may come back);
+//! * a **trim is durable** once it completed and a Flush admitted after its completion
+//!   completed (the device logs trims in its metadata area on a Flush), or once a map
+//!   checkpoint taken after it has committed ([`Oracle::check_with_trim_log`]): the LPA then
+//!   reads as zeros or as a write issued after the trim, never an older one.
+//!
+//! Requests may overlap (queue depth > 1): the device decides them in admission order, so a
+//! write issued later holds a higher version and a higher sequence number; a Flush covers the
+//! writes and trims that completed before it was admitted ([`FlushCover`]).
 
 use super::payload::{Decoded, decode};
 use nandlab_core::Lpa;
@@ -31,6 +36,9 @@ struct LpaHistory {
     trim_mark: Option<u64>,
     /// When its last trim completed (simulated ps; `None`: not completed, or never trimmed).
     trim_done_ps: Option<u64>,
+    /// The mark of its newest trim made durable by a completed Flush (`None`: none): no write
+    /// with a version at most this may come back.
+    durable_trim: Option<u64>,
 }
 
 impl LpaHistory {
@@ -80,14 +88,26 @@ impl Violations {
     }
 }
 
+/// What a Flush covers: the completed writes and trims when it was admitted (counts of the
+/// oracle's completion lists).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlushCover {
+    writes: usize,
+    trims: usize,
+}
+
 /// The host's view of a crash run.
 #[derive(Clone, Debug)]
 pub struct Oracle {
     lpas: Vec<LpaHistory>,
-    /// Completed writes not yet covered by a completed flush: (lpa, version).
-    unflushed: Vec<(Lpa, u64)>,
-    /// Completed writes when the flush in flight was admitted.
-    flush_covers: Option<usize>,
+    /// Completed writes, in completion order: (lpa, version); the first `writes_flushed` are
+    /// covered by a completed flush.
+    completed_writes: Vec<(Lpa, u64)>,
+    writes_flushed: usize,
+    /// Completed trims, in completion order: (lpa, mark); the first `trims_flushed` are
+    /// covered by a completed flush.
+    completed_trims: Vec<(Lpa, u64)>,
+    trims_flushed: usize,
     plp: bool,
 }
 
@@ -96,8 +116,10 @@ impl Oracle {
     pub fn new(logical_pages: u32, plp: bool) -> Self {
         Oracle {
             lpas: vec![LpaHistory::default(); logical_pages as usize],
-            unflushed: Vec::new(),
-            flush_covers: None,
+            completed_writes: Vec::new(),
+            writes_flushed: 0,
+            completed_trims: Vec::new(),
+            trims_flushed: 0,
             plp,
         }
     }
@@ -133,34 +155,50 @@ impl Oracle {
         if self.plp || fua {
             self.make_durable(lpa, version);
         } else {
-            self.unflushed.push((lpa, version));
+            self.completed_writes.push((lpa, version));
         }
     }
 
-    /// A trim of `lpa` was issued.
-    pub fn trim_issued(&mut self, lpa: Lpa) {
+    /// A trim of `lpa` was issued; its mark (the newest version issued to the LPA so far),
+    /// which [`Oracle::trim_completed`] takes back.
+    pub fn trim_issued(&mut self, lpa: Lpa) -> u64 {
         let h = &mut self.lpas[lpa.index()];
-        h.trim_mark = Some(h.versions.last().copied().unwrap_or(0));
+        let mark = h.versions.last().copied().unwrap_or(0);
+        h.trim_mark = Some(mark);
         h.trim_done_ps = None;
+        mark
     }
 
-    /// The last trim of `lpa` completed at `time_ps`.
-    pub fn trim_completed(&mut self, lpa: Lpa, time_ps: u64) {
-        self.lpas[lpa.index()].trim_done_ps = Some(time_ps);
+    /// The trim of `lpa` with `mark` completed at `time_ps`.
+    pub fn trim_completed(&mut self, lpa: Lpa, mark: u64, time_ps: u64) {
+        let h = &mut self.lpas[lpa.index()];
+        if h.trim_mark == Some(mark) {
+            h.trim_done_ps = Some(time_ps);
+        }
+        self.completed_trims.push((lpa, mark));
     }
 
-    /// A flush was issued (it covers the writes completed so far).
-    pub fn flush_issued(&mut self) {
-        self.flush_covers = Some(self.unflushed.len());
+    /// A flush was issued: it covers the writes and trims completed so far.
+    pub fn flush_issued(&self) -> FlushCover {
+        FlushCover {
+            writes: self.completed_writes.len(),
+            trims: self.completed_trims.len(),
+        }
     }
 
-    /// The flush in flight completed.
-    pub fn flush_completed(&mut self) {
-        let covered = self.flush_covers.take().unwrap_or(0);
-        let done: Vec<(Lpa, u64)> = self.unflushed.drain(..covered).collect();
-        for (lpa, version) in done {
+    /// The flush issued with `cover` completed: what it covers is durable.
+    pub fn flush_completed(&mut self, cover: FlushCover) {
+        for i in self.writes_flushed..cover.writes {
+            let (lpa, version) = self.completed_writes[i];
             self.make_durable(lpa, version);
         }
+        self.writes_flushed = self.writes_flushed.max(cover.writes);
+        for i in self.trims_flushed..cover.trims {
+            let (lpa, mark) = self.completed_trims[i];
+            let h = &mut self.lpas[lpa.index()];
+            h.durable_trim = Some(h.durable_trim.map_or(mark, |m| m.max(mark)));
+        }
+        self.trims_flushed = self.trims_flushed.max(cover.trims);
     }
 
     fn make_durable(&mut self, lpa: Lpa, version: u64) {
@@ -191,11 +229,13 @@ impl Oracle {
         for (i, h) in self.lpas.iter().enumerate() {
             let lpa = Lpa(i as u32);
             let trimmed = h.trimmed_since_durable();
-            // the version the LPA may not go below: its durable trim's mark
-            let trim_floor = match (trimmed, h.trim_done_ps, h.trim_mark) {
+            // the version the LPA may not go below: its durable trims' marks (by a flush, or
+            // by the device's checkpointed trim log)
+            let checkpointed = match (trimmed, h.trim_done_ps, h.trim_mark) {
                 (true, Some(t), Some(mark)) if durable_trim(t) => Some(mark),
                 _ => None,
             };
+            let trim_floor = checkpointed.max(h.durable_trim);
             let nothing_ok = h.durable == 0 || trimmed;
             match decode(read(lpa)) {
                 Decoded::Zeros => {
@@ -256,8 +296,8 @@ mod tests {
             o.write_issued(Lpa(lpa), version);
             o.write_completed(Lpa(lpa), version, false);
         }
-        o.flush_issued();
-        o.flush_completed();
+        let cover = o.flush_issued();
+        o.flush_completed(cover);
         o.write_issued(Lpa(2), 4);
         o.write_completed(Lpa(2), 4, false);
         o.trim_issued(Lpa(1));
@@ -280,16 +320,16 @@ mod tests {
         let mut o = Oracle::new(1, false);
         o.write_issued(Lpa(0), 1);
         o.write_completed(Lpa(0), 1, false);
-        o.flush_issued();
-        o.trim_issued(Lpa(0));
-        o.flush_completed();
+        let cover = o.flush_issued();
+        let mark = o.trim_issued(Lpa(0));
+        o.flush_completed(cover);
         assert_eq!(
             o.check(|_| None).total(),
             0,
             "the trim came after the write"
         );
         // a trim the device's trim log made durable binds the LPA: version 1 is resurrected
-        o.trim_completed(Lpa(0), 10);
+        o.trim_completed(Lpa(0), mark, 10);
         let page = encode(Lpa(0), 1, 64);
         assert_eq!(o.check(|_| Some(&page[..])).total(), 0, "no trim log");
         let v = o.check_with_trim_log(|_| Some(&page[..]), |t| t < 20);
@@ -308,12 +348,52 @@ mod tests {
             0
         );
         o.write_completed(Lpa(0), 2, false);
-        o.flush_issued();
-        o.flush_completed();
+        let cover = o.flush_issued();
+        o.flush_completed(cover);
         assert_eq!(
             o.check(|_| None).lost,
             1,
             "a later durable write is bound again"
         );
+    }
+
+    /// A trim followed by a completed Flush is durable: the LPA may read as nothing or a later
+    /// write, never the trimmed one; a Flush admitted before the trim completed does not cover
+    /// it; overlapping flushes cover what completed before each was admitted.
+    #[test]
+    fn a_flushed_trim_is_durable() {
+        let mut o = Oracle::new(1, false);
+        o.write_issued(Lpa(0), 1);
+        o.write_completed(Lpa(0), 1, false);
+        let early = o.flush_issued();
+        let mark = o.trim_issued(Lpa(0));
+        o.trim_completed(Lpa(0), mark, 5);
+        let old = encode(Lpa(0), 1, 64);
+        o.flush_completed(early);
+        assert_eq!(o.check(|_| Some(&old[..])).total(), 0, "not covered yet");
+        let late = o.flush_issued();
+        o.write_issued(Lpa(0), 2);
+        o.flush_completed(late);
+        let v = o.check(|_| Some(&old[..]));
+        assert_eq!(v.resurrected, 1, "{v:?}");
+        assert_eq!(o.check(|_| None).total(), 0);
+        let newer = encode(Lpa(0), 2, 64);
+        assert_eq!(
+            o.check(|_| Some(&newer[..])).total(),
+            0,
+            "a write issued after the trim"
+        );
+        // queue depth > 1: two flushes in flight, the later one completes first
+        let mut o = Oracle::new(1, false);
+        o.write_issued(Lpa(0), 1);
+        o.write_completed(Lpa(0), 1, false);
+        let a = o.flush_issued();
+        o.write_issued(Lpa(0), 2);
+        o.write_completed(Lpa(0), 2, false);
+        let b = o.flush_issued();
+        o.flush_completed(b);
+        o.flush_completed(a);
+        let one = encode(Lpa(0), 1, 64);
+        assert_eq!(o.check(|_| Some(&one[..])).resurrected, 1);
     }
 }

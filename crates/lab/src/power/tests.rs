@@ -249,3 +249,83 @@ fn a_checkpoint_committed_before_its_data_is_caught() {
     let s = run(&c, SweepMode::Events);
     assert!(s.violations.total() > 0, "{s:?}");
 }
+
+/// A trim followed by a completed Flush is durable (issue 14, NVMe semantics): every event cut
+/// of a trim-heavy run keeps it — the Flush writes a trim-log record and completes after it —
+/// with and without a write buffer and map checkpoints; a firmware whose Flush skips the trim
+/// log (the `trim-log-skipped` mutation) brings trimmed LPAs' older pages back, and the oracle
+/// says so.
+#[test]
+fn trims_are_durable_after_a_flush() {
+    for (buffer, interval) in [(0, 0), (8, 0), (0, 16)] {
+        let mut c = case();
+        c.workload.trim_probability = 0.15;
+        c.workload.flush_probability = 0.15;
+        c.device.write_buffer_pages = buffer;
+        c.device.map_checkpoint_interval_pages = interval;
+        let s = run(&c, SweepMode::Events);
+        assert!(s.cuts > 300, "{s:?}");
+        assert_eq!(
+            s.violations.total(),
+            0,
+            "buffer {buffer}, interval {interval}: {:?}",
+            s.violations
+        );
+        let whole = run_case(&CrashCase {
+            cut_point: CutPoint::End,
+            ..c.clone()
+        })
+        .unwrap();
+        assert!(whole.cut.trim_records_written > 0, "{whole:?}");
+        c.device.trim_log_skipped = true;
+        let s = run(&c, SweepMode::Events);
+        assert!(
+            s.violations.resurrected > 0,
+            "buffer {buffer}, interval {interval}: the mutation is caught: {s:?}"
+        );
+    }
+}
+
+/// Queue depth 4: several writes, trims and flushes outstanding at every event cut (flying
+/// and unserializable writes would show as resurrected or corrupted pages): the contract
+/// holds, with and without a write buffer.
+#[test]
+fn deep_queues_keep_the_contract() {
+    for buffer in [0, 8] {
+        let mut c = case();
+        c.device.queue_depth = 4;
+        c.device.write_buffer_pages = buffer;
+        c.workload.trim_probability = 0.05;
+        let s = run(&c, SweepMode::Events);
+        assert!(s.cuts > 200 && s.torn_programs > 0, "{s:?}");
+        assert_eq!(
+            s.violations.total(),
+            0,
+            "buffer {buffer}: {:?}",
+            s.violations
+        );
+    }
+}
+
+/// Interleaved GC scheduling (host ops pass queued GC ops, so dies run ops out of decision
+/// order; the trace folds them in submission order): every event cut keeps the contract, at
+/// queue depth 1 and 4, with and without a write buffer, and with map checkpoints.
+#[test]
+fn interleaved_gc_keeps_the_contract() {
+    for (depth, buffer, interval) in [(1, 0, 0), (4, 8, 0), (1, 0, 16)] {
+        let mut c = case();
+        c.workload.requests = 600;
+        c.device.gc_scheduling = GcScheduling::Interleaved;
+        c.device.queue_depth = depth;
+        c.device.write_buffer_pages = buffer;
+        c.device.map_checkpoint_interval_pages = interval;
+        let s = run(&c, SweepMode::Events);
+        assert!(s.cuts > 300 && s.interrupted_erases > 0, "{s:?}");
+        assert_eq!(
+            s.violations.total(),
+            0,
+            "depth {depth}, buffer {buffer}, interval {interval}: {:?}",
+            s.violations
+        );
+    }
+}
