@@ -13,27 +13,36 @@
 //!
 //! The digest is two 64-bit wrapping sums over the page's 8-byte words `w_i` (little-endian;
 //! a short last word zero-padded), in `LANES` lanes (`j = i mod LANES`, block `k = i div
-//! LANES`): `A = sum p_j * w_i` and `B = sum q_j * (k + 1) * w_i`, with odd constants `p_j`,
+//! LANES`; `LANES` = 8, 64-byte blocks): `A = sum p_j * w_i` and `B = sum q_j * (k + 1) * w_i`, with odd constants `p_j`,
 //! `q_j`. One pass needs only additions (per lane a running sum of the blocks from the last
 //! one down, [`PageDigest::of`]); the constants are applied once per lane at the end. A change
 //! of one word changes `A` (odd factors are invertible modulo 2^64); words moved to other
 //! positions change `A` (another lane) or `B` (another block) unless their changes cancel by
 //! chance. The all-zero page has digest zero.
 
-/// Words summed side by side (one 32-byte block).
-const LANES: usize = 4;
+/// Words summed side by side (one 64-byte block): independent sums, so the additions of a
+/// block overlap.
+const LANES: usize = 8;
 /// The per-lane factors of `A` and of `B` (odd).
 const P: [u64; LANES] = [
     0x9e37_79b9_7f4a_7c15,
     0xbf58_476d_1ce4_e5b9,
     0x94d0_49bb_1331_11eb,
     0xd6e8_feb8_6659_fd93,
+    0xff51_afd7_ed55_8ccd,
+    0xc4ce_b9fe_1a85_ec53,
+    0x8764_6dfb_c2b3_34e7,
+    0xa24b_aed4_963e_e407,
 ];
 const Q: [u64; LANES] = [
     0xa076_1d64_78bd_642f,
     0xe703_7ed1_a0b4_28db,
     0x8ebc_6af0_9c88_c6e3,
     0x5899_65cc_7537_4cc3,
+    0x1d8e_4e27_c47d_124f,
+    0x9fb2_1c65_1e98_df25,
+    0xc2b2_ae3d_27d4_eb4f,
+    0x1656_67b1_9e37_79f9,
 ];
 
 /// Word `index` of `page` (zero-padded past its end).
