@@ -95,7 +95,7 @@ fn run_points(
     spec: &DesktopSpec,
 ) -> LabResult<Option<Vec<PcmMeasure>>> {
     options.control.start(Some(points.len() as u64));
-    let out = super::parallel::map_points(points.len(), |i| {
+    let out = super::parallel::map_points(points.len(), &options.control, |i| {
         if !options.control.poll() {
             return Ok(None);
         }

@@ -109,7 +109,7 @@ fn users(options: &RunOptions) -> LabResult<ExperimentResult> {
             }
         }
     }
-    let measured = super::parallel::map_points(combos.len(), |i| {
+    let measured = super::parallel::map_points(combos.len(), &options.control, |i| {
         let (mode, users, layout, algorithm) = combos[i];
         if !options.control.poll() {
             return Ok(None);

@@ -37,7 +37,9 @@ impl Row {
 pub fn run_points(options: &RunOptions, points: &[Stack]) -> LabResult<Vec<Option<Row>>> {
     options.control.start(Some(points.len() as u64));
     // the points are independent: they run on the machine's cores (same rows as in order)
-    let rows = super::parallel::map_points(points.len(), |i| run_one(options, &points[i]))?;
+    let rows = super::parallel::map_points(points.len(), &options.control, |i| {
+        run_one(options, &points[i])
+    })?;
     options.control.finish();
     Ok(rows)
 }
