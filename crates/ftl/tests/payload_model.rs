@@ -1,6 +1,6 @@
 //! Full payload mode against a flat byte-array model: whatever mix of (partial-page) writes,
-//! reads, TRIMs and flushes, across GC, static wear-leveling and the write buffer, a read
-//! returns what was last written, and the mapping stays consistent.
+//! reads, TRIMs and flushes, across GC, static wear-leveling and the write buffer, a read (timed,
+//! or functional: `read_bytes`, `read_bytes_into`) returns what was last written, and the mapping stays consistent.
 
 mod common;
 
@@ -71,11 +71,13 @@ fn check(config: SsdConfig, actions: &[Action]) -> Result<(), TestCaseError> {
                 if offset + len > capacity {
                     continue;
                 }
+                let expected = &model[offset as usize..(offset + len) as usize];
+                // the functional read, into a dirty buffer (every byte must be overwritten)
+                let mut into = vec![0xa5u8; len as usize];
+                ssd.read_bytes_into(offset, &mut into).unwrap();
+                prop_assert_eq!(&into[..], expected);
                 let got = ssd.execute(&HostRequest::read(offset, len), None).unwrap();
-                prop_assert_eq!(
-                    &got.data[..],
-                    &model[offset as usize..(offset + len) as usize]
-                );
+                prop_assert_eq!(&got.data[..], expected);
             }
             Action::Trim { page, pages } => {
                 let (offset, len) = (page * PAGE, pages * PAGE);

@@ -21,6 +21,7 @@
 //! the page holds no live row), puts the row in, and writes the whole page (paper 000 Fig. 5;
 //! the merge happens in the engine because the device interface is page-granular).
 
+mod digest;
 mod page_io;
 mod placement;
 #[cfg(test)]
@@ -31,6 +32,7 @@ use crate::error::EngineError;
 use crate::layout::RowLayout;
 use crate::metrics::{EngineMetrics, QueryKind};
 use crate::table::{RowId, Table};
+use digest::PageDigest;
 use nandlab_core::SimTime;
 use placement::InsertAddressAssist;
 use serde::{Deserialize, Serialize};
@@ -148,6 +150,9 @@ pub struct Engine<D> {
     first_free_floor: u32,
     queries_until_refresh: u32,
     page_buf: Vec<u8>,
+    /// With `verify`: per table page, the digest of the bytes last written there (`None`:
+    /// never written by this engine, or its last write failed); see [`digest`].
+    page_digests: Vec<Option<PageDigest>>,
     hint_buf: Vec<Lpa>,
     metrics: EngineMetrics,
     reads_issued: u64,
@@ -188,6 +193,11 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
             first_free_floor: 0,
             queries_until_refresh: 0,
             page_buf: vec![0; layout.page_size_bytes()],
+            page_digests: if config.verify {
+                vec![None; page_count as usize]
+            } else {
+                Vec::new()
+            },
             hint_buf: Vec::new(),
             metrics: EngineMetrics::default(),
             reads_issued: 0,
@@ -247,12 +257,13 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
         self.read_page(lpa)?;
         self.check_row_in_buffer(slot)?;
         if self.config.verify {
-            self.check_page_in_buffer(lpa)?;
+            self.verify_page_in_buffer(lpa)?;
         }
         Ok(self.table.version_of(row).unwrap_or_default())
     }
 
-    /// Reads every page holding live rows and checks each row; returns the rows checked.
+    /// Reads every page holding live rows and checks each row (row by row, whatever the page
+    /// digests say); returns the rows checked.
     pub fn verify_all(&mut self) -> Result<u64, EngineError> {
         let mut rows_checked = 0;
         for page in 0..self.table.layout().page_count() {

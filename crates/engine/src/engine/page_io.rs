@@ -1,6 +1,7 @@
 //! Page reads and writes of the engine, and the verification of what comes back.
 
 use super::Engine;
+use super::digest::PageDigest;
 use crate::device::{BlockDevice, CoDesignHints, Lpa};
 use crate::error::EngineError;
 use crate::layout::{read_row_header, row_payload_matches, write_row_payload};
@@ -17,7 +18,8 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
     /// Writes `row` at `version` into `slot` by read-modify-write of its page.
     ///
     /// The old page is read only if it holds live rows (otherwise its bytes are dead and the
-    /// page is rebuilt from zeros); with `verify` every live row read is checked.
+    /// page is rebuilt from zeros); with `verify` every live row read is checked (through the
+    /// page digest, [`Self::verify_page_in_buffer`]).
     pub(super) fn write_row(
         &mut self,
         row: RowId,
@@ -25,20 +27,46 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
         slot: u32,
     ) -> Result<(), EngineError> {
         let lpa = self.table.layout().lpa_of_slot(slot);
-        if self.table.page_is_empty(lpa) {
+        let mut digest = if self.table.page_is_empty(lpa) {
             self.page_buf.fill(0);
+            PageDigest::ZEROS
         } else {
             self.read_page(lpa)?;
             if self.config.verify {
-                self.check_page_in_buffer(lpa)?;
+                self.verify_page_in_buffer(lpa)?
+            } else {
+                PageDigest::ZEROS
             }
-        }
+        };
         let range = self.table.layout().byte_range_in_page(slot);
-        write_row_payload(row, version, &mut self.page_buf[range]);
+        if self.config.verify {
+            digest.replace(&mut self.page_buf, range, |bytes| {
+                write_row_payload(row, version, bytes)
+            });
+            // unknown until the write is known to have happened
+            self.page_digests[lpa.0 as usize] = None;
+        } else {
+            write_row_payload(row, version, &mut self.page_buf[range]);
+        }
         self.device.write_page(lpa, &self.page_buf)?;
+        if self.config.verify {
+            self.page_digests[lpa.0 as usize] = Some(digest);
+        }
         self.writes_issued += 1;
         self.iaa.note_written(lpa);
         Ok(())
+    }
+
+    /// With `verify`: checks page `lpa` in the page buffer and returns its digest. A page whose
+    /// digest is that of the bytes the engine last wrote there passes at once ([`super::digest`]);
+    /// any other gets the row-by-row check ([`Self::check_page_in_buffer`]).
+    pub(super) fn verify_page_in_buffer(&mut self, lpa: Lpa) -> Result<PageDigest, EngineError> {
+        let digest = PageDigest::of(&self.page_buf);
+        if self.page_digests[lpa.0 as usize] != Some(digest) {
+            self.check_page_in_buffer(lpa)?;
+            self.page_digests[lpa.0 as usize] = Some(digest);
+        }
+        Ok(digest)
     }
 
     /// Checks every live row of page `lpa` in the page buffer.

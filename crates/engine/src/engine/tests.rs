@@ -322,3 +322,28 @@ fn read_row_always_checks_the_row_it_returns() {
         Err(EngineError::Corruption { .. })
     ));
 }
+
+#[test]
+fn damage_to_a_free_slot_passes_and_later_damage_to_a_live_row_is_caught() {
+    let (mut engine, armed) = corrupting_engine(true);
+    let row_bytes = engine.layout().row_size_bytes();
+    let first = engine.insert().unwrap();
+    engine.insert().unwrap();
+    let third = engine.insert().unwrap();
+    engine.delete(third).unwrap();
+    // the third slot is free: its damage misses the page digest, the row-by-row check passes
+    // (as before page digests), and the damaged bytes are written back with the update
+    armed.set(Some((Lpa(0), 2 * row_bytes + 5)));
+    engine.update(first).unwrap();
+    armed.set(None);
+    engine.update(first).unwrap();
+    // the digest now describes the page as written: damage to a live row is still caught
+    armed.set(Some((Lpa(0), row_bytes + 5)));
+    match engine.update(first).unwrap_err() {
+        EngineError::Corruption {
+            lpa, slot_in_page, ..
+        } => assert_eq!((lpa, slot_in_page), (Lpa(0), 1)),
+        other => panic!("expected corruption, got {other}"),
+    }
+    assert_eq!(engine.row_version(first), Some(3));
+}

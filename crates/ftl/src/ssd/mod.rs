@@ -429,6 +429,34 @@ impl Ssd {
     /// The current bytes of a logical byte range (full payload mode; zeros where nothing was
     /// written). Functional: no simulated time passes.
     pub fn read_bytes(&self, offset_bytes: u64, size_bytes: u64) -> FtlResult<Vec<u8>> {
+        let mut out = Vec::with_capacity(size_bytes as usize);
+        self.for_each_piece(offset_bytes, size_bytes, |len, bytes| match bytes {
+            Some(bytes) => out.extend_from_slice(bytes),
+            None => out.resize(out.len() + len, 0),
+        })?;
+        Ok(out)
+    }
+
+    /// [`Ssd::read_bytes`] into `out` (its length is the range's size): no allocation.
+    pub fn read_bytes_into(&self, offset_bytes: u64, out: &mut [u8]) -> FtlResult<()> {
+        let mut at = 0;
+        self.for_each_piece(offset_bytes, out.len() as u64, |len, bytes| {
+            match bytes {
+                Some(bytes) => out[at..at + len].copy_from_slice(bytes),
+                None => out[at..at + len].fill(0),
+            }
+            at += len;
+        })
+    }
+
+    /// Walks a logical byte range (full payload mode) page piece by page piece, in order:
+    /// `piece(len, Some(bytes))` for written pages, `piece(len, None)` where nothing was.
+    fn for_each_piece(
+        &self,
+        offset_bytes: u64,
+        size_bytes: u64,
+        mut piece: impl FnMut(usize, Option<&[u8]>),
+    ) -> FtlResult<()> {
         if self.config.ftl.payload != PayloadMode::Full {
             return Err(FtlError::BadRequest {
                 message: "read_bytes needs ftl.payload = \"full\"".into(),
@@ -436,19 +464,18 @@ impl Ssd {
         }
         self.check_range(offset_bytes, size_bytes)?;
         let page = u64::from(self.page_size_bytes);
-        let mut out = Vec::with_capacity(size_bytes as usize);
         let mut at = offset_bytes;
         while at < offset_bytes + size_bytes {
             let lpa = Lpa((at / page) as u32);
             let start = (at % page) as usize;
             let end = (page as usize).min(start + (offset_bytes + size_bytes - at) as usize);
-            match self.current_page(lpa) {
-                Some(bytes) => out.extend_from_slice(&bytes[start..end]),
-                None => out.resize(out.len() + end - start, 0),
-            }
+            piece(
+                end - start,
+                self.current_page(lpa).map(|bytes| &bytes[start..end]),
+            );
             at += (end - start) as u64;
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Bytes of logical page `lpa` now: the front-end stages first, then flash.

@@ -156,11 +156,9 @@ impl BlockDevice for SsdDevice {
         )?;
         let (offset, size) = self.byte_range(lpa);
         if self.buffered.contains(&lpa) {
-            let bytes = self
-                .ssd
-                .read_bytes(offset, size)
+            self.ssd
+                .read_bytes_into(offset, buf)
                 .map_err(|e| Self::request_error("read", lpa, e))?;
-            buf.copy_from_slice(&bytes);
             self.buffer_hits += 1;
             return Ok(());
         }

@@ -5,6 +5,7 @@ mod ftl;
 pub mod gc_policies;
 mod miyaji;
 mod nfs;
+mod parallel;
 mod pcm;
 mod pcm_join;
 mod pcm_join_users;

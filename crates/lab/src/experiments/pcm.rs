@@ -87,22 +87,23 @@ fn n(v: impl Into<f64>) -> CurveValue {
     CurveValue::Number(v.into())
 }
 
-/// Runs `points` with progress; `None` when cancelled.
+/// Runs `points` with progress (several at once on the machine's cores, [`super::parallel`],
+/// results in point order); `None` when cancelled.
 fn run_points(
     options: &RunOptions,
     points: &[(String, String)],
     spec: &DesktopSpec,
 ) -> LabResult<Option<Vec<PcmMeasure>>> {
     options.control.start(Some(points.len() as u64));
-    let mut out = Vec::new();
-    for (_, text) in points {
+    let out = super::parallel::map_points(points.len(), &options.control, |i| {
         if !options.control.poll() {
             return Ok(None);
         }
-        out.push(run_point(text, spec, options.seed)?);
+        let measure = run_point(&points[i].1, spec, options.seed)?;
         options.control.advance(1);
-    }
-    Ok(Some(out))
+        Ok(Some(measure))
+    })?;
+    Ok(out.into_iter().collect())
 }
 
 fn dedup(options: &RunOptions) -> LabResult<ExperimentResult> {

@@ -97,31 +97,47 @@ fn users(options: &RunOptions) -> LabResult<ExperimentResult> {
     options.control.start(Some(points as u64));
     let mut result = ExperimentResult::default();
     let data = SsbData::new(sf, options.seed)?;
-    // (mode, users, layout, algorithm) → run, in that nesting order
-    let mut runs: Vec<(Mode, u32, Layout, Algorithm, UsersRun)> = Vec::new();
+    // (mode, users, layout, algorithm) → run, in that nesting order; the points run several
+    // at once on the machine's cores (super::parallel), their runs kept in that order
+    let mut combos = Vec::with_capacity(points);
     for mode in modes {
         for &users in counts {
             for layout in LAYOUTS {
                 for algorithm in ALGORITHMS {
-                    if !options.control.poll() {
-                        result.interrupted = true;
-                        result.curves.push(curve(&runs));
-                        return Ok(result);
-                    }
-                    let run = run_point(
-                        &data,
-                        layout,
-                        algorithm,
-                        mode,
-                        users,
-                        transactions,
-                        options.seed,
-                    )?;
-                    runs.push((mode, users, layout, algorithm, run));
-                    options.control.advance(1);
+                    combos.push((mode, users, layout, algorithm));
                 }
             }
         }
+    }
+    let measured = super::parallel::map_points(combos.len(), &options.control, |i| {
+        let (mode, users, layout, algorithm) = combos[i];
+        if !options.control.poll() {
+            return Ok(None);
+        }
+        let run = run_point(
+            &data,
+            layout,
+            algorithm,
+            mode,
+            users,
+            transactions,
+            options.seed,
+        )?;
+        options.control.advance(1);
+        Ok(Some(run))
+    })?;
+    // the runs finished in order (a cancel keeps the ones before the first point it stopped)
+    let runs: Vec<(Mode, u32, Layout, Algorithm, UsersRun)> = combos
+        .iter()
+        .zip(&measured)
+        .map_while(|(&(mode, users, layout, algorithm), run)| {
+            run.map(|run| (mode, users, layout, algorithm, run))
+        })
+        .collect();
+    if runs.len() < combos.len() {
+        result.interrupted = true;
+        result.curves.push(curve(&runs));
+        return Ok(result);
     }
     let find = |mode: &str, users: u32, layout: Layout, algorithm: Algorithm| {
         runs.iter()

@@ -1,5 +1,5 @@
-//! Experiments as data: an experiment's points are stack configs; one runner measures them in
-//! order with progress (in points), Ctrl-C (stops between points and inside one, dropping it)
+//! Experiments as data: an experiment's points are stack configs; one runner measures them
+//! (several at once, rows in point order) with progress (in points), Ctrl-C (stops between points and inside one, dropping it)
 //! and a result cache keyed by the point's config hash (a rerun into the same folder, or a
 //! resumed one, skips the points finished). Each point's measure is its metric row
 //! ([`crate::stack::SSD_METRICS`] / [`crate::stack::ENGINE_METRICS`]); an experiment's summary
@@ -30,45 +30,52 @@ impl Row {
     }
 }
 
-/// Runs `points` in order; `None` in place of a point a cancel cut short (and of every point
-/// after it). Progress counts points; the points of a run of the same experiment already in
-/// the cache are read back instead of run.
+/// Runs `points` (several at once on the machine's cores, [`super::parallel`]); the rows in
+/// point order, `None` in place of a point a cancel cut short or stopped from starting.
+/// Progress counts points; the points of a run of the same experiment already in the cache
+/// are read back instead of run.
 pub fn run_points(options: &RunOptions, points: &[Stack]) -> LabResult<Vec<Option<Row>>> {
     options.control.start(Some(points.len() as u64));
-    let mut rows = Vec::with_capacity(points.len());
-    for stack in points {
-        let key = cache_key(stack);
-        let cached = options
-            .cache_dir
-            .as_deref()
-            .and_then(|dir| read_cached(dir, &key));
-        let row = match cached {
-            Some(row) => Some(row),
-            None if options.control.is_cancelled() => None,
-            None => {
-                let run = stack.run(None, &options.control.part())?;
-                if run.interrupted() {
-                    None
-                } else {
-                    let row = Row(run
-                        .metrics
-                        .iter()
-                        .map(|(k, v)| ((*k).to_string(), *v))
-                        .collect());
-                    if let Some(dir) = &options.cache_dir {
-                        write_cached(dir, &key, &row)?;
-                    }
-                    Some(row)
-                }
-            }
-        };
-        if row.is_some() {
-            options.control.advance(1);
-        }
-        rows.push(row);
-    }
+    // the points are independent: they run on the machine's cores (same rows as in order)
+    let rows = super::parallel::map_points(points.len(), &options.control, |i| {
+        run_one(options, &points[i])
+    })?;
     options.control.finish();
     Ok(rows)
+}
+
+/// One point of [`run_points`]: from the cache, or run (`None` if a cancel cut it short or
+/// came before it started).
+fn run_one(options: &RunOptions, stack: &Stack) -> LabResult<Option<Row>> {
+    let key = cache_key(stack);
+    let cached = options
+        .cache_dir
+        .as_deref()
+        .and_then(|dir| read_cached(dir, &key));
+    let row = match cached {
+        Some(row) => Some(row),
+        None if options.control.is_cancelled() => None,
+        None => {
+            let run = stack.run(None, &options.control.part())?;
+            if run.interrupted() {
+                None
+            } else {
+                let row = Row(run
+                    .metrics
+                    .iter()
+                    .map(|(k, v)| ((*k).to_string(), *v))
+                    .collect());
+                if let Some(dir) = &options.cache_dir {
+                    write_cached(dir, &key, &row)?;
+                }
+                Some(row)
+            }
+        }
+    };
+    if row.is_some() {
+        options.control.advance(1);
+    }
+    Ok(row)
 }
 
 fn read_cached(dir: &Path, key: &str) -> Option<Row> {
