@@ -163,7 +163,7 @@ impl Ssd {
         admit: impl FnOnce(&mut Self) -> FtlResult<()>,
     ) -> FtlResult<Executed> {
         while !self.requests.has_room() {
-            if self.step()?.is_none() {
+            if self.step_sync()?.is_none() {
                 return Err(self.stalled());
             }
         }
@@ -175,7 +175,7 @@ impl Ssd {
                 if self.idle_before_arrival() && self.background_gc()? {
                     continue;
                 }
-                if self.step()?.is_none() {
+                if self.step_sync()?.is_none() {
                     return Err(self.stalled());
                 }
             }
@@ -185,7 +185,7 @@ impl Ssd {
             return Err(e);
         }
         while self.watched.is_none() {
-            if self.step()?.is_none() {
+            if self.step_sync()?.is_none() {
                 return Err(self.stalled());
             }
         }
@@ -195,11 +195,22 @@ impl Ssd {
 
     /// Simulates until nothing is in flight (GC work included).
     pub fn drain(&mut self) -> FtlResult<()> {
-        while self.step()?.is_some() {}
+        while self.step_sync()?.is_some() {}
         if self.requests.in_flight() > 0 {
             return Err(self.stalled());
         }
         Ok(())
+    }
+
+    /// One step of the synchronous paths ([`Ssd::execute`], [`Ssd::drain`]): the world
+    /// loop's, or under a power trace the power driver's, whose metadata writes (trim-log
+    /// records, map checkpoints) are events too: a Flush waiting for its trim-log record
+    /// would otherwise never complete. `Some(false)` for any event.
+    fn step_sync(&mut self) -> FtlResult<Option<bool>> {
+        if self.power_trace_on() {
+            return Ok(self.power_step()?.map(|_| false));
+        }
+        self.step()
     }
 
     fn stalled(&self) -> FtlError {
