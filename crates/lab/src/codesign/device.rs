@@ -38,7 +38,15 @@ pub struct SsdDevice {
 }
 
 impl SsdDevice {
-    pub fn new(ssd: Ssd) -> Self {
+    /// The engine never reads a page the mapping dropped, so without a power trace the SSD
+    /// releases stale pages' bytes (`Ssd::set_release_stale_payloads`): its payload store
+    /// follows the live pages, and a page rewritten in place reuses the slot it just freed
+    /// (hot in cache) instead of touching fresh memory.
+    pub fn new(mut ssd: Ssd) -> Self {
+        if !ssd.power_trace_on() {
+            ssd.set_release_stale_payloads(true)
+                .expect("no power trace: releasing stale payloads is allowed");
+        }
         let page_size_bytes = ssd.page_size_bytes() as usize;
         SsdDevice {
             ssd,
