@@ -678,8 +678,14 @@ impl Ssd {
                 continue;
             }
             if !self.gates.is_empty() && op.kind == OpKind::Erase && self.gate_holds(die, op) {
-                // (interleaved GC: host ops that need no GC work go on meanwhile)
-                match self.queues.pop_host_independent(die) {
+                // (interleaved GC, a GC erase held: host ops that need no GC work go on
+                // meanwhile; an erase held in the host queue is that queue's head)
+                let host = if matches!(op.tag, Tag::Gc(_)) {
+                    self.queues.pop_host_independent(die)
+                } else {
+                    None
+                };
+                match host {
                     Some(host) => {
                         self.submit_to_chip(die, host)?;
                         continue;
@@ -731,8 +737,13 @@ impl Ssd {
                 // a merged op holds several planes: nothing passes it
                 break;
             }
+            // (a GC op joins only if no queued host op touches its blocks: it would pass host
+            // ops decided before it)
             let eligible = (from_gc
-                || (!interleaved || !matches!(other.tag, Tag::Gc(_)))
+                && !self.queues.host_pending(other.source)
+                && !self.queues.host_pending(other.target)
+                || !from_gc
+                    && (!interleaved || !matches!(other.tag, Tag::Gc(_)))
                     && !self.queues.gc_pending(other.source))
                 && !(superblocks && passed && moved_program(other))
                 && other.transfer_bytes == 0;
@@ -771,6 +782,24 @@ impl Ssd {
         if self.sim.is_some() && self.submit_sim(die, op)? {
             return Ok(());
         }
+        // interleaved GC keeps a block's ops in decision order: nothing programs a block
+        // before its decided erase has gone to the chip
+        debug_assert!(
+            !matches!(op.kind, OpKind::Program | OpKind::Copyback)
+                || self.flash.blocks.erase_queued.is_empty()
+                || !self.flash.blocks.erase_queued[self
+                    .flash
+                    .blocks
+                    .block_of(if op.kind == OpKind::Copyback {
+                        op.target
+                    } else {
+                        op.source
+                    })
+                    .index()],
+            "{:?} at ppa {} passes its block's queued erase",
+            op.kind,
+            op.source.0
+        );
         let address = self.codec.address(op.source)?;
         let flash_op = &mut self.templates[op.kind.index()];
         if op.kind == OpKind::Copyback {
