@@ -18,6 +18,19 @@ const PAGE: u64 = 512;
 /// write is admitted as soon as one completes, while GC work may still wait in its queue);
 /// then every LPA reads back its last write.
 fn run(policy: GcPolicy, mapping: MappingKind, depth: u32, span: u64, seed: u64, requests: u32) {
+    run_urgent(policy, mapping, depth, span, seed, requests, 0);
+}
+
+/// [`run`] with `gc.urgent_free_blocks = urgent`.
+fn run_urgent(
+    policy: GcPolicy,
+    mapping: MappingKind,
+    depth: u32,
+    span: u64,
+    seed: u64,
+    requests: u32,
+    urgent: u32,
+) {
     let mut c = common::slc(1, 1, 13, 8, PAGE as u32);
     c.ftl.gc_scheduling = GcScheduling::Interleaved;
     c.ftl.gc_policy = policy;
@@ -26,6 +39,7 @@ fn run(policy: GcPolicy, mapping: MappingKind, depth: u32, span: u64, seed: u64,
     c.ftl.op_fraction = 0.5;
     c.ftl.payload = PayloadMode::Full;
     c.ftl.queue_depth = depth;
+    c.ftl.gc_urgent_free_blocks = urgent;
     let mut ssd = Ssd::new(c, seed).unwrap();
     let span = span.min(ssd.logical_pages());
     let mut rng = SimRng::seed_from_u64(seed);
@@ -96,8 +110,9 @@ proptest! {
         random in any::<bool>(),
         span in 12u64..40,
         depth in 1u32..5,
+        urgent in 0u32..4,
     ) {
         let policy = if random { GcPolicy::Random } else { GcPolicy::Greedy };
-        run(policy, MappingKind::Page, depth, span, seed, 500);
+        run_urgent(policy, MappingKind::Page, depth, span, seed, 500, urgent);
     }
 }

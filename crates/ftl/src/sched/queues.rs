@@ -12,9 +12,11 @@
 //!   not yet programmed, a victim not yet erased and already reused: those go first), and GC
 //!   work never overtakes host ops decided before it on its blocks (a host program still
 //!   queued in a block the GC then picks as victim, whose valid pages it reads and which it
-//!   erases: the program goes first, also when GC is urgent). Every queued op carries its
-//!   decision number; of the two heads, the older one never waits for the other queue, so
-//!   the order cannot deadlock. New write frontiers prefer free blocks whose erase has
+//!   erases: the program goes first, also when GC is urgent); an urgent GC erase does not
+//!   overtake older host ops either (one may program the newest copy of a page the erase
+//!   destroys: the erase ordering of issue 14 awaits only other dies). Every queued op
+//!   carries its decision number; of the two heads, the older one never waits for the other
+//!   queue, so the order cannot deadlock. New write frontiers prefer free blocks whose erase has
 //!   already run (`BlockManager::take_free`), so a host op rarely waits for GC work.
 //!
 //! The FTL's functional decisions (mapping, victims, WAF) are the same under both policies; only
@@ -262,8 +264,12 @@ impl OpQueues {
                     self.host_waits_for_gc(die, host) || self.urgent(die, free_blocks)
                 } else {
                     // the host head is older than every queued GC op: urgent GC goes first
-                    // unless its head touches a block a queued (older) host op touches
-                    !self.depends_on_host(&gc.op) && self.urgent(die, free_blocks)
+                    // unless its head touches a block a queued (older) host op touches, or
+                    // is an erase (an older host program may hold the newest copy of a page
+                    // it erases: same-die programs are not awaited by `Flash::erase`)
+                    gc.op.kind != OpKind::Erase
+                        && !self.depends_on_host(&gc.op)
+                        && self.urgent(die, free_blocks)
                 }
             }
         };
