@@ -782,24 +782,6 @@ impl Ssd {
         if self.sim.is_some() && self.submit_sim(die, op)? {
             return Ok(());
         }
-        // interleaved GC keeps a block's ops in decision order: nothing programs a block
-        // before its decided erase has gone to the chip
-        debug_assert!(
-            !matches!(op.kind, OpKind::Program | OpKind::Copyback)
-                || self.flash.blocks.erase_queued.is_empty()
-                || !self.flash.blocks.erase_queued[self
-                    .flash
-                    .blocks
-                    .block_of(if op.kind == OpKind::Copyback {
-                        op.target
-                    } else {
-                        op.source
-                    })
-                    .index()],
-            "{:?} at ppa {} passes its block's queued erase",
-            op.kind,
-            op.source.0
-        );
         let address = self.codec.address(op.source)?;
         let flash_op = &mut self.templates[op.kind.index()];
         if op.kind == OpKind::Copyback {
