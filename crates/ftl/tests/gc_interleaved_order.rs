@@ -8,7 +8,9 @@
 mod common;
 
 use nandlab_core::SimRng;
-use nandlab_ftl::{GcPolicy, GcScheduling, HostOp, HostRequest, MappingKind, PayloadMode, Ssd};
+use nandlab_ftl::{
+    GcPolicy, GcScheduling, HostOp, HostRequest, MappingKind, PayloadMode, Ssd, SsdConfig,
+};
 use proptest::prelude::*;
 
 const PAGE: u64 = 512;
@@ -31,7 +33,30 @@ fn run_urgent(
     requests: u32,
     urgent: u32,
 ) {
-    let mut c = common::slc(1, 1, 13, 8, PAGE as u32);
+    run_on(
+        common::slc(1, 1, 13, 8, PAGE as u32),
+        policy,
+        mapping,
+        depth,
+        span,
+        seed,
+        requests,
+        urgent,
+    );
+}
+
+/// [`run_urgent`] on device `c`.
+#[allow(clippy::too_many_arguments)]
+fn run_on(
+    mut c: SsdConfig,
+    policy: GcPolicy,
+    mapping: MappingKind,
+    depth: u32,
+    span: u64,
+    seed: u64,
+    requests: u32,
+    urgent: u32,
+) {
     c.ftl.gc_scheduling = GcScheduling::Interleaved;
     c.ftl.gc_policy = policy;
     c.ftl.mapping = mapping;
@@ -97,6 +122,29 @@ fn every_policy_and_mapping_programs_in_order_under_interleaved_gc() {
                 for seed in 0..4 {
                     run(policy, mapping, depth, 28, seed, 600);
                 }
+            }
+        }
+    }
+}
+
+/// MLC and TLC with paired-page padding (page mapping; the crash driver's block sizes).
+#[test]
+fn paired_page_padding_programs_in_order_under_interleaved_gc() {
+    for (preset, pages) in [("mlc1", 16), ("tlc-b17a", 9)] {
+        for policy in [GcPolicy::Random, GcPolicy::Greedy] {
+            for seed in 0..4 {
+                let mut c = SsdConfig::from_preset(preset);
+                c.device.overrides = Some(
+                    toml::from_str(&format!(
+                        "[geometry]\ndies_per_chip = 1\nplanes_per_die = 1\n\
+                         blocks_per_plane = 13\npages_per_block = {pages}\n\
+                         page_size_bytes = {PAGE}\nspare_bytes_per_page = 64\n"
+                    ))
+                    .unwrap(),
+                );
+                c.ftl = Default::default();
+                c.ftl.paired_page_padding = true;
+                run_on(c, policy, MappingKind::Page, 2, 28, seed, 600, 0);
             }
         }
     }
