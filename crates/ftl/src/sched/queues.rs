@@ -7,10 +7,17 @@
 //!   work) wait in their own per-die queue and go to the chip only when the die has no host op
 //!   waiting, unless GC is urgent: a plane of the die has fewer physically free blocks (free in
 //!   the FTL's accounting minus erases still queued) than `gc_urgent_free_blocks` (default 0:
-//!   never). A host op never overtakes GC work it depends on: one that touches a block with GC
-//!   ops still queued (a moved page not yet programmed, a victim not yet erased and already
-//!   reused) lets those go first; and new write frontiers prefer free blocks whose erase has
-//!   already run (`BlockManager::take_free`), so that dependency is rare while GC keeps up.
+//!   never). Ops that touch the same block keep their decision order across the two queues:
+//!   a host op never overtakes GC work decided before it on one of its blocks (a moved page
+//!   not yet programmed, a victim not yet erased and already reused: those go first), and GC
+//!   work never overtakes host ops decided before it on its blocks (a host program still
+//!   queued in a block the GC then picks as victim, whose valid pages it reads and which it
+//!   erases: the program goes first, also when GC is urgent); an urgent GC erase does not
+//!   overtake older host ops either (one may program the newest copy of a page the erase
+//!   destroys: the erase ordering of issue 14 awaits only other dies). Every queued op
+//!   carries its decision number; of the two heads, the older one never waits for the other
+//!   queue, so the order cannot deadlock. New write frontiers prefer free blocks whose erase has
+//!   already run (`BlockManager::take_free`), so a host op rarely waits for GC work.
 //!
 //! The FTL's functional decisions (mapping, victims, WAF) are the same under both policies; only
 //! the order in which the chip model runs the ops, hence the timing, differs.
@@ -21,16 +28,29 @@ use crate::flash::emit::{PendingOp, Tag};
 use nandlab_nand::OpKind;
 use std::collections::VecDeque;
 
+/// A queued op and its decision number (interleaved GC orders the two queues by it).
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    op: PendingOp,
+    decided: u64,
+}
+
 /// Decided ops waiting for their die, and what interleaved GC needs to order them.
 #[derive(Debug)]
 pub(crate) struct OpQueues {
     mode: GcScheduling,
     /// Host ops (and everything not GC), per die, in decision order. Under blocking GC, every op.
-    host: Vec<VecDeque<PendingOp>>,
+    host: Vec<VecDeque<Queued>>,
     /// GC ops per die (interleaved GC only).
-    gc: Vec<VecDeque<PendingOp>>,
+    gc: Vec<VecDeque<Queued>>,
+    /// Decision number of the next op pushed.
+    next_decided: u64,
+    /// Decision number of the op [`OpQueues::pop`] last returned (for `push_front`).
+    popped_decided: u64,
     /// GC ops still queued that program or erase each block (interleaved only).
     gc_pending_by_block: Vec<u32>,
+    /// Host-queue ops still queued that touch each block (interleaved only).
+    host_pending_by_block: Vec<u32>,
     /// Erases still queued per plane (interleaved only).
     erases_pending_by_plane: Vec<u32>,
     pages_per_block: u32,
@@ -54,7 +74,14 @@ impl OpQueues {
             mode,
             host: (0..dies).map(|_| VecDeque::new()).collect(),
             gc: (0..dies).map(|_| VecDeque::new()).collect(),
+            next_decided: 0,
+            popped_decided: 0,
             gc_pending_by_block: if interleaved {
+                vec![0; blocks]
+            } else {
+                Vec::new()
+            },
+            host_pending_by_block: if interleaved {
                 vec![0; blocks]
             } else {
                 Vec::new()
@@ -107,20 +134,63 @@ impl OpQueues {
     /// Queues `op` for `die`.
     #[inline]
     pub fn push(&mut self, die: DieId, op: PendingOp) {
+        let decided = self.next_decided;
+        self.next_decided += 1;
+        let queued = Queued { op, decided };
         if self.counts_as_gc(&op) {
-            self.gc[die.index()].push_back(op);
+            self.gc[die.index()].push_back(queued);
         } else {
-            self.host[die.index()].push_back(op);
+            self.count_host(&op, 1);
+            self.host[die.index()].push_back(queued);
         }
     }
 
-    /// Puts `op`, just popped for `die`, back at the head of its queue.
+    /// Puts `op`, just returned by [`OpQueues::pop`] for `die`, back at the head of its queue
+    /// (with its decision number).
     pub fn push_front(&mut self, die: DieId, op: PendingOp) {
+        let queued = Queued {
+            op,
+            decided: self.popped_decided,
+        };
         if self.counts_as_gc(&op) {
-            self.gc[die.index()].push_front(op);
+            self.gc[die.index()].push_front(queued);
         } else {
-            self.host[die.index()].push_front(op);
+            self.count_host(&op, 1);
+            self.host[die.index()].push_front(queued);
         }
+    }
+
+    /// Interleaved GC: counts host-queue op `op` in (`delta` 1) or out (`delta` -1) of the
+    /// blocks it touches.
+    #[inline]
+    fn count_host(&mut self, op: &PendingOp, delta: i32) {
+        if !self.interleaved() {
+            return;
+        }
+        for p in [op.source, op.target] {
+            if !p.is_none() {
+                let b = self.block(p).index();
+                self.host_pending_by_block[b] =
+                    self.host_pending_by_block[b].wrapping_add_signed(delta);
+            }
+        }
+    }
+
+    /// Takes the head of `die`'s host queue.
+    #[inline]
+    fn pop_host(&mut self, die: DieId) -> Option<PendingOp> {
+        let queued = self.host[die.index()].pop_front()?;
+        self.count_host(&queued.op, -1);
+        self.popped_decided = queued.decided;
+        Some(queued.op)
+    }
+
+    /// Takes the head of `die`'s GC queue.
+    fn pop_gc(&mut self, die: DieId) -> Option<PendingOp> {
+        let queued = self.gc[die.index()].pop_front()?;
+        self.uncount_gc(&queued.op);
+        self.popped_decided = queued.decided;
+        Some(queued.op)
     }
 
     /// Whether `op` goes to the GC queue (interleaved GC, a GC op); if so, counts it as pending
@@ -144,10 +214,26 @@ impl OpQueues {
     /// if it does not depend on queued GC work.
     pub fn pop_host_independent(&mut self, die: DieId) -> Option<PendingOp> {
         let d = die.index();
-        if !self.interleaved() || self.depends_on_gc(self.host[d].front()?) {
+        if !self.interleaved() {
             return None;
         }
-        self.host[d].pop_front()
+        let host = *self.host[d].front()?;
+        if self.host_waits_for_gc(die, &host) {
+            return None;
+        }
+        self.pop_host(die)
+    }
+
+    /// Whether host-queue op `host`, at the head of `die`'s host queue, must let GC work go
+    /// first: a GC op decided before it is queued (the GC queue's head is older) and one
+    /// such op may program or erase a block it touches (counted over all queued GC ops of
+    /// the block: conservative, never too permissive).
+    #[inline]
+    fn host_waits_for_gc(&self, die: DieId, host: &Queued) -> bool {
+        match self.gc[die.index()].front() {
+            Some(gc) => gc.decided < host.decided && self.depends_on_gc(&host.op),
+            None => false,
+        }
     }
 
     /// The next op for `die` under the policy; `free_blocks(plane)` is the FTL's free-block
@@ -156,7 +242,7 @@ impl OpQueues {
     pub fn pop(&mut self, die: DieId, free_blocks: impl Fn(PlaneId) -> u32) -> Option<PendingOp> {
         let d = die.index();
         if self.gc[d].is_empty() {
-            return self.host[d].pop_front();
+            return self.pop_host(die);
         }
         self.pop_with_gc(die, free_blocks)
     }
@@ -171,14 +257,26 @@ impl OpQueues {
         let d = die.index();
         let gc_first = match self.host[d].front() {
             None => true,
-            Some(host) => self.depends_on_gc(host) || self.urgent(die, free_blocks),
+            Some(host) => {
+                let gc = self.gc[d].front().expect("GC work waits");
+                if gc.decided < host.decided {
+                    // the GC head is older than every queued host op: it may always go
+                    self.host_waits_for_gc(die, host) || self.urgent(die, free_blocks)
+                } else {
+                    // the host head is older than every queued GC op: urgent GC goes first
+                    // unless its head touches a block a queued (older) host op touches, or
+                    // is an erase (an older host program may hold the newest copy of a page
+                    // it erases: same-die programs are not awaited by `Flash::erase`)
+                    gc.op.kind != OpKind::Erase
+                        && !self.depends_on_host(&gc.op)
+                        && self.urgent(die, free_blocks)
+                }
+            }
         };
         if !gc_first {
-            return self.host[d].pop_front();
+            return self.pop_host(die);
         }
-        let op = self.gc[d].pop_front()?;
-        self.uncount_gc(&op);
-        Some(op)
+        self.pop_gc(die)
     }
 
     /// A GC op leaves its queue: no longer pending on the block it writes (nor, an erase, on
@@ -200,6 +298,15 @@ impl OpQueues {
             .iter()
             .filter(|p| !p.is_none())
             .any(|&p| self.gc_pending_by_block[self.block(p).index()] > 0)
+    }
+
+    /// Whether GC op `op` touches a block that queued host-queue ops touch (reads included: a
+    /// host read of a victim's page must not see its erase).
+    fn depends_on_host(&self, op: &PendingOp) -> bool {
+        [op.source, op.target]
+            .iter()
+            .filter(|p| !p.is_none())
+            .any(|&p| self.host_pending_by_block[self.block(p).index()] > 0)
     }
 
     /// Whether a plane of `die` has fewer physically free blocks than the urgency threshold.
@@ -263,24 +370,32 @@ impl OpQueues {
         self.interleaved() && self.gc_pending_by_block[self.block(ppa).index()] > 0
     }
 
+    /// Whether queued host-queue ops still touch the block of `ppa` (interleaved GC).
+    pub fn host_pending(&self, ppa: Ppa) -> bool {
+        !ppa.is_none()
+            && self.interleaved()
+            && self.host_pending_by_block[self.block(ppa).index()] > 0
+    }
+
     /// The `index`-th op of `die`'s host queue (under blocking GC: of its only queue), for
     /// merging queued ops into a multiplane op.
     #[inline]
     pub fn host_op(&self, die: DieId, index: usize) -> Option<PendingOp> {
-        self.host[die.index()].get(index).copied()
+        self.host[die.index()].get(index).map(|q| q.op)
     }
 
     /// The `index`-th op of `die`'s GC queue (interleaved GC).
     #[inline]
     pub fn gc_op(&self, die: DieId, index: usize) -> Option<PendingOp> {
-        self.gc[die.index()].get(index).copied()
+        self.gc[die.index()].get(index).map(|q| q.op)
     }
 
     /// Takes the `index`-th op out of `die`'s GC queue (it joined a multiplane op).
     pub fn take_gc_op(&mut self, die: DieId, index: usize) -> PendingOp {
         let op = self.gc[die.index()]
             .remove(index)
-            .expect("a queued op's index");
+            .expect("a queued op's index")
+            .op;
         self.uncount_gc(&op);
         op
     }
@@ -288,8 +403,11 @@ impl OpQueues {
     /// Takes the `index`-th op out of `die`'s host queue (it joined a multiplane op).
     #[inline]
     pub fn take_host_op(&mut self, die: DieId, index: usize) -> PendingOp {
-        self.host[die.index()]
+        let op = self.host[die.index()]
             .remove(index)
             .expect("a queued op's index")
+            .op;
+        self.count_host(&op, -1);
+        op
     }
 }

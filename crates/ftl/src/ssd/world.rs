@@ -689,8 +689,14 @@ impl Ssd {
                 continue;
             }
             if !self.gates.is_empty() && op.kind == OpKind::Erase && self.gate_holds(die, op) {
-                // (interleaved GC: host ops that need no GC work go on meanwhile)
-                match self.queues.pop_host_independent(die) {
+                // (interleaved GC, a GC erase held: host ops that need no GC work go on
+                // meanwhile; an erase held in the host queue is that queue's head)
+                let host = if matches!(op.tag, Tag::Gc(_)) {
+                    self.queues.pop_host_independent(die)
+                } else {
+                    None
+                };
+                match host {
                     Some(host) => {
                         self.submit_to_chip(die, host)?;
                         continue;
@@ -742,8 +748,13 @@ impl Ssd {
                 // a merged op holds several planes: nothing passes it
                 break;
             }
+            // (a GC op joins only if no queued host op touches its blocks: it would pass host
+            // ops decided before it)
             let eligible = (from_gc
-                || (!interleaved || !matches!(other.tag, Tag::Gc(_)))
+                && !self.queues.host_pending(other.source)
+                && !self.queues.host_pending(other.target)
+                || !from_gc
+                    && (!interleaved || !matches!(other.tag, Tag::Gc(_)))
                     && !self.queues.gc_pending(other.source))
                 && !(superblocks && passed && moved_program(other))
                 && other.transfer_bytes == 0;
