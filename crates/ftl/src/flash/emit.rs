@@ -66,6 +66,20 @@ pub(crate) struct PendingOp {
     pub transfer_bytes: u32,
 }
 
+impl PendingOp {
+    /// The op standing for merged group `id` (a multiplane op of `kind` whose first member
+    /// addresses `source`).
+    pub fn multi(kind: OpKind, source: Ppa, id: u32) -> PendingOp {
+        PendingOp {
+            kind,
+            source,
+            target: Ppa::NONE,
+            tag: Tag::Multi(id),
+            transfer_bytes: 0,
+        }
+    }
+}
+
 /// The decided ops, in decision order (which is submission order, so per-die order holds).
 #[derive(Debug)]
 pub(crate) struct Emitter {

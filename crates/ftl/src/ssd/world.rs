@@ -649,13 +649,7 @@ impl Ssd {
             self.count_submitted(tag);
         }
         let id = self.merged.add(&self.merge_group);
-        PendingOp {
-            kind: op.kind,
-            source: op.source,
-            target: Ppa::NONE,
-            tag: Tag::Multi(id),
-            transfer_bytes: 0,
-        }
+        PendingOp::multi(op.kind, op.source, id)
     }
 
     /// Decided op `op` as the merging rule sees it.
@@ -773,13 +767,7 @@ impl Ssd {
         } else {
             let id = self.merged.add(&members);
             self.queued_merges += 1;
-            PendingOp {
-                kind: op.kind,
-                source: op.source,
-                target: Ppa::NONE,
-                tag: Tag::Multi(id),
-                transfer_bytes: 0,
-            }
+            PendingOp::multi(op.kind, op.source, id)
         };
         self.merge_group = members;
         merged
