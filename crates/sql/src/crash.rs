@@ -1,6 +1,6 @@
 //! Crash tests of SQLite on the simulated SSD (issue 17, item 6): run transactions, cut the
 //! power inside a device request (issue 14's cuts: torn programs, damaged paired pages,
-//! interrupted erases), mount the recovered device (`recover`, `Ssd::load_recovered`, the
+//! interrupted erases), mount the recovered device (`Ssd::recover_cut`, `Ssd::load_recovered`, the
 //! VFS's file table), reopen SQLite and check that
 //! - `PRAGMA integrity_check` is `ok`;
 //! - every acknowledged transaction is present and no other but the one the cut fell in:
@@ -16,7 +16,7 @@ use crate::db::{JournalMode, SqlDb, SqlOptions, SqlValue};
 use crate::device::{build_ssd, device_spec};
 use crate::error::{SqlError, SqlResult};
 use nandlab_ftl::Ssd;
-use nandlab_ftl::power::{CutConfig, RecoveryVariant, recover};
+use nandlab_ftl::power::{CutConfig, RecoveryVariant};
 use serde::Serialize;
 
 /// A small MLC device for crash runs (bench-ssd's chip, 1 channel × 1 chip × 2 dies × 2
@@ -274,15 +274,7 @@ fn one_cut(
     report.torn_programs += cut.report.torn_programs;
     report.interrupted_erases += cut.report.interrupted_erases;
     let (fresh, _) = build_ssd(&o.device, Some(o.seed))?;
-    let logical = fresh.logical_pages() as u32;
-    let recovered = recover(
-        &cut,
-        logical,
-        fresh.geometry(),
-        fresh.nand().timing(),
-        RecoveryVariant::Correct,
-        true,
-    );
+    let recovered = fresh.recover_cut(&cut, RecoveryVariant::Correct);
     report.pages_uncommitted += recovered.report.pages_uncommitted;
     let mut ssd: Ssd = fresh;
     ssd.load_recovered(&cut, &recovered)?;

@@ -309,6 +309,25 @@ impl Ssd {
 }
 
 impl Ssd {
+    /// Mounts the device `cut` left, as a device configured like this one reads it
+    /// ([`crate::power::recover`] with this device's logical capacity, geometry and timing;
+    /// blocks are scanned in page order under the page mapping, whose blocks are programmed
+    /// from page 0 without gaps).
+    pub fn recover_cut(
+        &self,
+        cut: &PowerCut,
+        variant: crate::power::RecoveryVariant,
+    ) -> crate::power::Recovered {
+        crate::power::recover(
+            cut,
+            self.logical_pages() as u32,
+            self.geometry(),
+            self.nand().timing(),
+            variant,
+            self.config().ftl.mapping == crate::config::MappingKind::Page,
+        )
+    }
+
     /// Loads a mount's result into this new, idle device so that it can run on (cut–recover–
     /// continue cycles): each recovered LPA is written functionally (no op timed) with its
     /// recovered bytes and sequence number, oldest first, and new writes get sequence numbers
@@ -384,7 +403,7 @@ impl Ssd {
 mod tests {
     use super::*;
     use crate::config::PayloadMode;
-    use crate::power::{RecoveryVariant, Source, recover};
+    use crate::power::{RecoveryVariant, Source};
 
     fn ssd(payload: PayloadMode) -> Ssd {
         let mut c = crate::ssd::test_device::small_slc(2, 1, 4);
@@ -414,14 +433,7 @@ mod tests {
             let cut = s.power_cut(&CutConfig::default()).unwrap();
             assert_eq!(cut.report.torn_programs + cut.report.ops_not_run, 0);
             let logical = s.logical_pages() as u32;
-            let r = recover(
-                &cut,
-                logical,
-                s.geometry(),
-                s.nand().timing(),
-                RecoveryVariant::Correct,
-                true,
-            );
+            let r = s.recover_cut(&cut, RecoveryVariant::Correct);
             for lpa in (0..logical).map(Lpa) {
                 let mounted = r.map[lpa.index()].map(|src| match src {
                     Source::Flash(ppa) => ppa,
@@ -445,14 +457,7 @@ mod tests {
         write(&mut s, 5);
         let cut = s.power_cut(&CutConfig::default()).unwrap();
         assert_eq!(cut.report.torn_programs, 1, "{:?}", cut.report);
-        let r = recover(
-            &cut,
-            s.logical_pages() as u32,
-            s.geometry(),
-            s.nand().timing(),
-            RecoveryVariant::Correct,
-            true,
-        );
+        let r = s.recover_cut(&cut, RecoveryVariant::Correct);
         assert_eq!(r.map[5], Some(Source::Flash(old)));
         assert_eq!(r.report.pages_discarded, 1);
         assert!(

@@ -19,7 +19,7 @@ use nandlab_core::{Lpa, SimRng, SimTime};
 use nandlab_ftl::power::checkpoint::CheckpointOrder;
 use nandlab_ftl::power::trim_log::TrimLogMode;
 use nandlab_ftl::power::{
-    CutConfig, CutReport, PowerCut, Recovered, RecoveryReport, RecoveryVariant, recover,
+    CutConfig, CutReport, PowerCut, Recovered, RecoveryReport, RecoveryVariant,
 };
 use nandlab_ftl::{
     FtlConfig, GcPolicy, GcScheduling, HostRequest, MappingKind, PayloadMode, Ssd, SsdConfig,
@@ -424,15 +424,7 @@ impl Run {
         if let CutPoint::AtTimePs(t) = cut_point {
             cut.report.time_ps = cut.report.time_ps.max(t);
         }
-        let in_order = case.device.mapping == MappingKind::Page;
-        let recovered = recover(
-            &cut,
-            self.ssd.logical_pages() as u32,
-            self.ssd.geometry(),
-            self.ssd.nand().timing(),
-            case.recovery,
-            in_order,
-        );
+        let recovered = self.ssd.recover_cut(&cut, case.recovery);
         // trims the newest committed checkpoint's trim log holds are durable (a trim that
         // completed before the checkpoint's snapshot was decided before it)
         let taken_ps = cut.image.checkpoint().map(|c| c.taken_ps);

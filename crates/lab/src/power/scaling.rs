@@ -8,7 +8,7 @@
 
 use super::ps_to_us;
 use nandlab_core::{Lpa, SimRng};
-use nandlab_ftl::power::{CutConfig, RecoveryVariant, recover};
+use nandlab_ftl::power::{CutConfig, RecoveryVariant};
 use nandlab_ftl::{HostRequest, PayloadMode, Precondition, Ssd, SsdConfig};
 use serde::Serialize;
 
@@ -90,16 +90,8 @@ pub fn recovery_scaling_checkpointed(
             ssd.power_drain().map_err(err)?;
         }
         let cut = ssd.power_cut(&CutConfig::default()).map_err(err)?;
-        let logical = ssd.logical_pages() as u32;
         let g = ssd.geometry();
-        let r = recover(
-            &cut,
-            logical,
-            g,
-            ssd.nand().timing(),
-            RecoveryVariant::Correct,
-            true,
-        );
+        let r = ssd.recover_cut(&cut, RecoveryVariant::Correct);
         points.push(ScanPoint {
             blocks_per_plane: blocks,
             capacity_bytes: g.capacity_bytes(),

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::config::{MappingKind, PayloadMode, SsdConfig};
-use crate::power::{CutConfig, RecoveryVariant, recover};
+use crate::power::{CutConfig, RecoveryVariant};
 
 const PAGE: u64 = 512;
 
@@ -257,15 +257,7 @@ fn a_cut_at_any_event_leaves_whole_transactions() {
     let mut budget = 0;
     loop {
         let (s, cut, finished, committing) = run_until(&steps, budget);
-        let logical = s.logical_pages() as u32;
-        let r = recover(
-            &cut,
-            logical,
-            s.geometry(),
-            s.nand().timing(),
-            RecoveryVariant::Correct,
-            true,
-        );
+        let r = s.recover_cut(&cut, RecoveryVariant::Correct);
         uncommitted_seen += r.report.pages_uncommitted;
         let mounted: Vec<Vec<u8>> = (0..20)
             .map(|l| {
