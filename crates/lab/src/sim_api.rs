@@ -139,12 +139,7 @@ pub fn sim_eval_json(spec_json: &str) -> LabResult<String> {
         "elapsed_ns": r.elapsed_ns,
         "qps": r.qps,
         "nand_energy_nj": r.nand_energy_nj,
-        "read_latency_ns": {
-            "p25": r.read_latency_ns[0],
-            "p50": r.read_latency_ns[1],
-            "p75": r.read_latency_ns[2],
-            "p99": r.read_latency_ns[3],
-        },
+        "read_latency_ns": quartiles_json(&r.read_latency_ns),
         "internal_bus_bytes": r.internal_bus_bytes,
         "host_bus_bytes": r.host_bus_bytes,
         "write_backs": r.write_backs,
@@ -211,12 +206,7 @@ pub fn sim_batch_json(spec_json: &str) -> LabResult<String> {
         "qps": r.qps,
         "merge_probability": r.merge_probability,
         "batch_size_mean": r.batch_size_mean,
-        "read_latency_ns": {
-            "p25": r.read_latency_ns[0],
-            "p50": r.read_latency_ns[1],
-            "p75": r.read_latency_ns[2],
-            "p99": r.read_latency_ns[3],
-        },
+        "read_latency_ns": quartiles_json(&r.read_latency_ns),
     })
     .to_string())
 }
@@ -424,4 +414,14 @@ pub fn sim_index_json(spec_json: &str) -> LabResult<String> {
         "queries": results,
     })
     .to_string())
+}
+
+/// The harness's read-latency percentiles (p25, p50, p75, p99, in that order) as a JSON object.
+fn quartiles_json(latency_ns: &[f64; 4]) -> serde_json::Value {
+    json!({
+        "p25": latency_ns[0],
+        "p50": latency_ns[1],
+        "p75": latency_ns[2],
+        "p99": latency_ns[3],
+    })
 }
