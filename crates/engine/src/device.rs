@@ -69,6 +69,15 @@ pub trait BlockDevice {
     fn logical_page_count(&self) -> u64;
     /// Reads logical page `lpa` into `buf`.
     fn read_page(&mut self, lpa: Lpa, buf: &mut [u8]) -> Result<(), EngineError>;
+    /// [`BlockDevice::read_page`] for a caller whose `buf` already holds the bytes it expects
+    /// there: `Ok(true)` when the page equals `buf` (left as it is), `Ok(false)` after filling
+    /// `buf` with the page like `read_page` (equal or not: the caller checks). Same simulated
+    /// time, energy and counters as `read_page`. The default reads; a device that can compare
+    /// its stored bytes in place saves the copy (and the caller its check).
+    fn read_page_expecting(&mut self, lpa: Lpa, buf: &mut [u8]) -> Result<bool, EngineError> {
+        self.read_page(lpa, buf)?;
+        Ok(false)
+    }
     /// Writes the whole logical page `lpa`.
     fn write_page(&mut self, lpa: Lpa, data: &[u8]) -> Result<(), EngineError>;
     /// Trims logical page `lpa` (its contents become dead; reads return zeros).
@@ -131,6 +140,9 @@ impl<D: BlockDevice + ?Sized> BlockDevice for &mut D {
     }
     fn read_page(&mut self, lpa: Lpa, buf: &mut [u8]) -> Result<(), EngineError> {
         (**self).read_page(lpa, buf)
+    }
+    fn read_page_expecting(&mut self, lpa: Lpa, buf: &mut [u8]) -> Result<bool, EngineError> {
+        (**self).read_page_expecting(lpa, buf)
     }
     fn write_page(&mut self, lpa: Lpa, data: &[u8]) -> Result<(), EngineError> {
         (**self).write_page(lpa, data)

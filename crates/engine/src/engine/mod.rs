@@ -150,6 +150,9 @@ pub struct Engine<D> {
     first_free_floor: u32,
     queries_until_refresh: u32,
     page_buf: Vec<u8>,
+    /// The page whose last write by this engine succeeded with exactly the bytes now in
+    /// `page_buf` (`None`: the buffer holds anything else).
+    buf_page: Option<Lpa>,
     /// With `verify`: per table page, the digest of the bytes last written there (`None`:
     /// never written by this engine, or its last write failed); see [`digest`].
     page_digests: Vec<Option<PageDigest>>,
@@ -193,6 +196,7 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
             first_free_floor: 0,
             queries_until_refresh: 0,
             page_buf: vec![0; layout.page_size_bytes()],
+            buf_page: None,
             page_digests: if config.verify {
                 vec![None; page_count as usize]
             } else {

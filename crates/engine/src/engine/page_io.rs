@@ -10,6 +10,7 @@ use crate::table::RowId;
 impl<D: BlockDevice + CoDesignHints> Engine<D> {
     /// Reads page `lpa` into the page buffer.
     pub(super) fn read_page(&mut self, lpa: Lpa) -> Result<(), EngineError> {
+        self.buf_page = None;
         self.device.read_page(lpa, &mut self.page_buf)?;
         self.reads_issued += 1;
         Ok(())
@@ -19,7 +20,10 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
     ///
     /// The old page is read only if it holds live rows (otherwise its bytes are dead and the
     /// page is rebuilt from zeros); with `verify` every live row read is checked (through the
-    /// page digest, [`Self::verify_page_in_buffer`]).
+    /// page digest, [`Self::verify_page_in_buffer`]). When the page buffer still holds the
+    /// bytes last written to this page (consecutive writes of one page, as in a fill), the
+    /// device is asked to compare the page with them ([`BlockDevice::read_page_expecting`]):
+    /// a page equal to them is the page written, checked as a matching digest is.
     pub(super) fn write_row(
         &mut self,
         row: RowId,
@@ -28,8 +32,19 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
     ) -> Result<(), EngineError> {
         let lpa = self.table.layout().lpa_of_slot(slot);
         let mut digest = if self.table.page_is_empty(lpa) {
+            self.buf_page = None;
             self.page_buf.fill(0);
             PageDigest::ZEROS
+        } else if self.buf_page == Some(lpa) {
+            self.buf_page = None;
+            let equal = self.device.read_page_expecting(lpa, &mut self.page_buf)?;
+            self.reads_issued += 1;
+            match (self.config.verify, equal) {
+                (false, _) => PageDigest::ZEROS,
+                (true, true) => self.page_digests[lpa.0 as usize]
+                    .expect("a page written by this engine has a digest"),
+                (true, false) => self.verify_page_in_buffer(lpa)?,
+            }
         } else {
             self.read_page(lpa)?;
             if self.config.verify {
@@ -52,6 +67,7 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
         if self.config.verify {
             self.page_digests[lpa.0 as usize] = Some(digest);
         }
+        self.buf_page = Some(lpa);
         self.writes_issued += 1;
         self.iaa.note_written(lpa);
         Ok(())

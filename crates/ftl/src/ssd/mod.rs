@@ -449,6 +449,23 @@ impl Ssd {
         })
     }
 
+    /// Whether the current bytes of the range starting at `offset_bytes` equal `expected`
+    /// (its length is the range's size; zeros where nothing was written): [`Ssd::read_bytes`]
+    /// compared in place, without a copy.
+    pub fn bytes_equal(&self, offset_bytes: u64, expected: &[u8]) -> FtlResult<bool> {
+        let mut at = 0;
+        let mut equal = true;
+        self.for_each_piece(offset_bytes, expected.len() as u64, |len, bytes| {
+            let want = &expected[at..at + len];
+            equal &= match bytes {
+                Some(bytes) => bytes == want,
+                None => want.iter().all(|&b| b == 0),
+            };
+            at += len;
+        })?;
+        Ok(equal)
+    }
+
     /// Walks a logical byte range (full payload mode) page piece by page piece, in order:
     /// `piece(len, Some(bytes))` for written pages, `piece(len, None)` where nothing was.
     fn for_each_piece(

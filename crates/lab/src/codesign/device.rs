@@ -140,22 +140,15 @@ impl SsdDevice {
         Ok(())
     }
 
-    fn byte_range(&self, lpa: Lpa) -> (u64, u64) {
-        let size = self.page_size_bytes as u64;
-        (lpa.offset_bytes(size), size)
-    }
-}
-
-impl BlockDevice for SsdDevice {
-    fn page_size_bytes(&self) -> usize {
-        self.page_size_bytes
-    }
-
-    fn logical_page_count(&self) -> u64 {
-        self.ssd.logical_pages()
-    }
-
-    fn read_page(&mut self, lpa: Lpa, buf: &mut [u8]) -> Result<(), EngineError> {
+    /// A page read (the write buffer's copy, else a flash read at queue depth 1) into `buf`;
+    /// with `compare`, a page equal to `buf` is left uncopied and `Ok(true)` returned
+    /// ([`BlockDevice::read_page_expecting`]).
+    fn read_page_into(
+        &mut self,
+        lpa: Lpa,
+        buf: &mut [u8],
+        compare: bool,
+    ) -> Result<bool, EngineError> {
         nandlab_engine::device::check_page_access(
             lpa,
             buf.len(),
@@ -164,11 +157,18 @@ impl BlockDevice for SsdDevice {
         )?;
         let (offset, size) = self.byte_range(lpa);
         if self.buffered.contains(&lpa) {
-            self.ssd
-                .read_bytes_into(offset, buf)
-                .map_err(|e| Self::request_error("read", lpa, e))?;
+            let equal = compare
+                && self
+                    .ssd
+                    .bytes_equal(offset, buf)
+                    .map_err(|e| Self::request_error("read", lpa, e))?;
+            if !equal {
+                self.ssd
+                    .read_bytes_into(offset, buf)
+                    .map_err(|e| Self::request_error("read", lpa, e))?;
+            }
             self.buffer_hits += 1;
-            return Ok(());
+            return Ok(equal);
         }
         let done = self
             .ssd
@@ -185,8 +185,36 @@ impl BlockDevice for SsdDevice {
                 ),
             });
         }
+        if compare && done.data == buf {
+            return Ok(true);
+        }
         buf.copy_from_slice(&done.data);
-        Ok(())
+        Ok(false)
+    }
+
+    fn byte_range(&self, lpa: Lpa) -> (u64, u64) {
+        let size = self.page_size_bytes as u64;
+        (lpa.offset_bytes(size), size)
+    }
+}
+
+impl BlockDevice for SsdDevice {
+    fn page_size_bytes(&self) -> usize {
+        self.page_size_bytes
+    }
+
+    fn logical_page_count(&self) -> u64 {
+        self.ssd.logical_pages()
+    }
+
+    fn read_page(&mut self, lpa: Lpa, buf: &mut [u8]) -> Result<(), EngineError> {
+        self.read_page_into(lpa, buf, false).map(|_| ())
+    }
+
+    /// Compares the page with `buf` where its bytes lie (the controller's buffer or the
+    /// request's data), copying only a page that differs.
+    fn read_page_expecting(&mut self, lpa: Lpa, buf: &mut [u8]) -> Result<bool, EngineError> {
+        self.read_page_into(lpa, buf, true)
     }
 
     fn write_page(&mut self, lpa: Lpa, data: &[u8]) -> Result<(), EngineError> {
@@ -269,3 +297,6 @@ impl CoDesignHints for SsdDevice {
         lpas_out.extend(self.ssd.next_erase_block_valid_lpas());
     }
 }
+
+#[cfg(test)]
+mod tests;
