@@ -271,6 +271,8 @@ impl RedundantWriteFinder {
         };
         self.stats.hash_time += hash.latency;
         self.stats.hash_energy_pj += hash.energy_pj;
+        // hashing runs on the controller: a timed call's next access waits for it
+        device.compute(hash.latency);
         let (existing, search) = self.lookup_fingerprint(device, &fingerprint)?;
         Ok(DedupLookup {
             fingerprint,

@@ -8,11 +8,14 @@
 //! keeps dedup exact: a fingerprint names an LPA whose *flash* page holds the bytes, while a
 //! page with a logged delta reads its newer content from the log.
 //!
-//! Timing: each call's PCM cost (hashing, store search and updates, log reads and writes) is
-//! charged synchronously to the device and its latency occupies the stage's one PCM port, first
-//! come first served; a host write waits for its port time (the stage is an event source of
-//! the world loop). Reads of a logged page charge the log read to the device but do not delay
-//! the read, which reads the flash page in parallel.
+//! Timing: each page write (and each flush) is one timed call of the device
+//! ([`PcmDevice::begin_call`]): its accesses (store search and updates, log reads and writes)
+//! run one after another from the call's time, each occupying the PCM banks it touches after
+//! earlier work on them, and hashing delays the next access; a host write waits until the
+//! call's last access ends (the stage is an event source of the world loop, its pending ends in
+//! a time-ordered queue: a later call on idle banks can end first). Reads of a logged page and
+//! TRIMs charge their accesses to the device (energy, wear) but occupy no bank and delay
+//! nothing (a read reads the flash page in parallel).
 
 mod config;
 mod dedup;
@@ -21,14 +24,14 @@ mod log;
 pub use config::{LogBufferConfig, PcmStageConfig, pcm_error};
 pub use dedup::DedupCounters;
 
-use super::{FlashLogArea, FrontEnd, PageWrite, PageWrites, StagePort};
+use super::{FlashLogArea, FrontEnd, PageWrite, PageWrites};
 use crate::address::Lpa;
 use crate::error::FtlResult;
 use crate::flash::emit::Tag;
 use crate::stats::FtlCounters;
 use dedup::DedupFilter;
 use log::LogPart;
-use nandlab_core::SimTime;
+use nandlab_core::{EventQueue, SimTime};
 use nandlab_pcm::dedup::DedupStats;
 use nandlab_pcm::{
     AccessCost, DpramLog, FlashShape, InPageLog, LogStats, PcmAddr, PcmDevice, PcmError,
@@ -51,9 +54,9 @@ pub struct PcmStageReport {
     pub finder: Option<DedupStats>,
     /// The log buffer's counters (merges, flushes, sequential share).
     pub log: Option<LogStats>,
-    /// Host writes the stage made wait, and their total port time.
+    /// Host writes the stage made wait for their PCM work.
     pub writes_held: u64,
-    /// Sum of the port time host writes waited for.
+    /// Sum of the PCM time host writes waited for (arrival to the end of their call).
     pub port_busy: SimTime,
     /// Internal checks that failed (stale dedup hits, log/flash mismatches, PCM errors): 0.
     pub check_failures: u64,
@@ -74,8 +77,10 @@ pub struct PcmStage {
     /// Sequence and placement of each page's last write (pages the log flushes later).
     sequence: Vec<u64>,
     placement: Vec<u16>,
-    /// The stage's one PCM port.
-    port: StagePort,
+    /// Ends of the calls host writes wait for, in time order, with the request.
+    pending: EventQueue<u64>,
+    /// The time of the last page write (a flush, which has no time, starts its work then).
+    last_write_at: SimTime,
     writes_held: u64,
     port_busy: SimTime,
     first_error: Option<PcmError>,
@@ -153,7 +158,8 @@ impl PcmStage {
             zeros: vec![0; page_size_bytes as usize],
             sequence: vec![0; logical_pages as usize],
             placement: vec![0; logical_pages as usize],
-            port: StagePort::default(),
+            pending: EventQueue::with_capacity(64),
+            last_write_at: SimTime::ZERO,
             writes_held: 0,
             port_busy: SimTime::ZERO,
             first_error: None,
@@ -262,16 +268,12 @@ impl PcmStage {
         cost
     }
 
-    /// Occupies the port for `latency` from `now`; a host request waits for it.
-    fn occupy(&mut self, now: SimTime, latency: SimTime, request: u64) -> u32 {
-        if latency == SimTime::ZERO {
+    /// The timed call that began at `now` ended at `end`: a host request waits for it.
+    fn hold(&mut self, now: SimTime, end: SimTime, request: u64) -> u32 {
+        if end <= now || !matches!(Tag::decode(request), Tag::Host(_)) {
             return 0;
         }
-        if !matches!(Tag::decode(request), Tag::Host(_)) {
-            self.port.occupy(now, latency);
-            return 0;
-        }
-        let end = self.port.occupy_for(now, latency, request);
+        self.pending.schedule(end, request);
         self.writes_held += 1;
         self.port_busy += end - now;
         1
@@ -314,15 +316,21 @@ impl FrontEnd for PcmStage {
         let zeros = std::mem::take(&mut self.zeros);
         let data = page.data.unwrap_or(&zeros);
         debug_assert_eq!(data.len(), self.page_size_bytes);
-        let cost = match &mut self.log {
+        self.last_write_at = self.last_write_at.max(now);
+        self.device.begin_call(now);
+        match &mut self.log {
             Some(log) => {
                 let r = log.write(&mut self.device, page.lpa, data);
-                self.record(r) + self.drain_log(out)
+                self.record(r);
+                self.drain_log(out);
             }
-            None => self.pass_on(page.lpa, data, out),
-        };
+            None => {
+                self.pass_on(page.lpa, data, out);
+            }
+        }
+        let end = self.device.end_call();
         self.zeros = zeros;
-        self.occupy(now, cost.latency, page.request)
+        self.hold(now, end, page.request)
     }
     fn trim(&mut self, lpa: Lpa) {
         if let Some(log) = &mut self.log {
@@ -336,11 +344,13 @@ impl FrontEnd for PcmStage {
     }
     fn flush(&mut self, out: &mut PageWrites) {
         if let Some(log) = &mut self.log {
+            // a flush's PCM work occupies the banks but is not waited for (the Flush waits
+            // for the programs)
+            self.device.begin_call(self.last_write_at);
             let r = log.flush(&mut self.device);
             self.record(r);
-            let cost = self.drain_log(out);
-            // a flush's PCM time is not waited for (the Flush waits for the programs)
-            self.port.extend(cost.latency);
+            self.drain_log(out);
+            self.device.end_call();
         }
     }
     fn flash_log_area(&self) -> Option<FlashLogArea> {
@@ -350,10 +360,12 @@ impl FrontEnd for PcmStage {
         true
     }
     fn next_event_time(&self) -> Option<SimTime> {
-        self.port.next_event_time()
+        self.pending.peek_time()
     }
     fn process_next(&mut self, done: &mut Vec<u64>, _out: &mut PageWrites) -> Option<SimTime> {
-        self.port.process_next(done)
+        let (time, request) = self.pending.pop()?;
+        done.push(request);
+        Some(time)
     }
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
