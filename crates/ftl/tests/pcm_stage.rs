@@ -512,7 +512,7 @@ fn ipl_log_sectors_are_programs_on_the_chip() {
         }
         let a = s.log_area_stats().unwrap();
         assert!(
-            a.sector_copies > 0 && a.page_reads > 0 && a.erases > 0,
+            a.sector_copies > 0 && a.page_reads > 0 && a.erases > 0 && a.merge_page_reads > 0,
             "nop {nop}: {a:?}"
         );
         let report = s.front_end::<PcmStage>().unwrap().report();
@@ -535,4 +535,48 @@ fn ipl_log_sectors_are_programs_on_the_chip() {
             0
         );
     }
+}
+
+#[test]
+fn a_read_of_a_page_with_ipl_log_sectors_reads_its_log_pages_on_the_chip() {
+    let config = PcmStageConfig {
+        device: device(),
+        dedup: None,
+        log: Some(logs().remove(2)),
+    };
+    let mut s = ssd(config, 0, 5);
+    let mut page = vec![3u8; PAGE as usize];
+    for lpa in [0, 1, PAGES_PER_BLOCK] {
+        let r = HostRequest::write(u64::from(lpa * PAGE), u64::from(PAGE));
+        s.execute(&r, Some(&page)).unwrap();
+    }
+    // two small updates of page 0 (unit 0): two log sectors in one log page
+    for at in [100, 600] {
+        page[at..at + 20].fill(9);
+        let r = HostRequest::write(0, u64::from(PAGE));
+        s.execute(&r, Some(&page)).unwrap();
+    }
+    let before = s.log_area_stats().unwrap();
+    assert_eq!(before.sector_programs, 2);
+    let read = |s: &mut Ssd, lpa: u32| {
+        let r = HostRequest::new(HostOp::Read, u64::from(lpa * PAGE), u64::from(PAGE));
+        s.execute(&r, None).unwrap()
+    };
+    // a page of another unit, and an unlogged page of unit 0: no log page read
+    let plain = read(&mut s, PAGES_PER_BLOCK);
+    read(&mut s, 1);
+    assert_eq!(s.log_area_stats().unwrap().host_read_page_reads, 0);
+    // the logged page: its data page and the one log page holding both sectors
+    let logged = read(&mut s, 0);
+    assert!(logged.data == page);
+    assert_eq!(s.log_area_stats().unwrap().host_read_page_reads, 1);
+    assert!(
+        logged.latency > plain.latency,
+        "{} vs {}",
+        logged.latency,
+        plain.latency
+    );
+    let report = s.front_end::<PcmStage>().unwrap().report();
+    assert_eq!(report.log.unwrap().reads_merged, 1);
+    assert_eq!(report.check_failures, 0);
 }

@@ -139,6 +139,7 @@ impl PcmStage {
                         let ipl = InPageLog::new(c, shape).map_err(pcm_error)?;
                         log_area = Some(FlashLogArea {
                             units: logical_pages.div_ceil(pages_per_block),
+                            pages_per_unit: pages_per_block,
                             sectors_per_unit: ipl.config().log_sectors_per_block,
                             sector_bytes: ipl.config().sector_size_bytes as u32,
                         });
