@@ -68,7 +68,21 @@ fn ssd(config: PcmStageConfig, buffer_pages: u32, seed: u64) -> Ssd {
 /// Random writes, small updates, trims and flushes checked against a byte array; returns the
 /// stage's report as text (for the determinism check).
 fn run_model(config: PcmStageConfig, buffer_pages: u32, seed: u64, steps: u32) -> String {
+    run_model_hashing(config, buffer_pages, seed, steps, (1, 1))
+}
+
+/// [`run_model`] with the stage's hashing ahead set to (threads, pages at least).
+fn run_model_hashing(
+    config: PcmStageConfig,
+    buffer_pages: u32,
+    seed: u64,
+    steps: u32,
+    (threads, min_pages): (usize, usize),
+) -> String {
     let mut s = ssd(config, buffer_pages, seed);
+    s.front_end_mut::<PcmStage>()
+        .unwrap()
+        .set_hash_ahead(threads, min_pages);
     let lpas = s.logical_pages() as u32;
     let mut rng = SimRng::seed_from_u64(seed);
     let mut model = vec![vec![0u8; PAGE as usize]; lpas as usize];
@@ -209,6 +223,22 @@ fn runs_with_the_pcm_stage_are_deterministic() {
     let a = run_model(config.clone(), 2, 77, 800);
     let b = run_model(config, 2, 77, 800);
     assert_eq!(a, b);
+}
+
+#[test]
+fn hashing_a_merges_pages_ahead_on_threads_changes_nothing() {
+    for log in [logs().remove(0), logs().remove(1)] {
+        let config = PcmStageConfig {
+            device: device(),
+            dedup: Some(dedup()),
+            log: Some(log),
+        };
+        let serial = run_model_hashing(config.clone(), 0, 5, 1500, (1, 1));
+        for ahead in [(2, 2), (4, 1), (3, 8)] {
+            let threaded = run_model_hashing(config.clone(), 0, 5, 1500, ahead);
+            assert_eq!(serial, threaded, "{ahead:?}");
+        }
+    }
 }
 
 #[test]

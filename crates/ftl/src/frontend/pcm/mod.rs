@@ -34,7 +34,7 @@ use log::LogPart;
 use nandlab_core::{EventQueue, SimTime};
 use nandlab_pcm::dedup::DedupStats;
 use nandlab_pcm::{
-    AccessCost, DpramLog, FlashShape, InPageLog, LogStats, PcmAddr, PcmDevice, PcmError,
+    AccessCost, DpramLog, Fingerprint, FlashShape, InPageLog, LogStats, PcmAddr, PcmDevice, PcmError,
     PcmLogRegion, PcmStats,
 };
 use serde::Serialize;
@@ -85,7 +85,17 @@ pub struct PcmStage {
     port_busy: SimTime,
     first_error: Option<PcmError>,
     errors: u64,
+    /// Threads that hash a merge's pages ahead (1: hashed one by one as dedup meets them).
+    hash_threads: usize,
+    /// Pages a call must send towards flash before they are hashed ahead.
+    hash_min_pages: usize,
+    /// Fingerprints hashed ahead (scratch, reused).
+    fingerprints: Vec<Fingerprint>,
 }
+
+/// Pages a call must send towards flash before their SHA-1s are hashed ahead on threads (a
+/// merge's flush; fewer are not worth the threads' start).
+const PARALLEL_HASH_MIN_PAGES: usize = 16;
 
 impl std::fmt::Debug for PcmStage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -165,7 +175,18 @@ impl PcmStage {
             port_busy: SimTime::ZERO,
             first_error: None,
             errors: 0,
+            hash_threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
+            hash_min_pages: PARALLEL_HASH_MIN_PAGES,
+            fingerprints: Vec::new(),
         })
+    }
+
+    /// Sets how a call's pages are hashed ahead: on `threads` threads when the call sends at
+    /// least `min_pages` pages towards flash (defaults: the machine's parallelism, at most 4,
+    /// and 16 pages; 1 thread hashes each page as dedup meets it). Results do not depend on it.
+    pub fn set_hash_ahead(&mut self, threads: usize, min_pages: usize) {
+        self.hash_threads = threads.max(1);
+        self.hash_min_pages = min_pages.max(1);
     }
 
     /// The PCM device (its stats, wear).
@@ -237,8 +258,15 @@ impl PcmStage {
         })
     }
 
-    /// Sends a page towards flash through dedup (when on).
-    fn pass_on(&mut self, lpa: Lpa, data: &[u8], out: &mut PageWrites) -> AccessCost {
+    /// Sends a page towards flash through dedup (when on); `fingerprint` is its SHA-1 if
+    /// computed ahead.
+    fn pass_on(
+        &mut self,
+        lpa: Lpa,
+        data: &[u8],
+        fingerprint: Option<Fingerprint>,
+        out: &mut PageWrites,
+    ) -> AccessCost {
         let i = lpa.index();
         let (sequence, placement) = (self.sequence[i], self.placement[i]);
         match &mut self.dedup {
@@ -247,7 +275,15 @@ impl PcmStage {
                 AccessCost::default()
             }
             Some(d) => {
-                let r = d.write(&mut self.device, lpa, sequence, placement, data, out);
+                let r = d.write(
+                    &mut self.device,
+                    lpa,
+                    sequence,
+                    placement,
+                    data,
+                    fingerprint,
+                    out,
+                );
                 self.record(r)
             }
         }
@@ -259,9 +295,25 @@ impl PcmStage {
         let Some(log) = self.log.take() else {
             return cost;
         };
-        for page in log.to_flash() {
-            cost += self.pass_on(page.lpa, page.data, out);
+        // many pages (a merge's flush): their SHA-1s computed ahead on the hashing threads,
+        // consumed in order by the sequential dedup decisions (same results as hashing here)
+        let mut fingerprints = std::mem::take(&mut self.fingerprints);
+        let ahead = self.dedup.is_some()
+            && self.hash_threads > 1
+            && log.pending_pages() >= self.hash_min_pages;
+        if ahead {
+            Fingerprint::of_pages(
+                log.pending_bytes(),
+                self.page_size_bytes,
+                self.hash_threads,
+                &mut fingerprints,
+            );
         }
+        for (i, page) in log.to_flash().enumerate() {
+            let fingerprint = ahead.then(|| fingerprints[i]);
+            cost += self.pass_on(page.lpa, page.data, fingerprint, out);
+        }
+        self.fingerprints = fingerprints;
         for &op in log.log_ops() {
             out.push_log_op(op);
         }
@@ -326,7 +378,7 @@ impl FrontEnd for PcmStage {
                 self.drain_log(out);
             }
             None => {
-                self.pass_on(page.lpa, data, out);
+                self.pass_on(page.lpa, data, None, out);
             }
         }
         let end = self.device.end_call();
