@@ -40,7 +40,9 @@ impl Fingerprint {
                 .zip(pages.chunks(per_thread * page_size_bytes));
             for (fingerprints, run) in runs {
                 scope.spawn(move || {
-                    for (f, page) in fingerprints.iter_mut().zip(run.chunks_exact(page_size_bytes))
+                    for (f, page) in fingerprints
+                        .iter_mut()
+                        .zip(run.chunks_exact(page_size_bytes))
                     {
                         *f = Fingerprint::of(page);
                     }

@@ -34,8 +34,8 @@ use log::LogPart;
 use nandlab_core::{EventQueue, SimTime};
 use nandlab_pcm::dedup::DedupStats;
 use nandlab_pcm::{
-    AccessCost, DpramLog, Fingerprint, FlashShape, InPageLog, LogStats, PcmAddr, PcmDevice, PcmError,
-    PcmLogRegion, PcmStats,
+    AccessCost, DpramLog, Fingerprint, FlashShape, InPageLog, LogStats, PcmAddr, PcmDevice,
+    PcmError, PcmLogRegion, PcmStats,
 };
 use serde::Serialize;
 
