@@ -68,7 +68,21 @@ fn ssd(config: PcmStageConfig, buffer_pages: u32, seed: u64) -> Ssd {
 /// Random writes, small updates, trims and flushes checked against a byte array; returns the
 /// stage's report as text (for the determinism check).
 fn run_model(config: PcmStageConfig, buffer_pages: u32, seed: u64, steps: u32) -> String {
+    run_model_hashing(config, buffer_pages, seed, steps, (1, 1))
+}
+
+/// [`run_model`] with the stage's hashing ahead set to (threads, pages at least).
+fn run_model_hashing(
+    config: PcmStageConfig,
+    buffer_pages: u32,
+    seed: u64,
+    steps: u32,
+    (threads, min_pages): (usize, usize),
+) -> String {
     let mut s = ssd(config, buffer_pages, seed);
+    s.front_end_mut::<PcmStage>()
+        .unwrap()
+        .set_hash_ahead(threads, min_pages);
     let lpas = s.logical_pages() as u32;
     let mut rng = SimRng::seed_from_u64(seed);
     let mut model = vec![vec![0u8; PAGE as usize]; lpas as usize];
@@ -212,6 +226,22 @@ fn runs_with_the_pcm_stage_are_deterministic() {
 }
 
 #[test]
+fn hashing_a_merges_pages_ahead_on_threads_changes_nothing() {
+    for log in [logs().remove(0), logs().remove(1)] {
+        let config = PcmStageConfig {
+            device: device(),
+            dedup: Some(dedup()),
+            log: Some(log),
+        };
+        let serial = run_model_hashing(config.clone(), 0, 5, 1500, (1, 1));
+        for ahead in [(2, 2), (4, 1), (3, 8)] {
+            let threaded = run_model_hashing(config.clone(), 0, 5, 1500, ahead);
+            assert_eq!(serial, threaded, "{ahead:?}");
+        }
+    }
+}
+
+#[test]
 fn host_writes_wait_for_pcm_time() {
     let config = PcmStageConfig {
         device: device(),
@@ -222,7 +252,7 @@ fn host_writes_wait_for_pcm_time() {
     let data = vec![7u8; PAGE as usize];
     let r = HostRequest::new(HostOp::Write, 0, u64::from(PAGE));
     s.execute(&r, Some(&data)).unwrap();
-    // the duplicate write programs nothing: its latency is the PCM port time alone
+    // the duplicate write programs nothing: its latency is its PCM call alone
     let r = HostRequest::new(HostOp::Write, u64::from(PAGE), u64::from(PAGE));
     let e = s.execute(&r, Some(&data)).unwrap();
     let report = s.front_end::<PcmStage>().unwrap().report();
@@ -237,6 +267,105 @@ fn host_writes_wait_for_pcm_time() {
         e.latency
     );
     assert_eq!(report.writes_held, 2);
+}
+
+/// The ends of the host writes `pages` (lpa, byte) a fresh dedup stage receives together at
+/// time 0, by request, from its time-ordered queue; and each bank's busy time. The store is
+/// 8 KiB of 64 B buckets (one line: a header and two entries) in 5 segments of 25 buckets, so
+/// the segments' first buckets lie in banks 0, 1, 2, 3, 0.
+type Ends = Vec<(u64, nandlab_core::SimTime)>;
+fn writes_at_once(pages: &[(u32, u8)]) -> (Ends, Vec<nandlab_core::SimTime>) {
+    use nandlab_ftl::{FtlCounters, Lpa, PageWrite, PageWrites};
+    let mut config = dedup();
+    config.hash_latency_ns = 0.0;
+    config.segments = 5;
+    config.bucket_size_bytes = 64;
+    let stage_config = PcmStageConfig {
+        device: device(),
+        dedup: Some(config),
+        log: None,
+    };
+    let mut stage = PcmStage::new(stage_config, 64, PAGE, PAGES_PER_BLOCK, 1).unwrap();
+    let (mut out, mut counters) = (PageWrites::new(PAGE, true), FtlCounters::default());
+    for (request, &(lpa, byte)) in pages.iter().enumerate() {
+        let data = vec![byte; PAGE as usize];
+        let page = PageWrite {
+            lpa: Lpa(lpa),
+            sequence: request as u64,
+            data: Some(&data),
+            placement: 0,
+            request: request as u64,
+        };
+        assert_eq!(
+            stage.write(nandlab_core::SimTime::ZERO, page, &mut out, &mut counters),
+            1
+        );
+    }
+    let (mut ends, mut done) = (Vec::new(), Vec::new());
+    while let Some(t) = stage.process_next(&mut done, &mut out) {
+        ends.extend(done.drain(..).map(|r| (r, t)));
+    }
+    (ends, stage.report().device.bank_busy)
+}
+
+#[test]
+fn writes_arriving_together_overlap_on_different_banks_and_serialise_on_one() {
+    let ns = nandlab_core::SimTime::from_ns;
+    // `cidr11`: 225 ns per programmed word. A write of a new page into an empty segment does no
+    // lookup read; its insert programs the bucket's header word and its 3-word entry (900 ns on
+    // the bucket's bank), then the location's 8 B reverse-map slot (225 ns, on the slot's bank)
+    let banks = |page: (u32, u8)| {
+        let (ends, busy) = writes_at_once(&[page]);
+        assert_eq!(ends, vec![(0, ns(1125))]);
+        match busy.iter().position(|&b| b == ns(1125)) {
+            Some(both) => (both, both),
+            None => {
+                let bank_of = |t| busy.iter().position(|&b| b == ns(t)).unwrap();
+                (bank_of(900), bank_of(225))
+            }
+        }
+    };
+    let candidates = (0..64u32).flat_map(|l| (1..40u8).map(move |b| (l, b)));
+    let segment = |p: (u32, u8)| nandlab_pcm::Fingerprint::of(&vec![p.1; PAGE as usize]).segment(5);
+    // A in segment 0 (bank 0), its slot in another bank
+    let a = candidates
+        .clone()
+        .find(|&p| segment(p) == 0 && banks(p).0 != banks(p).1)
+        .unwrap();
+    let (a_bucket, a_slot) = banks(a);
+    let candidates = candidates.filter(move |p| p.0 != a.0 && p.1 != a.1);
+    // a write whose bucket and slot banks are both free of A's: it runs beside A, 0..1125
+    // (one port: 1125 + 1125)
+    let apart = candidates
+        .clone()
+        .find(|&p| {
+            let (bucket, slot) = banks(p);
+            bucket != slot
+                && ![a_bucket, a_slot].contains(&bucket)
+                && ![a_bucket, a_slot].contains(&slot)
+        })
+        .unwrap();
+    assert_eq!(
+        writes_at_once(&[a, apart]).0,
+        vec![(0, ns(1125)), (1, ns(1125))]
+    );
+    // a write into segment 4, whose bucket is in A's bucket bank (its slot elsewhere): its
+    // bucket waits for A's (900..1800), then its slot (1800..2025)
+    let same = candidates
+        .clone()
+        .find(|&p| {
+            let (bucket, slot) = banks(p);
+            segment(p) == 4 && bucket == a_bucket && ![a_bucket, a_slot].contains(&slot)
+        })
+        .unwrap();
+    assert_eq!(
+        writes_at_once(&[a, same]).0,
+        vec![(0, ns(1125)), (1, ns(2025))]
+    );
+    // the queue is in time order: a later call that ends first is released first
+    let (ends, _) = writes_at_once(&[a, same, apart]);
+    assert_eq!(ends[0], (0, ns(1125)));
+    assert!(ends.windows(2).all(|w| w[0].1 <= w[1].1));
 }
 
 #[test]
@@ -413,7 +542,7 @@ fn ipl_log_sectors_are_programs_on_the_chip() {
         }
         let a = s.log_area_stats().unwrap();
         assert!(
-            a.sector_copies > 0 && a.page_reads > 0 && a.erases > 0,
+            a.sector_copies > 0 && a.page_reads > 0 && a.erases > 0 && a.merge_page_reads > 0,
             "nop {nop}: {a:?}"
         );
         let report = s.front_end::<PcmStage>().unwrap().report();
@@ -436,4 +565,48 @@ fn ipl_log_sectors_are_programs_on_the_chip() {
             0
         );
     }
+}
+
+#[test]
+fn a_read_of_a_page_with_ipl_log_sectors_reads_its_log_pages_on_the_chip() {
+    let config = PcmStageConfig {
+        device: device(),
+        dedup: None,
+        log: Some(logs().remove(2)),
+    };
+    let mut s = ssd(config, 0, 5);
+    let mut page = vec![3u8; PAGE as usize];
+    for lpa in [0, 1, PAGES_PER_BLOCK] {
+        let r = HostRequest::write(u64::from(lpa * PAGE), u64::from(PAGE));
+        s.execute(&r, Some(&page)).unwrap();
+    }
+    // two small updates of page 0 (unit 0): two log sectors in one log page
+    for at in [100, 600] {
+        page[at..at + 20].fill(9);
+        let r = HostRequest::write(0, u64::from(PAGE));
+        s.execute(&r, Some(&page)).unwrap();
+    }
+    let before = s.log_area_stats().unwrap();
+    assert_eq!(before.sector_programs, 2);
+    let read = |s: &mut Ssd, lpa: u32| {
+        let r = HostRequest::new(HostOp::Read, u64::from(lpa * PAGE), u64::from(PAGE));
+        s.execute(&r, None).unwrap()
+    };
+    // a page of another unit, and an unlogged page of unit 0: no log page read
+    let plain = read(&mut s, PAGES_PER_BLOCK);
+    read(&mut s, 1);
+    assert_eq!(s.log_area_stats().unwrap().host_read_page_reads, 0);
+    // the logged page: its data page and the one log page holding both sectors
+    let logged = read(&mut s, 0);
+    assert!(logged.data == page);
+    assert_eq!(s.log_area_stats().unwrap().host_read_page_reads, 1);
+    assert!(
+        logged.latency > plain.latency,
+        "{} vs {}",
+        logged.latency,
+        plain.latency
+    );
+    let report = s.front_end::<PcmStage>().unwrap().report();
+    assert_eq!(report.log.unwrap().reads_merged, 1);
+    assert_eq!(report.check_failures, 0);
 }

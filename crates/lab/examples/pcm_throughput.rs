@@ -47,6 +47,8 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(16_384);
     let kind = std::env::args().nth(3).unwrap_or("region".into());
+    // threads hashing a merge's pages ahead (default: the stage's own choice)
+    let hash_threads: Option<usize> = std::env::args().nth(4).and_then(|a| a.parse().ok());
     let pcm = PCM.replace("KIND", &kind);
     let text = format!(
         "[ssd]\npreset = \"bench-ssd\"\npayload = \"full\"\n[workload]\nkind = \"synthetic\"\n\
@@ -84,6 +86,9 @@ fn main() {
     let logical = nandlab_ftl::logical_pages(g, stack.ftl.op_fraction) as u32;
     let mut stage =
         PcmStage::new(stage_config, logical, page, g.pages_per_block, 1).expect("stage");
+    if let Some(t) = hash_threads {
+        stage.set_hash_ahead(t, 16);
+    }
     let mut generator = DesktopGenerator::new(spec.clone(), page, 1).unwrap();
     let mut pages = vec![0u8; span as usize * page as usize];
     let mut out = PageWrites::new(page, true);
@@ -125,6 +130,11 @@ fn main() {
 
     // 2. the whole SSD, one request at a time
     let mut ssd = stack.new_ssd(stack.ssd_config(), 1).expect("ssd");
+    if let Some(t) = hash_threads {
+        ssd.front_end_mut::<PcmStage>()
+            .unwrap()
+            .set_hash_ahead(t, 16);
+    }
     let mut generator = DesktopGenerator::new(spec, page, 1).unwrap();
     let mut writes = 0u64;
     let started = Instant::now();

@@ -55,6 +55,8 @@ pub(crate) struct LogArea {
     unit_len: Vec<u32>,
     /// Counters.
     pub stats: LogAreaStats,
+    /// Log pages of one unit (scratch, reused).
+    pages: Vec<u32>,
 }
 
 /// What the log area did on the chip.
@@ -68,6 +70,11 @@ pub struct LogAreaStats {
     pub sector_copies: u64,
     /// Log pages read to move live sectors.
     pub page_reads: u64,
+    /// Log pages read for host reads of pages with logged changes (each log page holding a
+    /// live sector of the page's unit).
+    pub host_read_page_reads: u64,
+    /// Log pages read by unit merges (each log page holding a live sector of the unit).
+    pub merge_page_reads: u64,
     /// Ring blocks erased.
     pub erases: u64,
 }
@@ -144,6 +151,7 @@ impl Flash {
             spare: (0..n).rev().collect(),
             head_page: 0,
             head_sectors: 0,
+            pages: Vec::with_capacity(area.sectors_per_unit as usize),
             ring,
             stats: LogAreaStats {
                 blocks: n,
@@ -162,7 +170,12 @@ impl Flash {
             });
         };
         let result = match op {
-            LogAreaOp::UnitMerged(unit) => area.unit_merged(unit),
+            LogAreaOp::UnitMerged(unit) => {
+                // the merge reads the unit's log pages, then its sectors are dead
+                let pages = self.read_unit_log_pages(&mut area, unit, tag);
+                area.stats.merge_page_reads += u64::from(pages);
+                area.unit_merged(unit)
+            }
             LogAreaOp::Sectors { unit, count } => {
                 let mut r = Ok(());
                 for _ in 0..count {
@@ -176,6 +189,43 @@ impl Flash {
         };
         self.log_area = Some(area);
         result
+    }
+
+    /// A host read of `lpa`, a page with logged changes: reads each log page holding a live
+    /// sector of its unit (the changes are merged with the data page, which the caller reads).
+    /// Returns the log pages read (0 without a log area or live sectors).
+    pub fn read_log_pages_of(&mut self, lpa: Lpa, tag: Tag) -> u32 {
+        let Some(mut area) = self.log_area.take() else {
+            return 0;
+        };
+        let unit = lpa.0 / area.area.pages_per_unit;
+        let pages = if unit < area.area.units {
+            self.read_unit_log_pages(&mut area, unit, tag)
+        } else {
+            0
+        };
+        area.stats.host_read_page_reads += u64::from(pages);
+        self.log_area = Some(area);
+        pages
+    }
+
+    /// Reads (chip ops tagged `tag`) each log page holding a live sector of `unit`, in ring
+    /// order; returns how many.
+    fn read_unit_log_pages(&mut self, area: &mut LogArea, unit: u32, tag: Tag) -> u32 {
+        let u = unit as usize;
+        let per_unit = area.area.sectors_per_unit as usize;
+        let slots = &area.unit_slots[u * per_unit..u * per_unit + area.unit_len[u] as usize];
+        area.pages.clear();
+        area.pages
+            .extend(slots.iter().map(|&slot| slot / area.sectors_per_page));
+        area.pages.sort_unstable();
+        area.pages.dedup();
+        for &page in &area.pages {
+            let (index, in_block) = (page / area.pages_per_block, page % area.pages_per_block);
+            let ppa = self.blocks.page(area.ring[index as usize], in_block);
+            self.emit.push(OpKind::Read, ppa, Ppa::NONE, tag);
+        }
+        area.pages.len() as u32
     }
 
     /// One sector of `unit` programmed at the head (making room first).

@@ -69,6 +69,8 @@ struct Entry {
 pub struct FlashLogArea {
     /// Erase units (logical blocks) with a log area.
     pub units: u32,
+    /// Logical pages per unit (unit `u` holds pages `u × pages_per_unit ..`).
+    pub pages_per_unit: u32,
     /// Log sectors per unit.
     pub sectors_per_unit: u32,
     /// One log sector, bytes.

@@ -211,9 +211,15 @@ impl Ssd {
                     None => data.resize(data.len() + len as usize, 0),
                 }
             }
-            if !self.front.is_empty() && self.front.read(lpa, &mut self.flash.counters) {
-                self.dram_page(Tag::Host(slot));
-                continue;
+            if !self.front.is_empty() {
+                if self.front.read(lpa, &mut self.flash.counters) {
+                    self.dram_page(Tag::Host(slot));
+                    continue;
+                }
+                if self.flash.log_area.is_some() && self.front.contains(lpa) {
+                    // In-Page Logging: the page's changes are in log pages on flash
+                    self.flash.read_log_pages_of(lpa, Tag::Host(slot));
+                }
             }
             if let Some(ppa) = self.mapper.locate(lpa) {
                 self.flash

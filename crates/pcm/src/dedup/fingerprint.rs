@@ -18,6 +18,39 @@ impl Fingerprint {
         Fingerprint(Sha1::digest(page).into())
     }
 
+    /// The fingerprints of the pages of `pages` (consecutive pages of `page_size_bytes`), in
+    /// order, into `out` (cleared first), hashed on up to `threads` threads (scoped: the pages
+    /// are cut into one contiguous run per thread). The result does not depend on `threads`.
+    pub fn of_pages(pages: &[u8], page_size_bytes: usize, threads: usize, out: &mut Vec<Self>) {
+        assert!(page_size_bytes > 0, "a page has bytes");
+        let n = pages.len() / page_size_bytes;
+        out.clear();
+        out.resize(n, Fingerprint::default());
+        let threads = threads.clamp(1, n.max(1));
+        if threads == 1 {
+            for (f, page) in out.iter_mut().zip(pages.chunks_exact(page_size_bytes)) {
+                *f = Fingerprint::of(page);
+            }
+            return;
+        }
+        let per_thread = n.div_ceil(threads);
+        std::thread::scope(|scope| {
+            let runs = out
+                .chunks_mut(per_thread)
+                .zip(pages.chunks(per_thread * page_size_bytes));
+            for (fingerprints, run) in runs {
+                scope.spawn(move || {
+                    for (f, page) in fingerprints
+                        .iter_mut()
+                        .zip(run.chunks_exact(page_size_bytes))
+                    {
+                        *f = Fingerprint::of(page);
+                    }
+                });
+            }
+        });
+    }
+
     /// The segment a fingerprint lives in: `f mod segments` (thesis §3.2.2), over its first
     /// eight bytes.
     #[inline]
@@ -70,5 +103,19 @@ mod tests {
         assert_eq!(f.0[..4], [0xa9, 0x99, 0x3e, 0x36]);
         assert_eq!(f.0[16..], [0x9c, 0xd0, 0xd8, 0x9d]);
         assert!(f.segment(7) < 7);
+    }
+
+    #[test]
+    fn pages_hashed_on_threads_equal_the_serial_hashes() {
+        let page = 512;
+        let pages: Vec<u8> = (0..37 * page).map(|i| (i * 7 % 251) as u8).collect();
+        let serial: Vec<Fingerprint> = pages.chunks_exact(page).map(Fingerprint::of).collect();
+        let mut out = vec![Fingerprint::default(); 3];
+        for threads in [0, 1, 2, 3, 4, 8, 64] {
+            Fingerprint::of_pages(&pages, page, threads, &mut out);
+            assert_eq!(out, serial, "{threads} threads");
+        }
+        Fingerprint::of_pages(&[], page, 4, &mut out);
+        assert!(out.is_empty());
     }
 }

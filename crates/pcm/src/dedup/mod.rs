@@ -263,7 +263,16 @@ impl RedundantWriteFinder {
         if page.is_empty() {
             return Err(argument_error("page", "an empty page has no fingerprint"));
         }
-        let fingerprint = Fingerprint::of(page);
+        self.lookup_hashed(device, Fingerprint::of(page))
+    }
+
+    /// [`RedundantWriteFinder::lookup`] of a page whose SHA-1 the caller computed ahead (e.g.
+    /// on other threads): the same costs (hashing included) and the same search.
+    pub fn lookup_hashed(
+        &mut self,
+        device: &mut PcmDevice,
+        fingerprint: Fingerprint,
+    ) -> PcmResult<DedupLookup> {
         let hash = AccessCost {
             latency: self.hash_latency,
             energy_pj: self.config.hash_energy_nj * 1e3,
@@ -271,6 +280,8 @@ impl RedundantWriteFinder {
         };
         self.stats.hash_time += hash.latency;
         self.stats.hash_energy_pj += hash.energy_pj;
+        // hashing runs on the controller: a timed call's next access waits for it
+        device.compute(hash.latency);
         let (existing, search) = self.lookup_fingerprint(device, &fingerprint)?;
         Ok(DedupLookup {
             fingerprint,

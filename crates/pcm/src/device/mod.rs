@@ -11,6 +11,10 @@
 //!   submission, then it occupies each bank it touches for that bank's share of the work, after
 //!   earlier requests on that bank (first come, first served); it completes when its last bank
 //!   is done.
+//! - **timed synchronous** ([`PcmDevice::begin_call`] … [`PcmDevice::end_call`], `timed.rs`):
+//!   synchronous accesses, each starting when the previous one of the call ended and
+//!   occupying the banks it touches on the same bank clocks as the event-driven requests; the
+//!   call's end is returned. For components whose accesses depend on each other.
 //!
 //! Lines are interleaved over banks: line `i` is in bank `i mod banks`.
 
@@ -20,6 +24,7 @@ mod source;
 mod stats;
 #[cfg(test)]
 mod tests;
+mod timed;
 
 pub use source::{PcmCompletion, PcmOpKind};
 pub use stats::{AccessCost, PcmStats, WearSummary, WornOut};
@@ -81,6 +86,10 @@ pub struct PcmDevice {
     queue: EventQueue<u32>,
     slots: Vec<PcmCompletion>,
     free_slots: Vec<u32>,
+    /// The timed call in progress (`timed.rs`), if any.
+    call: Option<timed::CallClock>,
+    /// When the controller's hashing unit is free (timed calls).
+    compute_free_at: SimTime,
     stats: PcmStats,
 }
 
@@ -110,6 +119,8 @@ impl PcmDevice {
             queue: EventQueue::with_capacity(64),
             slots: Vec::new(),
             free_slots: Vec::new(),
+            call: None,
+            compute_free_at: SimTime::ZERO,
             stats: PcmStats {
                 bank_busy: vec![SimTime::ZERO; banks],
                 ..PcmStats::default()
@@ -265,6 +276,7 @@ impl PcmDevice {
         self.stats.lines_read += cost.lines_read;
         self.stats.read_energy_pj += cost.energy_pj;
         self.stats.read_time += cost.latency;
+        self.occupy_call_banks();
         Ok(cost)
     }
 
@@ -341,6 +353,7 @@ impl PcmDevice {
         self.stats.bits_programmed += cost.bits_programmed;
         self.stats.write_energy_pj += cost.energy_pj;
         self.stats.write_time += cost.latency;
+        self.occupy_call_banks();
         Ok(cost)
     }
 
@@ -483,6 +496,10 @@ impl PcmDevice {
 
     /// Submission-time bookkeeping shared by the event-driven requests: checks the time.
     fn enter(&mut self, now: SimTime) -> PcmResult<()> {
+        debug_assert!(
+            self.call.is_none(),
+            "an event-driven request inside a timed call"
+        );
         if now < self.now {
             return Err(PcmError::TimeWentBack {
                 submitted: now.to_string(),

@@ -287,3 +287,83 @@ proptest! {
         prop_assert_eq!(bulk.wear(PcmAddr(0), 4096).unwrap(), words.wear(PcmAddr(0), 4096).unwrap());
     }
 }
+
+/// Timed calls (`timed.rs`), cidr11: read line 115 ns, write word 225 ns, 64 B lines over 4
+/// banks (line `i` in bank `i mod 4`).
+#[test]
+fn timed_calls_on_different_banks_overlap_and_on_one_bank_serialise() {
+    let ns = SimTime::from_ns;
+    let mut d = cidr();
+    // call A at 0: one word in line 0 (bank 0), then a read of line 0: 225 + 115 = 340 ns
+    d.begin_call(ns(0));
+    d.write(PcmAddr(0), &[1; 8]).unwrap();
+    d.charge_read(PcmAddr(0), 8).unwrap();
+    assert_eq!(d.end_call(), ns(340));
+    // call B at 100 on bank 1 (line 1): starts at once, ends 100 + 225 = 325 (before A)
+    d.begin_call(ns(100));
+    d.write(PcmAddr(64), &[1; 8]).unwrap();
+    assert_eq!(d.end_call(), ns(325));
+    // call C at 100 on bank 0: waits for A's read (bank 0 free at 340), ends 340 + 225 = 565
+    d.begin_call(ns(100));
+    d.write(PcmAddr(4 * 64), &[1; 8]).unwrap();
+    assert_eq!(d.end_call(), ns(565));
+    assert_eq!(d.bank_free_at(0), ns(565));
+    assert_eq!(d.bank_free_at(1), ns(325));
+    // call D at 200: a 4-line read over banks 0..3: banks 2, 3 start at 200, bank 1 at 325,
+    // bank 0 at 565 -> ends 565 + 115 = 680; then a word on bank 2 starts at 680, ends 905
+    d.begin_call(ns(200));
+    d.charge_read(PcmAddr(0), 256).unwrap();
+    d.write(PcmAddr(2 * 64), &[1; 8]).unwrap();
+    assert_eq!(d.end_call(), ns(905));
+    assert_eq!(
+        d.stats().bank_busy,
+        vec![
+            ns(225 + 115 + 225 + 115),
+            ns(225 + 115),
+            ns(115 + 225),
+            ns(115)
+        ]
+    );
+    // an unchanged word and an empty read cost nothing and occupy nothing
+    d.begin_call(ns(1000));
+    d.write(PcmAddr(0), &[1; 8]).unwrap();
+    d.charge_read(PcmAddr(0), 0).unwrap();
+    assert_eq!(d.end_call(), ns(1000));
+    // outside a call nothing is occupied
+    d.write(PcmAddr(0), &[2; 8]).unwrap();
+    assert_eq!(d.bank_free_at(0), ns(680));
+}
+
+#[test]
+fn a_timed_call_on_an_idle_device_takes_its_summed_latency() {
+    let mut d = cidr();
+    let at = SimTime::from_us(7);
+    d.begin_call(at);
+    let mut sum = AccessCost::default();
+    sum += d.write(PcmAddr(40), &[9; 300]).unwrap();
+    sum += d.charge_read(PcmAddr(0), 4096).unwrap();
+    d.compute(SimTime::from_ns(1500));
+    sum.latency += SimTime::from_ns(1500);
+    sum += d.write(PcmAddr(8192), &[3; 64]).unwrap();
+    assert_eq!(d.end_call(), at + sum.latency);
+}
+
+#[test]
+fn timed_calls_share_one_hashing_unit() {
+    let ns = SimTime::from_ns;
+    let mut d = cidr();
+    // A hashes 1000 ns from 0, then writes bank 0 (1000..1225); B hashes after A (1000..2000),
+    // then writes bank 1 (2000..2225)
+    d.begin_call(ns(0));
+    d.compute(ns(1000));
+    d.write(PcmAddr(0), &[1; 8]).unwrap();
+    assert_eq!(d.end_call(), ns(1225));
+    d.begin_call(ns(500));
+    d.compute(ns(1000));
+    d.write(PcmAddr(64), &[1; 8]).unwrap();
+    assert_eq!(d.end_call(), ns(2225));
+    // outside a call hashing takes no time
+    d.compute(ns(1000));
+    d.begin_call(ns(3000));
+    assert_eq!(d.end_call(), ns(3000));
+}

@@ -239,6 +239,16 @@ impl LogPart {
         &self.pending_log_ops
     }
 
+    /// How many pages the last call sends to flash.
+    pub fn pending_pages(&self) -> usize {
+        self.pending_lpas.len()
+    }
+
+    /// Their bytes, one page after another.
+    pub fn pending_bytes(&self) -> &[u8] {
+        &self.pending[..self.pending_lpas.len() * self.mirrors.page_size_bytes]
+    }
+
     /// The pages the last call sends to flash, in order.
     pub fn to_flash(&self) -> impl Iterator<Item = ToFlash<'_>> {
         let size = self.mirrors.page_size_bytes;

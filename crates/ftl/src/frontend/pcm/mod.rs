@@ -8,11 +8,14 @@
 //! keeps dedup exact: a fingerprint names an LPA whose *flash* page holds the bytes, while a
 //! page with a logged delta reads its newer content from the log.
 //!
-//! Timing: each call's PCM cost (hashing, store search and updates, log reads and writes) is
-//! charged synchronously to the device and its latency occupies the stage's one PCM port, first
-//! come first served; a host write waits for its port time (the stage is an event source of
-//! the world loop). Reads of a logged page charge the log read to the device but do not delay
-//! the read, which reads the flash page in parallel.
+//! Timing: each page write (and each flush) is one timed call of the device
+//! ([`PcmDevice::begin_call`]): its accesses (store search and updates, log reads and writes)
+//! run one after another from the call's time, each occupying the PCM banks it touches after
+//! earlier work on them, and hashing delays the next access; a host write waits until the
+//! call's last access ends (the stage is an event source of the world loop, its pending ends in
+//! a time-ordered queue: a later call on idle banks can end first). Reads of a logged page and
+//! TRIMs charge their accesses to the device (energy, wear) but occupy no bank and delay
+//! nothing (a read reads the flash page in parallel).
 
 mod config;
 mod dedup;
@@ -21,18 +24,18 @@ mod log;
 pub use config::{LogBufferConfig, PcmStageConfig, pcm_error};
 pub use dedup::DedupCounters;
 
-use super::{FlashLogArea, FrontEnd, PageWrite, PageWrites, StagePort};
+use super::{FlashLogArea, FrontEnd, PageWrite, PageWrites};
 use crate::address::Lpa;
 use crate::error::FtlResult;
 use crate::flash::emit::Tag;
 use crate::stats::FtlCounters;
 use dedup::DedupFilter;
 use log::LogPart;
-use nandlab_core::SimTime;
+use nandlab_core::{EventQueue, SimTime};
 use nandlab_pcm::dedup::DedupStats;
 use nandlab_pcm::{
-    AccessCost, DpramLog, FlashShape, InPageLog, LogStats, PcmAddr, PcmDevice, PcmError,
-    PcmLogRegion, PcmStats,
+    AccessCost, DpramLog, Fingerprint, FlashShape, InPageLog, LogStats, PcmAddr, PcmDevice,
+    PcmError, PcmLogRegion, PcmStats,
 };
 use serde::Serialize;
 
@@ -51,9 +54,9 @@ pub struct PcmStageReport {
     pub finder: Option<DedupStats>,
     /// The log buffer's counters (merges, flushes, sequential share).
     pub log: Option<LogStats>,
-    /// Host writes the stage made wait, and their total port time.
+    /// Host writes the stage made wait for their PCM work.
     pub writes_held: u64,
-    /// Sum of the port time host writes waited for.
+    /// Sum of the PCM time host writes waited for (arrival to the end of their call).
     pub port_busy: SimTime,
     /// Internal checks that failed (stale dedup hits, log/flash mismatches, PCM errors): 0.
     pub check_failures: u64,
@@ -74,13 +77,25 @@ pub struct PcmStage {
     /// Sequence and placement of each page's last write (pages the log flushes later).
     sequence: Vec<u64>,
     placement: Vec<u16>,
-    /// The stage's one PCM port.
-    port: StagePort,
+    /// Ends of the calls host writes wait for, in time order, with the request.
+    pending: EventQueue<u64>,
+    /// The time of the last page write (a flush, which has no time, starts its work then).
+    last_write_at: SimTime,
     writes_held: u64,
     port_busy: SimTime,
     first_error: Option<PcmError>,
     errors: u64,
+    /// Threads that hash a merge's pages ahead (1: hashed one by one as dedup meets them).
+    hash_threads: usize,
+    /// Pages a call must send towards flash before they are hashed ahead.
+    hash_min_pages: usize,
+    /// Fingerprints hashed ahead (scratch, reused).
+    fingerprints: Vec<Fingerprint>,
 }
+
+/// Pages a call must send towards flash before their SHA-1s are hashed ahead on threads (a
+/// merge's flush; fewer are not worth the threads' start).
+const PARALLEL_HASH_MIN_PAGES: usize = 16;
 
 impl std::fmt::Debug for PcmStage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -134,6 +149,7 @@ impl PcmStage {
                         let ipl = InPageLog::new(c, shape).map_err(pcm_error)?;
                         log_area = Some(FlashLogArea {
                             units: logical_pages.div_ceil(pages_per_block),
+                            pages_per_unit: pages_per_block,
                             sectors_per_unit: ipl.config().log_sectors_per_block,
                             sector_bytes: ipl.config().sector_size_bytes as u32,
                         });
@@ -153,12 +169,24 @@ impl PcmStage {
             zeros: vec![0; page_size_bytes as usize],
             sequence: vec![0; logical_pages as usize],
             placement: vec![0; logical_pages as usize],
-            port: StagePort::default(),
+            pending: EventQueue::with_capacity(64),
+            last_write_at: SimTime::ZERO,
             writes_held: 0,
             port_busy: SimTime::ZERO,
             first_error: None,
             errors: 0,
+            hash_threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
+            hash_min_pages: PARALLEL_HASH_MIN_PAGES,
+            fingerprints: Vec::new(),
         })
+    }
+
+    /// Sets how a call's pages are hashed ahead: on `threads` threads when the call sends at
+    /// least `min_pages` pages towards flash (defaults: the machine's parallelism, at most 4,
+    /// and 16 pages; 1 thread hashes each page as dedup meets it). Results do not depend on it.
+    pub fn set_hash_ahead(&mut self, threads: usize, min_pages: usize) {
+        self.hash_threads = threads.max(1);
+        self.hash_min_pages = min_pages.max(1);
     }
 
     /// The PCM device (its stats, wear).
@@ -230,8 +258,15 @@ impl PcmStage {
         })
     }
 
-    /// Sends a page towards flash through dedup (when on).
-    fn pass_on(&mut self, lpa: Lpa, data: &[u8], out: &mut PageWrites) -> AccessCost {
+    /// Sends a page towards flash through dedup (when on); `fingerprint` is its SHA-1 if
+    /// computed ahead.
+    fn pass_on(
+        &mut self,
+        lpa: Lpa,
+        data: &[u8],
+        fingerprint: Option<Fingerprint>,
+        out: &mut PageWrites,
+    ) -> AccessCost {
         let i = lpa.index();
         let (sequence, placement) = (self.sequence[i], self.placement[i]);
         match &mut self.dedup {
@@ -240,7 +275,15 @@ impl PcmStage {
                 AccessCost::default()
             }
             Some(d) => {
-                let r = d.write(&mut self.device, lpa, sequence, placement, data, out);
+                let r = d.write(
+                    &mut self.device,
+                    lpa,
+                    sequence,
+                    placement,
+                    data,
+                    fingerprint,
+                    out,
+                );
                 self.record(r)
             }
         }
@@ -252,9 +295,25 @@ impl PcmStage {
         let Some(log) = self.log.take() else {
             return cost;
         };
-        for page in log.to_flash() {
-            cost += self.pass_on(page.lpa, page.data, out);
+        // many pages (a merge's flush): their SHA-1s computed ahead on the hashing threads,
+        // consumed in order by the sequential dedup decisions (same results as hashing here)
+        let mut fingerprints = std::mem::take(&mut self.fingerprints);
+        let ahead = self.dedup.is_some()
+            && self.hash_threads > 1
+            && log.pending_pages() >= self.hash_min_pages;
+        if ahead {
+            Fingerprint::of_pages(
+                log.pending_bytes(),
+                self.page_size_bytes,
+                self.hash_threads,
+                &mut fingerprints,
+            );
         }
+        for (i, page) in log.to_flash().enumerate() {
+            let fingerprint = ahead.then(|| fingerprints[i]);
+            cost += self.pass_on(page.lpa, page.data, fingerprint, out);
+        }
+        self.fingerprints = fingerprints;
         for &op in log.log_ops() {
             out.push_log_op(op);
         }
@@ -262,16 +321,12 @@ impl PcmStage {
         cost
     }
 
-    /// Occupies the port for `latency` from `now`; a host request waits for it.
-    fn occupy(&mut self, now: SimTime, latency: SimTime, request: u64) -> u32 {
-        if latency == SimTime::ZERO {
+    /// The timed call that began at `now` ended at `end`: a host request waits for it.
+    fn hold(&mut self, now: SimTime, end: SimTime, request: u64) -> u32 {
+        if end <= now || !matches!(Tag::decode(request), Tag::Host(_)) {
             return 0;
         }
-        if !matches!(Tag::decode(request), Tag::Host(_)) {
-            self.port.occupy(now, latency);
-            return 0;
-        }
-        let end = self.port.occupy_for(now, latency, request);
+        self.pending.schedule(end, request);
         self.writes_held += 1;
         self.port_busy += end - now;
         1
@@ -314,15 +369,21 @@ impl FrontEnd for PcmStage {
         let zeros = std::mem::take(&mut self.zeros);
         let data = page.data.unwrap_or(&zeros);
         debug_assert_eq!(data.len(), self.page_size_bytes);
-        let cost = match &mut self.log {
+        self.last_write_at = self.last_write_at.max(now);
+        self.device.begin_call(now);
+        match &mut self.log {
             Some(log) => {
                 let r = log.write(&mut self.device, page.lpa, data);
-                self.record(r) + self.drain_log(out)
+                self.record(r);
+                self.drain_log(out);
             }
-            None => self.pass_on(page.lpa, data, out),
-        };
+            None => {
+                self.pass_on(page.lpa, data, None, out);
+            }
+        }
+        let end = self.device.end_call();
         self.zeros = zeros;
-        self.occupy(now, cost.latency, page.request)
+        self.hold(now, end, page.request)
     }
     fn trim(&mut self, lpa: Lpa) {
         if let Some(log) = &mut self.log {
@@ -336,11 +397,13 @@ impl FrontEnd for PcmStage {
     }
     fn flush(&mut self, out: &mut PageWrites) {
         if let Some(log) = &mut self.log {
+            // a flush's PCM work occupies the banks but is not waited for (the Flush waits
+            // for the programs)
+            self.device.begin_call(self.last_write_at);
             let r = log.flush(&mut self.device);
             self.record(r);
-            let cost = self.drain_log(out);
-            // a flush's PCM time is not waited for (the Flush waits for the programs)
-            self.port.extend(cost.latency);
+            self.drain_log(out);
+            self.device.end_call();
         }
     }
     fn flash_log_area(&self) -> Option<FlashLogArea> {
@@ -350,10 +413,12 @@ impl FrontEnd for PcmStage {
         true
     }
     fn next_event_time(&self) -> Option<SimTime> {
-        self.port.next_event_time()
+        self.pending.peek_time()
     }
     fn process_next(&mut self, done: &mut Vec<u64>, _out: &mut PageWrites) -> Option<SimTime> {
-        self.port.process_next(done)
+        let (time, request) = self.pending.pop()?;
+        done.push(request);
+        Some(time)
     }
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
