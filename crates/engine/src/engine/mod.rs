@@ -447,6 +447,11 @@ impl<D> Engine<D> {
     pub fn device(&self) -> &D {
         &self.device
     }
+    /// The device, mutable (for its own controls, e.g. a crash test's armed power cut; the
+    /// engine assumes its pages change only through its own writes).
+    pub fn device_mut(&mut self) -> &mut D {
+        &mut self.device
+    }
     /// Gives the device back.
     pub fn into_device(self) -> D {
         self.device

@@ -10,6 +10,7 @@
 
 pub mod crash;
 pub mod cycles;
+pub mod engine;
 pub mod oracle;
 pub mod payload;
 pub mod scaling;
