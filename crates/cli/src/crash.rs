@@ -80,13 +80,15 @@ pub fn run(args: CrashArgs) -> LabResult<()> {
         s.recovery_time_us_max
     );
     out!(
-        "mounts from a map checkpoint {}; pages read by the mounts {} against {} by full scans; trim-log records {}; cases at queue depth > 1: {}; with interleaved GC: {}",
+        "mounts from a map checkpoint {}; pages read by the mounts {} against {} by full scans; trim-log records {}; cases at queue depth > 1: {}; with interleaved GC: {} (urgent GC: {}, {} GC ops passed host ops as urgent)",
         s.checkpoint_mounts,
         s.recovery_pages_read,
         s.full_scan_pages_read,
         s.trim_records_written,
         s.cases_deep_queue,
-        s.cases_interleaved_gc
+        s.cases_interleaved_gc,
+        s.cases_urgent_gc,
+        s.urgent_gc_passes
     );
     if let Some(f) = &s.first_failure {
         out!(

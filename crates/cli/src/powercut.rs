@@ -59,6 +59,10 @@ pub struct PowercutArgs {
     /// GC scheduling: blocking or interleaved (host ops pass queued GC ops).
     #[arg(long, default_value = "blocking")]
     gc_scheduling: String,
+    /// Interleaved GC: GC goes before host ops while a plane has fewer free blocks than this
+    /// (0: only when a host op needs it).
+    #[arg(long, default_value_t = 0)]
+    gc_urgent_free_blocks: u32,
     /// page, block or hybrid.
     #[arg(long, default_value = "page")]
     mapping: String,
@@ -243,6 +247,11 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
             )));
         }
     };
+    if args.gc_urgent_free_blocks > 0 && gc_scheduling != GcScheduling::Interleaved {
+        return Err(usage(
+            "--gc-urgent-free-blocks: applies to --gc-scheduling interleaved only".into(),
+        ));
+    }
     let case = CrashCase {
         device: CrashDevice {
             preset: args.preset,
@@ -262,6 +271,7 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
             trim_log_skipped: args.no_trim_log,
             queue_depth: args.queue_depth,
             gc_scheduling,
+            gc_urgent_free_blocks: args.gc_urgent_free_blocks,
             ..CrashDevice::default()
         },
         workload: CrashWorkload {

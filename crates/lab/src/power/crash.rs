@@ -143,6 +143,7 @@ pub fn draw_case(seed: u64, index: u64, mutation: Mutation) -> DrawnCase {
         trim_log_skipped: mutation == Mutation::TrimLogSkipped,
         queue_depth: 1,
         gc_scheduling: GcScheduling::Blocking,
+        gc_urgent_free_blocks: 0,
     };
     // paired-page padding covers the page mapping; block and hybrid mappings program a page
     // at its LPA's offset, so their lower pages are not protected: no paired damage there
@@ -199,6 +200,12 @@ pub fn draw_case(seed: u64, index: u64, mutation: Mutation) -> DrawnCase {
             GcScheduling::Interleaved,
         ],
     );
+    // urgent GC (interleaved only), drawn after the scheduling (the draws above stay as they
+    // were): GC goes before host ops while a plane has fewer free blocks than this; on these
+    // 12-16-block planes 2-4 makes it urgent much of the time, so cuts fall on that path
+    if drawn.case.device.gc_scheduling == GcScheduling::Interleaved {
+        drawn.case.device.gc_urgent_free_blocks = pick(&mut rng, &[0, 2, 3, 4]);
+    }
     if mutation == Mutation::TrimLogSkipped {
         let w = &mut drawn.case.workload;
         w.trim_probability = 0.15;
@@ -244,6 +251,10 @@ pub struct CrashSummary {
     pub cases_deep_queue: u64,
     /// Cases run with interleaved GC scheduling.
     pub cases_interleaved_gc: u64,
+    /// Cases with urgent GC (`gc_urgent_free_blocks` > 0), and the GC ops that passed a
+    /// waiting host op because of it (summed over the cycles).
+    pub cases_urgent_gc: u64,
+    pub urgent_gc_passes: u64,
     /// The first failing case (reproduce: `nandlab crash --seed SEED --case INDEX`).
     pub first_failure: Option<Box<Failure>>,
 }
@@ -318,6 +329,8 @@ pub fn crash(
         s.cases_deep_queue += u64::from(drawn.case.device.queue_depth > 1);
         s.cases_interleaved_gc +=
             u64::from(drawn.case.device.gc_scheduling == GcScheduling::Interleaved);
+        s.cases_urgent_gc += u64::from(drawn.case.device.gc_urgent_free_blocks > 0);
+        s.urgent_gc_passes += o.urgent_gc_passes;
         if o.violations.total() > 0 {
             s.failing_cases += 1;
             s.violations.add(&o.violations);
@@ -350,6 +363,7 @@ mod tests {
             s.cases_deep_queue > 0 && s.cases_interleaved_gc > 0 && s.trim_records_written > 0,
             "{s:?}"
         );
+        assert!(s.cases_urgent_gc > 0 && s.urgent_gc_passes > 0, "{s:?}");
         assert!(s.checkpoint_mounts > 0, "{s:?}");
         assert_eq!(s.violations.total(), 0, "{:?}", s.first_failure);
     }

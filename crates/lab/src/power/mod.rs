@@ -62,6 +62,9 @@ pub struct CrashDevice {
     pub queue_depth: u32,
     /// Blocking or interleaved GC scheduling.
     pub gc_scheduling: GcScheduling,
+    /// Interleaved GC: GC goes before host ops while a plane has fewer free blocks than this
+    /// (`ftl.gc_urgent_free_blocks`; 0: never).
+    pub gc_urgent_free_blocks: u32,
 }
 
 impl Default for CrashDevice {
@@ -85,6 +88,7 @@ impl Default for CrashDevice {
             trim_log_skipped: false,
             queue_depth: 1,
             gc_scheduling: GcScheduling::Blocking,
+            gc_urgent_free_blocks: 0,
         }
     }
 }
@@ -136,6 +140,7 @@ impl CrashDevice {
             payload: PayloadMode::Full,
             queue_depth: self.queue_depth.max(1),
             gc_scheduling: self.gc_scheduling,
+            gc_urgent_free_blocks: self.gc_urgent_free_blocks,
             ..FtlConfig::default()
         };
         Ok(c)
@@ -228,6 +233,8 @@ pub struct CrashOutcome {
     pub cut: CutReport,
     pub recovery: RecoveryReport,
     pub violations: Violations,
+    /// GC ops that passed a waiting host op because GC was urgent, before the cut.
+    pub urgent_gc_passes: u64,
 }
 
 enum Issued {
@@ -461,6 +468,7 @@ pub fn run_case(case: &CrashCase) -> Result<CrashOutcome, String> {
         cut,
         recovery: recovered.report.clone(),
         violations,
+        urgent_gc_passes: run.ssd.urgent_gc_passes(),
     })
 }
 

@@ -307,6 +307,31 @@ fn deep_queues_keep_the_contract() {
     }
 }
 
+/// Urgent GC (`gc_urgent_free_blocks` above the GC threshold): GC ops pass waiting host ops
+/// much of the run (the uncut run counts them), and every event cut, also with a buffer at
+/// queue depth 4, keeps the contract.
+#[test]
+fn urgent_gc_keeps_the_contract() {
+    for (depth, buffer, urgent) in [(4, 0, 3), (4, 8, 3), (2, 0, 4)] {
+        let mut c = case();
+        c.workload.requests = 600;
+        c.device.gc_scheduling = GcScheduling::Interleaved;
+        c.device.gc_urgent_free_blocks = urgent;
+        c.device.queue_depth = depth;
+        c.device.write_buffer_pages = buffer;
+        let uncut = run_case(&c).unwrap();
+        assert!(uncut.urgent_gc_passes > 10, "{}", uncut.urgent_gc_passes);
+        let s = run(&c, SweepMode::Events);
+        assert!(s.cuts > 300 && s.interrupted_erases > 0, "{s:?}");
+        assert_eq!(
+            s.violations.total(),
+            0,
+            "depth {depth}, buffer {buffer}, urgent {urgent}: {:?}",
+            s.violations
+        );
+    }
+}
+
 /// Interleaved GC scheduling (host ops pass queued GC ops, so dies run ops out of decision
 /// order; the trace folds them in submission order): every event cut keeps the contract, at
 /// queue depth 1 and 4, with and without a write buffer, and with map checkpoints.
