@@ -80,7 +80,7 @@ pub fn run(args: CrashArgs) -> LabResult<()> {
         s.recovery_time_us_max
     );
     out!(
-        "mounts from a map checkpoint {}; pages read by the mounts {} against {} by full scans; trim-log records {}; cases at queue depth > 1: {}; with interleaved GC: {} (urgent GC: {}, {} GC ops passed host ops as urgent)",
+        "mounts from a map checkpoint {}; pages read by the mounts {} against {} by full scans; trim-log records {}; cases at queue depth > 1: {}; with interleaved GC: {} (urgent GC: {}, {} GC ops passed host ops as urgent); with multiplane merging: {} (superblocks: {}); cache mode: {}",
         s.checkpoint_mounts,
         s.recovery_pages_read,
         s.full_scan_pages_read,
@@ -88,7 +88,10 @@ pub fn run(args: CrashArgs) -> LabResult<()> {
         s.cases_deep_queue,
         s.cases_interleaved_gc,
         s.cases_urgent_gc,
-        s.urgent_gc_passes
+        s.urgent_gc_passes,
+        s.cases_multiplane,
+        s.cases_superblock,
+        s.cases_cache_mode
     );
     if let Some(f) = &s.first_failure {
         out!(

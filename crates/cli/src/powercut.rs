@@ -63,6 +63,15 @@ pub struct PowercutArgs {
     /// (0: only when a host op needs it).
     #[arg(long, default_value_t = 0)]
     gc_urgent_free_blocks: u32,
+    /// Merge ops of one die on other planes into multiplane ops.
+    #[arg(long)]
+    multiplane: bool,
+    /// Reads and programs in cache mode.
+    #[arg(long)]
+    cache_mode: bool,
+    /// Superblocks of this many planes (needs --multiplane, the page mapping, no copyback).
+    #[arg(long, default_value_t = 1)]
+    superpage_planes: u32,
     /// page, block or hybrid.
     #[arg(long, default_value = "page")]
     mapping: String,
@@ -272,6 +281,9 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
             queue_depth: args.queue_depth,
             gc_scheduling,
             gc_urgent_free_blocks: args.gc_urgent_free_blocks,
+            multiplane: args.multiplane,
+            cache_mode: args.cache_mode,
+            superpage_planes: args.superpage_planes,
             ..CrashDevice::default()
         },
         workload: CrashWorkload {

@@ -65,6 +65,14 @@ pub struct CrashDevice {
     /// Interleaved GC: GC goes before host ops while a plane has fewer free blocks than this
     /// (`ftl.gc_urgent_free_blocks`; 0: never).
     pub gc_urgent_free_blocks: u32,
+    /// The scheduler merges ops of one die (same page offset, other planes) into multiplane
+    /// ops (`ftl.multiplane`).
+    pub multiplane: bool,
+    /// Reads and programs go to the chip in cache mode (`ftl.cache_mode`).
+    pub cache_mode: bool,
+    /// Superblocks of this many planes (`ftl.superpage_planes`, 1: off; needs `multiplane`,
+    /// the page mapping and no copyback).
+    pub superpage_planes: u32,
 }
 
 impl Default for CrashDevice {
@@ -89,6 +97,9 @@ impl Default for CrashDevice {
             queue_depth: 1,
             gc_scheduling: GcScheduling::Blocking,
             gc_urgent_free_blocks: 0,
+            multiplane: false,
+            cache_mode: false,
+            superpage_planes: 1,
         }
     }
 }
@@ -141,6 +152,9 @@ impl CrashDevice {
             queue_depth: self.queue_depth.max(1),
             gc_scheduling: self.gc_scheduling,
             gc_urgent_free_blocks: self.gc_urgent_free_blocks,
+            multiplane: self.multiplane,
+            cache_mode: self.cache_mode,
+            superpage_planes: self.superpage_planes,
             ..FtlConfig::default()
         };
         Ok(c)
@@ -235,6 +249,8 @@ pub struct CrashOutcome {
     pub violations: Violations,
     /// GC ops that passed a waiting host op because GC was urgent, before the cut.
     pub urgent_gc_passes: u64,
+    /// Multiplane ops the scheduler formed before the cut.
+    pub multiplane_ops: u64,
 }
 
 enum Issued {
@@ -469,6 +485,7 @@ pub fn run_case(case: &CrashCase) -> Result<CrashOutcome, String> {
         recovery: recovered.report.clone(),
         violations,
         urgent_gc_passes: run.ssd.urgent_gc_passes(),
+        multiplane_ops: run.ssd.multiplane_ops(),
     })
 }
 
