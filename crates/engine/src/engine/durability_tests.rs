@@ -134,7 +134,7 @@ fn run(config: EngineConfig, mutation: EngineMutation, seed: u64) -> (RowViolati
         oracle.query_issued(&engine, query);
         // a loss while the query is in flight: its write may or may not have landed
         engine.execute(query).unwrap();
-        if next(&mut state) % 3 == 0 {
+        if next(&mut state).is_multiple_of(3) {
             check_loss(&engine, &oracle, &config, &mut state, &mut total);
             losses += 1;
         }
