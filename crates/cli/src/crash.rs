@@ -25,9 +25,17 @@ pub struct CrashArgs {
     /// Print the outcome as JSON.
     #[arg(long)]
     json: bool,
+    /// Crash the paper-000 engine instead (crash-consistent mode, flushes, reopen from the
+    /// recovered device; docs/engine.md "Durability"); `--mutation` then names an engine
+    /// mutation: none, reuse-moved-slots, keep-deleted-rows or no-device-flush.
+    #[arg(long)]
+    engine: bool,
 }
 
 pub fn run(args: CrashArgs) -> LabResult<()> {
+    if args.engine {
+        return run_engine(args);
+    }
     let mutation = Mutation::parse(&args.mutation).map_err(usage)?;
     if let Some(index) = args.case {
         let drawn = draw_case(args.seed, index, mutation);
@@ -72,13 +80,18 @@ pub fn run(args: CrashArgs) -> LabResult<()> {
         s.recovery_time_us_max
     );
     out!(
-        "mounts from a map checkpoint {}; pages read by the mounts {} against {} by full scans; trim-log records {}; cases at queue depth > 1: {}; with interleaved GC: {}",
+        "mounts from a map checkpoint {}; pages read by the mounts {} against {} by full scans; trim-log records {}; cases at queue depth > 1: {}; with interleaved GC: {} (urgent GC: {}, {} GC ops passed host ops as urgent); with multiplane merging: {} (superblocks: {}); cache mode: {}",
         s.checkpoint_mounts,
         s.recovery_pages_read,
         s.full_scan_pages_read,
         s.trim_records_written,
         s.cases_deep_queue,
-        s.cases_interleaved_gc
+        s.cases_interleaved_gc,
+        s.cases_urgent_gc,
+        s.urgent_gc_passes,
+        s.cases_multiplane,
+        s.cases_superblock,
+        s.cases_cache_mode
     );
     if let Some(f) = &s.first_failure {
         out!(
@@ -101,6 +114,76 @@ pub fn run(args: CrashArgs) -> LabResult<()> {
             serde_json::to_string(&f.shrunk.case).map_err(|e| usage(e.to_string()))?
         );
         for e in &f.outcome.violations.examples {
+            out!("  {e}");
+        }
+    }
+    Ok(())
+}
+
+fn run_engine(args: CrashArgs) -> LabResult<()> {
+    use nandlab_lab::power::engine::{
+        EngineMutation, draw_engine_case, engine_crash, run_engine_case,
+    };
+    let mutation =
+        EngineMutation::parse(&args.mutation).map_err(|e| usage(format!("--mutation: {e}")))?;
+    if let Some(index) = args.case {
+        let case = draw_engine_case(args.seed, index, mutation);
+        let outcome = run_engine_case(&case).map_err(usage)?;
+        crate::print_json(&serde_json::json!({ "case": case, "outcome": outcome }))?;
+        return Ok(());
+    }
+    if args.cuts == 0 {
+        return Err(usage("--cuts 0: must be at least 1".into()));
+    }
+    let s = engine_crash(args.seed, args.cuts, mutation, |_| {}).map_err(usage)?;
+    if args.json {
+        crate::print_json(&s)?;
+        return Ok(());
+    }
+    out!(
+        "engine, seed {}{}: {} cases ({} conventional, {} co-designed, {} U2DI only), {} cut-recover-reopen cycles, {} failing cases",
+        s.seed,
+        s.mutation
+            .map(|m| format!(" (mutation {m:?})"))
+            .unwrap_or_default(),
+        s.cases,
+        s.cases_conventional,
+        s.cases_co_designed,
+        s.cases_u2di_only,
+        s.cycles,
+        s.failing_cases
+    );
+    out!(
+        "violations: lost {}  stale {}  unknown {} (of which garbage {})",
+        s.violations.lost,
+        s.violations.stale,
+        s.violations.unknown,
+        s.garbage
+    );
+    out!(
+        "queries {}  flushes {}  durable rows checked {}; summed over cycles: torn programs {}  damaged lower pages {}  interrupted erases {}  volatile pages lost {}",
+        s.queries,
+        s.flushes,
+        s.durable_rows_checked,
+        s.torn_programs,
+        s.damaged_lower_pages,
+        s.interrupted_erases,
+        s.volatile_pages_lost
+    );
+    if let Some(f) = &s.first_failure {
+        out!(
+            "first failing case: {} (cycle {:?}); reproduce: nandlab crash --engine --seed {} --case {}{}",
+            f.0.index,
+            f.1.failing_cycle,
+            s.seed,
+            f.0.index,
+            if mutation == EngineMutation::None {
+                String::new()
+            } else {
+                format!(" --mutation {}", args.mutation)
+            }
+        );
+        for e in &f.1.violations.examples {
             out!("  {e}");
         }
     }

@@ -59,6 +59,19 @@ pub struct PowercutArgs {
     /// GC scheduling: blocking or interleaved (host ops pass queued GC ops).
     #[arg(long, default_value = "blocking")]
     gc_scheduling: String,
+    /// Interleaved GC: GC goes before host ops while a plane has fewer free blocks than this
+    /// (0: only when a host op needs it).
+    #[arg(long, default_value_t = 0)]
+    gc_urgent_free_blocks: u32,
+    /// Merge ops of one die on other planes into multiplane ops.
+    #[arg(long)]
+    multiplane: bool,
+    /// Reads and programs in cache mode.
+    #[arg(long)]
+    cache_mode: bool,
+    /// Superblocks of this many planes (needs --multiplane, the page mapping, no copyback).
+    #[arg(long, default_value_t = 1)]
+    superpage_planes: u32,
     /// page, block or hybrid.
     #[arg(long, default_value = "page")]
     mapping: String,
@@ -243,6 +256,11 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
             )));
         }
     };
+    if args.gc_urgent_free_blocks > 0 && gc_scheduling != GcScheduling::Interleaved {
+        return Err(usage(
+            "--gc-urgent-free-blocks: applies to --gc-scheduling interleaved only".into(),
+        ));
+    }
     let case = CrashCase {
         device: CrashDevice {
             preset: args.preset,
@@ -262,6 +280,10 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
             trim_log_skipped: args.no_trim_log,
             queue_depth: args.queue_depth,
             gc_scheduling,
+            gc_urgent_free_blocks: args.gc_urgent_free_blocks,
+            multiplane: args.multiplane,
+            cache_mode: args.cache_mode,
+            superpage_planes: args.superpage_planes,
             ..CrashDevice::default()
         },
         workload: CrashWorkload {

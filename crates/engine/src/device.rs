@@ -59,6 +59,9 @@ impl DeviceCounters {
 /// - `trim_page` declares the page's contents dead; later reads return zeros.
 /// - An LPA at or beyond `logical_page_count()` or a buffer of the wrong length is an error
 ///   ([`EngineError::LpaOutOfRange`], [`EngineError::BufferSize`]), never a panic.
+/// - Power loss (devices that model it): a completed write or trim may be lost until a later
+///   `flush` has returned; then it is kept. A page reads after a power loss as one of the
+///   whole pages written to it (its last durable one or a later one), never a mix.
 /// - `now()` is the device's simulated clock. It never goes backwards, and each call above
 ///   returns only after advancing it by the operation's latency, including any garbage
 ///   collection the operation triggered.
@@ -82,6 +85,12 @@ pub trait BlockDevice {
     fn write_page(&mut self, lpa: Lpa, data: &[u8]) -> Result<(), EngineError>;
     /// Trims logical page `lpa` (its contents become dead; reads return zeros).
     fn trim_page(&mut self, lpa: Lpa) -> Result<(), EngineError>;
+    /// Makes every write and trim completed so far durable (an NVMe Flush): after it returns,
+    /// a power loss keeps them. The default is for devices without volatile state (nothing to
+    /// do).
+    fn flush(&mut self) -> Result<(), EngineError> {
+        Ok(())
+    }
     /// The device's current simulated time.
     fn now(&self) -> SimTime;
     /// Energy consumed by the device so far, in millijoules (0 if not modelled).
@@ -149,6 +158,9 @@ impl<D: BlockDevice + ?Sized> BlockDevice for &mut D {
     }
     fn trim_page(&mut self, lpa: Lpa) -> Result<(), EngineError> {
         (**self).trim_page(lpa)
+    }
+    fn flush(&mut self) -> Result<(), EngineError> {
+        (**self).flush()
     }
     fn now(&self) -> SimTime {
         (**self).now()

@@ -8,6 +8,7 @@
 
 pub mod btree;
 pub mod device;
+pub mod durability;
 pub mod engine;
 pub mod error;
 pub mod layout;

@@ -37,6 +37,9 @@ pub(crate) struct Table {
     version_of_row: Vec<u32>,
     free_row_ids: Vec<u32>,
     live_rows: u64,
+    /// Slots taken without a row (the crash-consistent engine's quarantine: a row's old copy
+    /// that must stay on the device until the next flush); one bit per slot.
+    reserved: Vec<u64>,
 }
 
 impl Table {
@@ -49,8 +52,33 @@ impl Table {
             version_of_row: Vec::new(),
             free_row_ids: Vec::new(),
             live_rows: 0,
+            reserved: vec![0; slots.div_ceil(64)],
             layout,
         }
+    }
+
+    /// A table holding `rows` (row id, version, slot; each id and slot at most once), as a
+    /// reopen rebuilds it from the device. Ids below the largest one that are not live are
+    /// free, the lowest reused first; their versions restart at 1 (no copy of them is left).
+    pub(crate) fn rebuild(layout: RowLayout, rows: &[(RowId, u32, u32)]) -> Self {
+        let mut table = Table::new(layout);
+        let bound = rows.iter().map(|r| r.0.0 + 1).max().unwrap_or(0) as usize;
+        table.slot_of_row = vec![NO_SLOT; bound];
+        table.version_of_row = vec![0; bound];
+        for &(row, version, slot) in rows {
+            debug_assert_eq!(
+                table.slot_of_row[row.0 as usize], NO_SLOT,
+                "row {row} twice"
+            );
+            table.version_of_row[row.0 as usize] = version;
+            table.occupy(row, slot);
+            table.live_rows += 1;
+        }
+        table.free_row_ids = (0..bound as u32)
+            .rev()
+            .filter(|&id| table.slot_of_row[id as usize] == NO_SLOT)
+            .collect();
+        table
     }
 
     pub(crate) fn layout(&self) -> &RowLayout {
@@ -190,6 +218,26 @@ impl Table {
         Some(slot)
     }
 
+    /// Takes free `slot` without a row (it is not free, holds no live row).
+    pub(crate) fn reserve_slot(&mut self, slot: u32) {
+        assert!(self.is_free(slot), "slot {slot} to reserve is taken");
+        self.occupied[slot as usize / 64] |= 1 << (slot % 64);
+        self.reserved[slot as usize / 64] |= 1 << (slot % 64);
+        self.free_in_page[self.layout.lpa_of_slot(slot).0 as usize] -= 1;
+    }
+
+    /// Frees a slot [`Table::reserve_slot`] took.
+    pub(crate) fn release_slot(&mut self, slot: u32) {
+        assert!(self.is_reserved(slot), "slot {slot} is not reserved");
+        self.reserved[slot as usize / 64] &= !(1 << (slot % 64));
+        self.vacate_slot(slot);
+    }
+
+    /// Whether `slot` is taken without a row.
+    pub(crate) fn is_reserved(&self, slot: u32) -> bool {
+        self.reserved[slot as usize / 64] & (1 << (slot % 64)) != 0
+    }
+
     fn occupy(&mut self, row: RowId, slot: u32) {
         assert!(self.is_free(slot), "slot {slot} for row {row} is taken");
         self.occupied[slot as usize / 64] |= 1 << (slot % 64);
@@ -248,5 +296,32 @@ mod tests {
         t.move_row(RowId(9), 2, 3);
         assert_eq!(t.slot_of(RowId(9)), Some(2));
         assert_eq!(t.free_in_page(Lpa(2)), 1);
+    }
+
+    #[test]
+    fn reserved_slots_are_neither_free_nor_rows() {
+        let mut t = table();
+        t.reserve_slot(0);
+        assert!(!t.is_free(0) && t.is_reserved(0));
+        assert_eq!(t.next_free_slot_from(0), Some(1));
+        assert_eq!(t.live_rows(), 0);
+        assert!(!t.page_is_empty(Lpa(0)));
+        t.release_slot(0);
+        assert!(t.is_free(0) && !t.is_reserved(0) && t.page_is_empty(Lpa(0)));
+    }
+
+    #[test]
+    fn a_rebuilt_table_reuses_the_lowest_free_id_first() {
+        let t = Table::rebuild(
+            RowLayout::new(16, 64, 3).unwrap(),
+            &[(RowId(3), 7, 5), (RowId(1), 2, 0)],
+        );
+        assert_eq!(t.live_rows(), 2);
+        assert_eq!(t.slot_of(RowId(3)), Some(5));
+        assert_eq!(t.version_of(RowId(1)), Some(2));
+        assert_eq!(t.row_id_bound(), 4);
+        assert_eq!(t.peek_row_id().unwrap(), RowId(0));
+        assert_eq!(t.next_version(RowId(0)), 1);
+        assert!(!t.is_free(5) && t.is_free(4));
     }
 }

@@ -22,6 +22,9 @@
 //! the merge happens in the engine because the device interface is page-granular).
 
 mod digest;
+mod durability;
+#[cfg(test)]
+mod durability_tests;
 mod page_io;
 mod placement;
 #[cfg(test)]
@@ -57,6 +60,11 @@ pub struct EngineConfig {
     pub table_page_count: Option<u64>,
     /// Where an insert goes without IAA (default: first fit).
     pub conventional_insert: ConventionalInsert,
+    /// Keep the durability contract of [`Engine::flush`] across power loss (docs/engine.md
+    /// "Durability"): deletes are made durable by the next flush, and a slot a moved row (U2DI)
+    /// left is not reused before it. Off by default (the paper's engine has no durability
+    /// point; results without flushes are unchanged either way, except U2DI placement).
+    pub crash_consistent: bool,
 }
 
 /// The conventional engine's insert placement (without IAA).
@@ -90,6 +98,7 @@ impl EngineConfig {
             verify: true,
             table_page_count: None,
             conventional_insert: ConventionalInsert::FirstFit,
+            crash_consistent: false,
         }
     }
 
@@ -160,6 +169,17 @@ pub struct Engine<D> {
     metrics: EngineMetrics,
     reads_issued: u64,
     writes_issued: u64,
+    /// With `crash_consistent`: per slot, one bit set while the slot holds no live row but its
+    /// bytes on the device may still be a row (a delete, a row moved away, a stale copy found
+    /// by a reopen); the next flush zeroes them. Empty otherwise.
+    stale_bytes: Vec<u64>,
+    /// With `crash_consistent`: slots reserved until the next flush (a moved row's old copy,
+    /// kept on the device until its new copy is durable).
+    quarantined: Vec<u32>,
+    /// Flushes completed.
+    flushes: u64,
+    /// A deliberately broken durability mode (tests of the crash oracle).
+    mutation: crate::durability::EngineMutation,
 }
 
 struct QueryStart {
@@ -206,6 +226,14 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
             metrics: EngineMetrics::default(),
             reads_issued: 0,
             writes_issued: 0,
+            stale_bytes: if config.crash_consistent {
+                vec![0; (layout.slot_count() as usize).div_ceil(64)]
+            } else {
+                Vec::new()
+            },
+            quarantined: Vec::new(),
+            flushes: 0,
+            mutation: crate::durability::EngineMutation::None,
             config,
             device,
         })
@@ -233,6 +261,7 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
         let start = self.begin_query();
         let result = match self.table.delete_row(row) {
             Some(slot) => {
+                self.mark_stale(slot);
                 self.note_vacated(slot);
                 Ok(())
             }
@@ -277,9 +306,7 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
                 continue;
             }
             self.read_page(lpa)?;
-            self.check_page_in_buffer(lpa)?;
-            rows_checked +=
-                u64::from(self.table.layout().rows_per_page() - self.table.free_in_page(lpa));
+            rows_checked += self.check_page_in_buffer(lpa)?;
         }
         Ok(rows_checked)
     }
@@ -342,6 +369,7 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
         // U2DI: the Delete half frees the old slot (no I/O), the Insert half places the row.
         let old_version = self.table.version_of(row).unwrap_or_default();
         self.table.detach_row(row);
+        self.mark_stale(old_slot);
         self.note_vacated(old_slot);
         let placed = self
             .choose_insert_slot()
@@ -349,10 +377,12 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
         match placed {
             Ok(slot) => {
                 self.table.move_row(row, slot, version);
+                self.quarantine_if_moved(old_slot, slot);
                 Ok(())
             }
             Err(error) => {
                 self.table.move_row(row, old_slot, old_version);
+                self.clear_stale(old_slot);
                 Err(error)
             }
         }
@@ -421,6 +451,11 @@ impl<D> Engine<D> {
     pub fn device(&self) -> &D {
         &self.device
     }
+    /// The device, mutable (for its own controls, e.g. a crash test's armed power cut; the
+    /// engine assumes its pages change only through its own writes).
+    pub fn device_mut(&mut self) -> &mut D {
+        &mut self.device
+    }
     /// Gives the device back.
     pub fn into_device(self) -> D {
         self.device
@@ -463,6 +498,22 @@ impl<D> Engine<D> {
     pub fn row_logical_address_bytes(&self, row: RowId) -> Option<u64> {
         let slot = self.table.slot_of(row)?;
         Some(self.table.layout().logical_address_bytes(slot))
+    }
+    /// The id the next insert will get (`None`: the table is full).
+    pub fn next_row_id(&self) -> Option<RowId> {
+        self.table.peek_row_id().ok()
+    }
+    /// The version `row` gets on its next insert or update.
+    pub fn next_version(&self, row: RowId) -> u32 {
+        self.table.next_version(row)
+    }
+    /// Flushes completed ([`Engine::flush`]).
+    pub fn flushes(&self) -> u64 {
+        self.flushes
+    }
+    /// Slots reserved until the next flush (crash-consistent mode).
+    pub fn quarantined_slots(&self) -> usize {
+        self.quarantined.len()
     }
     /// The IAA target list as last refreshed from the device.
     pub fn iaa_target_lpas(&self) -> &[Lpa] {

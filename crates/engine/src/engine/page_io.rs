@@ -31,7 +31,8 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
         slot: u32,
     ) -> Result<(), EngineError> {
         let lpa = self.table.layout().lpa_of_slot(slot);
-        let mut digest = if self.table.page_is_empty(lpa) {
+        let rebuilt = self.table.page_is_empty(lpa);
+        let mut digest = if rebuilt {
             self.buf_page = None;
             self.page_buf.fill(0);
             PageDigest::ZEROS
@@ -68,6 +69,12 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
             self.page_digests[lpa.0 as usize] = Some(digest);
         }
         self.buf_page = Some(lpa);
+        if rebuilt {
+            // the other slots of the page were written as zeros
+            self.clear_stale_page(lpa);
+        } else {
+            self.clear_stale(slot);
+        }
         self.writes_issued += 1;
         self.iaa.note_written(lpa);
         Ok(())
@@ -85,14 +92,17 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
         Ok(digest)
     }
 
-    /// Checks every live row of page `lpa` in the page buffer.
-    pub(super) fn check_page_in_buffer(&self, lpa: Lpa) -> Result<(), EngineError> {
+    /// Checks every live row of page `lpa` in the page buffer; returns the rows checked.
+    /// (Reserved slots hold a moved row's old copy, not a live row: not checked.)
+    pub(super) fn check_page_in_buffer(&self, lpa: Lpa) -> Result<u64, EngineError> {
+        let mut rows = 0;
         for slot in self.table.slots_of_page(lpa) {
-            if !self.table.is_free(slot) {
+            if !self.table.is_free(slot) && !self.table.is_reserved(slot) {
                 self.check_row_in_buffer(slot)?;
+                rows += 1;
             }
         }
-        Ok(())
+        Ok(rows)
     }
 
     /// Checks that the bytes of `slot` in the page buffer are the row the engine placed there,

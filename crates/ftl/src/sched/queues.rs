@@ -57,6 +57,8 @@ pub(crate) struct OpQueues {
     blocks_per_plane: u32,
     planes_per_die: u32,
     urgent_free_blocks: u32,
+    /// GC ops that went to the chip before a waiting host op because GC was urgent.
+    urgent_passes: u64,
 }
 
 impl OpQueues {
@@ -95,7 +97,14 @@ impl OpQueues {
             blocks_per_plane,
             planes_per_die,
             urgent_free_blocks,
+            urgent_passes: 0,
         }
+    }
+
+    /// GC ops that went to the chip before a waiting host op because a plane of their die was
+    /// short of free blocks (`gc_urgent_free_blocks`), since the device was made.
+    pub fn urgent_passes(&self) -> u64 {
+        self.urgent_passes
     }
 
     #[inline]
@@ -255,24 +264,32 @@ impl OpQueues {
         free_blocks: impl Fn(PlaneId) -> u32,
     ) -> Option<PendingOp> {
         let d = die.index();
-        let gc_first = match self.host[d].front() {
-            None => true,
+        // (whether GC goes first, and whether because it is urgent)
+        let (gc_first, urgent) = match self.host[d].front() {
+            None => (true, false),
             Some(host) => {
                 let gc = self.gc[d].front().expect("GC work waits");
                 if gc.decided < host.decided {
                     // the GC head is older than every queued host op: it may always go
-                    self.host_waits_for_gc(die, host) || self.urgent(die, free_blocks)
+                    if self.host_waits_for_gc(die, host) {
+                        (true, false)
+                    } else {
+                        let urgent = self.urgent(die, free_blocks);
+                        (urgent, urgent)
+                    }
                 } else {
                     // the host head is older than every queued GC op: urgent GC goes first
                     // unless its head touches a block a queued (older) host op touches, or
                     // is an erase (an older host program may hold the newest copy of a page
                     // it erases: same-die programs are not awaited by `Flash::erase`)
-                    gc.op.kind != OpKind::Erase
+                    let urgent = gc.op.kind != OpKind::Erase
                         && !self.depends_on_host(&gc.op)
-                        && self.urgent(die, free_blocks)
+                        && self.urgent(die, free_blocks);
+                    (urgent, urgent)
                 }
             }
         };
+        self.urgent_passes += u64::from(urgent);
         if !gc_first {
             return self.pop_host(die);
         }

@@ -372,6 +372,16 @@ impl Ssd {
     pub fn gc_runs(&self) -> u64 {
         self.flash.counters.gc_runs
     }
+    /// Multiplane ops the scheduler formed (merged ops of one die on several planes), since
+    /// the SSD was built.
+    pub fn multiplane_ops(&self) -> u64 {
+        self.multiplane_ops.iter().sum()
+    }
+    /// GC ops the interleaved scheduler sent to the chip before a waiting host op because GC
+    /// was urgent (`gc_urgent_free_blocks`), since the SSD was built.
+    pub fn urgent_gc_passes(&self) -> u64 {
+        self.queues.urgent_passes()
+    }
     /// Controller-side energy (controller, DRAM, host link; not static power) since the SSD was
     /// built, in millijoules; 0 without controller costs.
     pub fn controller_energy_mj(&self) -> f64 {

@@ -23,15 +23,11 @@ impl Ssd {
     /// Starts the power-loss trace: from now on every decided flash op is recorded so that a
     /// cut can rebuild the array. The device must be idle (nothing in flight or queued).
     pub fn start_power_trace(&mut self) -> FtlResult<()> {
-        // the trace folds each die's completions in submission order, one op per chip op and
-        // one cell stage at a time: multiplane ops (several pages in one op) and cache mode
-        // (overlapping cell stages) are not modelled
-        let f = &self.config.ftl;
-        if f.multiplane || f.cache_mode {
-            return Err(power_error(
-                "start_power_trace: power cuts need no ssd.scheduler.multiplane and no cache mode (the trace folds one op per chip op, one cell stage per die at a time)".into(),
-            ));
-        }
+        // the trace folds each die's completions in submission order, one traced op per
+        // completion: a merged multiplane op submits and completes member by member (one
+        // traced op each, `submit_merged`, `complete_merged`), and in cache mode a die's ops
+        // still complete in submission order (a cache program's cell stage starts when the
+        // previous one's ends; the chip model's rule), so both are modelled
         if self.requests.in_flight() > 0
             || !self.nand.is_idle()
             || !self.queues.all_empty()
@@ -253,7 +249,15 @@ impl Ssd {
         let image = trace.image.clone().expect("the trace has an image");
         let mut cell_started: Vec<Vec<bool>> = vec![Vec::new(); trace.dies.len()];
         for op in self.nand.in_flight_ops() {
-            cell_started[op.die as usize].push(op.cell_started);
+            // a merged multiplane op stands for its members, traced one by one in the order
+            // they complete: one cell stage for all, so a cut during it tears every member
+            let members = match crate::flash::emit::Tag::decode(op.tag) {
+                crate::flash::emit::Tag::Multi(id) => self.merged.get(id).len(),
+                _ => 1,
+            };
+            for _ in 0..members {
+                cell_started[op.die as usize].push(op.cell_started);
+            }
         }
         let mut dies = Vec::with_capacity(trace.dies.len());
         for (die, started) in cell_started.into_iter().enumerate() {
@@ -469,6 +473,41 @@ mod tests {
             .to_string()
             .contains("paired_damage_probability")
         );
+    }
+
+    /// A merged multiplane program cut in its cell stage tears every member page (one cell
+    /// stage for all planes), never one alone; cut before it, neither page is touched.
+    #[test]
+    fn a_cut_multiplane_program_tears_every_member() {
+        let (mut both, mut one, mut merged) = (0, 0, 0);
+        for steps in 0..12 {
+            let mut c = crate::ssd::test_device::small_slc(1, 2, 4);
+            c.ftl.multiplane = true;
+            c.ftl.payload = PayloadMode::Full;
+            let mut s = Ssd::new(c, 3).unwrap();
+            s.start_power_trace().unwrap();
+            let r = HostRequest::write(0, 2 * 512);
+            assert!(s.power_admit(&r, Some(&[7u8; 1024])).unwrap());
+            for _ in 0..steps {
+                if s.power_step().unwrap().is_none() {
+                    break;
+                }
+            }
+            merged += s.multiplane_ops();
+            let cut = s.power_cut(&CutConfig::default()).unwrap();
+            match cut.report.torn_programs {
+                2 => both += 1,
+                1 => one += 1,
+                _ => {}
+            }
+            if cut.report.torn_programs == 2 {
+                let r = s.recover_cut(&cut, RecoveryVariant::Correct);
+                assert_eq!(r.report.pages_discarded, 2);
+                assert_eq!((r.map[0], r.map[1]), (None, None));
+            }
+        }
+        assert!(merged > 0, "the two pages were not merged");
+        assert!(both > 0 && one == 0, "both {both}, one {one}");
     }
 
     /// Starting the trace on a busy device is an error, not a wrong image.

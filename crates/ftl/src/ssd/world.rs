@@ -839,6 +839,8 @@ impl Ssd {
                 self.flash.blocks.erase_queued[block.index()] = false;
             }
             self.flash.oob.submitted(die, programmed);
+            self.flash
+                .trace_submitted(die.index(), kind, member.source, member.target);
         }
         Ok(())
     }

@@ -19,6 +19,7 @@
 
 use nandlab_core::SimTime;
 use nandlab_engine::{BlockDevice, CoDesignHints, DeviceCounters, EngineError, Lpa};
+use nandlab_ftl::power::{CutConfig, PowerCut};
 use nandlab_ftl::{HostRequest, Ssd};
 use nandlab_nand::OpKind;
 use std::collections::VecDeque;
@@ -35,7 +36,22 @@ pub struct SsdDevice {
     buffered: VecDeque<Lpa>,
     /// Reads served from the write buffer.
     buffer_hits: u64,
+    /// An armed power cut (crash tests, [`SsdDevice::arm_power_cut`]).
+    cut: Option<ArmedCut>,
 }
+
+/// A power cut armed on the device's requests.
+#[derive(Debug)]
+struct ArmedCut {
+    at_request: u64,
+    after_events: u64,
+    config: CutConfig,
+    requests: u64,
+    result: Option<PowerCut>,
+}
+
+/// The reason a request after the cut fails with.
+pub const POWER_LOST: &str = "power lost";
 
 impl SsdDevice {
     /// The engine never reads a page the mapping dropped, so without a power trace the SSD
@@ -55,7 +71,119 @@ impl SsdDevice {
             write_buffer_pages: 0,
             buffered: VecDeque::new(),
             buffer_hits: 0,
+            cut: None,
         }
+    }
+
+    /// Arms a power cut: requests from now on are counted, and the `at_request`-th (from 1)
+    /// is cut after `after_events` world events (or at its completion if it needs fewer);
+    /// every call after the cut fails with a device error whose reason is [`POWER_LOST`].
+    /// Needs the SSD's power trace on and synchronous writes (no `buffered_writes`).
+    pub fn arm_power_cut(
+        &mut self,
+        at_request: u64,
+        after_events: u64,
+        config: CutConfig,
+    ) -> Result<(), String> {
+        if !self.ssd.power_trace_on() {
+            return Err(
+                "power cut: the SSD's power trace is not on (Ssd::start_power_trace)".into(),
+            );
+        }
+        if self.write_buffer_pages > 0 {
+            return Err("power cut: needs synchronous writes (buffered_writes 0)".into());
+        }
+        self.cut = Some(ArmedCut {
+            at_request: at_request.max(1),
+            after_events,
+            config,
+            requests: 0,
+            result: None,
+        });
+        Ok(())
+    }
+
+    /// Cuts the power now (the armed cut's config), unless it was cut already.
+    pub fn cut_now(&mut self) -> Result<(), String> {
+        let Some(cut) = self.cut.as_mut() else {
+            return Err("power cut: none armed".into());
+        };
+        if cut.result.is_none() {
+            let config = cut.config.clone();
+            let result = self.ssd.power_cut(&config).map_err(|e| e.to_string())?;
+            if let Some(cut) = self.cut.as_mut() {
+                cut.result = Some(result);
+                cut.requests = cut.requests.max(cut.at_request);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the armed cut has happened.
+    pub fn power_lost(&self) -> bool {
+        self.cut.as_ref().is_some_and(|c| c.result.is_some())
+    }
+
+    /// Requests counted since the cut was armed.
+    pub fn requests_since_armed(&self) -> u64 {
+        self.cut.as_ref().map_or(0, |c| c.requests)
+    }
+
+    /// The power cut, once it happened (taken: the device stays dead).
+    pub fn take_power_cut(&mut self) -> Option<PowerCut> {
+        self.cut.as_mut()?.result.take()
+    }
+
+    /// Runs one request; with a cut armed, the armed request is stepped event by event and
+    /// the power cut inside it, and every request after fails.
+    fn exec(
+        &mut self,
+        op: &'static str,
+        lpa: Lpa,
+        request: &HostRequest,
+        data: Option<&[u8]>,
+    ) -> Result<nandlab_ftl::Executed, EngineError> {
+        let lost = || EngineError::Device {
+            op,
+            lpa,
+            reason: POWER_LOST.into(),
+        };
+        let Some(cut) = self.cut.as_mut() else {
+            return self
+                .ssd
+                .execute(request, data)
+                .map_err(|e| Self::request_error(op, lpa, e));
+        };
+        if cut.result.is_some() {
+            return Err(lost());
+        }
+        cut.requests += 1;
+        if cut.requests < cut.at_request {
+            return self
+                .ssd
+                .execute(request, data)
+                .map_err(|e| Self::request_error(op, lpa, e));
+        }
+        let (events, config) = (cut.after_events, cut.config.clone());
+        let step = |ssd: &mut Ssd| -> Result<(), nandlab_ftl::FtlError> {
+            if ssd.power_admit(request, data)? {
+                let mut stepped = 0;
+                while ssd.requests_in_flight() > 0 && stepped < events {
+                    ssd.power_step()?;
+                    stepped += 1;
+                }
+            }
+            Ok(())
+        };
+        step(&mut self.ssd).map_err(|e| Self::request_error(op, lpa, e))?;
+        let result = self
+            .ssd
+            .power_cut(&config)
+            .map_err(|e| Self::request_error(op, lpa, e))?;
+        if let Some(cut) = self.cut.as_mut() {
+            cut.result = Some(result);
+        }
+        Err(lost())
     }
 
     /// Page writes go through a host write buffer of `pages` pages (0: synchronous writes).
@@ -170,10 +298,7 @@ impl SsdDevice {
             self.buffer_hits += 1;
             return Ok(equal);
         }
-        let done = self
-            .ssd
-            .execute(&HostRequest::read(offset, size), None)
-            .map_err(|e| Self::request_error("read", lpa, e))?;
+        let done = self.exec("read", lpa, &HostRequest::read(offset, size), None)?;
         if done.data.len() != buf.len() {
             return Err(EngineError::Device {
                 op: "read",
@@ -230,9 +355,7 @@ impl BlockDevice for SsdDevice {
                 .buffered_write(offset, size, data)
                 .map_err(|e| Self::request_error("write", lpa, e));
         }
-        self.ssd
-            .execute(&HostRequest::write(offset, size), Some(data))
-            .map_err(|e| Self::request_error("write", lpa, e))?;
+        self.exec("write", lpa, &HostRequest::write(offset, size), Some(data))?;
         if self.wait_for_gc {
             self.ssd
                 .drain()
@@ -249,9 +372,21 @@ impl BlockDevice for SsdDevice {
             self.logical_page_count(),
         )?;
         let (offset, size) = self.byte_range(lpa);
-        self.ssd
-            .execute(&HostRequest::trim(offset, size), None)
-            .map_err(|e| Self::request_error("trim", lpa, e))?;
+        self.exec("trim", lpa, &HostRequest::trim(offset, size), None)?;
+        Ok(())
+    }
+
+    /// An NVMe Flush (after the buffered writes in flight, if any, have completed): the
+    /// controller's write buffer goes to flash (docs/power.md, the durability contract).
+    fn flush(&mut self) -> Result<(), EngineError> {
+        let no_lpa = Lpa(0);
+        if self.write_buffer_pages > 0 {
+            while self.ssd.requests_in_flight() > 0 {
+                self.step()
+                    .map_err(|e| Self::request_error("flush", no_lpa, e))?;
+            }
+        }
+        self.exec("flush", no_lpa, &HostRequest::flush(), None)?;
         Ok(())
     }
 

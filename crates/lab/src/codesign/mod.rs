@@ -4,4 +4,4 @@
 
 mod device;
 
-pub use device::SsdDevice;
+pub use device::{POWER_LOST, SsdDevice};

@@ -35,6 +35,8 @@ pub struct CyclesOutcome {
     pub full_scan_pages_read: u64,
     /// Trim-log records written (summed over the cycles).
     pub trim_records_written: u64,
+    /// GC ops that passed a waiting host op because GC was urgent (summed over the cycles).
+    pub urgent_gc_passes: u64,
 }
 
 /// Runs `cycles` cut–recover–continue cycles of `case` (its cut point ignored: each cycle
@@ -63,6 +65,7 @@ pub fn run_cycles(case: &CrashCase, cycles: u64) -> Result<CyclesOutcome, String
         let (cut, recovered, report, violations) =
             run.cut_and_check(case, cut_point, case.seed ^ cycle.wrapping_mul(0x9E37))?;
         out.cycles += 1;
+        out.urgent_gc_passes += run.ssd.urgent_gc_passes();
         out.torn_programs += report.torn_programs;
         out.damaged_lower_pages += report.damaged_lower_pages;
         out.interrupted_erases += report.interrupted_erases;

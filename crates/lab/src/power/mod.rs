@@ -10,6 +10,7 @@
 
 pub mod crash;
 pub mod cycles;
+pub mod engine;
 pub mod oracle;
 pub mod payload;
 pub mod scaling;
@@ -61,6 +62,17 @@ pub struct CrashDevice {
     pub queue_depth: u32,
     /// Blocking or interleaved GC scheduling.
     pub gc_scheduling: GcScheduling,
+    /// Interleaved GC: GC goes before host ops while a plane has fewer free blocks than this
+    /// (`ftl.gc_urgent_free_blocks`; 0: never).
+    pub gc_urgent_free_blocks: u32,
+    /// The scheduler merges ops of one die (same page offset, other planes) into multiplane
+    /// ops (`ftl.multiplane`).
+    pub multiplane: bool,
+    /// Reads and programs go to the chip in cache mode (`ftl.cache_mode`).
+    pub cache_mode: bool,
+    /// Superblocks of this many planes (`ftl.superpage_planes`, 1: off; needs `multiplane`,
+    /// the page mapping and no copyback).
+    pub superpage_planes: u32,
 }
 
 impl Default for CrashDevice {
@@ -84,6 +96,10 @@ impl Default for CrashDevice {
             trim_log_skipped: false,
             queue_depth: 1,
             gc_scheduling: GcScheduling::Blocking,
+            gc_urgent_free_blocks: 0,
+            multiplane: false,
+            cache_mode: false,
+            superpage_planes: 1,
         }
     }
 }
@@ -135,6 +151,10 @@ impl CrashDevice {
             payload: PayloadMode::Full,
             queue_depth: self.queue_depth.max(1),
             gc_scheduling: self.gc_scheduling,
+            gc_urgent_free_blocks: self.gc_urgent_free_blocks,
+            multiplane: self.multiplane,
+            cache_mode: self.cache_mode,
+            superpage_planes: self.superpage_planes,
             ..FtlConfig::default()
         };
         Ok(c)
@@ -227,6 +247,10 @@ pub struct CrashOutcome {
     pub cut: CutReport,
     pub recovery: RecoveryReport,
     pub violations: Violations,
+    /// GC ops that passed a waiting host op because GC was urgent, before the cut.
+    pub urgent_gc_passes: u64,
+    /// Multiplane ops the scheduler formed before the cut.
+    pub multiplane_ops: u64,
 }
 
 enum Issued {
@@ -460,6 +484,8 @@ pub fn run_case(case: &CrashCase) -> Result<CrashOutcome, String> {
         cut,
         recovery: recovered.report.clone(),
         violations,
+        urgent_gc_passes: run.ssd.urgent_gc_passes(),
+        multiplane_ops: run.ssd.multiplane_ops(),
     })
 }
 

@@ -307,6 +307,94 @@ fn deep_queues_keep_the_contract() {
     }
 }
 
+/// Multiplane merging, superblocks and cache mode: every event cut keeps the contract (a
+/// merged program in flight tears every member page; cache-mode ops are folded in the order
+/// the die completes them), on SLC and on MLC with paired damage 1, with a buffer at queue
+/// depth 4, and with map checkpoints.
+#[test]
+fn multiplane_and_cache_mode_keep_the_contract() {
+    for (multiplane, superpage, cache, preset, depth, buffer, interval) in [
+        (true, 1, false, "slc", 1, 0, 0),
+        (true, 2, false, "slc", 1, 0, 0),
+        (false, 1, true, "slc", 1, 0, 0),
+        (true, 2, true, "slc", 1, 0, 16),
+        (false, 1, true, "slc", 4, 8, 16),
+        (true, 1, true, "slc", 4, 8, 16),
+        (true, 1, true, "mlc1", 1, 0, 0),
+        (true, 2, false, "mlc1", 4, 8, 0),
+    ] {
+        let mut c = case();
+        c.device.preset = preset.into();
+        c.device.planes_per_die = 2;
+        c.device.blocks_per_plane = 10;
+        c.device.op_fraction = 0.8;
+        c.device.multiplane = multiplane;
+        c.device.superpage_planes = superpage;
+        c.device.cache_mode = cache;
+        c.device.queue_depth = depth;
+        c.device.write_buffer_pages = buffer;
+        c.device.map_checkpoint_interval_pages = interval;
+        if preset == "mlc1" {
+            c.device.pages_per_block = 16;
+            c.paired_damage_probability = 1.0;
+        }
+        c.workload.write_pages_max = 3;
+        let label = format!(
+            "multiplane {multiplane}, superpage {superpage}, cache {cache}, {preset}, depth {depth}, buffer {buffer}, interval {interval}"
+        );
+        let uncut = run_case(&c).unwrap();
+        assert_eq!(uncut.multiplane_ops > 0, multiplane, "{label}");
+        let s = run(&c, SweepMode::Events);
+        assert!(s.cuts > 300 && s.torn_programs > 0, "{label}: {s:?}");
+        assert_eq!(s.violations.total(), 0, "{label}: {:?}", s.violations);
+    }
+}
+
+/// Open finding (docs/power.md "Not done"): superblocks with a write buffer at queue depth 4
+/// lose a flushed write at a few event cuts (SLC: 3 of 349-375 cuts, lpa 37, version 480;
+/// with or without cache mode and map checkpoints). Superblocks are therefore not drawn by
+/// `nandlab crash` yet.
+#[test]
+#[ignore = "open finding: superblocks with a write buffer at queue depth 4"]
+fn superblocks_with_a_buffer_keep_the_contract() {
+    let mut c = case();
+    c.device.planes_per_die = 2;
+    c.device.blocks_per_plane = 10;
+    c.device.op_fraction = 0.8;
+    c.device.multiplane = true;
+    c.device.superpage_planes = 2;
+    c.device.queue_depth = 4;
+    c.device.write_buffer_pages = 8;
+    c.workload.write_pages_max = 3;
+    let s = run(&c, SweepMode::Events);
+    assert_eq!(s.violations.total(), 0, "{:?}", s.violations);
+}
+
+/// Urgent GC (`gc_urgent_free_blocks` above the GC threshold): GC ops pass waiting host ops
+/// much of the run (the uncut run counts them), and every event cut, also with a buffer at
+/// queue depth 4, keeps the contract.
+#[test]
+fn urgent_gc_keeps_the_contract() {
+    for (depth, buffer, urgent) in [(4, 0, 3), (4, 8, 3), (2, 0, 4)] {
+        let mut c = case();
+        c.workload.requests = 600;
+        c.device.gc_scheduling = GcScheduling::Interleaved;
+        c.device.gc_urgent_free_blocks = urgent;
+        c.device.queue_depth = depth;
+        c.device.write_buffer_pages = buffer;
+        let uncut = run_case(&c).unwrap();
+        assert!(uncut.urgent_gc_passes > 10, "{}", uncut.urgent_gc_passes);
+        let s = run(&c, SweepMode::Events);
+        assert!(s.cuts > 300 && s.interrupted_erases > 0, "{s:?}");
+        assert_eq!(
+            s.violations.total(),
+            0,
+            "depth {depth}, buffer {buffer}, urgent {urgent}: {:?}",
+            s.violations
+        );
+    }
+}
+
 /// Interleaved GC scheduling (host ops pass queued GC ops, so dies run ops out of decision
 /// order; the trace folds them in submission order): every event cut keeps the contract, at
 /// queue depth 1 and 4, with and without a write buffer, and with map checkpoints.
