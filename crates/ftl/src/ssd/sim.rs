@@ -134,6 +134,10 @@ pub struct SimCounters {
     pub refreshes_queued: u64,
     /// Pages rewritten by [`Ssd::sim_refresh`].
     pub refreshes_done: u64,
+    /// Search commands the batch scheduler of [`Ssd::run_sim`] dispatched.
+    pub batches: u64,
+    /// Search requests that joined an earlier request's batch (`ftl.sim_batch_deadline_ns`).
+    pub merged_searches: u64,
 }
 
 /// The SiM region and pool of an SSD.
@@ -152,6 +156,10 @@ pub(crate) struct SimRegion {
     corrected: Vec<u8>,
     /// The integrity layer (`ftl.sim_integrity`).
     integrity: Option<integrity::Integrity>,
+    /// [`Ssd::run_sim`]'s commands in flight (request slot, batch) and finished (batch,
+    /// completion time, data).
+    in_flight: Vec<(u32, usize)>,
+    finished: Vec<(usize, SimTime, Vec<u8>)>,
     pub counters: SimCounters,
 }
 
@@ -166,6 +174,8 @@ impl SimRegion {
                 page: Vec::new(),
                 keys: Vec::new(),
                 corrected: Vec::new(),
+                in_flight: Vec::new(),
+                finished: Vec::new(),
                 integrity: config
                     .sim_integrity
                     .then(|| integrity::Integrity::new(config.sim_refresh_age_s, config.sim_pages)),
@@ -201,7 +211,7 @@ impl Ssd {
     pub fn execute_sim(&mut self, request: &SimRequest) -> FtlResult<Executed> {
         let at = request.arrival.unwrap_or(self.now).max(self.now);
         self.check_sim(request)?;
-        self.execute_at(at, |ssd| ssd.admit_sim(request, at))
+        self.execute_at(at, |ssd| ssd.admit_sim(request, at).map(|_| ()))
     }
 
     /// The search bitmap of an [`Executed`] one-key SiM search.
@@ -224,7 +234,7 @@ impl Ssd {
             .collect()
     }
 
-    fn check_sim(&self, request: &SimRequest) -> FtlResult<()> {
+    pub(super) fn check_sim(&self, request: &SimRequest) -> FtlResult<()> {
         let Some(sim) = &self.sim else {
             return Err(FtlError::BadRequest {
                 message: "SiM command on a device without a SiM region (ftl.sim_pages = 0)".into(),
@@ -270,8 +280,8 @@ impl Ssd {
         }
     }
 
-    /// Admits a checked SiM command (the queue has room).
-    fn admit_sim(&mut self, request: &SimRequest, start: SimTime) -> FtlResult<()> {
+    /// Admits a checked SiM command (the queue has room); its request slot.
+    pub(super) fn admit_sim(&mut self, request: &SimRequest, start: SimTime) -> FtlResult<u32> {
         let slot = self
             .requests
             .alloc()
@@ -309,9 +319,9 @@ impl Ssd {
         if let Some(c) = &mut self.controller {
             let ready = c.command(self.now, keys_bytes);
             c.events.schedule(ready, CtrlEvent::Decide(slot));
-            return Ok(());
+            return Ok(slot);
         }
-        self.decide(slot, None)
+        self.decide(slot, None).map(|()| slot)
     }
 
     /// Decides SiM command `slot`: one op on the page's die, or the controller's answer from
@@ -689,8 +699,11 @@ fn answer(sim: &SimRegion, page: &[u8], op: HostOp, args: (u64, u64), out: &mut 
     }
 }
 
+mod batch;
 mod integrity;
 
+#[cfg(test)]
+mod batch_tests;
 #[cfg(test)]
 mod integrity_tests;
 #[cfg(test)]
