@@ -490,7 +490,44 @@ impl Ssd {
         result?;
         sim.counters.pool_programs += 1;
         self.flash.oob.submitted(die, op.source);
+        self.flash
+            .trace_submitted(die.index(), OpKind::Program, op.source, Ppa::NONE);
         Ok(())
+    }
+
+    /// After a functional load of the mapping ([`Ssd::load_recovered`]): programs every mapped
+    /// page of the SiM region on the chip, in physical order, with its bytes randomized for its
+    /// address (sealed with a header with the integrity layer; without bytes in timing-only
+    /// mode), switching its block to match mode first, and simulates until the chip is idle.
+    pub(super) fn load_sim_pool(&mut self) -> FtlResult<()> {
+        let sim = self.sim.as_ref().expect("SiM region");
+        let mut pages: Vec<Ppa> = (sim.first_lpa..sim.first_lpa + sim.pages)
+            .filter_map(|lpa| self.mapper.locate(Lpa(lpa)))
+            .collect();
+        pages.sort_unstable();
+        for ppa in pages {
+            debug_assert!(self.flash.in_sim_pool(ppa));
+            let die = self.flash.oob.die_of(ppa);
+            self.set_pool_mode(ppa)?;
+            if self.flash.payload.enabled() {
+                let op = PendingOp {
+                    kind: OpKind::Program,
+                    source: ppa,
+                    target: Ppa::NONE,
+                    tag: Tag::Internal,
+                    transfer_bytes: 0,
+                };
+                self.program_pool_page(die, op)?;
+            } else {
+                // timing only: the chip needs the page programmed (without bytes) to open it
+                let address = self.codec.address(ppa)?;
+                let tag = Tag::Internal.encode_with_die(die);
+                self.nand
+                    .submit(self.now, &FlashOp::program(address).with_tag(tag))?;
+                self.flash.oob.submitted(die, ppa);
+            }
+        }
+        self.drain()
     }
 
     /// Submits SiM command op `op` (tag: its request): a search as page-open, search and
@@ -533,6 +570,12 @@ impl Ssd {
         self.requests.slots[slot as usize].outstanding += chip_ops - 1;
         for _ in 0..chip_ops {
             self.flash.oob.submitted(die, Ppa::NONE);
+        }
+        // a power-loss trace folds one decided op per completion: the others join it
+        self.flash
+            .trace_submitted(die.index(), op.kind, op.source, op.target);
+        for _ in 1..chip_ops {
+            self.flash.trace_extra(die.index(), OpKind::PageOpen);
         }
         Ok(())
     }
@@ -706,5 +749,7 @@ mod integrity;
 mod batch_tests;
 #[cfg(test)]
 mod integrity_tests;
+#[cfg(test)]
+mod remount_tests;
 #[cfg(test)]
 mod tests;
