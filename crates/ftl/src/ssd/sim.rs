@@ -13,7 +13,7 @@
 //!   randomized copy for its physical page, so a GC move is a read, de-randomization and a
 //!   program randomized for the new page; copyback is never used for the pool (it would keep
 //!   the old page's keystream, and every later search of the moved page would miss).
-//! - **Commands**: a search is one decided op that goes to the chip as page-open, search (one
+//! - **Commands**: a search is one decided op that goes to the chip as page-open, search (its k
 //!   key) and page-close, submitted together so no other op reaches the plane while its page
 //!   is in the latches; a gather is one gather op (the chip senses the page into Latch 1).
 //!   Both queue per die with the other ops (scheduler, GC ordering) and complete through the
