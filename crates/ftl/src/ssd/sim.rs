@@ -14,7 +14,7 @@
 //!   program randomized for the new page; copyback is never used for the pool (it would keep
 //!   the old page's keystream, and every later search of the moved page would miss).
 //! - **Commands**: a search is one decided op that goes to the chip as page-open, search (its k
-//!   key) and page-close, submitted together so no other op reaches the plane while its page
+//!   keys) and page-close, submitted together so no other op reaches the plane while its page
 //!   is in the latches; a gather is one gather op (the chip senses the page into Latch 1).
 //!   Both queue per die with the other ops (scheduler, GC ordering) and complete through the
 //!   world loop; their timing is the chip model's stage chains. With `ftl.payload = "full"`
