@@ -96,7 +96,7 @@ impl SimRequest {
 }
 
 /// What the SiM region has done since the SSD was built.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SimCounters {
     /// Search commands completed on the chip (page-open, search, page-close).
     pub chip_searches: u64,

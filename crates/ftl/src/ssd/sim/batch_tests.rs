@@ -169,3 +169,25 @@ fn sim_results_and_keys_cross_the_host_link() {
     let mj = ssd.controller_energy_mj();
     assert!(mj > 0.0);
 }
+
+#[test]
+fn the_report_lists_sim_commands_and_counters_only_on_a_sim_device() {
+    let mut ssd = Ssd::new(small_sim(16, PayloadMode::Full), 1).unwrap();
+    let lpa = ssd.sim_region().unwrap().start;
+    write(&mut ssd, lpa, &vec![0u8; PAGE as usize]);
+    ssd.drain().unwrap();
+    let keys = [SearchKey::exact(0), SearchKey::exact(1)];
+    ssd.execute_sim(&SimRequest::search_batch(Lpa(lpa as u32), &keys))
+        .unwrap();
+    ssd.execute_sim(&SimRequest::gather(Lpa(lpa as u32), ChunkMask(0b11)))
+        .unwrap();
+    let report = ssd.report();
+    let sim = report.sim.as_ref().unwrap();
+    assert_eq!((sim.search.requests, sim.search.bytes), (1, 128));
+    assert_eq!((sim.gather.requests, sim.gather.bytes), (1, 128));
+    assert_eq!(sim.counters.keys_searched, 2);
+    assert!(report.to_json().contains("\"keys_searched\":2"));
+    let plain = Ssd::new(small_sim(0, PayloadMode::Full), 1).unwrap();
+    assert!(plain.report().sim.is_none());
+    assert!(!plain.report().to_json().contains("\"sim\""));
+}
