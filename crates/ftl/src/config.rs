@@ -162,6 +162,17 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+/// Default of `ftl.sim_refresh_age_s`: 30 days.
+pub const SIM_REFRESH_AGE_S: u64 = 30 * 86_400;
+
+fn is_default_refresh_age(n: &u64) -> bool {
+    *n == SIM_REFRESH_AGE_S
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
+}
+
 fn is_zero_u32(n: &u32) -> bool {
     *n == 0
 }
@@ -276,6 +287,24 @@ pub struct FtlConfig {
     /// GC and no multiplane merging. 0 (default): no SiM region.
     #[serde(skip_serializing_if = "is_zero_u32")]
     pub sim_pages: u32,
+    /// The controller's integrity layer on the SiM region (paper 004 §IV-C, SPEC S4): chunk 0
+    /// of every region page holds a verification header (CRC-64, write time, magic, LPA) on
+    /// flash and the spare area a 4-byte ECC per chunk; page-open checks the header, a failed
+    /// check or an aged page falls back to a full read through the page ECC and is queued for
+    /// refresh ([`crate::Ssd::sim_refresh`]). Needs `sim_pages > 0` and `payload = "full"`.
+    /// Off by default (the region's pages are the host's bytes, chunk 0 included).
+    #[serde(skip_serializing_if = "is_false")]
+    pub sim_integrity: bool,
+    /// With `sim_integrity`: a page whose header is older than this many seconds is read out
+    /// in full on page-open and queued for refresh (paper §IV-C2's safety margin). Default 30
+    /// days (the store's default in `nandlab-search`).
+    #[serde(skip_serializing_if = "is_default_refresh_age")]
+    pub sim_refresh_age_s: u64,
+    /// Deadline of the controller's search batch scheduler (paper §IV-E, SPEC S5) in ns: a
+    /// search waits this long for other searches of its page, which then go to the chip as one
+    /// batched search ([`crate::Ssd::run_sim`]). 0 (default): no batching.
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub sim_batch_deadline_ns: u64,
     /// The controller's own time and energy costs (all zero: none).
     #[serde(skip_serializing_if = "ControllerCosts::is_zero")]
     pub controller: ControllerCosts,
@@ -309,6 +338,9 @@ impl Default for FtlConfig {
             paired_page_padding: false,
             map_checkpoint_interval_pages: 0,
             sim_pages: 0,
+            sim_integrity: false,
+            sim_refresh_age_s: SIM_REFRESH_AGE_S,
+            sim_batch_deadline_ns: 0,
             cache_mode: false,
             superpage_planes: 1,
             controller: ControllerCosts::default(),
@@ -634,7 +666,39 @@ impl SsdConfig {
     fn validate_sim(&self, nand: &NandConfig) -> FtlResult<()> {
         let f = &self.ftl;
         if f.sim_pages == 0 {
+            for (key, set) in [
+                ("ftl.sim_integrity", f.sim_integrity),
+                ("ftl.sim_batch_deadline_ns", f.sim_batch_deadline_ns > 0),
+            ] {
+                if set {
+                    return Err(config_error(key, "needs a SiM region (ftl.sim_pages > 0)"));
+                }
+            }
             return Ok(());
+        }
+        if f.sim_integrity {
+            let key = "ftl.sim_integrity";
+            if f.payload != PayloadMode::Full {
+                return Err(config_error(
+                    key,
+                    "needs ftl.payload = \"full\": the controller checks the bytes the chip sends",
+                ));
+            }
+            let ecc = nand.search.as_ref().map_or(0, |s| s.chunk_ecc_bytes);
+            if nand.search.is_some()
+                && ecc as usize != nandlab_nand::search::chunk_ecc::CHUNK_ECC_BYTES
+            {
+                return Err(config_error(
+                    key,
+                    format!(
+                        "search.chunk_ecc_bytes is {ecc}; the chunk ECC has {}",
+                        nandlab_nand::search::chunk_ecc::CHUNK_ECC_BYTES
+                    ),
+                ));
+            }
+            if f.sim_refresh_age_s == 0 {
+                return Err(config_error("ftl.sim_refresh_age_s", "must be at least 1"));
+            }
         }
         let key = "ftl.sim_pages";
         let refuse = |why: String| Err(config_error(key, format!("{} pages: {why}", f.sim_pages)));

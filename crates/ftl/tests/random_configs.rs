@@ -191,6 +191,9 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                 map_checkpoint_interval_pages: 0,
                 superpage_planes,
                 sim_pages: 0,
+                sim_integrity: false,
+                sim_refresh_age_s: nandlab_ftl::config::SIM_REFRESH_AGE_S,
+                sim_batch_deadline_ns: 0,
             },
         )
 }

@@ -23,19 +23,21 @@
 //! [`tree`] runs the engine's B+tree ([`nandlab_engine::BTree`]) on a store, its leaves searched on
 //! the chip ([`get_on_chip`]).
 //!
-//! Layout: `store` (the API), `leaf`, `index`, `tree`, `header`, `chunk_ecc`, `crc`, `error`.
+//! Layout: `store` (the API), `leaf`, `index`, `tree`, `error`; `header`, `chunk_ecc` and `crc`
+//! are re-exported from `nandlab_nand::search`.
 
 pub mod batch;
-pub mod chunk_ecc;
 pub mod command;
-pub mod crc;
 pub mod error;
 pub mod eval;
-pub mod header;
 pub mod index;
 pub mod leaf;
 pub mod store;
 pub mod tree;
+
+/// The integrity formats, shared with the SSD's SiM region (`nandlab-ftl`): they live in the chip
+/// crate, which both depend on.
+pub use nandlab_nand::search::{chunk_ecc, crc, header};
 
 pub use error::{SearchError, SearchResult};
 pub use header::{DATA_CHUNKS, Header};

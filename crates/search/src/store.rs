@@ -9,9 +9,9 @@
 
 use crate::chunk_ecc::{self, CHUNK_ECC_BYTES, Decoded};
 use crate::error::{SearchError, SearchResult};
-use crate::header::{DATA_BYTES, Header, VERIFIED_BYTES};
+use crate::header::{self, DATA_BYTES, Header, VERIFIED_BYTES};
 use nandlab_core::SimTime;
-use nandlab_nand::search::format::{self, CHUNK_BYTES, CHUNKS_PER_PAGE, SIM_PAGE_BYTES};
+use nandlab_nand::search::format::{self, CHUNK_BYTES, SIM_PAGE_BYTES};
 use nandlab_nand::search::randomize;
 use nandlab_nand::{BlockMode, ChunkMask, MatchBitmap, NandSim, PageAddress, SearchKey};
 use std::collections::VecDeque;
@@ -276,23 +276,14 @@ impl SimPageStore {
         }
         let address = self.allocate()?;
         let ppa = sim.geometry().ppa(&address).0;
-        let page_bytes = SIM_PAGE_BYTES as usize;
-        let mut physical = vec![0u8; page_bytes + CHUNKS_PER_PAGE as usize * CHUNK_ECC_BYTES];
-        physical[CHUNK_BYTES as usize..page_bytes].copy_from_slice(data);
-        Header {
+        let mut physical = vec![0u8; SIM_PAGE_BYTES as usize];
+        physical[CHUNK_BYTES as usize..].copy_from_slice(data);
+        let header = Header {
             written_at: now,
             magic: self.config.magic,
             page: page.0,
-        }
-        .write(&mut physical);
-        if self.randomized {
-            randomize::randomize_page(ppa, &mut physical[..page_bytes]);
-        }
-        for chunk in 0..CHUNKS_PER_PAGE as usize {
-            let ecc = chunk_ecc::encode(format::chunk_bytes(&physical, chunk as u32));
-            let at = page_bytes + chunk * CHUNK_ECC_BYTES;
-            physical[at..at + CHUNK_ECC_BYTES].copy_from_slice(&ecc);
-        }
+        };
+        header::seal_page(&mut physical, &header, ppa, self.randomized);
         sim.program_page(now, address, &physical, u64::from(page.0))?;
         self.map[page.0 as usize] = Some(address);
         self.stats.pages_written += 1;

@@ -86,8 +86,9 @@ impl Placement {
         let mut out: Vec<PlacementReport> = (0..self.ids)
             .map(|id| {
                 let i = usize::from(id);
-                let host = self.host_pages[i] - start.0[i];
-                let flash = self.flash_pages[i] - start.1[i];
+                // (no snapshot yet: a report before any run counts from the device's start)
+                let host = self.host_pages[i] - start.0.get(i).copied().unwrap_or(0);
+                let flash = self.flash_pages[i] - start.1.get(i).copied().unwrap_or(0);
                 PlacementReport {
                     id,
                     host_pages_written: host,

@@ -185,6 +185,26 @@ impl Trace {
 }
 
 impl Flash {
+    /// A chip op that stands for no decision of its own went to `die` right after the op just
+    /// submitted there (a SiM command's page-open and page-close, a fallback read): it joins
+    /// the die's submitted ops as a programming-free op, so the fold takes one completion for
+    /// it (power-loss trace on only).
+    pub(crate) fn trace_extra(&mut self, die: usize, kind: OpKind) {
+        if let Some(trace) = self.emit.trace.as_mut() {
+            let decided = trace.dies[die]
+                .back()
+                .map_or(trace.decided, |op| op.decided);
+            trace.dies[die].push_back(TracedOp {
+                kind,
+                source: Ppa::NONE,
+                target: Ppa::NONE,
+                content: None,
+                decided,
+            });
+            trace.unfolded += 1;
+        }
+    }
+
     /// Records what was just decided to be programmed at `ppa` (power-loss trace on only).
     #[inline]
     pub(crate) fn trace_content(&mut self, ppa: Ppa) {

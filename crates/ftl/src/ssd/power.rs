@@ -338,7 +338,11 @@ impl Ssd {
     /// above every intact page of the cut array and its dump area (as a mount that read them
     /// all would). With paired-page padding the open blocks are then padded to the end of
     /// their word lines. The logical content is exactly the mount's; the physical placement, the
-    /// stale and torn pages and the erase counts of the cut device are not carried over.
+    /// stale and torn pages and the erase counts of the cut device are not carried over. A SiM
+    /// region's pages are loaded into the pool's own placement id and then programmed on the
+    /// chip (timed) into match-mode blocks, randomized for their addresses (with
+    /// `ftl.sim_integrity`: sealed with a header stamped at the mount), so searches run on
+    /// the chip again ([`Ssd::load_sim_pool`]).
     pub fn load_recovered(
         &mut self,
         cut: &PowerCut,
@@ -379,12 +383,21 @@ impl Ssd {
         }
         self.flash.emit.enabled = false;
         let mut result = Ok(());
+        // a SiM region's pages go back into the pool's blocks (its own placement id)
+        let pool = self
+            .sim
+            .as_ref()
+            .map(|s| (s.pool, s.first_lpa..s.first_lpa + s.pages));
         for &(sequence, lpa) in &pages {
+            let placement = match &pool {
+                Some((id, region)) if region.contains(&lpa.0) => *id,
+                _ => 0,
+            };
             let write = HostWrite {
                 lpa,
                 sequence,
                 data: recovered.read(cut, lpa).into(),
-                placement: 0,
+                placement,
             };
             result = self.mapper.write(&mut self.flash, write, Tag::Internal);
             if result.is_err() {
@@ -399,7 +412,11 @@ impl Ssd {
         self.flash.emit.enabled = true;
         self.flash.emit.ops.clear();
         self.flash.write_sequence = self.flash.write_sequence.max(highest);
-        result
+        result?;
+        if self.sim.is_some() {
+            self.load_sim_pool()?;
+        }
+        Ok(())
     }
 }
 

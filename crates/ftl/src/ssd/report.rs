@@ -142,6 +142,11 @@ impl Ssd {
                 |b| blocks.valid[b],
             ),
             controller,
+            sim: self.sim.as_ref().map(|s| crate::stats::SimSection {
+                search: section(HostOp::Search),
+                gather: section(HostOp::Gather),
+                counters: s.counters,
+            }),
         }
     }
 }

@@ -13,8 +13,8 @@
 //!   randomized copy for its physical page, so a GC move is a read, de-randomization and a
 //!   program randomized for the new page; copyback is never used for the pool (it would keep
 //!   the old page's keystream, and every later search of the moved page would miss).
-//! - **Commands**: a search is one decided op that goes to the chip as page-open, search (one
-//!   key) and page-close, submitted together so no other op reaches the plane while its page
+//! - **Commands**: a search is one decided op that goes to the chip as page-open, search (its k
+//!   keys) and page-close, submitted together so no other op reaches the plane while its page
 //!   is in the latches; a gather is one gather op (the chip senses the page into Latch 1).
 //!   Both queue per die with the other ops (scheduler, GC ordering) and complete through the
 //!   world loop; their timing is the chip model's stage chains. With `ftl.payload = "full"`
@@ -23,8 +23,8 @@
 //!   page in the write buffer, or never written (zeros), is answered by the controller from
 //!   its own copy, without a flash op.
 //!
-//! Not here: the integrity layer of `nandlab-search` (verification header, CRC on page-open,
-//! chunk ECC, fallback reads and refresh): pool pages carry no chunk ECC in their spare area.
+//! With `ftl.sim_integrity` the controller's integrity layer guards the region
+//! (`sim/integrity.rs`: verification header, chunk ECC, fallback reads, refresh).
 
 use super::{Executed, Ssd};
 use crate::address::{DieId, Lpa, Ppa};
@@ -34,23 +34,26 @@ use crate::error::{FtlError, FtlResult};
 use crate::flash::emit::{PendingOp, Tag};
 use crate::host::HostOp;
 use crate::mapping::Mapping;
+use integrity::Verdict;
 use nandlab_core::SimTime;
 use nandlab_nand::search::format::{self, CHUNK_BYTES, SIM_PAGE_BYTES};
+use nandlab_nand::search::header::{self, Header};
 use nandlab_nand::search::randomize;
-use nandlab_nand::{BlockMode, ChunkMask, FlashOp, MatchBitmap, OpKind, SearchKey};
+use nandlab_nand::{BlockMode, ChunkMask, FlashOp, MatchBitmap, OpKind, PageAddress, SearchKey};
 
 /// A SiM vendor command.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SimOp {
-    /// Search `81h`: the slots of the page matching the key; returns the 64-byte bitmap (slot
-    /// `i` = bit `i % 64` of little-endian word `i / 64`).
-    Search(SearchKey),
+    /// Search `81h` with k keys (1 to the chip's `batch_keys_max`, one batched search on the
+    /// chip): the slots of the page matching each key; returns k 64-byte bitmaps in key order
+    /// (slot `i` = bit `i % 64` of little-endian word `i / 64`).
+    Search(Vec<SearchKey>),
     /// Gather `82h`: the page's chunks of the bitmap, 64 bytes each, in chunk order.
     Gather(ChunkMask),
 }
 
 /// A SiM command on one logical page of the SiM region.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SimRequest {
     /// Submission time, or `None`: now.
     pub arrival: Option<SimTime>,
@@ -66,7 +69,15 @@ impl SimRequest {
         SimRequest {
             arrival: None,
             lpa,
-            op: SimOp::Search(key),
+            op: SimOp::Search(vec![key]),
+        }
+    }
+    /// A batched search of `lpa` for `keys` (k bitmaps back).
+    pub fn search_batch(lpa: Lpa, keys: &[SearchKey]) -> Self {
+        SimRequest {
+            arrival: None,
+            lpa,
+            op: SimOp::Search(keys.to_vec()),
         }
     }
     /// A gather of `chunks` of `lpa`.
@@ -85,7 +96,7 @@ impl SimRequest {
 }
 
 /// What the SiM region has done since the SSD was built.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SimCounters {
     /// Search commands completed on the chip (page-open, search, page-close).
     pub chip_searches: u64,
@@ -99,6 +110,34 @@ pub struct SimCounters {
     pub blocks_to_match: u64,
     /// Blocks switched back to storage mode on the chip.
     pub blocks_to_storage: u64,
+    /// Keys searched (a batched search counts each key).
+    pub keys_searched: u64,
+    /// Integrity layer (`ftl.sim_integrity`): page-opens whose header the controller checked.
+    pub opens_checked: u64,
+    /// ... of them with a failed CRC (or magic number, or LPA).
+    pub crc_failures: u64,
+    /// ... of them older than `ftl.sim_refresh_age_s`.
+    pub aged_opens: u64,
+    /// Fallback full-page reads through the page ECC (failed opens and uncorrectable chunks).
+    pub fallback_reads: u64,
+    /// Read retries of those reads.
+    pub fallback_read_retries: u64,
+    /// Fallback reads the page ECC could not decode (the command returns no bytes).
+    pub uncorrectable_reads: u64,
+    /// Commands answered by the controller from a fallback read's corrected copy.
+    pub corrected_answers: u64,
+    /// Gathered chunks with one bit corrected by the chunk ECC.
+    pub chunk_bits_corrected: u64,
+    /// Gathered chunks the chunk ECC could not correct.
+    pub chunks_uncorrectable: u64,
+    /// Pages queued for refresh.
+    pub refreshes_queued: u64,
+    /// Pages rewritten by [`Ssd::sim_refresh`].
+    pub refreshes_done: u64,
+    /// Search commands the batch scheduler of [`Ssd::run_sim`] dispatched.
+    pub batches: u64,
+    /// Search requests that joined an earlier request's batch (`ftl.sim_batch_deadline_ns`).
+    pub merged_searches: u64,
 }
 
 /// The SiM region and pool of an SSD.
@@ -111,6 +150,16 @@ pub(crate) struct SimRegion {
     pub pool: u16,
     /// Scratch: a page's randomized bytes for a program.
     page: Vec<u8>,
+    /// Scratch: a search command's keys.
+    keys: Vec<SearchKey>,
+    /// A fallback read's corrected, de-randomized page.
+    corrected: Vec<u8>,
+    /// The integrity layer (`ftl.sim_integrity`).
+    integrity: Option<integrity::Integrity>,
+    /// [`Ssd::run_sim`]'s commands in flight (request slot, batch) and finished (batch,
+    /// completion time, data).
+    in_flight: Vec<(u32, usize)>,
+    finished: Vec<(usize, SimTime, Vec<u8>)>,
     pub counters: SimCounters,
 }
 
@@ -123,6 +172,13 @@ impl SimRegion {
                 pages: config.sim_pages,
                 pool: config.placement_ids,
                 page: Vec::new(),
+                keys: Vec::new(),
+                corrected: Vec::new(),
+                in_flight: Vec::new(),
+                finished: Vec::new(),
+                integrity: config
+                    .sim_integrity
+                    .then(|| integrity::Integrity::new(config.sim_refresh_age_s, config.sim_pages)),
                 counters: SimCounters::default(),
             })
         })
@@ -150,26 +206,35 @@ impl Ssd {
     }
 
     /// Submits one SiM command now (or at its arrival, if later) and simulates until it
-    /// completes. `data` of the result: a search's 64-byte match bitmap, a gather's chunks
-    /// (64 bytes each, de-randomized); empty in timing-only payload mode.
+    /// completes. `data` of the result: a search's 64-byte match bitmaps (one per key), a
+    /// gather's chunks (64 bytes each, de-randomized); empty in timing-only payload mode.
     pub fn execute_sim(&mut self, request: &SimRequest) -> FtlResult<Executed> {
         let at = request.arrival.unwrap_or(self.now).max(self.now);
         self.check_sim(request)?;
-        self.execute_at(at, |ssd| ssd.admit_sim(request, at))
+        self.execute_at(at, |ssd| ssd.admit_sim(request, at).map(|_| ()))
     }
 
-    /// The search bitmap of an [`Executed`] SiM search.
+    /// The search bitmap of an [`Executed`] one-key SiM search.
     pub fn bitmap_of(executed: &Executed) -> Option<MatchBitmap> {
-        (executed.data.len() == 64).then(|| {
-            let mut words = [0u64; 8];
-            for (w, bytes) in words.iter_mut().zip(executed.data.chunks_exact(8)) {
-                *w = u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
-            }
-            MatchBitmap(words)
-        })
+        (executed.data.len() == 64).then(|| Self::bitmaps_of(executed)[0])
     }
 
-    fn check_sim(&self, request: &SimRequest) -> FtlResult<()> {
+    /// The bitmaps of an [`Executed`] SiM search, one per key (none in timing-only mode).
+    pub fn bitmaps_of(executed: &Executed) -> Vec<MatchBitmap> {
+        executed
+            .data
+            .chunks_exact(64)
+            .map(|bitmap| {
+                let mut words = [0u64; 8];
+                for (w, bytes) in words.iter_mut().zip(bitmap.chunks_exact(8)) {
+                    *w = u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
+                }
+                MatchBitmap(words)
+            })
+            .collect()
+    }
+
+    pub(super) fn check_sim(&self, request: &SimRequest) -> FtlResult<()> {
         let Some(sim) = &self.sim else {
             return Err(FtlError::BadRequest {
                 message: "SiM command on a device without a SiM region (ftl.sim_pages = 0)".into(),
@@ -185,18 +250,38 @@ impl Ssd {
                 ),
             });
         }
-        if let SimOp::Gather(chunks) = request.op
-            && chunks.0 == 0
-        {
-            return Err(FtlError::BadRequest {
-                message: format!("gather of lpa {}: empty chunk bitmap", request.lpa.0),
-            });
+        let refuse = |message: String| Err(FtlError::BadRequest { message });
+        match &request.op {
+            SimOp::Gather(chunks) if chunks.0 == 0 => refuse(format!(
+                "gather of lpa {}: empty chunk bitmap",
+                request.lpa.0
+            )),
+            SimOp::Gather(chunks) if chunks.contains(0) && sim.integrity.is_some() => {
+                refuse(format!(
+                    "gather of lpa {}: chunk 0 holds the verification header (ftl.sim_integrity); give chunks 1 to 63",
+                    request.lpa.0
+                ))
+            }
+            SimOp::Search(keys) => {
+                let max = self
+                    .nand
+                    .search_config()
+                    .map_or(1, |c| c.batch_keys_max as usize);
+                if keys.is_empty() || keys.len() > max {
+                    return refuse(format!(
+                        "search of lpa {}: {} keys; a search command takes 1 to {max} (search.batch_keys_max)",
+                        request.lpa.0,
+                        keys.len()
+                    ));
+                }
+                Ok(())
+            }
+            SimOp::Gather(_) => Ok(()),
         }
-        Ok(())
     }
 
-    /// Admits a checked SiM command (the queue has room).
-    fn admit_sim(&mut self, request: &SimRequest, start: SimTime) -> FtlResult<()> {
+    /// Admits a checked SiM command (the queue has room); its request slot.
+    pub(super) fn admit_sim(&mut self, request: &SimRequest, start: SimTime) -> FtlResult<u32> {
         let slot = self
             .requests
             .alloc()
@@ -204,15 +289,25 @@ impl Ssd {
         if self.watch == Some(super::WATCH_NEXT) {
             self.watch = Some(slot);
         }
-        let (op, bytes, args) = match request.op {
-            SimOp::Search(k) => (HostOp::Search, 64, (k.key, k.mask)),
+        let s = &mut self.requests.slots[slot as usize];
+        s.data.clear();
+        // what crosses the host link: 16 bytes per key in; 64 per bitmap or chunk out
+        let (op, bytes, args, keys_bytes) = match &request.op {
+            SimOp::Search(keys) => {
+                for k in keys {
+                    s.data.extend_from_slice(&k.key.to_le_bytes());
+                    s.data.extend_from_slice(&k.mask.to_le_bytes());
+                }
+                let k = keys.len() as u64;
+                (HostOp::Search, 64 * k, (k, 0), KEY_BYTES * k)
+            }
             SimOp::Gather(c) => (
                 HostOp::Gather,
                 u64::from(c.count()) * u64::from(CHUNK_BYTES),
                 (c.0, 0),
+                GATHER_ARGUMENT_BYTES,
             ),
         };
-        let s = &mut self.requests.slots[slot as usize];
         s.op = op;
         s.start = start;
         s.offset_bytes = u64::from(request.lpa.0) * u64::from(self.page_size_bytes);
@@ -222,11 +317,11 @@ impl Ssd {
         s.sim_args = args;
         self.measure.submitted += 1;
         if let Some(c) = &mut self.controller {
-            let ready = c.command(self.now, 0);
+            let ready = c.command(self.now, keys_bytes);
             c.events.schedule(ready, CtrlEvent::Decide(slot));
-            return Ok(());
+            return Ok(slot);
         }
-        self.decide(slot, None)
+        self.decide(slot, None).map(|()| slot)
     }
 
     /// Decides SiM command `slot`: one op on the page's die, or the controller's answer from
@@ -267,28 +362,32 @@ impl Ssd {
             .expect("SiM region")
             .counters
             .controller_answers += 1;
+        if op == HostOp::Search {
+            self.take_keys(slot);
+        }
         if !self.flash.payload.enabled() {
             return;
         }
         let zeros = [0u8; SIM_PAGE_BYTES as usize];
         let page = self.front.page(lpa).unwrap_or(&zeros);
-        let mut out = std::mem::take(&mut self.requests.slots[slot as usize].data);
-        out.clear();
-        if op == HostOp::Search {
-            let bitmap = format::match_page(
-                page,
-                SearchKey {
-                    key: args.0,
-                    mask: args.1,
-                },
-            );
-            out.extend(bitmap.0.iter().flat_map(|w| w.to_le_bytes()));
-        } else {
-            for chunk in ChunkMask(args.0).chunks() {
-                out.extend_from_slice(format::chunk_bytes(page, chunk));
-            }
-        }
-        self.requests.slots[slot as usize].data = out;
+        let sim = self.sim.as_mut().expect("SiM region");
+        let out = &mut self.requests.slots[slot as usize].data;
+        answer(sim, page, op, args, out);
+    }
+
+    /// Moves the keys of search command `slot` (kept in its data until the command runs) into
+    /// the region's scratch and clears the data for the results.
+    fn take_keys(&mut self, slot: u32) {
+        let sim = self.sim.as_mut().expect("SiM region");
+        let data = &mut self.requests.slots[slot as usize].data;
+        sim.keys.clear();
+        sim.keys
+            .extend(data.chunks_exact(KEY_BYTES as usize).map(|k| SearchKey {
+                key: u64::from_le_bytes(k[..8].try_into().expect("8 bytes")),
+                mask: u64::from_le_bytes(k[8..].try_into().expect("8 bytes")),
+            }));
+        data.clear();
+        sim.counters.keys_searched += sim.keys.len() as u64;
     }
 
     /// The placement id of a write of `lpa` with `tag` on a device with a SiM region: the
@@ -359,7 +458,8 @@ impl Ssd {
         Ok(())
     }
 
-    /// Programs pool page `op.source` with its bytes randomized for its chunk addresses.
+    /// Programs pool page `op.source` with its bytes randomized for its chunk addresses (with
+    /// the integrity layer: header in chunk 0, chunk ECC in the spare area).
     fn program_pool_page(&mut self, die: DieId, op: PendingOp) -> FtlResult<()> {
         let address = self.codec.address(op.source)?;
         let chip_ppa = self.nand.geometry().ppa(&address).0;
@@ -370,7 +470,18 @@ impl Ssd {
             Some(bytes) => page.extend_from_slice(bytes),
             None => page.resize(self.page_size_bytes as usize, 0),
         }
-        randomize::randomize_page(chip_ppa, &mut page);
+        if sim.integrity.is_some() {
+            // the page's LPA (the mapping recorded it in the OOB when it decided the program)
+            let lpa = self.flash.oob.get(op.source).and_then(|(lpa, _)| lpa);
+            let header = Header {
+                written_at: self.now,
+                magic: integrity::SIM_MAGIC,
+                page: lpa.map_or(u32::MAX, |l| l.0),
+            };
+            header::seal_page(&mut page, &header, chip_ppa, true);
+        } else {
+            randomize::randomize_page(chip_ppa, &mut page);
+        }
         let result = self
             .nand
             .program_page(self.now, address, &page, op.tag.encode_with_die(die));
@@ -379,76 +490,266 @@ impl Ssd {
         result?;
         sim.counters.pool_programs += 1;
         self.flash.oob.submitted(die, op.source);
+        self.flash
+            .trace_submitted(die.index(), OpKind::Program, op.source, Ppa::NONE);
         Ok(())
+    }
+
+    /// After a functional load of the mapping ([`Ssd::load_recovered`]): programs every mapped
+    /// page of the SiM region on the chip, in physical order, with its bytes randomized for its
+    /// address (sealed with a header with the integrity layer; without bytes in timing-only
+    /// mode), switching its block to match mode first, and simulates until the chip is idle.
+    pub(super) fn load_sim_pool(&mut self) -> FtlResult<()> {
+        let sim = self.sim.as_ref().expect("SiM region");
+        let mut pages: Vec<Ppa> = (sim.first_lpa..sim.first_lpa + sim.pages)
+            .filter_map(|lpa| self.mapper.locate(Lpa(lpa)))
+            .collect();
+        pages.sort_unstable();
+        for ppa in pages {
+            debug_assert!(self.flash.in_sim_pool(ppa));
+            let die = self.flash.oob.die_of(ppa);
+            self.set_pool_mode(ppa)?;
+            if self.flash.payload.enabled() {
+                let op = PendingOp {
+                    kind: OpKind::Program,
+                    source: ppa,
+                    target: Ppa::NONE,
+                    tag: Tag::Internal,
+                    transfer_bytes: 0,
+                };
+                self.program_pool_page(die, op)?;
+            } else {
+                // timing only: the chip needs the page programmed (without bytes) to open it
+                let address = self.codec.address(ppa)?;
+                let tag = Tag::Internal.encode_with_die(die);
+                self.nand
+                    .submit(self.now, &FlashOp::program(address).with_tag(tag))?;
+                self.flash.oob.submitted(die, ppa);
+            }
+        }
+        self.drain()
     }
 
     /// Submits SiM command op `op` (tag: its request): a search as page-open, search and
     /// page-close at once (nothing else reaches the plane while its page is latched), a gather
-    /// as one op. With full payloads the chip's results go into the request's data.
+    /// as one op. With full payloads the chip's results go into the request's data. With the
+    /// integrity layer a failed header check (or an uncorrectable gathered chunk) adds a full
+    /// read of the page and the controller answers from its corrected copy.
     fn submit_command(&mut self, die: DieId, op: PendingOp) -> FtlResult<()> {
         let Tag::Host(slot) = op.tag else {
             unreachable!("SiM commands are host requests");
         };
         let address = self.codec.address(op.source)?;
+        let chip_ppa = self.nand.geometry().ppa(&address).0;
         let tag = op.tag.encode_with_die(die);
-        let now = self.now;
-        let args = self.requests.slots[slot as usize].sim_args;
+        let (args, offset) = {
+            let s = &self.requests.slots[slot as usize];
+            (s.sim_args, s.offset_bytes)
+        };
+        let lpa = Lpa((offset / u64::from(self.page_size_bytes)) as u32);
         // the chip has the page's bytes when it was programmed with them (full payloads)
         let functional = self.nand.stored_page(&address).is_some();
-        let mut out = std::mem::take(&mut self.requests.slots[slot as usize].data);
-        out.clear();
         let chip_ops = if op.kind == OpKind::Search {
-            let key = SearchKey {
-                key: args.0,
-                mask: args.1,
-            };
-            self.nand.page_open(now, address, tag)?;
-            if functional {
-                let bitmap = self.nand.search_page(now, address, &[key], tag)?[0];
-                out.extend(bitmap.0.iter().flat_map(|w| w.to_le_bytes()));
-            } else {
-                self.nand
-                    .submit(now, &FlashOp::search(address, 1).with_tag(tag))?;
-            }
-            self.nand.page_close(now, address, tag)?;
-            self.sim
-                .as_mut()
-                .expect("SiM region")
-                .counters
-                .chip_searches += 1;
-            3
+            self.take_keys(slot);
+            let keys = std::mem::take(&mut self.sim.as_mut().expect("SiM region").keys);
+            let result = self.submit_search(address, chip_ppa, lpa, slot, tag, &keys, functional);
+            self.sim.as_mut().expect("SiM region").keys = keys;
+            result?
         } else {
-            let chunks = ChunkMask(args.0);
-            if functional {
-                let chip_ppa = self.nand.geometry().ppa(&address).0;
-                let ecc = self
-                    .nand
-                    .search_config()
-                    .map_or(0, |c| c.chunk_ecc_bytes as usize);
-                let raw = self.nand.gather_chunks(now, address, chunks, tag)?;
-                for (chunk, bytes) in chunks.chunks().zip(raw.chunks_exact(64 + ecc)) {
-                    let at = out.len();
-                    out.extend_from_slice(&bytes[..64]);
-                    let chunk_address = randomize::chunk_address(chip_ppa, chunk);
-                    randomize::randomize_chunk(chunk_address, &mut out[at..]);
-                }
-            } else {
-                self.nand
-                    .submit(now, &FlashOp::gather(address, chunks.0).with_tag(tag))?;
-            }
-            self.sim.as_mut().expect("SiM region").counters.chip_gathers += 1;
-            1
+            self.submit_gather(
+                address,
+                chip_ppa,
+                lpa,
+                slot,
+                tag,
+                ChunkMask(args.0),
+                functional,
+            )?
         };
-        let s = &mut self.requests.slots[slot as usize];
-        s.data = out;
         // the decided op counted once; the chip completes each of its ops
-        s.outstanding += chip_ops - 1;
+        self.requests.slots[slot as usize].outstanding += chip_ops - 1;
         for _ in 0..chip_ops {
             self.flash.oob.submitted(die, Ppa::NONE);
         }
+        // a power-loss trace folds one decided op per completion: the others join it
+        self.flash
+            .trace_submitted(die.index(), op.kind, op.source, op.target);
+        for _ in 1..chip_ops {
+            self.flash.trace_extra(die.index(), OpKind::PageOpen);
+        }
         Ok(())
+    }
+
+    /// A search's chip ops; their number.
+    #[allow(clippy::too_many_arguments)]
+    fn submit_search(
+        &mut self,
+        address: PageAddress,
+        chip_ppa: u64,
+        lpa: Lpa,
+        slot: u32,
+        tag: u64,
+        keys: &[SearchKey],
+        functional: bool,
+    ) -> FtlResult<u32> {
+        let now = self.now;
+        let window = self.nand.page_open(now, address, tag)?;
+        let sim = self.sim.as_mut().expect("SiM region");
+        let verdict = if functional {
+            sim.check_window(&window, chip_ppa, lpa, now)
+        } else {
+            Verdict::OnChip
+        };
+        let mut out = std::mem::take(&mut self.requests.slots[slot as usize].data);
+        out.clear();
+        let result = self.run_search(
+            address, chip_ppa, lpa, tag, keys, functional, verdict, &mut out,
+        );
+        self.requests.slots[slot as usize].data = out;
+        result?;
+        self.sim
+            .as_mut()
+            .expect("SiM region")
+            .counters
+            .chip_searches += 1;
+        Ok(3)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_search(
+        &mut self,
+        address: PageAddress,
+        chip_ppa: u64,
+        lpa: Lpa,
+        tag: u64,
+        keys: &[SearchKey],
+        functional: bool,
+        verdict: Verdict,
+        out: &mut Vec<u8>,
+    ) -> FtlResult<()> {
+        let now = self.now;
+        if verdict != Verdict::OnChip {
+            // optimistic correction failed: close, read in full, answer from the copy
+            self.nand.page_close(now, address, tag)?;
+            self.sim.as_mut().expect("SiM region").queue_refresh(lpa);
+            if self.sim_full_read(address, chip_ppa, tag)? {
+                let sim = self.sim.as_mut().expect("SiM region");
+                sim.counters.corrected_answers += 1;
+                for k in keys {
+                    push_bitmap(out, format::match_page(&sim.corrected, *k), true);
+                }
+            }
+            return Ok(());
+        }
+        if functional {
+            let clear = self.sim.as_ref().expect("SiM region").integrity.is_some();
+            for bitmap in self.nand.search_page(now, address, keys, tag)? {
+                push_bitmap(out, bitmap, clear);
+            }
+        } else {
+            self.nand.submit(
+                now,
+                &FlashOp::search(address, keys.len() as u32).with_tag(tag),
+            )?;
+        }
+        self.nand.page_close(now, address, tag)?;
+        Ok(())
+    }
+
+    /// A gather's chip ops (the gather, and a full read when a chunk is uncorrectable); their
+    /// number.
+    #[allow(clippy::too_many_arguments)]
+    fn submit_gather(
+        &mut self,
+        address: PageAddress,
+        chip_ppa: u64,
+        lpa: Lpa,
+        slot: u32,
+        tag: u64,
+        chunks: ChunkMask,
+        functional: bool,
+    ) -> FtlResult<u32> {
+        let now = self.now;
+        self.sim.as_mut().expect("SiM region").counters.chip_gathers += 1;
+        if !functional {
+            self.nand
+                .submit(now, &FlashOp::gather(address, chunks.0).with_tag(tag))?;
+            return Ok(1);
+        }
+        let mut out = std::mem::take(&mut self.requests.slots[slot as usize].data);
+        out.clear();
+        let raw = self.nand.gather_chunks(now, address, chunks, tag)?;
+        let sim = self.sim.as_mut().expect("SiM region");
+        let ops = if sim.integrity.is_none() {
+            let ecc = self
+                .nand
+                .search_config()
+                .map_or(0, |c| c.chunk_ecc_bytes as usize);
+            for (chunk, bytes) in chunks.chunks().zip(raw.chunks_exact(64 + ecc)) {
+                let at = out.len();
+                out.extend_from_slice(&bytes[..64]);
+                let chunk_address = randomize::chunk_address(chip_ppa, chunk);
+                randomize::randomize_chunk(chunk_address, &mut out[at..]);
+            }
+            1
+        } else if sim.check_chunks(&raw, chunks, chip_ppa, &mut out) {
+            1
+        } else {
+            out.clear();
+            sim.queue_refresh(lpa);
+            let decoded = self.sim_full_read(address, chip_ppa, tag);
+            let sim = self.sim.as_mut().expect("SiM region");
+            if matches!(decoded, Ok(true)) {
+                sim.counters.corrected_answers += 1;
+                for chunk in chunks.chunks() {
+                    out.extend_from_slice(format::chunk_bytes(&sim.corrected, chunk));
+                }
+            }
+            self.requests.slots[slot as usize].data = out;
+            decoded?;
+            return Ok(2);
+        };
+        self.requests.slots[slot as usize].data = out;
+        Ok(ops)
     }
 }
 
+/// Bytes a search key takes on the host link (key and mask).
+const KEY_BYTES: u64 = 16;
+/// Bytes of a gather command's argument on the host link (the chunk bitmap).
+const GATHER_ARGUMENT_BYTES: u64 = 8;
+
+/// Appends `bitmap`'s 64 bytes to `out`, without the header chunk's slots if `clear_header`.
+fn push_bitmap(out: &mut Vec<u8>, mut bitmap: MatchBitmap, clear_header: bool) {
+    if clear_header {
+        bitmap.0[0] &= !integrity::HEADER_SLOTS;
+    }
+    out.extend(bitmap.0.iter().flat_map(|w| w.to_le_bytes()));
+}
+
+/// The controller's answer to a command from a page's plain bytes (`sim.keys`: a search's
+/// keys) into `out`.
+fn answer(sim: &SimRegion, page: &[u8], op: HostOp, args: (u64, u64), out: &mut Vec<u8>) {
+    out.clear();
+    if op == HostOp::Search {
+        for k in &sim.keys {
+            push_bitmap(out, format::match_page(page, *k), sim.integrity.is_some());
+        }
+    } else {
+        for chunk in ChunkMask(args.0).chunks() {
+            out.extend_from_slice(format::chunk_bytes(page, chunk));
+        }
+    }
+}
+
+mod batch;
+mod integrity;
+
+#[cfg(test)]
+mod batch_tests;
+#[cfg(test)]
+mod integrity_tests;
+#[cfg(test)]
+mod remount_tests;
 #[cfg(test)]
 mod tests;

@@ -206,14 +206,14 @@ impl Ssd {
     /// loop's, or under a power trace the power driver's, whose metadata writes (trim-log
     /// records, map checkpoints) are events too: a Flush waiting for its trim-log record
     /// would otherwise never complete. `Some(false)` for any event.
-    fn step_sync(&mut self) -> FtlResult<Option<bool>> {
+    pub(super) fn step_sync(&mut self) -> FtlResult<Option<bool>> {
         if self.power_trace_on() {
             return Ok(self.power_step()?.map(|_| false));
         }
         self.step()
     }
 
-    fn stalled(&self) -> FtlError {
+    pub(super) fn stalled(&self) -> FtlError {
         FtlError::Stalled {
             message: format!(
                 "{} requests and {} deferred steps in flight but no event pending at {}",
@@ -464,11 +464,12 @@ impl Ssd {
 
     pub(super) fn complete(&mut self, slot: u32) {
         let s = &self.requests.slots[slot as usize];
-        if s.op == crate::host::HostOp::Read
+        // a read's data, a SiM search's bitmaps or a gather's chunks cross the host link
+        if matches!(s.op, HostOp::Read | HostOp::Search | HostOp::Gather)
             && let Some(c) = &mut self.controller
             && let Some(t) = c.read_out(self.now, s.size_bytes)
         {
-            // the read data crosses the host link first
+            // the data crosses the host link first
             c.events.schedule(t, CtrlEvent::Complete(slot));
             return;
         }
@@ -499,6 +500,10 @@ impl Ssd {
                 completed: self.now,
                 data,
             });
+        } else if s.op.is_sim() {
+            // a SiM command of `Ssd::run_sim`: the batch scheduler hands its result out
+            let data = std::mem::take(&mut s.data);
+            self.sim_finished(slot, data);
         }
         self.requests.release(slot);
     }

@@ -4,7 +4,8 @@
 mod report;
 
 pub use report::{
-    ChipOpModes, EnergySection, EraseBin, EraseSummary, IoSection, SsdReport, ValidPageMap,
+    ChipOpModes, EnergySection, EraseBin, EraseSummary, IoSection, SimSection, SsdReport,
+    ValidPageMap,
 };
 
 use crate::host::HostOp;

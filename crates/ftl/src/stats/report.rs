@@ -163,6 +163,21 @@ pub struct SsdReport {
     /// Controller busy time and energy (present when the device has controller costs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub controller: Option<crate::controller::ControllerSection>,
+    /// The SiM region's commands of the run and its counters since the device was built
+    /// (present when `ftl.sim_pages` > 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sim: Option<SimSection>,
+}
+
+/// The SiM region's part of a report (docs/sim.md).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SimSection {
+    /// Search commands (bytes: the bitmaps returned).
+    pub search: IoSection,
+    /// Gather commands (bytes: the chunks returned).
+    pub gather: IoSection,
+    /// What the region did since the device was built.
+    pub counters: crate::SimCounters,
 }
 
 impl SsdReport {

@@ -43,6 +43,28 @@ pub struct SsdSection {
     /// link, ECC), each key optional (0 when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub controller: Option<ControllerCosts>,
+    /// `[ssd.sim]`: a Search-in-Memory region (docs/sim.md; needs a `[search]` chip such as
+    /// the `sim2024` preset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sim: Option<SimSection>,
+}
+
+/// `[ssd.sim]`: the SiM region and its controller (paper 004 §VI-A1, §IV-C, §IV-E).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimSection {
+    /// The last this many logical pages form the SiM region (`ftl.sim_pages`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<u32>,
+    /// The integrity layer: header, chunk ECC, fallback reads, refresh (`ftl.sim_integrity`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrity: Option<bool>,
+    /// Pages older than this are read out and refreshed (`ftl.sim_refresh_age_s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_age_s: Option<u64>,
+    /// Deadline of the search batch scheduler in ns (`ftl.sim_batch_deadline_ns`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_deadline_ns: Option<u64>,
 }
 
 /// `[ssd.host]`: the host interface.
@@ -254,6 +276,12 @@ impl SsdSection {
             set(&mut f.hint_all_planes, h.all_planes);
         }
         set(&mut f.controller, self.controller.clone());
+        if let Some(sim) = &self.sim {
+            set(&mut f.sim_pages, sim.pages);
+            set(&mut f.sim_integrity, sim.integrity);
+            set(&mut f.sim_refresh_age_s, sim.refresh_age_s);
+            set(&mut f.sim_batch_deadline_ns, sim.batch_deadline_ns);
+        }
         if let Some(s) = &self.scheduler {
             set(&mut f.multiplane, s.multiplane);
             set(&mut f.cache_mode, s.cache);
@@ -436,6 +464,10 @@ pub const FTL_KEYS: &[(&str, &str)] = &[
     ("ftl.write_buffer_policy", "ssd.buffer.policy"),
     ("ftl.hint_refresh_ops", "ssd.hints.refresh_ops"),
     ("ftl.hint_all_planes", "ssd.hints.all_planes"),
+    ("ftl.sim_pages", "ssd.sim.pages"),
+    ("ftl.sim_integrity", "ssd.sim.integrity"),
+    ("ftl.sim_refresh_age_s", "ssd.sim.refresh_age_s"),
+    ("ftl.sim_batch_deadline_ns", "ssd.sim.batch_deadline_ns"),
     ("device", "nand"),
 ];
 
@@ -461,6 +493,27 @@ mod tests {
 
     fn section(text: &str) -> SsdSection {
         toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn sim_keys_reach_the_ftl_config_and_errors_name_them() {
+        let f = section(
+            "payload = \"full\"\n[sim]\npages = 64\nintegrity = true\nrefresh_age_s = 3600\nbatch_deadline_ns = 4000\n",
+        )
+        .to_ftl()
+        .unwrap();
+        assert_eq!(
+            (
+                f.sim_pages,
+                f.sim_integrity,
+                f.sim_refresh_age_s,
+                f.sim_batch_deadline_ns
+            ),
+            (64, true, 3600, 4000)
+        );
+        assert_eq!(stack_key("ftl.sim_integrity"), "ssd.sim.integrity");
+        assert_eq!(stack_key("ftl.sim_pages"), "ssd.sim.pages");
+        assert!(toml::from_str::<SsdSection>("[sim]\nkeys = 3\n").is_err());
     }
 
     #[test]

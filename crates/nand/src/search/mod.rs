@@ -15,10 +15,16 @@
 //! (`sim::search_ops`). The ONFI interface has vendor opcodes (`crate::onfi::commands`).
 //!
 //! Layout: `format` (page format, keys, bitmaps), `randomize` (per-chunk keystream), `config` (the `[search]` parameters), `state`
-//! (block modes, stored bytes, latches and the switching rules).
+//! (block modes, stored bytes, latches and the switching rules). The controller-side integrity
+//! formats shared by `nandlab-search`'s store and the SSD's SiM region (`nandlab-ftl`) are pure
+//! functions here too: `header` (the verification header, S4), `chunk_ecc` (the 4-byte ECC of a
+//! chunk) and `crc` (their CRCs).
 
+pub mod chunk_ecc;
 pub mod config;
+pub mod crc;
 pub mod format;
+pub mod header;
 pub mod randomize;
 pub(crate) mod state;
 

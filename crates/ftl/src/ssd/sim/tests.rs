@@ -10,11 +10,11 @@ use nandlab_nand::search::format::{self, SIM_PAGE_BYTES};
 use nandlab_nand::search::randomize;
 use nandlab_nand::{BlockMode, ChunkMask, PageAddress, SearchKey};
 
-const PAGE: u64 = SIM_PAGE_BYTES as u64;
+pub(super) const PAGE: u64 = SIM_PAGE_BYTES as u64;
 
 /// The `sim2024` preset shrunk to one channel of 2 dies × 16 blocks of 16 pages; `sim_pages`
 /// of the 256 logical pages form the SiM region.
-fn small_sim(sim_pages: u32, payload: PayloadMode) -> SsdConfig {
+pub(super) fn small_sim(sim_pages: u32, payload: PayloadMode) -> SsdConfig {
     let mut c = SsdConfig::from_preset("sim2024");
     c.device.overrides = Some(
         toml::from_str(
@@ -33,7 +33,7 @@ fn small_sim(sim_pages: u32, payload: PayloadMode) -> SsdConfig {
 }
 
 /// A page of random slots in which `key` appears in a few slots.
-fn random_page(rng: &mut SimRng, key: u64) -> Vec<u8> {
+pub(super) fn random_page(rng: &mut SimRng, key: u64) -> Vec<u8> {
     let mut page = vec![0u8; PAGE as usize];
     for slot in page.chunks_exact_mut(8) {
         let v = if rng.below(40) == 0 {
@@ -46,7 +46,7 @@ fn random_page(rng: &mut SimRng, key: u64) -> Vec<u8> {
     page
 }
 
-fn write(ssd: &mut Ssd, lpa: u64, page: &[u8]) {
+pub(super) fn write(ssd: &mut Ssd, lpa: u64, page: &[u8]) {
     ssd.execute(&HostRequest::write(lpa * PAGE, PAGE), Some(page))
         .unwrap();
 }

@@ -5,7 +5,7 @@
 //! the CRC-16 catches a wrong correction when three or more bits flipped. A flip inside the ECC
 //! bytes themselves is detected (never miscorrects the data).
 
-use crate::crc::crc16;
+use super::crc::crc16;
 
 pub const CHUNK_ECC_BYTES: usize = 4;
 const DATA_BITS: u32 = 512;
