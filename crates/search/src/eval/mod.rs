@@ -253,10 +253,17 @@ pub(super) fn load(sim: &mut NandSim, config: &EvalConfig) -> SearchResult<Index
             ..StoreConfig::default()
         },
     )?;
-    let mut keys: Vec<(u64, u32)> = (0..records as u32)
-        .map(|keynum| (key_value(i64::from(keynum), true) as u64, keynum))
+    // (key, key number) packed in one integer: sorting primitives is twice as fast as tuples
+    let mut packed: Vec<u128> = (0..records as u32)
+        .map(|keynum| {
+            u128::from(key_value(i64::from(keynum), true) as u64) << 32 | u128::from(keynum)
+        })
         .collect();
-    keys.sort_unstable();
+    packed.sort_unstable();
+    let keys: Vec<(u64, u32)> = packed
+        .into_iter()
+        .map(|p| ((p >> 32) as u64, p as u32))
+        .collect();
     debug_assert!(
         keys.windows(2).all(|w| w[0].0 < w[1].0),
         "FNV-64 keys are distinct here"
