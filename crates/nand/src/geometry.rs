@@ -135,7 +135,24 @@ impl Geometry {
     }
 
     /// Checks every component of `address` against the geometry.
+    #[inline]
     pub fn check(&self, address: &PageAddress) -> NandResult<()> {
+        if address.channel < self.channels
+            && address.chip < self.chips_per_channel
+            && address.die < self.dies_per_chip
+            && address.plane < self.planes_per_die
+            && address.block < self.blocks_per_plane
+            && address.page < self.pages_per_block
+        {
+            return Ok(());
+        }
+        self.out_of_range(address)
+    }
+
+    /// The error of [`Geometry::check`]: the first component out of range.
+    #[cold]
+    #[inline(never)]
+    fn out_of_range(&self, address: &PageAddress) -> NandResult<()> {
         let fields = [
             ("channel", address.channel, self.channels),
             ("chip", address.chip, self.chips_per_channel),

@@ -444,8 +444,9 @@ impl SimPageStore {
             let mut out = Vec::with_capacity(chunks.count() as usize * CHUNK_BYTES as usize);
             let mut failed = false;
             for (i, chunk) in chunks.chunks().enumerate() {
-                let (data, ecc) = raw[i * stride..(i + 1) * stride].split_at(CHUNK_BYTES as usize);
-                let mut data = data.to_vec();
+                let (bytes, ecc) = raw[i * stride..(i + 1) * stride].split_at(CHUNK_BYTES as usize);
+                let mut data = [0u8; CHUNK_BYTES as usize];
+                data.copy_from_slice(bytes);
                 self.stats.chunks_gathered += 1;
                 match chunk_ecc::decode(&mut data, ecc) {
                     Decoded::Clean => {}

@@ -29,10 +29,9 @@ pub fn slot_keystream(chunk_address: u64, slot: u32) -> u64 {
 pub fn randomize_chunk(chunk_address: u64, chunk: &mut [u8]) {
     debug_assert_eq!(chunk.len(), CHUNK_BYTES as usize);
     for (slot, bytes) in chunk.chunks_exact_mut(SLOT_BYTES as usize).enumerate() {
-        let word = slot_keystream(chunk_address, slot as u32).to_le_bytes();
-        for (b, w) in bytes.iter_mut().zip(word) {
-            *b ^= w;
-        }
+        let word = u64::from_le_bytes((&*bytes).try_into().expect("8 bytes"));
+        let stream = slot_keystream(chunk_address, slot as u32);
+        bytes.copy_from_slice(&(word ^ stream).to_le_bytes());
     }
 }
 

@@ -171,21 +171,27 @@ impl SearchState {
     /// chunk a gather will send. Reads the table entry (see [`SearchState::prefetch_entry`]).
     #[inline]
     pub fn prefetch_bytes(&self, address: &PageAddress, chunk: Option<u32>) {
-        use nandlab_core::prefetch::prefetch;
+        use nandlab_core::prefetch::{prefetch, prefetch_header};
         let Some(stored) = &self.pages[self.geometry.ppa(address).index()] else {
             return;
         };
         let line = 64;
+        // the sense clones the page's `Arc`s: their counts
+        prefetch_header(&stored.raw);
+        if let Some(plain) = &stored.plain {
+            prefetch_header(plain);
+        }
         match chunk {
-            // the verification window, and the first lines of the page matched
+            // the verification window, and the whole page matched
             None => {
                 let window = self.config.page_open_transfer_bytes as usize;
                 for at in (0..window.min(stored.raw.len())).step_by(line) {
                     prefetch(&stored.raw, at);
                 }
                 if let Some(plain) = &stored.plain {
-                    prefetch(plain, 0);
-                    prefetch(plain, line);
+                    for at in (0..plain.len()).step_by(line) {
+                        prefetch(plain, at);
+                    }
                 }
             }
             // the chunk and its ECC bytes in the spare area

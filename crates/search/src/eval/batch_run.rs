@@ -9,7 +9,7 @@
 //! batch's page-close. Read-only (as the paper's 3.7× point).
 
 use super::{
-    BITMAP_BYTES, EvalConfig, EvalMode, HOST_BUS_BYTES_PER_NS, key_page, load, percentile,
+    BITMAP_BYTES, EvalConfig, EvalMode, HOST_BUS_BYTES_PER_NS, Index, key_page, load, percentile,
     value_page,
 };
 use crate::batch::{DeadlineScheduler, PendingSearch};
@@ -167,11 +167,11 @@ pub fn run_batched(chip: &NandConfig, config: &BatchConfig) -> SearchResult<Batc
             let YcsbOp::Read { keynum } = ops.next_op() else {
                 unreachable!("a read-only mix")
             };
-            let (leaf, slot) = index.place[keynum as usize];
+            let leaf = index.records[keynum as usize].leaf;
             let search = PendingSearch {
                 id: (issued << 16) | u64::from(client),
                 page: key_page(leaf),
-                key: index.keys[leaf as usize][slot as usize],
+                key: Index::key(keynum),
                 submitted: now,
             };
             issued += 1;

@@ -435,11 +435,13 @@ pub fn query_concentration(
     draws: u64,
 ) -> Result<[f64; 4], WorkloadError> {
     let mut generator = spec.generator(seed)?;
-    let mut counts = std::collections::HashMap::<i64, u64>::new();
-    for _ in 0..draws {
-        *counts.entry(generator.next_keynum()).or_insert(0) += 1;
-    }
-    let mut top: Vec<u64> = counts.into_values().collect();
+    // the draws sorted, then counted run by run (faster than a hash map of counts)
+    let mut keynums: Vec<i64> = (0..draws).map(|_| generator.next_keynum()).collect();
+    keynums.sort_unstable();
+    let mut top: Vec<u64> = keynums
+        .chunk_by(|a, b| a == b)
+        .map(|run| run.len() as u64)
+        .collect();
     top.sort_unstable_by(|a, b| b.cmp(a));
     let mut shares = [0.0; 4];
     for (share, count) in shares.iter_mut().zip(top) {
