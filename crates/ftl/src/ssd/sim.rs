@@ -509,6 +509,9 @@ impl Ssd {
             debug_assert!(self.flash.in_sim_pool(ppa));
             let die = self.flash.oob.die_of(ppa);
             self.set_pool_mode(ppa)?;
+            // the mount loaded the page as done; its program on the chip is pending again, so
+            // the block's unsubmitted count (erase gating, durability) sees it
+            self.flash.oob.reprogram(ppa, false);
             if self.flash.payload.enabled() {
                 let op = PendingOp {
                     kind: OpKind::Program,
