@@ -211,13 +211,22 @@ pub fn draw_case(seed: u64, index: u64, mutation: Mutation) -> DrawnCase {
     }
     // multiplane merging and cache mode, drawn after the urgency (the draws above stay as they
     // were): merging in a third of the cases with two planes, cache mode in a quarter of all
-    // cases. Superblocks (`superpage_planes`) are not drawn: with a write buffer at queue
-    // depth 4 they lose flushed writes at some cuts (an open finding, docs/power.md)
+    // cases
     let device = &mut drawn.case.device;
     if device.planes_per_die > 1 && rng.chance(1.0 / 3.0) {
         device.multiplane = true;
     }
     device.cache_mode = rng.chance(0.25);
+    // superblocks, drawn last (the draws above stay as they were): half the merging cases
+    // whose device allows them (page mapping, no copyback, two planes forming the superblock)
+    if device.multiplane
+        && device.mapping == MappingKind::Page
+        && !device.copyback
+        && device.planes_per_die == 2
+        && rng.chance(0.5)
+    {
+        device.superpage_planes = 2;
+    }
     if mutation == Mutation::TrimLogSkipped {
         let w = &mut drawn.case.workload;
         w.trim_probability = 0.15;
