@@ -924,39 +924,25 @@ impl Ssd {
     #[cold]
     #[inline(never)]
     fn dispatch_erase(&mut self, die: DieId, op: PendingOp) -> FtlResult<()> {
-        let oob = &self.flash.oob;
-        let waits: Vec<ProgramWait> = if let Tag::Multi(id) = op.tag {
-            // a multiplane erase (blocking GC merges a superblock's erases at decision) waits
-            // for what each member erase waits for; the members need not be adjacent in
-            // decision order, so their entries are picked out wherever they are
-            let members = self.merged.get(id);
-            let mut waits = Vec::new();
-            self.flash.erase_waits.retain(|&(source, wait)| {
-                if members.iter().any(|m| m.source == source) {
-                    if !wait.done(oob) {
-                        waits.push(wait);
-                    }
-                    false
-                } else {
-                    true
-                }
-            });
-            waits
-        } else {
-            // this erase's entries are the oldest (erases are dispatched in decision order)
-            let n = self
-                .flash
-                .erase_waits
-                .iter()
-                .take_while(|&&(source, _)| source == op.source)
-                .count();
-            self.flash
-                .erase_waits
-                .drain(..n)
-                .map(|(_, wait)| wait)
-                .filter(|wait| !wait.done(oob))
-                .collect()
+        // what this erase waits for, or every member erase of a multiplane erase (blocking GC
+        // merges a superblock's erases at decision): the entries are those of the erases
+        // decided in this batch and not yet dispatched, so they are picked out by source,
+        // wherever a member's entries are in decision order
+        let members = match op.tag {
+            Tag::Multi(id) => self.merged.get(id),
+            _ => std::slice::from_ref(&op),
         };
+        let oob = &self.flash.oob;
+        let mut waits = Vec::new();
+        self.flash.erase_waits.retain(|&(source, wait)| {
+            if !members.iter().any(|m| m.source == source) {
+                return true;
+            }
+            if !wait.done(oob) {
+                waits.push(wait);
+            }
+            false
+        });
         if waits.is_empty() {
             if self.queues.is_empty(die)
                 && self.die_slots.can_take(self.nand.die_ops_in_flight(die), 0)

@@ -138,15 +138,11 @@ pub fn draw_case(seed: u64, index: u64, mutation: Mutation) -> DrawnCase {
             ],
         ),
         paired_page_padding: mutation != Mutation::PairedPagesIgnored,
-        map_checkpoint_interval_pages: 0,
         checkpoint_before_data: mutation == Mutation::CheckpointBeforeData,
         trim_log_skipped: mutation == Mutation::TrimLogSkipped,
-        queue_depth: 1,
-        gc_scheduling: GcScheduling::Blocking,
-        gc_urgent_free_blocks: 0,
-        multiplane: false,
-        cache_mode: false,
-        superpage_planes: 1,
+        // checkpoints, queue depth, GC scheduling and urgency, multiplane merging, cache mode
+        // and superblocks start at the defaults and are drawn below
+        ..CrashDevice::default()
     };
     // paired-page padding covers the page mapping; block and hybrid mappings program a page
     // at its LPA's offset, so their lower pages are not protected: no paired damage there
