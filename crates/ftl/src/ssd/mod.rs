@@ -7,6 +7,7 @@
 //! been read); the decided flash ops are then submitted in decision order, so the chip model's
 //! per-die ordering keeps GC moves before their erase and erases before reuse.
 
+mod armed_cut;
 mod checkpoint;
 mod durability;
 mod host_path;
@@ -23,6 +24,7 @@ mod test_device;
 mod txn;
 mod world;
 
+pub use armed_cut::{ArmedCut, CutOutcome};
 pub use durability::{WriteState, WriteStateCounts};
 pub use precondition::{PRECONDITION_PROGRESS_WRITES, Precondition};
 pub use sim::{SimCounters, SimOp, SimRequest};

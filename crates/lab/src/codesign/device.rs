@@ -20,7 +20,7 @@
 use nandlab_core::SimTime;
 use nandlab_engine::{BlockDevice, CoDesignHints, DeviceCounters, EngineError, Lpa};
 use nandlab_ftl::power::{CutConfig, PowerCut};
-use nandlab_ftl::{HostRequest, Ssd};
+use nandlab_ftl::{ArmedCut, CutOutcome, HostRequest, Ssd};
 use nandlab_nand::OpKind;
 use std::collections::VecDeque;
 
@@ -38,16 +38,6 @@ pub struct SsdDevice {
     buffer_hits: u64,
     /// An armed power cut (crash tests, [`SsdDevice::arm_power_cut`]).
     cut: Option<ArmedCut>,
-}
-
-/// A power cut armed on the device's requests.
-#[derive(Debug)]
-struct ArmedCut {
-    at_request: u64,
-    after_events: u64,
-    config: CutConfig,
-    requests: u64,
-    result: Option<PowerCut>,
 }
 
 /// The reason a request after the cut fails with.
@@ -93,13 +83,7 @@ impl SsdDevice {
         if self.write_buffer_pages > 0 {
             return Err("power cut: needs synchronous writes (buffered_writes 0)".into());
         }
-        self.cut = Some(ArmedCut {
-            at_request: at_request.max(1),
-            after_events,
-            config,
-            requests: 0,
-            result: None,
-        });
+        self.cut = Some(ArmedCut::new(at_request, after_events, config));
         Ok(())
     }
 
@@ -108,30 +92,22 @@ impl SsdDevice {
         let Some(cut) = self.cut.as_mut() else {
             return Err("power cut: none armed".into());
         };
-        if cut.result.is_none() {
-            let config = cut.config.clone();
-            let result = self.ssd.power_cut(&config).map_err(|e| e.to_string())?;
-            if let Some(cut) = self.cut.as_mut() {
-                cut.result = Some(result);
-                cut.requests = cut.requests.max(cut.at_request);
-            }
-        }
-        Ok(())
+        cut.cut_now(&mut self.ssd).map_err(|e| e.to_string())
     }
 
     /// Whether the armed cut has happened.
     pub fn power_lost(&self) -> bool {
-        self.cut.as_ref().is_some_and(|c| c.result.is_some())
+        self.cut.as_ref().is_some_and(ArmedCut::happened)
     }
 
     /// Requests counted since the cut was armed.
     pub fn requests_since_armed(&self) -> u64 {
-        self.cut.as_ref().map_or(0, |c| c.requests)
+        self.cut.as_ref().map_or(0, ArmedCut::requests)
     }
 
     /// The power cut, once it happened (taken: the device stays dead).
     pub fn take_power_cut(&mut self) -> Option<PowerCut> {
-        self.cut.as_mut()?.result.take()
+        self.cut.as_mut()?.take()
     }
 
     /// Runs one request; with a cut armed, the armed request is stepped event by event and
@@ -143,47 +119,18 @@ impl SsdDevice {
         request: &HostRequest,
         data: Option<&[u8]>,
     ) -> Result<nandlab_ftl::Executed, EngineError> {
-        let lost = || EngineError::Device {
-            op,
-            lpa,
-            reason: POWER_LOST.into(),
+        let outcome = match self.cut.as_mut() {
+            None => self.ssd.execute(request, data).map(CutOutcome::Executed),
+            Some(cut) => cut.execute(&mut self.ssd, request, data, false),
         };
-        let Some(cut) = self.cut.as_mut() else {
-            return self
-                .ssd
-                .execute(request, data)
-                .map_err(|e| Self::request_error(op, lpa, e));
-        };
-        if cut.result.is_some() {
-            return Err(lost());
+        match outcome.map_err(|e| Self::request_error(op, lpa, e))? {
+            CutOutcome::Executed(executed) => Ok(executed),
+            CutOutcome::PowerLost => Err(EngineError::Device {
+                op,
+                lpa,
+                reason: POWER_LOST.into(),
+            }),
         }
-        cut.requests += 1;
-        if cut.requests < cut.at_request {
-            return self
-                .ssd
-                .execute(request, data)
-                .map_err(|e| Self::request_error(op, lpa, e));
-        }
-        let (events, config) = (cut.after_events, cut.config.clone());
-        let step = |ssd: &mut Ssd| -> Result<(), nandlab_ftl::FtlError> {
-            if ssd.power_admit(request, data)? {
-                let mut stepped = 0;
-                while ssd.requests_in_flight() > 0 && stepped < events {
-                    ssd.power_step()?;
-                    stepped += 1;
-                }
-            }
-            Ok(())
-        };
-        step(&mut self.ssd).map_err(|e| Self::request_error(op, lpa, e))?;
-        let result = self
-            .ssd
-            .power_cut(&config)
-            .map_err(|e| Self::request_error(op, lpa, e))?;
-        if let Some(cut) = self.cut.as_mut() {
-            cut.result = Some(result);
-        }
-        Err(lost())
     }
 
     /// Page writes go through a host write buffer of `pages` pages (0: synchronous writes).

@@ -30,7 +30,7 @@ pub use lock::{FileLocks, LockLevel};
 use crate::error::{SqlError, SqlResult};
 use crate::extent::{Extent, ExtentAllocator, grow_pages};
 use nandlab_core::{Lpa, SimTime};
-use nandlab_ftl::{Executed, HostOp, HostRequest, PayloadMode, Ssd};
+use nandlab_ftl::{ArmedCut, CutOutcome, Executed, HostOp, HostRequest, PayloadMode, Ssd};
 use nandlab_nand::OpKind;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -126,16 +126,6 @@ pub struct SimDisk {
     temp_names: std::collections::BTreeSet<String>,
     /// An armed power cut (crash tests).
     cut: Option<ArmedCut>,
-}
-
-/// A power cut armed on the disk's requests.
-#[derive(Debug)]
-struct ArmedCut {
-    at_request: u64,
-    after_events: u64,
-    config: nandlab_ftl::power::CutConfig,
-    requests: u64,
-    result: Option<nandlab_ftl::power::PowerCut>,
 }
 
 impl SimDisk {
@@ -238,31 +228,13 @@ impl SimDisk {
         let Some(cut) = self.cut.as_mut() else {
             return Ok(self.ssd.execute(request, data)?);
         };
-        if cut.result.is_some() {
-            return Err(SqlError::PowerLost);
+        // `step_after`: one more event after each request before the armed one; under the
+        // trace `execute` already folds each completion into the power trace, but this step
+        // stays, since the crash cases' cut points and timing were measured with it
+        match cut.execute(&mut self.ssd, request, data, true)? {
+            CutOutcome::Executed(executed) => Ok(executed),
+            CutOutcome::PowerLost => Err(SqlError::PowerLost),
         }
-        cut.requests += 1;
-        if cut.requests < cut.at_request {
-            let executed = self.ssd.execute(request, data)?;
-            // one more event (if any): under the trace `execute` already folds each completion
-            // into the power trace, but this step stays, since the crash cases' cut points
-            // and timing were measured with it
-            self.ssd.power_step()?;
-            return Ok(executed);
-        }
-        let (events, config) = (cut.after_events, cut.config.clone());
-        if self.ssd.power_admit(request, data)? {
-            let mut stepped = 0;
-            while self.ssd.requests_in_flight() > 0 && stepped < events {
-                self.ssd.power_step()?;
-                stepped += 1;
-            }
-        }
-        let result = self.ssd.power_cut(&config)?;
-        if let Some(cut) = self.cut.as_mut() {
-            cut.result = Some(result);
-        }
-        Err(SqlError::PowerLost)
     }
 
     /// Arms a power cut: requests from now on are counted, and the `at_request`-th (from 1) is
@@ -279,31 +251,23 @@ impl SimDisk {
                 "power cut: the SSD's power trace is not on (Ssd::start_power_trace)".into(),
             ));
         }
-        self.cut = Some(ArmedCut {
-            at_request: at_request.max(1),
-            after_events,
-            config,
-            requests: 0,
-            result: None,
-        });
+        self.cut = Some(ArmedCut::new(at_request, after_events, config));
         Ok(())
     }
 
     /// Requests counted since the cut was armed.
     pub fn requests_since_armed(&self) -> u64 {
-        self.cut.as_ref().map_or(0, |c| c.requests)
+        self.cut.as_ref().map_or(0, ArmedCut::requests)
     }
 
     /// The power cut, once it happened (taken: the disk stays dead).
     pub fn take_power_cut(&mut self) -> Option<nandlab_ftl::power::PowerCut> {
-        self.cut.as_mut()?.result.take()
+        self.cut.as_mut()?.take()
     }
 
     /// Whether the armed cut has happened.
     pub fn power_lost(&self) -> bool {
-        self.cut
-            .as_ref()
-            .is_some_and(|c| c.result.is_some() || c.requests >= c.at_request)
+        self.cut.as_ref().is_some_and(ArmedCut::happened)
     }
 
     /// The SSD (to rebuild a device after a cut).
