@@ -21,7 +21,16 @@ use super::{SimOp, SimRequest};
 use crate::error::{FtlError, FtlResult};
 use nandlab_core::SimTime;
 use nandlab_nand::SearchKey;
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+/// Keys of a search command (0 for a gather).
+fn key_count(request: &SimRequest) -> usize {
+    match &request.op {
+        SimOp::Search(keys) => keys.len(),
+        SimOp::Gather(_) => 0,
+    }
+}
 
 /// One command the scheduler dispatches: a request as it is, or a batch of searches.
 #[derive(Debug)]
@@ -39,45 +48,128 @@ impl Ssd {
     /// docs): a request's latency runs from its own arrival to its batch's completion, and its
     /// data holds its own keys' bitmaps.
     pub fn run_sim(&mut self, requests: &[SimRequest]) -> FtlResult<Vec<Executed>> {
+        self.run_sim_chained(requests, |_, _| None)
+    }
+
+    /// [`Ssd::run_sim`] with dependent commands: when a command completes, `next(index,
+    /// &result)` may return a follow-up command (e.g. the gather of the value chunk a search
+    /// found), which is submitted at that completion time (its `arrival` is ignored) and
+    /// dispatched as it is (a follow-up search is not batched); it waits for a free request
+    /// slot like any command. `index` numbers the commands: `0..requests.len()` for
+    /// `requests`, then `requests.len()`, `requests.len() + 1`, … for the follow-ups in the
+    /// order `next` returned them; a follow-up's completion calls `next` too (chains). The
+    /// result has one entry per command in that numbering; a follow-up's latency runs from
+    /// its predecessor's completion.
+    pub fn run_sim_chained(
+        &mut self,
+        requests: &[SimRequest],
+        mut next: impl FnMut(usize, &Executed) -> Option<SimRequest>,
+    ) -> FtlResult<Vec<Executed>> {
         for (i, request) in requests.iter().enumerate() {
             self.check_sim(request).map_err(|e| FtlError::BadRequest {
                 message: format!("SiM request {i}: {e}"),
             })?;
         }
-        let arrivals: Vec<SimTime> = requests
+        let mut arrivals: Vec<SimTime> = requests
             .iter()
             .map(|r| r.arrival.unwrap_or(self.now).max(self.now))
             .collect();
-        let batches = self.plan_batches(requests, &arrivals);
+        // each command's key count (bitmaps it owns in its batch's data)
+        let mut key_counts: Vec<usize> = requests.iter().map(key_count).collect();
+        let mut batches = self.plan_batches(requests, &arrivals);
+        // dispatch queue: (dispatch time, sequence, batch), earliest first
+        let mut queue: BinaryHeap<Reverse<(SimTime, usize, usize)>> = BinaryHeap::new();
         let mut order: Vec<usize> = (0..batches.len()).collect();
         order.sort_by_key(|&b| (batches[b].dispatch, b));
-        let mut done: Vec<Option<(SimTime, Vec<u8>)>> = vec![None; batches.len()];
-        let mut finished = 0;
-        let mut next = 0;
+        for (sequence, &b) in order.iter().enumerate() {
+            queue.push(Reverse((batches[b].dispatch, sequence, b)));
+        }
+        let mut sequence = order.len();
+        let mut out: Vec<Option<Executed>> = vec![None; requests.len()];
+        let mut pending = batches.len();
         let mut arrival_scheduled = false;
+        let mut finished = Vec::new();
         self.watch = None;
-        while finished < batches.len() {
-            while next < order.len() && self.requests.has_room() {
-                let batch = &batches[order[next]];
-                if batch.dispatch > self.now {
+        while pending > 0 {
+            while self.requests.has_room() {
+                let Some(&Reverse((dispatch, _, b))) = queue.peek() else {
+                    break;
+                };
+                if dispatch > self.now {
                     if !arrival_scheduled {
-                        self.events.schedule(batch.dispatch, ());
+                        self.events.schedule(dispatch, ());
                         arrival_scheduled = true;
                     }
                     break;
                 }
-                let slot = self.admit_sim(&batch.request, batch.dispatch)?;
+                queue.pop();
+                let slot = self.admit_sim(&batches[b].request, dispatch)?;
                 let sim = self.sim.as_mut().expect("checked: SiM region");
-                sim.in_flight.push((slot, order[next]));
-                next += 1;
+                sim.in_flight.push((slot, b));
             }
             let sim = self.sim.as_mut().expect("checked: SiM region");
-            for (batch, completed, data) in sim.finished.drain(..) {
-                done[batch] = Some((completed, data));
-                finished += 1;
+            std::mem::swap(&mut finished, &mut sim.finished);
+            for (b, completed, data) in finished.drain(..) {
+                pending -= 1;
+                let members = std::mem::take(&mut batches[b].members);
+                // a batch of several searches: each member's own bitmaps; else all of it
+                let mut data = Some(data);
+                let parts: Vec<(usize, Vec<u8>)> = if let [(member, _)] = members[..] {
+                    vec![(member, data.take().expect("one member"))]
+                } else {
+                    let d = data.as_deref().expect("data");
+                    members
+                        .iter()
+                        .map(|&(member, first)| {
+                            let own = if d.is_empty() {
+                                Vec::new()
+                            } else {
+                                d[64 * first..64 * (first + key_counts[member])].to_vec()
+                            };
+                            (member, own)
+                        })
+                        .collect()
+                };
+                for (member, data) in parts {
+                    let done = Executed {
+                        latency: completed - arrivals[member],
+                        completed,
+                        data,
+                    };
+                    if let Some(follow) = next(member, &done) {
+                        let index = out.len();
+                        self.check_sim(&follow).map_err(|e| FtlError::BadRequest {
+                            message: format!("SiM request {index} (follow-up of {member}): {e}"),
+                        })?;
+                        arrivals.push(completed);
+                        key_counts.push(key_count(&follow));
+                        batches.push(Batch {
+                            dispatch: completed,
+                            request: SimRequest {
+                                arrival: None,
+                                ..follow
+                            },
+                            members: vec![(index, 0)],
+                        });
+                        queue.push(Reverse((completed, sequence, batches.len() - 1)));
+                        sequence += 1;
+                        pending += 1;
+                        out.push(None);
+                    }
+                    out[member] = Some(done);
+                }
             }
-            if finished == batches.len() {
+            let sim = self.sim.as_mut().expect("checked: SiM region");
+            std::mem::swap(&mut finished, &mut sim.finished);
+            if pending == 0 {
                 break;
+            }
+            if queue
+                .peek()
+                .is_some_and(|Reverse((at, _, _))| *at <= self.now)
+                && self.requests.has_room()
+            {
+                continue; // a follow-up to admit now
             }
             match self.step_sync()? {
                 Some(true) => arrival_scheduled = false,
@@ -85,26 +177,9 @@ impl Ssd {
                 None => return Err(self.stalled()),
             }
         }
-        let mut out: Vec<Option<Executed>> = vec![None; requests.len()];
-        for (batch, result) in batches.iter().zip(done) {
-            let (completed, data) = result.expect("every batch completed");
-            for &(member, first) in &batch.members {
-                let bytes = match &requests[member].op {
-                    SimOp::Search(keys) if !data.is_empty() => {
-                        data[64 * first..64 * (first + keys.len())].to_vec()
-                    }
-                    _ => data.clone(),
-                };
-                out[member] = Some(Executed {
-                    latency: completed - arrivals[member],
-                    completed,
-                    data: bytes,
-                });
-            }
-        }
         Ok(out
             .into_iter()
-            .map(|e| e.expect("every request is in a batch"))
+            .map(|e| e.expect("every command completed"))
             .collect())
     }
 

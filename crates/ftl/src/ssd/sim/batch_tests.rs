@@ -191,3 +191,58 @@ fn the_report_lists_sim_commands_and_counters_only_on_a_sim_device() {
     assert!(plain.report().sim.is_none());
     assert!(!plain.report().to_json().contains("\"sim\""));
 }
+
+/// A gather that depends on a search's answer is issued at the search's completion
+/// (`run_sim_chained`): two searches of different pages, each followed by a one-chunk gather
+/// of the chunk of its first hit; the gathers start exactly when their searches complete,
+/// take the hand-computed time of a gather on an idle die, and return the page's chunk; a
+/// search that finds nothing has no follow-up; the result numbers follow-ups after the
+/// requests in the order they were issued.
+#[test]
+fn a_follow_up_gather_starts_when_its_search_completes() {
+    let mut c = small_sim(16, PayloadMode::Full);
+    c.ftl.sim_batch_deadline_ns = 4_000;
+    let mut ssd = Ssd::new(c, 1).unwrap();
+    let region = ssd.sim_region().unwrap();
+    // pages on different dies (consecutive LPAs stripe over the two dies)
+    let (a, b) = (region.start, region.start + 1);
+    let mut rng = SimRng::stream(7, "chain");
+    let pages = [random_page(&mut rng, 11), random_page(&mut rng, 12)];
+    write(&mut ssd, a, &pages[0]);
+    write(&mut ssd, b, &pages[1]);
+    ssd.drain().unwrap();
+    let t0 = ssd.now() + SimTime::from_us(100);
+    let requests = [
+        SimRequest::search(Lpa(a as u32), SearchKey::exact(11)).at(t0),
+        // far enough apart that no transfer shares the channel with another command's
+        SimRequest::search(Lpa(b as u32), SearchKey::exact(12)).at(t0 + SimTime::from_us(100)),
+        SimRequest::search(Lpa(b as u32), SearchKey::exact(1 << 63 | 3))
+            .at(t0 + SimTime::from_us(300)),
+    ];
+    let mut issued = Vec::new();
+    let done = ssd
+        .run_sim_chained(&requests, |index, result| {
+            // the gathers complete too: no follow-up of a follow-up
+            let request = requests.get(index)?;
+            let bitmap = Ssd::bitmap_of(result)?;
+            let slot = bitmap.slots().next()?;
+            issued.push(index);
+            Some(SimRequest::gather(request.lpa, ChunkMask::single(slot / 8)))
+        })
+        .unwrap();
+    assert_eq!(issued.len(), 2, "the absent key has no follow-up");
+    assert_eq!(done.len(), 5);
+    for (k, &parent) in issued.iter().enumerate() {
+        let search = &done[parent];
+        let gather = &done[3 + k];
+        // issued at the search's completion; 35 + 100 + 16,000 + 850 ns on an idle die
+        assert_eq!(gather.completed - gather.latency, search.completed);
+        assert_eq!(gather.latency, SimTime::from_ps(16_985_000), "gather {k}");
+        let page = &pages[usize::from(requests[parent].lpa.0 as u64 != a)];
+        let slot = Ssd::bitmap_of(search).unwrap().slots().next().unwrap();
+        assert_eq!(gather.data, format::chunk_bytes(page, slot / 8));
+    }
+    assert!(Ssd::bitmap_of(&done[2]).unwrap().slots().next().is_none());
+    let c = ssd.sim_counters();
+    assert_eq!((c.chip_searches, c.chip_gathers), (3, 2));
+}
