@@ -871,8 +871,31 @@ fn finish(stack: &Stack, run: &StackRun, out: Option<PathBuf>, json: bool) -> La
                 stack.config.workload.kind()
             );
         }
+        StackOutcome::SimLookup { .. } => {}
     }
-    if let (StackOutcome::Engine { .. }, false) = (&run.outcome, json) {
+    if let (StackOutcome::SimLookup { report: r, .. }, false) = (&run.outcome, json) {
+        out!(
+            "sim-lookup: {} records in {} leaves ({} slots each, {} of {} SiM pages) | {} lookups, {} of loaded keys, {} hits, {} value gathers",
+            r.records,
+            r.leaves,
+            r.slots_per_leaf,
+            r.region_pages_used,
+            r.region_pages,
+            r.lookups,
+            r.present_lookups,
+            r.hits,
+            r.gathers
+        );
+        if let Some(failure) = &r.first_failure {
+            out!(
+                "VERIFICATION FAILURES: {} (first: {failure})",
+                r.verification_failures
+            );
+        }
+    }
+    if let (StackOutcome::Engine { .. } | StackOutcome::SimLookup { .. }, false) =
+        (&run.outcome, json)
+    {
         for (name, value) in &run.metrics {
             out!("  {name:24} {value:.4}");
         }
@@ -895,6 +918,9 @@ fn finish(stack: &Stack, run: &StackRun, out: Option<PathBuf>, json: bool) -> La
                 "interrupted: kept results of {} queries",
                 metrics.queries.total().count
             ),
+            StackOutcome::SimLookup { .. } => {
+                eprintln!("interrupted before the lookups: nothing measured")
+            }
         }
     }
     Ok(())

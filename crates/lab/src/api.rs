@@ -110,13 +110,20 @@ pub fn run_ssd_toml(
             stack.config.workload.kind()
         )));
     }
+    if let WorkloadSection::SimLookup(_) = &stack.config.workload {
+        return Err(LabError::Usage(format!(
+            "{origin}: the `sim-lookup` workload runs SiM commands, not block requests: use nandlab.run()"
+        )));
+    }
     let run = stack.run(None, control)?;
     if let Some(dir) = out {
         crate::ssd::write_stack_results(&stack, &run, dir)?;
     }
     match &run.outcome {
         StackOutcome::Ssd { run, .. } => Ok(run.to_json_pretty()),
-        StackOutcome::Engine { .. } => unreachable!("checked above"),
+        StackOutcome::Engine { .. } | StackOutcome::SimLookup { .. } => {
+            unreachable!("checked above")
+        }
     }
 }
 
@@ -434,12 +441,14 @@ pub fn ssd_presets_json() -> LabResult<String> {
     Ok(serde_json::to_string(&list).expect("strings serialize"))
 }
 
-/// `{"ssd": [{name, unit, description}, …], "engine": […]}`: the metric rows of stack runs, as
-/// declared once in [`crate::stack::SSD_METRICS`] and [`crate::stack::ENGINE_METRICS`].
+/// `{"ssd": [{name, unit, description}, …], "engine": […], "sim_lookup": […]}`: the metric
+/// rows of stack runs, as declared once in [`crate::stack::SSD_METRICS`],
+/// [`crate::stack::ENGINE_METRICS`] and [`crate::stack::SIM_LOOKUP_METRICS`].
 pub fn metric_defs_json() -> String {
     let value = serde_json::json!({
         "ssd": crate::stack::SSD_METRICS,
         "engine": crate::stack::ENGINE_METRICS,
+        "sim_lookup": crate::stack::SIM_LOOKUP_METRICS,
     });
     serde_json::to_string(&value).expect("metric definitions serialize")
 }

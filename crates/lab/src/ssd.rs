@@ -170,7 +170,8 @@ pub fn write_ssd_results(run: &SsdRun, dir: &Path) -> LabResult<()> {
 /// Writes the files of `nandlab run --out` for any stack run: `config.json` (the resolved
 /// stack config, the nandlab version and the seed), `metrics.json` (the run's metric row), and
 /// for a block workload the SSD files of [`write_ssd_results`], for an engine workload
-/// `report.json` with the engine's run metrics.
+/// `report.json` with the engine's run metrics, for a sim-lookup workload `report.json` with
+/// the lookups' report (`sim_lookup`) and the SSD's report over them (`ssd`).
 pub fn write_stack_results(stack: &Stack, run: &StackRun, dir: &Path) -> LabResult<()> {
     let mut config = serde_json::json!({
         "nandlab_version": crate::version(),
@@ -216,6 +217,20 @@ pub fn write_stack_results(stack: &Stack, run: &StackRun, dir: &Path) -> LabResu
                 report["interrupted"] = serde_json::Value::Bool(true);
             }
             write_json(&dir.join("report.json"), &report)
+        }
+        StackOutcome::SimLookup {
+            report,
+            device,
+            interrupted,
+        } => {
+            let mut value = serde_json::json!({
+                "sim_lookup": report,
+                "ssd": device,
+            });
+            if *interrupted {
+                value["interrupted"] = serde_json::Value::Bool(true);
+            }
+            write_json(&dir.join("report.json"), &value)
         }
     }
 }

@@ -140,6 +140,34 @@ pub struct SimCounters {
     pub merged_searches: u64,
 }
 
+impl SimCounters {
+    /// What happened since `start` (an earlier reading of the same device's counters).
+    pub fn since(&self, start: &SimCounters) -> SimCounters {
+        SimCounters {
+            chip_searches: self.chip_searches - start.chip_searches,
+            chip_gathers: self.chip_gathers - start.chip_gathers,
+            controller_answers: self.controller_answers - start.controller_answers,
+            pool_programs: self.pool_programs - start.pool_programs,
+            blocks_to_match: self.blocks_to_match - start.blocks_to_match,
+            blocks_to_storage: self.blocks_to_storage - start.blocks_to_storage,
+            keys_searched: self.keys_searched - start.keys_searched,
+            opens_checked: self.opens_checked - start.opens_checked,
+            crc_failures: self.crc_failures - start.crc_failures,
+            aged_opens: self.aged_opens - start.aged_opens,
+            fallback_reads: self.fallback_reads - start.fallback_reads,
+            fallback_read_retries: self.fallback_read_retries - start.fallback_read_retries,
+            uncorrectable_reads: self.uncorrectable_reads - start.uncorrectable_reads,
+            corrected_answers: self.corrected_answers - start.corrected_answers,
+            chunk_bits_corrected: self.chunk_bits_corrected - start.chunk_bits_corrected,
+            chunks_uncorrectable: self.chunks_uncorrectable - start.chunks_uncorrectable,
+            refreshes_queued: self.refreshes_queued - start.refreshes_queued,
+            refreshes_done: self.refreshes_done - start.refreshes_done,
+            batches: self.batches - start.batches,
+            merged_searches: self.merged_searches - start.merged_searches,
+        }
+    }
+}
+
 /// The SiM region and pool of an SSD.
 #[derive(Debug)]
 pub(crate) struct SimRegion {

@@ -11,7 +11,7 @@
 //! [engine]       optional: paper 000's row store (iaa, u2di, row_size_bytes, …)
 //! [precondition] optional: fill_fraction, random_overwrites
 //! [workload]     kind = "synthetic" | "trace" | "fio" | "constant-free-space" |
-//!                "drifting-free-space", with that kind's keys
+//!                "drifting-free-space" | "sim-lookup", with that kind's keys
 //! ```
 //! Unknown keys and keys that do not apply (e.g. a GC policy under the block mapping) are
 //! errors; every error names the key path and, when the key is in the file, its line
@@ -23,17 +23,21 @@ mod pcm;
 mod presets;
 mod run;
 mod sections;
+mod sim_lookup;
 mod ssd;
 
 pub use locate::Source;
 pub use pcm::{PcmDedupSection, PcmSection, new_ssd_with_pcm};
 pub use presets::{SsdPreset, ssd_preset, ssd_preset_names};
-pub use run::{ENGINE_METRICS, MetricDef, SSD_METRICS, engine_metrics, ssd_metrics};
+pub use run::{
+    ENGINE_METRICS, MetricDef, SIM_LOOKUP_METRICS, SSD_METRICS, engine_metrics, ssd_metrics,
+};
 pub use run::{StackOutcome, StackRun};
 pub use sections::{
     ConstantFreeSpaceWorkload, DriftingFreeSpaceWorkload, EngineSection, FioWorkload, RunSection,
-    TraceWorkload, WorkloadSection,
+    SimLookupWorkload, TraceWorkload, WorkloadSection,
 };
+pub use sim_lookup::{EMPTY_KEY, SimLookupReport, sim_lookup_metrics};
 pub use ssd::{
     BufferSection, GcSection, HintsSection, HostSection, MappingSection, SsdSection, WearSection,
 };
@@ -169,6 +173,22 @@ impl Stack {
     }
 
     fn check(&self, source: Source<'_>) -> LabResult<()> {
+        if let WorkloadSection::SimLookup(w) = &self.config.workload {
+            // the workload writes its own leaf pages on a SiM device
+            for (key, present) in [
+                ("content", self.config.content.is_some()),
+                ("pcm", self.config.pcm.is_some()),
+                ("precondition", self.config.precondition.is_some()),
+            ] {
+                if present {
+                    return Err(source.error(
+                        key,
+                        "does not apply to `sim-lookup`, which writes its own leaf pages to the SiM region",
+                    ));
+                }
+            }
+            sim_lookup::check(w, &self.ftl, source)?;
+        }
         self.check_pcm(source)?;
         self.check_content(source)?;
         if let Some(p) = &self.config.precondition {
@@ -516,6 +536,7 @@ fn check_workload_keys(source: Source<'_>, table: &toml::Table) -> LabResult<()>
         "drifting-free-space" => {
             deserialize::<DriftingFreeSpaceWorkload>(source, "workload", value).map(drop)
         }
+        "sim-lookup" => deserialize::<SimLookupWorkload>(source, "workload", value).map(drop),
         _ => Ok(()),
     }
 }

@@ -102,6 +102,62 @@ pub const ENGINE_METRICS: &[MetricDef] = &[
     ),
 ];
 
+/// The metrics of a `sim-lookup` workload, in column order.
+pub const SIM_LOOKUP_METRICS: &[MetricDef] = &[
+    metric("lookups", "1", "point lookups completed and checked"),
+    metric("hits", "1", "lookups whose search matched a slot"),
+    metric("lookups_per_s", "1/s", "lookups per simulated second"),
+    metric(
+        "lookup_lat_p50_us",
+        "us",
+        "median lookup latency (arrival to its last command's completion)",
+    ),
+    metric("lookup_lat_p99_us", "us", "99th percentile lookup latency"),
+    metric("lookup_lat_max_us", "us", "maximum lookup latency"),
+    metric(
+        "chip_searches",
+        "1",
+        "search commands run on the chip (page-open, search, page-close)",
+    ),
+    metric("chip_gathers", "1", "gather commands run on the chip"),
+    metric(
+        "keys_searched",
+        "1",
+        "keys searched (a batch counts each key)",
+    ),
+    metric(
+        "batches",
+        "1",
+        "search commands the deadline batch scheduler dispatched",
+    ),
+    metric(
+        "merged_searches",
+        "1",
+        "searches that joined an earlier search's batch",
+    ),
+    metric(
+        "fallback_reads",
+        "1",
+        "full-page reads after a failed integrity check",
+    ),
+    metric(
+        "controller_answers",
+        "1",
+        "commands the controller answered from its own copy (write buffer)",
+    ),
+    metric(
+        "energy_mj",
+        "mJ",
+        "chip energy of the run (operations and idle)",
+    ),
+    metric(
+        "verification_failures",
+        "1",
+        "answers that differ from the loaded records (0 when correct)",
+    ),
+    metric("sim_time_us", "us", "simulated time of the measured run"),
+];
+
 /// What a stack run produced.
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -132,13 +188,23 @@ pub enum StackOutcome {
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         interrupted: bool,
     },
+    /// Point lookups on the SSD's SiM region (`kind = "sim-lookup"`).
+    SimLookup {
+        report: Box<super::SimLookupReport>,
+        /// The SSD's report over the lookups (its `sim` section: the search and gather
+        /// commands as I/O sections).
+        device: Box<SsdReport>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        interrupted: bool,
+    },
 }
 
 /// A finished (or interrupted) stack run with its metric row.
 #[derive(Clone, Debug, Serialize)]
 pub struct StackRun {
     pub outcome: StackOutcome,
-    /// `(name, value)` in the declared order of [`SSD_METRICS`] or [`ENGINE_METRICS`].
+    /// `(name, value)` in the declared order of [`SSD_METRICS`], [`ENGINE_METRICS`] or
+    /// [`SIM_LOOKUP_METRICS`].
     pub metrics: Vec<(&'static str, f64)>,
 }
 
@@ -148,6 +214,7 @@ impl StackRun {
         match &self.outcome {
             StackOutcome::Ssd { run, .. } => run.interrupted,
             StackOutcome::Engine { interrupted, .. } => *interrupted,
+            StackOutcome::SimLookup { interrupted, .. } => *interrupted,
         }
     }
 
@@ -188,6 +255,15 @@ impl Stack {
                     ));
                 }
                 self.run_engine(seed, control)
+            }
+            WorkloadSection::SimLookup(w) => {
+                if capture.is_some() {
+                    return Err(crate::LabError::Usage(
+                        "--capture records block requests; sim-lookup commands are not captured"
+                            .into(),
+                    ));
+                }
+                self.run_sim_lookup(w, control)
             }
             workload => self.run_block(workload, capture, control),
         }
@@ -331,7 +407,7 @@ impl Stack {
                 let (job, context) = fio.expect("a fio workload has its job file");
                 Ok((Box::new(job.generator(context)?.map(Ok)), None))
             }
-            _ => unreachable!("engine workloads are run by run_engine"),
+            _ => unreachable!("engine and sim-lookup workloads have their own runners"),
         }
     }
 

@@ -96,6 +96,9 @@ pub enum WorkloadSection {
     ConstantFreeSpace(ConstantFreeSpaceWorkload),
     /// Paper 000 Table I: free space drifts from a start to an end value (needs `[engine]`).
     DriftingFreeSpace(DriftingFreeSpaceWorkload),
+    /// Point lookups in a B+tree leaf level in the SSD's SiM region (paper 004 §V-A; needs
+    /// `[ssd.sim]` and `payload = "full"`): search commands and value gathers.
+    SimLookup(SimLookupWorkload),
 }
 
 impl WorkloadSection {
@@ -107,6 +110,7 @@ impl WorkloadSection {
             WorkloadSection::Fio(_) => "fio",
             WorkloadSection::ConstantFreeSpace(_) => "constant-free-space",
             WorkloadSection::DriftingFreeSpace(_) => "drifting-free-space",
+            WorkloadSection::SimLookup(_) => "sim-lookup",
         }
     }
 
@@ -190,4 +194,45 @@ pub struct DriftingFreeSpaceWorkload {
     pub mix: QueryMix,
     /// Safety bound on the number of queries.
     pub query_count_max: u64,
+}
+
+/// `kind = "sim-lookup"`: a key-value leaf level in the SiM region (paper 004 §V-A, Fig. 8)
+/// and open-loop point lookups on it (docs/sim.md "A lookup workload on the SiM region").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimLookupWorkload {
+    /// Distinct keys loaded (random 64-bit keys of the seed, never the empty-slot key
+    /// `u64::MAX`), each with a random 64-bit value.
+    pub records: u64,
+    /// Entries per leaf; 0 (default): every searchable slot of a page (512, or 504 with
+    /// `ssd.sim.integrity`, whose header chunk is not searchable).
+    #[serde(default)]
+    pub slots_per_leaf: u32,
+    /// Point lookups in the measured run.
+    pub request_count: u64,
+    /// Which records are looked up: `uniform`, `zipfian` (YCSB's scrambled Zipfian, θ =
+    /// 0.99), `hotspot` (YCSB's default: 80 % of the lookups on 20 % of the records) or `zipf`
+    /// (a plain Zipf(`zipf_alpha`), paper 004's 0.5, 0.9 and 1.3).
+    #[serde(default = "default_distribution")]
+    pub distribution: String,
+    /// α of `distribution = "zipf"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zipf_alpha: Option<f64>,
+    /// Share of lookups of keys that are not loaded (their search must match nothing).
+    #[serde(default)]
+    pub miss_fraction: f64,
+    /// Open-loop arrivals: one lookup every this many ns (give this or `lookups_per_s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interarrival_ns: Option<u64>,
+    /// Open-loop arrivals at this rate (rounded to whole ns between arrivals).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lookups_per_s: Option<f64>,
+    /// A hit's value chunk is gathered from the value page when its search completes; off:
+    /// a lookup is its search alone.
+    #[serde(default = "default_true")]
+    pub gather_values: bool,
+}
+
+fn default_distribution() -> String {
+    "uniform".into()
 }

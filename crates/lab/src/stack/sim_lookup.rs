@@ -1,0 +1,592 @@
+//! `kind = "sim-lookup"`: point lookups in a key-value leaf level on the SSD's SiM region
+//! (paper 004 §V-A, Fig. 8; SPEC S2, S5, S6), through the controller's search and gather
+//! commands.
+//!
+//! - **Load**: `records` distinct random keys (never `u64::MAX`, the empty-slot key) with
+//!   random values, sorted and cut into leaves of `slots_per_leaf` entries. Leaf `j` is two
+//!   logical pages of the region written by ordinary host writes: the key page (LPA
+//!   `first + 2j`) with key `i` of the leaf in searchable slot `i`, and the value page (`first +
+//!   2j + 1`) with its value in the same slot; unused slots hold `u64::MAX`. With the
+//!   integrity layer chunk 0 is the controller's header, so the entries start at slot 8.
+//!   The host keeps the inner level: a sorted table of the leaves' low keys.
+//! - **Run**: `request_count` lookups arriving open-loop every `interarrival_ns`; a lookup
+//!   is a one-key search command on its key's key page, run concurrently with the others
+//!   through [`Ssd::run_sim_chained`] (so `ssd.sim.batch_deadline_ns` batches searches of a
+//!   page); with `gather_values`, a hit's search completion issues the gather of the value
+//!   page's chunk holding the matched slot. A lookup's latency runs from its arrival to its
+//!   search's completion (a miss, or without gathers) or its gather's completion.
+//! - **Verify**: a hit's bitmap must be exactly the key's slot and its gathered value the
+//!   stored value; a miss's bitmap must be empty. Every other answer is a verification
+//!   failure (counted; the first one is described in the report).
+
+use super::Source;
+use super::run::{StackOutcome, StackRun};
+use super::sections::SimLookupWorkload;
+use crate::control::Control;
+use crate::error::{LabError, LabResult};
+use nandlab_core::stats::LatencySummary;
+use nandlab_core::{LatencyHistogram, SimRng, SimTime};
+use nandlab_ftl::{FtlConfig, HostRequest, Lpa, SimCounters, SimRequest, Ssd};
+use nandlab_nand::search::format::{SIM_PAGE_BYTES, SLOTS_PER_CHUNK};
+use nandlab_nand::{ChunkMask, SearchKey};
+use nandlab_workload::ycsb::{YcsbDistribution, YcsbSpec};
+use serde::Serialize;
+use std::collections::HashSet;
+
+/// Key of an unused slot (the search chip's leaf format, `nandlab-search`'s `EMPTY_KEY`).
+pub const EMPTY_KEY: u64 = u64::MAX;
+/// Slots of a SiM page.
+const PAGE_SLOTS: u32 = SIM_PAGE_BYTES / 8;
+/// Slots of the integrity layer's header chunk (chunk 0), not searchable.
+const HEADER_SLOTS: u32 = SLOTS_PER_CHUNK;
+
+/// What a sim-lookup run measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct SimLookupReport {
+    pub records: u64,
+    pub leaves: u32,
+    pub slots_per_leaf: u32,
+    /// Region pages the leaves take (two per leaf) of `ssd.sim.pages`.
+    pub region_pages_used: u32,
+    pub region_pages: u32,
+    /// Lookups completed and checked.
+    pub lookups: u64,
+    /// Lookups of loaded keys (the others were drawn absent).
+    pub present_lookups: u64,
+    /// Lookups whose search matched a slot.
+    pub hits: u64,
+    /// Value gathers issued.
+    pub gathers: u64,
+    /// From the first arrival to the last completion.
+    pub sim_time_us: f64,
+    pub lookups_per_s: f64,
+    /// Per lookup: arrival to the completion of its last command.
+    pub latency: LatencySummary,
+    /// Answers that differ from the loaded records (must be 0).
+    pub verification_failures: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_failure: Option<String>,
+    /// Chip energy of the lookups (ops and idle), mJ.
+    pub energy_mj: f64,
+    /// The SiM region's counters over the lookups (searches and gathers on the chip, batches,
+    /// merged searches, fallback reads, …).
+    pub counters: SimCounters,
+}
+
+/// Where the leaves go: entries from slot `first_slot`, `slots_per_leaf` of them per leaf.
+#[derive(Clone, Copy, Debug)]
+struct Layout {
+    first_slot: u32,
+    slots_per_leaf: u32,
+    leaves: u32,
+}
+
+/// Checks a sim-lookup workload against the device's FTL config; errors name the key.
+pub(super) fn check(w: &SimLookupWorkload, ftl: &FtlConfig, source: Source<'_>) -> LabResult<()> {
+    if ftl.sim_pages == 0 {
+        return Err(source.error(
+            "workload.kind",
+            "`sim-lookup` runs on the SSD's SiM region: add [ssd.sim] with `pages` (docs/sim.md)",
+        ));
+    }
+    if ftl.payload != nandlab_ftl::PayloadMode::Full {
+        return Err(source.error(
+            "ssd.payload",
+            "`sim-lookup` searches the bytes it wrote: it needs `payload = \"full\"`",
+        ));
+    }
+    layout(w, ftl).map_err(|(key, m)| source.error(key, m))?;
+    distribution(w).map_err(|(key, m)| source.error(key, m))?;
+    interarrival(w).map_err(|(key, m)| source.error(key, m))?;
+    if w.request_count == 0 {
+        return Err(source.error("workload.request_count", "must be at least 1"));
+    }
+    if !(0.0..=1.0).contains(&w.miss_fraction) {
+        return Err(source.error(
+            "workload.miss_fraction",
+            format!("{} is not in [0, 1]", w.miss_fraction),
+        ));
+    }
+    Ok(())
+}
+
+type KeyError = (&'static str, String);
+
+fn layout(w: &SimLookupWorkload, ftl: &FtlConfig) -> Result<Layout, KeyError> {
+    let first_slot = if ftl.sim_integrity { HEADER_SLOTS } else { 0 };
+    let searchable = PAGE_SLOTS - first_slot;
+    let slots_per_leaf = match w.slots_per_leaf {
+        0 => searchable,
+        n if n <= searchable => n,
+        n => {
+            return Err((
+                "workload.slots_per_leaf",
+                format!(
+                    "{n}: a page has {searchable} searchable slots{}",
+                    if ftl.sim_integrity {
+                        " (chunk 0 is the integrity header)"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
+    };
+    if !(2..=i64::from(i32::MAX) as u64).contains(&w.records) {
+        return Err((
+            "workload.records",
+            format!("{} is not in 2..=2^31-1", w.records),
+        ));
+    }
+    let leaves = w.records.div_ceil(u64::from(slots_per_leaf));
+    if 2 * leaves > u64::from(ftl.sim_pages) {
+        return Err((
+            "workload.records",
+            format!(
+                "{} records take {leaves} leaves of {slots_per_leaf} slots, {} pages (a key and a value page each); the SiM region has ssd.sim.pages = {}",
+                w.records,
+                2 * leaves,
+                ftl.sim_pages
+            ),
+        ));
+    }
+    Ok(Layout {
+        first_slot,
+        slots_per_leaf,
+        leaves: leaves as u32,
+    })
+}
+
+fn distribution(w: &SimLookupWorkload) -> Result<YcsbDistribution, KeyError> {
+    let d = match w.distribution.as_str() {
+        "uniform" => YcsbDistribution::Uniform,
+        "zipfian" => YcsbDistribution::Zipfian,
+        "hotspot" => YcsbDistribution::HOTSPOT,
+        "zipf" => {
+            let alpha = w.zipf_alpha.ok_or((
+                "workload.zipf_alpha",
+                "distribution = \"zipf\" needs zipf_alpha".to_string(),
+            ))?;
+            if !(alpha.is_finite() && alpha > 0.0) {
+                return Err(("workload.zipf_alpha", format!("{alpha} is not > 0")));
+            }
+            YcsbDistribution::Zipf { alpha }
+        }
+        other => {
+            return Err((
+                "workload.distribution",
+                format!("unknown distribution {other:?} (uniform, zipfian, hotspot, zipf)"),
+            ));
+        }
+    };
+    if w.zipf_alpha.is_some() && w.distribution != "zipf" {
+        return Err((
+            "workload.zipf_alpha",
+            format!(
+                "applies to distribution = \"zipf\", not {:?}",
+                w.distribution
+            ),
+        ));
+    }
+    let spec = YcsbSpec::read_update(1.0, d, w.records as i64);
+    spec.validate()
+        .map_err(|e| ("workload.distribution", e.to_string()))?;
+    Ok(d)
+}
+
+/// The time between arrivals; all of them within [`ARRIVALS_SPAN_MAX`].
+fn interarrival(w: &SimLookupWorkload) -> Result<SimTime, KeyError> {
+    let gap_ps = match (w.interarrival_ns, w.lookups_per_s) {
+        (Some(ns), None) => ns.saturating_mul(1000),
+        (None, Some(rate)) if rate.is_finite() && rate >= 1e-3 => (1e12 / rate).round() as u64,
+        (None, Some(rate)) => {
+            return Err((
+                "workload.lookups_per_s",
+                format!("{rate} is not a rate ≥ 0.001 per second"),
+            ));
+        }
+        (Some(_), Some(_)) => {
+            return Err((
+                "workload.lookups_per_s",
+                "give interarrival_ns or lookups_per_s, not both".into(),
+            ));
+        }
+        (None, None) => {
+            return Err((
+                "workload.interarrival_ns",
+                "give the open-loop arrivals: interarrival_ns or lookups_per_s".into(),
+            ));
+        }
+    };
+    let span = u128::from(gap_ps) * u128::from(w.request_count);
+    if span > u128::from(ARRIVALS_SPAN_MAX.as_ps()) {
+        let key = if w.interarrival_ns.is_some() {
+            "workload.interarrival_ns"
+        } else {
+            "workload.lookups_per_s"
+        };
+        return Err((
+            key,
+            format!(
+                "{} lookups at this spacing arrive over more than a simulated day",
+                w.request_count
+            ),
+        ));
+    }
+    Ok(SimTime::from_ps(gap_ps))
+}
+
+/// Longest time the arrivals may take (a simulated day).
+const ARRIVALS_SPAN_MAX: SimTime = SimTime::from_ms(86_400_000);
+
+/// One loaded record: its key and value, and where the leaf level keeps it.
+#[derive(Clone, Copy, Debug)]
+struct Record {
+    key: u64,
+    value: u64,
+    leaf: u32,
+    slot: u32,
+}
+
+/// The loaded leaf level: records by key number (the YCSB key chooser's numbering, in
+/// generation order so popular key numbers scatter over the leaves), the sorted keys (for
+/// drawing absent keys) and the host's inner level (the leaves' low keys).
+struct Leaves {
+    layout: Layout,
+    by_keynum: Vec<Record>,
+    sorted_keys: Vec<u64>,
+    low_keys: Vec<u64>,
+}
+
+impl Leaves {
+    fn generate(w: &SimLookupWorkload, layout: Layout, seed: u64) -> Leaves {
+        let mut key_rng = SimRng::stream(seed, "sim-lookup.keys");
+        let mut value_rng = SimRng::stream(seed, "sim-lookup.values");
+        let mut seen = HashSet::with_capacity(w.records as usize);
+        let mut by_keynum = Vec::with_capacity(w.records as usize);
+        while (by_keynum.len() as u64) < w.records {
+            // below(u64::MAX) never draws EMPTY_KEY
+            let key = key_rng.below(EMPTY_KEY);
+            if seen.insert(key) {
+                let value = value_rng.below(u64::MAX);
+                by_keynum.push(Record {
+                    key,
+                    value,
+                    leaf: 0,
+                    slot: 0,
+                });
+            }
+        }
+        let mut order: Vec<usize> = (0..by_keynum.len()).collect();
+        order.sort_unstable_by_key(|&i| by_keynum[i].key);
+        let mut low_keys = Vec::with_capacity(layout.leaves as usize);
+        for (position, &i) in order.iter().enumerate() {
+            let leaf = (position / layout.slots_per_leaf as usize) as u32;
+            let within = (position % layout.slots_per_leaf as usize) as u32;
+            if within == 0 {
+                low_keys.push(if leaf == 0 { 0 } else { by_keynum[i].key });
+            }
+            by_keynum[i].leaf = leaf;
+            by_keynum[i].slot = layout.first_slot + within;
+        }
+        assert_eq!(low_keys.len(), layout.leaves as usize);
+        let sorted_keys = order.iter().map(|&i| by_keynum[i].key).collect();
+        Leaves {
+            layout,
+            by_keynum,
+            sorted_keys,
+            low_keys,
+        }
+    }
+
+    /// The leaf whose key range holds `key` (the host's inner level).
+    fn leaf_of(&self, key: u64) -> u32 {
+        self.low_keys
+            .partition_point(|&low| low <= key)
+            .saturating_sub(1) as u32
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        self.sorted_keys.binary_search(&key).is_ok()
+    }
+
+    /// The key and value pages of every leaf, as `(leaf, key page, value page)`.
+    fn pages(&self) -> Vec<(u32, Vec<u8>, Vec<u8>)> {
+        let bytes = SIM_PAGE_BYTES as usize;
+        let mut pages: Vec<(u32, Vec<u8>, Vec<u8>)> = (0..self.layout.leaves)
+            .map(|leaf| (leaf, vec![0xff; bytes], vec![0xff; bytes]))
+            .collect();
+        for r in &self.by_keynum {
+            let at = 8 * r.slot as usize;
+            let (_, keys, values) = &mut pages[r.leaf as usize];
+            keys[at..at + 8].copy_from_slice(&r.key.to_le_bytes());
+            values[at..at + 8].copy_from_slice(&r.value.to_le_bytes());
+        }
+        pages
+    }
+}
+
+/// What a lookup must answer: the matched slot and value, or nothing.
+type Expected = Option<(u32, u64)>;
+
+impl super::Stack {
+    /// Loads the leaves, runs the lookups and checks every answer.
+    pub(super) fn run_sim_lookup(
+        &self,
+        w: &SimLookupWorkload,
+        control: &Control,
+    ) -> LabResult<StackRun> {
+        let seed = self.config.run.seed;
+        let layout = layout(w, &self.ftl).map_err(|(key, m)| usage(key, m))?;
+        let distribution = distribution(w).map_err(|(key, m)| usage(key, m))?;
+        let gap = interarrival(w).map_err(|(key, m)| usage(key, m))?;
+        let mut ssd = self.new_ssd(self.ssd_config(), seed)?;
+        let region = ssd
+            .sim_region()
+            .ok_or_else(|| usage("ssd.sim.pages", "the SSD has no SiM region".into()))?;
+        let first_lpa = region.start;
+        let leaves = Leaves::generate(w, layout, seed);
+        // load: ordinary host writes of the region's pages, then a flush
+        let page_bytes = u64::from(ssd.page_size_bytes());
+        for (leaf, keys, values) in leaves.pages() {
+            let lpa = first_lpa + 2 * u64::from(leaf);
+            ssd.execute(
+                &HostRequest::write(lpa * page_bytes, page_bytes),
+                Some(&keys),
+            )?;
+            ssd.execute(
+                &HostRequest::write((lpa + 1) * page_bytes, page_bytes),
+                Some(&values),
+            )?;
+        }
+        ssd.execute(&HostRequest::flush(), None)?;
+        ssd.drain()?;
+        // the lookups: open-loop arrivals from now
+        let mut keynums = YcsbSpec::read_update(1.0, distribution, w.records as i64)
+            .generator(seed)
+            .map_err(|e| usage("workload.distribution", e.to_string()))?;
+        let mut miss_rng = SimRng::stream(seed, "sim-lookup.misses");
+        let mut absent_rng = SimRng::stream(seed, "sim-lookup.absent");
+        let start = ssd.now();
+        let n = w.request_count as usize;
+        let mut requests = Vec::with_capacity(n);
+        let mut expected: Vec<Expected> = Vec::with_capacity(n);
+        for i in 0..w.request_count {
+            let arrival = start + SimTime::from_ps(gap.as_ps() * i);
+            let (key, answer) = if w.miss_fraction > 0.0 && miss_rng.chance(w.miss_fraction) {
+                let key = loop {
+                    let key = absent_rng.below(EMPTY_KEY);
+                    if !leaves.contains(key) {
+                        break key;
+                    }
+                };
+                (key, None)
+            } else {
+                let r = leaves.by_keynum[keynums.next_keynum() as usize];
+                debug_assert_eq!(leaves.leaf_of(r.key), r.leaf);
+                (r.key, Some((r.slot, r.value)))
+            };
+            let lpa = first_lpa + 2 * u64::from(leaves.leaf_of(key));
+            requests.push(SimRequest::search(Lpa(lpa as u32), SearchKey::exact(key)).at(arrival));
+            expected.push(answer);
+        }
+        control.start(Some(w.request_count));
+        if control.is_cancelled() {
+            return Ok(self.sim_lookup_run(&leaves, w, &ssd, Measured::new(), true));
+        }
+        ssd.reset_measurement();
+        let counters_start = ssd.sim_counters();
+        // follow[i]: the index of lookup i's value gather
+        let mut follow: Vec<Option<usize>> = vec![None; n];
+        let mut gathers = 0;
+        let results = ssd.run_sim_chained(&requests, |index, done| {
+            if index >= n {
+                return None; // a gather completed
+            }
+            control.advance(1);
+            if !w.gather_values {
+                return None;
+            }
+            let slot = Ssd::bitmap_of(done)?.slots().next()?;
+            follow[index] = Some(n + gathers);
+            gathers += 1;
+            let value_page = Lpa(requests[index].lpa.0 + 1);
+            Some(SimRequest::gather(
+                value_page,
+                ChunkMask::single(slot / SLOTS_PER_CHUNK),
+            ))
+        })?;
+        control.finish();
+        let mut measured = Measured {
+            counters: ssd.sim_counters().since(&counters_start),
+            gathers: gathers as u64,
+            ..Measured::new()
+        };
+        let mut end = start;
+        for (i, answer) in expected.iter().enumerate() {
+            let search = &results[i];
+            let gather = follow[i].map(|g| &results[g]);
+            let done = gather.map_or(search.completed, |g| g.completed);
+            let arrival = requests[i].arrival.expect("arrival set");
+            measured.latency.record(done - arrival);
+            end = end.max(done);
+            measured.lookups += 1;
+            measured.present += u64::from(answer.is_some());
+            let bitmap = Ssd::bitmap_of(search);
+            measured.hits += u64::from(bitmap.is_some_and(|b| b.count() > 0));
+            if let Err(m) = verify(answer, bitmap, gather.map(|g| g.data.as_slice())) {
+                measured.failures += 1;
+                if measured.first_failure.is_none() {
+                    let key = match &requests[i].op {
+                        nandlab_ftl::SimOp::Search(keys) => keys[0].key,
+                        nandlab_ftl::SimOp::Gather(_) => unreachable!("lookups are searches"),
+                    };
+                    measured.first_failure = Some(format!("lookup {i} (key {key:#x}): {m}"));
+                }
+            }
+        }
+        measured.span = end - start;
+        Ok(self.sim_lookup_run(&leaves, w, &ssd, measured, false))
+    }
+
+    fn sim_lookup_run(
+        &self,
+        leaves: &Leaves,
+        w: &SimLookupWorkload,
+        ssd: &Ssd,
+        measured: Measured,
+        interrupted: bool,
+    ) -> StackRun {
+        let device = ssd.report();
+        let span_s = measured.span.as_s_f64();
+        let report = SimLookupReport {
+            records: w.records,
+            leaves: leaves.layout.leaves,
+            slots_per_leaf: leaves.layout.slots_per_leaf,
+            region_pages_used: 2 * leaves.layout.leaves,
+            region_pages: self.ftl.sim_pages,
+            lookups: measured.lookups,
+            present_lookups: measured.present,
+            hits: measured.hits,
+            gathers: measured.gathers,
+            sim_time_us: span_s * 1e6,
+            lookups_per_s: if span_s > 0.0 {
+                measured.lookups as f64 / span_s
+            } else {
+                0.0
+            },
+            latency: measured.latency.summary(),
+            verification_failures: measured.failures,
+            first_failure: measured.first_failure,
+            energy_mj: device.energy.total_mj,
+            counters: measured.counters,
+        };
+        let metrics = sim_lookup_metrics(&report);
+        StackRun {
+            outcome: StackOutcome::SimLookup {
+                report: Box::new(report),
+                device: Box::new(device),
+                interrupted,
+            },
+            metrics,
+        }
+    }
+}
+
+/// What the lookups measured.
+struct Measured {
+    lookups: u64,
+    present: u64,
+    hits: u64,
+    gathers: u64,
+    span: SimTime,
+    latency: LatencyHistogram,
+    failures: u64,
+    first_failure: Option<String>,
+    counters: SimCounters,
+}
+
+impl Measured {
+    fn new() -> Self {
+        Measured {
+            lookups: 0,
+            present: 0,
+            hits: 0,
+            gathers: 0,
+            span: SimTime::ZERO,
+            latency: LatencyHistogram::new(),
+            failures: 0,
+            first_failure: None,
+            counters: SimCounters::default(),
+        }
+    }
+}
+
+/// Checks one lookup's answer: the search's bitmap (`None`: no bytes came back) and, for a
+/// hit with `gather_values`, the gathered value chunk.
+fn verify(
+    expected: &Expected,
+    bitmap: Option<nandlab_nand::MatchBitmap>,
+    gathered: Option<&[u8]>,
+) -> Result<(), String> {
+    let bitmap = bitmap.ok_or_else(|| "the search returned no bitmap".to_string())?;
+    let hits: Vec<u32> = bitmap.slots().collect();
+    let Some((slot, value)) = *expected else {
+        return if hits.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("absent key matched slots {hits:?}"))
+        };
+    };
+    if hits != [slot] {
+        return Err(format!("matched slots {hits:?}, stored in slot {slot}"));
+    }
+    let Some(chunk) = gathered else {
+        return Ok(()); // no gathers asked for
+    };
+    let at = 8 * (slot % SLOTS_PER_CHUNK) as usize;
+    let got = chunk
+        .get(at..at + 8)
+        .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+        .ok_or_else(|| format!("the gather returned {} bytes", chunk.len()))?;
+    if got == value {
+        Ok(())
+    } else {
+        Err(format!("gathered value {got:#x}, stored {value:#x}"))
+    }
+}
+
+fn usage(key: &str, message: String) -> LabError {
+    LabError::Usage(format!("{key}: {message}"))
+}
+
+/// The sim-lookup metric row of a report ([`super::SIM_LOOKUP_METRICS`] order).
+pub fn sim_lookup_metrics(r: &SimLookupReport) -> Vec<(&'static str, f64)> {
+    let c = &r.counters;
+    let values = [
+        r.lookups as f64,
+        r.hits as f64,
+        r.lookups_per_s,
+        r.latency.p50_us,
+        r.latency.p99_us,
+        r.latency.max_us,
+        c.chip_searches as f64,
+        c.chip_gathers as f64,
+        c.keys_searched as f64,
+        c.batches as f64,
+        c.merged_searches as f64,
+        c.fallback_reads as f64,
+        c.controller_answers as f64,
+        r.energy_mj,
+        r.verification_failures as f64,
+        r.sim_time_us,
+    ];
+    super::SIM_LOOKUP_METRICS
+        .iter()
+        .map(|m| m.name)
+        .zip(values)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
