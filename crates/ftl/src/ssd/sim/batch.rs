@@ -21,8 +21,7 @@ use super::{SimOp, SimRequest};
 use crate::error::{FtlError, FtlResult};
 use nandlab_core::SimTime;
 use nandlab_nand::SearchKey;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{HashMap, VecDeque};
 
 /// Keys of a search command (0 for a gather).
 fn key_count(request: &SimRequest) -> usize {
@@ -54,8 +53,9 @@ impl Ssd {
     /// [`Ssd::run_sim`] with dependent commands: when a command completes, `next(index,
     /// &result)` may return a follow-up command (e.g. the gather of the value chunk a search
     /// found), which is submitted at that completion time (its `arrival` is ignored) and
-    /// dispatched as it is (a follow-up search is not batched); it waits for a free request
-    /// slot like any command. `index` numbers the commands: `0..requests.len()` for
+    /// dispatched as it is (a follow-up search is not batched). It takes the next free request
+    /// slot before any command of `requests` still waiting for one (a lookup in progress
+    /// finishes before new ones start; FIFO among follow-ups). `index` numbers the commands: `0..requests.len()` for
     /// `requests`, then `requests.len()`, `requests.len() + 1`, … for the follow-ups in the
     /// order `next` returned them; a follow-up's completion calls `next` too (chains). The
     /// result has one entry per command in that numbering; a follow-up's latency runs from
@@ -77,14 +77,11 @@ impl Ssd {
         // each command's key count (bitmaps it owns in its batch's data)
         let mut key_counts: Vec<usize> = requests.iter().map(key_count).collect();
         let mut batches = self.plan_batches(requests, &arrivals);
-        // dispatch queue: (dispatch time, sequence, batch), earliest first
-        let mut queue: BinaryHeap<Reverse<(SimTime, usize, usize)>> = BinaryHeap::new();
+        // the planned commands by dispatch time; follow-ups (all due) in the order issued
         let mut order: Vec<usize> = (0..batches.len()).collect();
         order.sort_by_key(|&b| (batches[b].dispatch, b));
-        for (sequence, &b) in order.iter().enumerate() {
-            queue.push(Reverse((batches[b].dispatch, sequence, b)));
-        }
-        let mut sequence = order.len();
+        let mut next_planned = 0;
+        let mut follow_ups: VecDeque<usize> = VecDeque::new();
         let mut out: Vec<Option<Executed>> = vec![None; requests.len()];
         let mut pending = batches.len();
         let mut arrival_scheduled = false;
@@ -92,18 +89,23 @@ impl Ssd {
         self.watch = None;
         while pending > 0 {
             while self.requests.has_room() {
-                let Some(&Reverse((dispatch, _, b))) = queue.peek() else {
+                // a follow-up takes a free slot before any planned command waiting for one
+                let b = if let Some(b) = follow_ups.pop_front() {
+                    b
+                } else if let Some(&b) = order.get(next_planned) {
+                    if batches[b].dispatch > self.now {
+                        if !arrival_scheduled {
+                            self.events.schedule(batches[b].dispatch, ());
+                            arrival_scheduled = true;
+                        }
+                        break;
+                    }
+                    next_planned += 1;
+                    b
+                } else {
                     break;
                 };
-                if dispatch > self.now {
-                    if !arrival_scheduled {
-                        self.events.schedule(dispatch, ());
-                        arrival_scheduled = true;
-                    }
-                    break;
-                }
-                queue.pop();
-                let slot = self.admit_sim(&batches[b].request, dispatch)?;
+                let slot = self.admit_sim(&batches[b].request, batches[b].dispatch)?;
                 let sim = self.sim.as_mut().expect("checked: SiM region");
                 sim.in_flight.push((slot, b));
             }
@@ -151,8 +153,7 @@ impl Ssd {
                             },
                             members: vec![(index, 0)],
                         });
-                        queue.push(Reverse((completed, sequence, batches.len() - 1)));
-                        sequence += 1;
+                        follow_ups.push_back(batches.len() - 1);
                         pending += 1;
                         out.push(None);
                     }
@@ -164,11 +165,7 @@ impl Ssd {
             if pending == 0 {
                 break;
             }
-            if queue
-                .peek()
-                .is_some_and(|Reverse((at, _, _))| *at <= self.now)
-                && self.requests.has_room()
-            {
+            if !follow_ups.is_empty() && self.requests.has_room() {
                 continue; // a follow-up to admit now
             }
             match self.step_sync()? {
