@@ -24,14 +24,25 @@ fn every_run_config_in_examples_runs() {
             dir.to_str().unwrap(),
         ]);
         assert_eq!(code, 0, "{name}: {err}");
-        assert!(out.contains("WAF") && out.contains("p99"), "{name}: {out}");
-        for file in [
-            "report.json",
-            "latency_cdf.csv",
-            "erase_histogram.csv",
-            "valid_page_map.csv",
-        ] {
-            assert!(dir.join(file).exists(), "{name}: {file}");
+        if name.contains("sim-lookup") {
+            // SiM commands, not block requests: the lookups' summary and metric row
+            assert!(out.contains("sim-lookup:"), "{name}: {out}");
+            let metrics = std::fs::read_to_string(dir.join("metrics.json")).unwrap();
+            let metrics: serde_json::Value = serde_json::from_str(&metrics).unwrap();
+            assert_eq!(metrics["verification_failures"], 0.0, "{name}: {metrics}");
+            assert!(metrics["lookups"].as_f64().unwrap() > 0.0, "{name}");
+            let report = std::fs::read_to_string(dir.join("report.json")).unwrap();
+            assert!(report.contains("\"sim_lookup\"") && report.contains("\"ssd\""));
+        } else {
+            assert!(out.contains("WAF") && out.contains("p99"), "{name}: {out}");
+            for file in [
+                "report.json",
+                "latency_cdf.csv",
+                "erase_histogram.csv",
+                "valid_page_map.csv",
+            ] {
+                assert!(dir.join(file).exists(), "{name}: {file}");
+            }
         }
         std::fs::remove_dir_all(&dir).ok();
         ran += 1;
@@ -194,6 +205,48 @@ fn a_captured_run_replays_to_the_same_report() {
     assert_eq!(
         std::fs::read(a.join("report.json")).unwrap(),
         std::fs::read(b.join("report.json")).unwrap()
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `nandlab run` of a sim-lookup config: `--json` prints the metric row, the same twice for a
+/// seed; a config without `[ssd.sim]` is a one-line error naming the key.
+#[test]
+fn sim_lookup_runs_deterministically_and_bad_input_names_the_key() {
+    let text = std::fs::read_to_string(repo().join("examples/ssd-sim-lookup.toml"))
+        .unwrap()
+        .replace("request_count = 100000", "request_count = 3000");
+    let dir = std::env::temp_dir().join(format!("nandlab-simkv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("lookup.toml");
+    std::fs::write(&config, &text).unwrap();
+    let run = || {
+        let (code, out, err) = nandlab(&["run", config.to_str().unwrap(), "--json", "--seed", "3"]);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let first = run();
+    assert_eq!(first, run());
+    let metrics: serde_json::Value = serde_json::from_str(first.trim()).unwrap();
+    assert_eq!(metrics["lookups"], 3000.0);
+    assert_eq!(metrics["verification_failures"], 0.0);
+    let bad = dir.join("bad.toml");
+    let without_sim: String = text
+        .lines()
+        .filter(|l| {
+            !["[ssd.sim]", "pages =", "integrity =", "batch_deadline_ns ="]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&bad, without_sim).unwrap();
+    let (code, _, err) = nandlab(&["run", bad.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("workload.kind") && err.contains("[ssd.sim]"),
+        "{err}"
     );
     std::fs::remove_dir_all(&dir).ok();
 }
