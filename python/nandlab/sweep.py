@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class StackResult:
     """One stack run: its metric row (`metrics`, in declared order) and what it produced
-    (`outcome`: ``{"kind": "ssd", "run": report, …}`` or ``{"kind": "engine", "metrics": …}``)."""
+    (`outcome`: ``{"kind": "ssd", "run": report, …}``, ``{"kind": "engine", "metrics": …}`` or,
+    for a ``sim-lookup`` workload, ``{"kind": "sim_lookup", "report": …, "device": …}``)."""
 
     metrics: dict[str, float]
     outcome: dict[str, Any]
@@ -148,10 +149,11 @@ def sweep(
 def metrics() -> dict[str, dict[str, str]]:
     """Every metric a stack run reports (the columns of `run`'s ``metrics`` and of a sweep), as
     declared once in the simulator: name -> ``{"unit", "description", "kind"}`` (kind: ``ssd``
-    for block workloads, ``engine`` for engine workloads)."""
+    for block workloads, ``engine`` for engine workloads, ``sim_lookup`` for SiM lookups; a
+    name two kinds share keeps the first kind)."""
     declared = json.loads(_nandlab.metric_defs())
     result: dict[str, dict[str, str]] = {}
-    for kind in ("ssd", "engine"):
+    for kind in ("ssd", "engine", "sim_lookup"):
         for m in declared[kind]:
             result.setdefault(
                 m["name"], {"unit": m["unit"], "description": m["description"], "kind": kind}

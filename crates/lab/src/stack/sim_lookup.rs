@@ -39,6 +39,10 @@ pub const EMPTY_KEY: u64 = u64::MAX;
 const PAGE_SLOTS: u32 = SIM_PAGE_BYTES / 8;
 /// Slots of the integrity layer's header chunk (chunk 0), not searchable.
 const HEADER_SLOTS: u32 = SLOTS_PER_CHUNK;
+/// Most records (2^24: their table and the key set take a few hundred MB).
+const RECORDS_MAX: u64 = 1 << 24;
+/// Most lookups of a run (each lookup's command and result are held until the run ends).
+const REQUESTS_MAX: u64 = 10_000_000;
 
 /// What a sim-lookup run measured.
 #[derive(Clone, Debug, Serialize)]
@@ -98,8 +102,14 @@ pub(super) fn check(w: &SimLookupWorkload, ftl: &FtlConfig, source: Source<'_>) 
     layout(w, ftl).map_err(|(key, m)| source.error(key, m))?;
     distribution(w).map_err(|(key, m)| source.error(key, m))?;
     interarrival(w).map_err(|(key, m)| source.error(key, m))?;
-    if w.request_count == 0 {
-        return Err(source.error("workload.request_count", "must be at least 1"));
+    if !(1..=REQUESTS_MAX).contains(&w.request_count) {
+        return Err(source.error(
+            "workload.request_count",
+            format!(
+                "{} is not in 1..={REQUESTS_MAX} (the lookups and their results are held in memory)",
+                w.request_count
+            ),
+        ));
     }
     if !(0.0..=1.0).contains(&w.miss_fraction) {
         return Err(source.error(
@@ -132,10 +142,10 @@ fn layout(w: &SimLookupWorkload, ftl: &FtlConfig) -> Result<Layout, KeyError> {
             ));
         }
     };
-    if !(2..=i64::from(i32::MAX) as u64).contains(&w.records) {
+    if !(2..=RECORDS_MAX).contains(&w.records) {
         return Err((
             "workload.records",
-            format!("{} is not in 2..=2^31-1", w.records),
+            format!("{} is not in 2..={RECORDS_MAX}", w.records),
         ));
     }
     let leaves = w.records.div_ceil(u64::from(slots_per_leaf));
@@ -249,12 +259,12 @@ struct Record {
 }
 
 /// The loaded leaf level: records by key number (the YCSB key chooser's numbering, in
-/// generation order so popular key numbers scatter over the leaves), the sorted keys (for
-/// drawing absent keys) and the host's inner level (the leaves' low keys).
+/// generation order so popular key numbers scatter over the leaves), the key numbers in key
+/// order (leaf by leaf) and the host's inner level (the leaves' low keys).
 struct Leaves {
     layout: Layout,
     by_keynum: Vec<Record>,
-    sorted_keys: Vec<u64>,
+    in_key_order: Vec<u32>,
     low_keys: Vec<u64>,
 }
 
@@ -277,24 +287,25 @@ impl Leaves {
                 });
             }
         }
-        let mut order: Vec<usize> = (0..by_keynum.len()).collect();
-        order.sort_unstable_by_key(|&i| by_keynum[i].key);
+        drop(seen);
+        let mut in_key_order: Vec<u32> = (0..by_keynum.len() as u32).collect();
+        in_key_order.sort_unstable_by_key(|&i| by_keynum[i as usize].key);
         let mut low_keys = Vec::with_capacity(layout.leaves as usize);
-        for (position, &i) in order.iter().enumerate() {
-            let leaf = (position / layout.slots_per_leaf as usize) as u32;
-            let within = (position % layout.slots_per_leaf as usize) as u32;
+        let per_leaf = layout.slots_per_leaf as usize;
+        for (position, &i) in in_key_order.iter().enumerate() {
+            let r = &mut by_keynum[i as usize];
+            let (leaf, within) = ((position / per_leaf) as u32, (position % per_leaf) as u32);
             if within == 0 {
-                low_keys.push(if leaf == 0 { 0 } else { by_keynum[i].key });
+                low_keys.push(if leaf == 0 { 0 } else { r.key });
             }
-            by_keynum[i].leaf = leaf;
-            by_keynum[i].slot = layout.first_slot + within;
+            r.leaf = leaf;
+            r.slot = layout.first_slot + within;
         }
         assert_eq!(low_keys.len(), layout.leaves as usize);
-        let sorted_keys = order.iter().map(|&i| by_keynum[i].key).collect();
         Leaves {
             layout,
             by_keynum,
-            sorted_keys,
+            in_key_order,
             low_keys,
         }
     }
@@ -307,22 +318,25 @@ impl Leaves {
     }
 
     fn contains(&self, key: u64) -> bool {
-        self.sorted_keys.binary_search(&key).is_ok()
+        self.in_key_order
+            .binary_search_by_key(&key, |&i| self.by_keynum[i as usize].key)
+            .is_ok()
     }
 
-    /// The key and value pages of every leaf, as `(leaf, key page, value page)`.
-    fn pages(&self) -> Vec<(u32, Vec<u8>, Vec<u8>)> {
-        let bytes = SIM_PAGE_BYTES as usize;
-        let mut pages: Vec<(u32, Vec<u8>, Vec<u8>)> = (0..self.layout.leaves)
-            .map(|leaf| (leaf, vec![0xff; bytes], vec![0xff; bytes]))
-            .collect();
-        for r in &self.by_keynum {
+    /// The key page and the value page of `leaf` into `keys` and `values`.
+    fn pages_of(&self, leaf: u32, keys: &mut [u8], values: &mut [u8]) {
+        keys.fill(0xff);
+        values.fill(0xff);
+        let per_leaf = self.layout.slots_per_leaf as usize;
+        let first = leaf as usize * per_leaf;
+        let last = (first + per_leaf).min(self.in_key_order.len());
+        for &i in &self.in_key_order[first..last] {
+            let r = &self.by_keynum[i as usize];
+            debug_assert_eq!(r.leaf, leaf);
             let at = 8 * r.slot as usize;
-            let (_, keys, values) = &mut pages[r.leaf as usize];
             keys[at..at + 8].copy_from_slice(&r.key.to_le_bytes());
             values[at..at + 8].copy_from_slice(&r.value.to_le_bytes());
         }
-        pages
     }
 }
 
@@ -346,50 +360,10 @@ impl super::Stack {
             .ok_or_else(|| usage("ssd.sim.pages", "the SSD has no SiM region".into()))?;
         let first_lpa = region.start;
         let leaves = Leaves::generate(w, layout, seed);
-        // load: ordinary host writes of the region's pages, then a flush
-        let page_bytes = u64::from(ssd.page_size_bytes());
-        for (leaf, keys, values) in leaves.pages() {
-            let lpa = first_lpa + 2 * u64::from(leaf);
-            ssd.execute(
-                &HostRequest::write(lpa * page_bytes, page_bytes),
-                Some(&keys),
-            )?;
-            ssd.execute(
-                &HostRequest::write((lpa + 1) * page_bytes, page_bytes),
-                Some(&values),
-            )?;
-        }
-        ssd.execute(&HostRequest::flush(), None)?;
-        ssd.drain()?;
-        // the lookups: open-loop arrivals from now
-        let mut keynums = YcsbSpec::read_update(1.0, distribution, w.records as i64)
-            .generator(seed)
-            .map_err(|e| usage("workload.distribution", e.to_string()))?;
-        let mut miss_rng = SimRng::stream(seed, "sim-lookup.misses");
-        let mut absent_rng = SimRng::stream(seed, "sim-lookup.absent");
+        load(&mut ssd, &leaves, first_lpa)?;
         let start = ssd.now();
-        let n = w.request_count as usize;
-        let mut requests = Vec::with_capacity(n);
-        let mut expected: Vec<Expected> = Vec::with_capacity(n);
-        for i in 0..w.request_count {
-            let arrival = start + SimTime::from_ps(gap.as_ps() * i);
-            let (key, answer) = if w.miss_fraction > 0.0 && miss_rng.chance(w.miss_fraction) {
-                let key = loop {
-                    let key = absent_rng.below(EMPTY_KEY);
-                    if !leaves.contains(key) {
-                        break key;
-                    }
-                };
-                (key, None)
-            } else {
-                let r = leaves.by_keynum[keynums.next_keynum() as usize];
-                debug_assert_eq!(leaves.leaf_of(r.key), r.leaf);
-                (r.key, Some((r.slot, r.value)))
-            };
-            let lpa = first_lpa + 2 * u64::from(leaves.leaf_of(key));
-            requests.push(SimRequest::search(Lpa(lpa as u32), SearchKey::exact(key)).at(arrival));
-            expected.push(answer);
-        }
+        let (requests, expected) = plan(w, &leaves, distribution, gap, start, first_lpa, seed)?;
+        let n = requests.len();
         control.start(Some(w.request_count));
         if control.is_cancelled() {
             return Ok(self.sim_lookup_run(&leaves, w, &ssd, Measured::new(), true));
@@ -417,35 +391,9 @@ impl super::Stack {
             ))
         })?;
         control.finish();
-        let mut measured = Measured {
-            counters: ssd.sim_counters().since(&counters_start),
-            gathers: gathers as u64,
-            ..Measured::new()
-        };
-        let mut end = start;
-        for (i, answer) in expected.iter().enumerate() {
-            let search = &results[i];
-            let gather = follow[i].map(|g| &results[g]);
-            let done = gather.map_or(search.completed, |g| g.completed);
-            let arrival = requests[i].arrival.expect("arrival set");
-            measured.latency.record(done - arrival);
-            end = end.max(done);
-            measured.lookups += 1;
-            measured.present += u64::from(answer.is_some());
-            let bitmap = Ssd::bitmap_of(search);
-            measured.hits += u64::from(bitmap.is_some_and(|b| b.count() > 0));
-            if let Err(m) = verify(answer, bitmap, gather.map(|g| g.data.as_slice())) {
-                measured.failures += 1;
-                if measured.first_failure.is_none() {
-                    let key = match &requests[i].op {
-                        nandlab_ftl::SimOp::Search(keys) => keys[0].key,
-                        nandlab_ftl::SimOp::Gather(_) => unreachable!("lookups are searches"),
-                    };
-                    measured.first_failure = Some(format!("lookup {i} (key {key:#x}): {m}"));
-                }
-            }
-        }
-        measured.span = end - start;
+        let mut measured = check_answers(&requests, &expected, &results, &follow, start);
+        measured.counters = ssd.sim_counters().since(&counters_start);
+        measured.gathers = gathers as u64;
         Ok(self.sim_lookup_run(&leaves, w, &ssd, measured, false))
     }
 
@@ -491,6 +439,108 @@ impl super::Stack {
             metrics,
         }
     }
+}
+
+/// Writes every leaf's key and value pages by ordinary host writes of the region's LPAs, then
+/// flushes and runs the device to idle.
+fn load(ssd: &mut Ssd, leaves: &Leaves, first_lpa: u64) -> LabResult<()> {
+    let page_bytes = u64::from(ssd.page_size_bytes());
+    debug_assert_eq!(page_bytes, u64::from(SIM_PAGE_BYTES));
+    let mut keys = vec![0; SIM_PAGE_BYTES as usize];
+    let mut values = vec![0; SIM_PAGE_BYTES as usize];
+    for leaf in 0..leaves.layout.leaves {
+        leaves.pages_of(leaf, &mut keys, &mut values);
+        let lpa = first_lpa + 2 * u64::from(leaf);
+        ssd.execute(
+            &HostRequest::write(lpa * page_bytes, page_bytes),
+            Some(&keys),
+        )?;
+        ssd.execute(
+            &HostRequest::write((lpa + 1) * page_bytes, page_bytes),
+            Some(&values),
+        )?;
+    }
+    ssd.execute(&HostRequest::flush(), None)?;
+    Ok(ssd.drain()?)
+}
+
+/// The lookups: a search of each key's key page arriving every `gap` from `start`, and the
+/// answer each must give.
+#[allow(clippy::too_many_arguments)]
+fn plan(
+    w: &SimLookupWorkload,
+    leaves: &Leaves,
+    distribution: YcsbDistribution,
+    gap: SimTime,
+    start: SimTime,
+    first_lpa: u64,
+    seed: u64,
+) -> LabResult<(Vec<SimRequest>, Vec<Expected>)> {
+    let mut keynums = YcsbSpec::read_update(1.0, distribution, w.records as i64)
+        .generator(seed)
+        .map_err(|e| usage("workload.distribution", e.to_string()))?;
+    let mut miss_rng = SimRng::stream(seed, "sim-lookup.misses");
+    let mut absent_rng = SimRng::stream(seed, "sim-lookup.absent");
+    let n = w.request_count as usize;
+    let mut requests = Vec::with_capacity(n);
+    let mut expected: Vec<Expected> = Vec::with_capacity(n);
+    for i in 0..w.request_count {
+        let arrival = start + SimTime::from_ps(gap.as_ps() * i);
+        let (key, answer) = if w.miss_fraction > 0.0 && miss_rng.chance(w.miss_fraction) {
+            let key = loop {
+                let key = absent_rng.below(EMPTY_KEY);
+                if !leaves.contains(key) {
+                    break key;
+                }
+            };
+            (key, None)
+        } else {
+            let r = leaves.by_keynum[keynums.next_keynum() as usize];
+            debug_assert_eq!(leaves.leaf_of(r.key), r.leaf);
+            (r.key, Some((r.slot, r.value)))
+        };
+        let lpa = first_lpa + 2 * u64::from(leaves.leaf_of(key));
+        requests.push(SimRequest::search(Lpa(lpa as u32), SearchKey::exact(key)).at(arrival));
+        expected.push(answer);
+    }
+    Ok((requests, expected))
+}
+
+/// Checks every lookup's answer and measures its latency (`follow[i]`: the result index of
+/// lookup `i`'s value gather).
+fn check_answers(
+    requests: &[SimRequest],
+    expected: &[Expected],
+    results: &[nandlab_ftl::Executed],
+    follow: &[Option<usize>],
+    start: SimTime,
+) -> Measured {
+    let mut measured = Measured::new();
+    let mut end = start;
+    for (i, answer) in expected.iter().enumerate() {
+        let search = &results[i];
+        let gather = follow[i].map(|g| &results[g]);
+        let done = gather.map_or(search.completed, |g| g.completed);
+        let arrival = requests[i].arrival.expect("arrival set");
+        measured.latency.record(done - arrival);
+        end = end.max(done);
+        measured.lookups += 1;
+        measured.present += u64::from(answer.is_some());
+        let bitmap = Ssd::bitmap_of(search);
+        measured.hits += u64::from(bitmap.is_some_and(|b| b.count() > 0));
+        if let Err(m) = verify(answer, bitmap, gather.map(|g| g.data.as_slice())) {
+            measured.failures += 1;
+            if measured.first_failure.is_none() {
+                let key = match &requests[i].op {
+                    nandlab_ftl::SimOp::Search(keys) => keys[0].key,
+                    nandlab_ftl::SimOp::Gather(_) => unreachable!("lookups are searches"),
+                };
+                measured.first_failure = Some(format!("lookup {i} (key {key:#x}): {m}"));
+            }
+        }
+    }
+    measured.span = end - start;
+    measured
 }
 
 /// What the lookups measured.

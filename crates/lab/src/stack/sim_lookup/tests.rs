@@ -198,6 +198,17 @@ fn bad_sim_lookup_input_names_the_key() {
             ),
             "workload.request_count",
         ),
+        (
+            config(
+                &good.replace("request_count = 3000", "request_count = 20000000"),
+                "",
+            ),
+            "workload.request_count",
+        ),
+        (
+            config(&good.replace("records = 3000", "records = 100000000"), ""),
+            "workload.records",
+        ),
         (config(&format!("{good}keys = 3\n"), ""), "workload.keys"),
         (
             config(
