@@ -55,11 +55,12 @@ impl Ssd {
     /// found), which is submitted at that completion time (its `arrival` is ignored) and
     /// dispatched as it is (a follow-up search is not batched). It takes the next free request
     /// slot before any command of `requests` still waiting for one (a lookup in progress
-    /// finishes before new ones start; FIFO among follow-ups). `index` numbers the commands: `0..requests.len()` for
-    /// `requests`, then `requests.len()`, `requests.len() + 1`, … for the follow-ups in the
-    /// order `next` returned them; a follow-up's completion calls `next` too (chains). The
-    /// result has one entry per command in that numbering; a follow-up's latency runs from
-    /// its predecessor's completion.
+    /// finishes before new ones start; FIFO among follow-ups). `index` numbers the commands:
+    /// `0..requests.len()` for `requests`, then `requests.len()`, `requests.len() + 1`, … for
+    /// the follow-ups in the order `next` returned them; a follow-up's completion calls `next`
+    /// too (chains). The result has one entry per command in that numbering; a follow-up's
+    /// latency runs from its predecessor's completion. A bad follow-up is an error naming it;
+    /// the commands still in flight then complete in later calls, unreported.
     pub fn run_sim_chained(
         &mut self,
         requests: &[SimRequest],
@@ -70,6 +71,11 @@ impl Ssd {
                 message: format!("SiM request {i}: {e}"),
             })?;
         }
+        // forget the commands of an earlier call that ended in an error: they complete
+        // unreported
+        let sim = self.sim.as_mut().expect("checked: SiM region");
+        sim.in_flight.clear();
+        sim.finished.clear();
         let mut arrivals: Vec<SimTime> = requests
             .iter()
             .map(|r| r.arrival.unwrap_or(self.now).max(self.now))

@@ -246,3 +246,36 @@ fn a_follow_up_gather_starts_when_its_search_completes() {
     let c = ssd.sim_counters();
     assert_eq!((c.chip_searches, c.chip_gathers), (3, 2));
 }
+
+/// A bad follow-up (an empty gather) is an error naming it and its predecessor, and the
+/// device stays usable: a later run's results are its own, not the failed run's.
+#[test]
+fn a_bad_follow_up_is_an_error_naming_it_and_the_device_stays_usable() {
+    let mut ssd = Ssd::new(small_sim(16, PayloadMode::Full), 1).unwrap();
+    let lpa = ssd.sim_region().unwrap().start;
+    let mut rng = SimRng::stream(8, "chain");
+    let page = random_page(&mut rng, 21);
+    write(&mut ssd, lpa, &page);
+    ssd.drain().unwrap();
+    let searches = [
+        SimRequest::search(Lpa(lpa as u32), SearchKey::exact(21)),
+        SimRequest::search(Lpa(lpa as u32), SearchKey::exact(22)),
+    ];
+    let err = ssd
+        .run_sim_chained(&searches, |index, _| {
+            (index == 0).then(|| SimRequest::gather(Lpa(lpa as u32), ChunkMask(0)))
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("follow-up of 0") && err.contains("empty chunk bitmap"),
+        "{err}"
+    );
+    let done = ssd.run_sim(&searches).unwrap();
+    for (r, d) in searches.iter().zip(&done) {
+        let crate::SimOp::Search(keys) = &r.op else {
+            unreachable!()
+        };
+        assert_eq!(Ssd::bitmap_of(d), Some(format::match_page(&page, keys[0])));
+    }
+}
