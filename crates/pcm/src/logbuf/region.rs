@@ -304,14 +304,17 @@ impl PcmLogRegion {
             }
             work.reads.push(page);
             self.stats.flash_page_reads += 1;
-            self.merged.copy_from_slice(bytes);
             if used > 0 {
+                self.merged.copy_from_slice(bytes);
                 cost += device.charge_read(self.sector_addr(index), used as u64)?;
                 let at = index * self.sector_bytes;
                 sector::apply(&self.sectors[at..at + self.sector_bytes], &mut self.merged);
                 cost += self.clear_sector(device, index)?;
+                work.push_write(page, &self.merged);
+            } else {
+                // a whole-block flush rewrites the page's flash copy as it is
+                work.push_flash_copy(page, bytes);
             }
-            work.push_write(page, &self.merged);
             self.stats.pages_flushed += 1;
         }
         work.blocks_flushed += 1;

@@ -91,6 +91,8 @@ pub struct PcmStage {
     hash_min_pages: usize,
     /// Fingerprints hashed ahead (scratch, reused).
     fingerprints: Vec<Fingerprint>,
+    /// The pages hashed ahead, one after another (scratch, reused).
+    ahead_bytes: Vec<u8>,
 }
 
 /// Pages a call must send towards flash before their SHA-1s are hashed ahead on threads (a
@@ -178,6 +180,7 @@ impl PcmStage {
             hash_threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
             hash_min_pages: PARALLEL_HASH_MIN_PAGES,
             fingerprints: Vec::new(),
+            ahead_bytes: Vec::new(),
         })
     }
 
@@ -187,6 +190,17 @@ impl PcmStage {
     pub fn set_hash_ahead(&mut self, threads: usize, min_pages: usize) {
         self.hash_threads = threads.max(1);
         self.hash_min_pages = min_pages.max(1);
+    }
+
+    /// Turns the stage's simulator-side shortcuts on (the default) or off: SHA-1s remembered
+    /// per page while its flash copy is unchanged (a whole-block flush's unchanged pages are
+    /// not hashed again), and those pages passed on from the flash mirror without copies. The
+    /// simulated work (hashing time and energy included) and every result are the same either
+    /// way; off is the reference the tests compare against.
+    pub fn set_reuse(&mut self, reuse: bool) {
+        if let Some(log) = &mut self.log {
+            log.set_reuse(reuse);
+        }
     }
 
     /// The PCM device (its stats, wear).
@@ -242,10 +256,14 @@ impl PcmStage {
         }
     }
 
-    /// Checks dedup's groups against the finder (tests).
+    /// Checks dedup's groups against the finder and the log part's own invariants (every
+    /// remembered SHA-1 is that of its page's flash mirror) (tests).
     pub fn check(&self) -> Result<(), String> {
-        match &self.dedup {
-            Some(d) => d.check(),
+        if let Some(d) = &self.dedup {
+            d.check()?;
+        }
+        match &self.log {
+            Some(l) => l.check(),
             None => Ok(()),
         }
     }
@@ -259,22 +277,24 @@ impl PcmStage {
     }
 
     /// Sends a page towards flash through dedup (when on); `fingerprint` is its SHA-1 if
-    /// computed ahead.
+    /// already known (hashed ahead, or remembered). Returns the cost and the page's SHA-1
+    /// (`None` without dedup).
     fn pass_on(
         &mut self,
         lpa: Lpa,
         data: &[u8],
         fingerprint: Option<Fingerprint>,
         out: &mut PageWrites,
-    ) -> AccessCost {
+    ) -> (AccessCost, Option<Fingerprint>) {
         let i = lpa.index();
         let (sequence, placement) = (self.sequence[i], self.placement[i]);
         match &mut self.dedup {
             None => {
                 out.push_placed(lpa, sequence, Some(data), placement);
-                AccessCost::default()
+                (AccessCost::default(), None)
             }
             Some(d) => {
+                let fingerprint = fingerprint.unwrap_or_else(|| Fingerprint::of(data));
                 let r = d.write(
                     &mut self.device,
                     lpa,
@@ -284,34 +304,60 @@ impl PcmStage {
                     fingerprint,
                     out,
                 );
-                self.record(r)
+                (self.record(r), Some(fingerprint))
             }
         }
     }
 
-    /// Pages the log part queued for flash go through dedup.
+    /// Pages the log part queued for flash go through dedup. A page whose flash mirror is
+    /// unchanged since it was last hashed (most pages of a whole-block flush) reuses that
+    /// SHA-1; the simulated hashing is charged all the same.
     fn drain_log(&mut self, out: &mut PageWrites) -> AccessCost {
         let mut cost = AccessCost::default();
-        let Some(log) = self.log.take() else {
+        let Some(mut log) = self.log.take() else {
             return cost;
         };
-        // many pages (a merge's flush): their SHA-1s computed ahead on the hashing threads,
-        // consumed in order by the sequential dedup decisions (same results as hashing here)
+        let n = log.pending_pages();
+        // many pages to hash (a merge's flush of changed pages): their SHA-1s computed ahead
+        // on the hashing threads, consumed in order by the sequential dedup decisions (same
+        // results as hashing here)
         let mut fingerprints = std::mem::take(&mut self.fingerprints);
-        let ahead = self.dedup.is_some()
-            && self.hash_threads > 1
-            && log.pending_pages() >= self.hash_min_pages;
-        if ahead {
-            Fingerprint::of_pages(
-                log.pending_bytes(),
-                self.page_size_bytes,
-                self.hash_threads,
-                &mut fingerprints,
-            );
+        fingerprints.clear();
+        if self.dedup.is_some() && self.hash_threads > 1 {
+            let unknown = (0..n)
+                .filter(|&k| log.pending_page(k).fingerprint.is_none())
+                .count();
+            if unknown >= self.hash_min_pages {
+                let mut bytes = std::mem::take(&mut self.ahead_bytes);
+                bytes.clear();
+                for k in 0..n {
+                    let page = log.pending_page(k);
+                    if page.fingerprint.is_none() {
+                        bytes.extend_from_slice(page.data);
+                    }
+                }
+                Fingerprint::of_pages(
+                    &bytes,
+                    self.page_size_bytes,
+                    self.hash_threads,
+                    &mut fingerprints,
+                );
+                self.ahead_bytes = bytes;
+            }
         }
-        for (i, page) in log.to_flash().enumerate() {
-            let fingerprint = ahead.then(|| fingerprints[i]);
-            cost += self.pass_on(page.lpa, page.data, fingerprint, out);
+        let mut ahead = fingerprints.iter();
+        for k in 0..n {
+            let page = log.pending_page(k);
+            let known = match page.fingerprint {
+                Some(f) => Some(f),
+                None if fingerprints.is_empty() => None,
+                None => ahead.next().copied(),
+            };
+            let (c, fingerprint) = self.pass_on(page.lpa, page.data, known, out);
+            cost += c;
+            if let Some(f) = fingerprint {
+                log.hashed(k, f);
+            }
         }
         self.fingerprints = fingerprints;
         for &op in log.log_ops() {
