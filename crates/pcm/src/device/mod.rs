@@ -239,6 +239,16 @@ impl PcmDevice {
         SimTime::from_ps(self.bank_work_ps.iter().copied().max().unwrap_or(0))
     }
 
+    /// `(x / banks, x % banks)`, with shifts when the bank count is a power of two.
+    #[inline]
+    fn bank_div_rem(&self, x: u64) -> (u64, u64) {
+        if self.banks.is_power_of_two() {
+            (x >> self.banks.trailing_zeros(), x & (self.banks - 1))
+        } else {
+            (x / self.banks, x % self.banks)
+        }
+    }
+
     fn apply_read(&mut self, addr: PcmAddr, len_bytes: u64) -> PcmResult<AccessCost> {
         self.check_range("addr", addr, len_bytes)?;
         if len_bytes == 0 {
@@ -250,15 +260,18 @@ impl PcmDevice {
             let last_line = (addr.0 + len_bytes - 1) >> self.line_shift;
             let lines = last_line - first_line + 1;
             let line_ps = self.timing.read_line.as_ps();
-            let (full, rest) = (lines / self.banks, lines % self.banks);
+            let (full, rest) = self.bank_div_rem(lines);
             // every bank reads `full` lines; the `rest` banks from the first line's one more
             let base = full.saturating_mul(line_ps);
             self.bank_work_ps.fill(base);
             let banks = self.banks as usize;
-            let first_bank = (first_line % self.banks) as usize;
-            for i in 0..rest as usize {
-                let b = (first_bank + i) % banks;
+            let mut b = self.bank_div_rem(first_line).1 as usize;
+            for _ in 0..rest {
                 self.bank_work_ps[b] = (full + 1).saturating_mul(line_ps);
+                b += 1;
+                if b == banks {
+                    b = 0;
+                }
             }
             let bits = lines * (self.config.geometry.line_size_bytes * 8);
             cost.lines_read = lines;
@@ -399,7 +412,7 @@ impl PcmDevice {
         if line != banked.line {
             *banked = BankCursor {
                 line,
-                bank: (line % self.banks) as usize,
+                bank: self.bank_div_rem(line).1 as usize,
             };
         }
         self.bank_work_ps[banked.bank] += 1;
@@ -475,7 +488,7 @@ impl PcmDevice {
             cost.bits_programmed += bits;
             old.copy_from_slice(chunk);
             if changed > 0 {
-                let bank = (line % self.banks) as usize;
+                let bank = self.bank_div_rem(line).1 as usize;
                 *banked = BankCursor { line, bank };
                 self.bank_work_ps[bank] += changed;
             }

@@ -395,9 +395,8 @@ impl PcmLogRegion {
             self.stats.unchanged += 1;
             return Ok(logged(cost));
         }
-        // merges below do not touch `encoded`
-        sector::encode(&self.current, &self.dirty, &mut self.encoded);
-        if self.encoded.len() > self.sector_bytes {
+        // (the delta's size first: a delta outgrowing its sector is not encoded)
+        if sector::encoded_size(&self.dirty) > self.sector_bytes {
             // the delta outgrows a sector
             if used == 0 {
                 // nothing logged for the page: the caller writes the update
@@ -423,6 +422,9 @@ impl PcmLogRegion {
             }
             return Ok(logged(cost));
         }
+        // merges below do not touch `encoded`
+        sector::encode(&self.current, &self.dirty, &mut self.encoded);
+        debug_assert_eq!(self.encoded.len(), sector::encoded_size(&self.dirty));
         if pblock == NONE {
             // case 2
             let (taken, c) = self.take_pblock(device, page.0 / self.m, flash, work)?;

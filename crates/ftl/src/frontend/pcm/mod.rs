@@ -93,6 +93,8 @@ pub struct PcmStage {
     fingerprints: Vec<Fingerprint>,
     /// The pages hashed ahead, one after another (scratch, reused).
     ahead_bytes: Vec<u8>,
+    /// SHA-1s the simulator computed (not a simulated quantity: remembered ones not counted).
+    sha1_computed: u64,
 }
 
 /// Pages a call must send towards flash before their SHA-1s are hashed ahead on threads (a
@@ -181,6 +183,7 @@ impl PcmStage {
             hash_min_pages: PARALLEL_HASH_MIN_PAGES,
             fingerprints: Vec::new(),
             ahead_bytes: Vec::new(),
+            sha1_computed: 0,
         })
     }
 
@@ -201,6 +204,12 @@ impl PcmStage {
         if let Some(log) = &mut self.log {
             log.set_reuse(reuse);
         }
+    }
+
+    /// SHA-1s the simulator computed so far (a speed figure, not a simulated one: a page whose
+    /// SHA-1 was remembered is not counted, though its simulated hashing is charged).
+    pub fn sha1_computed(&self) -> u64 {
+        self.sha1_computed
     }
 
     /// The PCM device (its stats, wear).
@@ -294,7 +303,10 @@ impl PcmStage {
                 (AccessCost::default(), None)
             }
             Some(d) => {
-                let fingerprint = fingerprint.unwrap_or_else(|| Fingerprint::of(data));
+                let fingerprint = fingerprint.unwrap_or_else(|| {
+                    self.sha1_computed += 1;
+                    Fingerprint::of(data)
+                });
                 let r = d.write(
                     &mut self.device,
                     lpa,
@@ -342,6 +354,7 @@ impl PcmStage {
                     self.hash_threads,
                     &mut fingerprints,
                 );
+                self.sha1_computed += fingerprints.len() as u64;
                 self.ahead_bytes = bytes;
             }
         }
