@@ -655,14 +655,14 @@ fn bench_pcm_cmd(requests: u64, json: bool) -> LabResult<()> {
         out!("{line}");
         return Ok(());
     }
-    out!(
-        "nandlab bench pcm: bench-ssd, full payloads; 16 MiB cidr11 PCM: 4 MiB fingerprint store"
-    );
+    out!("nandlab bench pcm: bench-ssd, full payloads; 16 MiB cidr11 PCM: 4 MiB fingerprint store");
     out!(
         "(16 segments, binary search) + 8 MiB log region; desktop content over {} pages (half whole",
         b.span_pages
     );
-    out!("8 KiB pages, half small updates), one write request at a time; first row: the measurement");
+    out!(
+        "8 KiB pages, half small updates), one write request at a time; first row: the measurement"
+    );
     out!(
         "  {:<26} {:>9} {:>8} {:>8} {:>13} {:>12} {:>10} {:>9}",
         "row",

@@ -6,7 +6,9 @@
 //!    workload.
 //!
 //! `cargo run -p nandlab-lab --profile test-release --example pcm_throughput [REQUESTS [SPAN_PAGES
-//! [KIND]]]` (defaults 200000, 16384 pages (covered by the log region's 63 P-blocks), region).
+//! [KIND [HASH_THREADS [ssd]]]]]` (defaults 200000, 16384 pages (covered by the log region's 63
+//! P-blocks), region, the stage's choice; `ssd`: only the whole SSD, for profiling it).
+//! `nandlab bench pcm` is the benchmark; this example is for profiling.
 
 use nandlab_ftl::{FrontEnd, FtlCounters, HostRequest, Lpa, PageWrite, PageWrites, PcmStage};
 use nandlab_lab::stack::Stack;
@@ -49,6 +51,7 @@ fn main() {
     let kind = std::env::args().nth(3).unwrap_or("region".into());
     // threads hashing a merge's pages ahead (default: the stage's own choice)
     let hash_threads: Option<usize> = std::env::args().nth(4).and_then(|a| a.parse().ok());
+    let ssd_only = std::env::args().nth(5).as_deref() == Some("ssd");
     let pcm = PCM.replace("KIND", &kind);
     let text = format!(
         "[ssd]\npreset = \"bench-ssd\"\npayload = \"full\"\n[workload]\nkind = \"synthetic\"\n\
@@ -97,7 +100,7 @@ fn main() {
     let started = Instant::now();
     let cpu = cpu_s();
     let mut sequence = 0;
-    while let Some((r, data)) = generator.next_request() {
+    while let Some((r, data)) = generator.next_request().filter(|_| !ssd_only) {
         if r.op != IoOp::Write {
             continue;
         }

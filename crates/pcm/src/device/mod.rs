@@ -460,27 +460,40 @@ impl PcmDevice {
             let counts = &mut self.write_counts[word as usize..word as usize + words];
             let floor = self.endurance.floor_writes;
             let written_before = self.stats.words_written + cost.words_written;
-            let (mut changed, mut bits) = (0u64, 0u64);
-            for (k, (o, n)) in old.chunks_exact(8).zip(chunk.chunks_exact(8)).enumerate() {
+            // branch-free over the line's words: changed words, bits, new counts, and the
+            // highest new count of a changed word
+            let (mut changed, mut bits, mut highest) = (0u64, 0u64, 0u32);
+            for (count, (o, n)) in counts
+                .iter_mut()
+                .zip(old.chunks_exact(8).zip(chunk.chunks_exact(8)))
+            {
                 let o = u64::from_le_bytes(o.try_into().expect("8 bytes"));
                 let n = u64::from_le_bytes(n.try_into().expect("8 bytes"));
                 let diff = o ^ n;
-                if diff == 0 {
-                    continue;
-                }
-                changed += 1;
+                let c = u32::from(diff != 0);
+                changed += u64::from(c);
                 bits += u64::from(diff.count_ones());
-                let count = counts[k].saturating_add(1);
-                counts[k] = count;
-                if count >= floor {
-                    // (rare: near the endurance floor) the wear-out check, as `program` does it
-                    note_worn_out(
-                        &self.endurance,
-                        &mut self.stats,
-                        word + k as u64,
-                        count,
-                        written_before + changed,
-                    );
+                *count = count.saturating_add(c);
+                highest = highest.max(*count * c);
+            }
+            if highest >= floor {
+                // (rare: near the endurance floor) the wear-out checks, in word order with the
+                // device's word-write count at each, as `program` does them
+                let mut nth = 0;
+                for (k, (o, n)) in old.chunks_exact(8).zip(chunk.chunks_exact(8)).enumerate() {
+                    if o == n {
+                        continue;
+                    }
+                    nth += 1;
+                    if counts[k] >= floor {
+                        note_worn_out(
+                            &self.endurance,
+                            &mut self.stats,
+                            word + k as u64,
+                            counts[k],
+                            written_before + nth,
+                        );
+                    }
                 }
             }
             self.stats.words_unchanged += words as u64 - changed;
