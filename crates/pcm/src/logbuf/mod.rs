@@ -162,6 +162,13 @@ impl FlashWork {
         self.data.extend_from_slice(bytes);
     }
 
+    /// A write of `page` with `bytes`, returned for changing in place (a merge's delta).
+    pub(crate) fn push_write_mut(&mut self, page: PageNo, bytes: &[u8]) -> &mut [u8] {
+        self.push_write(page, bytes);
+        let start = self.data.len() - bytes.len();
+        &mut self.data[start..]
+    }
+
     /// A write of `page`'s flash copy `bytes`, unchanged: by reference when the caller asked
     /// for it, else copied like any write.
     pub(crate) fn push_flash_copy(&mut self, page: PageNo, bytes: &[u8]) {

@@ -57,8 +57,6 @@ pub struct PcmLogRegion {
     /// The page being updated (scratch).
     current: Vec<u8>,
     dirty: sector::DirtyBytes,
-    /// A page being merged (scratch; a merge can run in the middle of an update).
-    merged: Vec<u8>,
     encoded: Vec<u8>,
     stats: LogStats,
 }
@@ -111,7 +109,6 @@ impl PcmLogRegion {
             free: (0..n).rev().collect(),
             sectors: vec![0; n as usize * m as usize * sector_bytes],
             current: vec![0; shape.page_size_bytes as usize],
-            merged: vec![0; shape.page_size_bytes as usize],
             dirty: sector::DirtyBytes::new(shape.page_size_bytes as usize),
             encoded: Vec::with_capacity(shape.page_size_bytes as usize + 64),
             stats: LogStats::default(),
@@ -305,12 +302,12 @@ impl PcmLogRegion {
             work.reads.push(page);
             self.stats.flash_page_reads += 1;
             if used > 0 {
-                self.merged.copy_from_slice(bytes);
                 cost += device.charge_read(self.sector_addr(index), used as u64)?;
                 let at = index * self.sector_bytes;
-                sector::apply(&self.sectors[at..at + self.sector_bytes], &mut self.merged);
+                // the flash copy with the sector's delta, merged in place in the work
+                let merged = work.push_write_mut(page, bytes);
+                sector::apply(&self.sectors[at..at + self.sector_bytes], merged);
                 cost += self.clear_sector(device, index)?;
-                work.push_write(page, &self.merged);
             } else {
                 // a whole-block flush rewrites the page's flash copy as it is
                 work.push_flash_copy(page, bytes);

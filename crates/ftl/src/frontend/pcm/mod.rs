@@ -97,9 +97,13 @@ pub struct PcmStage {
     sha1_computed: u64,
 }
 
-/// Pages a call must send towards flash before their SHA-1s are hashed ahead on threads (a
-/// merge's flush; fewer are not worth the threads' start).
-const PARALLEL_HASH_MIN_PAGES: usize = 16;
+/// Pages a call must have to hash (not remembered) before their SHA-1s are hashed ahead on
+/// threads (a merge's flush of many changed pages). Threads are started per call, so fewer
+/// pages are not worth them: with the SHA-1s of unchanged pages remembered, a typical
+/// merge on the bench device hashes ~20 pages, and hashing those on 2 threads from 16 pages
+/// on took as much wall time on an idle 2-core machine and twice as much on a loaded one
+/// (docs/pcm.md, "Where a page write's time goes").
+const PARALLEL_HASH_MIN_PAGES: usize = 64;
 
 impl std::fmt::Debug for PcmStage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -187,9 +191,10 @@ impl PcmStage {
         })
     }
 
-    /// Sets how a call's pages are hashed ahead: on `threads` threads when the call sends at
-    /// least `min_pages` pages towards flash (defaults: the machine's parallelism, at most 4,
-    /// and 16 pages; 1 thread hashes each page as dedup meets it). Results do not depend on it.
+    /// Sets how a call's pages are hashed ahead: on `threads` threads when the call has at
+    /// least `min_pages` pages to hash (not remembered) on their way to flash (defaults: the
+    /// machine's parallelism, at most 4, and 64 pages; 1 thread hashes each page as dedup meets
+    /// it). Results do not depend on it.
     pub fn set_hash_ahead(&mut self, threads: usize, min_pages: usize) {
         self.hash_threads = threads.max(1);
         self.hash_min_pages = min_pages.max(1);
