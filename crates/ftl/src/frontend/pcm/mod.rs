@@ -98,11 +98,11 @@ pub struct PcmStage {
 }
 
 /// Pages a call must have to hash (not remembered) before their SHA-1s are hashed ahead on
-/// threads (a merge's flush of many changed pages). Threads are started per call, so fewer
-/// pages are not worth them: with the SHA-1s of unchanged pages remembered, a typical
-/// merge on the bench device hashes ~20 pages, and hashing those on 2 threads from 16 pages
-/// on took as much wall time on an idle 2-core machine and twice as much on a loaded one
-/// (docs/pcm.md, "Where a page write's time goes").
+/// threads, when threads are set (a merge's flush of many changed pages). Threads are started
+/// per call, so fewer pages are not worth them: with the SHA-1s of unchanged pages remembered,
+/// a typical merge on the bench device hashes ~20 pages, and hashing those on 2 threads from
+/// 16 pages on took as much wall time on an idle 2-core machine and twice as much on a loaded
+/// one (docs/pcm.md, "Where a page write's time goes").
 const PARALLEL_HASH_MIN_PAGES: usize = 64;
 
 impl std::fmt::Debug for PcmStage {
@@ -183,7 +183,9 @@ impl PcmStage {
             port_busy: SimTime::ZERO,
             first_error: None,
             errors: 0,
-            hash_threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
+            // one thread by default: threads started per call did not pay on the bench
+            // device (docs/pcm.md, "Where a page write's time goes")
+            hash_threads: 1,
             hash_min_pages: PARALLEL_HASH_MIN_PAGES,
             fingerprints: Vec::new(),
             ahead_bytes: Vec::new(),
@@ -192,9 +194,9 @@ impl PcmStage {
     }
 
     /// Sets how a call's pages are hashed ahead: on `threads` threads when the call has at
-    /// least `min_pages` pages to hash (not remembered) on their way to flash (defaults: the
-    /// machine's parallelism, at most 4, and 64 pages; 1 thread hashes each page as dedup meets
-    /// it). Results do not depend on it.
+    /// least `min_pages` pages to hash (not remembered) on their way to flash (defaults: 1
+    /// thread, which hashes each page as dedup meets it, and 64 pages). Results do not depend
+    /// on it.
     pub fn set_hash_ahead(&mut self, threads: usize, min_pages: usize) {
         self.hash_threads = threads.max(1);
         self.hash_min_pages = min_pages.max(1);
