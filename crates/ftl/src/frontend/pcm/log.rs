@@ -226,7 +226,7 @@ impl LogPart {
         self.pending_log_ops.clear();
     }
 
-    /// A whole page arrives; the pages for flash are then in [`LogPart::to_flash`].
+    /// A whole page arrives; the pages for flash are then in [`LogPart::pending_page`].
     pub fn write(
         &mut self,
         device: &mut PcmDevice,
@@ -458,7 +458,7 @@ impl LogPart {
         self.buffer.trim(device, PageNo(lpa.0))
     }
 
-    /// Merges every logged block; the pages are then in [`LogPart::to_flash`].
+    /// Merges every logged block; the pages are then in [`LogPart::pending_page`].
     pub fn flush(&mut self, device: &mut PcmDevice) -> PcmResult<AccessCost> {
         self.clear_pending();
         self.work.clear();

@@ -16,6 +16,11 @@
 //! a time-ordered queue: a later call on idle banks can end first). Reads of a logged page and
 //! TRIMs charge their accesses to the device (energy, wear) but occupy no bank and delay
 //! nothing (a read reads the flash page in parallel).
+//!
+//! Simulator speed (no simulated effect): a page's SHA-1 is remembered while its flash copy
+//! is unchanged, so the unchanged pages of a whole-block flush are not hashed again (their
+//! simulated hashing is charged all the same), and they reach dedup from the flash mirror
+//! without copies ([`PcmStage::set_reuse`] turns both off).
 
 mod config;
 mod dedup;
