@@ -366,13 +366,27 @@ impl PcmLogRegion {
         }
         work.reads.push(page);
         self.stats.flash_page_reads += 1;
-        self.current.copy_from_slice(flash_bytes);
         self.dirty.clear();
         let (mut pblock, mut cost) = self.lookup(device, page)?;
-        let mut used = 0;
+        let used = if pblock == NONE {
+            0
+        } else {
+            sector::used_bytes(self.sector(self.sector_index(pblock, page)))
+        };
+        let flash_range = &flash_bytes[offset..offset + bytes.len()];
+        if used == 0 && sector::differ_in_more_than(flash_range, bytes, self.sector_bytes) {
+            // nothing logged for the page and more bytes changed than a sector holds: the
+            // delta outgrows a sector whatever its runs (the caller writes the update; the
+            // same as below, without building the delta)
+            self.stats.direct_large_delta += 1;
+            return Ok(WriteResult {
+                outcome: WriteOutcome::ToFlash,
+                cost,
+            });
+        }
+        self.current.copy_from_slice(flash_bytes);
         if pblock != NONE {
             let index = self.sector_index(pblock, page);
-            used = sector::used_bytes(self.sector(index));
             if used > 0 {
                 // case 3: compare with the logged delta
                 cost += device.charge_read(self.sector_addr(index), used as u64)?;

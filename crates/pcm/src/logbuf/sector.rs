@@ -161,6 +161,27 @@ pub fn overlay(target: &mut [u8], new: &[u8], base: usize, dirty: &mut DirtyByte
     changed
 }
 
+/// Whether `a` and `b` (equal lengths) differ in more than `limit` bytes (stops counting once
+/// they do). A delta of more than `limit` changed bytes encodes to more than `limit` bytes.
+pub fn differ_in_more_than(a: &[u8], b: &[u8], limit: usize) -> bool {
+    assert_eq!(a.len(), b.len(), "compare of equal lengths");
+    let mut count = 0usize;
+    let mut words = a.chunks_exact(8).zip(b.chunks_exact(8));
+    for (x, y) in &mut words {
+        count += differing_bytes(word(x) ^ word(y)).count_ones() as usize;
+        if count > limit {
+            return true;
+        }
+    }
+    let tail = a.len() / 8 * 8;
+    count += a[tail..]
+        .iter()
+        .zip(&b[tail..])
+        .filter(|(x, y)| x != y)
+        .count();
+    count > limit
+}
+
 /// The bytes of a word (little-endian: byte `k` is bits `8k..8k + 8`) that are not zero, as
 /// bit `k` of the result.
 #[inline]
@@ -286,6 +307,16 @@ mod tests {
             prop_assert_eq!(ca, cb);
             prop_assert_eq!(&a, &b);
             prop_assert_eq!(&da.words, &db.words);
+            // the count of changed bytes, and the bound on the delta's size it gives
+            let differing = old.iter().zip(new).filter(|(x, y)| x != y).count();
+            for limit in [0, differing.saturating_sub(1), differing, differing + 1] {
+                prop_assert_eq!(differ_in_more_than(&old, new, limit), differing > limit);
+            }
+            let mut fresh = DirtyBytes::new(len);
+            overlay(&mut old.clone(), new, base, &mut fresh);
+            if differ_in_more_than(&old, new, 100) {
+                prop_assert!(encoded_size(&fresh) > 100);
+            }
         }
 
         #[test]
