@@ -94,7 +94,10 @@ fn bench_pcm_prints_the_measurement_first_then_labelled_variants() {
     assert!(rows[0]["pages_to_dedup_per_request"].as_f64().unwrap() > 0.0);
     let (code, table, err) = nandlab(&["bench", "pcm", "--requests", "200"]);
     assert_eq!(code, 0, "{err}");
-    assert!(table.contains("writes/wall-s") && table.contains("ssd dedup+region"), "{table}");
+    assert!(
+        table.contains("writes/wall-s") && table.contains("ssd dedup+region"),
+        "{table}"
+    );
     let (code, _, err) = nandlab(&["bench", "pcm", "--requests", "0"]);
     assert_ne!(code, 0);
     assert!(err.contains("--requests"), "{err}");
