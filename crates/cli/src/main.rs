@@ -87,7 +87,7 @@ enum Command {
     /// Crash-test SQLite on a simulated SSD: power cuts inside device requests while
     /// transactions run, mount, reopen, integrity check, every acknowledged transaction present.
     SqlCrash(sql::SqlCrashArgs),
-    /// Measure simulator speed (`nandlab bench chip`, `nandlab bench ssd`).
+    /// Measure simulator speed (`nandlab bench chip|ssd|engine|sim|sql|pcm`).
     Bench(BenchArgs),
     /// The main demo: a quick co-design experiment with a readable table.
     Demo,
@@ -176,10 +176,10 @@ struct ReproduceArgs {
 
 #[derive(Args, Debug)]
 struct BenchArgs {
-    /// What to measure: chip, ssd, engine, sim or sql.
+    /// What to measure: chip, ssd, engine, sim, sql or pcm.
     target: String,
     /// Requests to simulate (default: 2,000,000 for chip, 4,000,000 for ssd, 200,000 queries
-    /// for engine, 300,000 for sim).
+    /// for engine, 300,000 for sim, 100,000 write requests per row for pcm).
     #[arg(long)]
     requests: Option<u64>,
     /// `bench ssd` only: precondition the device full and fragmented first (steady state:
@@ -632,6 +632,80 @@ fn demo() -> LabResult<()> {
     Ok(())
 }
 
+/// `nandlab bench pcm`: the whole SSD with dedup + the PCM log region (the measurement), then
+/// labelled variants.
+fn bench_pcm_cmd(requests: u64, json: bool) -> LabResult<()> {
+    if requests == 0 {
+        return Err(LabError::Usage("--requests must be at least 1".into()));
+    }
+    let b = bench::bench_pcm(requests)?;
+    if json {
+        let main = &b.rows[0];
+        let line = serde_json::json!({
+            "target": "pcm",
+            "requests": main.requests,
+            "writes_per_wall_s": main.writes_per_wall_s,
+            "writes_per_cpu_s": main.writes_per_cpu_s,
+            "wall_s": main.wall_s,
+            "cpu_s": main.cpu_s,
+            "sha1_pages_per_cpu_s": b.sha1_pages_per_cpu_s,
+            "rows": b.rows,
+            "peak_rss_mb": peak_rss_kb().map(|kb| kb as f64 / 1024.0),
+        });
+        out!("{line}");
+        return Ok(());
+    }
+    out!("nandlab bench pcm: bench-ssd, full payloads; 16 MiB cidr11 PCM: 4 MiB fingerprint store");
+    out!(
+        "(16 segments, binary search) + 8 MiB log region; desktop content over {} pages (half whole",
+        b.span_pages
+    );
+    out!(
+        "8 KiB pages, half small updates), one write request at a time; first row: the measurement"
+    );
+    out!(
+        "  {:<26} {:>9} {:>8} {:>8} {:>13} {:>12} {:>10} {:>9}",
+        "row",
+        "requests",
+        "wall s",
+        "CPU s",
+        "writes/wall-s",
+        "writes/CPU-s",
+        "to dedup/r",
+        "SHA-1/r"
+    );
+    let na = |x: Option<f64>, digits: usize| {
+        x.map_or_else(|| "n/a".to_string(), |v| format!("{v:.digits$}"))
+    };
+    for r in &b.rows {
+        out!(
+            "  {:<26} {:>9} {:>8.3} {:>8} {:>13.0} {:>12} {:>10.2} {:>9.2}",
+            r.label,
+            r.requests,
+            r.wall_s,
+            na(r.cpu_s, 2),
+            r.writes_per_wall_s,
+            na(r.writes_per_cpu_s, 0),
+            r.pages_to_dedup_per_request,
+            r.sha1_computed_per_request
+        );
+    }
+    out!(
+        "  SHA-1 of an 8 KiB page alone: {} pages/CPU-s",
+        na(b.sha1_pages_per_cpu_s, 0)
+    );
+    out!("  (CPU s: the process's user + system time, all threads, 10 ms ticks; to dedup/r: pages");
+    out!("  sent towards flash through dedup per request; SHA-1/r: hashes the simulator computed");
+    out!("  per request, the others' SHA-1s remembered while their bytes were unchanged)");
+    let failures: u64 = b.rows.iter().map(|r| r.check_failures).sum();
+    if failures > 0 {
+        return Err(LabError::Usage(format!(
+            "bench pcm: {failures} internal check failures in the PCM stage"
+        )));
+    }
+    Ok(())
+}
+
 /// `nandlab bench TARGET`: a readable table, or one JSON line with `--json`.
 fn bench_cmd(args: BenchArgs) -> LabResult<()> {
     if args.device.is_some() && args.target != "sql" {
@@ -753,8 +827,9 @@ fn bench_cmd(args: BenchArgs) -> LabResult<()> {
             out!("  simulated queries / s     {:.0}", b.simulated_qps);
             Ok(())
         }
+        "pcm" => bench_pcm_cmd(args.requests.unwrap_or(100_000), args.json),
         other => Err(LabError::Usage(format!(
-            "unknown bench target `{other}` (expected: chip, ssd, engine, sim or sql)"
+            "unknown bench target `{other}` (expected: chip, ssd, engine, sim, sql or pcm)"
         ))),
     }
 }

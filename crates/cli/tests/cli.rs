@@ -68,6 +68,42 @@ fn bench_ssd_reports_its_figures_fresh_and_in_steady_state() {
 }
 
 #[test]
+fn bench_pcm_prints_the_measurement_first_then_labelled_variants() {
+    // speed is measured, never asserted: this checks the rows and their counters
+    let (code, out, err) = nandlab(&["bench", "pcm", "--json", "--requests", "300"]);
+    assert_eq!(code, 0, "{err}");
+    let line: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON line");
+    assert_eq!(line["target"], "pcm");
+    let rows = line["rows"].as_array().expect("rows");
+    let labels: Vec<&str> = rows.iter().map(|r| r["label"].as_str().unwrap()).collect();
+    assert_eq!(
+        labels,
+        [
+            "ssd dedup+region",
+            "ssd dedup+dpram",
+            "ssd dedup only",
+            "ssd no pcm",
+            "stage alone dedup+region"
+        ]
+    );
+    for r in rows {
+        assert_eq!(r["check_failures"], 0, "{r}");
+        assert!(r["writes_per_wall_s"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    assert_eq!(line["requests"], rows[0]["requests"]);
+    assert!(rows[0]["pages_to_dedup_per_request"].as_f64().unwrap() > 0.0);
+    let (code, table, err) = nandlab(&["bench", "pcm", "--requests", "200"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        table.contains("writes/wall-s") && table.contains("ssd dedup+region"),
+        "{table}"
+    );
+    let (code, _, err) = nandlab(&["bench", "pcm", "--requests", "0"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--requests"), "{err}");
+}
+
+#[test]
 fn same_seed_same_output() {
     let args = [
         "chip",

@@ -77,12 +77,26 @@ fn run_model_hashing(
     buffer_pages: u32,
     seed: u64,
     steps: u32,
+    hashing: (usize, usize),
+) -> String {
+    run_model_with(config, buffer_pages, seed, steps, hashing, true, false)
+}
+
+/// [`run_model_hashing`] with the stage's shortcuts on or off (`PcmStage::set_reuse`), and
+/// the stage's own checks after every step when `check_each_step`.
+fn run_model_with(
+    config: PcmStageConfig,
+    buffer_pages: u32,
+    seed: u64,
+    steps: u32,
     (threads, min_pages): (usize, usize),
+    reuse: bool,
+    check_each_step: bool,
 ) -> String {
     let mut s = ssd(config, buffer_pages, seed);
-    s.front_end_mut::<PcmStage>()
-        .unwrap()
-        .set_hash_ahead(threads, min_pages);
+    let stage = s.front_end_mut::<PcmStage>().unwrap();
+    stage.set_hash_ahead(threads, min_pages);
+    stage.set_reuse(reuse);
     let lpas = s.logical_pages() as u32;
     let mut rng = SimRng::seed_from_u64(seed);
     let mut model = vec![vec![0u8; PAGE as usize]; lpas as usize];
@@ -117,6 +131,13 @@ fn run_model_hashing(
                 s.execute(&r, Some(&data)).unwrap();
                 model[lpa as usize][at as usize..(at + len) as usize].copy_from_slice(&data);
             }
+        }
+        if check_each_step {
+            // the stage's own invariants (no remembered SHA-1 is stale) after every step
+            let stage = s.front_end::<PcmStage>().unwrap();
+            stage
+                .check()
+                .unwrap_or_else(|e| panic!("step {step} (seed {seed}): {e}"));
         }
         if step % 113 == 0 || step + 1 == steps {
             s.check_consistency().unwrap();
@@ -238,6 +259,44 @@ fn hashing_a_merges_pages_ahead_on_threads_changes_nothing() {
             let threaded = run_model_hashing(config.clone(), 0, 5, 1500, ahead);
             assert_eq!(serial, threaded, "{ahead:?}");
         }
+    }
+}
+
+#[test]
+fn remembered_hashes_and_unchanged_flush_pages_by_reference_change_nothing() {
+    // dedup with each log buffer, and each log buffer alone: the same report (device energy,
+    // hashing, finder, log counters, checks) and the same simulated time with the shortcuts
+    // off (every page hashed and copied) and on
+    for (i, log) in logs().into_iter().enumerate() {
+        for dedup_on in [true, false] {
+            let config = PcmStageConfig {
+                device: device(),
+                dedup: dedup_on.then(dedup),
+                log: Some(log.clone()),
+            };
+            for (buffer, hashing) in [(0, (1, 1)), (2, (2, 4))] {
+                let seed = 40 + i as u64;
+                let off = run_model_with(config.clone(), buffer, seed, 1500, hashing, false, false);
+                let on = run_model_with(config.clone(), buffer, seed, 1500, hashing, true, false);
+                assert_eq!(off, on, "log {i}, dedup {dedup_on}, buffer {buffer}");
+            }
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(6))]
+    /// No remembered SHA-1 is ever stale, nor the log part's per-page `logged` flag, checked
+    /// after every host request (overwrites, merges with deltas, whole-block flushes, TRIMs,
+    /// dedup remaps, Flushes).
+    #[test]
+    fn remembered_hashes_are_never_stale(seed in 0u64..u64::MAX, buffer in 0u32..3) {
+        let config = PcmStageConfig {
+            device: device(),
+            dedup: Some(dedup()),
+            log: Some(logs().remove(0)),
+        };
+        run_model_with(config, buffer, seed, 1200, (1, 1), true, true);
     }
 }
 

@@ -6,7 +6,9 @@
 //!    workload.
 //!
 //! `cargo run -p nandlab-lab --profile test-release --example pcm_throughput [REQUESTS [SPAN_PAGES
-//! [KIND]]]` (defaults 200000, 16384 pages (covered by the log region's 63 P-blocks), region).
+//! [KIND [HASH_THREADS[:MIN_PAGES] [ssd]]]]]` (defaults 200000, 16384 pages (covered by the log
+//! region's 63 P-blocks), region, the stage's choice; `ssd`: only the whole SSD, for profiling).
+//! `nandlab bench pcm` is the benchmark; this example is for profiling.
 
 use nandlab_ftl::{FrontEnd, FtlCounters, HostRequest, Lpa, PageWrite, PageWrites, PcmStage};
 use nandlab_lab::stack::Stack;
@@ -48,7 +50,12 @@ fn main() {
         .unwrap_or(16_384);
     let kind = std::env::args().nth(3).unwrap_or("region".into());
     // threads hashing a merge's pages ahead (default: the stage's own choice)
-    let hash_threads: Option<usize> = std::env::args().nth(4).and_then(|a| a.parse().ok());
+    // (`T` or `T:MIN`: T threads once a call sends at least MIN pages to hash, default 16)
+    let hash_threads: Option<(usize, usize)> = std::env::args().nth(4).and_then(|a| {
+        let (t, min) = a.split_once(':').unwrap_or((&a, "16"));
+        Some((t.parse().ok()?, min.parse().ok()?))
+    });
+    let ssd_only = std::env::args().nth(5).as_deref() == Some("ssd");
     let pcm = PCM.replace("KIND", &kind);
     let text = format!(
         "[ssd]\npreset = \"bench-ssd\"\npayload = \"full\"\n[workload]\nkind = \"synthetic\"\n\
@@ -86,8 +93,8 @@ fn main() {
     let logical = nandlab_ftl::logical_pages(g, stack.ftl.op_fraction) as u32;
     let mut stage =
         PcmStage::new(stage_config, logical, page, g.pages_per_block, 1).expect("stage");
-    if let Some(t) = hash_threads {
-        stage.set_hash_ahead(t, 16);
+    if let Some((t, min)) = hash_threads {
+        stage.set_hash_ahead(t, min);
     }
     let mut generator = DesktopGenerator::new(spec.clone(), page, 1).unwrap();
     let mut pages = vec![0u8; span as usize * page as usize];
@@ -97,7 +104,7 @@ fn main() {
     let started = Instant::now();
     let cpu = cpu_s();
     let mut sequence = 0;
-    while let Some((r, data)) = generator.next_request() {
+    while let Some((r, data)) = generator.next_request().filter(|_| !ssd_only) {
         if r.op != IoOp::Write {
             continue;
         }
@@ -130,10 +137,10 @@ fn main() {
 
     // 2. the whole SSD, one request at a time
     let mut ssd = stack.new_ssd(stack.ssd_config(), 1).expect("ssd");
-    if let Some(t) = hash_threads {
+    if let Some((t, min)) = hash_threads {
         ssd.front_end_mut::<PcmStage>()
             .unwrap()
-            .set_hash_ahead(t, 16);
+            .set_hash_ahead(t, min);
     }
     let mut generator = DesktopGenerator::new(spec, page, 1).unwrap();
     let mut writes = 0u64;

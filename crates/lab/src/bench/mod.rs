@@ -1,4 +1,5 @@
-//! `nandlab bench chip|ssd|engine|sim`: simulator speed, measured, never asserted in tests.
+//! `nandlab bench chip|ssd|engine|sim|pcm`: simulator speed, measured, never asserted in
+//! tests.
 //!
 //! `nandlab bench chip`: simulator speed on the standard chip configuration (8 dies
 //! interleaved on one channel, 2 KB legacy writes, mlc1 timing), in flash operations and
@@ -10,7 +11,9 @@ use nandlab_ftl::sched::ChipWorkloadKind;
 use serde::Serialize;
 use std::time::Instant;
 
+mod pcm;
 mod ssd;
+pub use pcm::{PCM_BENCH_SPAN_PAGES, PcmBench, PcmBenchRow, bench_pcm, process_cpu_s};
 pub use ssd::{BenchResult, bench_ssd, bench_ssd_config, bench_ssd_steady};
 
 #[derive(Clone, Debug, Serialize)]

@@ -5,9 +5,25 @@ use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 use std::fmt;
 
-/// The SHA-1 digest of one page's bytes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// The SHA-1 digest of one page's bytes. Ordered as its bytes are (lexicographically).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Fingerprint(pub [u8; 20]);
+
+impl Ord for Fingerprint {
+    /// The bytes' lexicographic order, compared as three big-endian words (no `memcmp` call
+    /// per probe of the store's searches).
+    #[inline]
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+impl PartialOrd for Fingerprint {
+    #[inline]
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 impl Fingerprint {
     /// Bytes of a fingerprint (160 bits).
@@ -49,6 +65,17 @@ impl Fingerprint {
                 });
             }
         });
+    }
+
+    /// The bytes as big-endian words: their order is the bytes' lexicographic order.
+    #[inline]
+    fn key(&self) -> (u64, u64, u32) {
+        let b = &self.0;
+        (
+            u64::from_be_bytes(b[..8].try_into().expect("8 bytes")),
+            u64::from_be_bytes(b[8..16].try_into().expect("8 bytes")),
+            u32::from_be_bytes(b[16..].try_into().expect("4 bytes")),
+        )
     }
 
     /// The segment a fingerprint lives in: `f mod segments` (thesis §3.2.2), over its first
@@ -103,6 +130,16 @@ mod tests {
         assert_eq!(f.0[..4], [0xa9, 0x99, 0x3e, 0x36]);
         assert_eq!(f.0[16..], [0x9c, 0xd0, 0xd8, 0x9d]);
         assert!(f.segment(7) < 7);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn order_is_the_bytes_lexicographic_order(
+            a in proptest::array::uniform20(0u8..4),
+            b in proptest::array::uniform20(0u8..4),
+        ) {
+            proptest::prop_assert_eq!(Fingerprint(a).cmp(&Fingerprint(b)), a.cmp(&b));
+        }
     }
 
     #[test]

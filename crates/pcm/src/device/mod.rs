@@ -239,6 +239,16 @@ impl PcmDevice {
         SimTime::from_ps(self.bank_work_ps.iter().copied().max().unwrap_or(0))
     }
 
+    /// `(x / banks, x % banks)`, with shifts when the bank count is a power of two.
+    #[inline]
+    fn bank_div_rem(&self, x: u64) -> (u64, u64) {
+        if self.banks.is_power_of_two() {
+            (x >> self.banks.trailing_zeros(), x & (self.banks - 1))
+        } else {
+            (x / self.banks, x % self.banks)
+        }
+    }
+
     fn apply_read(&mut self, addr: PcmAddr, len_bytes: u64) -> PcmResult<AccessCost> {
         self.check_range("addr", addr, len_bytes)?;
         if len_bytes == 0 {
@@ -250,15 +260,18 @@ impl PcmDevice {
             let last_line = (addr.0 + len_bytes - 1) >> self.line_shift;
             let lines = last_line - first_line + 1;
             let line_ps = self.timing.read_line.as_ps();
-            let (full, rest) = (lines / self.banks, lines % self.banks);
+            let (full, rest) = self.bank_div_rem(lines);
             // every bank reads `full` lines; the `rest` banks from the first line's one more
             let base = full.saturating_mul(line_ps);
             self.bank_work_ps.fill(base);
             let banks = self.banks as usize;
-            let first_bank = (first_line % self.banks) as usize;
-            for i in 0..rest as usize {
-                let b = (first_bank + i) % banks;
+            let mut b = self.bank_div_rem(first_line).1 as usize;
+            for _ in 0..rest {
                 self.bank_work_ps[b] = (full + 1).saturating_mul(line_ps);
+                b += 1;
+                if b == banks {
+                    b = 0;
+                }
             }
             let bits = lines * (self.config.geometry.line_size_bytes * 8);
             cost.lines_read = lines;
@@ -399,7 +412,7 @@ impl PcmDevice {
         if line != banked.line {
             *banked = BankCursor {
                 line,
-                bank: (line % self.banks) as usize,
+                bank: self.bank_div_rem(line).1 as usize,
             };
         }
         self.bank_work_ps[banked.bank] += 1;
@@ -447,27 +460,40 @@ impl PcmDevice {
             let counts = &mut self.write_counts[word as usize..word as usize + words];
             let floor = self.endurance.floor_writes;
             let written_before = self.stats.words_written + cost.words_written;
-            let (mut changed, mut bits) = (0u64, 0u64);
-            for (k, (o, n)) in old.chunks_exact(8).zip(chunk.chunks_exact(8)).enumerate() {
+            // branch-free over the line's words: changed words, bits, new counts, and the
+            // highest new count of a changed word
+            let (mut changed, mut bits, mut highest) = (0u64, 0u64, 0u32);
+            for (count, (o, n)) in counts
+                .iter_mut()
+                .zip(old.chunks_exact(8).zip(chunk.chunks_exact(8)))
+            {
                 let o = u64::from_le_bytes(o.try_into().expect("8 bytes"));
                 let n = u64::from_le_bytes(n.try_into().expect("8 bytes"));
                 let diff = o ^ n;
-                if diff == 0 {
-                    continue;
-                }
-                changed += 1;
+                let c = u32::from(diff != 0);
+                changed += u64::from(c);
                 bits += u64::from(diff.count_ones());
-                let count = counts[k].saturating_add(1);
-                counts[k] = count;
-                if count >= floor {
-                    // (rare: near the endurance floor) the wear-out check, as `program` does it
-                    note_worn_out(
-                        &self.endurance,
-                        &mut self.stats,
-                        word + k as u64,
-                        count,
-                        written_before + changed,
-                    );
+                *count = count.saturating_add(c);
+                highest = highest.max(*count * c);
+            }
+            if highest >= floor {
+                // (rare: near the endurance floor) the wear-out checks, in word order with the
+                // device's word-write count at each, as `program` does them
+                let mut nth = 0;
+                for (k, (o, n)) in old.chunks_exact(8).zip(chunk.chunks_exact(8)).enumerate() {
+                    if o == n {
+                        continue;
+                    }
+                    nth += 1;
+                    if counts[k] >= floor {
+                        note_worn_out(
+                            &self.endurance,
+                            &mut self.stats,
+                            word + k as u64,
+                            counts[k],
+                            written_before + nth,
+                        );
+                    }
                 }
             }
             self.stats.words_unchanged += words as u64 - changed;
@@ -475,7 +501,7 @@ impl PcmDevice {
             cost.bits_programmed += bits;
             old.copy_from_slice(chunk);
             if changed > 0 {
-                let bank = (line % self.banks) as usize;
+                let bank = self.bank_div_rem(line).1 as usize;
                 *banked = BankCursor { line, bank };
                 self.bank_work_ps[bank] += changed;
             }

@@ -69,9 +69,13 @@ pub trait FlashPages {
 pub struct FlashWork {
     /// Flash pages the call read (for a delta or a merge).
     pub reads: Vec<PageNo>,
-    writes: Vec<PageNo>,
+    /// Each write's page and where its bytes are: a page of `data`, or [`FLASH_COPY`] (the
+    /// page's flash copy, unchanged; only when [`FlashWork::keep_flash_copies`] is on).
+    writes: Vec<(PageNo, u32)>,
     data: Vec<u8>,
     page_size_bytes: usize,
+    /// Whether writes of unchanged flash copies are recorded without their bytes.
+    flash_copies_by_reference: bool,
     /// Whole blocks flushed sequentially (each a run of `writes`).
     pub blocks_flushed: u32,
     /// Log sectors to program into flash (In-Page Logging's in-flash log area).
@@ -100,20 +104,50 @@ impl FlashWork {
         self.writes.len()
     }
 
-    /// The page writes, in the order to issue them.
+    /// Records a write of a page's unchanged flash copy (a whole-block flush's page without a
+    /// delta) by reference, without copying its bytes: the caller reads them from its own
+    /// flash ([`FlashWork::entries`]). Off by default (every write carries its bytes and
+    /// [`FlashWork::writes`] works); the simulated work is the same either way.
+    pub fn keep_flash_copies(&mut self, by_reference: bool) {
+        self.flash_copies_by_reference = by_reference;
+    }
+
+    /// The page writes, in the order to issue them. Panics if a write is a flash copy kept by
+    /// reference (use [`FlashWork::entries`] then).
     pub fn writes(&self) -> impl Iterator<Item = (PageNo, &[u8])> {
-        self.writes
-            .iter()
-            .zip(self.data.chunks_exact(self.page_size_bytes.max(1)))
-            .map(|(p, d)| (*p, d))
+        self.entries().map(|(p, d)| {
+            (
+                p,
+                d.expect("a flash copy kept by reference: use FlashWork::entries"),
+            )
+        })
+    }
+
+    /// The page writes, in the order to issue them, as `(page, bytes)`; `None` for a page's
+    /// unchanged flash copy kept by reference (its bytes are the caller's flash copy as it was
+    /// when the call was made, before any of this work is applied).
+    pub fn entries(&self) -> impl Iterator<Item = (PageNo, Option<&[u8]>)> {
+        let size = self.page_size_bytes;
+        self.writes.iter().map(move |&(p, at)| {
+            let bytes = (at != FLASH_COPY)
+                .then(|| &self.data[at as usize * size..(at as usize + 1) * size]);
+            (p, bytes)
+        })
     }
 
     /// Replaces the bytes of the latest write of `page`; `false` if there is none.
     pub(crate) fn overwrite_last(&mut self, page: PageNo, bytes: &[u8]) -> bool {
-        match self.writes.iter().rposition(|p| *p == page) {
+        match self.writes.iter().rposition(|(p, _)| *p == page) {
             Some(i) => {
-                let size = self.page_size_bytes;
-                self.data[i * size..(i + 1) * size].copy_from_slice(bytes);
+                let size = bytes.len();
+                if self.writes[i].1 == FLASH_COPY {
+                    self.page_size_bytes = size;
+                    self.writes[i].1 = (self.data.len() / size) as u32;
+                    self.data.extend_from_slice(bytes);
+                } else {
+                    let at = self.writes[i].1 as usize * size;
+                    self.data[at..at + size].copy_from_slice(bytes);
+                }
                 true
             }
             None => false,
@@ -123,10 +157,31 @@ impl FlashWork {
     pub(crate) fn push_write(&mut self, page: PageNo, bytes: &[u8]) {
         debug_assert!(self.page_size_bytes == 0 || self.page_size_bytes == bytes.len());
         self.page_size_bytes = bytes.len();
-        self.writes.push(page);
+        self.writes
+            .push((page, (self.data.len() / bytes.len()) as u32));
         self.data.extend_from_slice(bytes);
     }
+
+    /// A write of `page` with `bytes`, returned for changing in place (a merge's delta).
+    pub(crate) fn push_write_mut(&mut self, page: PageNo, bytes: &[u8]) -> &mut [u8] {
+        self.push_write(page, bytes);
+        let start = self.data.len() - bytes.len();
+        &mut self.data[start..]
+    }
+
+    /// A write of `page`'s flash copy `bytes`, unchanged: by reference when the caller asked
+    /// for it, else copied like any write.
+    pub(crate) fn push_flash_copy(&mut self, page: PageNo, bytes: &[u8]) {
+        if self.flash_copies_by_reference {
+            self.writes.push((page, FLASH_COPY));
+        } else {
+            self.push_write(page, bytes);
+        }
+    }
 }
+
+/// A write in a [`FlashWork`] whose bytes are the page's unchanged flash copy.
+const FLASH_COPY: u32 = u32::MAX;
 
 /// What became of a write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -57,8 +57,6 @@ pub struct PcmLogRegion {
     /// The page being updated (scratch).
     current: Vec<u8>,
     dirty: sector::DirtyBytes,
-    /// A page being merged (scratch; a merge can run in the middle of an update).
-    merged: Vec<u8>,
     encoded: Vec<u8>,
     stats: LogStats,
 }
@@ -111,7 +109,6 @@ impl PcmLogRegion {
             free: (0..n).rev().collect(),
             sectors: vec![0; n as usize * m as usize * sector_bytes],
             current: vec![0; shape.page_size_bytes as usize],
-            merged: vec![0; shape.page_size_bytes as usize],
             dirty: sector::DirtyBytes::new(shape.page_size_bytes as usize),
             encoded: Vec::with_capacity(shape.page_size_bytes as usize + 64),
             stats: LogStats::default(),
@@ -304,14 +301,17 @@ impl PcmLogRegion {
             }
             work.reads.push(page);
             self.stats.flash_page_reads += 1;
-            self.merged.copy_from_slice(bytes);
             if used > 0 {
                 cost += device.charge_read(self.sector_addr(index), used as u64)?;
                 let at = index * self.sector_bytes;
-                sector::apply(&self.sectors[at..at + self.sector_bytes], &mut self.merged);
+                // the flash copy with the sector's delta, merged in place in the work
+                let merged = work.push_write_mut(page, bytes);
+                sector::apply(&self.sectors[at..at + self.sector_bytes], merged);
                 cost += self.clear_sector(device, index)?;
+            } else {
+                // a whole-block flush rewrites the page's flash copy as it is
+                work.push_flash_copy(page, bytes);
             }
-            work.push_write(page, &self.merged);
             self.stats.pages_flushed += 1;
         }
         work.blocks_flushed += 1;
@@ -366,13 +366,27 @@ impl PcmLogRegion {
         }
         work.reads.push(page);
         self.stats.flash_page_reads += 1;
-        self.current.copy_from_slice(flash_bytes);
         self.dirty.clear();
         let (mut pblock, mut cost) = self.lookup(device, page)?;
-        let mut used = 0;
+        let used = if pblock == NONE {
+            0
+        } else {
+            sector::used_bytes(self.sector(self.sector_index(pblock, page)))
+        };
+        let flash_range = &flash_bytes[offset..offset + bytes.len()];
+        if used == 0 && sector::differ_in_more_than(flash_range, bytes, self.sector_bytes) {
+            // nothing logged for the page and more bytes changed than a sector holds: the
+            // delta outgrows a sector whatever its runs (the caller writes the update; the
+            // same as below, without building the delta)
+            self.stats.direct_large_delta += 1;
+            return Ok(WriteResult {
+                outcome: WriteOutcome::ToFlash,
+                cost,
+            });
+        }
+        self.current.copy_from_slice(flash_bytes);
         if pblock != NONE {
             let index = self.sector_index(pblock, page);
-            used = sector::used_bytes(self.sector(index));
             if used > 0 {
                 // case 3: compare with the logged delta
                 cost += device.charge_read(self.sector_addr(index), used as u64)?;
@@ -392,9 +406,8 @@ impl PcmLogRegion {
             self.stats.unchanged += 1;
             return Ok(logged(cost));
         }
-        // merges below do not touch `encoded`
-        sector::encode(&self.current, &self.dirty, &mut self.encoded);
-        if self.encoded.len() > self.sector_bytes {
+        // (the delta's size first: a delta outgrowing its sector is not encoded)
+        if sector::encoded_size(&self.dirty) > self.sector_bytes {
             // the delta outgrows a sector
             if used == 0 {
                 // nothing logged for the page: the caller writes the update
@@ -420,6 +433,9 @@ impl PcmLogRegion {
             }
             return Ok(logged(cost));
         }
+        // merges below do not touch `encoded`
+        sector::encode(&self.current, &self.dirty, &mut self.encoded);
+        debug_assert_eq!(self.encoded.len(), sector::encoded_size(&self.dirty));
         if pblock == NONE {
             // case 2
             let (taken, c) = self.take_pblock(device, page.0 / self.m, flash, work)?;

@@ -84,6 +84,19 @@ impl DirtyBytes {
         }
     }
 
+    /// Adds byte `at + k` for each bit `k` of `mask`.
+    #[inline]
+    pub fn set_byte_mask(&mut self, at: usize, mask: u8) {
+        let (w, bit) = (at / 64, at % 64);
+        self.words[w] |= u64::from(mask) << bit;
+        if bit > 56 {
+            let spill = u64::from(mask) >> (64 - bit);
+            if spill != 0 {
+                self.words[w + 1] |= spill;
+            }
+        }
+    }
+
     /// Whether byte `i` is in the set.
     #[inline]
     pub fn get(&self, i: usize) -> bool {
@@ -121,35 +134,69 @@ impl DirtyBytes {
 }
 
 /// Copies `new` over `target` (which starts at byte `base` of its page) and marks the bytes
-/// that changed in `dirty`; whether any did. Equal 8-byte chunks are skipped whole.
+/// that changed in `dirty`; whether any did. Compares 8-byte words: an equal word is skipped,
+/// a differing one is copied whole and its differing bytes marked at once.
 pub fn overlay(target: &mut [u8], new: &[u8], base: usize, dirty: &mut DirtyBytes) -> bool {
+    assert_eq!(target.len(), new.len(), "overlay of equal lengths");
     let mut changed = false;
-    let mut i = 0;
-    while i < new.len() {
-        let end = (i + 8).min(new.len());
-        let same = if end - i == 8 {
-            word(&target[i..end]) == word(&new[i..end])
-        } else {
-            target[i..end] == new[i..end]
-        };
-        if !same {
-            for j in i..end {
-                if target[j] != new[j] {
-                    target[j] = new[j];
-                    dirty.set(base + j);
-                    changed = true;
-                }
-            }
+    let mut words = target.chunks_exact_mut(8).zip(new.chunks_exact(8));
+    let mut at = base;
+    for (t, n) in &mut words {
+        let x = word(t) ^ word(n);
+        if x != 0 {
+            t.copy_from_slice(n);
+            dirty.set_byte_mask(at, differing_bytes(x));
+            changed = true;
         }
-        i = end;
+        at += 8;
+    }
+    let tail = new.len() / 8 * 8;
+    for (j, (t, &n)) in target[tail..].iter_mut().zip(&new[tail..]).enumerate() {
+        if *t != n {
+            *t = n;
+            dirty.set(at + j);
+            changed = true;
+        }
     }
     changed
+}
+
+/// Whether `a` and `b` (equal lengths) differ in more than `limit` bytes (stops counting once
+/// they do). A delta of more than `limit` changed bytes encodes to more than `limit` bytes.
+pub fn differ_in_more_than(a: &[u8], b: &[u8], limit: usize) -> bool {
+    assert_eq!(a.len(), b.len(), "compare of equal lengths");
+    let mut count = 0usize;
+    let mut words = a.chunks_exact(8).zip(b.chunks_exact(8));
+    for (x, y) in &mut words {
+        count += differing_bytes(word(x) ^ word(y)).count_ones() as usize;
+        if count > limit {
+            return true;
+        }
+    }
+    let tail = a.len() / 8 * 8;
+    count += a[tail..]
+        .iter()
+        .zip(&b[tail..])
+        .filter(|(x, y)| x != y)
+        .count();
+    count > limit
+}
+
+/// The bytes of a word (little-endian: byte `k` is bits `8k..8k + 8`) that are not zero, as
+/// bit `k` of the result.
+#[inline]
+fn differing_bytes(x: u64) -> u8 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // the high bit of each byte is set when the byte is non-zero
+    let high = (((x & LOW7) + LOW7) | x) & !LOW7;
+    // gather the eight high bits into the top byte
+    ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
 }
 
 fn word(bytes: &[u8]) -> u64 {
     let mut w = [0u8; 8];
     w.copy_from_slice(bytes);
-    u64::from_ne_bytes(w)
+    u64::from_le_bytes(w)
 }
 
 /// Marks the bytes a sector's delta covers.
@@ -221,7 +268,57 @@ mod tests {
         assert_eq!(encoded_size(&DirtyBytes::new(8)), 0);
     }
 
+    /// The byte-by-byte overlay the word-wise one must equal.
+    fn overlay_bytewise(
+        target: &mut [u8],
+        new: &[u8],
+        base: usize,
+        dirty: &mut DirtyBytes,
+    ) -> bool {
+        let mut changed = false;
+        for j in 0..new.len() {
+            if target[j] != new[j] {
+                target[j] = new[j];
+                dirty.set(base + j);
+                changed = true;
+            }
+        }
+        changed
+    }
+
     proptest! {
+        #[test]
+        fn word_overlay_equals_the_bytewise_overlay(
+            old in proptest::collection::vec(0u8..3, 0..300),
+            new in proptest::collection::vec(0u8..3, 300),
+            base in 0usize..200,
+            marks in proptest::collection::vec(0usize..500, 0..8),
+        ) {
+            let new = &new[..old.len()];
+            let len = base + old.len() + 7;
+            let (mut a, mut b) = (old.clone(), old.clone());
+            let (mut da, mut db) = (DirtyBytes::new(len), DirtyBytes::new(len));
+            for &m in &marks {
+                da.set(m % len);
+                db.set(m % len);
+            }
+            let ca = overlay(&mut a, new, base, &mut da);
+            let cb = overlay_bytewise(&mut b, new, base, &mut db);
+            prop_assert_eq!(ca, cb);
+            prop_assert_eq!(&a, &b);
+            prop_assert_eq!(&da.words, &db.words);
+            // the count of changed bytes, and the bound on the delta's size it gives
+            let differing = old.iter().zip(new).filter(|(x, y)| x != y).count();
+            for limit in [0, differing.saturating_sub(1), differing, differing + 1] {
+                prop_assert_eq!(differ_in_more_than(&old, new, limit), differing > limit);
+            }
+            let mut fresh = DirtyBytes::new(len);
+            overlay(&mut old.clone(), new, base, &mut fresh);
+            if differ_in_more_than(&old, new, 100) {
+                prop_assert!(encoded_size(&fresh) > 100);
+            }
+        }
+
         #[test]
         fn encode_then_apply_restores_the_dirty_bytes(
             content in proptest::collection::vec(any::<u8>(), 1..200),

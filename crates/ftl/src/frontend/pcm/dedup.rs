@@ -69,7 +69,8 @@ impl DedupFilter {
 
     /// A page on its way to flash: pushes it, or a duplicate, or nothing (unchanged) onto
     /// `out`. Returns the PCM cost (hashing included).
-    /// `fingerprint` is `data`'s SHA-1 when the caller computed it ahead (`None`: hashed here).
+    /// `fingerprint` is `data`'s SHA-1 (computed by the caller: hashed here, ahead on threads
+    /// or remembered); the simulated hashing is charged here either way.
     #[allow(clippy::too_many_arguments)]
     pub fn write(
         &mut self,
@@ -78,15 +79,12 @@ impl DedupFilter {
         sequence: u64,
         placement: u16,
         data: &[u8],
-        fingerprint: Option<Fingerprint>,
+        fingerprint: Fingerprint,
         out: &mut PageWrites,
     ) -> PcmResult<AccessCost> {
         self.counters.pages_checked += 1;
-        debug_assert!(fingerprint.is_none_or(|f| f == Fingerprint::of(data)));
-        let found = match fingerprint {
-            Some(f) => self.finder.lookup_hashed(device, f)?,
-            None => self.finder.lookup(device, data)?,
-        };
+        debug_assert!(fingerprint == Fingerprint::of(data));
+        let found = self.finder.lookup_hashed(device, fingerprint)?;
         let mut cost = found.cost;
         let i = lpa.index();
         if self.member[i] && self.fingerprint[i] == found.fingerprint {

@@ -16,6 +16,11 @@
 //! a time-ordered queue: a later call on idle banks can end first). Reads of a logged page and
 //! TRIMs charge their accesses to the device (energy, wear) but occupy no bank and delay
 //! nothing (a read reads the flash page in parallel).
+//!
+//! Simulator speed (no simulated effect): a page's SHA-1 is remembered while its flash copy
+//! is unchanged, so the unchanged pages of a whole-block flush are not hashed again (their
+//! simulated hashing is charged all the same), and they reach dedup from the flash mirror
+//! without copies ([`PcmStage::set_reuse`] turns both off).
 
 mod config;
 mod dedup;
@@ -91,11 +96,19 @@ pub struct PcmStage {
     hash_min_pages: usize,
     /// Fingerprints hashed ahead (scratch, reused).
     fingerprints: Vec<Fingerprint>,
+    /// The pages hashed ahead, one after another (scratch, reused).
+    ahead_bytes: Vec<u8>,
+    /// SHA-1s the simulator computed (not a simulated quantity: remembered ones not counted).
+    sha1_computed: u64,
 }
 
-/// Pages a call must send towards flash before their SHA-1s are hashed ahead on threads (a
-/// merge's flush; fewer are not worth the threads' start).
-const PARALLEL_HASH_MIN_PAGES: usize = 16;
+/// Pages a call must have to hash (not remembered) before their SHA-1s are hashed ahead on
+/// threads, when threads are set (a merge's flush of many changed pages). Threads are started
+/// per call, so fewer pages are not worth them: with the SHA-1s of unchanged pages remembered,
+/// a typical merge on the bench device hashes ~20 pages, and hashing those on 2 threads from
+/// 16 pages on took as much wall time on an idle 2-core machine and twice as much on a loaded
+/// one (docs/pcm.md, "Where a page write's time goes").
+const PARALLEL_HASH_MIN_PAGES: usize = 64;
 
 impl std::fmt::Debug for PcmStage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -175,18 +188,40 @@ impl PcmStage {
             port_busy: SimTime::ZERO,
             first_error: None,
             errors: 0,
-            hash_threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
+            // one thread by default: threads started per call did not pay on the bench
+            // device (docs/pcm.md, "Where a page write's time goes")
+            hash_threads: 1,
             hash_min_pages: PARALLEL_HASH_MIN_PAGES,
             fingerprints: Vec::new(),
+            ahead_bytes: Vec::new(),
+            sha1_computed: 0,
         })
     }
 
-    /// Sets how a call's pages are hashed ahead: on `threads` threads when the call sends at
-    /// least `min_pages` pages towards flash (defaults: the machine's parallelism, at most 4,
-    /// and 16 pages; 1 thread hashes each page as dedup meets it). Results do not depend on it.
+    /// Sets how a call's pages are hashed ahead: on `threads` threads when the call has at
+    /// least `min_pages` pages to hash (not remembered) on their way to flash (defaults: 1
+    /// thread, which hashes each page as dedup meets it, and 64 pages). Results do not depend
+    /// on it.
     pub fn set_hash_ahead(&mut self, threads: usize, min_pages: usize) {
         self.hash_threads = threads.max(1);
         self.hash_min_pages = min_pages.max(1);
+    }
+
+    /// Turns the stage's simulator-side shortcuts on (the default) or off: SHA-1s remembered
+    /// per page while its flash copy is unchanged (a whole-block flush's unchanged pages are
+    /// not hashed again), and those pages passed on from the flash mirror without copies. The
+    /// simulated work (hashing time and energy included) and every result are the same either
+    /// way; off is the reference the tests compare against.
+    pub fn set_reuse(&mut self, reuse: bool) {
+        if let Some(log) = &mut self.log {
+            log.set_reuse(reuse);
+        }
+    }
+
+    /// SHA-1s the simulator computed so far (a speed figure, not a simulated one: a page whose
+    /// SHA-1 was remembered is not counted, though its simulated hashing is charged).
+    pub fn sha1_computed(&self) -> u64 {
+        self.sha1_computed
     }
 
     /// The PCM device (its stats, wear).
@@ -242,10 +277,14 @@ impl PcmStage {
         }
     }
 
-    /// Checks dedup's groups against the finder (tests).
+    /// Checks dedup's groups against the finder and the log part's own invariants (every
+    /// remembered SHA-1 is that of its page's flash mirror) (tests).
     pub fn check(&self) -> Result<(), String> {
-        match &self.dedup {
-            Some(d) => d.check(),
+        if let Some(d) = &self.dedup {
+            d.check()?;
+        }
+        match &self.log {
+            Some(l) => l.check(),
             None => Ok(()),
         }
     }
@@ -259,22 +298,27 @@ impl PcmStage {
     }
 
     /// Sends a page towards flash through dedup (when on); `fingerprint` is its SHA-1 if
-    /// computed ahead.
+    /// already known (hashed ahead, or remembered). Returns the cost and the page's SHA-1
+    /// (`None` without dedup).
     fn pass_on(
         &mut self,
         lpa: Lpa,
         data: &[u8],
         fingerprint: Option<Fingerprint>,
         out: &mut PageWrites,
-    ) -> AccessCost {
+    ) -> (AccessCost, Option<Fingerprint>) {
         let i = lpa.index();
         let (sequence, placement) = (self.sequence[i], self.placement[i]);
         match &mut self.dedup {
             None => {
                 out.push_placed(lpa, sequence, Some(data), placement);
-                AccessCost::default()
+                (AccessCost::default(), None)
             }
             Some(d) => {
+                let fingerprint = fingerprint.unwrap_or_else(|| {
+                    self.sha1_computed += 1;
+                    Fingerprint::of(data)
+                });
                 let r = d.write(
                     &mut self.device,
                     lpa,
@@ -284,34 +328,61 @@ impl PcmStage {
                     fingerprint,
                     out,
                 );
-                self.record(r)
+                (self.record(r), Some(fingerprint))
             }
         }
     }
 
-    /// Pages the log part queued for flash go through dedup.
+    /// Pages the log part queued for flash go through dedup. A page whose flash mirror is
+    /// unchanged since it was last hashed (most pages of a whole-block flush) reuses that
+    /// SHA-1; the simulated hashing is charged all the same.
     fn drain_log(&mut self, out: &mut PageWrites) -> AccessCost {
         let mut cost = AccessCost::default();
-        let Some(log) = self.log.take() else {
+        let Some(mut log) = self.log.take() else {
             return cost;
         };
-        // many pages (a merge's flush): their SHA-1s computed ahead on the hashing threads,
-        // consumed in order by the sequential dedup decisions (same results as hashing here)
+        let n = log.pending_pages();
+        // many pages to hash (a merge's flush of changed pages): their SHA-1s computed ahead
+        // on the hashing threads, consumed in order by the sequential dedup decisions (same
+        // results as hashing here)
         let mut fingerprints = std::mem::take(&mut self.fingerprints);
-        let ahead = self.dedup.is_some()
-            && self.hash_threads > 1
-            && log.pending_pages() >= self.hash_min_pages;
-        if ahead {
-            Fingerprint::of_pages(
-                log.pending_bytes(),
-                self.page_size_bytes,
-                self.hash_threads,
-                &mut fingerprints,
-            );
+        fingerprints.clear();
+        if self.dedup.is_some() && self.hash_threads > 1 {
+            let unknown = (0..n)
+                .filter(|&k| log.pending_page(k).fingerprint.is_none())
+                .count();
+            if unknown >= self.hash_min_pages {
+                let mut bytes = std::mem::take(&mut self.ahead_bytes);
+                bytes.clear();
+                for k in 0..n {
+                    let page = log.pending_page(k);
+                    if page.fingerprint.is_none() {
+                        bytes.extend_from_slice(page.data);
+                    }
+                }
+                Fingerprint::of_pages(
+                    &bytes,
+                    self.page_size_bytes,
+                    self.hash_threads,
+                    &mut fingerprints,
+                );
+                self.sha1_computed += fingerprints.len() as u64;
+                self.ahead_bytes = bytes;
+            }
         }
-        for (i, page) in log.to_flash().enumerate() {
-            let fingerprint = ahead.then(|| fingerprints[i]);
-            cost += self.pass_on(page.lpa, page.data, fingerprint, out);
+        let mut ahead = fingerprints.iter();
+        for k in 0..n {
+            let page = log.pending_page(k);
+            let known = match page.fingerprint {
+                Some(f) => Some(f),
+                None if fingerprints.is_empty() => None,
+                None => ahead.next().copied(),
+            };
+            let (c, fingerprint) = self.pass_on(page.lpa, page.data, known, out);
+            cost += c;
+            if let Some(f) = fingerprint {
+                log.hashed(k, f);
+            }
         }
         self.fingerprints = fingerprints;
         for &op in log.log_ops() {
