@@ -54,6 +54,9 @@ pub(crate) struct Payload {
     /// The page whose released slot the last slot taken was (its bytes still there: a write
     /// merging over that page finds them in place).
     taken_from: Option<Ppa>,
+    /// Slots holding a write's bytes before its page is decided ([`Payload::stage`]); at
+    /// most one per request in flight.
+    staged: Vec<u32>,
     slots_per_chunk: usize,
     /// A page and its spare area.
     slot_bytes: usize,
@@ -81,6 +84,7 @@ impl Payload {
             released_total: 0,
             last_released: None,
             taken_from: None,
+            staged: Vec::new(),
             slots_per_chunk: (CHUNK_BYTES / slot_bytes).max(1),
             slot_bytes,
             page_size_bytes,
@@ -166,6 +170,13 @@ impl Payload {
             NO_SLOT,
             "payload written twice at ppa {ppa}"
         );
+        let slot = self.take_free_slot();
+        self.slot_of_page[ppa.index()] = slot;
+        slot
+    }
+    /// A free slot (erased or released pages' first, else the next unused one).
+    #[inline]
+    fn take_free_slot(&mut self) -> u32 {
         let slot = match self.free_slots.pop() {
             Some(slot) => slot,
             None => {
@@ -180,8 +191,43 @@ impl Payload {
             Some((page, s)) if s == slot => Some(page),
             _ => None,
         };
-        self.slot_of_page[ppa.index()] = slot;
         slot
+    }
+    /// Copies one page `data` of a write whose page is decided later (a controller's
+    /// processing time away) into a slot of its own; the program then takes that slot as it
+    /// is ([`PageData::Staged`]), so the bytes are copied once, not into a request buffer and
+    /// again into the store. Full mode only.
+    pub fn stage(&mut self, data: &[u8]) -> u32 {
+        assert!(self.enabled, "payload store: staging in timing-only mode");
+        assert_eq!(
+            data.len(),
+            self.page_size_bytes,
+            "payload store: staging a partial page"
+        );
+        let slot = self.take_free_slot();
+        self.slot_mut(slot)[..data.len()].copy_from_slice(data);
+        self.staged.push(slot);
+        slot
+    }
+    /// Gives back staged `slot` if no program took it (a write that failed before its
+    /// program).
+    pub fn unstage(&mut self, slot: u32) {
+        if let Some(i) = self.staged.iter().position(|&s| s == slot) {
+            self.staged.swap_remove(i);
+            self.free_slots.push(slot);
+        }
+    }
+    /// Binds staged `slot` to `ppa` (its program).
+    fn bind_staged(&mut self, ppa: Ppa, slot: u32) {
+        let i = self
+            .staged
+            .iter()
+            .position(|&s| s == slot)
+            .unwrap_or_else(|| panic!("payload store: slot {slot} is not staged (ppa {ppa})"));
+        self.staged.swap_remove(i);
+        let at = &mut self.slot_of_page[ppa.index()];
+        assert_eq!(*at, NO_SLOT, "payload written twice at ppa {ppa}");
+        *at = slot;
     }
     #[cold]
     #[inline(never)]
@@ -219,8 +265,15 @@ impl Payload {
         sequence: u64,
     ) {
         let size = self.page_size_bytes;
-        let slot = self.take_slot(ppa);
+        let slot = match data {
+            PageData::Staged(slot) => {
+                self.bind_staged(ppa, slot);
+                slot
+            }
+            _ => self.take_slot(ppa),
+        };
         match data {
+            PageData::Staged(_) => {}
             PageData::Page(d) => {
                 debug_assert_eq!(d.len(), size);
                 self.slot_mut(slot)[..size].copy_from_slice(d);
