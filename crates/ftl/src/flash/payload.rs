@@ -360,7 +360,8 @@ impl Payload {
     }
     /// Copies the bytes and spare area of `source` to `target` (a GC move). The source keeps
     /// them until its block is erased, as on flash: a recovery scan after a power cut between
-    /// the copy and the erase finds both.
+    /// the copy and the erase finds both. A store that releases stale pages hands the source's
+    /// slot to `target` instead (no copy; the source is released).
     #[inline]
     pub fn relocate(&mut self, source: Ppa, target: Ppa) {
         if self.enabled {
@@ -375,6 +376,20 @@ impl Payload {
             from < RELEASED,
             "moving a page with no payload (ppa {source})"
         );
+        if self.release_stale {
+            // nothing reads a stale page on a store that releases them (no recovery scan):
+            // the bytes stay where they are and the slot changes page (no copy); the source is
+            // released, so its erase frees nothing twice
+            debug_assert_eq!(
+                self.slot_of_page[target.index()],
+                NO_SLOT,
+                "payload written twice at ppa {target}"
+            );
+            self.slot_of_page[target.index()] = from;
+            self.slot_of_page[source.index()] = RELEASED;
+            self.released_total += 1;
+            return;
+        }
         let to = self.take_slot(target);
         self.copy_slot(from, to, self.slot_bytes);
     }

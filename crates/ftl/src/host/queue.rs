@@ -24,6 +24,8 @@ pub(crate) struct RequestSlot {
     /// A one-page write's bytes staged in a payload slot instead of `data` (full mode, with
     /// controller costs; `Payload::stage`), until its program takes the slot.
     pub staged: Option<u32>,
+    /// A read gathers its bytes into `data` (not for `Ssd::execute_read_uncopied`).
+    pub gather: bool,
     /// SiM commands: the key and mask of a search, the chunk bitmap of a gather (and 0).
     pub sim_args: (u64, u64),
 }
@@ -49,6 +51,7 @@ impl RequestTable {
                     in_use: false,
                     data: Vec::new(),
                     staged: None,
+                    gather: true,
                     sim_args: (0, 0),
                 })
                 .collect(),

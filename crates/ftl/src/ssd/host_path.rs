@@ -101,6 +101,7 @@ impl Ssd {
             // the admission itself is one outstanding step, so nothing completes mid-decision
             s.outstanding = 1;
             s.staged = None;
+            s.gather = !(request.op == HostOp::Read && self.uncopied_read);
             if stage {
                 let bytes = data.expect("checked: a staged write has data");
                 s.staged = Some(self.flash.payload.stage(bytes));
@@ -216,7 +217,7 @@ impl Ssd {
             let s = &self.requests.slots[slot as usize];
             (s.offset_bytes, s.size_bytes)
         };
-        let full = self.flash.payload.enabled();
+        let full = self.flash.payload.enabled() && self.requests.slots[slot as usize].gather;
         let mut data = std::mem::take(&mut self.requests.slots[slot as usize].data);
         for (lpa, start, len, _) in self.pages_of(offset, size) {
             self.flash.counters.host_pages_read += 1;

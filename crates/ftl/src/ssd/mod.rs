@@ -133,6 +133,8 @@ pub struct Ssd {
     txn: txn::TxCounters,
     /// The Search-in-Memory region and pool (`ftl.sim_pages > 0`; `ssd/sim.rs`).
     sim: Option<Box<sim::SimRegion>>,
+    /// The read being admitted gathers no bytes ([`Ssd::execute_read_uncopied`]).
+    uncopied_read: bool,
 }
 
 /// Logical pages of a device with over-provisioning `op_fraction` (spare / logical).
@@ -320,6 +322,7 @@ impl Ssd {
             controller_start: ControllerTotals::default(),
             placement_start: (Vec::new(), Vec::new()),
             txn: txn::TxCounters::default(),
+            uncopied_read: false,
             config,
             seed,
             geometry,
