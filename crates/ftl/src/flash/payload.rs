@@ -107,6 +107,11 @@ impl Payload {
     pub fn released_total(&self) -> u64 {
         self.released_total
     }
+    /// Slots staged and not yet taken by a program ([`Payload::stage`]).
+    #[cfg(test)]
+    pub fn staged_count(&self) -> usize {
+        self.staged.len()
+    }
     /// Slots holding a page's bytes now (handed out and not back on the free list).
     #[cfg(test)]
     pub fn slots_in_use(&self) -> u64 {
@@ -568,6 +573,60 @@ mod tests {
             bytes: &[1],
         };
         p.write(Ppa(2), over, Some(Ppa(0)), Some(Lpa(0)), 3);
+    }
+
+    /// A staged page is copied once and bound by its program; an unused one goes back.
+    #[test]
+    fn a_staged_slot_is_taken_by_its_program_or_given_back() {
+        let mut p = small_store(8);
+        let a = p.stage(&page(5));
+        let b = p.stage(&page(6));
+        assert_eq!((p.staged_count(), p.slots_used), (2, 2));
+        p.write(Ppa(3), PageData::Staged(a), None, Some(Lpa(9)), 4);
+        assert_eq!(p.read(Ppa(3)), Some(&page(5)[..]));
+        let oob = p.oob(Ppa(3)).unwrap();
+        assert_eq!((oob.lpa, oob.sequence), (Some(Lpa(9)), 4));
+        p.unstage(b);
+        p.unstage(a); // bound already: nothing happens
+        assert_eq!((p.staged_count(), p.slots_in_use()), (0, 1));
+        p.write(Ppa(4), PageData::Page(&page(7)), None, Some(Lpa(1)), 5);
+        assert_eq!(p.slots_used, 2, "the slot given back was reused");
+    }
+
+    #[test]
+    #[should_panic(expected = "is not staged")]
+    fn a_slot_staged_once_is_bound_once() {
+        let mut p = small_store(8);
+        let a = p.stage(&page(1));
+        p.write(Ppa(0), PageData::Staged(a), None, Some(Lpa(0)), 1);
+        p.write(Ppa(1), PageData::Staged(a), None, Some(Lpa(0)), 2);
+    }
+
+    /// With release on, a GC move hands the slot over: no new slot, the source released, and
+    /// the erase of the source's block frees nothing twice.
+    #[test]
+    fn a_move_on_a_releasing_store_hands_the_slot_over() {
+        let mut p = small_store(8);
+        p.set_release_stale(true);
+        p.write(Ppa(0), PageData::Page(&page(1)), None, Some(Lpa(7)), 1);
+        p.relocate(Ppa(0), Ppa(5));
+        assert_eq!(p.read(Ppa(5)), Some(&page(1)[..]));
+        assert_eq!(p.oob(Ppa(5)).unwrap().lpa, Some(Lpa(7)));
+        assert_eq!((p.slots_used, p.released_total()), (1, 1));
+        p.clear_block(Ppa(0), 4);
+        assert_eq!(p.slots_in_use(), 1, "the moved page keeps its slot");
+        p.clear_block(Ppa(4), 4);
+        assert_eq!((p.slots_in_use(), p.free_slots.len()), (0, 1));
+    }
+
+    #[test]
+    #[should_panic(expected = "stale and its bytes were released")]
+    fn a_moved_source_is_not_read_on_a_releasing_store() {
+        let mut p = small_store(8);
+        p.set_release_stale(true);
+        p.write(Ppa(0), PageData::Page(&page(1)), None, Some(Lpa(7)), 1);
+        p.relocate(Ppa(0), Ppa(5));
+        let _ = p.read(Ppa(0));
     }
 
     #[test]

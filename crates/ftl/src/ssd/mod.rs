@@ -17,6 +17,8 @@ mod release_tests;
 mod report;
 mod sim;
 #[cfg(test)]
+mod staged_tests;
+#[cfg(test)]
 mod superblock_tests;
 #[cfg(test)]
 mod test_device;
