@@ -35,6 +35,9 @@ pub(crate) enum PageData<'a> {
     /// than in a scratch page ([`payload::Payload::write`]). Only without front-end stages
     /// (with them a page's current bytes may be in a stage).
     Over { start: u32, bytes: &'a [u8] },
+    /// A whole page already copied into a payload slot of its own ([`payload::Payload::stage`]),
+    /// which the program takes. Only without front-end stages.
+    Staged(u32),
 }
 
 impl<'a> From<Option<&'a [u8]>> for PageData<'a> {
@@ -50,12 +53,13 @@ impl<'a> PageData<'a> {
     pub fn is_over(&self) -> bool {
         matches!(self, PageData::Over { .. })
     }
-    /// The whole page (`None`: zeros); `None` for a merge ([`PageData::Over`]).
+    /// The whole page (`None`: zeros); `None` for a merge ([`PageData::Over`]) and for a staged
+    /// page ([`PageData::Staged`], whose bytes are in the payload store).
     pub fn whole(&self) -> Option<Option<&'a [u8]>> {
         match *self {
             PageData::Zeros => Some(None),
             PageData::Page(d) => Some(Some(d)),
-            PageData::Over { .. } => None,
+            PageData::Over { .. } | PageData::Staged(_) => None,
         }
     }
 }

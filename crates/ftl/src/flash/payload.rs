@@ -54,6 +54,9 @@ pub(crate) struct Payload {
     /// The page whose released slot the last slot taken was (its bytes still there: a write
     /// merging over that page finds them in place).
     taken_from: Option<Ppa>,
+    /// Slots holding a write's bytes before its page is decided ([`Payload::stage`]); at
+    /// most one per request in flight.
+    staged: Vec<u32>,
     slots_per_chunk: usize,
     /// A page and its spare area.
     slot_bytes: usize,
@@ -81,6 +84,7 @@ impl Payload {
             released_total: 0,
             last_released: None,
             taken_from: None,
+            staged: Vec::new(),
             slots_per_chunk: (CHUNK_BYTES / slot_bytes).max(1),
             slot_bytes,
             page_size_bytes,
@@ -102,6 +106,11 @@ impl Payload {
     /// erased since still has its bytes).
     pub fn released_total(&self) -> u64 {
         self.released_total
+    }
+    /// Slots staged and not yet taken by a program ([`Payload::stage`]).
+    #[cfg(test)]
+    pub fn staged_count(&self) -> usize {
+        self.staged.len()
     }
     /// Slots holding a page's bytes now (handed out and not back on the free list).
     #[cfg(test)]
@@ -166,6 +175,13 @@ impl Payload {
             NO_SLOT,
             "payload written twice at ppa {ppa}"
         );
+        let slot = self.take_free_slot();
+        self.slot_of_page[ppa.index()] = slot;
+        slot
+    }
+    /// A free slot (erased or released pages' first, else the next unused one).
+    #[inline]
+    fn take_free_slot(&mut self) -> u32 {
         let slot = match self.free_slots.pop() {
             Some(slot) => slot,
             None => {
@@ -180,8 +196,43 @@ impl Payload {
             Some((page, s)) if s == slot => Some(page),
             _ => None,
         };
-        self.slot_of_page[ppa.index()] = slot;
         slot
+    }
+    /// Copies one page `data` of a write whose page is decided later (a controller's
+    /// processing time away) into a slot of its own; the program then takes that slot as it
+    /// is ([`PageData::Staged`]), so the bytes are copied once, not into a request buffer and
+    /// again into the store. Full mode only.
+    pub fn stage(&mut self, data: &[u8]) -> u32 {
+        assert!(self.enabled, "payload store: staging in timing-only mode");
+        assert_eq!(
+            data.len(),
+            self.page_size_bytes,
+            "payload store: staging a partial page"
+        );
+        let slot = self.take_free_slot();
+        self.slot_mut(slot)[..data.len()].copy_from_slice(data);
+        self.staged.push(slot);
+        slot
+    }
+    /// Gives back staged `slot` if no program took it (a write that failed before its
+    /// program).
+    pub fn unstage(&mut self, slot: u32) {
+        if let Some(i) = self.staged.iter().position(|&s| s == slot) {
+            self.staged.swap_remove(i);
+            self.free_slots.push(slot);
+        }
+    }
+    /// Binds staged `slot` to `ppa` (its program).
+    fn bind_staged(&mut self, ppa: Ppa, slot: u32) {
+        let i = self
+            .staged
+            .iter()
+            .position(|&s| s == slot)
+            .unwrap_or_else(|| panic!("payload store: slot {slot} is not staged (ppa {ppa})"));
+        self.staged.swap_remove(i);
+        let at = &mut self.slot_of_page[ppa.index()];
+        assert_eq!(*at, NO_SLOT, "payload written twice at ppa {ppa}");
+        *at = slot;
     }
     #[cold]
     #[inline(never)]
@@ -219,8 +270,15 @@ impl Payload {
         sequence: u64,
     ) {
         let size = self.page_size_bytes;
-        let slot = self.take_slot(ppa);
+        let slot = match data {
+            PageData::Staged(slot) => {
+                self.bind_staged(ppa, slot);
+                slot
+            }
+            _ => self.take_slot(ppa),
+        };
         match data {
+            PageData::Staged(_) => {}
             PageData::Page(d) => {
                 debug_assert_eq!(d.len(), size);
                 self.slot_mut(slot)[..size].copy_from_slice(d);
@@ -307,7 +365,8 @@ impl Payload {
     }
     /// Copies the bytes and spare area of `source` to `target` (a GC move). The source keeps
     /// them until its block is erased, as on flash: a recovery scan after a power cut between
-    /// the copy and the erase finds both.
+    /// the copy and the erase finds both. A store that releases stale pages hands the source's
+    /// slot to `target` instead (no copy; the source is released).
     #[inline]
     pub fn relocate(&mut self, source: Ppa, target: Ppa) {
         if self.enabled {
@@ -322,6 +381,20 @@ impl Payload {
             from < RELEASED,
             "moving a page with no payload (ppa {source})"
         );
+        if self.release_stale {
+            // nothing reads a stale page on a store that releases them (no recovery scan):
+            // the bytes stay where they are and the slot changes page (no copy); the source is
+            // released, so its erase frees nothing twice
+            debug_assert_eq!(
+                self.slot_of_page[target.index()],
+                NO_SLOT,
+                "payload written twice at ppa {target}"
+            );
+            self.slot_of_page[target.index()] = from;
+            self.slot_of_page[source.index()] = RELEASED;
+            self.released_total += 1;
+            return;
+        }
         let to = self.take_slot(target);
         self.copy_slot(from, to, self.slot_bytes);
     }
@@ -500,6 +573,60 @@ mod tests {
             bytes: &[1],
         };
         p.write(Ppa(2), over, Some(Ppa(0)), Some(Lpa(0)), 3);
+    }
+
+    /// A staged page is copied once and bound by its program; an unused one goes back.
+    #[test]
+    fn a_staged_slot_is_taken_by_its_program_or_given_back() {
+        let mut p = small_store(8);
+        let a = p.stage(&page(5));
+        let b = p.stage(&page(6));
+        assert_eq!((p.staged_count(), p.slots_used), (2, 2));
+        p.write(Ppa(3), PageData::Staged(a), None, Some(Lpa(9)), 4);
+        assert_eq!(p.read(Ppa(3)), Some(&page(5)[..]));
+        let oob = p.oob(Ppa(3)).unwrap();
+        assert_eq!((oob.lpa, oob.sequence), (Some(Lpa(9)), 4));
+        p.unstage(b);
+        p.unstage(a); // bound already: nothing happens
+        assert_eq!((p.staged_count(), p.slots_in_use()), (0, 1));
+        p.write(Ppa(4), PageData::Page(&page(7)), None, Some(Lpa(1)), 5);
+        assert_eq!(p.slots_used, 2, "the slot given back was reused");
+    }
+
+    #[test]
+    #[should_panic(expected = "is not staged")]
+    fn a_slot_staged_once_is_bound_once() {
+        let mut p = small_store(8);
+        let a = p.stage(&page(1));
+        p.write(Ppa(0), PageData::Staged(a), None, Some(Lpa(0)), 1);
+        p.write(Ppa(1), PageData::Staged(a), None, Some(Lpa(0)), 2);
+    }
+
+    /// With release on, a GC move hands the slot over: no new slot, the source released, and
+    /// the erase of the source's block frees nothing twice.
+    #[test]
+    fn a_move_on_a_releasing_store_hands_the_slot_over() {
+        let mut p = small_store(8);
+        p.set_release_stale(true);
+        p.write(Ppa(0), PageData::Page(&page(1)), None, Some(Lpa(7)), 1);
+        p.relocate(Ppa(0), Ppa(5));
+        assert_eq!(p.read(Ppa(5)), Some(&page(1)[..]));
+        assert_eq!(p.oob(Ppa(5)).unwrap().lpa, Some(Lpa(7)));
+        assert_eq!((p.slots_used, p.released_total()), (1, 1));
+        p.clear_block(Ppa(0), 4);
+        assert_eq!(p.slots_in_use(), 1, "the moved page keeps its slot");
+        p.clear_block(Ppa(4), 4);
+        assert_eq!((p.slots_in_use(), p.free_slots.len()), (0, 1));
+    }
+
+    #[test]
+    #[should_panic(expected = "stale and its bytes were released")]
+    fn a_moved_source_is_not_read_on_a_releasing_store() {
+        let mut p = small_store(8);
+        p.set_release_stale(true);
+        p.write(Ppa(0), PageData::Page(&page(1)), None, Some(Lpa(7)), 1);
+        p.relocate(Ppa(0), Ppa(5));
+        let _ = p.read(Ppa(0));
     }
 
     #[test]

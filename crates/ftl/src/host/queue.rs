@@ -21,6 +21,11 @@ pub(crate) struct RequestSlot {
     pub in_use: bool,
     /// Write data (full mode) or read data being gathered.
     pub data: Vec<u8>,
+    /// A one-page write's bytes staged in a payload slot instead of `data` (full mode, with
+    /// controller costs; `Payload::stage`), until its program takes the slot.
+    pub staged: Option<u32>,
+    /// A read gathers its bytes into `data` (not for `Ssd::execute_read_uncopied`).
+    pub gather: bool,
     /// SiM commands: the key and mask of a search, the chunk bitmap of a gather (and 0).
     pub sim_args: (u64, u64),
 }
@@ -45,6 +50,8 @@ impl RequestTable {
                     outstanding: 0,
                     in_use: false,
                     data: Vec::new(),
+                    staged: None,
+                    gather: true,
                     sim_args: (0, 0),
                 })
                 .collect(),
@@ -67,6 +74,7 @@ impl RequestTable {
         s.in_use = true;
         s.outstanding = 0;
         s.data.clear();
+        debug_assert!(s.staged.is_none(), "a staged page outlived its request");
         Some(slot)
     }
     pub fn release(&mut self, slot: u32) {

@@ -10,7 +10,7 @@ use crate::flash::{HostWrite, PageData};
 use crate::frontend::{PageWrite, PageWrites};
 use crate::host::queue::Deferred;
 use crate::host::{HostOp, HostRequest};
-use crate::mapping::Mapping;
+use crate::mapping::{Mapper, Mapping};
 use nandlab_core::SimTime;
 use nandlab_nand::OpKind;
 
@@ -79,6 +79,18 @@ impl Ssd {
             request.offset_bytes.is_multiple_of(page) && request.size_bytes.is_multiple_of(page);
         // (with controller costs the decision comes later, so the data is kept in the slot)
         let direct = request.op == HostOp::Write && aligned && self.controller.is_none();
+        // ... or, for one whole page on the plain page mapping (no front-end stage, SiM region
+        // or power trace), in the payload slot its program will take (copied once, not twice)
+        let stage = !direct
+            && request.op == HostOp::Write
+            && aligned
+            && request.size_bytes == page
+            && data.is_some()
+            && self.flash.payload.enabled()
+            && self.front.is_empty()
+            && self.sim.is_none()
+            && self.flash.emit.trace.is_none()
+            && matches!(self.mapper, Mapper::Page(_));
         {
             let s = &mut self.requests.slots[slot as usize];
             s.op = request.op;
@@ -88,7 +100,12 @@ impl Ssd {
             s.placement_id = request.placement_id;
             // the admission itself is one outstanding step, so nothing completes mid-decision
             s.outstanding = 1;
-            if self.flash.payload.enabled() && request.op == HostOp::Write && !direct {
+            s.staged = None;
+            s.gather = !(request.op == HostOp::Read && self.uncopied_read);
+            if stage {
+                let bytes = data.expect("checked: a staged write has data");
+                s.staged = Some(self.flash.payload.stage(bytes));
+            } else if self.flash.payload.enabled() && request.op == HostOp::Write && !direct {
                 match data {
                     Some(d) => s.data.extend_from_slice(d),
                     None => s.data.resize(request.size_bytes as usize, 0),
@@ -200,7 +217,7 @@ impl Ssd {
             let s = &self.requests.slots[slot as usize];
             (s.offset_bytes, s.size_bytes)
         };
-        let full = self.flash.payload.enabled();
+        let full = self.flash.payload.enabled() && self.requests.slots[slot as usize].gather;
         let mut data = std::mem::take(&mut self.requests.slots[slot as usize].data);
         for (lpa, start, len, _) in self.pages_of(offset, size) {
             self.flash.counters.host_pages_read += 1;
@@ -253,6 +270,15 @@ impl Ssd {
             let s = &self.requests.slots[slot as usize];
             (s.offset_bytes, s.size_bytes)
         };
+        if let Some(staged) = self.requests.slots[slot as usize].staged.take() {
+            // one whole page, its bytes in the payload slot its program takes
+            let lpa = Lpa((offset / u64::from(self.page_size_bytes)) as u32);
+            let result = self.write_page_data(lpa, PageData::Staged(staged), Tag::Host(slot));
+            if result.is_err() {
+                self.flash.payload.unstage(staged);
+            }
+            return result;
+        }
         let page = self.page_size_bytes;
         let full = self.flash.payload.enabled();
         let data = std::mem::take(&mut self.requests.slots[slot as usize].data);

@@ -18,6 +18,8 @@ mod release_tests;
 mod report;
 mod sim;
 #[cfg(test)]
+mod staged_tests;
+#[cfg(test)]
 mod superblock_tests;
 #[cfg(test)]
 mod test_device;
@@ -135,6 +137,8 @@ pub struct Ssd {
     txn: txn::TxCounters,
     /// The Search-in-Memory region and pool (`ftl.sim_pages > 0`; `ssd/sim.rs`).
     sim: Option<Box<sim::SimRegion>>,
+    /// The read being admitted gathers no bytes ([`Ssd::execute_read_uncopied`]).
+    uncopied_read: bool,
 }
 
 /// Logical pages of a device with over-provisioning `op_fraction` (spare / logical).
@@ -322,6 +326,7 @@ impl Ssd {
             controller_start: ControllerTotals::default(),
             placement_start: (Vec::new(), Vec::new()),
             txn: txn::TxCounters::default(),
+            uncopied_read: false,
             config,
             seed,
             geometry,

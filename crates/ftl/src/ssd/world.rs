@@ -155,6 +155,25 @@ impl Ssd {
         self.execute_at(at, |ssd| ssd.admit(request, at, data))
     }
 
+    /// [`Ssd::execute`] of a read (`request.op` must be `Read`) whose bytes the caller takes
+    /// from the SSD after it completes ([`Ssd::read_bytes_into`], [`Ssd::bytes_equal`]): the
+    /// request gathers none, so the page is not copied into a buffer of the request's own and
+    /// `Executed::data` is empty. Simulated behaviour is that of [`Ssd::execute`]. The bytes
+    /// read afterwards are those the request would have returned as long as no write to its
+    /// range was decided while it ran (a caller with one request in flight, or whose writes in
+    /// flight are to other pages).
+    pub fn execute_read_uncopied(&mut self, request: &HostRequest) -> FtlResult<Executed> {
+        if request.op != HostOp::Read {
+            return Err(FtlError::BadRequest {
+                message: format!("execute_read_uncopied of a {:?}", request.op),
+            });
+        }
+        self.uncopied_read = true;
+        let done = self.execute(request, None);
+        self.uncopied_read = false;
+        done
+    }
+
     /// Waits for room and for `at`, admits a request with `admit`, and simulates until it
     /// completes ([`Ssd::execute`], [`Ssd::execute_sim`]).
     pub(super) fn execute_at(

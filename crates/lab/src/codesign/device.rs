@@ -245,7 +245,22 @@ impl SsdDevice {
             self.buffer_hits += 1;
             return Ok(equal);
         }
-        let done = self.exec("read", lpa, &HostRequest::read(offset, size), None)?;
+        let request = HostRequest::read(offset, size);
+        if self.cut.is_none() {
+            // the page's bytes are taken where they lie once the read completes (no copy into
+            // the request's own buffer): no write to this page can be decided meanwhile, as
+            // every write in flight is to a page in the write buffer
+            self.ssd
+                .execute_read_uncopied(&request)
+                .map_err(|e| Self::request_error("read", lpa, e))?;
+            let read = |e| Self::request_error("read", lpa, e);
+            let equal = compare && self.ssd.bytes_equal(offset, buf).map_err(read)?;
+            if !equal {
+                self.ssd.read_bytes_into(offset, buf).map_err(read)?;
+            }
+            return Ok(equal);
+        }
+        let done = self.exec("read", lpa, &request, None)?;
         if done.data.len() != buf.len() {
             return Err(EngineError::Device {
                 op: "read",

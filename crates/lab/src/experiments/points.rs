@@ -104,15 +104,25 @@ pub struct EngineDevice {
     pub channels: u32,
     pub blocks_per_plane: u32,
     pub pages_per_block: u32,
+    /// Planes per die (`None`: the preset's, the paper's 2).
+    pub planes_per_die: Option<u32>,
     pub extra: &'static str,
 }
 
 impl EngineDevice {
-    /// The device text (`[ssd]` preset and `[nand.geometry]` overrides) of this device.
+    /// The device text (`[ssd]` preset and `[nand.geometry]` overrides) of this device (a
+    /// device with the preset's planes gives the same text, and so the same cache keys, as
+    /// before `planes_per_die` existed).
     pub fn text(self) -> String {
         format!(
-            "[ssd]\npreset = \"{}\"\n[nand.geometry]\nchannels = {}\nblocks_per_plane = {}\npages_per_block = {}\n{}",
-            self.preset, self.channels, self.blocks_per_plane, self.pages_per_block, self.extra
+            "[ssd]\npreset = \"{}\"\n[nand.geometry]\nchannels = {}\nblocks_per_plane = {}\npages_per_block = {}\n{}{}",
+            self.preset,
+            self.channels,
+            self.blocks_per_plane,
+            self.pages_per_block,
+            self.planes_per_die
+                .map_or(String::new(), |p| format!("planes_per_die = {p}\n")),
+            self.extra
         )
     }
 
