@@ -11,24 +11,9 @@
 //! `nandlab bench pcm` is the benchmark; this example is for profiling.
 
 use nandlab_ftl::{FrontEnd, FtlCounters, HostRequest, Lpa, PageWrite, PageWrites, PcmStage};
-use nandlab_lab::stack::Stack;
 use nandlab_workload::IoOp;
-use nandlab_workload::content::{DesktopGenerator, DesktopSpec};
-use std::path::Path;
+use nandlab_workload::content::DesktopGenerator;
 use std::time::Instant;
-
-const PCM: &str = r#"
-[pcm]
-preset = "cidr11"
-capacity_bytes = 16777216
-[pcm.dedup]
-store_size_bytes = 4194304
-segments = 16
-search = "binary"
-[pcm.log]
-kind = "KIND"
-region_size_bytes = 8388608
-"#;
 
 /// CPU time of this process's main thread so far, seconds (`/proc/self/schedstat`; the
 /// machine may be shared, so wall time alone understates the simulator's speed).
@@ -56,21 +41,10 @@ fn main() {
         Some((t.parse().ok()?, min.parse().ok()?))
     });
     let ssd_only = std::env::args().nth(5).as_deref() == Some("ssd");
-    let pcm = PCM.replace("KIND", &kind);
-    let text = format!(
-        "[ssd]\npreset = \"bench-ssd\"\npayload = \"full\"\n[workload]\nkind = \"synthetic\"\n\
-         pattern = \"random\"\nread_fraction = 0.0\nrequest_size_bytes = 8192\nspan_bytes = 0\n\
-         request_count = 1\n[content]\n{pcm}"
-    );
-    // (the example feeds the desktop generator's bytes; `[content]` only satisfies the
-    // stack's rule that `[pcm]` needs page bytes)
-    let stack = Stack::from_toml("bench", &text, Path::new("."), &[]).expect("bench stack");
+    // the bench's stack and workload (`nandlab bench pcm`), over `span` pages
+    let stack = nandlab_lab::bench::pcm_bench_stack(Some(&kind)).expect("bench stack");
     let page = stack.nand.geometry.page_size_bytes;
-    let mut spec = DesktopSpec::new(span, requests);
-    spec.fill = false;
-    spec.page_write_fraction = 0.5;
-    spec.update_fraction = 0.5;
-    spec.trim_fraction = 0.0;
+    let spec = nandlab_lab::bench::pcm_bench_spec(span, requests);
 
     // 0. SHA-1 alone: the bound real fingerprinting puts on any dedup path
     let page_bytes = vec![0x5Au8; page as usize];

@@ -82,6 +82,12 @@ fn stack(pcm: &str) -> LabResult<Stack> {
     Stack::from_toml("bench-pcm", &text, Path::new("."), &[])
 }
 
+/// The bench's stack with its `[pcm]` section: dedup plus the log buffer `log_kind`
+/// (`region`, `dpram`, …), or dedup alone (`None`) (also the `pcm_throughput` example's).
+pub fn pcm_bench_stack(log_kind: Option<&str>) -> LabResult<Stack> {
+    stack(&pcm_section(log_kind))
+}
+
 fn pcm_section(log: Option<&str>) -> String {
     match log {
         Some(kind) => format!("{PCM}{}", LOG.replace("KIND", kind)),
@@ -90,7 +96,13 @@ fn pcm_section(log: Option<&str>) -> String {
 }
 
 fn spec(requests: u64) -> DesktopSpec {
-    let mut spec = DesktopSpec::new(PCM_BENCH_SPAN_PAGES, requests);
+    pcm_bench_spec(PCM_BENCH_SPAN_PAGES, requests)
+}
+
+/// The bench's desktop workload over `span_pages`: half whole pages, half small updates, no
+/// fill, no TRIM.
+pub fn pcm_bench_spec(span_pages: u32, requests: u64) -> DesktopSpec {
+    let mut spec = DesktopSpec::new(span_pages, requests);
     spec.fill = false;
     spec.page_write_fraction = 0.5;
     spec.update_fraction = 0.5;
