@@ -10,8 +10,8 @@
 //! region's 63 P-blocks), region, the stage's choice; `ssd`: only the whole SSD, for profiling).
 //! `nandlab bench pcm` is the benchmark; this example is for profiling.
 
-use nandlab_ftl::{FrontEnd, FtlCounters, HostRequest, Lpa, PageWrite, PageWrites, PcmStage};
-use nandlab_workload::IoOp;
+use nandlab_ftl::PcmStage;
+use nandlab_lab::bench::{drive_ssd, drive_stage};
 use nandlab_workload::content::DesktopGenerator;
 use std::time::Instant;
 
@@ -72,32 +72,13 @@ fn main() {
     }
     let mut generator = DesktopGenerator::new(spec.clone(), page, 1).unwrap();
     let mut pages = vec![0u8; span as usize * page as usize];
-    let mut out = PageWrites::new(page, true);
-    let mut counters = FtlCounters::default();
-    let mut writes = 0u64;
     let started = Instant::now();
     let cpu = cpu_s();
-    let mut sequence = 0;
-    while let Some((r, data)) = generator.next_request().filter(|_| !ssd_only) {
-        if r.op != IoOp::Write {
-            continue;
-        }
-        let lpa = (r.offset_bytes / u64::from(page)) as u32;
-        let at = (r.offset_bytes % u64::from(page)) as usize;
-        let p = &mut pages[lpa as usize * page as usize..][..page as usize];
-        p[at..at + data.len()].copy_from_slice(data);
-        sequence += 1;
-        out.clear();
-        let w = PageWrite {
-            lpa: Lpa(lpa),
-            sequence,
-            data: Some(p),
-            placement: 0,
-            request: 3 << 62,
-        };
-        stage.write(nandlab_core::SimTime::ZERO, w, &mut out, &mut counters);
-        writes += 1;
-    }
+    let writes = if ssd_only {
+        0
+    } else {
+        drive_stage(&mut stage, &mut generator, &mut pages, page)
+    };
     let s = started.elapsed().as_secs_f64();
     let c = cpu_s() - cpu;
     let r = stage.report();
@@ -117,18 +98,9 @@ fn main() {
             .set_hash_ahead(t, min);
     }
     let mut generator = DesktopGenerator::new(spec, page, 1).unwrap();
-    let mut writes = 0u64;
     let started = Instant::now();
     let cpu = cpu_s();
-    while let Some((r, data)) = generator.next_request() {
-        if r.op != IoOp::Write {
-            continue;
-        }
-        let mut r: HostRequest = r.into();
-        r.arrival = None;
-        ssd.execute(&r, Some(data)).expect("write");
-        writes += 1;
-    }
+    let writes = drive_ssd(&mut ssd, &mut generator).expect("write");
     let s = started.elapsed().as_secs_f64();
     let c = cpu_s() - cpu;
     let r = ssd.front_end::<PcmStage>().unwrap().report();

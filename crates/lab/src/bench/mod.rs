@@ -14,8 +14,8 @@ use std::time::Instant;
 mod pcm;
 mod ssd;
 pub use pcm::{
-    PCM_BENCH_SPAN_PAGES, PcmBench, PcmBenchRow, bench_pcm, pcm_bench_spec, pcm_bench_stack,
-    process_cpu_s,
+    PCM_BENCH_SPAN_PAGES, PcmBench, PcmBenchRow, bench_pcm, drive_ssd, drive_stage, pcm_bench_spec,
+    pcm_bench_stack, process_cpu_s,
 };
 pub use ssd::{BenchResult, bench_ssd, bench_ssd_config, bench_ssd_steady};
 

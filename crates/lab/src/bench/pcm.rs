@@ -9,7 +9,7 @@
 
 use crate::error::{LabError, LabResult};
 use crate::stack::Stack;
-use nandlab_ftl::{FrontEnd, FtlCounters, HostRequest, Lpa, PageWrite, PageWrites, PcmStage};
+use nandlab_ftl::{FrontEnd, FtlCounters, HostRequest, Lpa, PageWrite, PageWrites, PcmStage, Ssd};
 use nandlab_workload::IoOp;
 use nandlab_workload::content::{DesktopGenerator, DesktopSpec};
 use serde::Serialize;
@@ -176,17 +176,8 @@ fn whole_ssd(label: &'static str, pcm: &str, requests: u64) -> LabResult<PcmBenc
     let mut ssd = stack.new_ssd(stack.ssd_config(), 1)?;
     let mut generator = DesktopGenerator::new(spec(requests), page, 1)
         .map_err(|e| LabError::Usage(format!("bench pcm: {e}")))?;
-    let mut writes = 0u64;
     let clock = Clock::start();
-    while let Some((r, data)) = generator.next_request() {
-        if r.op != IoOp::Write {
-            continue;
-        }
-        let mut r: HostRequest = r.into();
-        r.arrival = None;
-        ssd.execute(&r, Some(data))?;
-        writes += 1;
-    }
+    let writes = drive_ssd(&mut ssd, &mut generator)?;
     let stage = ssd.front_end::<PcmStage>();
     Ok(clock.row(label, writes, stage, pages_checked(stage)))
 }
@@ -203,12 +194,41 @@ fn stage_alone(label: &'static str, pcm: &str, requests: u64) -> LabResult<PcmBe
     let mut stage = PcmStage::new(config, logical, page, g.pages_per_block, 1)?;
     let mut generator = DesktopGenerator::new(spec(requests), page, 1)
         .map_err(|e| LabError::Usage(format!("bench pcm: {e}")))?;
+    let mut pages = vec![0u8; PCM_BENCH_SPAN_PAGES as usize * page as usize];
+    let clock = Clock::start();
+    let writes = drive_stage(&mut stage, &mut generator, &mut pages, page);
+    Ok(clock.row(label, writes, Some(&stage), pages_checked(Some(&stage))))
+}
+
+/// Runs the generator's write requests on `ssd` one at a time (each completes before the
+/// next; reads are skipped): the writes run. Shared with the `pcm_throughput` example.
+pub fn drive_ssd(ssd: &mut Ssd, generator: &mut DesktopGenerator) -> LabResult<u64> {
+    let mut writes = 0u64;
+    while let Some((r, data)) = generator.next_request() {
+        if r.op != IoOp::Write {
+            continue;
+        }
+        let mut r: HostRequest = r.into();
+        r.arrival = None;
+        ssd.execute(&r, Some(data))?;
+        writes += 1;
+    }
+    Ok(writes)
+}
+
+/// Feeds the generator's write requests to `stage` alone as whole pages: each is applied to
+/// the host's copy of its page in `pages` (the span's pages of `page` bytes each), then the
+/// whole page is written. The writes run. Shared with the `pcm_throughput` example.
+pub fn drive_stage(
+    stage: &mut PcmStage,
+    generator: &mut DesktopGenerator,
+    pages: &mut [u8],
+    page: u32,
+) -> u64 {
     let size = page as usize;
-    let mut pages = vec![0u8; PCM_BENCH_SPAN_PAGES as usize * size];
     let mut out = PageWrites::new(page, true);
     let mut counters = FtlCounters::default();
     let (mut writes, mut sequence) = (0u64, 0u64);
-    let clock = Clock::start();
     while let Some((r, data)) = generator.next_request() {
         if r.op != IoOp::Write {
             continue;
@@ -229,7 +249,7 @@ fn stage_alone(label: &'static str, pcm: &str, requests: u64) -> LabResult<PcmBe
         stage.write(nandlab_core::SimTime::ZERO, w, &mut out, &mut counters);
         writes += 1;
     }
-    Ok(clock.row(label, writes, Some(&stage), pages_checked(Some(&stage))))
+    writes
 }
 
 /// SHA-1 of an 8 KiB page alone, pages per CPU-second.
