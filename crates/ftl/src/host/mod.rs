@@ -1,7 +1,10 @@
-//! Host interface (SPEC F1): host requests, the submission queue with its bounded table of
-//! requests in flight, and the table of deferred read-modify-write steps.
+//! Host interface (SPEC F1, Z1): host requests, the submission queue with its bounded table of
+//! requests in flight, the table of deferred read-modify-write steps, NVMe completion
+//! statuses ([`status`]) and a zoned namespace's zones ([`zns`]).
 
 pub(crate) mod queue;
+pub mod status;
+pub mod zns;
 
 use nandlab_core::SimTime;
 use serde::{Deserialize, Serialize};
