@@ -30,6 +30,68 @@ pub struct NandConfig {
     /// Search-in-Memory parameters (paper 004); absent: the device has no SiM commands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<crate::search::SearchConfig>,
+    /// Program and erase suspend/resume (SPEC C1); absent: a read waits for the program or
+    /// erase ahead of it on its die.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspend: Option<SuspendConfig>,
+}
+
+/// Program and erase suspension (ONFI's suspend and resume commands; SPEC C1): a read that
+/// arrives at a die busy programming or erasing may suspend the operation, be served, and let
+/// it resume. The controller decides which reads may suspend
+/// ([`crate::NandSim::submit_read_suspending`]); this section gives the chip's timing.
+///
+/// The model (after MQSim's `Flash_Chip::Suspend`): the array keeps working for the suspend
+/// latency (until the program's ISPP loop or the erase pulse under way reaches a point where
+/// it can stop), then frees the die; the reads run; the operation resumes with the array time
+/// it had left plus the resume penalty. The suspend and resume commands' few bus cycles are
+/// folded into those two times.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuspendConfig {
+    /// From a program suspend command until the die is free for a read.
+    pub program_suspend_us: f64,
+    /// From an erase suspend command until the die is free for a read.
+    pub erase_suspend_us: f64,
+    /// Array time a resumed operation needs on top of what it had left (the interrupted
+    /// ISPP loop or erase pulse is redone); 0 if the source gives none.
+    #[serde(default)]
+    pub resume_penalty_us: f64,
+    /// Reads served ahead of one program or erase: each either suspends it or joins a
+    /// suspension in progress (the first of a run pays the suspend latency and the penalty).
+    /// Beyond it, reads wait for the operation, so a stream of reads cannot starve it.
+    pub max_suspended_reads: u32,
+    /// Where the numbers come from.
+    #[serde(default)]
+    pub source: String,
+}
+
+/// Longest suspend latency or resume penalty accepted, in microseconds.
+const SUSPEND_TIME_US: (f64, f64) = (0.0, 100_000.0);
+
+impl SuspendConfig {
+    fn validate(&self) -> NandResult<()> {
+        for (key, value) in [
+            ("suspend.program_suspend_us", self.program_suspend_us),
+            ("suspend.erase_suspend_us", self.erase_suspend_us),
+            ("suspend.resume_penalty_us", self.resume_penalty_us),
+        ] {
+            if !value.is_finite() || value < 0.0 {
+                return Err(config_error(
+                    key,
+                    format!("{} is not a time (use 0 or more)", number(value)),
+                ));
+            }
+            within(key, value, SUSPEND_TIME_US, "us")?;
+        }
+        if self.max_suspended_reads == 0 {
+            return Err(config_error(
+                "suspend.max_suspended_reads",
+                "0 reads would never suspend anything; remove the [suspend] section instead",
+            ));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -498,6 +560,9 @@ impl NandConfig {
         }
         if let Some(search) = &self.search {
             search.validate(&self.geometry)?;
+        }
+        if let Some(suspend) = &self.suspend {
+            suspend.validate()?;
         }
         Ok(())
     }

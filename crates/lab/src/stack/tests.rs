@@ -106,6 +106,7 @@ mod bench_literal {
                 ..ReliabilityConfig::default()
             },
             search: None,
+            suspend: None,
         }
     }
 

@@ -14,6 +14,7 @@ pub mod power;
 mod search_ops;
 mod stats;
 pub(crate) mod steps;
+mod suspend;
 
 pub use power::{InFlightOp, paired_lower_pages};
 pub use stats::{Completion, KindStats, NandStats};
@@ -40,8 +41,20 @@ struct OpSlot {
     kind: OpKind,
     planes: u32,
     tag: u64,
-    /// Submission order: an op never overtakes an older op of its die on a resource.
+    /// Submission order (device-wide).
     sequence: u64,
+    /// Place among the die's waiters: an op never overtakes an op of lower order on a
+    /// resource. `2 × sequence + 1`, so that a read let ahead of a suspended program or erase
+    /// can take the (even) order just below it (`suspend.rs`).
+    order: u64,
+    /// Time of the op's next event (the end of its current burst or cell step).
+    wake_at: SimTime,
+    /// Times of events of this op that a suspension made stale (skipped when they pop).
+    stale: Vec<SimTime>,
+    /// Reads served ahead of this op (suspend budget) and the step index of the re-acquire
+    /// that resumes it after its last suspension (`u32::MAX`: never suspended).
+    reads_ahead: u32,
+    resume_step: u32,
     die: u32,
     channel: u32,
     submitted: SimTime,
@@ -63,6 +76,10 @@ struct Die {
     busy_since: SimTime,
     /// Kind of the last cache op submitted (cache pipelines of different kinds must not mix).
     last_cache_kind: Option<OpKind>,
+    /// The program or erase last suspended on this die, by slot and sequence (reads join its
+    /// suspension until it resumes); `u32::MAX` when none.
+    suspended_slot: u32,
+    suspended_sequence: u64,
 }
 
 /// A channel's I/O bus. A burst sets `busy_until`. When the op's next event is the end of its
@@ -111,6 +128,13 @@ pub struct NandSim {
     /// TIN depends on the page type only (no `[search]` match-mode blocks, no
     /// `timing.program_variation`): one test on the program path instead of two.
     plain_program_times: bool,
+    /// Suspend timing (`[suspend]`); `None`: reads never suspend.
+    suspend: Option<suspend::SuspendTimes>,
+    /// Stale events still in the queue (see `OpSlot::stale`); 0 keeps the check off the
+    /// event path.
+    stale_events: u32,
+    /// The order the op being submitted takes instead of its own (a read let ahead).
+    promoted_order: Option<u64>,
 }
 
 impl NandSim {
@@ -142,7 +166,12 @@ impl NandSim {
             queue: EventQueue::with_capacity(dies * 4),
             now: SimTime::ZERO,
             channels: (0..channels).map(|_| Channel::default()).collect(),
-            dies: (0..dies).map(|_| Die::default()).collect(),
+            dies: (0..dies)
+                .map(|_| Die {
+                    suspended_slot: u32::MAX,
+                    ..Die::default()
+                })
+                .collect(),
             ops: Vec::new(),
             free_ops: Vec::new(),
             ready: VecDeque::new(),
@@ -159,6 +188,9 @@ impl NandSim {
                 .clone()
                 .map(|s| SearchState::new(s, &geometry, seed)),
             search_plan: SearchPlan::default(),
+            suspend: config.suspend.as_ref().map(suspend::SuspendTimes::new),
+            stale_events: 0,
+            promoted_order: None,
             geometry,
             config,
         })
@@ -237,6 +269,11 @@ impl NandSim {
                     channel: 0,
                     submitted: SimTime::ZERO,
                     steps: Vec::with_capacity(8),
+                    order: 0,
+                    wake_at: SimTime::ZERO,
+                    stale: Vec::new(),
+                    reads_ahead: 0,
+                    resume_step: u32::MAX,
                     next: 0,
                     wait_started: SimTime::ZERO,
                     bus_wait: SimTime::ZERO,
@@ -251,7 +288,13 @@ impl NandSim {
         o.planes = op.plane_count() as u32;
         o.tag = op.tag;
         o.sequence = self.next_sequence;
+        o.order = self
+            .promoted_order
+            .take()
+            .unwrap_or(2 * self.next_sequence + 1);
         self.next_sequence += 1;
+        o.reads_ahead = 0;
+        o.resume_step = u32::MAX;
         o.die = die;
         o.channel = channel;
         o.submitted = now;
@@ -481,6 +524,9 @@ impl NandSim {
         let (time, payload) = self.queue.pop()?;
         self.now = time;
         self.stats.events += 1;
+        if self.stale_events > 0 && payload < CHANNEL_EVENT && self.skip_stale(payload, time) {
+            return Some(time);
+        }
         if payload >= CHANNEL_EVENT {
             let channel = (payload - CHANNEL_EVENT) as usize;
             debug_assert!(self.channels[channel].release_scheduled);
@@ -531,13 +577,13 @@ impl NandSim {
             let die = o.die as usize;
             match step {
                 Step::Acquire(mask) => {
-                    let sequence = o.sequence;
+                    let order = o.order;
                     let d = &self.dies[die];
                     // waiters older than this op keep their claim on what they wait for
                     let older = d
                         .waiters
                         .iter()
-                        .take_while(|w| self.ops[**w as usize].sequence < sequence)
+                        .take_while(|w| self.ops[**w as usize].order < order)
                         .count();
                     let blocked = d
                         .waiters
@@ -579,8 +625,10 @@ impl NandSim {
                 Step::Cell(stage, duration, planes) => {
                     let kind = o.kind;
                     self.stats.add_stage(kind, stage, duration, planes);
-                    self.ops[slot as usize].next += 1;
-                    self.queue.schedule(self.now + duration, slot);
+                    let o = &mut self.ops[slot as usize];
+                    o.next += 1;
+                    o.wake_at = self.now + duration;
+                    self.queue.schedule(o.wake_at, slot);
                     return;
                 }
             }
@@ -677,6 +725,7 @@ impl NandSim {
         } else {
             c.holder_releases = true;
         }
+        o.wake_at = wake;
         self.queue.schedule(wake, slot);
     }
 
@@ -693,6 +742,10 @@ impl NandSim {
             uncorrectable: o.uncorrectable,
         };
         let die = o.die as usize;
+        debug_assert!(
+            o.stale.is_empty(),
+            "an op completed with stale events pending"
+        );
         let k = self.stats.kind_mut(c.kind);
         k.ops += 1;
         k.latency.record(c.latency());

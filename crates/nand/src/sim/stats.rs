@@ -54,6 +54,10 @@ pub struct NandStats {
     pub read_retries: u64,
     pub uncorrectable_reads: u64,
     pub erased_page_reads: u64,
+    /// Programs and erases suspended for reads (suspend commands; `[suspend]`).
+    pub suspensions: u64,
+    /// Reads served ahead of a program or erase by suspending it or joining its suspension.
+    pub suspended_reads: u64,
     pub channel_busy: Vec<SimTime>,
     pub die_busy: Vec<SimTime>,
 }
@@ -173,5 +177,14 @@ impl NandStats {
         let k = self.kind_mut(kind);
         k.stage_time.add(stage, time);
         k.stage_plane_time.add(stage, time * u64::from(planes));
+    }
+
+    /// Takes back `time` of a cell stage counted whole when it started but cut short (a
+    /// suspended program or erase: the rest is counted again when it resumes).
+    pub(crate) fn remove_stage(&mut self, kind: OpKind, stage: Stage, time: SimTime, planes: u32) {
+        let k = self.kind_mut(kind);
+        let i = stage.index();
+        k.stage_time.0[i] -= time;
+        k.stage_plane_time.0[i] -= time * u64::from(planes);
     }
 }
