@@ -51,9 +51,11 @@ struct OpSlot {
     wake_at: SimTime,
     /// Times of events of this op that a suspension made stale (skipped when they pop).
     stale: Vec<SimTime>,
-    /// Reads served ahead of this op (suspend budget) and the step index of the re-acquire
-    /// that resumes it after its last suspension (`u32::MAX`: never suspended).
+    /// Reads served ahead of this op (suspend budget), valid while `budget_sequence` is the
+    /// op's sequence (so submitting resets nothing), and the step index of the re-acquire that
+    /// resumes it after its last suspension (read only for the op its die names as suspended).
     reads_ahead: u32,
+    budget_sequence: u64,
     resume_step: u32,
     die: u32,
     channel: u32,
@@ -97,6 +99,9 @@ struct Channel {
     waiters: VecDeque<u32>,
 }
 
+/// `NandSim::promoted_order` when the op being submitted keeps its own order.
+const NOT_PROMOTED: u64 = u64::MAX;
+
 /// Event payloads at or above this value are channel releases (`CHANNEL_EVENT + channel`);
 /// below it they are op slots.
 const CHANNEL_EVENT: u32 = 1 << 31;
@@ -133,8 +138,9 @@ pub struct NandSim {
     /// Stale events still in the queue (see `OpSlot::stale`); 0 keeps the check off the
     /// event path.
     stale_events: u32,
-    /// The order the op being submitted takes instead of its own (a read let ahead).
-    promoted_order: Option<u64>,
+    /// The order the op being submitted takes instead of its own (a read let ahead), or
+    /// [`NOT_PROMOTED`].
+    promoted_order: u64,
 }
 
 impl NandSim {
@@ -190,7 +196,7 @@ impl NandSim {
             search_plan: SearchPlan::default(),
             suspend: config.suspend.as_ref().map(suspend::SuspendTimes::new),
             stale_events: 0,
-            promoted_order: None,
+            promoted_order: NOT_PROMOTED,
             geometry,
             config,
         })
@@ -273,6 +279,7 @@ impl NandSim {
                     wake_at: SimTime::ZERO,
                     stale: Vec::new(),
                     reads_ahead: 0,
+                    budget_sequence: u64::MAX,
                     resume_step: u32::MAX,
                     next: 0,
                     wait_started: SimTime::ZERO,
@@ -288,13 +295,12 @@ impl NandSim {
         o.planes = op.plane_count() as u32;
         o.tag = op.tag;
         o.sequence = self.next_sequence;
-        o.order = self
-            .promoted_order
-            .take()
-            .unwrap_or(2 * self.next_sequence + 1);
+        o.order = if self.promoted_order == NOT_PROMOTED {
+            2 * self.next_sequence + 1
+        } else {
+            self.promoted_order
+        };
         self.next_sequence += 1;
-        o.reads_ahead = 0;
-        o.resume_step = u32::MAX;
         o.die = die;
         o.channel = channel;
         o.submitted = now;
@@ -722,10 +728,11 @@ impl NandSim {
             o.next += 1;
             self.stats.add_stage(kind, stage, cell, planes);
             wake += cell;
+            // (only a cell step's end is ever read back: suspend.rs)
+            o.wake_at = wake;
         } else {
             c.holder_releases = true;
         }
-        o.wake_at = wake;
         self.queue.schedule(wake, slot);
     }
 

@@ -13,7 +13,7 @@
 //! waiting for registers held by an op that waits for it.
 
 use super::steps::{ALL, Step};
-use super::{NandSim, OpSlot};
+use super::{NOT_PROMOTED, NandSim, OpSlot};
 use crate::config::SuspendConfig;
 use crate::error::NandResult;
 use crate::op::{FlashOp, OpKind};
@@ -51,10 +51,10 @@ impl NandSim {
         }
         op.validate(&self.geometry)?;
         let die = self.geometry.die_id(&op.targets[0]).index();
-        self.promoted_order = self.let_read_ahead(now, die);
+        self.promoted_order = self.let_read_ahead(now, die).unwrap_or(NOT_PROMOTED);
         let submitted = self.submit(now, op);
-        // a refused submission must not hand its order to the next op
-        self.promoted_order = None;
+        // (also when refused: the order must not pass to the next op)
+        self.promoted_order = NOT_PROMOTED;
         submitted
     }
 
@@ -64,6 +64,7 @@ impl NandSim {
         let times = self.suspend?;
         if let Some(slot) = self.suspension_in_progress(die) {
             let o = &mut self.ops[slot as usize];
+            o.start_budget();
             if o.reads_ahead >= times.max_reads {
                 return None;
             }
@@ -72,7 +73,8 @@ impl NandSim {
             return Some(o.order - 1);
         }
         let slot = self.suspendable_op(now, die)?;
-        let o = &self.ops[slot as usize];
+        let o = &mut self.ops[slot as usize];
+        o.start_budget();
         if o.reads_ahead >= times.max_reads {
             return None;
         }
@@ -123,9 +125,8 @@ impl NandSim {
     fn suspension_in_progress(&self, die: usize) -> Option<u32> {
         let d = &self.dies[die];
         let o = self.ops.get(d.suspended_slot as usize)?;
-        let current = o.sequence == d.suspended_sequence
-            && o.resume_step != u32::MAX
-            && o.next <= o.resume_step as usize;
+        // the sequence tells the op from a later one in the same slot
+        let current = o.sequence == d.suspended_sequence && o.next <= o.resume_step as usize;
         current.then_some(d.suspended_slot)
     }
 
@@ -150,6 +151,17 @@ impl NandSim {
         stale.swap_remove(at);
         self.stale_events -= 1;
         true
+    }
+}
+
+impl OpSlot {
+    /// Resets the suspend budget the first time this op (not an earlier one in its slot) uses
+    /// it.
+    fn start_budget(&mut self) {
+        if self.budget_sequence != self.sequence {
+            self.budget_sequence = self.sequence;
+            self.reads_ahead = 0;
+        }
     }
 }
 
