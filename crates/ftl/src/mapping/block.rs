@@ -4,6 +4,17 @@
 //! merged into a fresh block of the same plane: pages before the offset are copied, the new
 //! page is programmed, pages after it are copied, and the old block is erased.
 //!
+//! Sequential rewrites take the switch path (a replacement block, as in NFTL and the switch
+//! merge of log-block FTLs): a write to offset 0 of a written LBN opens a fresh block of its
+//! plane and is programmed there; the LBN's next writes at the offset that follows go there
+//! too; when the last offset is written the replacement becomes the LBN's data block and the
+//! old block is erased: one erase and no copies for a whole-block rewrite (the PCM log
+//! region's merge-and-sequential-flush, paper 001 §3.2.3). Any other write on the plane ends
+//! the replacement first: the offsets not yet rewritten are copied from the old block (a
+//! partial merge, the cost a full merge would have had), and the old block is erased. A plane
+//! has one replacement open at a time (it uses the plane's one reserved free block), and a
+//! trim or a read needs nothing special: the page table knows where each page is.
+//!
 //! LBN `n` lives in plane `stripe[n % planes]`, so merges stay in one plane (copyback applies).
 //! [`PageTable`] stays the single record of where each LPA is, so the consistency checks and
 //! `locate` are shared with the page mapping.
@@ -154,10 +165,21 @@ pub(crate) fn lbns_per_plane(geometry: &Geometry, logical_pages: u32, reserved: 
     by_op.min(geometry.blocks_per_plane.saturating_sub(reserved))
 }
 
+/// A sequential rewrite of a logical block in progress (see the module docs).
+#[derive(Clone, Copy, Debug)]
+struct Replacement {
+    lbn: u32,
+    block: BlockId,
+    /// The offset the next sequential write must have.
+    next_offset: u32,
+}
+
 /// The block-mapping FTL.
 #[derive(Debug)]
 pub(crate) struct BlockFtl {
     blocks: DataBlocks,
+    /// Per plane, the replacement block being written, if any.
+    replacing: Vec<Option<Replacement>>,
 }
 
 impl BlockFtl {
@@ -171,10 +193,80 @@ impl BlockFtl {
         let lbns = lbns_per_plane(geometry, logical_pages, 1);
         BlockFtl {
             blocks: DataBlocks::new(geometry, lbns, stripe),
+            replacing: vec![None; geometry.total_planes() as usize],
         }
     }
     pub fn logical_pages(&self) -> u32 {
         self.blocks.logical_pages()
+    }
+
+    /// Continues the plane's replacement with `write` if it is the LBN's next sequential page
+    /// (switching the block in after its last page); otherwise ends the replacement. Returns
+    /// the write when it still has to be placed.
+    fn continue_replacement<'w>(
+        &mut self,
+        flash: &mut Flash,
+        write: HostWrite<'w>,
+        tag: Tag,
+    ) -> Option<HostWrite<'w>> {
+        let d = &mut self.blocks;
+        let (lbn, offset) = d.split(write.lpa);
+        let plane = d.plane_of_lbn(lbn).index();
+        let Some(r) = self.replacing[plane] else {
+            return Some(write);
+        };
+        if r.lbn != lbn || offset != r.next_offset {
+            self.end_replacement(flash, plane);
+            return Some(write);
+        }
+        let ppa = flash.blocks.next_ppa_at(r.block, offset);
+        d.program(flash, write, ppa, tag);
+        if offset + 1 == d.pages_per_block {
+            self.replacing[plane] = None;
+            self.switch_in(flash, r);
+            flash.counters.merges_switch += 1;
+        } else {
+            self.replacing[plane] = Some(Replacement {
+                next_offset: offset + 1,
+                ..r
+            });
+        }
+        None
+    }
+
+    /// Ends `plane`'s replacement, if any: the offsets not rewritten are copied from the old
+    /// block, then the replacement is switched in.
+    fn end_replacement(&mut self, flash: &mut Flash, plane: usize) {
+        let Some(r) = self.replacing[plane].take() else {
+            return;
+        };
+        let d = &mut self.blocks;
+        let job = flash.open_job();
+        for offset in r.next_offset..d.pages_per_block {
+            let lpa = d.lpa(r.lbn, offset);
+            if d.table.ppa_of(lpa).is_some() {
+                d.move_lpa(flash, lpa, r.block, offset, job);
+            }
+        }
+        self.switch_in(flash, r);
+        flash.counters.merges_partial += 1;
+    }
+
+    /// The replacement becomes `r.lbn`'s data block; the old one (no valid page left) is
+    /// erased.
+    fn switch_in(&mut self, flash: &mut Flash, r: Replacement) {
+        let d = &mut self.blocks;
+        let old = d.data[r.lbn as usize].replace(r.block);
+        if let Some(old) = old {
+            debug_assert_eq!(
+                flash.blocks.valid[old.index()],
+                0,
+                "switching out live data"
+            );
+            let job = flash.open_job();
+            let table = &d.table;
+            flash.erase(old, job, |lpa| table.ppa_of(lpa));
+        }
     }
 }
 
@@ -183,6 +275,9 @@ impl Mapping for BlockFtl {
         u32::from(self.blocks.table.is_valid(ppa))
     }
     fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
+        let Some(write) = self.continue_replacement(flash, write, tag) else {
+            return Ok(());
+        };
         let d = &mut self.blocks;
         let (lbn, offset) = d.split(write.lpa);
         let block = d.data[lbn as usize];
@@ -191,6 +286,29 @@ impl Mapping for BlockFtl {
         {
             let ppa = flash.blocks.next_ppa_at(block, offset);
             d.program(flash, write, ppa, tag);
+            return Ok(());
+        }
+        if block.is_some() && offset == 0 {
+            // the start of a rewrite: a replacement block takes it
+            let plane = d.plane_of_lbn(lbn);
+            let Some(fresh) = flash.blocks.take_free(plane) else {
+                return Err(crate::error::FtlError::DeviceFull {
+                    message: format!("plane {plane}: no free block to rewrite logical block {lbn}"),
+                });
+            };
+            let ppa = flash.blocks.next_ppa_at(fresh, 0);
+            d.program(flash, write, ppa, tag);
+            let r = Replacement {
+                lbn,
+                block: fresh,
+                next_offset: 1,
+            };
+            if d.pages_per_block == 1 {
+                self.switch_in(flash, r);
+                flash.counters.merges_switch += 1;
+            } else {
+                self.replacing[plane.index()] = Some(r);
+            }
             return Ok(());
         }
         if block.is_none() {
