@@ -10,6 +10,7 @@ pub(crate) mod page;
 pub(crate) mod superblock;
 pub(crate) mod table;
 pub mod txn;
+pub mod zoned;
 
 use crate::address::{BlockId, Lpa, PlaneId, Ppa};
 use crate::config::Level;
