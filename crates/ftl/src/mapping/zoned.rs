@@ -61,7 +61,10 @@ impl ZoneLayout {
             planes as usize,
             "the stripe names every plane once"
         );
-        if planes_per_zone == 0 || planes_per_zone > planes || planes % planes_per_zone != 0 {
+        if planes_per_zone == 0
+            || planes_per_zone > planes
+            || !planes.is_multiple_of(planes_per_zone)
+        {
             return Err(ZoneLayoutError {
                 key: "planes_per_zone",
                 message: format!(
@@ -225,7 +228,7 @@ mod tests {
         ) {
             let g = geometry(channels, dies, planes, blocks, pages);
             let total = g.total_planes();
-            let divisors: Vec<u32> = (1..=total).filter(|d| total % d == 0).collect();
+            let divisors: Vec<u32> = (1..=total).filter(|d| total.is_multiple_of(*d)).collect();
             let k = divisors[divisor_pick % divisors.len()];
             let mut stripe = plane_first(&g);
             let shift = rotate % stripe.len();
