@@ -1,7 +1,9 @@
 //! Host interface (SPEC F1, Z1): host requests, the submission queue with its bounded table of
 //! requests in flight, the table of deferred read-modify-write steps, NVMe completion
-//! statuses ([`status`]) and a zoned namespace's zones ([`zns`]).
+//! statuses ([`status`]), a zoned namespace's zones ([`zns`]) and Flexible Data Placement
+//! ([`fdp`]).
 
+pub mod fdp;
 pub(crate) mod queue;
 pub mod status;
 pub mod zns;
