@@ -7,7 +7,7 @@ VPY := $(VENV)/bin/python
 CARGO ?= cargo
 NANDLAB := $(or $(CARGO_TARGET_DIR),target)/release/nandlab
 
-.PHONY: demo test test-rust test-debug test-python build venv develop lint fmt bench clean
+.PHONY: demo test test-rust test-debug test-python build venv develop lint fmt bench perf-gate clean
 
 demo: build
 	$(NANDLAB) demo
@@ -52,6 +52,11 @@ fmt:
 
 bench: build
 	$(NANDLAB) bench chip
+
+# Instructions of `nandlab bench ssd --requests 300000` under callgrind against the figure in
+# scripts/perf-gate.baseline (fails above +2 %; installs valgrind if missing; not in `make test`).
+perf-gate: build
+	scripts/perf-gate --binary $(NANDLAB)
 
 clean:
 	$(CARGO) clean

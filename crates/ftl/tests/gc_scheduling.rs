@@ -57,7 +57,7 @@ fn interleaved_gc_keeps_decisions_and_shortens_the_tail() {
     }
     // a much shorter tail for host writes and reads (p99: this small device has few free
     // blocks, so at p99.9 a host write sometimes needs a block GC has not erased yet; the bench
-    // device reaches 5.0 vs 1,537 ms at p99.9, examples/ssd-gc-interleaved.toml)
+    // device reaches 5.0 vs 1,616 ms at p99.9, examples/ssd-gc-interleaved.toml)
     eprintln!(
         "write p99 {:.0} / {:.0} us, p99.9: blocking {:.0} us, interleaved {:.0} us; read p99: {:.0} / {:.0} us",
         b.write.lat.p99_us,

@@ -356,7 +356,11 @@ impl Flash {
     /// they are noted in [`Flash::erase_waits`], and the world loop keeps the erase at the
     /// head of its die's queue until they have. Every awaited program was decided before the
     /// erase, so waits never form a cycle. Programs on the erase's own die need no wait: a die
-    /// runs its ops in decision order (blocking GC scheduling).
+    /// runs its ops in decision order (blocking GC scheduling). Nor does a newer write's GC
+    /// move whose source was durable when it was decided: the write is on flash at the source
+    /// until the move completes (without that exception, an erase under interleaved GC waited
+    /// for moves at the back of other dies' GC queues, and the example's write p99.9 rose from
+    /// 5.0 ms to 919 ms).
     pub fn erase(&mut self, block: BlockId, tag: Tag, locate: impl Fn(Lpa) -> Option<Ppa>) {
         let first = self.blocks.page(block, 0);
         if self.emit.enabled {
@@ -383,7 +387,7 @@ impl Flash {
     ) {
         let die = self.oob.die_of(first);
         for ppa in self.blocks.written_pages(block) {
-            let Some((Some(lpa), _)) = self.oob.get(ppa) else {
+            let Some((Some(lpa), own_sequence)) = self.oob.get(ppa) else {
                 continue;
             };
             // (a transactional page names its host LPA with a marker bit, mapping/txn.rs)
@@ -412,6 +416,16 @@ impl Flash {
             let Some((_, sequence)) = self.oob.get(wait_for) else {
                 continue;
             };
+            // the newest copy is a move of a newer write whose data was already on flash at
+            // its source: that write survives a cut on the source page, which is erased only
+            // after the move completes (on the move's die, or by this same ordering), so this
+            // older page is not its last copy. Not so when this page is the move's source:
+            // same write, same sequence number, and the erase waits for the move.
+            if self.oob.copy_of_durable_source(newest)
+                && self.oob.get(newest).map(|(_, s)| s) != Some(own_sequence)
+            {
+                continue;
+            }
             self.erase_waits.push((
                 first,
                 ProgramWait {

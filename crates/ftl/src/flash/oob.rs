@@ -245,6 +245,13 @@ impl OobStore {
         self.block_programs_done(ppa) || self.is_durable(ppa)
     }
 
+    /// `ppa` holds a copy (GC, merge or wear-leveling move) of a page whose program had
+    /// completed when the copy was decided ([`DURABLE_SOURCE_BIT`]).
+    #[inline]
+    pub fn copy_of_durable_source(&self, ppa: Ppa) -> bool {
+        self.sequence[ppa.index()] & DURABLE_SOURCE_BIT != 0
+    }
+
     /// The data of `ppa` is on flash: its program completed, or it is a copy of a page whose
     /// program had completed when the copy was decided (that page stays until the copy is done).
     pub fn data_is_durable(&self, ppa: Ppa) -> bool {
