@@ -345,14 +345,12 @@ impl<'a> Loop<'a> {
                         Err(TryRecvError::Disconnected) => return,
                     },
                     Pace::RealTime => {
-                        let wait =
-                            self.ssd
-                                .next_event_time()
-                                .map_or(Duration::from_millis(100), |t| {
-                                    Duration::from_nanos(
-                                        (t.saturating_sub(self.wall()).as_ps() / 1000).max(0),
-                                    )
-                                });
+                        let wait = self
+                            .ssd
+                            .next_event_time()
+                            .map_or(Duration::from_millis(100), |t| {
+                                Duration::from_nanos(t.saturating_sub(self.wall()).as_ps() / 1000)
+                            });
                         match rx.recv_timeout(wait) {
                             Ok(m) => Some(m),
                             Err(RecvTimeoutError::Timeout) => None,

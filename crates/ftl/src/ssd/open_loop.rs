@@ -110,7 +110,7 @@ impl Ssd {
         let open = self.open()?;
         let tag = open.next_tag;
         open.next_tag += 1;
-        let mut request = request.clone();
+        let mut request = *request;
         request.arrival = Some(at);
         if self.open_waiting() == 0 && self.requests.has_room() {
             self.admit_tagged(tag, &request, data)?;
@@ -348,7 +348,7 @@ mod tests {
         for r in &requests {
             let e = a.execute(r, None).unwrap();
             // execute: at the arrival, or now if that is later
-            let mut r = r.clone();
+            let mut r = *r;
             r.arrival = r.arrival.map(|t| t.max(b.now()));
             let tag = b.submit(&r, None).unwrap();
             assert!(b.advance_to_completion().unwrap());
