@@ -124,7 +124,7 @@ fn fio_nbd_engine_verifies_and_the_report_counts_its_requests() {
             "[global]\nioengine=nbd\nuri={}\nsize=256m\nverify=crc32c\nstonewall\n\
              [randwrite-qd32]\nrw=randwrite\nbs=4k\niodepth=32\nio_size=4m\n\
              [seqwrite-qd1]\nrw=write\nbs=128k\niodepth=1\nio_size=4m\noffset=512m\n\
-             [randrw-qd8]\nrw=randrw\nbs=16k\niodepth=8\nio_size=2m\nverify=0\n\
+             [randrw-qd8-2conn]\nrw=randrw\nbs=16k\niodepth=8\nio_size=2m\nverify=0\nnumjobs=2\n\
              [seqread-qd4]\nrw=read\nbs=64k\niodepth=4\nio_size=4m\nverify=0\n\
              [trim-qd1]\nrw=randtrim\nbs=64k\niodepth=1\nio_size=1m\nverify=0\n",
             served.uri()
