@@ -7,7 +7,7 @@ VPY := $(VENV)/bin/python
 CARGO ?= cargo
 NANDLAB := $(or $(CARGO_TARGET_DIR),target)/release/nandlab
 
-.PHONY: demo test test-rust test-debug test-python build venv develop lint fmt bench perf-gate clean
+.PHONY: demo test test-deps test-rust test-debug test-python build venv develop lint fmt bench perf-gate clean
 
 demo: build
 	$(NANDLAB) demo
@@ -17,8 +17,12 @@ build:
 
 test: test-rust test-debug test-python
 
-test-rust:
+test-rust: test-deps
 	$(CARGO) test --workspace --profile test-release
+
+# The real software the `nandlab serve` tests run (nbdkit, fio, nbdfuse, fuse2fs, sqlite3).
+test-deps:
+	scripts/install-test-deps
 
 # The simulation layers once more with debug assertions on (their invariants are
 # debug_asserts on the hot paths; release builds skip them).

@@ -47,6 +47,7 @@ fn print_json(value: &impl serde::Serialize) -> LabResult<()> {
 
 mod crash;
 mod powercut;
+mod serve;
 mod sql;
 
 /// nandlab: co-design laboratory for database software on NAND flash and PCM.
@@ -101,6 +102,9 @@ enum Command {
     /// continue cycles, checked by the crash oracle; a failing case reproduces exactly
     /// (docs/power.md).
     Crash(crash::CrashArgs),
+    /// Export the SSD over NBD (nbdkit) for real software: fio, filesystems, databases;
+    /// paced in real time or free-running (docs/serve.md).
+    Serve(serve::ServeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -398,6 +402,7 @@ fn run(cli: Cli, control: &Control) -> LabResult<()> {
         Command::Demo => demo(),
         Command::Powercut(args) => powercut::powercut(args),
         Command::Crash(args) => crash::run(args),
+        Command::Serve(args) => serve::serve(args),
         Command::Presets => {
             out!("NAND chip presets ([nand] preset = NAME, nandlab chip --preset NAME):\n");
             for name in nandlab_nand::preset_names() {

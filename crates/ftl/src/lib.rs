@@ -72,8 +72,8 @@ pub use frontend::{FlashLogArea, FrontEnd, LogAreaOp, Outgoing, PageWrite, PageW
 pub use host::{HostOp, HostRequest};
 pub use memory::MemoryEstimate;
 pub use ssd::{
-    ArmedCut, COMMIT_RECORD_MAGIC, CutOutcome, Executed, PRECONDITION_PROGRESS_WRITES,
-    Precondition, SimCounters, SimOp, SimRequest, Ssd, TxStats, WriteState, WriteStateCounts,
-    logical_pages, simulate,
+    ArmedCut, COMMIT_RECORD_MAGIC, CutOutcome, Executed, HostCompletion,
+    PRECONDITION_PROGRESS_WRITES, Precondition, SimCounters, SimOp, SimRequest, Ssd, TxStats,
+    WriteState, WriteStateCounts, logical_pages, simulate,
 };
 pub use stats::{ChipOpModes, FtlCounters, SsdReport};

@@ -11,6 +11,7 @@ mod armed_cut;
 mod checkpoint;
 mod durability;
 mod host_path;
+mod open_loop;
 mod power;
 mod precondition;
 #[cfg(test)]
@@ -28,6 +29,7 @@ mod world;
 
 pub use armed_cut::{ArmedCut, CutOutcome};
 pub use durability::{WriteState, WriteStateCounts};
+pub use open_loop::HostCompletion;
 pub use precondition::{PRECONDITION_PROGRESS_WRITES, Precondition};
 pub use sim::{SimCounters, SimOp, SimRequest};
 pub use txn::{COMMIT_RECORD_MAGIC, TxStats};
@@ -139,6 +141,8 @@ pub struct Ssd {
     sim: Option<Box<sim::SimRegion>>,
     /// The read being admitted gathers no bytes ([`Ssd::execute_read_uncopied`]).
     uncopied_read: bool,
+    /// Open-loop host interface state (`ssd/open_loop.rs`), once started.
+    open_loop: Option<Box<open_loop::OpenLoop>>,
 }
 
 /// Logical pages of a device with over-provisioning `op_fraction` (spare / logical).
@@ -327,6 +331,7 @@ impl Ssd {
             placement_start: (Vec::new(), Vec::new()),
             txn: txn::TxCounters::default(),
             uncopied_read: false,
+            open_loop: None,
             config,
             seed,
             geometry,

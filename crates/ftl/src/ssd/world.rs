@@ -84,7 +84,7 @@ impl Ssd {
 
     /// Background GC is on, the chip model has nothing to do, and the next host event (a timed
     /// arrival) is in the future.
-    fn idle_before_arrival(&self) -> bool {
+    pub(super) fn idle_before_arrival(&self) -> bool {
         self.config.ftl.idle_gc_threshold_blocks > 0
             && self.nand.next_event_time().is_none()
             && self
@@ -95,7 +95,7 @@ impl Ssd {
     }
 
     /// One background GC step now; whether it started any flash work.
-    fn background_gc(&mut self) -> FtlResult<bool> {
+    pub(super) fn background_gc(&mut self) -> FtlResult<bool> {
         let threshold = self.config.ftl.idle_gc_threshold_blocks;
         let collected = self.mapper.collect_idle(&mut self.flash, threshold);
         let submitted = self.submit_pending();
@@ -523,6 +523,13 @@ impl Ssd {
             // a SiM command of `Ssd::run_sim`: the batch scheduler hands its result out
             let data = std::mem::take(&mut s.data);
             self.sim_finished(slot, data);
+        } else if let Some(open) = self.open_loop.as_deref_mut() {
+            let data = if s.op == HostOp::Read {
+                std::mem::take(&mut s.data)
+            } else {
+                Vec::new()
+            };
+            open.finished(slot, self.now, data);
         }
         self.requests.release(slot);
     }

@@ -1,0 +1,268 @@
+//! `nandlab serve` with real clients: fio's nbd engine with verification, and ext4 built through
+//! nbdfuse + mkfs.ext4 + fuse2fs with SQLite's shell on it. The tools come from the
+//! distribution (scripts/install-test-deps, run by `make test`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A scratch folder of this test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nandlab-serve-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn tool(name: &str) -> String {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {name}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "{name} is not installed: run scripts/install-test-deps (make test does)"
+    );
+    name.to_string()
+}
+
+/// A running `nandlab serve` on a Unix socket.
+struct Served {
+    child: Option<Child>,
+    socket: PathBuf,
+    out: PathBuf,
+}
+
+impl Served {
+    fn start(device: &str, dir: &Path, pace: &str) -> Served {
+        tool("nbdkit");
+        let socket = dir.join("nbd.sock");
+        let out = dir.join("out");
+        let child = Command::new(env!("CARGO_BIN_EXE_nandlab"))
+            .args(["serve", device, "--pace", pace, "--socket"])
+            .arg(&socket)
+            .arg("--out")
+            .arg(&out)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start nandlab serve");
+        let served = Served {
+            child: Some(child),
+            socket,
+            out,
+        };
+        let start = Instant::now();
+        while std::os::unix::net::UnixStream::connect(&served.socket).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "nandlab serve did not listen"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        served
+    }
+
+    fn uri(&self) -> String {
+        format!("nbd+unix:///?socket={}", self.socket.display())
+    }
+
+    /// SIGTERM, wait; the server's stderr and the report it wrote.
+    fn stop(mut self) -> (String, serde_json::Value, serde_json::Value) {
+        let child = self.child.take().unwrap();
+        let status = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "nandlab serve failed: {stderr}");
+        let read = |name: &str| -> serde_json::Value {
+            let text = std::fs::read_to_string(self.out.join(name))
+                .unwrap_or_else(|e| panic!("{name}: {e}; stderr: {stderr}"));
+            serde_json::from_str(&text).unwrap()
+        };
+        (stderr.clone(), read("report.json"), read("serve.json"))
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// fio's JSON output (after any text lines before it).
+fn fio_json(stdout: &[u8]) -> serde_json::Value {
+    let text = String::from_utf8_lossy(stdout);
+    let start = text.find('{').expect("fio printed JSON");
+    serde_json::from_str(&text[start..]).expect("fio's JSON")
+}
+
+fn total_ios(fio: &serde_json::Value, dir: &str) -> u64 {
+    fio["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j[dir]["total_ios"].as_u64().unwrap())
+        .sum()
+}
+
+#[test]
+fn fio_nbd_engine_verifies_and_the_report_counts_its_requests() {
+    let fio = tool("fio");
+    let dir = scratch("fio");
+    let served = Served::start("bench-ssd", &dir, "real-time");
+    let job = dir.join("jobs.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nioengine=nbd\nuri={}\nsize=256m\nverify=crc32c\nstonewall\n\
+             [randwrite-qd32]\nrw=randwrite\nbs=4k\niodepth=32\nio_size=4m\n\
+             [seqwrite-qd1]\nrw=write\nbs=128k\niodepth=1\nio_size=4m\noffset=512m\n\
+             [randrw-qd8-2conn]\nrw=randrw\nbs=16k\niodepth=8\nio_size=2m\nverify=0\nnumjobs=2\n\
+             [seqread-qd4]\nrw=read\nbs=64k\niodepth=4\nio_size=4m\nverify=0\n\
+             [trim-qd1]\nrw=randtrim\nbs=64k\niodepth=1\nio_size=1m\nverify=0\n",
+            served.uri()
+        ),
+    )
+    .unwrap();
+    let run = Command::new(&fio)
+        .arg(&job)
+        .arg("--output-format=json")
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "fio failed: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let fio = fio_json(&run.stdout);
+    for j in fio["jobs"].as_array().unwrap() {
+        assert_eq!(j["error"], 0, "fio job {} reported an error", j["jobname"]);
+    }
+    let (stderr, report, serve) = served.stop();
+    let reads = total_ios(&fio, "read");
+    let writes = total_ios(&fio, "write");
+    let trims = total_ios(&fio, "trim");
+    assert!(
+        reads > 1000 && writes > 1000 && trims > 0,
+        "{reads} {writes} {trims}"
+    );
+    assert_eq!(report["read"]["requests"], reads, "{stderr}");
+    assert_eq!(report["write"]["requests"], writes, "{stderr}");
+    assert_eq!(report["trim"]["requests"], trims, "{stderr}");
+    assert_eq!(serve["pace"], "real-time");
+    assert_eq!(serve["commands"]["refused"], 0);
+    // the simulated 4 KiB random writes at QD 32 take time: the run spans simulated time
+    assert!(serve["sim_s"].as_f64().unwrap() > 0.01, "{serve}");
+    assert!(stderr.contains("nandlab serve: wrote"), "{stderr}");
+}
+
+#[test]
+fn ext4_through_nbdfuse_and_fuse2fs_holds_a_sqlite_database() {
+    for t in ["nbdfuse", "mkfs.ext4", "fuse2fs", "sqlite3"] {
+        tool(t);
+    }
+    let dir = scratch("ext4");
+    // a small device: 1 GiB raw mlc1 keeps mkfs and the run short
+    let device = dir.join("device.toml");
+    std::fs::write(
+        &device,
+        "[nand]\npreset = \"mlc1\"\n[nand.geometry]\nchannels = 2\ndies_per_chip = 2\nblocks_per_plane = 1024\n",
+    )
+    .unwrap();
+    let served = Served::start(device.to_str().unwrap(), &dir, "none");
+    let export = dir.join("export");
+    let mnt = dir.join("mnt");
+    std::fs::create_dir_all(&export).unwrap();
+    std::fs::create_dir_all(&mnt).unwrap();
+    let fuse = Command::new("nbdfuse")
+        .arg(&export)
+        .arg(served.uri())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let image = export.join("nbd");
+    let start = Instant::now();
+    while !image.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "nbdfuse did not expose the export"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let sh = |cmd: &mut Command| {
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{cmd:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    sh(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&image));
+    // fuse2fs in the foreground: it must have let go of the image before nbdfuse can unmount
+    let mount = || {
+        let child = Command::new("fuse2fs")
+            .arg(&image)
+            .arg(&mnt)
+            .args(["-f", "-o", "fakeroot"])
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while !mnt.join("lost+found").exists() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "fuse2fs did not mount"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        child
+    };
+    let unmount = |path: &Path, mut child: Child| {
+        let start = Instant::now();
+        while !Command::new("umount").arg(path).status().unwrap().success() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "cannot unmount {path:?}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        child.wait().unwrap();
+    };
+    let fs = mount();
+    let db = mnt.join("bank.db");
+    let script = "PRAGMA journal_mode=WAL;\n\
+        CREATE TABLE accounts(id INTEGER PRIMARY KEY, balance INTEGER);\n\
+        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)\n\
+        INSERT INTO accounts SELECT i, 100 FROM n;\n\
+        UPDATE accounts SET balance = balance - 10 WHERE id % 2 = 0;\n\
+        UPDATE accounts SET balance = balance + 10 WHERE id % 2 = 1;\n\
+        PRAGMA wal_checkpoint(TRUNCATE);\n\
+        SELECT count(*), sum(balance) FROM accounts;\n\
+        PRAGMA integrity_check;\n";
+    let answer = sh(Command::new("sqlite3").arg(&db).arg(script));
+    unmount(&mnt, fs);
+    // the filesystem reaches the device: mount again and read the table back
+    let fs = mount();
+    let again = sh(Command::new("sqlite3")
+        .arg(&db)
+        .arg("SELECT count(*), sum(balance) FROM accounts;"));
+    unmount(&mnt, fs);
+    unmount(&export, fuse);
+    assert!(answer.contains("5000|500000"), "{answer}");
+    assert!(answer.contains("ok"), "{answer}");
+    assert_eq!(again.trim(), "5000|500000");
+    let (stderr, report, _) = served.stop();
+    // mkfs, the journal and the database reached the flash
+    let programmed = report["counters"]["flash_pages_programmed"]
+        .as_u64()
+        .unwrap();
+    assert!(programmed > 100, "{stderr}");
+    assert!(report["write"]["requests"].as_u64().unwrap() > 100);
+}
