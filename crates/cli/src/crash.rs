@@ -4,8 +4,8 @@
 
 use crate::usage;
 use clap::Args;
-use nandlab_lab::LabResult;
 use nandlab_lab::power::crash::{CrashSummary, Mutation, crash, draw_case, run_drawn};
+use nandlab_lab::{LabError, LabResult};
 
 #[derive(Args, Debug)]
 pub struct CrashArgs {
@@ -45,7 +45,7 @@ pub fn run(args: CrashArgs) -> LabResult<()> {
         })?;
         let both = serde_json::json!({ "case": drawn, "outcome": outcome });
         crate::print_json(&both)?;
-        return Ok(());
+        return violations_found(outcome.violations.total(), "the case");
     }
     if args.cuts == 0 {
         return Err(usage("--cuts 0: must be at least 1".into()));
@@ -53,7 +53,7 @@ pub fn run(args: CrashArgs) -> LabResult<()> {
     let s: CrashSummary = crash(args.seed, args.cuts, mutation, |_| {}).map_err(usage)?;
     if args.json {
         crate::print_json(&s)?;
-        return Ok(());
+        return failing_cases(s.failing_cases);
     }
     out!(
         "seed {}{}: {} cases, {} cut-recover cycles, {} failing cases",
@@ -117,7 +117,29 @@ pub fn run(args: CrashArgs) -> LabResult<()> {
             out!("  {e}");
         }
     }
-    Ok(())
+    failing_cases(s.failing_cases)
+}
+
+/// `Ok` when no case failed; else the error that gives exit status 1.
+fn failing_cases(failing: u64) -> LabResult<()> {
+    if failing == 0 {
+        return Ok(());
+    }
+    Err(LabError::Failed(format!(
+        "the crash oracle found violations in {failing} case{}",
+        if failing == 1 { "" } else { "s" }
+    )))
+}
+
+/// `Ok` when `violations` is 0; else the error that gives exit status 1.
+pub fn violations_found(violations: u64, what: &str) -> LabResult<()> {
+    if violations == 0 {
+        return Ok(());
+    }
+    Err(LabError::Failed(format!(
+        "the crash oracle found {violations} violation{} in {what}",
+        if violations == 1 { "" } else { "s" }
+    )))
 }
 
 fn run_engine(args: CrashArgs) -> LabResult<()> {
@@ -130,7 +152,7 @@ fn run_engine(args: CrashArgs) -> LabResult<()> {
         let case = draw_engine_case(args.seed, index, mutation);
         let outcome = run_engine_case(&case).map_err(usage)?;
         crate::print_json(&serde_json::json!({ "case": case, "outcome": outcome }))?;
-        return Ok(());
+        return violations_found(outcome.violations.total(), "the case");
     }
     if args.cuts == 0 {
         return Err(usage("--cuts 0: must be at least 1".into()));
@@ -138,7 +160,7 @@ fn run_engine(args: CrashArgs) -> LabResult<()> {
     let s = engine_crash(args.seed, args.cuts, mutation, |_| {}).map_err(usage)?;
     if args.json {
         crate::print_json(&s)?;
-        return Ok(());
+        return failing_cases(s.failing_cases);
     }
     out!(
         "engine, seed {}{}: {} cases ({} conventional, {} co-designed, {} U2DI only), {} cut-recover-reopen cycles, {} failing cases",
@@ -187,5 +209,5 @@ fn run_engine(args: CrashArgs) -> LabResult<()> {
             out!("  {e}");
         }
     }
-    Ok(())
+    failing_cases(s.failing_cases)
 }
