@@ -4,6 +4,7 @@
 
 use crate::usage;
 use clap::Args;
+use nandlab_lab::control::Control;
 use nandlab_lab::power::crash::{CrashSummary, Mutation, crash, draw_case, run_drawn};
 use nandlab_lab::{LabError, LabResult};
 
@@ -32,9 +33,9 @@ pub struct CrashArgs {
     engine: bool,
 }
 
-pub fn run(args: CrashArgs) -> LabResult<()> {
+pub fn run(args: CrashArgs, control: &Control) -> LabResult<()> {
     if args.engine {
-        return run_engine(args);
+        return run_engine(args, control);
     }
     let mutation = Mutation::parse(&args.mutation).map_err(usage)?;
     if let Some(index) = args.case {
@@ -50,7 +51,9 @@ pub fn run(args: CrashArgs) -> LabResult<()> {
     if args.cuts == 0 {
         return Err(usage("--cuts 0: must be at least 1".into()));
     }
-    let s: CrashSummary = crash(args.seed, args.cuts, mutation, |_| {}).map_err(usage)?;
+    let s: CrashSummary =
+        crash(args.seed, args.cuts, mutation, progress(args.cuts, control)).map_err(usage)?;
+    interrupted(&s.cycles, control);
     if args.json {
         crate::print_json(&s)?;
         return failing_cases(s.failing_cases);
@@ -142,7 +145,7 @@ pub fn violations_found(violations: u64, what: &str) -> LabResult<()> {
     )))
 }
 
-fn run_engine(args: CrashArgs) -> LabResult<()> {
+fn run_engine(args: CrashArgs, control: &Control) -> LabResult<()> {
     use nandlab_lab::power::engine::{
         EngineMutation, draw_engine_case, engine_crash, run_engine_case,
     };
@@ -157,7 +160,9 @@ fn run_engine(args: CrashArgs) -> LabResult<()> {
     if args.cuts == 0 {
         return Err(usage("--cuts 0: must be at least 1".into()));
     }
-    let s = engine_crash(args.seed, args.cuts, mutation, |_| {}).map_err(usage)?;
+    let s = engine_crash(args.seed, args.cuts, mutation, progress(args.cuts, control))
+        .map_err(usage)?;
+    interrupted(&s.cycles, control);
     if args.json {
         crate::print_json(&s)?;
         return failing_cases(s.failing_cases);
@@ -210,4 +215,19 @@ fn run_engine(args: CrashArgs) -> LabResult<()> {
         }
     }
     failing_cases(s.failing_cases)
+}
+
+/// A progress bar of cut–recover cycles out of `cuts` (on a terminal), which breaks once
+/// `control` is cancelled (Ctrl-C): the run stops after the case in flight.
+fn progress(cuts: u64, control: &Control) -> impl FnMut(u64) -> std::ops::ControlFlow<()> + '_ {
+    let mut step = nandlab_lab::progress::step_progress("cut-recover cycles", control);
+    move |cycles| step(cycles.min(cuts), cuts)
+}
+
+/// After a run stopped by Ctrl-C: says so on stderr (the summary of the cases run so far and
+/// any failing case's reproduction line follow on stdout; the exit status is 130).
+fn interrupted(cycles: &u64, control: &Control) {
+    if control.is_cancelled() {
+        eprintln!("interrupted: kept results of {cycles} cut-recover cycles");
+    }
 }

@@ -317,6 +317,7 @@ fn main() -> ExitCode {
             | Command::Fio(_)
             | Command::Sweep(_)
             | Command::SweepWorker
+            | Command::Crash(_)
     ) {
         stop_on_ctrl_c(&control);
     }
@@ -329,6 +330,10 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
+            if control.is_cancelled() {
+                // a failure found before Ctrl-C is reported, but the run is still cut short
+                return ExitCode::from(EXIT_INTERRUPTED);
+            }
             ExitCode::from(e.exit_status())
         }
     }
@@ -412,7 +417,7 @@ fn run(cli: Cli, control: &Control) -> LabResult<()> {
         Command::Bench(args) => bench_cmd(args),
         Command::Demo => demo(),
         Command::Powercut(args) => powercut::powercut(args),
-        Command::Crash(args) => crash::run(args),
+        Command::Crash(args) => crash::run(args, control),
         Command::Presets => {
             out!("NAND chip presets ([nand] preset = NAME, nandlab chip --preset NAME):\n");
             for name in nandlab_nand::preset_names() {

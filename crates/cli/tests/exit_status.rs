@@ -184,3 +184,59 @@ fn a_sweep_worker_killed_by_a_signal_is_a_failure_naming_the_point() {
     assert!(!stderr.contains("interrupted"), "{stderr}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Starts `nandlab ARGS` in its own process group, sends SIGINT to the group (as a terminal's
+/// Ctrl-C does) after `after`, and returns (exit code, stdout, stderr).
+fn interrupt_group(args: &[&str], after: Duration) -> (Option<i32>, String, String) {
+    use std::os::unix::process::CommandExt;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nandlab"))
+        .current_dir(repo())
+        .args(args)
+        .process_group(0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    let group = format!("-{}", child.id());
+    let sent = Command::new("/bin/kill")
+        .args(["-INT", "--", &group])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            child.kill().ok();
+            panic!("nandlab {args:?} did not stop on SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn ctrl_c_stops_crash_runs_with_their_summary_and_130() {
+    let (code, stdout, stderr) = interrupt_group(
+        &["crash", "--cuts", "100000000", "--mutation", "no-sequence"],
+        Duration::from_millis(1500),
+    );
+    assert_eq!(code, Some(130), "{stdout}{stderr}");
+    assert!(stderr.contains("interrupted: kept results of"), "{stderr}");
+    assert!(stdout.contains("failing cases"), "{stdout}");
+    assert!(stdout.contains("reproduce: nandlab crash"), "{stdout}");
+    let (code, stdout, stderr) = interrupt_group(
+        &["crash", "--engine", "--cuts", "100000000"],
+        Duration::from_millis(1500),
+    );
+    assert_eq!(code, Some(130), "{stdout}{stderr}");
+    assert!(stdout.contains("engine, seed 1:"), "{stdout}");
+}
