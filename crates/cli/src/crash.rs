@@ -4,8 +4,9 @@
 
 use crate::usage;
 use clap::Args;
-use nandlab_lab::LabResult;
+use nandlab_lab::control::Control;
 use nandlab_lab::power::crash::{CrashSummary, Mutation, crash, draw_case, run_drawn};
+use nandlab_lab::{LabError, LabResult};
 
 #[derive(Args, Debug)]
 pub struct CrashArgs {
@@ -32,9 +33,9 @@ pub struct CrashArgs {
     engine: bool,
 }
 
-pub fn run(args: CrashArgs) -> LabResult<()> {
+pub fn run(args: CrashArgs, control: &Control) -> LabResult<()> {
     if args.engine {
-        return run_engine(args);
+        return run_engine(args, control);
     }
     let mutation = Mutation::parse(&args.mutation).map_err(usage)?;
     if let Some(index) = args.case {
@@ -45,15 +46,17 @@ pub fn run(args: CrashArgs) -> LabResult<()> {
         })?;
         let both = serde_json::json!({ "case": drawn, "outcome": outcome });
         crate::print_json(&both)?;
-        return Ok(());
+        return violations_found(outcome.violations.total(), "the case");
     }
     if args.cuts == 0 {
         return Err(usage("--cuts 0: must be at least 1".into()));
     }
-    let s: CrashSummary = crash(args.seed, args.cuts, mutation, |_| {}).map_err(usage)?;
+    let s: CrashSummary =
+        crash(args.seed, args.cuts, mutation, progress(args.cuts, control)).map_err(usage)?;
+    interrupted(&s.cycles, control);
     if args.json {
         crate::print_json(&s)?;
-        return Ok(());
+        return failing_cases(s.failing_cases);
     }
     out!(
         "seed {}{}: {} cases, {} cut-recover cycles, {} failing cases",
@@ -117,10 +120,32 @@ pub fn run(args: CrashArgs) -> LabResult<()> {
             out!("  {e}");
         }
     }
-    Ok(())
+    failing_cases(s.failing_cases)
 }
 
-fn run_engine(args: CrashArgs) -> LabResult<()> {
+/// `Ok` when no case failed; else the error that gives exit status 1.
+fn failing_cases(failing: u64) -> LabResult<()> {
+    if failing == 0 {
+        return Ok(());
+    }
+    Err(LabError::Failed(format!(
+        "the crash oracle found violations in {failing} case{}",
+        if failing == 1 { "" } else { "s" }
+    )))
+}
+
+/// `Ok` when `violations` is 0; else the error that gives exit status 1.
+pub fn violations_found(violations: u64, what: &str) -> LabResult<()> {
+    if violations == 0 {
+        return Ok(());
+    }
+    Err(LabError::Failed(format!(
+        "the crash oracle found {violations} violation{} in {what}",
+        if violations == 1 { "" } else { "s" }
+    )))
+}
+
+fn run_engine(args: CrashArgs, control: &Control) -> LabResult<()> {
     use nandlab_lab::power::engine::{
         EngineMutation, draw_engine_case, engine_crash, run_engine_case,
     };
@@ -130,15 +155,17 @@ fn run_engine(args: CrashArgs) -> LabResult<()> {
         let case = draw_engine_case(args.seed, index, mutation);
         let outcome = run_engine_case(&case).map_err(usage)?;
         crate::print_json(&serde_json::json!({ "case": case, "outcome": outcome }))?;
-        return Ok(());
+        return violations_found(outcome.violations.total(), "the case");
     }
     if args.cuts == 0 {
         return Err(usage("--cuts 0: must be at least 1".into()));
     }
-    let s = engine_crash(args.seed, args.cuts, mutation, |_| {}).map_err(usage)?;
+    let s = engine_crash(args.seed, args.cuts, mutation, progress(args.cuts, control))
+        .map_err(usage)?;
+    interrupted(&s.cycles, control);
     if args.json {
         crate::print_json(&s)?;
-        return Ok(());
+        return failing_cases(s.failing_cases);
     }
     out!(
         "engine, seed {}{}: {} cases ({} conventional, {} co-designed, {} U2DI only), {} cut-recover-reopen cycles, {} failing cases",
@@ -187,5 +214,20 @@ fn run_engine(args: CrashArgs) -> LabResult<()> {
             out!("  {e}");
         }
     }
-    Ok(())
+    failing_cases(s.failing_cases)
+}
+
+/// A progress bar of cut–recover cycles out of `cuts` (on a terminal), which breaks once
+/// `control` is cancelled (Ctrl-C): the run stops after the case in flight.
+fn progress(cuts: u64, control: &Control) -> impl FnMut(u64) -> std::ops::ControlFlow<()> + '_ {
+    let mut step = nandlab_lab::progress::step_progress("cut-recover cycles", control);
+    move |cycles| step(cycles.min(cuts), cuts)
+}
+
+/// After a run stopped by Ctrl-C: says so on stderr (the summary of the cases run so far and
+/// any failing case's reproduction line follow on stdout; the exit status is 130).
+fn interrupted(cycles: &u64, control: &Control) {
+    if control.is_cancelled() {
+        eprintln!("interrupted: kept results of {cycles} cut-recover cycles");
+    }
 }

@@ -13,24 +13,35 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// `println!` that ends the process quietly when stdout is closed (e.g. piped into `head`),
-/// instead of panicking on the broken pipe.
+/// instead of panicking on the broken pipe; any other failed write (a full disk) is an error
+/// with exit status 1.
 macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        if writeln!(std::io::stdout(), $($arg)*).is_err() {
-            std::process::exit(0);
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            $crate::stdout_failed(&e);
         }
     }};
 }
 
-/// `print!` with the same broken-pipe behaviour as `out!`.
+/// `print!` with the same behaviour as `out!`.
 macro_rules! out_raw {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        if write!(std::io::stdout(), $($arg)*).is_err() {
-            std::process::exit(0);
+        if let Err(e) = write!(std::io::stdout(), $($arg)*) {
+            $crate::stdout_failed(&e);
         }
     }};
+}
+
+/// Ends the process after a failed write to stdout: quietly (status 0) when the reader went
+/// away (a broken pipe), else with an error line and status 1.
+fn stdout_failed(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: cannot write to stdout: {e}");
+    std::process::exit(1);
 }
 
 /// A usage error (bad arguments) with `message`.
@@ -310,15 +321,24 @@ fn main() -> ExitCode {
             | Command::Fio(_)
             | Command::Sweep(_)
             | Command::SweepWorker
+            | Command::Crash(_)
     ) {
         stop_on_ctrl_c(&control);
     }
-    match run(cli, &control) {
+    let result = run(cli, &control);
+    if let Err(e) = std::io::Write::flush(&mut std::io::stdout()) {
+        stdout_failed(&e);
+    }
+    match result {
         Ok(()) if control.is_cancelled() => ExitCode::from(EXIT_INTERRUPTED),
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::from(2)
+            if control.is_cancelled() {
+                // a failure found before Ctrl-C is reported, but the run is still cut short
+                return ExitCode::from(EXIT_INTERRUPTED);
+            }
+            ExitCode::from(e.exit_status())
         }
     }
 }
@@ -401,7 +421,7 @@ fn run(cli: Cli, control: &Control) -> LabResult<()> {
         Command::Bench(args) => bench_cmd(args),
         Command::Demo => demo(),
         Command::Powercut(args) => powercut::powercut(args),
-        Command::Crash(args) => crash::run(args),
+        Command::Crash(args) => crash::run(args, control),
         Command::Serve(args) => serve::serve(args),
         Command::Presets => {
             out!("NAND chip presets ([nand] preset = NAME, nandlab chip --preset NAME):\n");
@@ -704,7 +724,7 @@ fn bench_pcm_cmd(requests: u64, json: bool) -> LabResult<()> {
     out!("  per request, the others' SHA-1s remembered while their bytes were unchanged)");
     let failures: u64 = b.rows.iter().map(|r| r.check_failures).sum();
     if failures > 0 {
-        return Err(LabError::Usage(format!(
+        return Err(LabError::Failed(format!(
             "bench pcm: {failures} internal check failures in the PCM stage"
         )));
     }

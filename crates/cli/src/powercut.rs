@@ -2,14 +2,15 @@
 //! and check every LPA with the crash oracle (docs/power.md); or sweep cut points; or time the
 //! mount scan against capacity.
 
+use crate::crash::violations_found;
 use crate::usage;
 use clap::Args;
 use nandlab_ftl::power::RecoveryVariant;
 use nandlab_ftl::{GcPolicy, GcScheduling, MappingKind};
-use nandlab_lab::LabResult;
 use nandlab_lab::power::scaling::recovery_scaling_checkpointed;
 use nandlab_lab::power::sweep::{SweepMode, sweep};
 use nandlab_lab::power::{CrashCase, CrashDevice, CrashWorkload, CutPoint, ps_to_us, run_case};
+use nandlab_lab::{LabError, LabResult};
 
 #[derive(Args, Debug)]
 pub struct PowercutArgs {
@@ -315,7 +316,7 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
         let s = sweep(&case, mode, args.stride, args.cuts).map_err(|m| usage(format!("--{m}")))?;
         if args.json {
             crate::print_json(&s)?;
-            return Ok(());
+            return failing_cuts(s.failing_cuts);
         }
         out!(
             "{} cuts over {} {mode:?} boundaries: {} failing",
@@ -357,12 +358,12 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
         for e in &s.violations.examples {
             out!("  {e}");
         }
-        return Ok(());
+        return failing_cuts(s.failing_cuts);
     }
     let o = run_case(&case).map_err(usage)?;
     if args.json {
         crate::print_json(&o)?;
-        return Ok(());
+        return violations_found(o.violations.total(), "the cut");
     }
     out!(
         "cut at {:.1} µs after {} events, {} chip ops; {} requests completed, {} LPAs durable",
@@ -418,5 +419,16 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
     for e in &o.violations.examples {
         out!("  {e}");
     }
-    Ok(())
+    violations_found(o.violations.total(), "the cut")
+}
+
+/// `Ok` when no cut failed; else the error that gives exit status 1.
+fn failing_cuts(failing: u64) -> LabResult<()> {
+    if failing == 0 {
+        return Ok(());
+    }
+    Err(LabError::Failed(format!(
+        "the crash oracle found violations after {failing} cut{}",
+        if failing == 1 { "" } else { "s" }
+    )))
 }

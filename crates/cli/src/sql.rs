@@ -239,7 +239,7 @@ pub fn tpcc(args: TpccArgs) -> LabResult<()> {
     if r.consistency_violations.is_empty() {
         Ok(())
     } else {
-        Err(LabError::Usage(format!(
+        Err(LabError::Failed(format!(
             "TPC-C consistency conditions violated ({})",
             r.consistency_violations.len()
         )))
@@ -324,7 +324,7 @@ pub fn sql_crash(args: SqlCrashArgs) -> LabResult<()> {
         .iter()
         .any(|r| r.sqlite_promises && r.violations > 0);
     if broken {
-        return Err(LabError::Usage(
+        return Err(LabError::Failed(
             "sql-crash: violations where SQLite promises durability (listed above)".into(),
         ));
     }

@@ -31,6 +31,39 @@ pub enum LabError {
     },
     #[error("interrupted")]
     Interrupted,
+    /// The run ended but found a failure: a crash-oracle violation, a failed consistency
+    /// check, a worker that died. Exit status 1, not 2 (the input was fine).
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl LabError {
+    /// The process exit status for this error: 2 for bad input (arguments, config keys and
+    /// values, files that cannot be read), 1 for a run that failed (a violation or failed check,
+    /// an output that cannot be written, a simulation that could not go on).
+    pub fn exit_status(&self) -> u8 {
+        use nandlab_ftl::FtlError;
+        match self {
+            LabError::Usage(_)
+            | LabError::UnknownExperiment { .. }
+            | LabError::Read { .. }
+            | LabError::Nand(_)
+            | LabError::Engine(_)
+            | LabError::Workload(_)
+            | LabError::Join(_) => 2,
+            LabError::Ftl(
+                FtlError::Config { .. }
+                | FtlError::Workload { .. }
+                | FtlError::OutOfRange { .. }
+                | FtlError::BadRequest { .. }
+                | FtlError::EndOfTime { .. },
+            ) => 2,
+            LabError::Ftl(_)
+            | LabError::Write { .. }
+            | LabError::Interrupted
+            | LabError::Failed(_) => 1,
+        }
+    }
 }
 
 pub type LabResult<T> = Result<T, LabError>;

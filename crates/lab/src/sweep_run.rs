@@ -202,7 +202,7 @@ fn run_in_workers(
         }
     });
     if let Some(e) = errors.into_inner().expect("no panics").into_iter().next() {
-        return Err(LabError::Usage(format!("sweep worker: {e}")));
+        return Err(LabError::Failed(format!("sweep worker: {e}")));
     }
     Ok(results.into_inner().expect("no panics"))
 }
@@ -252,8 +252,17 @@ fn worker_thread(
         stdin.flush()?;
         let mut line = String::new();
         if stdout.read_line(&mut line)? == 0 {
-            // the worker ended (Ctrl-C reached it first): the point is not finished
-            break;
+            // the worker ended before answering: Ctrl-C reached it first (the point is not
+            // finished), or it died (the OOM killer): a failure naming the point
+            drop(stdin);
+            let status = child.wait()?;
+            if control.is_cancelled() || interrupted_by_ctrl_c(&status) {
+                return Ok(());
+            }
+            return Err(std::io::Error::other(format!(
+                "point {point}: the worker process {} before answering",
+                ended_how(&status)
+            )));
         }
         let result: JobResult = serde_json::from_str(&line)
             .map_err(|e| std::io::Error::other(format!("bad worker answer: {e}")))?;
@@ -263,4 +272,40 @@ fn worker_thread(
     drop(stdin);
     child.wait()?;
     Ok(())
+}
+
+/// Whether a worker's `status` is that of a Ctrl-C (SIGINT, or exit status 130 after a second
+/// Ctrl-C).
+fn interrupted_by_ctrl_c(status: &std::process::ExitStatus) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if status.signal() == Some(2) {
+            return true;
+        }
+    }
+    status.code() == Some(130)
+}
+
+/// How a worker ended, for an error message: "was killed by signal 9 (SIGKILL: the OOM
+/// killer?)" or "exited with status N".
+fn ended_how(status: &std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            let name = match signal {
+                9 => " (SIGKILL: the OOM killer?)",
+                11 => " (SIGSEGV)",
+                6 => " (SIGABRT)",
+                15 => " (SIGTERM)",
+                _ => "",
+            };
+            return format!("was killed by signal {signal}{name}");
+        }
+    }
+    match status.code() {
+        Some(code) => format!("exited with status {code}"),
+        None => "ended".into(),
+    }
 }

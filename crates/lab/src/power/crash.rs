@@ -318,13 +318,14 @@ fn shrink(
     }
 }
 
-/// Draws and runs cases of `seed` until `cuts` cycles have been checked (`progress(cycles)`
+/// Draws and runs cases of `seed` until `cuts` cycles have been checked or `progress` breaks
+/// (`progress(cycles)`
 /// after each case).
 pub fn crash(
     seed: u64,
     cuts: u64,
     mutation: Mutation,
-    mut progress: impl FnMut(u64),
+    mut progress: impl FnMut(u64) -> std::ops::ControlFlow<()>,
 ) -> Result<CrashSummary, String> {
     let mut s = CrashSummary {
         seed,
@@ -368,7 +369,9 @@ pub fn crash(
                 }));
             }
         }
-        progress(s.cycles);
+        if progress(s.cycles).is_break() {
+            break;
+        }
     }
     Ok(s)
 }
@@ -380,7 +383,10 @@ mod tests {
     /// A few thousand cut–recover cycles over random configs: the real FTL keeps the contract.
     #[test]
     fn thousands_of_random_cycles_keep_the_contract() {
-        let s = crash(1, 5000, Mutation::None, |_| {}).unwrap();
+        let s = crash(1, 5000, Mutation::None, |_| {
+            std::ops::ControlFlow::Continue(())
+        })
+        .unwrap();
         assert!(s.cycles >= 5000 && s.cases > 1000, "{s:?}");
         assert!(s.torn_programs > 0 && s.interrupted_erases > 0 && s.damaged_lower_pages > 0);
         assert!(
@@ -403,7 +409,7 @@ mod tests {
             Mutation::CheckpointBeforeData,
             Mutation::TrimLogSkipped,
         ] {
-            let s = crash(1, 600, mutation, |_| {}).unwrap();
+            let s = crash(1, 600, mutation, |_| std::ops::ControlFlow::Continue(())).unwrap();
             assert!(s.violations.total() > 0, "{mutation:?}: {s:?}");
             let f = s.first_failure.expect("a failure");
             assert_eq!(run_drawn(&f.drawn).unwrap(), f.outcome, "{mutation:?}");

@@ -292,7 +292,7 @@ pub fn engine_crash(
     seed: u64,
     cuts: u64,
     mutation: EngineMutation,
-    mut progress: impl FnMut(u64),
+    mut progress: impl FnMut(u64) -> std::ops::ControlFlow<()>,
 ) -> Result<EngineCrashSummary, String> {
     let mut s = EngineCrashSummary {
         seed,
@@ -326,7 +326,9 @@ pub fn engine_crash(
                 s.first_failure = Some(Box::new((case, o)));
             }
         }
-        progress(s.cycles);
+        if progress(s.cycles).is_break() {
+            break;
+        }
     }
     Ok(s)
 }
@@ -339,7 +341,10 @@ mod tests {
     /// row flushed before the cut is back with its exact bytes, the others are old or new.
     #[test]
     fn flushed_rows_survive_random_power_cuts() {
-        let s = engine_crash(1, 1000, EngineMutation::None, |_| {}).unwrap();
+        let s = engine_crash(1, 1000, EngineMutation::None, |_| {
+            std::ops::ControlFlow::Continue(())
+        })
+        .unwrap();
         assert_eq!(s.violations.total(), 0, "{:?}", s.first_failure);
         assert!(s.cases_conventional > 0 && s.cases_co_designed > 0 && s.cases_u2di_only > 0);
         assert!(s.torn_programs > 0 && s.flushes > 100 && s.durable_rows_checked > 1000);
@@ -353,7 +358,8 @@ mod tests {
             EngineMutation::KeepDeletedRows,
             EngineMutation::NoDeviceFlush,
         ] {
-            let s = engine_crash(1, 300, mutation, |_| {}).unwrap();
+            let s =
+                engine_crash(1, 300, mutation, |_| std::ops::ControlFlow::Continue(())).unwrap();
             assert!(s.violations.total() > 0, "{mutation:?}: {s:?}");
             let (case, outcome) = *s.first_failure.unwrap();
             assert_eq!(run_engine_case(&case).unwrap(), outcome, "{mutation:?}");

@@ -121,7 +121,8 @@ impl Stack {
 
     /// [`Stack::from_toml`] on a table already parsed (errors are located in `source`).
     pub fn from_table(source: Source<'_>, table: toml::Table, base_dir: &Path) -> LabResult<Stack> {
-        let table = with_ssd_preset(source, table)?;
+        let mut table = with_ssd_preset(source, table)?;
+        seed_the_generator(&mut table);
         check_workload_keys(source, &table)?;
         let config: StackConfig = deserialize(source, "", toml::Value::Table(table))?;
         Stack::resolve(source, config, base_dir)
@@ -515,6 +516,21 @@ fn resolve_nand(source: Source<'_>, nand: &toml::Table, base_dir: &Path) -> LabR
 /// inside it (`workload.request_count`): the `kind`-tagged enum alone reports every error at
 /// `workload`. Nothing to check when the kind is missing or unknown (the whole config's
 /// error names that).
+/// A synthetic workload without its own `seed` takes `[run] seed`, so that the run's one seed
+/// (`--seed`, a sweep over `run.seed`) drives the generator too; a `workload.seed` written in
+/// the config is kept (a run seed of 0, the default, gives generator seed 0 as before).
+fn seed_the_generator(table: &mut toml::Table) {
+    let run_seed = table.get("run").and_then(|run| run.get("seed")).cloned();
+    let Some(toml::Value::Table(workload)) = table.get_mut("workload") else {
+        return;
+    };
+    let synthetic =
+        matches!(workload.get("kind"), Some(toml::Value::String(k)) if k == "synthetic");
+    if let (true, false, Some(seed)) = (synthetic, workload.contains_key("seed"), run_seed) {
+        workload.insert("seed".into(), seed);
+    }
+}
+
 fn check_workload_keys(source: Source<'_>, table: &toml::Table) -> LabResult<()> {
     let Some(toml::Value::Table(workload)) = table.get("workload") else {
         return Ok(());

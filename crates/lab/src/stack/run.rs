@@ -394,6 +394,12 @@ impl Stack {
                     spec.span_bytes = capacity_bytes.saturating_sub(spec.offset_bytes);
                 }
                 spec.validate().map_err(|e| e.within("workload"))?;
+                if spec.offset_bytes >= capacity_bytes {
+                    return Err(crate::LabError::Usage(format!(
+                        "workload.offset_bytes: {} is beyond the SSD's logical capacity of {capacity_bytes} bytes",
+                        spec.offset_bytes
+                    )));
+                }
                 if spec.offset_bytes.saturating_add(spec.span_bytes) > capacity_bytes {
                     return Err(crate::LabError::Usage(format!(
                         "workload.span_bytes: offset_bytes + span_bytes = {} is beyond the SSD's logical capacity of {capacity_bytes} bytes",

@@ -274,11 +274,37 @@ pub fn run_statement(
 /// reference uses it), stopping at the first error.
 pub fn run_script_on(conn: &Connection, sql: &str) -> rusqlite::Result<Vec<StatementOutput>> {
     let mut out = Vec::new();
-    let mut batch = Batch::new(conn, sql);
+    let text = nul_terminated(sql);
+    let mut batch = Batch::new(conn, &text);
     while let Some(mut stmt) = batch.next()? {
         out.push(run_statement(&mut stmt, &[])?);
     }
     Ok(out)
+}
+
+/// `sql` with a NUL byte appended, for rusqlite's [`Batch`]: SQLite copies the text it is
+/// given when its last byte is not NUL, so without it each statement's prepare copies the rest
+/// of the script (quadratic in the script's length); with it, each prepare reads only its
+/// statement.
+fn nul_terminated(sql: &str) -> String {
+    let mut text = String::with_capacity(sql.len() + 1);
+    text.push_str(sql);
+    text.push('\0');
+    text
+}
+
+/// Refuses SQL text holding a NUL byte (SQLite would stop reading there, silently dropping the
+/// rest), naming its line.
+pub fn check_no_nul(sql: &str) -> SqlResult<()> {
+    match sql.find('\0') {
+        None => Ok(()),
+        Some(at) => {
+            let line = sql[..at].matches('\n').count() + 1;
+            Err(SqlError::Usage(format!(
+                "sql: a NUL byte at line {line} (byte {at}): SQL text cannot hold one"
+            )))
+        }
+    }
 }
 
 /// A SQLite database on a simulated SSD.
@@ -397,8 +423,10 @@ impl SqlDb {
     /// Runs every statement of `sql` in order, stopping at the first error (the statements
     /// before it have run).
     pub fn run_script(&mut self, sql: &str) -> SqlResult<Vec<StatementOutput>> {
+        check_no_nul(sql)?;
         let mut out = Vec::new();
-        let mut batch = Batch::new(&self.conn, sql);
+        let text = nul_terminated(sql);
+        let mut batch = Batch::new(&self.conn, &text);
         loop {
             // preparing may read the schema: that I/O belongs to the statement
             let before = self.statement_snapshot()?;
@@ -417,7 +445,9 @@ impl SqlDb {
 
     /// Runs the one statement in `sql` with positional parameters `params` (`?`, `?N`).
     pub fn execute(&mut self, sql: &str, params: &[SqlValue]) -> SqlResult<StatementOutput> {
-        let mut batch = Batch::new(&self.conn, sql);
+        check_no_nul(sql)?;
+        let text = nul_terminated(sql);
+        let mut batch = Batch::new(&self.conn, &text);
         let before = self.statement_snapshot()?;
         let mut stmt = match batch.next() {
             Ok(Some(stmt)) => stmt,
