@@ -131,7 +131,9 @@ fn fio_nbd_engine_verifies_and_the_report_counts_its_requests() {
         ),
     )
     .unwrap();
+    // fio saves its verify state in the working directory: the scratch folder
     let run = Command::new(&fio)
+        .current_dir(&dir)
         .arg(&job)
         .arg("--output-format=json")
         .output()
