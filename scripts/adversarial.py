@@ -1145,7 +1145,11 @@ def new_surface_cases() -> Iterator[Case]:
     runs: list[tuple[list[str], str, str | None]] = [
         (["crash", "--cuts", "200", "--mutation", "no-sequence"], "refuse", "violations"),
         (["crash", "--cuts", "200", "--mutation", "no-sequence", "--json"], "refuse", "violations"),
-        (["crash", "--engine", "--cuts", "100", "--mutation", "no-device-flush"], "refuse", "violations"),
+        (
+            ["crash", "--engine", "--cuts", "100", "--mutation", "no-device-flush"],
+            "refuse",
+            "violations",
+        ),
         (["crash", "--cuts", "0"], "refuse", "cuts"),
         (["crash", "--mutation", "bogus"], "refuse", "bogus"),
         (["crash", "--cuts", "50"], "ok", None),
@@ -1158,7 +1162,10 @@ def new_surface_cases() -> Iterator[Case]:
         (["sql", "{dir}/ok.sql"], "ok", None),
         (["sql-crash", "--cuts", "0"], "refuse", "cuts"),
     ]
-    files = {"nul.sql": "CREATE TABLE t(x);\nINSERT INTO t VALUES(1);\0SELECT 1;\n", "ok.sql": "SELECT 1;\n"}
+    files = {
+        "nul.sql": "CREATE TABLE t(x);\nINSERT INTO t VALUES(1);\0SELECT 1;\n",
+        "ok.sql": "SELECT 1;\n",
+    }
     for argv, expect, names in runs:
         yield Case(f"new: {' '.join(argv)}", expect, argv=argv, files=files, names=names)
 
