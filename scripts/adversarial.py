@@ -1140,8 +1140,39 @@ def _preset(name: str) -> dict[str, Any]:
     return json.loads(json.dumps(_PRESETS[name]))
 
 
+def new_surface_cases() -> Iterator[Case]:
+    """Exit statuses of the crash harness, NUL bytes in SQL, crash runs' bounds."""
+    runs: list[tuple[list[str], str, str | None]] = [
+        (["crash", "--cuts", "200", "--mutation", "no-sequence"], "refuse", "violations"),
+        (["crash", "--cuts", "200", "--mutation", "no-sequence", "--json"], "refuse", "violations"),
+        (
+            ["crash", "--engine", "--cuts", "100", "--mutation", "no-device-flush"],
+            "refuse",
+            "violations",
+        ),
+        (["crash", "--cuts", "0"], "refuse", "cuts"),
+        (["crash", "--mutation", "bogus"], "refuse", "bogus"),
+        (["crash", "--cuts", "50"], "ok", None),
+        (
+            ["powercut", "--preset", "mlc1", "--no-paired-padding", "--sweep", "events"],
+            "refuse",
+            "violations",
+        ),
+        (["sql", "{dir}/nul.sql"], "refuse", "NUL byte at line 2"),
+        (["sql", "{dir}/ok.sql"], "ok", None),
+        (["sql-crash", "--cuts", "0"], "refuse", "cuts"),
+    ]
+    files = {
+        "nul.sql": "CREATE TABLE t(x);\nINSERT INTO t VALUES(1);\0SELECT 1;\n",
+        "ok.sql": "SELECT 1;\n",
+    }
+    for argv, expect, names in runs:
+        yield Case(f"new: {' '.join(argv)}", expect, argv=argv, files=files, names=names)
+
+
 def all_cases() -> list[Case]:
     cases = [
+        *new_surface_cases(),
         *stack_cases(),
         *trace_cases(),
         *fio_cases(),
@@ -1201,8 +1232,9 @@ def classify_cli(case: Case, code: int | None, stderr: str) -> tuple[str, str]:
         return "unexpected-refusal", f"exit {code}: {text}"
     if len(errors) != 1:
         return "multi-line", f"exit {code}: {text}"
-    if code != 2:
-        return "refused-vague", f"exit {code} (not 2): {text}"
+    if code not in (1, 2):
+        # 2: bad input; 1: a run that failed (a crash-oracle violation, an unwritable output)
+        return "refused-vague", f"exit {code} (not 1 or 2): {text}"
     if not names_it(case.names, errors[0]):
         return "refused-vague", f"does not name {case.names!r}: {text}"
     return "refused", text

@@ -23,6 +23,7 @@ simulated commit latency.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from types import TracebackType
@@ -114,6 +115,32 @@ def _error(e: Exception) -> Error:
     return OperationalError(message)
 
 
+def _check_str(name: str, value: Any, optional: bool = False) -> None:
+    """Refuses an argument that is not a string (or None when ``optional``), naming it."""
+    if value is None and optional:
+        return
+    if not isinstance(value, str):
+        expected = "a string or None" if optional else "a string"
+        raise ProgrammingError(f"{name} {value!r}: expected {expected}")
+
+
+def _device_text(device: Any) -> str:
+    """``device`` as a string (a path-like is taken as its path), or an error naming it."""
+    if isinstance(device, os.PathLike):
+        return os.fspath(device)  # type: ignore[no-any-return]
+    _check_str("device", device)
+    return str(device)
+
+
+def _check_int(name: str, value: Any, optional: bool = False) -> None:
+    """Refuses an argument that is not an int (bools excluded; or None when ``optional``)."""
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        expected = "an integer or None" if optional else "an integer"
+        raise ProgrammingError(f"{name} {value!r}: expected {expected}")
+
+
 def connect(
     device: str = "bench-ssd",
     journal_mode: str = "delete",
@@ -136,6 +163,22 @@ def connect(
     opened before DML, as ``sqlite3``), ``"DEFERRED"``, ``"IMMEDIATE"``, ``"EXCLUSIVE"`` or
     ``None`` (autocommit).
     """
+    device = _device_text(device)
+    _check_str("journal_mode", journal_mode)
+    _check_str("db_name", db_name)
+    _check_str("synchronous", synchronous, optional=True)
+    _check_str("isolation_level", isolation_level, optional=True)
+    for name, value in (
+        ("seed", seed),
+        ("page_size_bytes", page_size_bytes),
+        ("cache_size", cache_size),
+    ):
+        _check_int(name, value, optional=True)
+    if db_name.strip() in ("", ":memory:") or db_name.startswith("file:"):
+        raise ProgrammingError(
+            f"db_name {db_name!r}: a file name is needed (SQLite keeps '' and ':memory:' "
+            "databases off the simulated SSD)"
+        )
     if journal_mode.lower() not in JOURNAL_MODES:
         raise ProgrammingError(
             f"journal_mode {journal_mode!r}: expected one of {', '.join(JOURNAL_MODES)}"
@@ -181,6 +224,17 @@ def tpcc(
     ``new_order_rollbacks``, ``sim_time_s``, ``metrics`` (per-transaction device metrics,
     load excluded) and ``consistency_violations`` (TPC-C conditions 1-4; empty when they
     hold). ``small`` loads a hundredth of TPC-C's population."""
+    device = _device_text(device)
+    _check_str("journal_mode", journal_mode)
+    for name, value in (
+        ("warehouses", warehouses),
+        ("terminals", terminals),
+        ("transactions", transactions),
+        ("seed", seed),
+    ):
+        _check_int(name, value)
+    if not isinstance(small, bool):
+        raise ProgrammingError(f"small {small!r}: expected True or False")
     try:
         text = run_tpcc(device, journal_mode, warehouses, terminals, transactions, seed, small)
     except (ValueError, TypeError, OverflowError) as e:

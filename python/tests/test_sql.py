@@ -137,3 +137,21 @@ def test_tpcc_reports_tpmc_and_keeps_consistency() -> None:
     assert r["metrics"]["write_transactions"] > 100
     with pytest.raises(sql.OperationalError, match="terminals 11"):
         sql.tpcc(SMALL, terminals=11, small=True)
+
+
+def test_wrong_arguments_to_connect_and_tpcc_name_the_argument() -> None:
+    """Guards against connect(db_name="") opening SQLite's temporary database (nothing reached
+    the SSD) and against errors like "'NoneType' object has no attribute 'lower'"."""
+    for db_name in ("", ":memory:", "file:x?mode=memory"):
+        with pytest.raises(sql.ProgrammingError, match="db_name"):
+            sql.connect(db_name=db_name)
+    with pytest.raises(sql.ProgrammingError, match="journal_mode None"):
+        sql.connect(journal_mode=None)  # type: ignore[arg-type]
+    with pytest.raises(sql.ProgrammingError, match="device 3"):
+        sql.connect(3)  # type: ignore[arg-type]
+    with pytest.raises(sql.ProgrammingError, match="page_size_bytes '4096'"):
+        sql.connect(page_size_bytes="4096")  # type: ignore[arg-type]
+    with pytest.raises(sql.ProgrammingError, match="warehouses 1.5"):
+        sql.tpcc(warehouses=1.5)  # type: ignore[arg-type]
+    with pytest.raises(sql.ProgrammingError, match="journal_mode None"):
+        sql.tpcc(journal_mode=None)  # type: ignore[arg-type]
