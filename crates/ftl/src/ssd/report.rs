@@ -20,8 +20,9 @@ impl Ssd {
     fn chip_ops_now(&self) -> ChipOpModes {
         let stats = self.nand.stats();
         let ops = |kind: OpKind| stats.kind(kind).ops;
-        let merged = |kind: OpKind| self.multiplane_ops[kind.index()];
-        let multiplane: u64 = self.multiplane_ops.iter().sum();
+        let sched = self.sched.counters();
+        let merged = |kind: OpKind| sched.multiplane_ops[kind.index()];
+        let multiplane: u64 = sched.multiplane_ops.iter().sum();
         let copyback = ops(OpKind::Copyback) - merged(OpKind::Copyback);
         let all: u64 = OpKind::ALL.iter().map(|&k| ops(k)).sum();
         let cache = if self.config.ftl.cache_mode {
@@ -40,8 +41,8 @@ impl Ssd {
             multiplane_programs: merged(OpKind::Program),
             multiplane_erases: merged(OpKind::Erase),
             multiplane_copybacks: merged(OpKind::Copyback),
-            multiplane_plane_ops: self.multiplane_plane_ops,
-            multiplane_from_queue: self.queued_merges,
+            multiplane_plane_ops: sched.multiplane_plane_ops,
+            multiplane_from_queue: sched.queued_merges,
         }
     }
 }
