@@ -185,16 +185,16 @@ impl FlashScheduler {
         !self.gates.is_empty()
     }
 
-    /// Decided op `op` goes to `die`: returned if it may go to the chip now (nothing waits for
-    /// the die and the die has room), else queued (ops wait only while the die is full:
-    /// [`FlashScheduler::next`] runs at each of its completions).
+    /// Decided op `op` goes to `die`: true if it may go to the chip now (nothing waits for the
+    /// die and the die has room: the caller submits it), else it is queued (ops wait only while
+    /// the die is full: [`FlashScheduler::next`] runs at each of its completions).
     #[inline(always)]
-    pub fn place(&mut self, die: DieId, op: PendingOp, nand: &NandSim) -> Option<PendingOp> {
+    pub fn place(&mut self, die: DieId, op: PendingOp, nand: &NandSim) -> bool {
         if self.queues.is_empty(die) && self.die_slots.can_take(nand.die_ops_in_flight(die), 0) {
-            Some(op)
+            true
         } else {
             self.queues.push(die, op);
-            None
+            false
         }
     }
 
@@ -481,7 +481,7 @@ impl FlashScheduler {
     /// Decided op `op` as the merging rule sees it.
     #[inline]
     fn plane_slot(&self, op: PendingOp, blocks: &BlockManager) -> PlaneSlot {
-        let ppb = blocks.pages_per_block;
+        let ppb = blocks.pages_per_block();
         PlaneSlot {
             kind: op.kind,
             plane: blocks.plane_of_ppa(op.source).0 % self.planes_per_die,
@@ -517,9 +517,9 @@ impl FlashScheduler {
         flash_op.tag = op.tag.encode_with_die(die);
         flash_op.transfer_bytes = (op.transfer_bytes != 0).then_some(op.transfer_bytes);
         nand.submit(now, flash_op)?;
-        if op.kind == OpKind::Erase && !flash.blocks.erase_queued.is_empty() {
+        if op.kind == OpKind::Erase && flash.blocks.erase_queue_on() {
             let block = flash.blocks.block_of(op.source);
-            flash.blocks.erase_queued[block.index()] = false;
+            flash.blocks.set_erase_queued(block, false);
         }
         let programmed = match op.kind {
             OpKind::Program => op.source,
@@ -566,9 +566,9 @@ impl FlashScheduler {
                 OpKind::Copyback => member.target,
                 _ => Ppa::NONE,
             };
-            if kind == OpKind::Erase && !flash.blocks.erase_queued.is_empty() {
+            if kind == OpKind::Erase && flash.blocks.erase_queue_on() {
                 let block = flash.blocks.block_of(member.source);
-                flash.blocks.erase_queued[block.index()] = false;
+                flash.blocks.set_erase_queued(block, false);
             }
             flash.oob.submitted(die, programmed);
             flash.trace_submitted(die.index(), kind, member.source, member.target);

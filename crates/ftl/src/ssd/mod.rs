@@ -163,7 +163,7 @@ impl Ssd {
         let mut flash = flash;
         if f.gc_scheduling == crate::config::GcScheduling::Interleaved {
             // which free blocks still wait for their erase (allocation prefers the others)
-            flash.blocks.erase_queued = vec![false; geometry.total_blocks() as usize];
+            flash.blocks.enable_erase_queue();
         }
         if f.paired_page_padding && f.mapping == MappingKind::Page {
             flash.enable_paired_page_padding(nand.timing().layout);

@@ -122,25 +122,25 @@ impl Ssd {
             waf: counters.waf(),
             counters,
             gc_latency: self.flash.gc_latency.summary(),
-            erase_counts: erase_summary(&blocks.erase_count),
+            erase_counts: erase_summary(blocks.erase_counts()),
             chip_ops: {
                 let (now, start) = (self.chip_ops_now(), &self.chip_ops_start);
                 now.since(start)
             },
             energy,
             valid_page_map: ValidPageMap {
-                rows: blocks.planes,
-                cols: blocks.blocks_per_plane,
-                pages_per_block: blocks.pages_per_block,
-                valid_pages: blocks.valid.clone(),
+                rows: blocks.planes(),
+                cols: blocks.blocks_per_plane(),
+                pages_per_block: blocks.pages_per_block(),
+                valid_pages: blocks.valid_counts().to_vec(),
             },
             logical_pages: u64::from(self.logical_pages),
             physical_pages: self.geometry.total_pages(),
             page_size_bytes: self.page_size_bytes,
             placement: self.flash.placement.report(
                 &self.placement_start,
-                |b| blocks.state[b] != BlockUse::Free,
-                |b| blocks.valid[b],
+                |b| blocks.states()[b] != BlockUse::Free,
+                |b| blocks.valid_counts()[b],
             ),
             controller,
             sim: self.sim.as_ref().map(|s| crate::stats::SimSection {

@@ -608,9 +608,10 @@ impl Ssd {
     #[inline(always)]
     fn dispatch(&mut self, op: PendingOp) -> FtlResult<()> {
         let die = self.sched.codec().die_of(op.source);
-        match self.sched.place(die, op, &self.nand) {
-            Some(op) => self.submit_to_chip(die, op),
-            None => Ok(()),
+        if self.sched.place(die, op, &self.nand) {
+            self.submit_to_chip(die, op)
+        } else {
+            Ok(())
         }
     }
 
