@@ -113,10 +113,7 @@ pub struct Ssd {
     uncopied_read: bool,
 }
 
-/// Logical pages of a device with over-provisioning `op_fraction` (spare / logical).
-pub fn logical_pages(geometry: &Geometry, op_fraction: f64) -> u64 {
-    (geometry.total_pages() as f64 / (1.0 + op_fraction)).floor() as u64
-}
+pub use crate::config::logical_pages;
 
 /// Builds an SSD from `config` and `seed`, runs `requests` and returns the report.
 pub fn simulate<I>(config: SsdConfig, seed: u64, requests: I) -> FtlResult<crate::SsdReport>
