@@ -556,7 +556,7 @@ impl SsdConfig {
             ));
         }
         let blocks = g.blocks_per_plane;
-        let logical = crate::ssd::logical_pages(g, f.op_fraction);
+        let logical = logical_pages(g, f.op_fraction);
         if f.gc_device_reserve_blocks > 0 {
             self.validate_device_reserve(g, logical)?;
         } else {
@@ -729,7 +729,7 @@ impl SsdConfig {
         if f.placement_ids == 256 {
             return refuse("no placement id left for the SiM pool (placement_ids = 256)".into());
         }
-        let logical = crate::ssd::logical_pages(&nand.geometry, f.op_fraction);
+        let logical = logical_pages(&nand.geometry, f.op_fraction);
         if u64::from(f.sim_pages) >= logical {
             return refuse(format!(
                 "the device has {logical} logical pages; leave some for storage"
@@ -843,6 +843,11 @@ fn merge_tables(base: &mut toml::Table, overrides: &toml::Table) {
             }
         }
     }
+}
+
+/// Logical pages of a device with over-provisioning `op_fraction` (spare / logical).
+pub fn logical_pages(geometry: &nandlab_nand::Geometry, op_fraction: f64) -> u64 {
+    (geometry.total_pages() as f64 / (1.0 + op_fraction)).floor() as u64
 }
 
 #[cfg(test)]

@@ -57,7 +57,7 @@ impl SsdConfig {
         let g = &nand.geometry;
         let f = &self.ftl;
         let physical = g.total_pages();
-        let logical = crate::ssd::logical_pages(g, f.op_fraction);
+        let logical = crate::config::logical_pages(g, f.op_fraction);
         let blocks = g.total_pages() / u64::from(g.pages_per_block);
         let page = u64::from(g.page_size_bytes);
         let mapping_bytes = match f.mapping {

@@ -19,25 +19,116 @@ pub(crate) enum BlockUse {
 /// Every block of the device, indexed by the chip model's dense [`BlockId`].
 #[derive(Debug)]
 pub(crate) struct BlockManager {
-    pub pages_per_block: u32,
-    pub blocks_per_plane: u32,
-    pub planes: u32,
-    pub valid: Vec<u32>,
-    pub erase_count: Vec<u32>,
-    pub state: Vec<BlockUse>,
+    pages_per_block: u32,
+    blocks_per_plane: u32,
+    planes: u32,
+    valid: Vec<u32>,
+    erase_count: Vec<u32>,
+    state: Vec<BlockUse>,
     /// Next page offset to program (the write pointer).
-    pub next_page: Vec<u32>,
+    next_page: Vec<u32>,
     /// Page-write clock when the block was closed (for FIFO and cost-benefit).
-    pub closed_at: Vec<u64>,
+    closed_at: Vec<u64>,
     /// Monotone counter of page programs (the clock of `closed_at`).
-    pub clock: u64,
+    clock: u64,
     /// Per block, whether its erase is decided but still queued in the controller
     /// (interleaved GC only; empty otherwise).
-    pub erase_queued: Vec<bool>,
+    erase_queued: Vec<bool>,
     free: Vec<VecDeque<BlockId>>,
 }
 
 impl BlockManager {
+    /// Pages per block.
+    #[inline]
+    pub fn pages_per_block(&self) -> u32 {
+        self.pages_per_block
+    }
+    /// Blocks per plane.
+    #[inline]
+    pub fn blocks_per_plane(&self) -> u32 {
+        self.blocks_per_plane
+    }
+    /// Planes of the device.
+    #[inline]
+    pub fn planes(&self) -> u32 {
+        self.planes
+    }
+    /// Valid pages of `block`.
+    #[inline]
+    pub fn valid(&self, block: BlockId) -> u32 {
+        self.valid[block.index()]
+    }
+    /// Valid pages per block (indexed by [`BlockId`]).
+    pub fn valid_counts(&self) -> &[u32] {
+        &self.valid
+    }
+    /// Erases per block (indexed by [`BlockId`]).
+    pub fn erase_counts(&self) -> &[u32] {
+        &self.erase_count
+    }
+    /// `block`'s life-cycle state.
+    #[inline]
+    pub fn state(&self, block: BlockId) -> BlockUse {
+        self.state[block.index()]
+    }
+    /// Life-cycle state per block (indexed by [`BlockId`]).
+    pub fn states(&self) -> &[BlockUse] {
+        &self.state
+    }
+    /// `block`'s write pointer: the next page offset to program.
+    #[inline]
+    pub fn next_page(&self, block: BlockId) -> u32 {
+        self.next_page[block.index()]
+    }
+    /// Write pointers per block (indexed by [`BlockId`]).
+    pub fn write_pointers(&self) -> &[u32] {
+        &self.next_page
+    }
+    /// Moves `block`'s write pointer (In-Page Logging's log ring writes its blocks itself).
+    pub fn set_next_page(&mut self, block: BlockId, page: u32) {
+        debug_assert!(page <= self.pages_per_block);
+        self.next_page[block.index()] = page;
+    }
+    /// Counts an erase of `block` done outside [`BlockManager::release`] (the log ring's).
+    pub fn count_erase(&mut self, block: BlockId) {
+        self.erase_count[block.index()] += 1;
+    }
+    /// Page-write clock when `block` was closed.
+    #[inline]
+    pub fn closed_at(&self, block: BlockId) -> u64 {
+        self.closed_at[block.index()]
+    }
+    /// Page programs so far (the clock of [`BlockManager::closed_at`]).
+    #[inline]
+    pub fn clock(&self) -> u64 {
+        self.clock
+    }
+    /// Tracks which free blocks still wait for their erase in the controller's queue
+    /// (interleaved GC: allocation prefers the others).
+    pub fn enable_erase_queue(&mut self) {
+        self.erase_queued = vec![false; self.state.len()];
+    }
+    /// Whether erases queued in the controller are tracked ([`BlockManager::enable_erase_queue`]).
+    #[inline]
+    pub fn erase_queue_on(&self) -> bool {
+        !self.erase_queued.is_empty()
+    }
+    /// Notes that `block`'s decided erase is (`true`) or no longer is (`false`) queued.
+    #[inline]
+    pub fn set_erase_queued(&mut self, block: BlockId, queued: bool) {
+        self.erase_queued[block.index()] = queued;
+    }
+    /// Test setup: `block` holds `valid` valid pages.
+    #[cfg(test)]
+    pub fn set_valid(&mut self, block: BlockId, valid: u32) {
+        self.valid[block.index()] = valid;
+    }
+    /// Test setup: `block` was erased `count` times.
+    #[cfg(test)]
+    pub fn set_erase_count(&mut self, block: BlockId, count: u32) {
+        self.erase_count[block.index()] = count;
+    }
+
     pub fn new(planes: u32, blocks_per_plane: u32, pages_per_block: u32) -> Self {
         let total = (planes * blocks_per_plane) as usize;
         BlockManager {

@@ -106,14 +106,14 @@ impl Flash {
             ));
         }
         let sectors_per_page = (page_size_bytes / area.sector_bytes).min(nop_limit).max(1);
-        let ppb = self.blocks.pages_per_block;
+        let ppb = self.blocks.pages_per_block();
         let per_block = ppb * sectors_per_page;
         let sectors = u64::from(area.units) * u64::from(area.sectors_per_unit);
         let blocks = sectors.div_ceil(u64::from(per_block)) + 2;
         let free = u64::from(self.blocks.free_total());
-        let physical = u64::from(self.blocks.planes) * u64::from(self.blocks.blocks_per_plane);
+        let physical = u64::from(self.blocks.planes()) * u64::from(self.blocks.blocks_per_plane());
         let spare = physical.saturating_sub(u64::from(logical_pages).div_ceil(u64::from(ppb)));
-        let needed = blocks + 2 * u64::from(self.blocks.planes);
+        let needed = blocks + 2 * u64::from(self.blocks.planes());
         if needed > free || needed > spare {
             return Err(crate::error::config_error(
                 "pcm.log.kind",
@@ -127,7 +127,7 @@ impl Flash {
             ));
         }
         let mut ring = Vec::with_capacity(blocks as usize);
-        let planes = self.blocks.planes;
+        let planes = self.blocks.planes();
         let mut plane = 0;
         while ring.len() < blocks as usize {
             // round robin over the planes (the free count was checked above)
@@ -142,7 +142,7 @@ impl Flash {
         let n = ring.len() as u32;
         self.log_area = Some(Box::new(LogArea {
             sectors_per_page,
-            pages_per_block: self.blocks.pages_per_block,
+            pages_per_block: self.blocks.pages_per_block(),
             owner: vec![NO_UNIT; (n * per_block) as usize],
             live: vec![0; n as usize],
             unit_slots: vec![0; (area.units * area.sectors_per_unit) as usize],
@@ -304,7 +304,7 @@ impl Flash {
                 .write(ppa, PageData::Zeros, None, None, sequence);
             self.oob
                 .program(ppa, Lpa::NONE, sequence, !self.emit.enabled);
-            self.blocks.next_page[block.index()] = area.head_page + 1;
+            self.blocks.set_next_page(block, area.head_page + 1);
         } else {
             self.oob.reprogram(ppa, !self.emit.enabled);
         }
@@ -364,10 +364,11 @@ impl Flash {
         }
         debug_assert_eq!(area.live[index as usize], 0);
         let first = self.blocks.page(block, 0);
-        self.payload.clear_block(first, self.blocks.pages_per_block);
+        self.payload
+            .clear_block(first, self.blocks.pages_per_block());
         self.oob.erase(block);
-        self.blocks.next_page[block.index()] = 0;
-        self.blocks.erase_count[block.index()] += 1;
+        self.blocks.set_next_page(block, 0);
+        self.blocks.count_erase(block);
         self.counters.erases += 1;
         self.erased_since_gates = true;
         self.emit.push(OpKind::Erase, first, Ppa::NONE, tag);

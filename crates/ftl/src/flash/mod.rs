@@ -148,15 +148,15 @@ impl Flash {
         copyback: bool,
         placement_ids: u16,
     ) -> Self {
-        let physical = blocks.planes * blocks.blocks_per_plane * blocks.pages_per_block;
+        let physical = blocks.planes() * blocks.blocks_per_plane() * blocks.pages_per_block();
         let pages_per_die = physical / dies;
         Flash {
             placement: placement::Placement::new(
                 placement_ids,
-                blocks.planes * blocks.blocks_per_plane,
-                blocks.pages_per_block,
+                blocks.planes() * blocks.blocks_per_plane(),
+                blocks.pages_per_block(),
             ),
-            oob: OobStore::new(physical, blocks.pages_per_block, pages_per_die),
+            oob: OobStore::new(physical, blocks.pages_per_block(), pages_per_die),
             write_sequence: 0,
             blocks,
             emit: Emitter::default(),
@@ -186,7 +186,7 @@ impl Flash {
 
     /// Turns paired-page padding on for a chip of page layout `layout`.
     pub fn enable_paired_page_padding(&mut self, layout: nandlab_nand::PageLayout) {
-        let ppb = self.blocks.pages_per_block;
+        let ppb = self.blocks.pages_per_block();
         let mut upper_end: Vec<u32> = (1..=ppb).collect();
         for upper in 0..ppb {
             for lower in nandlab_nand::sim::paired_lower_pages(layout, upper, ppb) {
@@ -226,9 +226,9 @@ impl Flash {
         if self.pad_to.is_empty() || !self.blocks.is_open(block) {
             return 0;
         }
-        let target = self.pad_to[self.blocks.next_page[block.index()] as usize];
+        let target = self.pad_to[self.blocks.next_page(block) as usize];
         let mut padded = 0;
-        while self.blocks.next_page[block.index()] < target {
+        while self.blocks.next_page(block) < target {
             let Some(ppa) = self.blocks.next_ppa(block) else {
                 break;
             };
@@ -366,13 +366,14 @@ impl Flash {
         if self.emit.enabled {
             self.note_erase_waits(block, first, locate);
         }
-        self.payload.clear_block(first, self.blocks.pages_per_block);
+        self.payload
+            .clear_block(first, self.blocks.pages_per_block());
         self.oob.erase(block);
         self.blocks.release(block);
         self.counters.erases += 1;
         self.erased_since_gates = true;
-        if self.emit.enabled && !self.blocks.erase_queued.is_empty() {
-            self.blocks.erase_queued[block.index()] = true;
+        if self.emit.enabled && self.blocks.erase_queue_on() {
+            self.blocks.set_erase_queued(block, true);
         }
         self.emit.push(OpKind::Erase, first, Ppa::NONE, tag);
     }
@@ -402,9 +403,9 @@ impl Flash {
             let mut wait_for = newest;
             if self.pads() {
                 let newest_block = self.blocks.block_of(newest);
-                let offset = newest.0 % self.blocks.pages_per_block;
+                let offset = newest.0 % self.blocks.pages_per_block();
                 let end = self.upper_end[offset as usize];
-                if self.blocks.next_page[newest_block.index()] < end {
+                if self.blocks.next_page(newest_block) < end {
                     self.pad_word_lines(newest_block, Tag::Internal);
                 }
                 wait_for = self.blocks.page(newest_block, end - 1);

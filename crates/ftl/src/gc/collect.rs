@@ -17,7 +17,7 @@ impl PageFtl {
     pub(crate) fn collect(&mut self, flash: &mut Flash, plane: PlaneId) -> FtlResult<()> {
         let mut erased = false;
         // every victim frees at least one page net, so a plane's block count bounds the loop
-        for _ in 0..flash.blocks.blocks_per_plane {
+        for _ in 0..flash.blocks.blocks_per_plane() {
             if flash.blocks.free_count(plane) >= self.threshold_blocks {
                 break;
             }
@@ -42,7 +42,7 @@ impl PageFtl {
     pub(crate) fn collect_device(&mut self, flash: &mut Flash, plane: PlaneId) -> FtlResult<()> {
         let planes = self.stripe.len() as u32;
         let target = self.device_free_target(self.threshold_blocks);
-        for _ in 0..planes * flash.blocks.blocks_per_plane {
+        for _ in 0..planes * flash.blocks.blocks_per_plane() {
             if flash.blocks.free_total() >= target {
                 break;
             }
@@ -112,7 +112,7 @@ impl PageFtl {
         let id = flash.placement.of_block(victim);
         let tag = flash.open_job();
         let first = flash.blocks.page(victim, 0).0;
-        let end = first + flash.blocks.next_page[victim.index()];
+        let end = first + flash.blocks.next_page(victim);
         for ppa in (first..end).map(Ppa) {
             // the L2P entries of the moved pages are random: ask for them a few pages ahead
             if ppa.0 + RELOCATE_PREFETCH_PAGES < end

@@ -72,26 +72,26 @@ impl VictimPicker {
         if self.policy != GcPolicy::Random {
             return;
         }
-        if self.committed.len() <= blocks.planes as usize {
-            self.committed = vec![None; blocks.planes as usize + 1];
+        if self.committed.len() <= blocks.planes() as usize {
+            self.committed = vec![None; blocks.planes() as usize + 1];
         }
         let pick = self.peek_in(blocks, domain);
         self.committed[domain.index(blocks)] = pick;
     }
 
     fn peek_in(&self, blocks: &BlockManager, domain: Domain) -> Option<BlockId> {
-        let ppb = blocks.pages_per_block;
+        let ppb = blocks.pages_per_block();
         let range = match domain {
             Domain::Plane(plane) => blocks.block_range(plane),
-            Domain::Device => 0..blocks.planes * blocks.blocks_per_plane,
+            Domain::Device => 0..blocks.planes() * blocks.blocks_per_plane(),
         };
-        let candidates = range.map(BlockId).filter(|&b| {
-            blocks.state[b.index()] == BlockUse::Closed && blocks.valid[b.index()] < ppb
-        });
+        let candidates = range
+            .map(BlockId)
+            .filter(|&b| blocks.state(b) == BlockUse::Closed && blocks.valid(b) < ppb);
         match self.policy {
             // min_by_key keeps the first of equal keys: ties go to the lowest block index
-            GcPolicy::Greedy => candidates.min_by_key(|&b| blocks.valid[b.index()]),
-            GcPolicy::Fifo => candidates.min_by_key(|&b| blocks.closed_at[b.index()]),
+            GcPolicy::Greedy => candidates.min_by_key(|&b| blocks.valid(b)),
+            GcPolicy::Fifo => candidates.min_by_key(|&b| blocks.closed_at(b)),
             GcPolicy::CostBenefit => {
                 let mut best: Option<(BlockId, f64)> = None;
                 for b in candidates {
@@ -104,8 +104,8 @@ impl VictimPicker {
             }
             GcPolicy::Random => {
                 if let Some(&Some(c)) = self.committed.get(domain.index(blocks))
-                    && blocks.state[c.index()] == BlockUse::Closed
-                    && blocks.valid[c.index()] < ppb
+                    && blocks.state(c) == BlockUse::Closed
+                    && blocks.valid(c) < ppb
                 {
                     return Some(c);
                 }
@@ -143,19 +143,19 @@ impl Domain {
     fn index(self, blocks: &BlockManager) -> usize {
         match self {
             Domain::Plane(plane) => plane.index(),
-            Domain::Device => blocks.planes as usize,
+            Domain::Device => blocks.planes() as usize,
         }
     }
 }
 
 /// Benefit / cost = (1 − u) · age / 2u (u = valid fraction; an empty block scores infinity).
 fn cost_benefit(blocks: &BlockManager, block: BlockId) -> f64 {
-    let valid = f64::from(blocks.valid[block.index()]);
-    let u = valid / f64::from(blocks.pages_per_block);
+    let valid = f64::from(blocks.valid(block));
+    let u = valid / f64::from(blocks.pages_per_block());
     if valid == 0.0 {
         return f64::INFINITY;
     }
-    let age = (blocks.clock - blocks.closed_at[block.index()] + 1) as f64;
+    let age = (blocks.clock() - blocks.closed_at(block) + 1) as f64;
     (1.0 - u) * age / (2.0 * u)
 }
 
@@ -173,7 +173,7 @@ mod tests {
             for _ in 0..4 {
                 m.next_ppa(b).unwrap();
             }
-            m.valid[b.index()] = *v;
+            m.set_valid(b, *v);
         }
         m
     }
@@ -204,7 +204,7 @@ mod tests {
                 for _ in 0..4 {
                     m.next_ppa(b).unwrap();
                 }
-                m.valid[b.index()] = v;
+                m.set_valid(b, v);
             }
         }
         let greedy = VictimPicker::new(GcPolicy::Greedy, 1);

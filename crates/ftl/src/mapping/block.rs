@@ -138,7 +138,11 @@ impl DataBlocks {
 
     pub fn check(&self, flash: &Flash) -> Result<(), String> {
         let per_block = self.table.check(self.pages_per_block)?;
-        for (block, (&mapped, &counted)) in per_block.iter().zip(&flash.blocks.valid).enumerate() {
+        for (block, (&mapped, &counted)) in per_block
+            .iter()
+            .zip(flash.blocks.valid_counts())
+            .enumerate()
+        {
             if mapped != counted {
                 return Err(format!(
                     "block {block}: {mapped} pages mapped but valid count {counted}"
@@ -282,7 +286,7 @@ impl Mapping for BlockFtl {
         let (lbn, offset) = d.split(write.lpa);
         let block = d.data[lbn as usize];
         if let Some(block) = block
-            && offset >= flash.blocks.next_page[block.index()]
+            && offset >= flash.blocks.next_page(block)
         {
             let ppa = flash.blocks.next_ppa_at(block, offset);
             d.program(flash, write, ppa, tag);

@@ -125,7 +125,7 @@ impl HybridFtl {
     }
 
     fn erase_if_empty(&mut self, flash: &mut Flash, block: BlockId) {
-        if flash.blocks.valid[block.index()] == 0 {
+        if flash.blocks.valid(block) == 0 {
             let tag = flash.open_job();
             let table = &self.blocks.table;
             flash.erase(block, tag, |lpa| table.ppa_of(lpa));
@@ -138,7 +138,7 @@ impl HybridFtl {
             return Ok(());
         };
         let ppb = self.blocks.pages_per_block;
-        let written = flash.blocks.next_page[log.index()];
+        let written = flash.blocks.next_page(log);
         let job = flash.open_job();
         if written == ppb {
             flash.counters.merges_switch += 1;
@@ -158,7 +158,7 @@ impl HybridFtl {
             // pages of the old data block are superseded by the log or were just copied; any
             // still-valid page would be older than a random-log copy only if absent there,
             // and those were moved above
-            debug_assert_eq!(flash.blocks.valid[old.index()], 0);
+            debug_assert_eq!(flash.blocks.valid(old), 0);
             let table = &self.blocks.table;
             flash.erase(old, job, |lpa| table.ppa_of(lpa));
         }
@@ -192,7 +192,7 @@ impl Mapping for HybridFtl {
             }
         };
         let owns_sequential = self.sequential.is_some_and(|(owner, _)| owner == lbn);
-        if !owns_sequential && offset >= flash.blocks.next_page[block.index()] {
+        if !owns_sequential && offset >= flash.blocks.next_page(block) {
             let ppa = flash.blocks.next_ppa_at(block, offset);
             self.blocks.program(flash, write, ppa, tag);
             return Ok(());
@@ -209,11 +209,11 @@ impl Mapping for HybridFtl {
         // 3. the next offset of the sequential log block
         if let Some((owner, log)) = self.sequential
             && owner == lbn
-            && offset == flash.blocks.next_page[log.index()]
+            && offset == flash.blocks.next_page(log)
         {
             let ppa = flash.blocks.next_ppa_at(log, offset);
             self.blocks.program(flash, write, ppa, tag);
-            if flash.blocks.state[log.index()] == BlockUse::Closed {
+            if flash.blocks.state(log) == BlockUse::Closed {
                 self.merge_sequential(flash)?;
             }
             return Ok(());

@@ -241,13 +241,13 @@ impl PageFtl {
     /// plane reached first by the write cursor).
     pub fn next_gc_plane(&self, flash: &Flash) -> PlaneId {
         let planes = self.stripe.len();
-        let ppb = u64::from(flash.blocks.pages_per_block);
+        let ppb = u64::from(flash.blocks.pages_per_block());
         let mut best: Option<(u64, PlaneId)> = None;
         for step in 0..planes {
             let plane = self.stripe[(self.cursor + step) % planes];
             let left_in_frontier = match self.host_frontier[plane.index()] {
                 None => 0,
-                Some(frontier) => ppb - u64::from(flash.blocks.next_page[frontier.index()]),
+                Some(frontier) => ppb - u64::from(flash.blocks.next_page(frontier)),
             };
             // blocks the host can still take before a need finds free < threshold
             let spare_blocks = u64::from(
@@ -263,7 +263,7 @@ impl PageFtl {
     }
 
     fn push_valid_lpas(&self, flash: &Flash, block: BlockId, out: &mut Vec<Lpa>) {
-        let pages = flash.blocks.pages(block, 0..flash.blocks.pages_per_block);
+        let pages = flash.blocks.pages(block, 0..flash.blocks.pages_per_block());
         out.extend(pages.filter_map(|ppa| self.table.lpa_of(ppa)));
     }
 
@@ -376,8 +376,12 @@ impl Mapping for PageFtl {
     }
     /// Full consistency check of the tables against the block counts.
     fn check(&self, flash: &Flash) -> Result<(), String> {
-        let per_block = self.table.check(flash.blocks.pages_per_block)?;
-        for (block, (&mapped, &counted)) in per_block.iter().zip(&flash.blocks.valid).enumerate() {
+        let per_block = self.table.check(flash.blocks.pages_per_block())?;
+        for (block, (&mapped, &counted)) in per_block
+            .iter()
+            .zip(flash.blocks.valid_counts())
+            .enumerate()
+        {
             if mapped != counted {
                 return Err(format!(
                     "block {block}: {mapped} pages mapped but valid count {counted}"

@@ -182,7 +182,7 @@ impl PageFtl {
         let w = self.superpage;
         let mut exhausted = 0u64;
         let mut collected = 0u64;
-        for _ in 0..w * flash.blocks.blocks_per_plane {
+        for _ in 0..w * flash.blocks.blocks_per_plane() {
             let mut best: Option<(u32, u32)> = None;
             for member in 0..w {
                 let free = flash.blocks.free_count(PlaneId(first.0 + member));
@@ -230,7 +230,7 @@ impl PageFtl {
         let id = flash.placement.of_block(victim);
         let tag = flash.open_job();
         let first = flash.blocks.page(victim, 0).0;
-        let end = first + flash.blocks.next_page[victim.index()];
+        let end = first + flash.blocks.next_page(victim);
         let mut superpage_start = flash.emit.ops.len();
         for ppa in (first..end).map(Ppa) {
             if !self.table.is_valid(ppa) {

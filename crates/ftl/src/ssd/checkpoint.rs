@@ -193,7 +193,7 @@ impl Ssd {
             return;
         };
         let image = trace.image.as_ref().expect("the trace has an image");
-        let ppb = self.flash.blocks.pages_per_block;
+        let ppb = self.flash.blocks.pages_per_block();
         let mut erases = image.erases.clone();
         let decided_through = trace.decided;
         for op in trace.dies.iter().chain(&trace.staged).flatten() {
@@ -225,7 +225,7 @@ impl Ssd {
                 map,
                 trimmed_at,
                 trims_through: trace.trim_log.trims_decided,
-                write_pointer: self.flash.blocks.next_page.clone(),
+                write_pointer: self.flash.blocks.write_pointers().to_vec(),
                 erases,
                 sequence: self.flash.write_sequence,
                 taken_ps: now_ps,

@@ -135,7 +135,7 @@ impl Ssd {
     /// Erases that waited for programs on other dies that superseded their pages (since the
     /// device was built; `Flash::erase`).
     pub fn erases_held(&self) -> u64 {
-        self.erases_held
+        self.sched.counters().erases_held
     }
 
     /// Dummy pages programmed by paired-page padding (`ftl.paired_page_padding`).

@@ -42,18 +42,16 @@ use crate::controller::{Controller, Totals as ControllerTotals};
 use crate::error::{FtlError, FtlResult};
 use crate::flash::Flash;
 use crate::flash::blocks::BlockManager;
-use crate::flash::codec::AddressCodec;
-use crate::flash::emit::PendingOp;
 use crate::flash::payload::Payload;
 use crate::frontend::{Chain, FrontEnd, PageWrites, buffer::WriteBuffer};
 use crate::gc::VictimPicker;
 use crate::host::queue::{DeferredTable, RequestTable};
 use crate::mapping::page::{PageConfig, PageFtl};
 use crate::mapping::{Mapper, Mapping, block::BlockFtl, hybrid::HybridFtl, stripe_order};
-use crate::sched::{MergedOps, OpQueues};
+use crate::sched::scheduler::{FlashScheduler, SchedConfig};
 use crate::stats::{ChipOpModes, Measure};
 use nandlab_core::{EventQueue, SimTime};
-use nandlab_nand::{Completion, FlashOp, Geometry, NandSim, OpKind, PageAddress};
+use nandlab_nand::{Completion, Geometry, NandSim};
 
 /// Result of one synchronously executed request ([`Ssd::execute`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,8 +84,6 @@ pub struct Ssd {
     completions: Vec<Completion>,
     /// Requests a front-end stage's device event completed (reused).
     stage_done: Vec<u64>,
-    /// Reusable one-target ops, one per op kind (so submitting allocates nothing).
-    templates: [FlashOp; OpKind::COUNT],
     now: SimTime,
     page_size_bytes: u32,
     logical_pages: u32,
@@ -99,36 +95,12 @@ pub struct Ssd {
     /// Request slot that [`Ssd::execute`] waits for, and its result when done.
     watch: Option<u32>,
     watched: Option<Executed>,
-    /// Ops decided but not yet given to the chip model, per die, ordered by the GC
-    /// scheduling policy.
-    queues: OpQueues,
-    /// Multiplane ops formed by the scheduler, with their constituents.
-    merged: MergedOps,
-    /// Erases held at the head of their die's queue until programs on other dies complete
-    /// (`Flash::erase`), oldest first.
-    gates: Vec<world::EraseGate>,
-    /// Erases that had to wait for programs on other dies (since the device was built).
-    erases_held: u64,
+    /// The flash scheduler: per-die queues, multiplane merging, erase gates, chip submission.
+    sched: FlashScheduler,
     /// Per request slot, a FUA write not yet decided; how many are set.
     fua_slots: Vec<bool>,
     fua_slots_set: u32,
-    /// Scratch of `submit_pending`: which decided ops joined a multiplane op, and its members.
-    merge_taken: Vec<bool>,
-    /// Ops in flight per die in the chip model (`world::ssd_die_slots`).
-    die_slots: crate::sched::merge::DieSlots,
-    merge_group: Vec<PendingOp>,
-    /// The reusable multi-target op (multiplane submissions).
-    multi_template: FlashOp,
-    /// Multiplane ops submitted (the other modes are counted by the chip model's statistics),
-    /// and the count when the measurement started.
-    /// Multiplane ops the scheduler formed, by kind.
-    multiplane_ops: [u64; OpKind::COUNT],
-    /// Page (or block) ops carried by the multiplane ops submitted.
-    multiplane_plane_ops: u64,
-    /// Multiplane ops formed from ops already queued on a die (`merge_queued`).
-    queued_merges: u64,
     chip_ops_start: ChipOpModes,
-    codec: AddressCodec,
     /// The controller's resources (`None`: no controller costs, the pure-chip path).
     controller: Option<Controller>,
     controller_start: ControllerTotals,
@@ -145,10 +117,7 @@ pub struct Ssd {
     open_loop: Option<Box<open_loop::OpenLoop>>,
 }
 
-/// Logical pages of a device with over-provisioning `op_fraction` (spare / logical).
-pub fn logical_pages(geometry: &Geometry, op_fraction: f64) -> u64 {
-    (geometry.total_pages() as f64 / (1.0 + op_fraction)).floor() as u64
-}
+pub use crate::config::logical_pages;
 
 /// Builds an SSD from `config` and `seed`, runs `requests` and returns the report.
 pub fn simulate<I>(config: SsdConfig, seed: u64, requests: I) -> FtlResult<crate::SsdReport>
@@ -195,7 +164,7 @@ impl Ssd {
         let mut flash = flash;
         if f.gc_scheduling == crate::config::GcScheduling::Interleaved {
             // which free blocks still wait for their erase (allocation prefers the others)
-            flash.blocks.erase_queued = vec![false; geometry.total_blocks() as usize];
+            flash.blocks.enable_erase_queue();
         }
         if f.paired_page_padding && f.mapping == MappingKind::Page {
             flash.enable_paired_page_padding(nand.timing().layout);
@@ -269,20 +238,6 @@ impl Ssd {
             )?;
         }
         let front_out = PageWrites::new(geometry.page_size_bytes, full);
-        let first = PageAddress::default();
-        // the scheduler's register mode per kind (cache mode for reads and programs if on)
-        let mode = |mut op: FlashOp| {
-            op.mode = crate::sched::merge::register_mode(op.kind, f.cache_mode);
-            op
-        };
-        let templates = OpKind::ALL.map(|kind| match kind {
-            OpKind::Read => mode(FlashOp::read(first)),
-            OpKind::Program => mode(FlashOp::program(first)),
-            OpKind::Erase => mode(FlashOp::erase(first)),
-            OpKind::Copyback => mode(FlashOp::copyback(first, first)),
-            // SiM kinds: submitted by `ssd/sim.rs` (functional calls of the chip model)
-            _ => FlashOp::of_kind(kind, first),
-        });
         let sim = sim::SimRegion::new(f, logical);
         if sim.is_some() {
             flash.sim_pool = Some(f.placement_ids);
@@ -294,7 +249,6 @@ impl Ssd {
             events: EventQueue::with_capacity(4),
             completions: Vec::with_capacity(64),
             stage_done: Vec::new(),
-            templates,
             now: SimTime::ZERO,
             page_size_bytes: geometry.page_size_bytes,
             logical_pages: logical,
@@ -304,28 +258,10 @@ impl Ssd {
             scratch: Vec::new(),
             watch: None,
             watched: None,
-            merged: MergedOps::default(),
-            gates: Vec::new(),
-            erases_held: 0,
             fua_slots: Vec::new(),
             fua_slots_set: 0,
-            merge_taken: Vec::new(),
-            die_slots: world::ssd_die_slots(f.multiplane, f.cache_mode),
-            merge_group: Vec::new(),
-            multi_template: FlashOp::read(PageAddress::default()),
-            multiplane_ops: [0; OpKind::COUNT],
-            multiplane_plane_ops: 0,
-            queued_merges: 0,
             chip_ops_start: ChipOpModes::default(),
-            queues: OpQueues::new(
-                f.gc_scheduling,
-                f.gc_urgent_free_blocks,
-                geometry.total_dies(),
-                geometry.planes_per_die,
-                geometry.blocks_per_plane,
-                geometry.pages_per_block,
-            ),
-            codec: AddressCodec::new(&geometry),
+            sched: FlashScheduler::new(SchedConfig::of(f), &geometry),
             controller: Controller::new(&f.controller, geometry.page_size_bytes),
             controller_start: ControllerTotals::default(),
             placement_start: (Vec::new(), Vec::new()),
@@ -387,12 +323,12 @@ impl Ssd {
     /// Multiplane ops the scheduler formed (merged ops of one die on several planes), since
     /// the SSD was built.
     pub fn multiplane_ops(&self) -> u64 {
-        self.multiplane_ops.iter().sum()
+        self.sched.counters().multiplane_ops.iter().sum()
     }
     /// GC ops the interleaved scheduler sent to the chip before a waiting host op because GC
     /// was urgent (`gc_urgent_free_blocks`), since the SSD was built.
     pub fn urgent_gc_passes(&self) -> u64 {
-        self.queues.urgent_passes()
+        self.sched.urgent_passes()
     }
     /// Controller-side energy (controller, DRAM, host link; not static power) since the SSD was
     /// built, in millijoules; 0 without controller costs.

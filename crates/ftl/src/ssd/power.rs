@@ -30,7 +30,7 @@ impl Ssd {
         // previous one's ends; the chip model's rule), so both are modelled
         if self.requests.in_flight() > 0
             || !self.nand.is_idle()
-            || !self.queues.all_empty()
+            || !self.sched.all_empty()
             || !self.flash.emit.ops.is_empty()
         {
             return Err(power_error(
@@ -252,7 +252,7 @@ impl Ssd {
             // a merged multiplane op stands for its members, traced one by one in the order
             // they complete: one cell stage for all, so a cut during it tears every member
             let members = match crate::flash::emit::Tag::decode(op.tag) {
-                crate::flash::emit::Tag::Multi(id) => self.merged.get(id).len(),
+                crate::flash::emit::Tag::Multi(id) => self.sched.merged_members(id).len(),
                 _ => 1,
             };
             for _ in 0..members {

@@ -20,8 +20,9 @@ impl Ssd {
     fn chip_ops_now(&self) -> ChipOpModes {
         let stats = self.nand.stats();
         let ops = |kind: OpKind| stats.kind(kind).ops;
-        let merged = |kind: OpKind| self.multiplane_ops[kind.index()];
-        let multiplane: u64 = self.multiplane_ops.iter().sum();
+        let sched = self.sched.counters();
+        let merged = |kind: OpKind| sched.multiplane_ops[kind.index()];
+        let multiplane: u64 = sched.multiplane_ops.iter().sum();
         let copyback = ops(OpKind::Copyback) - merged(OpKind::Copyback);
         let all: u64 = OpKind::ALL.iter().map(|&k| ops(k)).sum();
         let cache = if self.config.ftl.cache_mode {
@@ -40,8 +41,8 @@ impl Ssd {
             multiplane_programs: merged(OpKind::Program),
             multiplane_erases: merged(OpKind::Erase),
             multiplane_copybacks: merged(OpKind::Copyback),
-            multiplane_plane_ops: self.multiplane_plane_ops,
-            multiplane_from_queue: self.queued_merges,
+            multiplane_plane_ops: sched.multiplane_plane_ops,
+            multiplane_from_queue: sched.queued_merges,
         }
     }
 }
@@ -121,25 +122,25 @@ impl Ssd {
             waf: counters.waf(),
             counters,
             gc_latency: self.flash.gc_latency.summary(),
-            erase_counts: erase_summary(&blocks.erase_count),
+            erase_counts: erase_summary(blocks.erase_counts()),
             chip_ops: {
                 let (now, start) = (self.chip_ops_now(), &self.chip_ops_start);
                 now.since(start)
             },
             energy,
             valid_page_map: ValidPageMap {
-                rows: blocks.planes,
-                cols: blocks.blocks_per_plane,
-                pages_per_block: blocks.pages_per_block,
-                valid_pages: blocks.valid.clone(),
+                rows: blocks.planes(),
+                cols: blocks.blocks_per_plane(),
+                pages_per_block: blocks.pages_per_block(),
+                valid_pages: blocks.valid_counts().to_vec(),
             },
             logical_pages: u64::from(self.logical_pages),
             physical_pages: self.geometry.total_pages(),
             page_size_bytes: self.page_size_bytes,
             placement: self.flash.placement.report(
                 &self.placement_start,
-                |b| blocks.state[b] != BlockUse::Free,
-                |b| blocks.valid[b],
+                |b| blocks.states()[b] != BlockUse::Free,
+                |b| blocks.valid_counts()[b],
             ),
             controller,
             sim: self.sim.as_ref().map(|s| crate::stats::SimSection {

@@ -470,13 +470,13 @@ impl Ssd {
         } else {
             BlockMode::Storage
         };
-        let address = self.codec.address(ppa)?;
+        let address = self.sched.codec().address(ppa)?;
         if self.nand.block_mode(&address)? == want {
             return Ok(());
         }
         let block = self.flash.blocks.block_of(ppa);
         let first = self.flash.blocks.page(block, 0);
-        let first = self.codec.address(first)?;
+        let first = self.sched.codec().address(first)?;
         self.nand.set_block_mode(&first, want)?;
         let c = &mut self.sim.as_mut().expect("SiM region").counters;
         match want {
@@ -489,7 +489,7 @@ impl Ssd {
     /// Programs pool page `op.source` with its bytes randomized for its chunk addresses (with
     /// the integrity layer: header in chunk 0, chunk ECC in the spare area).
     fn program_pool_page(&mut self, die: DieId, op: PendingOp) -> FtlResult<()> {
-        let address = self.codec.address(op.source)?;
+        let address = self.sched.codec().address(op.source)?;
         let chip_ppa = self.nand.geometry().ppa(&address).0;
         let sim = self.sim.as_mut().expect("SiM region");
         let mut page = std::mem::take(&mut sim.page);
@@ -551,7 +551,7 @@ impl Ssd {
                 self.program_pool_page(die, op)?;
             } else {
                 // timing only: the chip needs the page programmed (without bytes) to open it
-                let address = self.codec.address(ppa)?;
+                let address = self.sched.codec().address(ppa)?;
                 let tag = Tag::Internal.encode_with_die(die);
                 self.nand
                     .submit(self.now, &FlashOp::program(address).with_tag(tag))?;
@@ -570,7 +570,7 @@ impl Ssd {
         let Tag::Host(slot) = op.tag else {
             unreachable!("SiM commands are host requests");
         };
-        let address = self.codec.address(op.source)?;
+        let address = self.sched.codec().address(op.source)?;
         let chip_ppa = self.nand.geometry().ppa(&address).0;
         let tag = op.tag.encode_with_die(die);
         let (args, offset) = {

@@ -19,10 +19,10 @@ fn written(
     cursor: u32,
     first: u32,
 ) -> (Vec<u32>, u32) {
-    let ppb = ssd.flash.blocks.pages_per_block;
+    let ppb = ssd.flash.blocks.pages_per_block();
     let pages = (first..first + ftl.superpage)
         .map(|p| match frontiers[p as usize] {
-            Some(b) => ssd.flash.blocks.next_page[b.index()],
+            Some(b) => ssd.flash.blocks.next_page(b),
             None => ppb,
         })
         .collect();

@@ -2,14 +2,15 @@
 //! events, host first on ties), submission of decided ops and routing of completions.
 
 use super::{Executed, Ssd};
-use crate::address::{DieId, Lpa, Ppa};
+use crate::address::{DieId, Lpa};
 use crate::controller::CtrlEvent;
 use crate::error::{FtlError, FtlResult};
-use crate::flash::ProgramWait;
+use crate::flash::Flash;
 use crate::flash::emit::{PendingOp, Tag};
+use crate::host::queue::RequestTable;
 use crate::host::{HostOp, HostRequest};
 use crate::mapping::Mapping;
-use crate::sched::merge::{DieSlots, Merge, Offer, Passing, PlaneSlot, register_mode};
+use crate::sched::scheduler::die_bit;
 use crate::stats::SsdReport;
 use nandlab_core::source::earliest;
 use nandlab_nand::OpKind;
@@ -77,8 +78,12 @@ impl Ssd {
             "every submitted request completes exactly once"
         );
         assert_eq!(self.flash.jobs_in_flight(), 0, "every GC job finished");
-        assert!(self.queues.all_empty(), "every decided op ran");
-        assert_eq!(self.merged.in_flight(), 0, "every multiplane op completed");
+        assert!(self.sched.all_empty(), "every decided op ran");
+        assert_eq!(
+            self.sched.merged_in_flight(),
+            0,
+            "every multiplane op completed"
+        );
         Ok(report)
     }
 
@@ -383,7 +388,7 @@ impl Ssd {
         }
         completions.clear();
         self.completions = completions;
-        if result.is_ok() && !self.gates.is_empty() {
+        if result.is_ok() && self.sched.gates_held() {
             result = self.release_gates(completed_dies);
         }
         result
@@ -536,6 +541,8 @@ impl Ssd {
 
     /// Queues every decided op on its die, in decision order, counts it against its owner,
     /// and feeds the chip model.
+    /// Queues every decided op on its die, in decision order, counts it against its owner,
+    /// and feeds the chip model.
     pub(super) fn submit_pending(&mut self) -> FtlResult<()> {
         let mut ops = std::mem::take(&mut self.flash.emit.ops);
         if let Some(c) = &mut self.controller {
@@ -550,8 +557,8 @@ impl Ssd {
             c.gc_moves(self.now, moves as u64);
         }
         let mut result = Ok(());
-        if (self.config.ftl.multiplane && ops.len() > 1) || !self.flash.erase_waits.is_empty() {
-            // (erases that may wait for other dies: `dispatch_erase`)
+        if (self.sched.multiplane() && ops.len() > 1) || !self.flash.erase_waits.is_empty() {
+            // (erases that may wait for other dies: `FlashScheduler::place_erase`)
             result = self.submit_merging(&ops);
         } else {
             for &op in &ops {
@@ -567,26 +574,35 @@ impl Ssd {
         result
     }
 
-    /// The decided ops with multiplane merging (see [`Ssd::merge_multiplane`]), and erases
-    /// that may have to wait for programs on other dies ([`Ssd::dispatch_erase`]).
+    /// The decided ops with multiplane merging (`FlashScheduler::merge_multiplane`), and
+    /// erases that may have to wait for programs on other dies
+    /// (`FlashScheduler::place_erase`).
     #[inline(never)]
     fn submit_merging(&mut self, ops: &[PendingOp]) -> FtlResult<()> {
-        self.merge_taken.clear();
-        self.merge_taken.resize(ops.len(), false);
-        let merging = self.config.ftl.multiplane;
+        self.sched.begin_batch(ops.len());
+        let merging = self.sched.multiplane();
         for i in 0..ops.len() {
-            if self.merge_taken[i] {
+            if self.sched.taken(i) {
                 continue;
             }
             self.count_submitted(ops[i].tag);
             let op = if merging {
-                self.merge_multiplane(ops, i)
+                let op = self.sched.merge_multiplane(ops, i, &self.flash.blocks);
+                if let Tag::Multi(id) = op.tag {
+                    // the members that joined the first
+                    for member in &self.sched.merged_members(id)[1..] {
+                        count_submitted(&mut self.requests, &mut self.flash, member.tag);
+                    }
+                }
+                op
             } else {
                 ops[i]
             };
             if op.kind == OpKind::Erase && !self.flash.erase_waits.is_empty() {
-                let die = self.codec.die_of(op.source);
-                self.dispatch_erase(die, op)?;
+                let die = self.sched.codec().die_of(op.source);
+                if let Some(op) = self.sched.place_erase(die, op, &mut self.flash, &self.nand) {
+                    self.submit_to_chip(die, op)?;
+                }
             } else {
                 self.dispatch(op)?;
             }
@@ -595,15 +611,13 @@ impl Ssd {
     }
 
     /// Hands `op` to the chip now if nothing waits for its die and the die has room, else
-    /// queues it (ops wait only while the die is full: pump runs at each of its completions).
+    /// the scheduler queues it.
     #[inline(always)]
     fn dispatch(&mut self, op: PendingOp) -> FtlResult<()> {
-        let die = self.codec.die_of(op.source);
-        if self.queues.is_empty(die) && self.die_slots.can_take(self.nand.die_ops_in_flight(die), 0)
-        {
+        let die = self.sched.codec().die_of(op.source);
+        if self.sched.place(die, op, &self.nand) {
             self.submit_to_chip(die, op)
         } else {
-            self.queues.push(die, op);
             Ok(())
         }
     }
@@ -611,269 +625,27 @@ impl Ssd {
     /// An op of `tag` goes to the chip: its owner waits for one more op.
     #[inline]
     fn count_submitted(&mut self, tag: Tag) {
-        match tag {
-            Tag::Host(slot) => self.requests.slots[slot as usize].outstanding += 1,
-            Tag::Gc(job) => self.flash.job_op_submitted(job),
-            Tag::Deferred(_) | Tag::Internal | Tag::Multi(_) => {}
-        }
+        count_submitted(&mut self.requests, &mut self.flash, tag);
     }
 
-    /// Multiplane (`ftl.multiplane`): decided op `ops[first]` joined by later decided ops of
-    /// the same kind on other planes of its die that the plane rule lets share one op, each the
-    /// first op on its plane after `first` (so no plane's order changes): reads and programs at
-    /// the same page offset; with blocking GC also GC's ops, erases (any block) and copybacks
-    /// (same source offset, same destination offset). Returns the op to submit: `ops[first]`
-    /// alone, or the merged op.
-    fn merge_multiplane(&mut self, ops: &[PendingOp], first: usize) -> PendingOp {
-        let op = ops[first];
-        // interleaved GC keeps GC ops in their own queues: only host-side reads and programs
-        // merge there
-        let gc_merges = !self.queues.interleaved();
-        let kind_merges = match op.kind {
-            OpKind::Program | OpKind::Read => true,
-            OpKind::Erase | OpKind::Copyback => gc_merges,
-            _ => false,
-        };
-        // (a partial-page program transfers its own bytes: it stays a single-plane op)
-        if !kind_merges || (matches!(op.tag, Tag::Gc(_)) && !gc_merges) || op.transfer_bytes != 0 {
-            return op;
-        }
-        let die = self.codec.die_of(op.source);
-        let planes_per_die = self.geometry.planes_per_die as usize;
-        let mut merge = Merge::new(self.plane_slot(op), planes_per_die, Passing::KeepPlaneOrder);
-        self.merge_group.clear();
-        self.merge_group.push(op);
-        let superblocks = self.config.ftl.superpage_planes > 1;
-        let mut passed = false;
-        let planes = self.geometry.planes_per_die;
-        for (j, &other) in ops.iter().enumerate().skip(first + 1) {
-            if merge.settled(planes) {
-                break;
-            }
-            if self.merge_taken[j] || self.codec.die_of(other.source) != die {
-                continue;
-            }
-            // GC ops kept in their own queues (interleaved GC) and host ops that depend on
-            // queued GC work never join
-            // (a GC move's program waits for its read, which may be among the ops passed)
-            let held_move = superblocks && passed && moved_program(other);
-            let kept_gc = !gc_merges && matches!(other.tag, Tag::Gc(_));
-            // (a partial-page program, IPL's log sectors, never joins)
-            let eligible = !(held_move
-                || kept_gc
-                || self.queues.gc_pending(other.source)
-                || other.transfer_bytes != 0);
-            match merge.offer(&self.plane_slot(other), eligible) {
-                Offer::Join => {
-                    self.merge_taken[j] = true;
-                    self.merge_group.push(other);
-                }
-                Offer::Pass => passed = true,
-                Offer::Stop => break,
-            }
-        }
-        if self.merge_group.len() == 1 {
-            return op;
-        }
-        for k in 1..self.merge_group.len() {
-            let tag = self.merge_group[k].tag;
-            self.count_submitted(tag);
-        }
-        let id = self.merged.add(&self.merge_group);
-        PendingOp::multi(op.kind, op.source, id)
-    }
-
-    /// Decided op `op` as the merging rule sees it.
-    #[inline]
-    fn plane_slot(&self, op: PendingOp) -> PlaneSlot {
-        let blocks = &self.flash.blocks;
-        let ppb = blocks.pages_per_block;
-        PlaneSlot {
-            kind: op.kind,
-            plane: blocks.plane_of_ppa(op.source).0 % self.geometry.planes_per_die,
-            page: op.source.0 % ppb,
-            target_page: if op.target.is_none() {
-                0
-            } else {
-                op.target.0 % ppb
-            },
-        }
-    }
-
-    /// Submits queued ops of `die` while it has room (see [`ssd_die_slots`]).
+    /// Submits queued ops of `die` while it has room (see `sched::scheduler::ssd_die_slots`).
     #[inline(always)]
     pub(super) fn pump(&mut self, die: DieId) -> FtlResult<()> {
-        while self.die_slots.can_take(self.nand.die_ops_in_flight(die), 0) {
-            let blocks = &self.flash.blocks;
-            let Some(op) = self.queues.pop(die, |plane| blocks.free_count(plane)) else {
-                break;
-            };
-            if self.config.ftl.multiplane && matches!(op.kind, OpKind::Read | OpKind::Program) {
-                let op = self.merge_queued(die, op);
-                self.submit_to_chip(die, op)?;
-                continue;
-            }
-            if !self.gates.is_empty() && op.kind == OpKind::Erase && self.gate_holds(die, op) {
-                // (interleaved GC, a GC erase held: host ops that need no GC work go on
-                // meanwhile; an erase held in the host queue is that queue's head)
-                let host = if matches!(op.tag, Tag::Gc(_)) {
-                    self.queues.pop_host_independent(die)
-                } else {
-                    None
-                };
-                match host {
-                    Some(host) => {
-                        self.submit_to_chip(die, host)?;
-                        continue;
-                    }
-                    None => break,
-                }
-            }
+        while let Some(op) = self.sched.next(die, &self.nand, &self.flash) {
             self.submit_to_chip(die, op)?;
         }
         Ok(())
     }
 
-    /// Multiplane merging of queued ops (`ftl.multiplane`): read or program `op`, just taken
-    /// from `die`'s queue, joined by later queued ops of the die that the plane rule lets
-    /// share one op, each the first queued op of its plane (no plane's order changes), looking
-    /// at most [`QUEUED_MERGE_WINDOW`] ops ahead. Ops decided in different batches (one-page
-    /// host writes, the moves of a GC superblock) merge here when they wait for a busy die.
-    /// Returns the op to submit: `op` alone, or the merged op.
-    #[inline(never)]
-    fn merge_queued(&mut self, die: DieId, op: PendingOp) -> PendingOp {
-        // a partial-page program (IPL's log sectors) never merges
-        if matches!(op.tag, Tag::Multi(_)) || op.transfer_bytes != 0 {
-            return op;
-        }
-        let interleaved = self.queues.interleaved();
-        // interleaved GC: a GC op came from the die's GC queue and merges with GC ops there
-        let from_gc = interleaved && matches!(op.tag, Tag::Gc(_));
-        let superblocks = self.config.ftl.superpage_planes > 1;
-        let planes_per_die = self.geometry.planes_per_die as usize;
-        let mut merge = Merge::new(self.plane_slot(op), planes_per_die, Passing::KeepPlaneOrder);
-        let mut members = std::mem::take(&mut self.merge_group);
-        members.clear();
-        members.push(op);
-        let mut passed = false;
-        let mut index = 0;
-        for _ in 0..QUEUED_MERGE_WINDOW {
-            if merge.settled(planes_per_die as u32) {
-                break;
-            }
-            let queued = if from_gc {
-                self.queues.gc_op(die, index)
-            } else {
-                self.queues.host_op(die, index)
-            };
-            let Some(other) = queued else {
-                break;
-            };
-            if matches!(other.tag, Tag::Multi(_)) {
-                // a merged op holds several planes: nothing passes it
-                break;
-            }
-            // (a GC op joins only if no queued host op touches its blocks: it would pass host
-            // ops decided before it)
-            let eligible = (from_gc
-                && !self.queues.host_pending(other.source)
-                && !self.queues.host_pending(other.target)
-                || !from_gc
-                    && (!interleaved || !matches!(other.tag, Tag::Gc(_)))
-                    && !self.queues.gc_pending(other.source))
-                && !(superblocks && passed && moved_program(other))
-                && other.transfer_bytes == 0;
-            match merge.offer(&self.plane_slot(other), eligible) {
-                Offer::Join if from_gc => members.push(self.queues.take_gc_op(die, index)),
-                Offer::Join => members.push(self.queues.take_host_op(die, index)),
-                Offer::Pass => {
-                    passed = true;
-                    index += 1;
-                }
-                Offer::Stop => break,
-            }
-        }
-        let merged = if members.len() == 1 {
-            op
-        } else {
-            let id = self.merged.add(&members);
-            self.queued_merges += 1;
-            PendingOp::multi(op.kind, op.source, id)
-        };
-        self.merge_group = members;
-        merged
-    }
-
+    /// The chip port: `op` onto the chip model, through the SiM region's path for its ops
+    /// and programs (match-mode blocks, `ssd/sim.rs`).
+    #[inline]
     fn submit_to_chip(&mut self, die: DieId, op: PendingOp) -> FtlResult<()> {
-        if let Tag::Multi(id) = op.tag {
-            return self.submit_merged(die, op.kind, id);
-        }
-        // the SiM region's ops and programs (match-mode blocks, `ssd/sim.rs`)
-        if self.sim.is_some() && self.submit_sim(die, op)? {
+        if self.sim.is_some() && !matches!(op.tag, Tag::Multi(_)) && self.submit_sim(die, op)? {
             return Ok(());
         }
-        let address = self.codec.address(op.source)?;
-        let flash_op = &mut self.templates[op.kind.index()];
-        if op.kind == OpKind::Copyback {
-            flash_op.destinations[0] = self.codec.address(op.target)?;
-        }
-        flash_op.targets[0] = address;
-        flash_op.tag = op.tag.encode_with_die(die);
-        flash_op.transfer_bytes = (op.transfer_bytes != 0).then_some(op.transfer_bytes);
-        self.nand.submit(self.now, flash_op)?;
-        if op.kind == OpKind::Erase && !self.flash.blocks.erase_queued.is_empty() {
-            let block = self.flash.blocks.block_of(op.source);
-            self.flash.blocks.erase_queued[block.index()] = false;
-        }
-        let programmed = match op.kind {
-            OpKind::Program => op.source,
-            OpKind::Copyback => op.target,
-            OpKind::Read | OpKind::Erase => Ppa::NONE,
-            // SiM kinds: submitted by `submit_sim`
-            OpKind::PageOpen | OpKind::PageClose | OpKind::Search | OpKind::Gather => Ppa::NONE,
-        };
-        self.flash.oob.submitted(die, programmed);
-        self.flash
-            .trace_submitted(die.index(), op.kind, op.source, op.target);
-        Ok(())
-    }
-}
-
-impl Ssd {
-    /// Submits merged group `id` as one multiplane op.
-    fn submit_merged(&mut self, die: DieId, kind: OpKind, id: u32) -> FtlResult<()> {
-        self.multiplane_ops[kind.index()] += 1;
-        self.multiplane_plane_ops += self.merged.get(id).len() as u64;
-        let multi = &mut self.multi_template;
-        multi.kind = kind;
-        // merged reads and programs are multiplane cache ops when the scheduler uses cache mode
-        multi.mode = register_mode(kind, self.config.ftl.cache_mode);
-        multi.targets.clear();
-        multi.destinations.clear();
-        for member in self.merged.get(id) {
-            multi.targets.push(self.codec.address(member.source)?);
-            if kind == OpKind::Copyback {
-                multi.destinations.push(self.codec.address(member.target)?);
-            }
-        }
-        multi.tag = Tag::Multi(id).encode_with_die(die);
-        self.nand.submit(self.now, multi)?;
-        for k in 0..self.merged.get(id).len() {
-            let member = self.merged.get(id)[k];
-            let programmed = match kind {
-                OpKind::Program => member.source,
-                OpKind::Copyback => member.target,
-                _ => Ppa::NONE,
-            };
-            if kind == OpKind::Erase && !self.flash.blocks.erase_queued.is_empty() {
-                let block = self.flash.blocks.block_of(member.source);
-                self.flash.blocks.erase_queued[block.index()] = false;
-            }
-            self.flash.oob.submitted(die, programmed);
-            self.flash
-                .trace_submitted(die.index(), kind, member.source, member.target);
-        }
-        Ok(())
+        self.sched
+            .submit(die, op, &mut self.nand, &mut self.flash, self.now)
     }
 
     /// Merged group `id` completed on `die`: each member completes in turn.
@@ -884,7 +656,7 @@ impl Ssd {
         kind: OpKind,
         read_retries: u32,
     ) -> FtlResult<()> {
-        let members = self.merged.take(id);
+        let members = self.sched.take_merged(id);
         let mut result = Ok(());
         for member in &members {
             self.flash.oob.completed(die);
@@ -892,123 +664,12 @@ impl Ssd {
                 result = self.on_completion(member.tag, kind, read_retries);
             }
         }
-        self.merged.release(id, members);
+        self.sched.release_merged(id, members);
         result
-    }
-}
-
-/// An erase held at the head of its die's queue until the programs it waits for (on other
-/// dies) have completed: see `Flash::erase`.
-#[derive(Debug)]
-pub(crate) struct EraseGate {
-    die: DieId,
-    source: Ppa,
-    waits: Vec<ProgramWait>,
-}
-
-/// The bit of `die` in a set of dies kept as a `u64` (die numbers modulo 64: a larger device
-/// shares bits, which only makes [`Ssd::release_gates`] look at more gates).
-#[inline]
-fn die_bit(die: DieId) -> u64 {
-    1 << (die.0 % 64)
-}
-
-impl EraseGate {
-    /// Whether the gate may have become open since it was last looked at, given the dies that
-    /// completed ops since then (`completed_dies`, [`die_bit`]) and whether an erase was
-    /// decided since then (`erased`). A wait ends only when its program completes (an op
-    /// completion on the page's die) or its page is erased (an erase decision), so a gate
-    /// whose first open wait saw neither is still closed.
-    fn may_open(
-        &self,
-        oob: &crate::flash::oob::OobStore,
-        completed_dies: u64,
-        erased: bool,
-    ) -> bool {
-        match self.waits.last() {
-            Some(wait) => erased || completed_dies & die_bit(oob.die_of(wait.ppa)) != 0,
-            None => true,
-        }
-    }
-
-    /// Whether every awaited program has completed. A wait once over stays over (the page
-    /// completed that program, or no longer holds it), so the waits found over are dropped and
-    /// each is checked until it is over, not again at every later completion.
-    fn over(&mut self, oob: &crate::flash::oob::OobStore) -> bool {
-        while let Some(wait) = self.waits.last() {
-            if !wait.done(oob) {
-                return false;
-            }
-            self.waits.pop();
-        }
-        true
-    }
-}
-
-impl Ssd {
-    /// Dispatches an erase that may have to wait for programs on other dies.
-    #[cold]
-    #[inline(never)]
-    fn dispatch_erase(&mut self, die: DieId, op: PendingOp) -> FtlResult<()> {
-        // what this erase waits for, or every member erase of a multiplane erase (blocking GC
-        // merges a superblock's erases at decision): the entries are those of the erases
-        // decided in this batch and not yet dispatched, so they are picked out by source,
-        // wherever a member's entries are in decision order
-        let members = match op.tag {
-            Tag::Multi(id) => self.merged.get(id),
-            _ => std::slice::from_ref(&op),
-        };
-        let oob = &self.flash.oob;
-        let mut waits = Vec::new();
-        self.flash.erase_waits.retain(|&(source, wait)| {
-            if !members.iter().any(|m| m.source == source) {
-                return true;
-            }
-            if !wait.done(oob) {
-                waits.push(wait);
-            }
-            false
-        });
-        if waits.is_empty() {
-            if self.queues.is_empty(die)
-                && self.die_slots.can_take(self.nand.die_ops_in_flight(die), 0)
-            {
-                return self.submit_to_chip(die, op);
-            }
-        } else {
-            self.erases_held += 1;
-            self.gates.push(EraseGate {
-                die,
-                source: op.source,
-                waits,
-            });
-        }
-        self.queues.push(die, op);
-        Ok(())
-    }
-
-    /// Whether erase `op`, popped for `die`, must still wait (it goes back to the head of the
-    /// die's queue); a gate whose waits are over is removed.
-    #[cold]
-    #[inline(never)]
-    fn gate_holds(&mut self, die: DieId, op: PendingOp) -> bool {
-        let Some(i) = self
-            .gates
-            .iter()
-            .position(|g| g.die == die && g.source == op.source)
-        else {
-            return false;
-        };
-        if self.gates[i].over(&self.flash.oob) {
-            self.gates.remove(i);
-            return false;
-        }
-        self.queues.push_front(die, op);
-        true
     }
 
     /// Pumps the dies whose held erase may go now, after a batch of chip completions on
-    /// `completed_dies` ([`die_bit`]). Only gates whose next wait is on one of those dies are
+    /// `completed_dies` (`die_bit`). Only gates whose next wait is on one of those dies are
     /// looked at, unless an erase was decided since the last call (it may have erased an
     /// awaited page); a gate found open is dropped at once (its erase, not necessarily at
     /// the head of its die's queue yet, goes when the die's pumping reaches it) and its die
@@ -1019,56 +680,27 @@ impl Ssd {
     #[inline(never)]
     fn release_gates(&mut self, completed_dies: u64) -> FtlResult<()> {
         let mut erased = std::mem::take(&mut self.flash.erased_since_gates);
-        let mut i = 0;
-        while i < self.gates.len() {
-            if self.gates[i].may_open(&self.flash.oob, completed_dies, erased)
-                && self.gates[i].over(&self.flash.oob)
-            {
-                // open: the erase goes when its die's pumping reaches it (no gate: no hold)
-                let die = self.gates.remove(i).die;
-                self.pump(die)?;
-                // an erase decided while pumping may open any gate: the rest of this pass
-                // looks at all of them, and the flag stays set for the next pass (gates
-                // before this one)
-                erased |= self.flash.erased_since_gates;
-                continue;
-            }
-            i += 1;
+        let mut at = 0;
+        while let Some(die) = self
+            .sched
+            .open_gate(&mut at, &self.flash.oob, completed_dies, erased)
+        {
+            // open: the erase goes when its die's pumping reaches it (no gate: no hold)
+            self.pump(die)?;
+            // an erase decided while pumping may open any gate: the rest of this pass looks
+            // at all of them, and the flag stays set for the next pass (gates before this one)
+            erased |= self.flash.erased_since_gates;
         }
         Ok(())
     }
 }
 
-/// How far into a die's queue [`Ssd::merge_queued`] looks for ops to join a multiplane op
-/// (bounds its cost when GC has queued long runs of moves).
-const QUEUED_MERGE_WINDOW: usize = 32;
-
-/// Whether `op` is the program of a GC page move. Under superblocks a move's program may be on
-/// another plane than its read, so it joins a multiplane op only if no queued op was passed
-/// over (its read, emitted before it, may be among them).
+/// An op of `tag` goes to the chip: its owner (a host request, a GC job) waits for one more op.
 #[inline]
-fn moved_program(op: PendingOp) -> bool {
-    op.kind == OpKind::Program && matches!(op.tag, Tag::Gc(_))
-}
-
-/// Ops the controller keeps in flight per die in the chip model; the rest wait in the
-/// controller's per-die FIFO (order is kept either way). Two let one op's completion and the
-/// next op's start coincide without the chip model scanning long wait lists.
-pub(crate) const CHIP_OPS_PER_DIE: u32 = 2;
-
-/// The SSD's die slots, dies of a channel interleaved: [`CHIP_OPS_PER_DIE`] ops per die, or
-/// one with multiplane merging and no cache mode. A second op in the chip model gains nothing
-/// then (the die runs one op at a time, and the next starts at the previous one's completion
-/// either way: same results), while an op held in the controller's queue can still be joined
-/// by a later op of another plane of its die (`merge_queued`). Cache mode needs the second op
-/// in the chip to overlap its data transfer with the previous op's cell stage.
-pub(super) fn ssd_die_slots(multiplane: bool, cache: bool) -> DieSlots {
-    DieSlots {
-        ops_per_die: if multiplane && !cache {
-            1
-        } else {
-            CHIP_OPS_PER_DIE
-        },
-        interleave: true,
+fn count_submitted(requests: &mut RequestTable, flash: &mut Flash, tag: Tag) {
+    match tag {
+        Tag::Host(slot) => requests.slots[slot as usize].outstanding += 1,
+        Tag::Gc(job) => flash.job_op_submitted(job),
+        Tag::Deferred(_) | Tag::Internal | Tag::Multi(_) => {}
     }
 }

@@ -32,7 +32,7 @@ mod tests {
             m.next_ppa(b).unwrap();
         }
         // blocks 0, 1, 2 closed with erase counts 0; wear block 2 five times
-        m.erase_count[2] = 5;
+        m.set_erase_count(crate::address::BlockId(2), 5);
         assert_eq!(static_wl_candidate(&m, PlaneId(0), 5), None);
         assert_eq!(static_wl_candidate(&m, PlaneId(0), 4), Some(BlockId(0)));
     }

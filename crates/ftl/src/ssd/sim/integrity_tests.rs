@@ -92,7 +92,7 @@ fn young_pages_pass_the_header_check_and_are_searched_on_chip() {
     // on flash: chunk 0 is the verification header of the page's LPA
     for (lpa, _) in &pages {
         let ppa = ssd.mapper.locate(Lpa(*lpa as u32)).unwrap();
-        let address = ssd.codec.address(ppa).unwrap();
+        let address = ssd.sched.codec().address(ppa).unwrap();
         let chip_ppa = ssd.nand().geometry().ppa(&address).0;
         let stored = ssd.nand().stored_page(&address).unwrap();
         let h = header::verify_window(stored, chip_ppa, true, super::integrity::SIM_MAGIC)

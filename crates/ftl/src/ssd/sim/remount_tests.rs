@@ -58,7 +58,7 @@ fn remount(integrity: bool) {
             mounted.flash.in_sim_pool(ppa),
             "lpa {lpa} in the pool's blocks"
         );
-        let address = mounted.codec.address(ppa).unwrap();
+        let address = mounted.sched.codec().address(ppa).unwrap();
         assert_eq!(
             mounted.nand().block_mode(&address).unwrap(),
             BlockMode::Match

@@ -133,7 +133,7 @@ fn search_and_gather_equal_the_reference_also_after_gc_moved_the_pages() {
     // page randomized for its own physical page
     for (lpa, page) in &pages {
         let ppa = ssd.mapper.locate(Lpa(*lpa as u32)).unwrap();
-        let address = ssd.codec.address(ppa).unwrap();
+        let address = ssd.sched.codec().address(ppa).unwrap();
         assert_eq!(ssd.nand().block_mode(&address).unwrap(), BlockMode::Match);
         let mut expected = page.clone();
         randomize::randomize_page(ssd.nand().geometry().ppa(&address).0, &mut expected);
