@@ -262,11 +262,7 @@ impl BlockFtl {
         let d = &mut self.blocks;
         let old = d.data[r.lbn as usize].replace(r.block);
         if let Some(old) = old {
-            debug_assert_eq!(
-                flash.blocks.valid[old.index()],
-                0,
-                "switching out live data"
-            );
+            debug_assert_eq!(flash.blocks.valid(old), 0, "switching out live data");
             let job = flash.open_job();
             let table = &d.table;
             flash.erase(old, job, |lpa| table.ppa_of(lpa));
