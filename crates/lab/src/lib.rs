@@ -12,6 +12,7 @@ pub mod output;
 pub mod power;
 pub mod progress;
 pub mod sim_api;
+pub mod sim_eval;
 pub mod ssd;
 pub mod stack;
 pub mod sweep;

@@ -55,8 +55,6 @@ const EXCEPTIONS: &[(&str, &str, &str)] = &[
     // The SQLite disk resolves its device (preset, device file, stack config) through the
     // stack builder.
     ("sql", "lab", "device resolution"),
-    // The SiM evaluation harness (YCSB readers) lives in `nandlab_search::eval`.
-    ("search", "workload", "YCSB harness in search::eval"),
     // The CLI formats controller and chip types itself and calls the SQL crate directly.
     ("cli", "ftl", "report text in the CLI"),
     ("cli", "nand", "report text in the CLI"),

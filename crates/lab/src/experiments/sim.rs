@@ -1,14 +1,14 @@
 //! Search-in-Memory reproductions (paper 004, SPEC R-S1–R-S4) on the evaluation harness of
-//! `nandlab_search::eval`: Table I from its bus rates and currents, and the read-share ×
+//! [`crate::sim_eval`]: Table I from its bus rates and currents, and the read-share ×
 //! cache-coverage × distribution grid of Figs. 12–15 (QPS, NAND energy, read latency), and the
 //! deadline batch scheduler of Fig. 17.
 
 use super::{Curve, CurveValue, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::{LabError, LabResult};
-use nandlab_nand::preset;
-use nandlab_search::eval::{
+use crate::sim_eval::{
     BatchConfig, EvalConfig, EvalMode, EvalResult, PAPER_DEADLINE, run_batched, run_eval, table1,
 };
+use nandlab_nand::preset;
 use nandlab_workload::ycsb::YcsbDistribution;
 
 pub(super) static EXPERIMENTS: &[Experiment] = &[
