@@ -13,6 +13,7 @@ pub mod power;
 pub mod progress;
 pub mod sim_api;
 pub mod sim_eval;
+pub mod sql;
 pub mod ssd;
 pub mod stack;
 pub mod sweep;
