@@ -1,8 +1,7 @@
 //! The `nandlab` command line.
 
 use clap::{Args, Parser, Subcommand};
-use nandlab_ftl::sched::{ChipReport, ChipWorkloadKind, SchedulerPolicy};
-use nandlab_lab::chip::ChipRunSpec;
+use nandlab_lab::chip::{ChipReport, ChipRunSpec, ChipWorkloadKind, SchedulerPolicy};
 use nandlab_lab::control::Control;
 use nandlab_lab::experiments::{self, RunOptions, Scale};
 use nandlab_lab::stack::{
@@ -230,7 +229,7 @@ struct ReplayArgs {
     trace: PathBuf,
     /// msr, blkparse, disksim (ms times), disksim-us, disksim-ns (MQSim's traces) or native.
     #[arg(long)]
-    format: nandlab_workload::TraceFormat,
+    format: nandlab_lab::stack::TraceFormat,
     /// An SSD preset name (see `nandlab presets`) or a device file ([nand] and [ssd] of a
     /// stack config); default: the `bench-ssd` preset.
     #[arg(long)]
@@ -400,8 +399,8 @@ fn run(cli: Cli, control: &Control) -> LabResult<()> {
         Command::Crash(args) => crash::run(args),
         Command::Presets => {
             out!("NAND chip presets ([nand] preset = NAME, nandlab chip --preset NAME):\n");
-            for name in nandlab_nand::preset_names() {
-                let c = nandlab_nand::preset(name)?;
+            for name in nandlab_lab::chip::nand_preset_names() {
+                let c = nandlab_lab::chip::nand_preset(name)?;
                 out!(
                     "{name:14} {}\n               source: {}\n",
                     c.description,
@@ -851,7 +850,7 @@ fn peak_rss_kb() -> Option<u64> {
 }
 
 /// One line on what a `[pcm]` stage did.
-fn pcm_summary(r: &nandlab_ftl::PcmStageReport) -> String {
+fn pcm_summary(r: &nandlab_lab::stack::PcmStageReport) -> String {
     let energy_mj = (r.device.read_energy_pj
         + r.device.write_energy_pj
         + r.finder.as_ref().map_or(0.0, |f| f.hash_energy_pj))

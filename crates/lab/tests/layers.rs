@@ -52,10 +52,6 @@ const EXCEPTIONS: &[(&str, &str, &str)] = &[
     // The SiM index runs the engine's B+tree on SiM pages (`nandlab_search::tree`): an engine
     // beside another; the B+tree would move below both (or the tree into `engine`).
     ("search", "engine", "SiM B+tree uses the engine's BTree"),
-    // The CLI formats controller and chip types itself and calls the SQL crate directly.
-    ("cli", "ftl", "report text in the CLI"),
-    ("cli", "nand", "report text in the CLI"),
-    ("cli", "workload", "fio job files parsed in the CLI"),
     // The hash joins run over SSB tables whose types (`SsbData`, `Table`) live with the SSB
     // generator; the row types would move below both.
     (
