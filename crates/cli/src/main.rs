@@ -545,6 +545,7 @@ fn reproduce(args: ReproduceArgs, control: &Control) -> LabResult<()> {
         out!("  {k:44} {v:.4}");
     }
     out!("wrote {}", out.display());
+    out_raw!("{}", result.paper_table());
     if result.interrupted {
         eprintln!("interrupted: kept results of {} points", result.rows());
     }

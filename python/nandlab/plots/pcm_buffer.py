@@ -159,15 +159,17 @@ def pcm_combined(source: Source) -> Figure:
     variants = [(v, t) for v, t in COMBINED if v in set(df["variant"])]
     xs = np.arange(len(variants), dtype=float)
     panels = [
-        ("lifetime_vs_none", "(a) SSD lifetime (erases⁻¹) relative to no PCM", 4.0),
-        ("energy_vs_none", "(b) Energy relative to no PCM", 0.8),
+        ("lifetime_vs_none", "(a) SSD lifetime (erases⁻¹) relative to no PCM", "lifetime_ratio"),
+        ("energy_vs_none", "(b) Energy relative to no PCM", "energy_ratio_max"),
     ]
-    for ax, (column, title, paper) in zip(axes, panels, strict=True):
+    for ax, (column, title, name) in zip(axes, panels, strict=True):
+        paper = r.paper_value(name)
         values = [float(df[df["variant"] == v][column].iloc[0]) for v, _ in variants]
         ax.bar(xs, values, 0.6, color="#1f77b4", label="nandlab")
         label_bars(ax, xs.tolist(), values, "{:.2f}")
         ax.axhline(1.0, color="black", ls=":", lw=1)
-        ax.plot([xs[-1]], [paper], **PAPER_MARKER)
+        if paper is not None:
+            ax.plot([xs[-1]], [paper], **PAPER_MARKER)
         ax.set_xticks(xs.tolist(), labels=[t for _, t in variants], fontsize=9)
         ax.set_xlabel("PCM front end")
         ax.set_ylabel("Relative to no PCM (= 1)")

@@ -9,10 +9,31 @@
 //! - `pcm-combined` (Fig. 5.8): dedup + the log region against no PCM: lifetime (erases) and
 //!   energy.
 
+use super::paper::{Paper, PaperValue, pv};
 use super::pcm_run::{PAGES_PER_BLOCK, PcmMeasure, run_point, stack_text, stack_text_mapped};
 use super::{Curve, CurveValue, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::LabResult;
 use nandlab_workload::content::DesktopSpec;
+
+/// Thesis 001 Fig. 5.8 (R-P1): dedup + a PCM log region (16 MB of PCM) against no PCM.
+const COMBINED_PAPER: &[PaperValue] = &[
+    pv(
+        "lifetime_ratio",
+        "lifetime_ratio",
+        4.0,
+        "x",
+        "Fig. 5.8",
+        "dedup + log region, 16 MB PCM",
+    ),
+    pv(
+        "energy_ratio_max",
+        "energy_ratio",
+        0.8,
+        "x",
+        "Fig. 5.8",
+        "dedup + log region, 16 MB PCM",
+    ),
+];
 
 pub(super) static EXPERIMENTS: &[Experiment] = &[
     Experiment {
@@ -20,18 +41,25 @@ pub(super) static EXPERIMENTS: &[Experiment] = &[
         reference: "thesis 001 Figs. 5.1-5.3 (SPEC P2)",
         title: "dedup: duplicates removed, search time and detection rate vs fingerprint store size, flash space saved",
         run: dedup,
+        paper: Paper::None(
+            "thesis Figs. 5.1-5.3 are read for their shape (SPEC P2): a larger fingerprint store finds more duplicates and searches longer; no number taken",
+        ),
     },
     Experiment {
         id: "pcm-buffer",
         reference: "thesis 001 Figs. 5.4-5.7, R-P2",
         title: "log buffers (thesis region, dPRAM, IPL): merges, erases, write time, energy, sequential flushes vs PCM size",
         run: buffer,
+        paper: Paper::None(
+            "R-P2 (thesis Fig. 5.5) is an ordering: merges, erases and write time of the thesis's log region < dPRAM < IPL; no number",
+        ),
     },
     Experiment {
         id: "pcm-combined",
         reference: "thesis 001 Fig. 5.8, R-P1",
         title: "dedup + PCM log region vs no PCM: SSD lifetime and energy",
         run: combined,
+        paper: Paper::Values(COMBINED_PAPER),
     },
 ];
 
