@@ -237,8 +237,7 @@ pub fn run_crash_with(
             o,
             sync,
             &steps,
-            at_request,
-            after_events,
+            (at_request, after_events),
             config,
             &mut report,
         )?;
@@ -261,8 +260,7 @@ fn one_cut(
     o: &CrashOptions,
     sync: &'static str,
     steps: &[Step],
-    at_request: u64,
-    after_events: u64,
+    (at_request, after_events): (u64, u64),
     config: CutConfig,
     report: &mut CrashReport,
 ) -> SqlResult<Option<String>> {

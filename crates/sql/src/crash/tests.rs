@@ -15,7 +15,6 @@ fn run(mode: JournalMode, cuts: u32, seed: u64) -> CrashReport {
         transactions: 12,
         cuts,
         seed,
-        ..CrashOptions::default()
     };
     run_crash(&device(), &o).unwrap()
 }
@@ -90,7 +89,6 @@ fn an_unsynced_commit_point_is_caught() {
         transactions: 12,
         cuts: 40,
         seed: 1,
-        ..CrashOptions::default()
     };
     let r = run_crash_with(&device(), &o, Some("full")).unwrap();
     assert!(r.violations > 0, "{r:?}");
