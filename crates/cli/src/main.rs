@@ -1,13 +1,11 @@
 //! The `nandlab` command line.
 
 use clap::{Args, Parser, Subcommand};
-use nandlab_lab::chip::{ChipReport, ChipRunSpec, ChipWorkloadKind, SchedulerPolicy};
+use nandlab_lab::chip::{ChipRunSpec, ChipWorkloadKind, SchedulerPolicy};
 use nandlab_lab::control::Control;
 use nandlab_lab::experiments::{self, RunOptions, Scale};
-use nandlab_lab::stack::{
-    FioWorkload, Stack, StackOutcome, StackRun, TraceWorkload, WorkloadSection, device_stack,
-};
-use nandlab_lab::{LabError, LabResult, bench, output};
+use nandlab_lab::stack::{FioWorkload, Stack, TraceWorkload, WorkloadSection, device_stack};
+use nandlab_lab::{LabError, LabResult, console, output};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -30,6 +28,29 @@ macro_rules! out_raw {
             std::process::exit(0);
         }
     }};
+}
+
+/// Standard output for what `nandlab_lab::console` formats: ends the process quietly when stdout
+/// is closed, as `out!` does.
+struct QuietStdout;
+
+impl std::io::Write for QuietStdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if std::io::stdout().write_all(buf).is_err() {
+            std::process::exit(0);
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        if std::io::stdout().flush().is_err() {
+            std::process::exit(0);
+        }
+        Ok(())
+    }
+}
+
+fn stdout() -> QuietStdout {
+    QuietStdout
 }
 
 /// A usage error (bad arguments) with `message`.
@@ -394,7 +415,7 @@ fn run(cli: Cli, control: &Control) -> LabResult<()> {
         Command::Tpcc(args) => sql::tpcc(args),
         Command::SqlCrash(args) => sql::sql_crash(args),
         Command::Bench(args) => bench_cmd(args),
-        Command::Demo => demo(),
+        Command::Demo => console::demo(&mut stdout()),
         Command::Powercut(args) => powercut::powercut(args),
         Command::Crash(args) => crash::run(args),
         Command::Presets => {
@@ -439,76 +460,12 @@ fn chip(args: ChipArgs) -> LabResult<()> {
     spec.driver.interleave = !args.no_interleave;
     spec.driver.queue_depth = args.queue_depth;
     let report = spec.run()?;
-    print_chip_report(&spec, &report);
+    console::chip_report(&mut stdout(), &spec, &report)?;
     if let Some(dir) = args.out {
         nandlab_lab::chip::write_chip_report(&spec, &report, &dir)?;
         out!("\nwrote {}", dir.display());
     }
     Ok(())
-}
-
-fn print_chip_report(spec: &ChipRunSpec, r: &ChipReport) {
-    out!(
-        "chip run: preset {} | workload {} | {} requests | scheduler {} | cache {} | interleave {}",
-        spec.preset,
-        spec.workload.name(),
-        r.requests,
-        spec.driver.policy.name(),
-        spec.driver.cache,
-        spec.driver.interleave
-    );
-    out!(
-        "simulated {:.3} ms | throughput {:.2} MB/s ({:.0} IOPS) | bus contention {:.1} % | bus utilization {:.1} %",
-        r.sim_time_us / 1e3,
-        r.throughput_mb_per_s,
-        r.iops,
-        100.0 * r.bus_contention_fraction,
-        100.0 * r.bus_utilization
-    );
-    out!("\nlatency (us)    count       p50       p90       p99     p99.9       max");
-    for (name, l) in [("read", &r.read_latency), ("write", &r.write_latency)] {
-        if l.count > 0 {
-            out!(
-                "{name:10} {:>10} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
-                l.count,
-                l.p50_us,
-                l.p90_us,
-                l.p99_us,
-                l.p999_us,
-                l.max_us
-            );
-        }
-    }
-    out!("\nstage       time (ms)   time %   energy (uJ)  energy %");
-    for s in &r.stages {
-        out!(
-            "{:8} {:>12.3} {:>8.1} {:>13.2} {:>9.1}",
-            s.stage,
-            s.time_us / 1e3,
-            100.0 * s.time_fraction,
-            s.energy_uj,
-            100.0 * s.energy_fraction
-        );
-    }
-    out!("\nop kind        ops   energy/op (uJ)   bus-stage %   mean latency (us)");
-    for k in &r.op_kinds {
-        out!(
-            "{:10} {:>8} {:>16.2} {:>13.1} {:>19.1}",
-            k.kind,
-            k.ops,
-            k.energy_per_op_uj,
-            100.0 * k.bus_stage_fraction,
-            k.latency.mean_us
-        );
-    }
-    out!(
-        "\nenergy {:.1} uJ (+ {:.1} uJ idle) | {} flash ops ({} multiplane) | {} events",
-        r.energy_uj,
-        r.idle_energy_uj,
-        r.flash_ops,
-        r.multiplane_ops,
-        r.events
-    );
 }
 
 fn reproduce(args: ReproduceArgs, control: &Control) -> LabResult<()> {
@@ -552,160 +509,6 @@ fn reproduce(args: ReproduceArgs, control: &Control) -> LabResult<()> {
     Ok(())
 }
 
-/// The main demo: paper 000's co-design experiment (R-E1) at quick scale, as a table.
-fn demo() -> LabResult<()> {
-    use nandlab_lab::experiments::{CurveValue, RunOptions, Scale};
-    out!(
-        "nandlab demo: a database storage engine on a simulated SSD (Miyaji et al. 2014, Fig. 12)"
-    );
-    out!("119-byte rows; random Insert/Delete/Update (30/30/40) at constant free space;");
-    out!(
-        "conventional engine vs co-designed engine (Insert Address Assist + Update-to-Delete+Insert)"
-    );
-    out!(
-        "on paper 000's SSD emulator scaled to 4 channels, 128 MB (NAND: 100 us read, 1.6 ms program,"
-    );
-    out!(
-        "8.5 ms erase; buffered host writes striped over dies, blocking GC; 40 uJ controller energy"
-    );
-    out!("per host command, fitted: preset miyaji2014-emulator)\n");
-    let options = RunOptions {
-        scale: Scale::Quick,
-        seed: 0,
-        ..RunOptions::default()
-    };
-    let experiment = experiments::find("miyaji-freespace")?;
-    let result = (experiment.run)(&options)?;
-    let curve = &result.curves[0];
-    let num = |v: &CurveValue| match v {
-        CurveValue::Number(n) => *n,
-        CurveValue::Label(_) => f64::NAN,
-    };
-    out!(
-        "{:>6} | {:>21} | {:>21} | {:>21} | {:>19}",
-        "free",
-        "queries/s",
-        "mJ/query",
-        "W/E cycles/block",
-        "GC page copies"
-    );
-    out!(
-        "{:>6} | {:>10} {:>10} | {:>10} {:>10} | {:>10} {:>10} | {:>9} {:>9}",
-        "space",
-        "conv.",
-        "co-design",
-        "conv.",
-        "co-design",
-        "conv.",
-        "co-design",
-        "conv.",
-        "co-des."
-    );
-    for pair in curve.rows.chunks(2) {
-        let (c, d) = (&pair[0], &pair[1]);
-        out!(
-            "{:>5}% | {:>10.0} {:>10.0} | {:>10.3} {:>10.3} | {:>10.1} {:>10.1} | {:>9.0} {:>9.0}",
-            num(&c[1]),
-            num(&c[2]),
-            num(&d[2]),
-            num(&c[3]),
-            num(&d[3]),
-            num(&c[4]),
-            num(&d[4]),
-            num(&c[5]),
-            num(&d[5])
-        );
-    }
-    out!(
-        "\nAt 20 % free space the co-designed engine runs {:.1}x the queries per second with {:.0} % less energy",
-        result.get("speedup_at_20pct"),
-        100.0 * result.get("energy_reduction_at_20pct")
-    );
-    out!(
-        "and {:.0} % fewer erase cycles per block (paper: 3.8x, -46 %, -62 %). Its inserts go to pages the FTL",
-        100.0 * result.get("we_reduction_at_20pct")
-    );
-    out!(
-        "is about to erase, so garbage collection finds nothing left to copy; with more free space the"
-    );
-    out!("conventional engine catches up. More: `nandlab reproduce --list`, docs/experiments.md.");
-    Ok(())
-}
-
-/// `nandlab bench pcm`: the whole SSD with dedup + the PCM log region (the measurement), then
-/// labelled variants.
-fn bench_pcm_cmd(requests: u64, json: bool) -> LabResult<()> {
-    if requests == 0 {
-        return Err(LabError::Usage("--requests must be at least 1".into()));
-    }
-    let b = bench::bench_pcm(requests)?;
-    if json {
-        let main = &b.rows[0];
-        let line = serde_json::json!({
-            "target": "pcm",
-            "requests": main.requests,
-            "writes_per_wall_s": main.writes_per_wall_s,
-            "writes_per_cpu_s": main.writes_per_cpu_s,
-            "wall_s": main.wall_s,
-            "cpu_s": main.cpu_s,
-            "sha1_pages_per_cpu_s": b.sha1_pages_per_cpu_s,
-            "rows": b.rows,
-            "peak_rss_mb": peak_rss_kb().map(|kb| kb as f64 / 1024.0),
-        });
-        out!("{line}");
-        return Ok(());
-    }
-    out!("nandlab bench pcm: bench-ssd, full payloads; 16 MiB cidr11 PCM: 4 MiB fingerprint store");
-    out!(
-        "(16 segments, binary search) + 8 MiB log region; desktop content over {} pages (half whole",
-        b.span_pages
-    );
-    out!(
-        "8 KiB pages, half small updates), one write request at a time; first row: the measurement"
-    );
-    out!(
-        "  {:<26} {:>9} {:>8} {:>8} {:>13} {:>12} {:>10} {:>9}",
-        "row",
-        "requests",
-        "wall s",
-        "CPU s",
-        "writes/wall-s",
-        "writes/CPU-s",
-        "to dedup/r",
-        "SHA-1/r"
-    );
-    let na = |x: Option<f64>, digits: usize| {
-        x.map_or_else(|| "n/a".to_string(), |v| format!("{v:.digits$}"))
-    };
-    for r in &b.rows {
-        out!(
-            "  {:<26} {:>9} {:>8.3} {:>8} {:>13.0} {:>12} {:>10.2} {:>9.2}",
-            r.label,
-            r.requests,
-            r.wall_s,
-            na(r.cpu_s, 2),
-            r.writes_per_wall_s,
-            na(r.writes_per_cpu_s, 0),
-            r.pages_to_dedup_per_request,
-            r.sha1_computed_per_request
-        );
-    }
-    out!(
-        "  SHA-1 of an 8 KiB page alone: {} pages/CPU-s",
-        na(b.sha1_pages_per_cpu_s, 0)
-    );
-    out!("  (CPU s: the process's user + system time, all threads, 10 ms ticks; to dedup/r: pages");
-    out!("  sent towards flash through dedup per request; SHA-1/r: hashes the simulator computed");
-    out!("  per request, the others' SHA-1s remembered while their bytes were unchanged)");
-    let failures: u64 = b.rows.iter().map(|r| r.check_failures).sum();
-    if failures > 0 {
-        return Err(LabError::Usage(format!(
-            "bench pcm: {failures} internal check failures in the PCM stage"
-        )));
-    }
-    Ok(())
-}
-
 /// `nandlab bench TARGET`: a readable table, or one JSON line with `--json`.
 fn bench_cmd(args: BenchArgs) -> LabResult<()> {
     if args.device.is_some() && args.target != "sql" {
@@ -720,285 +523,21 @@ fn bench_cmd(args: BenchArgs) -> LabResult<()> {
             args.target
         )));
     }
-    match args.target.as_str() {
-        "sql" => sql::bench(
+    if args.target == "sql" {
+        return sql::bench(
             args.device.as_deref(),
             args.requests.unwrap_or(20_000),
             args.json,
-        ),
-        "ssd" => {
-            let requests = args.requests.unwrap_or(4_000_000);
-            let b = if args.steady {
-                bench::bench_ssd_steady(requests, 0)?
-            } else {
-                bench::bench_ssd(requests, 0)?
-            };
-            if args.json {
-                let line = serde_json::json!({
-                    "target": "ssd",
-                    "steady": args.steady,
-                    "requests": b.requests,
-                    "wall_s": b.wall_seconds,
-                    "precondition_wall_s": b.precondition_wall_seconds,
-                    "host_requests_per_wall_s": b.host_requests_per_wall_second,
-                    "sim_write_iops": b.sim_iops,
-                    "waf": b.waf,
-                    "peak_rss_mb": peak_rss_kb().map(|kb| kb as f64 / 1024.0),
-                });
-                out!("{line}");
-                return Ok(());
-            }
-            out!(
-                "nandlab bench ssd: 4 ch x 2 chips x 2 dies x 2 planes x 128 blocks x 256 pages x 8 KiB,"
-            );
-            out!(
-                "MLC 75/750/3800 us, 25 % OP, greedy GC, QD 32, uniform random 8 KiB writes, timing-only"
-            );
-            if args.steady {
-                out!(
-                    "  precondition              full and fragmented, {:.3} s",
-                    b.precondition_wall_seconds
-                );
-            }
-            out!("  requests                  {}", b.requests);
-            out!("  wall time                 {:.3} s", b.wall_seconds);
-            out!(
-                "  host requests / wall-s    {:.0}",
-                b.host_requests_per_wall_second
-            );
-            out!("  simulated write IOPS      {:.0}", b.sim_iops);
-            out!("  WAF                       {:.3}", b.waf);
-            if let Some(kb) = peak_rss_kb() {
-                out!("  peak memory (VmHWM)       {:.1} MB", kb as f64 / 1024.0);
-            }
-            Ok(())
-        }
-        "chip" => {
-            let b = bench::bench_chip(args.requests.unwrap_or(2_000_000))?;
-            if args.json {
-                out!("{}", json_line("chip", &b));
-                return Ok(());
-            }
-            out!("nandlab bench chip: 8 interleaved dies, 2 KB legacy writes (mlc1)");
-            out!("  requests            {}", b.requests);
-            out!("  flash ops           {}", b.flash_ops);
-            out!("  events              {}", b.events);
-            out!("  wall time           {:.3} s", b.wall_s);
-            out!("  flash ops / wall-s  {:.0}", b.ops_per_wall_s);
-            out!("  events / wall-s     {:.0}", b.events_per_wall_s);
-            out!("  simulated time      {:.3} s", b.simulated_s);
-            Ok(())
-        }
-        "engine" => {
-            let b = bench::bench_engine(args.requests.unwrap_or(200_000))?;
-            if args.json {
-                out!("{}", json_line("engine", &b));
-                return Ok(());
-            }
-            out!(
-                "nandlab bench engine: co-designed engine on the miyaji2014 SSD (1 channel, 32 MB),"
-            );
-            out!("fill to 20 % free space, then random Insert/Delete/Update 30/30/40");
-            out!("  fill inserts              {}", b.fill_inserts);
-            out!("  queries                   {}", b.queries);
-            out!("  wall time                 {:.3} s", b.wall_s);
-            out!("  queries / wall-s          {:.0}", b.queries_per_wall_s);
-            out!(
-                "  engine ops / wall-s       {:.0} (fill inserts + queries)",
-                b.engine_ops_per_wall_s
-            );
-            out!(
-                "  simulated queries / s     {:.0}",
-                b.simulated_queries_per_s
-            );
-            Ok(())
-        }
-        "sim" => {
-            let b = bench::bench_sim(args.requests.unwrap_or(300_000))?;
-            if args.json {
-                out!("{}", json_line("sim", &b));
-                return Ok(());
-            }
-            out!("nandlab bench sim: YCSB workload C (zipfian) as SiM lookups on sim2024,");
-            out!("2,000 leaves x 480 keys, no page cache, one query at a time");
-            out!("  queries                   {}", b.requests);
-            out!("  wall time                 {:.3} s", b.wall_s);
-            out!("  queries / wall-s          {:.0}", b.queries_per_wall_s);
-            out!("  simulated queries / s     {:.0}", b.simulated_qps);
-            Ok(())
-        }
-        "pcm" => bench_pcm_cmd(args.requests.unwrap_or(100_000), args.json),
-        other => Err(LabError::Usage(format!(
-            "unknown bench target `{other}` (expected: chip, ssd, engine, sim, sql or pcm)"
-        ))),
-    }
-}
-
-/// `{"target": target, ...fields of value}` on one line.
-fn json_line(target: &str, value: &impl serde::Serialize) -> String {
-    let mut object = serde_json::Map::new();
-    object.insert("target".into(), target.into());
-    if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(value) {
-        object.extend(fields);
-    }
-    serde_json::Value::Object(object).to_string()
-}
-
-fn peak_rss_kb() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// One line on what a `[pcm]` stage did.
-fn pcm_summary(r: &nandlab_lab::stack::PcmStageReport) -> String {
-    let energy_mj = (r.device.read_energy_pj
-        + r.device.write_energy_pj
-        + r.finder.as_ref().map_or(0.0, |f| f.hash_energy_pj))
-        / 1e9;
-    let mut line = format!(
-        "pcm ({}, log {}): {energy_mj:.3} mJ",
-        r.preset,
-        r.log_kind.unwrap_or("none")
-    );
-    if let Some(d) = &r.dedup {
-        line += &format!(
-            " | dedup: {} of {} pages to flash shared, {} unchanged",
-            d.duplicates_shared, d.pages_checked, d.duplicates_unchanged
         );
     }
-    if let Some(l) = &r.log {
-        line += &format!(
-            " | log: {} of {} updates logged ({} B), {} merges, {} pages to flash",
-            l.new_log_block + l.existing_sector + l.new_sector,
-            l.writes,
-            l.log_bytes_written,
-            l.merges,
-            l.flash_page_writes()
-        );
-    }
-    if r.check_failures > 0 {
-        line += &format!(" | {} CHECK FAILURES", r.check_failures);
-    }
-    line
-}
-
-fn finish(stack: &Stack, run: &StackRun, out: Option<PathBuf>, json: bool) -> LabResult<()> {
-    if json {
-        out!("{}", run.metrics_json());
-    }
-    match &run.outcome {
-        _ if json => {}
-        StackOutcome::Ssd {
-            run: ssd_run,
-            folded_requests,
-            read_preconditioned_pages,
-            fitted_blocks_per_plane,
-            pcm,
-        } => {
-            if let Some(pcm) = pcm {
-                out!("{}", pcm_summary(pcm));
-            }
-            if let Some(blocks) = fitted_blocks_per_plane {
-                out!(
-                    "note: grew the device to {blocks} blocks per plane ({} bytes logical) to hold the trace",
-                    ssd_run.report.logical_pages * u64::from(ssd_run.report.page_size_bytes)
-                );
-            }
-            if *read_preconditioned_pages > 0 {
-                let what = match &stack.config.workload {
-                    WorkloadSection::Fio(_) => "the jobs read",
-                    _ => "the trace reads",
-                };
-                out!(
-                    "note: preconditioned {read_preconditioned_pages} pages {what} before writing"
-                );
-            }
-            if *folded_requests > 0 {
-                out!(
-                    "note: {folded_requests} requests beyond the SSD's logical capacity were folded into it"
-                );
-            }
-            out_raw!("{}", nandlab_lab::ssd::summary_text(&ssd_run.report));
-        }
-        StackOutcome::Engine { device, pcm, .. } => {
-            if let Some(pcm) = pcm {
-                out!("{}", pcm_summary(pcm));
-                let c = &device.counters;
-                out!(
-                    "ssd (fill and queries): {} host page writes, {} flash programs (WAF {:.3}), {} erases",
-                    c.host_pages_written,
-                    c.flash_pages_programmed,
-                    device.waf,
-                    c.erases
-                );
-            }
-            let engine = stack
-                .config
-                .engine
-                .as_ref()
-                .expect("engine workloads have [engine]");
-            out!(
-                "engine: IAA {} | U2DI {} | {}-byte rows | workload {}",
-                engine.iaa,
-                engine.u2di,
-                engine.row_size_bytes,
-                stack.config.workload.kind()
-            );
-        }
-        StackOutcome::SimLookup { .. } => {}
-    }
-    if let (StackOutcome::SimLookup { report: r, .. }, false) = (&run.outcome, json) {
-        out!(
-            "sim-lookup: {} records in {} leaves ({} slots each, {} of {} SiM pages) | {} lookups, {} of loaded keys, {} hits, {} value gathers",
-            r.records,
-            r.leaves,
-            r.slots_per_leaf,
-            r.region_pages_used,
-            r.region_pages,
-            r.lookups,
-            r.present_lookups,
-            r.hits,
-            r.gathers
-        );
-        if let Some(failure) = &r.first_failure {
-            out!(
-                "VERIFICATION FAILURES: {} (first: {failure})",
-                r.verification_failures
-            );
-        }
-    }
-    if let (StackOutcome::Engine { .. } | StackOutcome::SimLookup { .. }, false) =
-        (&run.outcome, json)
-    {
-        for (name, value) in &run.metrics {
-            out!("  {name:24} {value:.4}");
-        }
-    }
-    if let Some(dir) = out {
-        nandlab_lab::ssd::write_stack_results(stack, run, &dir)?;
-        if !json {
-            out!("wrote {}", dir.display());
-        }
-    }
-    if run.interrupted() {
-        match &run.outcome {
-            StackOutcome::Ssd { run, .. } => {
-                eprintln!(
-                    "interrupted: kept results of {} requests",
-                    run.report.completed
-                )
-            }
-            StackOutcome::Engine { metrics, .. } => eprintln!(
-                "interrupted: kept results of {} queries",
-                metrics.queries.total().count
-            ),
-            StackOutcome::SimLookup { .. } => {
-                eprintln!("interrupted before the lookups: nothing measured")
-            }
-        }
-    }
-    Ok(())
+    let steady = args.steady;
+    console::bench(
+        &mut stdout(),
+        &args.target,
+        args.requests,
+        steady,
+        args.json,
+    )
 }
 
 fn run_stack(args: RunArgs, control: &Control) -> LabResult<()> {
@@ -1027,7 +566,7 @@ fn run_stack(args: RunArgs, control: &Control) -> LabResult<()> {
         output::check_writable_dir(dir)?;
     }
     let run = stack.run(args.capture.as_deref(), control)?;
-    finish(&stack, &run, args.out, args.json)
+    console::finish(&mut stdout(), &stack, &run, args.out, args.json)
 }
 
 fn replay(args: ReplayArgs, control: &Control) -> LabResult<()> {
@@ -1045,7 +584,7 @@ fn replay(args: ReplayArgs, control: &Control) -> LabResult<()> {
         output::check_writable_dir(dir)?;
     }
     let run = stack.run(args.capture.as_deref(), control)?;
-    finish(&stack, &run, args.out, args.json)
+    console::finish(&mut stdout(), &stack, &run, args.out, args.json)
 }
 
 fn fio(args: FioArgs, control: &Control) -> LabResult<()> {
@@ -1058,7 +597,7 @@ fn fio(args: FioArgs, control: &Control) -> LabResult<()> {
         output::check_writable_dir(dir)?;
     }
     let run = stack.run(args.capture.as_deref(), control)?;
-    finish(&stack, &run, args.out, args.json)
+    console::finish(&mut stdout(), &stack, &run, args.out, args.json)
 }
 
 fn sweep(args: SweepArgs, control: &Control) -> LabResult<()> {

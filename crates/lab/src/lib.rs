@@ -5,6 +5,7 @@ pub mod api;
 pub mod bench;
 pub mod chip;
 pub mod codesign;
+pub mod console;
 pub mod control;
 pub mod error;
 pub mod experiments;
