@@ -147,11 +147,11 @@ COMBINED = [
 @register("pcm-combined")
 def pcm_combined(source: Source) -> Figure:
     """Fig. 5.8 / R-P1: SSD lifetime and energy of dedup, the PCM log region and both, relative
-    to no PCM, with the thesis's ≈ 4x lifetime and < 80 % energy as stars."""
+    to no PCM, with the thesis's values (the summary's, R-P1) as stars."""
     r = load(source)
     df = r.curve("combined")
     axes = new_figure(
-        "nandlab PCM dedup + log region vs no PCM (R-P1: ≈ 4x lifetime at < 80 % energy)",
+        "nandlab PCM dedup + log region vs no PCM (R-P1, thesis Fig. 5.8)",
         2,
         12.0,
         4.6,
