@@ -92,23 +92,35 @@ fn workload(s: &Size) -> DesktopSpec {
     DesktopSpec::new(logical * 4 / 5, s.requests)
 }
 
+/// The `[pcm]` section of a point, as a typed TOML table (no config text assembled by hand).
 fn pcm_section(capacity_bytes: u64, dedup_bytes: Option<u64>, log: Option<(&str, u64)>) -> String {
-    let mut t = format!("[pcm]\npreset = \"cidr11\"\ncapacity_bytes = {capacity_bytes}\n");
+    use toml::{Table, Value};
+    let int = |v: u64| Value::Integer(i64::try_from(v).expect("PCM sizes fit in an i64"));
+    let mut pcm = Table::new();
+    pcm.insert("preset".into(), Value::from("cidr11"));
+    pcm.insert("capacity_bytes".into(), int(capacity_bytes));
     if let Some(b) = dedup_bytes {
-        t += &format!("[pcm.dedup]\nstore_size_bytes = {b}\nsegments = 4\nsearch = \"binary\"\n");
+        let mut dedup = Table::new();
+        dedup.insert("store_size_bytes".into(), int(b));
+        dedup.insert("segments".into(), Value::Integer(4));
+        dedup.insert("search".into(), Value::from("binary"));
+        pcm.insert("dedup".into(), Value::Table(dedup));
     }
     if let Some((kind, bytes)) = log {
         // `region-logged`: the thesis's region flushing only the logged pages of a block
-        let written = kind.trim_end_matches("-logged");
-        t += &format!("[pcm.log]\nkind = \"{written}\"\n");
+        let mut section = Table::new();
+        section.insert("kind".into(), Value::from(kind.trim_end_matches("-logged")));
         if kind != "ipl" {
-            t += &format!("region_size_bytes = {bytes}\n");
+            section.insert("region_size_bytes".into(), int(bytes));
         }
         if kind == "region-logged" {
-            t += "flush_whole_block = false\n";
+            section.insert("flush_whole_block".into(), Value::Boolean(false));
         }
+        pcm.insert("log".into(), Value::Table(section));
     }
-    t
+    let mut root = Table::new();
+    root.insert("pcm".into(), Value::Table(pcm));
+    toml::to_string(&root).expect("a TOML table serializes")
 }
 
 fn n(v: impl Into<f64>) -> CurveValue {
