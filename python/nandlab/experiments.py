@@ -4,9 +4,9 @@ the points measured and stop on Ctrl-C keeping the points finished (see `nandlab
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nandlab import _nandlab
 from nandlab.progress import Progress, run
@@ -25,12 +25,22 @@ class ExperimentInfo:
 @dataclass(frozen=True)
 class Reproduction:
     """An experiment's outputs: its summary metrics and the CSV curves in `out`;
-    `interrupted` when Ctrl-C stopped it (then they cover the points finished)."""
+    `interrupted` when Ctrl-C stopped it (then they cover the points finished).
+
+    `paper` is the paper's values as the experiment declares them (summary.json's ``"paper"``:
+    one dict per value with ``name``, ``metric``, ``value``, ``unit``, ``source``, ``point``,
+    ``nandlab`` and ``ratio``; empty when the paper gives none). Each is also in `metrics` as
+    ``paper_<name>``."""
 
     experiment: str
     metrics: dict[str, float]
     out: Path
     interrupted: bool = False
+    paper: list[dict[str, Any]] = field(default_factory=list)
+
+    def paper_value(self, name: str) -> float | None:
+        """The paper's value `name` (a declared ``paper_<name>``), or None."""
+        return next((float(p["value"]) for p in self.paper if p["name"] == name), None)
 
     def curve(self, name: str) -> pd.DataFrame:
         """One CSV curve of the experiment as a DataFrame."""
@@ -40,6 +50,11 @@ class Reproduction:
 
     def curves(self) -> list[str]:
         return sorted(p.stem for p in self.out.glob("*.csv"))
+
+
+def paper_list(value: object) -> list[dict[str, Any]]:
+    """summary.json's ``"paper"`` as a list (``{"none": why}`` and absence: empty)."""
+    return [p for p in value if isinstance(p, dict)] if isinstance(value, list) else []
 
 
 def list_experiments() -> list[ExperimentInfo]:
@@ -66,7 +81,11 @@ def reproduce(
         experiment = summary.pop("experiment")
         interrupted = bool(summary.pop("interrupted", False))
         return Reproduction(
-            experiment=experiment, metrics=summary, out=target, interrupted=interrupted
+            experiment=experiment,
+            metrics=summary,
+            out=target,
+            interrupted=interrupted,
+            paper=paper_list(summary.pop("paper", None)),
         )
 
     return run(

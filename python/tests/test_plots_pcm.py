@@ -9,8 +9,16 @@ from nandlab import plots
 COLUMNS = "scale_factor,layout,mode,algorithm,bits_programmed,energy_uj,latency_ms"
 
 
-def write_results(folder: Path) -> None:
-    (folder / "summary.json").write_text(json.dumps({"experiment": "pcm-hashjoin"}))
+PAPER = [
+    {"name": f"mainmemory_row_{m}_reduction", "value": v}
+    for m, v in (("wear", 0.6), ("energy", 0.5), ("latency", 0.3))
+]
+"""The thesis's Fig. 5.11 reductions as the experiment declares them in summary.json."""
+
+
+def write_results(folder: Path, paper: list[dict[str, object]] = PAPER) -> None:
+    summary = {"experiment": "pcm-hashjoin", "paper": paper}
+    (folder / "summary.json").write_text(json.dumps(summary))
     rows = []
     for layout in ("row", "column"):
         for mode in ("storage", "main-memory"):
@@ -28,6 +36,11 @@ def test_pcm_hashjoin_figure_shows_ratios_to_grace_and_the_thesis_stars(tmp_path
     assert heights == [0.1, 1.0]
     assert [round(y, 2) for _, y in stars(fig)] == [0.4, 0.5, 0.7]
     assert np.isclose(fig.axes[2].patches[4].get_height(), 0.5)
+
+
+def test_pcm_hashjoin_stars_come_from_the_summary_only(tmp_path: Path) -> None:
+    write_results(tmp_path, paper=[])
+    assert stars(plots.plot(tmp_path)) == []
 
 
 USERS_COLUMNS = "users,layout,mode,algorithm,relative_wear,relative_energy,relative_latency"

@@ -7,7 +7,7 @@ import nandlab
 from nandlab import plots
 
 
-def write(folder: Path, experiment: str, csv: str, text: str, metrics: dict[str, float]) -> None:
+def write(folder: Path, experiment: str, csv: str, text: str, metrics: dict[str, object]) -> None:
     (folder / "summary.json").write_text(json.dumps({"experiment": experiment, **metrics}))
     (folder / csv).write_text(text)
 
@@ -56,10 +56,17 @@ def test_pcm_combined_figure_marks_the_thesis_targets(tmp_path: Path) -> None:
         "log-region,300,3000,0.3,800,2.6\n"
         "dedup+log-region,40,500,2.5,170,0.57\n"
     )
-    write(tmp_path, "pcm-combined", "combined.csv", text, {})
+    paper = [
+        {"name": "lifetime_ratio", "value": 4.0},
+        {"name": "energy_ratio_max", "value": 0.8},
+    ]
+    write(tmp_path, "pcm-combined", "combined.csv", text, {"paper": paper})
     fig = plots.plot(tmp_path)
     check_paper_figure(fig, tmp_path / "combined.png", "nandlab PCM dedup + log region", True)
     assert [round(y, 2) for _, y in stars(fig)] == [4.0, 0.8]
+    # the stars are the summary's: none without it
+    write(tmp_path, "pcm-combined", "combined.csv", text, {})
+    assert stars(plots.plot(tmp_path)) == []
     assert [round(p.get_height(), 2) for p in fig.axes[0].patches] == [1, 1.6, 0.3, 2.5]
 
 

@@ -5,11 +5,10 @@
 use crate::crash::violations_found;
 use crate::usage;
 use clap::Args;
-use nandlab_ftl::power::RecoveryVariant;
-use nandlab_ftl::{GcPolicy, GcScheduling, MappingKind};
 use nandlab_lab::power::scaling::recovery_scaling_checkpointed;
 use nandlab_lab::power::sweep::{SweepMode, sweep};
 use nandlab_lab::power::{CrashCase, CrashDevice, CrashWorkload, CutPoint, ps_to_us, run_case};
+use nandlab_lab::power::{GcScheduling, RecoveryVariant, parse_config_name};
 use nandlab_lab::{LabError, LabResult};
 
 #[derive(Args, Debug)]
@@ -227,36 +226,9 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
         }
         _ => CutPoint::End,
     };
-    let mapping = match args.mapping.as_str() {
-        "page" => MappingKind::Page,
-        "block" => MappingKind::Block,
-        "hybrid" => MappingKind::Hybrid,
-        other => {
-            return Err(usage(format!(
-                "--mapping {other:?}: expected page, block or hybrid"
-            )));
-        }
-    };
-    let gc_policy = match args.gc_policy.as_str() {
-        "greedy" => GcPolicy::Greedy,
-        "fifo" => GcPolicy::Fifo,
-        "cost-benefit" => GcPolicy::CostBenefit,
-        "random" => GcPolicy::Random,
-        other => {
-            return Err(usage(format!(
-                "--gc-policy {other:?}: expected greedy, fifo, cost-benefit or random"
-            )));
-        }
-    };
-    let gc_scheduling = match args.gc_scheduling.as_str() {
-        "blocking" => GcScheduling::Blocking,
-        "interleaved" => GcScheduling::Interleaved,
-        other => {
-            return Err(usage(format!(
-                "--gc-scheduling {other:?}: expected blocking or interleaved"
-            )));
-        }
-    };
+    let mapping = parse_config_name("--mapping", &args.mapping)?;
+    let gc_policy = parse_config_name("--gc-policy", &args.gc_policy)?;
+    let gc_scheduling: GcScheduling = parse_config_name("--gc-scheduling", &args.gc_scheduling)?;
     if args.gc_urgent_free_blocks > 0 && gc_scheduling != GcScheduling::Interleaved {
         return Err(usage(
             "--gc-urgent-free-blocks: applies to --gc-scheduling interleaved only".into(),

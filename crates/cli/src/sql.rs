@@ -1,8 +1,8 @@
 //! `nandlab sql`: SQL from a file or stdin on a SQLite database on a simulated SSD.
 
 use clap::Args;
+use nandlab_lab::sql::{JournalMode, SqlOptions, StatementOutput};
 use nandlab_lab::{LabError, LabResult};
-use nandlab_sql::{JournalMode, SqlDb, SqlOptions, StatementOutput};
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -12,7 +12,7 @@ pub struct SqlArgs {
     file: Option<PathBuf>,
     /// The SSD: a preset (`nandlab presets`), a device file ([nand] and [ssd]) or a stack
     /// config (its device and [run] seed). Page bytes are always kept (payload = "full").
-    #[arg(long, default_value = nandlab_sql::DEFAULT_DEVICE)]
+    #[arg(long, default_value = nandlab_lab::sql::DEFAULT_DEVICE)]
     device: String,
     /// delete, truncate, persist, wal (in exclusive locking mode), off, or atomic (batch
     /// atomic writes on the transactional FTL: no journal).
@@ -45,7 +45,7 @@ pub fn sql(args: SqlArgs) -> LabResult<()> {
         synchronous: args.synchronous.clone(),
         ..SqlOptions::default()
     };
-    let mut db = SqlDb::open_device(&args.device, args.seed, options).map_err(usage)?;
+    let mut db = nandlab_lab::sql::open_device(&args.device, args.seed, options)?;
     let outputs = db.run_script(&script).map_err(usage)?;
     let metrics = db.metrics().map_err(usage)?;
     let files = db.disk().map_err(usage)?.file_sizes();
@@ -108,13 +108,13 @@ fn read_script(file: Option<&PathBuf>) -> LabResult<String> {
     }
 }
 
-fn usage(e: nandlab_sql::SqlError) -> LabError {
+fn usage(e: nandlab_lab::sql::SqlError) -> LabError {
     LabError::Usage(e.to_string())
 }
 
 /// `nandlab bench sql`: wall time through the VFS vs SQLite in memory, WAL and DELETE.
 pub fn bench(device: Option<&str>, transactions: u64, json: bool) -> LabResult<()> {
-    let device = device.unwrap_or(nandlab_sql::DEFAULT_DEVICE);
+    let device = device.unwrap_or(nandlab_lab::sql::DEFAULT_DEVICE);
     if !json {
         out!(
             "nandlab bench sql: {transactions} transactions (BEGIN, 4 upserts of 200-byte rows over 10,000 keys, 1 lookup, COMMIT)"
@@ -122,7 +122,8 @@ pub fn bench(device: Option<&str>, transactions: u64, json: bool) -> LabResult<(
         out!("on {device} (full payload) vs SQLite's in-memory database");
     }
     for mode in [JournalMode::Wal, JournalMode::Delete] {
-        let b = nandlab_sql::bench::bench_sql(device, mode, transactions).map_err(usage)?;
+        let spec = nandlab_lab::sql::device_spec(device)?;
+        let b = nandlab_lab::sql::bench::bench_sql(&spec, mode, transactions).map_err(usage)?;
         if json {
             out!("{}", serde_json::json!({"target": "sql", "result": b}));
             continue;
@@ -163,7 +164,7 @@ pub struct TpccArgs {
     #[arg(long)]
     small: bool,
     /// The SSD: a preset, a device file or a stack config (payload = "full" is forced).
-    #[arg(long, default_value = nandlab_sql::DEFAULT_DEVICE)]
+    #[arg(long, default_value = nandlab_lab::sql::DEFAULT_DEVICE)]
     device: String,
     /// delete, truncate, persist, wal, off or atomic (transactional FTL).
     #[arg(long, default_value = "wal")]
@@ -178,15 +179,15 @@ pub struct TpccArgs {
 
 /// `nandlab tpcc`: the TPC-C-like workload on SQLite on a simulated SSD.
 pub fn tpcc(args: TpccArgs) -> LabResult<()> {
-    let config = nandlab_sql::tpcc::TpccConfig {
+    let config = nandlab_lab::sql::tpcc::TpccConfig {
         warehouses: args.warehouses,
         terminals: args.terminals,
         transactions: args.transactions,
         seed: args.seed,
         scale: if args.small {
-            nandlab_sql::tpcc::TpccScale::small()
+            nandlab_lab::sql::tpcc::TpccScale::small()
         } else {
-            nandlab_sql::tpcc::TpccScale::standard()
+            nandlab_lab::sql::tpcc::TpccScale::standard()
         },
     };
     config.validate().map_err(usage)?;
@@ -194,8 +195,8 @@ pub fn tpcc(args: TpccArgs) -> LabResult<()> {
         journal_mode: args.journal_mode.parse().map_err(usage)?,
         ..SqlOptions::default()
     };
-    let mut db = SqlDb::open_device(&args.device, Some(args.seed), options).map_err(usage)?;
-    let r = nandlab_sql::tpcc::run_tpcc(&mut db, &config).map_err(usage)?;
+    let mut db = nandlab_lab::sql::open_device(&args.device, Some(args.seed), options)?;
+    let r = nandlab_lab::sql::tpcc::run_tpcc(&mut db, &config).map_err(usage)?;
     if args.json {
         out!("{}", serde_json::to_string(&r).expect("reports serialize"));
     } else {
@@ -259,7 +260,7 @@ pub struct SqlCrashArgs {
     #[arg(long, default_value_t = 20)]
     transactions: u32,
     /// The SSD (a crash-capable device: blocking GC, no multiplane; MLC/TLC need
-    /// paired_page_padding). Default: a small bench-ssd (`nandlab_sql::crash::CRASH_DEVICE`).
+    /// paired_page_padding). Default: a small bench-ssd (`nandlab_lab::sql::CRASH_DEVICE`).
     #[arg(long)]
     device: Option<String>,
     /// Seed of the workload, the cut points and the cuts.
@@ -272,7 +273,8 @@ pub struct SqlCrashArgs {
 
 /// `nandlab sql-crash`: crash tests of SQLite on the simulated SSD (docs/sql.md).
 pub fn sql_crash(args: SqlCrashArgs) -> LabResult<()> {
-    use nandlab_sql::crash::{CRASH_DEVICE, CrashOptions, run_crash};
+    use nandlab_lab::sql::CRASH_DEVICE;
+    use nandlab_lab::sql::crash::{CrashOptions, run_crash};
     let modes: Vec<JournalMode> = if args.journal_mode.trim().eq_ignore_ascii_case("all") {
         JournalMode::ALL.to_vec()
     } else {
@@ -281,16 +283,16 @@ pub fn sql_crash(args: SqlCrashArgs) -> LabResult<()> {
     if args.cuts == 0 {
         return Err(LabError::Usage("--cuts 0: at least one cut".into()));
     }
+    let device = nandlab_lab::sql::device_spec(args.device.as_deref().unwrap_or(CRASH_DEVICE))?;
     let mut reports = Vec::new();
     for mode in modes {
         let o = CrashOptions {
-            device: args.device.clone().unwrap_or_else(|| CRASH_DEVICE.into()),
             journal_mode: mode,
             transactions: args.transactions,
             cuts: args.cuts,
             seed: args.seed,
         };
-        let r = run_crash(&o).map_err(usage)?;
+        let r = run_crash(&device, &o).map_err(usage)?;
         if !args.json {
             out!(
                 "{:9} sync {:5} cuts {:5}  violations {:4}{}  in-flight committed/lost {}/{}  torn programs {}  uncommitted pages discarded {}",

@@ -1,12 +1,14 @@
 //! Chip-level runs: a preset (or config file) with overrides, a chip workload, a scheduler.
 
 use crate::error::{LabError, LabResult};
-use nandlab_ftl::sched::{
-    ChipReport, ChipWorkload, ChipWorkloadKind, DriverConfig, SchedulerPolicy, chip_report,
-    run_requests,
-};
+use nandlab_ftl::sched::{ChipWorkload, DriverConfig, chip_report, run_requests};
 use nandlab_nand::{NandConfig, NandSim, preset};
 use serde::{Deserialize, Serialize};
+
+/// The chip-level types the front ends name (workload kinds, scheduler policies, the report).
+pub use nandlab_ftl::sched::{ChipReport, ChipWorkloadKind, SchedulerPolicy};
+/// The NAND chip presets (`nandlab presets`).
+pub use nandlab_nand::{preset as nand_preset, preset_names as nand_preset_names};
 
 /// Everything a chip-level run needs. Geometry overrides apply on top of the preset.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -5,9 +5,9 @@
 //! is named.
 
 use crate::error::{LabError, LabResult};
+use crate::sim_eval::{BatchConfig, EvalConfig, EvalMode, run_batched, run_eval, table1};
 use nandlab_core::SimTime;
 use nandlab_nand::{NandConfig, NandSim, PageAddress};
-use nandlab_search::eval::{BatchConfig, EvalConfig, EvalMode, run_batched, run_eval, table1};
 use nandlab_search::index::{
     ChipMeter, FieldRange, Predicate, RangeMethod, RowLayout, SecondaryIndex,
 };
@@ -111,7 +111,7 @@ struct EvalSpec {
     seed: Option<u64>,
 }
 
-/// Runs one point of the evaluation harness (`nandlab_search::eval::run_eval`); returns the
+/// Runs one point of the evaluation harness ([`crate::sim_eval::run_eval`]); returns the
 /// `EvalResult` as JSON.
 pub fn sim_eval_json(spec_json: &str) -> LabResult<String> {
     let spec: EvalSpec = crate::api::from_json("sim eval spec", spec_json)?;
@@ -179,7 +179,7 @@ fn default_seed() -> u64 {
     1
 }
 
-/// Runs the deadline-batched readers (`nandlab_search::eval::run_batched`).
+/// Runs the deadline-batched readers ([`crate::sim_eval::run_batched`]).
 pub fn sim_batch_json(spec_json: &str) -> LabResult<String> {
     let spec: BatchSpec = crate::api::from_json("sim batch spec", spec_json)?;
     let deadline = match spec.deadline_ns {
@@ -214,7 +214,7 @@ pub fn sim_batch_json(spec_json: &str) -> LabResult<String> {
 /// The paper's Table I recomputed from its stated bus rates and currents.
 pub fn sim_table1_json() -> String {
     let t = table1();
-    let column = |c: &nandlab_search::eval::Table1Column| {
+    let column = |c: &crate::sim_eval::Table1Column| {
         json!({
             "io_bytes": c.io_bytes,
             "bus_mts": c.bus_mts,

@@ -59,8 +59,8 @@ impl SqlConnection {
             synchronous,
         };
         let db = py
-            .detach(|| SqlDb::open_device(&device, seed, options))
-            .map_err(to_py_err)?;
+            .detach(|| nandlab_lab::sql::open_device(&device, seed, options))
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(SqlConnection {
             db: Mutex::new(Some(db)),
         })
@@ -221,7 +221,8 @@ pub fn run_tpcc(
         ..SqlOptions::default()
     };
     py.detach(|| {
-        let mut db = SqlDb::open_device(&device, Some(seed), options)?;
+        let mut db = nandlab_lab::sql::open_device(&device, Some(seed), options)
+            .map_err(|e| nandlab_sql::SqlError::Usage(e.to_string()))?;
         let report = run_tpcc(&mut db, &config)?;
         Ok(serde_json::to_string(&report).expect("reports serialize"))
     })

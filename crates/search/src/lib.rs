@@ -29,7 +29,6 @@
 pub mod batch;
 pub mod command;
 pub mod error;
-pub mod eval;
 pub mod index;
 pub mod leaf;
 pub mod store;

@@ -15,8 +15,8 @@
 //! chunk 2), so the tree header's chunk 1 is cleared from every bitmap.
 
 use crate::error::{SearchError, SearchResult};
-use crate::eval::chip_energy_pj;
 use crate::header::DATA_BYTES;
+use crate::index::chip_energy_pj;
 use crate::store::{LogicalPage, SimPageStore};
 use nandlab_core::SimTime;
 use nandlab_engine::btree::node::{EMPTY_KEY, HEADER_WORDS, LEAF_MAGIC};

@@ -42,7 +42,11 @@ fn transaction(i: u64) -> Vec<(&'static str, Vec<SqlValue>)> {
 }
 
 /// Runs `transactions` transactions on `device` in `mode` and on an in-memory database.
-pub fn bench_sql(device: &str, mode: JournalMode, transactions: u64) -> SqlResult<SqlBench> {
+pub fn bench_sql(
+    device: &dyn crate::SsdSource,
+    mode: JournalMode,
+    transactions: u64,
+) -> SqlResult<SqlBench> {
     let options = SqlOptions {
         journal_mode: mode,
         ..SqlOptions::default()
@@ -100,7 +104,12 @@ mod tests {
 
     #[test]
     fn the_bench_runs_and_counts_its_transactions() {
-        let b = bench_sql(SMALL_DEVICE, JournalMode::Wal, 20).unwrap();
+        let b = bench_sql(
+            &crate::device::named::Named(SMALL_DEVICE.into()),
+            JournalMode::Wal,
+            20,
+        )
+        .unwrap();
         assert_eq!(b.transactions, 20);
         assert!(b.transactions_per_sim_s > 0.0 && b.waf >= 1.0, "{b:?}");
     }

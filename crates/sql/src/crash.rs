@@ -13,26 +13,20 @@
 //! cut in a commit can corrupt the database): its findings are reported apart.
 
 use crate::db::{JournalMode, SqlDb, SqlOptions, SqlValue};
-use crate::device::{build_ssd, device_spec};
+use crate::device::SsdSource;
 use crate::error::{SqlError, SqlResult};
 use nandlab_ftl::Ssd;
 use nandlab_ftl::power::{CutConfig, RecoveryVariant};
 use serde::Serialize;
-
-/// A small MLC device for crash runs (bench-ssd's chip, 1 channel × 1 chip × 2 dies × 2
-/// planes × 32 blocks × 64 pages of 8 KiB; paired-page padding on, as the power-loss contract
-/// needs on MLC).
-pub const CRASH_DEVICE: &str = "[ssd]\npreset = \"bench-ssd\"\n[ssd.mapping]\npaired_page_padding = true\n[nand.geometry]\nchannels = 1\nchips_per_channel = 1\nblocks_per_plane = 32\npages_per_block = 64\n";
 
 /// Accounts in the workload's table.
 const ACCOUNTS: i64 = 100;
 /// Each account's initial balance.
 const BALANCE: i64 = 1000;
 
-/// What to run.
+/// What to run (on a device given beside it: `nandlab_lab::sql::CRASH_DEVICE` is the usual one).
 #[derive(Clone, Debug)]
 pub struct CrashOptions {
-    pub device: String,
     pub journal_mode: JournalMode,
     /// Transactions after the setup transaction.
     pub transactions: u32,
@@ -44,7 +38,6 @@ pub struct CrashOptions {
 impl Default for CrashOptions {
     fn default() -> Self {
         CrashOptions {
-            device: CRASH_DEVICE.into(),
             journal_mode: JournalMode::Delete,
             transactions: 20,
             cuts: 20,
@@ -156,12 +149,16 @@ fn options_with(
 
 /// A new traced device with the database opened on it.
 #[cfg(test)]
-fn open_traced(o: &CrashOptions) -> SqlResult<(SqlDb, u64)> {
-    open_traced_with(o, None)
+fn open_traced(device: &dyn SsdSource, o: &CrashOptions) -> SqlResult<(SqlDb, u64)> {
+    open_traced_with(device, o, None)
 }
 
-fn open_traced_with(o: &CrashOptions, sync: Option<&'static str>) -> SqlResult<(SqlDb, u64)> {
-    let (mut ssd, seed) = build_ssd(&o.device, Some(o.seed))?;
+fn open_traced_with(
+    device: &dyn SsdSource,
+    o: &CrashOptions,
+    sync: Option<&'static str>,
+) -> SqlResult<(SqlDb, u64)> {
+    let (mut ssd, seed) = device.new_ssd(Some(o.seed))?;
     ssd.start_power_trace()?;
     let db = SqlDb::open(ssd, seed, options_with(o.journal_mode, sync).0)?;
     Ok((db, seed))
@@ -183,22 +180,26 @@ fn run_workload(db: &mut SqlDb, steps: &[Step]) -> (i64, Option<u32>) {
     (acked, None)
 }
 
-/// Runs `o.cuts` crash cases.
-pub fn run_crash(o: &CrashOptions) -> SqlResult<CrashReport> {
-    run_crash_with(o, None)
+/// Runs `o.cuts` crash cases, each on a new SSD of `device`.
+pub fn run_crash(device: &dyn SsdSource, o: &CrashOptions) -> SqlResult<CrashReport> {
+    run_crash_with(device, o, None)
 }
 
 /// [`run_crash`] with `PRAGMA synchronous` forced (`None`: extra for delete and atomic, full
 /// otherwise).
-pub fn run_crash_with(o: &CrashOptions, sync: Option<&'static str>) -> SqlResult<CrashReport> {
-    if o.journal_mode == JournalMode::Atomic && device_spec(&o.device)?.pcm.is_some() {
+pub fn run_crash_with(
+    device: &dyn SsdSource,
+    o: &CrashOptions,
+    sync: Option<&'static str>,
+) -> SqlResult<CrashReport> {
+    if o.journal_mode == JournalMode::Atomic && device.has_pcm_stage() {
         return Err(SqlError::Usage(
             "crash --journal-mode atomic: the device has a [pcm] stage".into(),
         ));
     }
     let steps = workload(o.transactions, o.seed);
     // a reference run counts the requests the whole workload makes
-    let (mut db, _) = open_traced_with(o, sync)?;
+    let (mut db, _) = open_traced_with(device, o, sync)?;
     db.disk()?
         .arm_power_cut(u64::MAX, 0, CutConfig::default())?;
     let (acked, _) = run_workload(&mut db, &steps);
@@ -232,11 +233,11 @@ pub fn run_crash_with(o: &CrashOptions, sync: Option<&'static str>) -> SqlResult
             ..CutConfig::default()
         };
         let outcome = one_cut(
+            device,
             o,
             sync,
             &steps,
-            at_request,
-            after_events,
+            (at_request, after_events),
             config,
             &mut report,
         )?;
@@ -255,15 +256,15 @@ pub fn run_crash_with(o: &CrashOptions, sync: Option<&'static str>) -> SqlResult
 
 /// One case: run to the cut, mount, reopen, check. `Some(problem)` on a violation.
 fn one_cut(
+    device: &dyn SsdSource,
     o: &CrashOptions,
     sync: &'static str,
     steps: &[Step],
-    at_request: u64,
-    after_events: u64,
+    (at_request, after_events): (u64, u64),
     config: CutConfig,
     report: &mut CrashReport,
 ) -> SqlResult<Option<String>> {
-    let (mut db, seed) = open_traced_with(o, Some(sync))?;
+    let (mut db, seed) = open_traced_with(device, o, Some(sync))?;
     db.disk()?.arm_power_cut(at_request, after_events, config)?;
     let (acked, in_flight) = run_workload(&mut db, steps);
     let cut = db.disk()?.take_power_cut();
@@ -273,7 +274,7 @@ fn one_cut(
     };
     report.torn_programs += cut.report.torn_programs;
     report.interrupted_erases += cut.report.interrupted_erases;
-    let (fresh, _) = build_ssd(&o.device, Some(o.seed))?;
+    let (fresh, _) = device.new_ssd(Some(o.seed))?;
     let recovered = fresh.recover_cut(&cut, RecoveryVariant::Correct);
     report.pages_uncommitted += recovered.report.pages_uncommitted;
     let mut ssd: Ssd = fresh;

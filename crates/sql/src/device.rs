@@ -1,123 +1,68 @@
-//! The simulated SSD a database lives on: an SSD preset, a device file (`[nand]` and `[ssd]`),
-//! a whole stack config (its `[nand]`, `[ssd]`, `[pcm]`, `[run] seed` and `[precondition]`; the
-//! `[workload]` is not run) or device TOML text, always in full payload mode.
+//! The simulated SSD a database lives on, as this crate sees it: a [`SsdSource`] makes new SSDs
+//! (a crash run starts every cut from a new one). Naming a device (an SSD preset, a device file,
+//! a stack config, device TOML text) is the stack builder's job: `nandlab_lab::sql::DeviceSpec`
+//! implements the trait, so this crate names no config format.
 
-use crate::error::{SqlError, SqlResult};
-use nandlab_ftl::{PayloadMode, PcmStageConfig, Precondition, Ssd, SsdConfig};
-use nandlab_lab::stack::{DeviceFile, Stack, new_ssd_with_pcm, ssd_preset_names};
-use std::path::Path;
+use crate::error::SqlResult;
+use nandlab_ftl::Ssd;
 
-/// The device used when none is named.
-pub const DEFAULT_DEVICE: &str = "bench-ssd";
+/// Makes the SSDs a database lives on, in full payload mode.
+pub trait SsdSource: std::fmt::Debug {
+    /// A new SSD, its precondition (if any) applied; seeded with `seed` when given, else the
+    /// device's own seed, else 0. Returns the SSD and the seed used.
+    fn new_ssd(&self, seed: Option<u64>) -> SqlResult<(Ssd, u64)>;
 
-/// What a device names: the SSD config, and from a stack config its seed, precondition and
-/// PCM stage.
-#[derive(Clone, Debug)]
-pub struct DeviceSpec {
-    pub config: SsdConfig,
-    pub seed: Option<u64>,
-    pub precondition: Option<Precondition>,
-    /// The `[pcm]` stage in front of the SSD (dedup and/or PCM log buffer).
-    pub pcm: Option<PcmStageConfig>,
+    /// Whether a PCM stage sits in front of the SSD (atomic-write crash runs refuse one).
+    fn has_pcm_stage(&self) -> bool;
 }
 
-/// The SSD config `device` names and the seed it carries (a stack config's `[run] seed`).
-///
-/// `device` is an SSD preset name (empty: [`DEFAULT_DEVICE`]), a path to a device file or a
-/// stack config, or device TOML text (it holds a newline or a `[`). The payload mode is set to
-/// `full` whatever the file says: SQLite reads back what it wrote.
-pub fn ssd_config(device: &str) -> SqlResult<(SsdConfig, Option<u64>)> {
-    let spec = device_spec(device)?;
-    Ok((spec.config, spec.seed))
-}
-
-/// Everything `device` names (see [`ssd_config`]).
-pub fn device_spec(device: &str) -> SqlResult<DeviceSpec> {
-    let device = device.trim();
-    let plain = |config| DeviceSpec {
-        config,
-        seed: None,
-        precondition: None,
-        pcm: None,
-    };
-    let mut spec = if device.is_empty() {
-        plain(DeviceFile::preset(DEFAULT_DEVICE)?)
-    } else if ssd_preset_names().contains(&device) {
-        plain(DeviceFile::preset(device)?)
-    } else if device.contains('\n') || device.starts_with('[') {
-        let (config, pcm) = DeviceFile::load_with_pcm("device", device, Path::new("."), true)?;
-        DeviceSpec {
-            pcm,
-            ..plain(config)
-        }
-    } else {
-        from_file(device)?
-    };
-    spec.config.ftl.payload = PayloadMode::Full;
-    Ok(spec)
-}
-
-/// A new SSD of `device` (see [`ssd_config`]); `seed` when given, else the config's, else 0.
-/// A stack config's `[pcm]` stage is put in front of it; its `[precondition]` is applied
-/// (functionally: no simulated time) and the SSD's measurement starts after it.
-pub fn build_ssd(device: &str, seed: Option<u64>) -> SqlResult<(Ssd, u64)> {
-    let spec = device_spec(device)?;
-    let seed = seed.or(spec.seed).unwrap_or(0);
-    let mut ssd = new_ssd_with_pcm(spec.config, spec.pcm, seed)?;
-    if let Some(p) = &spec.precondition {
-        ssd.precondition(p)?;
-        ssd.reset_measurement();
+/// A plain SSD config (no PCM stage, no precondition) is a device.
+impl SsdSource for nandlab_ftl::SsdConfig {
+    fn new_ssd(&self, seed: Option<u64>) -> SqlResult<(Ssd, u64)> {
+        let seed = seed.unwrap_or(0);
+        Ok((Ssd::new(self.clone(), seed)?, seed))
     }
-    Ok((ssd, seed))
-}
 
-fn from_file(path: &str) -> SqlResult<DeviceSpec> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        SqlError::Usage(format!(
-            "device `{path}`: {e} (a device is an SSD preset: {}, a device file or a stack config)",
-            ssd_preset_names().join(", ")
-        ))
-    })?;
-    let table: toml::Table = toml::from_str(&text)
-        .map_err(|e| SqlError::Usage(format!("device `{path}`: {}", e.message())))?;
-    if table.contains_key("workload") {
-        let stack = Stack::load(Path::new(path))?;
-        let pcm = stack.pcm_stage()?;
-        return Ok(DeviceSpec {
-            config: stack.ssd_config(),
-            seed: Some(stack.config.run.seed),
-            precondition: stack.config.precondition,
-            pcm,
-        });
+    fn has_pcm_stage(&self) -> bool {
+        false
     }
-    let dir = Path::new(path).parent().unwrap_or(Path::new("."));
-    let (config, pcm) = DeviceFile::load_with_pcm(path, &text, dir, true)?;
-    Ok(DeviceSpec {
-        config,
-        seed: None,
-        precondition: None,
-        pcm,
-    })
 }
 
+/// Devices named as the front ends name them, resolved through the stack builder (tests only).
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod named {
+    use super::SsdSource;
+    use crate::db::{SqlDb, SqlOptions};
+    use crate::error::{SqlError, SqlResult};
+    use nandlab_ftl::{Ssd, SsdConfig};
 
-    #[test]
-    fn presets_files_and_text_give_full_payload_devices() {
-        let (c, seed) = ssd_config("").unwrap();
-        assert_eq!(c.ftl.payload, PayloadMode::Full);
-        assert_eq!(seed, None);
-        let (c, _) =
-            ssd_config("[ssd]\npreset = \"miyaji2014-ssd\"\npayload = \"timing-only\"\n").unwrap();
-        assert_eq!(c.ftl.payload, PayloadMode::Full);
+    /// A device named by preset, file or TOML text.
+    #[derive(Debug)]
+    pub(crate) struct Named(pub String);
+
+    fn lab(e: nandlab_lab::LabError) -> SqlError {
+        SqlError::Usage(e.to_string())
     }
 
-    #[test]
-    fn a_missing_file_is_named() {
-        let e = ssd_config("no-such-device.toml").unwrap_err().to_string();
-        assert!(e.contains("no-such-device.toml"), "{e}");
-        assert!(e.contains("bench-ssd"), "{e}");
+    impl SsdSource for Named {
+        fn new_ssd(&self, seed: Option<u64>) -> SqlResult<(Ssd, u64)> {
+            build_ssd(&self.0, seed)
+        }
+
+        fn has_pcm_stage(&self) -> bool {
+            nandlab_lab::sql::device_spec(&self.0).is_ok_and(|s| s.pcm.is_some())
+        }
+    }
+
+    pub(crate) fn build_ssd(device: &str, seed: Option<u64>) -> SqlResult<(Ssd, u64)> {
+        nandlab_lab::sql::build_ssd(device, seed).map_err(lab)
+    }
+
+    pub(crate) fn ssd_config(device: &str) -> SqlResult<(SsdConfig, Option<u64>)> {
+        nandlab_lab::sql::ssd_config(device).map_err(lab)
+    }
+
+    pub(crate) fn open(device: &str, seed: Option<u64>, options: SqlOptions) -> SqlResult<SqlDb> {
+        SqlDb::open_device(&Named(device.into()), seed, options)
     }
 }

@@ -8,9 +8,6 @@ pub enum SqlError {
     /// Bad argument or option (the message names it).
     #[error("{0}")]
     Usage(String),
-    /// The device could not be built (config errors name the key and line).
-    #[error(transparent)]
-    Lab(#[from] nandlab_lab::LabError),
     /// The controller refused a request or failed.
     #[error("device: {0}")]
     Device(#[from] nandlab_ftl::FtlError),

@@ -8,7 +8,7 @@
 //! - [`vfs`]: the VFS (safe code in `vfs`, the C tables in `vfs::ffi`);
 //! - [`disk::SimDisk`]: files as extents on the SSD ([`extent`]), reads and writes through
 //!   the controller, syncs as Flush, truncation and deletion as TRIM;
-//! - [`device`]: the SSD from a preset, a device file or a stack config.
+//! - [`device`]: where new SSDs come from ([`SsdSource`]; the stack builder names them).
 //!
 //! Unsafe code: the workspace denies it; `vfs::ffi` alone allows it, to fill SQLite's C VFS
 //! tables (no maintained VFS crate builds without bindgen/libclang and lets the VFS report
@@ -28,6 +28,6 @@ pub mod tpcc;
 pub mod vfs;
 
 pub use db::{JournalMode, SqlDb, SqlOptions, SqlValue, StatementOutput, run_script_on};
-pub use device::{DEFAULT_DEVICE, DeviceSpec, build_ssd, device_spec, ssd_config};
+pub use device::SsdSource;
 pub use error::{SqlError, SqlResult};
 pub use metrics::{SqlMetrics, TxTotals};

@@ -13,7 +13,7 @@ fn open(mode: JournalMode) -> SqlDb {
         cache_size: Some(50),
         ..SqlOptions::default()
     };
-    SqlDb::open_device(TINY, Some(9), options).unwrap()
+    nandlab_lab::sql::open_device(TINY, Some(9), options).unwrap()
 }
 
 #[test]
@@ -83,7 +83,7 @@ fn a_preconditioned_device_from_a_stack_config() {
         cache_size: Some(20),
         ..SqlOptions::default()
     };
-    let mut db = SqlDb::open_device(path.to_str().unwrap(), None, options).unwrap();
+    let mut db = nandlab_lab::sql::open_device(path.to_str().unwrap(), None, options).unwrap();
     db.run_script(
         "CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT);
          INSERT INTO t WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)

@@ -3,7 +3,7 @@
 //! as on SQLite's in-memory database. Guards against the VFS losing, misplacing or
 //! stale-reading bytes anywhere below SQL (extents, partial pages, truncation, TRIM).
 
-use nandlab_sql::{JournalMode, SqlDb, SqlOptions, StatementOutput, run_script_on};
+use nandlab_sql::{JournalMode, SqlOptions, StatementOutput, run_script_on};
 use proptest::prelude::*;
 use rusqlite::Connection;
 
@@ -63,7 +63,7 @@ proptest! {
 
         // a small page cache, so pages are evicted and read back from the device
         let options = SqlOptions { journal_mode: mode, cache_size: Some(8), ..SqlOptions::default() };
-        let mut db = SqlDb::open_device(DEVICE, Some(1), options).unwrap();
+        let mut db = nandlab_lab::sql::open_device(DEVICE, Some(1), options).unwrap();
         let got = run_each(|s| db.run_script(s).map_err(|e| e.to_string().trim_start_matches("sqlite: ").to_string()), &sql);
         for (i, (g, e)) in got.iter().zip(&expected).enumerate() {
             // VACUUM and page_size answer the same; SQLite's error texts too

@@ -2,7 +2,7 @@
 //! salts) follow from the device's seed. SQLite's generator is process-wide, so this check has
 //! a test binary, and thus a process, of its own: one test, no other thread drawing from it.
 
-use nandlab_sql::{JournalMode, SqlDb, SqlOptions, SqlValue};
+use nandlab_sql::{JournalMode, SqlOptions, SqlValue};
 
 const DEVICE: &str = "[ssd]\npreset = \"bench-ssd\"\n[nand.geometry]\nblocks_per_plane = 32\n";
 
@@ -11,7 +11,7 @@ fn draws(seed: u64) -> (Vec<Vec<SqlValue>>, f64) {
         journal_mode: JournalMode::Wal,
         ..SqlOptions::default()
     };
-    let mut db = SqlDb::open_device(DEVICE, Some(seed), options).unwrap();
+    let mut db = nandlab_lab::sql::open_device(DEVICE, Some(seed), options).unwrap();
     let out = db
         .run_script(
             "CREATE TABLE t(x); INSERT INTO t SELECT randomblob(16) FROM (SELECT 1 UNION SELECT 2);

@@ -4,7 +4,7 @@
 //! CPU of the `sqlite3` shell). Measured in thread CPU time with a wide margin: four times the
 //! statements must cost less than eight times the CPU (quadratic would be sixteen).
 
-use nandlab_sql::{JournalMode, SqlDb, SqlOptions};
+use nandlab_sql::{JournalMode, SqlOptions};
 
 /// This thread's CPU time in clock ticks (Linux), or `None` elsewhere.
 fn thread_cpu_ticks() -> Option<u64> {
@@ -32,7 +32,7 @@ fn cpu_ticks(transactions: usize) -> Option<u64> {
             journal_mode: JournalMode::Off,
             ..SqlOptions::default()
         };
-        let mut db = SqlDb::open_device("bench-ssd", Some(0), options).unwrap();
+        let mut db = nandlab_lab::sql::open_device("bench-ssd", Some(0), options).unwrap();
         let start = thread_cpu_ticks()?;
         let out = db.run_script(&sql).unwrap();
         best = best.min(thread_cpu_ticks()? - start);
@@ -55,7 +55,8 @@ fn a_script_costs_cpu_linear_in_its_length() {
 
 #[test]
 fn a_nul_byte_in_a_script_is_an_error_naming_its_line() {
-    let mut db = SqlDb::open_device("bench-ssd", Some(0), SqlOptions::default()).unwrap();
+    let mut db =
+        nandlab_lab::sql::open_device("bench-ssd", Some(0), SqlOptions::default()).unwrap();
     let e = db
         .run_script("CREATE TABLE t(x);\nINSERT INTO t VALUES(1);\0INSERT INTO t VALUES(2);")
         .unwrap_err()

@@ -28,7 +28,7 @@ from typing import Any, TypeAlias
 
 from matplotlib.figure import Figure
 
-from nandlab.experiments import Reproduction
+from nandlab.experiments import Reproduction, paper_list
 
 Source: TypeAlias = str | Path | Reproduction
 """A results folder (with summary.json and the CSV curves) or a `Reproduction`."""
@@ -68,8 +68,9 @@ def load(source: Source) -> Reproduction:
         if not isinstance(experiment, str):
             raise ValueError(f'{path}: no "experiment" key')
         interrupted = bool(summary.pop("interrupted", False))
+        paper = paper_list(summary.pop("paper", None))
         return Reproduction(
-            experiment=experiment, metrics=summary, out=out, interrupted=interrupted
+            experiment=experiment, metrics=summary, out=out, interrupted=interrupted, paper=paper
         )
     if (out / "sweep.csv").is_file():
         return Reproduction(experiment="sweep", metrics=_sweep_metrics(out), out=out)

@@ -3,6 +3,8 @@ coverage, one panel per query distribution, as in the paper."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.colors import LogNorm, Normalize
@@ -25,12 +27,20 @@ HEATMAPS = {
 }
 """experiment -> (CSV column, colour-bar label, colour map, cell format, neutral value)."""
 CURVES = {"sim-speedup": "speedup", "sim-energy": "energy", "sim-latency": "latency"}
-PAPER = {
-    "sim-speedup": "paper: 3-9x write-intensive, baseline 8-20 % ahead read-only with cache",
-    "sim-energy": "paper: 10-45 % saved at 10-50 % coverage",
-    "sim-latency": "paper: median -30 ... -89 %",
-}
-"""The paper's reading of each figure (§VII-A to §VII-C), shown in the legend."""
+
+
+def paper_text(paper: list[dict[str, Any]]) -> str:
+    """The paper's values of a figure (its summary's ``"paper"`` list) for the legend: bounds
+    ``X_min`` / ``X_max`` as one range, e.g. ``paper: speedup write intensive 3-9x``."""
+    ranges: dict[str, list[str]] = {}
+    units: dict[str, str] = {}
+    for p in paper:
+        name = str(p["name"]).removesuffix("_min").removesuffix("_max").replace("_", " ")
+        ranges.setdefault(name, []).append(f"{float(p['value']):g}")
+        units[name] = str(p.get("unit", ""))
+    if not ranges:
+        return "paper: no values in the summary"
+    return "paper: " + ", ".join(f"{n} {'-'.join(v)}{units[n]}" for n, v in ranges.items())
 
 
 def _heatmap(source: Source, experiment: str) -> Figure:
@@ -81,7 +91,7 @@ def _heatmap(source: Source, experiment: str) -> Figure:
         bar = fig.colorbar(image, ax=axes, shrink=0.9)
         bar.ax.set_ylabel(label)
     colors = image.get_cmap() if image is not None else None
-    handles: list[Artist] = [paper_handle(PAPER[experiment])]
+    handles: list[Artist] = [paper_handle(paper_text(r.paper))]
     if colors is not None:
         handles += [
             Patch(color=colors(0.9), label="SiM ahead"),

@@ -99,7 +99,7 @@ pub fn bench_engine(queries: u64) -> LabResult<EngineBench> {
 
 /// `nandlab bench sim`: YCSB workload C (read-only, scrambled Zipfian) as SiM point lookups
 /// (page-open, search, gather, page-close) on the `sim2024` chip through the evaluation harness
-/// of `nandlab_search::eval` (2,000 leaves of 480 keys, no page cache).
+/// of [`crate::sim_eval`] (2,000 leaves of 480 keys, no page cache).
 #[derive(Clone, Debug, Serialize)]
 pub struct SimBench {
     /// Queries run (YCSB operations).
@@ -111,7 +111,7 @@ pub struct SimBench {
 }
 
 pub fn bench_sim(queries: u64) -> LabResult<SimBench> {
-    use nandlab_search::eval::{EvalConfig, EvalMode, run_eval};
+    use crate::sim_eval::{EvalConfig, EvalMode, run_eval};
     use nandlab_workload::ycsb::YcsbDistribution;
     let config = EvalConfig {
         leaves: 2000,

@@ -1,5 +1,6 @@
 //! SSD-level experiments (SPEC F3, F4): write amplification of the GC policies.
 
+use super::paper::Paper;
 use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::LabResult;
 
@@ -8,6 +9,7 @@ pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
     reference: "SPEC F3/F4",
     title: "write amplification against over-provisioning (spare/logical) for each GC policy",
     run: gc_policies,
+    paper: Paper::None("SPEC F3/F4 checks of the GC policies, not a paper figure: no paper value"),
 }];
 
 fn gc_policies(options: &RunOptions) -> LabResult<ExperimentResult> {

@@ -1,6 +1,7 @@
 //! Paper 000 reproductions (SPEC R-E1 … R-E6): the conventional and the co-designed storage
 //! engine on the `miyaji2014` SSD.
 
+use super::paper::{Paper, PaperValue, pv};
 use super::points::{
     EngineDevice, Row, constant_free_space, constant_free_space_stationary, drifting_free_space,
     engine, run_points,
@@ -10,48 +11,187 @@ use crate::error::LabResult;
 use crate::stack::{EngineSection, Stack, StackOutcome};
 use nandlab_nand::{FlashOp, NandSim, PageAddress, preset};
 
+/// Paper 000 Fig. 12 at 20 % free space (co-designed against conventional).
+const FREESPACE_PAPER: &[PaperValue] = &[
+    pv(
+        "speedup_at_20pct",
+        "speedup_at_20pct",
+        3.8,
+        "x",
+        "Fig. 12",
+        "20 % free space",
+    ),
+    pv(
+        "energy_reduction_at_20pct",
+        "energy_reduction_at_20pct",
+        0.46,
+        "",
+        "Fig. 12",
+        "20 % free space",
+    ),
+    pv(
+        "we_reduction_at_20pct",
+        "we_reduction_at_20pct",
+        0.62,
+        "",
+        "Fig. 12",
+        "20 % free space",
+    ),
+];
+
+/// Paper 000 Table I (free space drifting 80 % -> 20 %).
+const TABLE1_PAPER: &[PaperValue] = &[
+    pv(
+        "qps_conventional",
+        "qps_conventional",
+        429.0,
+        "q/s",
+        "Table I",
+        "conventional engine",
+    ),
+    pv(
+        "qps_codesign",
+        "qps_codesign",
+        558.0,
+        "q/s",
+        "Table I",
+        "co-designed engine",
+    ),
+    pv(
+        "mj_per_query_conventional",
+        "mj_per_query_conventional",
+        0.625,
+        "mJ/q",
+        "Table I",
+        "conventional engine",
+    ),
+    pv(
+        "mj_per_query_codesign",
+        "mj_per_query_codesign",
+        0.540,
+        "mJ/q",
+        "Table I",
+        "co-designed engine",
+    ),
+    pv(
+        "we_cycles_conventional",
+        "we_cycles_conventional",
+        412.0,
+        "W/E",
+        "Table I",
+        "conventional engine",
+    ),
+    pv(
+        "we_cycles_codesign",
+        "we_cycles_codesign",
+        293.0,
+        "W/E",
+        "Table I",
+        "co-designed engine",
+    ),
+];
+
+/// Paper 000 Fig. 17 at 8 MB erase blocks (512 pages of 16 KB: not in the quick sweep).
+const BLOCKSIZE_PAPER: &[PaperValue] = &[
+    pv(
+        "speedup_at_8mb",
+        "speedup_512_pages",
+        6.3,
+        "x",
+        "Fig. 17",
+        "8 MB blocks, 20 % free",
+    ),
+    pv(
+        "energy_reduction_at_8mb",
+        "energy_reduction_512_pages",
+        0.65,
+        "",
+        "Fig. 17",
+        "8 MB blocks, 20 % free",
+    ),
+    pv(
+        "we_reduction_at_8mb",
+        "we_reduction_512_pages",
+        0.78,
+        "",
+        "Fig. 17",
+        "8 MB blocks, 20 % free",
+    ),
+];
+
+/// Paper 000 sec. 2 / Fig. 6: a GC copying 100 valid pages takes at least 100 ms.
+const GC_LATENCY_PAPER: &[PaperValue] = &[pv(
+    "t_gc_ms_at_100_valid_min",
+    "t_gc_ms_at_100_valid",
+    100.0,
+    "ms",
+    "sec. 2, Fig. 6",
+    "100 valid pages copied",
+)];
+
+/// Paper 000 Fig. 18: the co-designed engine degrades from about 500-byte rows (16 KB pages).
+const ROWSIZE_PAPER: &[PaperValue] = &[pv(
+    "codesign_degrades_from_row_bytes",
+    "",
+    500.0,
+    "B",
+    "Fig. 18",
+    "16 KB pages, free space drifting 80 % -> 20 %",
+)];
+
 pub(super) static EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "miyaji-freespace",
         reference: "R-E1, paper 000 Fig. 12",
         title: "conventional vs co-designed engine against SSD free space (I/D/U 30/30/40)",
         run: freespace,
+        paper: Paper::Values(FREESPACE_PAPER),
     },
     Experiment {
         id: "miyaji-table1",
         reference: "R-E2, paper 000 Table I",
         title: "free space drifting 80 % -> 20 % under I/D/U 40/20/40",
         run: table1,
+        paper: Paper::Values(TABLE1_PAPER),
     },
     Experiment {
         id: "miyaji-ablation",
         reference: "R-E5, paper 000 Fig. 14",
         title: "none / IAA only / U2DI only / both at 20 % free space",
         run: ablation,
+        paper: Paper::None(
+            "Fig. 14 is read as a shape (R-E5): neither IAA alone nor U2DI alone gives the gain, both together do; the paper gives no number",
+        ),
     },
     Experiment {
         id: "miyaji-blocksize",
         reference: "R-E3, paper 000 Fig. 17",
         title: "gains against the erase-block size at 20 % free space (I/D/U 30/30/40)",
         run: blocksize,
+        paper: Paper::Values(BLOCKSIZE_PAPER),
     },
     Experiment {
         id: "miyaji-gc-latency",
         reference: "R-E6, paper 000 sec. 2, Fig. 6",
         title: "garbage-collection latency against the valid pages copied (t_GC = N(t_r + t_w) + t_e)",
         run: gc_latency,
+        paper: Paper::Values(GC_LATENCY_PAPER),
     },
     Experiment {
         id: "miyaji-validmap",
         reference: "paper 000 Fig. 13",
         title: "valid pages per block after the 20 % free-space run, both engines",
         run: validmap,
+        paper: Paper::None(
+            "Fig. 13 is a picture of valid pages per block for both engines; the paper gives no number",
+        ),
     },
     Experiment {
         id: "miyaji-rowsize",
         reference: "R-E4, paper 000 Fig. 18",
         title: "both engines against the row size, free space drifting 80 % -> 20 %",
         run: rowsize,
+        paper: Paper::Values(ROWSIZE_PAPER),
     },
 ];
 
@@ -304,9 +444,6 @@ fn freespace(options: &RunOptions) -> LabResult<ExperimentResult> {
         );
     }
     result.interrupted = rows.len() < points.len();
-    result.metric("paper_speedup_at_20pct", 3.8);
-    result.metric("paper_energy_reduction_at_20pct", 0.46);
-    result.metric("paper_we_reduction_at_20pct", 0.62);
     result.curves.push(curve);
     Ok(result)
 }
@@ -366,16 +503,6 @@ fn table1(options: &RunOptions) -> LabResult<ExperimentResult> {
                 co.get("we_cycles_per_block"),
             ),
         );
-    }
-    for (k, v) in [
-        ("paper_qps_conventional", 429.0),
-        ("paper_qps_codesign", 558.0),
-        ("paper_mj_per_query_conventional", 0.625),
-        ("paper_mj_per_query_codesign", 0.540),
-        ("paper_we_cycles_conventional", 412.0),
-        ("paper_we_cycles_codesign", 293.0),
-    ] {
-        result.metric(k, v);
     }
     result.curves.push(curve);
     Ok(result)
@@ -489,9 +616,6 @@ fn blocksize(options: &RunOptions) -> LabResult<ExperimentResult> {
         result.metric("speedup_smallest_block", smallest);
         result.metric("speedup_largest_block", largest);
     }
-    result.metric("paper_speedup_at_8mb", 6.3);
-    result.metric("paper_energy_reduction_at_8mb", 0.65);
-    result.metric("paper_we_reduction_at_8mb", 0.78);
     result.curves.push(curve);
     Ok(result)
 }
@@ -581,7 +705,6 @@ fn gc_latency(options: &RunOptions) -> LabResult<ExperimentResult> {
     }
     // the chip model adds the bus transfers and command cycles the formula leaves out
     result.metric("max_relative_gap_to_formula", worst);
-    result.metric("paper_t_gc_ms_at_100_valid_min", 100.0);
     result.curves.push(curve);
     Ok(result)
 }

@@ -5,6 +5,7 @@ mod ftl;
 pub mod gc_policies;
 mod miyaji;
 mod nfs;
+mod paper;
 mod parallel;
 mod pcm;
 mod pcm_join;
@@ -12,6 +13,8 @@ mod pcm_join_users;
 pub mod pcm_run;
 pub mod points;
 mod sim;
+
+pub use paper::{Paper, PaperValue};
 
 use crate::control::Control;
 use crate::error::{LabError, LabResult};
@@ -119,11 +122,20 @@ pub struct ExperimentResult {
     pub curves: Vec<Curve>,
     /// The run was cancelled: the metrics and curve rows are those of the points finished.
     pub interrupted: bool,
+    /// The paper's values (the experiment's declaration; set by [`reproduce`]).
+    pub paper: Paper,
 }
 
 impl ExperimentResult {
     pub fn metric(&mut self, name: &str, value: f64) {
         self.metrics.insert(name.to_string(), value);
+    }
+    /// Sets the paper's values: `paper_NAME` metrics beside nandlab's, and the declaration.
+    pub fn add_paper(&mut self, paper: Paper) {
+        for v in paper.values() {
+            self.metrics.insert(format!("paper_{}", v.name), v.value);
+        }
+        self.paper = paper;
     }
     pub fn get(&self, name: &str) -> f64 {
         self.metrics[name]
@@ -147,18 +159,31 @@ impl ExperimentResult {
                 .unwrap_or(serde_json::Value::Null);
             map.insert(k.clone(), value);
         }
+        if let Some(paper) = self.paper.to_json(&self.metrics) {
+            map.insert("paper".into(), paper);
+        }
         serde_json::to_string_pretty(&serde_json::Value::Object(map))
             .expect("a JSON object always serializes")
             + "\n"
     }
 
-    /// Writes `summary.json` and one CSV per curve into `dir`.
+    /// Writes `summary.json`, one CSV per curve and, when the paper gives values, `paper.csv`
+    /// (the paper's values beside nandlab's: [`Paper::curve`]) into `dir`.
     pub fn write(&self, id: &str, dir: &Path) -> LabResult<()> {
         crate::output::write_file(&dir.join("summary.json"), &self.summary_json(id))?;
         for curve in &self.curves {
             crate::output::write_file(&dir.join(format!("{}.csv", curve.name)), &curve.to_csv())?;
         }
+        let paper = self.paper.curve(&self.metrics);
+        if !paper.rows.is_empty() {
+            crate::output::write_file(&dir.join(format!("{}.csv", paper.name)), &paper.to_csv())?;
+        }
         Ok(())
+    }
+
+    /// The short table `reproduce` ends with: metric | nandlab | paper | ratio.
+    pub fn paper_table(&self) -> String {
+        self.paper.table(&self.metrics)
     }
 }
 
@@ -169,6 +194,8 @@ pub struct Experiment {
     pub reference: &'static str,
     pub title: &'static str,
     pub run: fn(&RunOptions) -> LabResult<ExperimentResult>,
+    /// The paper's values, declared once: [`reproduce`] writes them beside nandlab's.
+    pub paper: Paper,
 }
 
 /// Every experiment, in the order `--list` prints them.
@@ -201,6 +228,8 @@ pub fn reproduce(id: &str, options: &RunOptions, out: &Path) -> LabResult<Experi
         },
         other => other?,
     };
+    let mut result = result;
+    result.add_paper(experiment.paper);
     result.write(id, out)?;
     Ok(result)
 }

@@ -1,10 +1,166 @@
 //! NANDFlashSim reproductions (SPEC R-N1 … R-N6, paper 003 §8–9).
 
+use super::paper::{Paper, PaperValue, pv};
 use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::chip::ChipRunSpec;
 use crate::error::{LabError, LabResult};
 use nandlab_ftl::sched::{ChipReport, ChipWorkloadKind, SchedulerPolicy};
 use nandlab_nand::{FlashOp, NandSim, OpKind, PageAddress, Stage, preset};
+
+/// Paper 003 Fig. 18: throughput gains from 1 die (SDP) to 8 dies (ODP).
+const DIES_PAPER: &[PaperValue] = &[
+    pv(
+        "read_gain_1_to_8_dies",
+        "read_gain_1_to_8_dies",
+        0.763,
+        "",
+        "Fig. 18",
+        "srd, 1 -> 8 dies",
+    ),
+    pv(
+        "write_gain_1_to_8_dies",
+        "write_gain_1_to_8_dies",
+        5.411,
+        "",
+        "Fig. 18",
+        "swr, 1 -> 8 dies",
+    ),
+];
+
+/// Paper 003 Fig. 17: throughput gains with multiplane operations.
+const PLANES_PAPER: &[PaperValue] = &[
+    pv(
+        "read_gain_4_to_8_planes",
+        "read_gain_4_to_8_planes",
+        0.108,
+        "",
+        "Fig. 17",
+        "srd, 4 -> 8 planes",
+    ),
+    pv(
+        "write_gain_1_to_8_planes",
+        "write_gain_1_to_8_planes",
+        3.609,
+        "",
+        "Fig. 17",
+        "swr, 1 -> 8 planes",
+    ),
+];
+
+/// Paper 003 Fig. 21: read throughput gain from 4 KB to 8 KB pages (2x mode, DDP).
+const PAGESIZE_PAPER: &[PaperValue] = &[pv(
+    "read_gain_4_to_8_kb",
+    "read_gain_4_to_8_kb",
+    0.109,
+    "",
+    "Fig. 21",
+    "srd, 4 KB -> 8 KB pages",
+)];
+
+/// Paper 003 §8.4: lower bounds of the cell stage's share of a write and TOR's of a read.
+const BREAKDOWN_PAPER: &[PaperValue] = &[
+    pv(
+        "write_cell_stage_fraction_min",
+        "write_cell_stage_fraction",
+        0.93,
+        "",
+        "Figs. 12-13, §8.4",
+        "legacy write",
+    ),
+    pv(
+        "read_tor_fraction_min",
+        "read_tor_fraction",
+        0.505,
+        "",
+        "Figs. 12-13, §8.4",
+        "legacy read",
+    ),
+];
+
+/// Paper 003 §8.3 (Figs. 14, 16): for many blocks, 2x cache, internal move and 2x internal
+/// migrate about twice as fast as legacy, at about equal energy.
+const MIGRATION_PAPER: &[PaperValue] = &[
+    pv(
+        "twox_cache_speedup",
+        "twox_cache_speedup",
+        2.0,
+        "x",
+        "Fig. 14, §8.3",
+        "most blocks, over legacy",
+    ),
+    pv(
+        "internal_speedup",
+        "internal_speedup",
+        2.0,
+        "x",
+        "Fig. 14, §8.3",
+        "most blocks, over legacy",
+    ),
+    pv(
+        "twox_internal_speedup",
+        "twox_internal_speedup",
+        2.0,
+        "x",
+        "Fig. 14, §8.3",
+        "most blocks, over legacy",
+    ),
+    pv(
+        "energy_max_over_min",
+        "energy_max_over_min",
+        1.0,
+        "x",
+        "Fig. 16, §8.3",
+        "most blocks, every mode",
+    ),
+];
+
+/// Paper 003 Fig. 20, §8.7: SLC's bus contention over MLC's at 8 dies.
+const CONTENTION_PAPER: &[PaperValue] = &[pv(
+    "slc_over_mlc_contention",
+    "slc_over_mlc_contention_8_dies",
+    0.452,
+    "",
+    "Fig. 20, §8.7",
+    "8 dies",
+)];
+
+/// Paper 003 Table III: energy of legacy operations on the QDP SLC device.
+const ENERGY_PAPER: &[PaperValue] = &[
+    pv(
+        "read_page_uj",
+        "read_page_uj",
+        3.35,
+        "uJ",
+        "Table III",
+        "legacy page read, QDP SLC",
+    ),
+    pv(
+        "program_page_uj",
+        "program_page_uj",
+        16.9,
+        "uJ",
+        "Table III",
+        "legacy page program, QDP SLC",
+    ),
+    pv(
+        "erase_block_uj",
+        "erase_block_uj",
+        132.2,
+        "uJ",
+        "Table III",
+        "legacy block erase, QDP SLC",
+    ),
+];
+
+/// Paper 003 §8.8: many dies over many planes on disk-friendly mixes.
+const SCHEDULER_PAPER: &[PaperValue] = &[pv(
+    "many_die_over_many_plane_iops_gain",
+    "many_die_over_many_plane_iops_gain",
+    0.545,
+    "",
+    "Fig. 22, §8.8",
+    "disk-friendly mixes",
+)];
 
 pub(super) static EXPERIMENTS: &[Experiment] = &[
     Experiment {
@@ -12,48 +168,56 @@ pub(super) static EXPERIMENTS: &[Experiment] = &[
         reference: "R-N1, paper 003 Fig. 18",
         title: "throughput against the number of dies (SDP to ODP), swr and srd",
         run: dies,
+        paper: Paper::Values(DIES_PAPER),
     },
     Experiment {
         id: "nfs-planes",
         reference: "R-N1, paper 003 Fig. 17",
         title: "throughput against the number of planes (multiplane ops), swr and srd",
         run: planes,
+        paper: Paper::Values(PLANES_PAPER),
     },
     Experiment {
         id: "nfs-pagesize",
         reference: "R-N1, paper 003 Fig. 21",
         title: "throughput against the page size (2x mode, DDP)",
         run: page_size,
+        paper: Paper::Values(PAGESIZE_PAPER),
     },
     Experiment {
         id: "nfs-breakdown",
         reference: "R-N2, paper 003 Figs. 12-13, 15, §8.4",
         title: "breakdown of cycles by stage for reads and writes in each mode",
         run: breakdown,
+        paper: Paper::Values(BREAKDOWN_PAPER),
     },
     Experiment {
         id: "nfs-migration",
         reference: "R-N5, paper 003 Fig. 14, 16, §8.3",
         title: "page migration time and energy: legacy, cache, internal move, 2x variants",
         run: migration,
+        paper: Paper::Values(MIGRATION_PAPER),
     },
     Experiment {
         id: "nfs-contention",
         reference: "R-N6, paper 003 Fig. 20, §8.7",
         title: "bus contention of SLC and MLC against the number of dies",
         run: contention,
+        paper: Paper::Values(CONTENTION_PAPER),
     },
     Experiment {
         id: "nfs-energy",
         reference: "R-N4, paper 003 Table III, Fig. 23, §9.2",
         title: "energy of legacy read, program and erase on the QDP SLC device",
         run: energy,
+        paper: Paper::Values(ENERGY_PAPER),
     },
     Experiment {
         id: "nfs-scheduler",
         reference: "R-N3, paper 003 Figs. 19, 22, §8.5, §8.8",
         title: "die-first vs plane-first scheduling; many-die vs many-plane on disk-friendly mixes",
         run: scheduler,
+        paper: Paper::Values(SCHEDULER_PAPER),
     },
 ];
 
@@ -199,8 +363,6 @@ fn dies(options: &RunOptions) -> LabResult<ExperimentResult> {
     result.metric("write_gain_4_to_8_dies", gain(write[2], write[3]));
     result.metric("read_gain_1_to_8_dies", gain(read[0], read[3]));
     result.metric("write_gain_1_to_8_dies", gain(write[0], write[3]));
-    result.metric("paper_read_gain_1_to_8_dies", 0.763);
-    result.metric("paper_write_gain_1_to_8_dies", 5.411);
     result.curves.push(curve);
     spread_sweep(
         options,
@@ -223,8 +385,6 @@ fn planes(options: &RunOptions) -> LabResult<ExperimentResult> {
     result.metric("write_gain_4_to_8_planes", gain(write[2], write[3]));
     result.metric("read_gain_1_to_8_planes", gain(read[0], read[3]));
     result.metric("write_gain_1_to_8_planes", gain(write[0], write[3]));
-    result.metric("paper_read_gain_4_to_8_planes", 0.108);
-    result.metric("paper_write_gain_1_to_8_planes", 3.609);
     result.curves.push(curve);
     spread_sweep(
         options,
@@ -255,7 +415,6 @@ fn page_size(options: &RunOptions) -> LabResult<ExperimentResult> {
     let mut result = ExperimentResult::default();
     result.metric("read_gain_4_to_8_kb", gain(read[1], read[2]));
     result.metric("write_gain_4_to_8_kb", gain(write[1], write[2]));
-    result.metric("paper_read_gain_4_to_8_kb", 0.109);
     result.curves.push(curve);
     Ok(result)
 }
@@ -313,8 +472,6 @@ fn breakdown(options: &RunOptions) -> LabResult<ExperimentResult> {
             }
         }
     }
-    result.metric("paper_write_cell_stage_fraction_min", 0.93);
-    result.metric("paper_read_tor_fraction_min", 0.505);
     result.curves.push(curve);
     Ok(result)
 }
@@ -479,7 +636,6 @@ fn contention(options: &RunOptions) -> LabResult<ExperimentResult> {
     let slc = result.get("slc_contention_8_dies");
     let mlc = result.get("mlc_contention_8_dies");
     result.metric("slc_over_mlc_contention_8_dies", gain(mlc, slc));
-    result.metric("paper_slc_over_mlc_contention", 0.452);
     result.curves.push(curve);
     Ok(result)
 }
@@ -502,9 +658,6 @@ fn energy(options: &RunOptions) -> LabResult<ExperimentResult> {
     result.metric("read_page_uj", st.energy_uj(OpKind::Read));
     result.metric("program_page_uj", st.energy_uj(OpKind::Program));
     result.metric("erase_block_uj", st.energy_uj(OpKind::Erase));
-    result.metric("paper_read_page_uj", 3.35);
-    result.metric("paper_program_page_uj", 16.9);
-    result.metric("paper_erase_block_uj", 132.2);
     let mut curve = Curve::new(
         "stage_energy",
         &["operation", "stage", "energy_uj", "fraction"],
@@ -585,7 +738,6 @@ fn scheduler(options: &RunOptions) -> LabResult<ExperimentResult> {
             g,
         );
     }
-    result.metric("paper_many_die_over_many_plane_iops_gain", 0.545);
     result.curves.push(curve);
     result.curves.push(arch);
     result.curves.push(spread_curve);

@@ -9,10 +9,31 @@
 //! - `pcm-combined` (Fig. 5.8): dedup + the log region against no PCM: lifetime (erases) and
 //!   energy.
 
+use super::paper::{Paper, PaperValue, pv};
 use super::pcm_run::{PAGES_PER_BLOCK, PcmMeasure, run_point, stack_text, stack_text_mapped};
 use super::{Curve, CurveValue, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::LabResult;
 use nandlab_workload::content::DesktopSpec;
+
+/// Thesis 001 Fig. 5.8 (R-P1): dedup + a PCM log region (16 MB of PCM) against no PCM.
+const COMBINED_PAPER: &[PaperValue] = &[
+    pv(
+        "lifetime_ratio",
+        "lifetime_ratio",
+        4.0,
+        "x",
+        "Fig. 5.8",
+        "dedup + log region, 16 MB PCM",
+    ),
+    pv(
+        "energy_ratio_max",
+        "energy_ratio",
+        0.8,
+        "x",
+        "Fig. 5.8",
+        "dedup + log region, 16 MB PCM",
+    ),
+];
 
 pub(super) static EXPERIMENTS: &[Experiment] = &[
     Experiment {
@@ -20,18 +41,25 @@ pub(super) static EXPERIMENTS: &[Experiment] = &[
         reference: "thesis 001 Figs. 5.1-5.3 (SPEC P2)",
         title: "dedup: duplicates removed, search time and detection rate vs fingerprint store size, flash space saved",
         run: dedup,
+        paper: Paper::None(
+            "thesis Figs. 5.1-5.3 are read for their shape (SPEC P2): a larger fingerprint store finds more duplicates and searches longer; no number taken",
+        ),
     },
     Experiment {
         id: "pcm-buffer",
         reference: "thesis 001 Figs. 5.4-5.7, R-P2",
         title: "log buffers (thesis region, dPRAM, IPL): merges, erases, write time, energy, sequential flushes vs PCM size",
         run: buffer,
+        paper: Paper::None(
+            "R-P2 (thesis Fig. 5.5) is an ordering: merges, erases and write time of the thesis's log region < dPRAM < IPL; no number",
+        ),
     },
     Experiment {
         id: "pcm-combined",
         reference: "thesis 001 Fig. 5.8, R-P1",
         title: "dedup + PCM log region vs no PCM: SSD lifetime and energy",
         run: combined,
+        paper: Paper::Values(COMBINED_PAPER),
     },
 ];
 
@@ -64,23 +92,35 @@ fn workload(s: &Size) -> DesktopSpec {
     DesktopSpec::new(logical * 4 / 5, s.requests)
 }
 
+/// The `[pcm]` section of a point, as a typed TOML table (no config text assembled by hand).
 fn pcm_section(capacity_bytes: u64, dedup_bytes: Option<u64>, log: Option<(&str, u64)>) -> String {
-    let mut t = format!("[pcm]\npreset = \"cidr11\"\ncapacity_bytes = {capacity_bytes}\n");
+    use toml::{Table, Value};
+    let int = |v: u64| Value::Integer(i64::try_from(v).expect("PCM sizes fit in an i64"));
+    let mut pcm = Table::new();
+    pcm.insert("preset".into(), Value::from("cidr11"));
+    pcm.insert("capacity_bytes".into(), int(capacity_bytes));
     if let Some(b) = dedup_bytes {
-        t += &format!("[pcm.dedup]\nstore_size_bytes = {b}\nsegments = 4\nsearch = \"binary\"\n");
+        let mut dedup = Table::new();
+        dedup.insert("store_size_bytes".into(), int(b));
+        dedup.insert("segments".into(), Value::Integer(4));
+        dedup.insert("search".into(), Value::from("binary"));
+        pcm.insert("dedup".into(), Value::Table(dedup));
     }
     if let Some((kind, bytes)) = log {
         // `region-logged`: the thesis's region flushing only the logged pages of a block
-        let written = kind.trim_end_matches("-logged");
-        t += &format!("[pcm.log]\nkind = \"{written}\"\n");
+        let mut section = Table::new();
+        section.insert("kind".into(), Value::from(kind.trim_end_matches("-logged")));
         if kind != "ipl" {
-            t += &format!("region_size_bytes = {bytes}\n");
+            section.insert("region_size_bytes".into(), int(bytes));
         }
         if kind == "region-logged" {
-            t += "flush_whole_block = false\n";
+            section.insert("flush_whole_block".into(), Value::Boolean(false));
         }
+        pcm.insert("log".into(), Value::Table(section));
     }
-    t
+    let mut root = Table::new();
+    root.insert("pcm".into(), Value::Table(pcm));
+    toml::to_string(&root).expect("a TOML table serializes")
 }
 
 fn n(v: impl Into<f64>) -> CurveValue {

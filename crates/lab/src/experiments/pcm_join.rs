@@ -4,16 +4,47 @@
 //! database-size sweep of Fig. 5.9 (PCM as storage). Costs are the PCM device model's (`cidr11`
 //! preset), summed over the three queries; the thesis's formulas are reported beside them.
 
+use super::paper::{Paper, PaperValue, pv};
 use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::{LabError, LabResult};
 use nandlab_join::{Algorithm, Database, JoinSettings, Layout, Mode, PcmCost, thesis_queries};
 use nandlab_workload::ssb::SsbData;
+
+/// Thesis 001 Fig. 5.11 (R-P3): virtual partitioning against Grace, row store, PCM as main
+/// memory.
+const HASHJOIN_PAPER: &[PaperValue] = &[
+    pv(
+        "mainmemory_row_wear_reduction",
+        "mainmemory_row_wear_reduction",
+        0.6,
+        "",
+        "Fig. 5.11",
+        "row store, PCM as main memory",
+    ),
+    pv(
+        "mainmemory_row_energy_reduction",
+        "mainmemory_row_energy_reduction",
+        0.5,
+        "",
+        "Fig. 5.11",
+        "row store, PCM as main memory",
+    ),
+    pv(
+        "mainmemory_row_latency_reduction",
+        "mainmemory_row_latency_reduction",
+        0.3,
+        "",
+        "Fig. 5.11",
+        "row store, PCM as main memory",
+    ),
+];
 
 pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
     id: "pcm-hashjoin",
     reference: "R-P3, paper 001 Figs. 5.9, 5.11",
     title: "PCM wear, energy and latency of Grace vs virtual-partitioning hash joins (row/column store, PCM as storage/main memory)",
     run: hash_join,
+    paper: Paper::Values(HASHJOIN_PAPER),
 }];
 
 /// Partitions per join.

@@ -6,6 +6,7 @@
 //! model's (`cidr11` preset); as in Fig. 5.10 they are also given relative to Grace on the row
 //! store at the largest `U` (= 1), per role of PCM.
 
+use super::paper::Paper;
 use super::pcm_join::{ALGORITHMS, LAYOUTS, PARTITIONS, reduction_metrics, storage};
 use super::{Curve, CurveValue, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::{LabError, LabResult};
@@ -20,6 +21,9 @@ pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
     reference: "R-P3, paper 001 Fig. 5.10",
     title: "PCM wear, energy and latency of Grace vs virtual-partitioning hash joins with 20-200 users, inserts, updates and deletes",
     run: users,
+    paper: Paper::None(
+        "thesis Fig. 5.10 is read as a shape: virtual partitioning beats Grace irrespective of the number of users; no number taken",
+    ),
 }];
 
 /// Share of transactions that are queries, percent (the rest: inserts, updates, deletes). The

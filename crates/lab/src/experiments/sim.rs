@@ -1,15 +1,178 @@
 //! Search-in-Memory reproductions (paper 004, SPEC R-S1–R-S4) on the evaluation harness of
-//! `nandlab_search::eval`: Table I from its bus rates and currents, and the read-share ×
+//! [`crate::sim_eval`]: Table I from its bus rates and currents, and the read-share ×
 //! cache-coverage × distribution grid of Figs. 12–15 (QPS, NAND energy, read latency), and the
 //! deadline batch scheduler of Fig. 17.
 
+use super::paper::{Paper, PaperValue, pv};
 use super::{Curve, CurveValue, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::{LabError, LabResult};
-use nandlab_nand::preset;
-use nandlab_search::eval::{
+use crate::sim_eval::{
     BatchConfig, EvalConfig, EvalMode, EvalResult, PAPER_DEADLINE, run_batched, run_eval, table1,
 };
+use nandlab_nand::preset;
 use nandlab_workload::ycsb::YcsbDistribution;
+
+/// Paper 004 Table I: one point lookup with and without SiM.
+const TABLE1_PAPER: &[PaperValue] = &[
+    pv(
+        "io_bytes_sim",
+        "io_bytes_sim",
+        128.0,
+        "B",
+        "Table I",
+        "SiM lookup",
+    ),
+    pv(
+        "io_bytes_full",
+        "io_bytes_full",
+        8192.0,
+        "B",
+        "Table I",
+        "full-page read",
+    ),
+    pv(
+        "energy_nj_sim",
+        "energy_nj_sim",
+        63.0,
+        "nJ",
+        "Table I",
+        "SiM lookup",
+    ),
+    pv(
+        "energy_nj_full",
+        "energy_nj_full",
+        1400.0,
+        "nJ",
+        "Table I",
+        "full-page read",
+    ),
+    pv(
+        "latency_us_sim",
+        "latency_us_sim",
+        3.2,
+        "us",
+        "Table I",
+        "SiM lookup",
+    ),
+    pv(
+        "latency_us_full",
+        "latency_us_full",
+        5.1,
+        "us",
+        "Table I",
+        "full-page read",
+    ),
+    pv(
+        "host_bytes_reduction",
+        "host_bytes_reduction",
+        64.0,
+        "x",
+        "Table I",
+        "host bus bytes",
+    ),
+    pv(
+        "internal_bytes_reduction",
+        "internal_bytes_reduction",
+        21.0,
+        "x",
+        "Table I",
+        "internal bus bytes",
+    ),
+];
+
+/// Paper 004 Fig. 12: SiM's QPS over the page-cache baseline.
+const SPEEDUP_PAPER: &[PaperValue] = &[
+    pv(
+        "speedup_write_intensive_min",
+        "speedup_most_writes_cached_min",
+        3.0,
+        "x",
+        "Fig. 12",
+        "write-intensive mixes",
+    ),
+    pv(
+        "speedup_write_intensive_max",
+        "speedup_most_writes_cached_max",
+        9.0,
+        "x",
+        "Fig. 12",
+        "write-intensive mixes",
+    ),
+    pv(
+        "readonly_baseline_lead_min",
+        "readonly_cached_baseline_lead_min",
+        0.08,
+        "",
+        "Fig. 12",
+        "read-only, cached",
+    ),
+    pv(
+        "readonly_baseline_lead_max",
+        "readonly_cached_baseline_lead_max",
+        0.20,
+        "",
+        "Fig. 12",
+        "read-only, cached",
+    ),
+];
+
+/// Paper 004 Fig. 13: SiM's NAND energy saving at 10-50 % cache coverage.
+const ENERGY_PAPER: &[PaperValue] = &[
+    pv(
+        "energy_saving_min",
+        "energy_saving_coverage_10_50_min",
+        0.10,
+        "",
+        "Fig. 13",
+        "10-50 % coverage",
+    ),
+    pv(
+        "energy_saving_max",
+        "energy_saving_coverage_10_50_max",
+        0.45,
+        "",
+        "Fig. 13",
+        "10-50 % coverage",
+    ),
+];
+
+/// Paper 004 Figs. 14-16: SiM's median and p99 read-latency reductions.
+const LATENCY_PAPER: &[PaperValue] = &[
+    pv(
+        "median_reduction_min",
+        "median_reduction_min",
+        0.30,
+        "",
+        "Figs. 14-16",
+        "the grid",
+    ),
+    pv(
+        "median_reduction_max",
+        "median_reduction_max",
+        0.89,
+        "",
+        "Figs. 14-16",
+        "the grid",
+    ),
+    pv(
+        "p99_reduction_max",
+        "p99_reduction_max",
+        0.85,
+        "",
+        "Figs. 14-16",
+        "the grid",
+    ),
+];
+
+/// Paper 004 Fig. 17: the deadline batch scheduler's QPS gain at Zipf alpha 1.3.
+const BATCH_PAPER: &[PaperValue] = &[pv(
+    "speedup_zipf1_3",
+    "speedup_zipf1_3",
+    3.7,
+    "x",
+    "Fig. 17",
+    "Zipf alpha 1.3, read-only, 4 us deadline",
+)];
 
 pub(super) static EXPERIMENTS: &[Experiment] = &[
     Experiment {
@@ -17,36 +180,44 @@ pub(super) static EXPERIMENTS: &[Experiment] = &[
         reference: "SPEC R-S3 (paper 004 Table I)",
         title: "one point lookup with and without SiM: bytes, bus energy and latency",
         run: sim_table1,
+        paper: Paper::Values(TABLE1_PAPER),
     },
     Experiment {
         id: "sim-speedup",
         reference: "SPEC R-S1 (paper 004 Fig. 12)",
         title: "SiM QPS over the page-cache baseline: read share x cache coverage x distribution",
         run: sim_speedup,
+        paper: Paper::Values(SPEEDUP_PAPER),
     },
     Experiment {
         id: "sim-energy",
         reference: "SPEC R-S2 (paper 004 Fig. 13)",
         title: "SiM NAND energy relative to the baseline over the same grid",
         run: sim_energy,
+        paper: Paper::Values(ENERGY_PAPER),
     },
     Experiment {
         id: "sim-latency",
         reference: "SPEC R-S2 (paper 004 Figs. 14-16)",
         title: "SiM median and p99 read latency relative to the baseline over the same grid",
         run: sim_latency,
+        paper: Paper::Values(LATENCY_PAPER),
     },
     Experiment {
         id: "sim-fullpage",
         reference: "SPEC R-S5 (paper 004 Fig. 18)",
         title: "SiM QPS over the baseline against the share of reads served by search + gather",
         run: sim_fullpage,
+        paper: Paper::None(
+            "Fig. 18 is read as a shape (R-S5): the speed-up grows with the share of reads served by search + gather, more in write-dominant mixes; no number taken",
+        ),
     },
     Experiment {
         id: "sim-batch",
         reference: "SPEC R-S4 (paper 004 Fig. 17)",
         title: "deadline batch scheduler (4 us): QPS gain and merge probability against Zipf alpha, read-only",
         run: sim_batch,
+        paper: Paper::Values(BATCH_PAPER),
     },
 ];
 
@@ -71,18 +242,6 @@ fn sim_table1(options: &RunOptions) -> LabResult<ExperimentResult> {
     }
     result.metric("host_bytes_reduction", t.host_reduction());
     result.metric("internal_bytes_reduction", t.internal_reduction());
-    for (name, value) in [
-        ("paper_io_bytes_sim", 128.0),
-        ("paper_io_bytes_full", 8192.0),
-        ("paper_energy_nj_sim", 63.0),
-        ("paper_energy_nj_full", 1400.0),
-        ("paper_latency_us_sim", 3.2),
-        ("paper_latency_us_full", 5.1),
-        ("paper_host_bytes_reduction", 64.0),
-        ("paper_internal_bytes_reduction", 21.0),
-    ] {
-        result.metric(name, value);
-    }
     // The same lookup on the chip model (preset sim2024: Table II's 80 MT/s match bus, the
     // 256-byte window, 4-byte chunk ECC, command and address cycles; full reads at 800 MT/s).
     let chip = preset("sim2024")?;
@@ -318,10 +477,6 @@ fn sim_speedup(options: &RunOptions) -> LabResult<ExperimentResult> {
     let (lo, hi) = min_max(points.iter().filter(|p| p.coverage == 0.0).map(speedup));
     result.metric("speedup_no_cache_min", lo);
     result.metric("speedup_no_cache_max", hi);
-    result.metric("paper_speedup_write_intensive_min", 3.0);
-    result.metric("paper_speedup_write_intensive_max", 9.0);
-    result.metric("paper_readonly_baseline_lead_min", 0.08);
-    result.metric("paper_readonly_baseline_lead_max", 0.20);
     Ok(result)
 }
 
@@ -364,8 +519,6 @@ fn sim_energy(options: &RunOptions) -> LabResult<ExperimentResult> {
     result.metric("energy_saving_coverage_10_50_max", hi);
     let (lo, _) = min_max(typical().filter(|p| p.read_share < 1.0).map(saving));
     result.metric("energy_saving_coverage_10_50_with_writes_min", lo);
-    result.metric("paper_energy_saving_min", 0.10);
-    result.metric("paper_energy_saving_max", 0.45);
     Ok(result)
 }
 
@@ -427,9 +580,6 @@ fn sim_latency(options: &RunOptions) -> LabResult<ExperimentResult> {
     );
     result.metric("median_reduction_no_cache_min", lo);
     result.metric("median_reduction_no_cache_max", hi);
-    result.metric("paper_median_reduction_min", 0.30);
-    result.metric("paper_median_reduction_max", 0.89);
-    result.metric("paper_p99_reduction_max", 0.85);
     Ok(result)
 }
 
@@ -506,7 +656,6 @@ fn sim_batch(options: &RunOptions) -> LabResult<ExperimentResult> {
         }
     }
     result.curves.push(curve);
-    result.metric("paper_speedup_zipf1_3", 3.7);
     Ok(result)
 }
 

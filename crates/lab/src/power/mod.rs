@@ -16,15 +16,26 @@ pub mod payload;
 pub mod scaling;
 pub mod sweep;
 
+/// The controller choices a crash case names (parsed with [`parse_config_name`]).
+pub use nandlab_ftl::power::RecoveryVariant;
+pub use nandlab_ftl::{GcPolicy, GcScheduling, MappingKind};
+
+/// `text` parsed as the stack config parses its value (the same names as in a TOML file, e.g.
+/// `cost-benefit` for `[ssd.gc] policy`); the error names `flag`.
+pub fn parse_config_name<T: serde::de::DeserializeOwned>(
+    flag: &str,
+    text: &str,
+) -> crate::error::LabResult<T> {
+    use serde::de::value::{Error, StrDeserializer};
+    T::deserialize(StrDeserializer::<Error>::new(text))
+        .map_err(|e| crate::error::LabError::Usage(format!("{flag} {text:?}: {e}")))
+}
+
 use nandlab_core::{Lpa, SimRng, SimTime};
 use nandlab_ftl::power::checkpoint::CheckpointOrder;
 use nandlab_ftl::power::trim_log::TrimLogMode;
-use nandlab_ftl::power::{
-    CutConfig, CutReport, PowerCut, Recovered, RecoveryReport, RecoveryVariant,
-};
-use nandlab_ftl::{
-    FtlConfig, GcPolicy, GcScheduling, HostRequest, MappingKind, PayloadMode, Ssd, SsdConfig,
-};
+use nandlab_ftl::power::{CutConfig, CutReport, PowerCut, Recovered, RecoveryReport};
+use nandlab_ftl::{FtlConfig, HostRequest, PayloadMode, Ssd, SsdConfig};
 use oracle::{FlushCover, Oracle, Violations};
 use serde::Serialize;
 

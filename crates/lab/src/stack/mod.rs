@@ -27,6 +27,9 @@ mod sim_lookup;
 mod ssd;
 
 pub use locate::Source;
+/// What a `[pcm]` stage reports, and the trace formats of `[workload] kind = "trace"`.
+pub use nandlab_ftl::PcmStageReport;
+pub use nandlab_workload::TraceFormat;
 pub use pcm::{PcmDedupSection, PcmSection, new_ssd_with_pcm};
 pub use presets::{SsdPreset, ssd_preset, ssd_preset_names};
 pub use run::{

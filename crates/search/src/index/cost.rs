@@ -1,9 +1,8 @@
 //! What a sequence of SiM calls cost on the chip model: bytes on the chip buses, NAND energy
 //! (stage energy + idle, the same sum as the evaluation harness) and elapsed simulated time.
 
-use crate::eval::{chip_bus_bytes, chip_energy_pj};
 use nandlab_core::SimTime;
-use nandlab_nand::NandSim;
+use nandlab_nand::{NandSim, OpKind};
 
 /// The chip model's counters at a start point; [`ChipMeter::finish`] runs the chip model's
 /// events to idle and returns the difference.
@@ -44,4 +43,22 @@ impl ChipMeter {
             elapsed_ns: sim.now().saturating_sub(self.started_at).as_ns_f64(),
         }
     }
+}
+
+/// The NAND chips' energy so far: stage energy plus idle energy, pJ.
+pub fn chip_energy_pj(sim: &NandSim) -> f64 {
+    sim.stats()
+        .stage_energy_pj()
+        .iter()
+        .map(|(_, e)| e)
+        .sum::<f64>()
+        + sim.idle_energy_pj()
+}
+
+/// Bytes moved on the chips' buses so far (every op kind).
+pub fn chip_bus_bytes(sim: &NandSim) -> u64 {
+    OpKind::ALL
+        .iter()
+        .map(|k| sim.stats().kind(*k).bytes_transferred)
+        .sum()
 }

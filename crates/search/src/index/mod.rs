@@ -17,7 +17,7 @@ pub mod range;
 pub mod redistribute;
 pub mod secondary;
 
-pub use cost::{ChipCost, ChipMeter};
+pub use cost::{ChipCost, ChipMeter, chip_bus_bytes, chip_energy_pj};
 pub use field::{BitField, RowLayout, VALID_BIT};
 pub use redistribute::{
     FullRead, RedistributeStats, Redistribution, redistribute, redistribute_full_read,

@@ -2,6 +2,12 @@
 //! promises durability and atomicity; cuts do tear programs; deterministic.
 
 use super::*;
+use crate::device::named::Named;
+use nandlab_lab::sql::CRASH_DEVICE;
+
+fn device() -> Named {
+    Named(CRASH_DEVICE.into())
+}
 
 fn run(mode: JournalMode, cuts: u32, seed: u64) -> CrashReport {
     let o = CrashOptions {
@@ -9,9 +15,8 @@ fn run(mode: JournalMode, cuts: u32, seed: u64) -> CrashReport {
         transactions: 12,
         cuts,
         seed,
-        ..CrashOptions::default()
     };
-    run_crash(&o).unwrap()
+    run_crash(&device(), &o).unwrap()
 }
 
 #[test]
@@ -55,7 +60,7 @@ fn a_wal_database_mounts_again() {
         journal_mode: JournalMode::Wal,
         ..CrashOptions::default()
     };
-    let (mut db, seed) = open_traced(&o).unwrap();
+    let (mut db, seed) = open_traced(&device(), &o).unwrap();
     db.run_script("CREATE TABLE t(x); INSERT INTO t VALUES (1);")
         .unwrap();
     let files = db.disk().unwrap().file_names();
@@ -84,9 +89,8 @@ fn an_unsynced_commit_point_is_caught() {
         transactions: 12,
         cuts: 40,
         seed: 1,
-        ..CrashOptions::default()
     };
-    let r = run_crash_with(&o, Some("full")).unwrap();
+    let r = run_crash_with(&device(), &o, Some("full")).unwrap();
     assert!(r.violations > 0, "{r:?}");
     assert!(
         r.examples.iter().any(|e| e.contains("lost")),

@@ -131,7 +131,7 @@ fn atomic_mode_writes_no_journal() {
 #[test]
 fn a_batch_too_large_for_the_ftl_falls_back_to_the_journal() {
     let (mut ssd, seed) =
-        crate::device::build_ssd(crate::disk::tests::SMALL_DEVICE, Some(3)).unwrap();
+        crate::device::named::build_ssd(crate::disk::tests::SMALL_DEVICE, Some(3)).unwrap();
     ssd.enable_transactions(4).unwrap();
     let options = SqlOptions {
         journal_mode: JournalMode::Atomic,

@@ -358,9 +358,13 @@ impl SqlDb {
         Ok(db)
     }
 
-    /// [`SqlDb::open`] on a new SSD of `device` (see [`crate::device::ssd_config`]).
-    pub fn open_device(device: &str, seed: Option<u64>, options: SqlOptions) -> SqlResult<SqlDb> {
-        let (ssd, seed) = crate::device::build_ssd(device, seed)?;
+    /// [`SqlDb::open`] on a new SSD of `device` (see [`crate::SsdSource::new_ssd`]).
+    pub fn open_device(
+        device: &dyn crate::SsdSource,
+        seed: Option<u64>,
+        options: SqlOptions,
+    ) -> SqlResult<SqlDb> {
+        let (ssd, seed) = device.new_ssd(seed)?;
         SqlDb::open(ssd, seed, options)
     }
 

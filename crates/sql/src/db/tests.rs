@@ -8,7 +8,7 @@ pub(crate) fn open(mode: JournalMode) -> SqlDb {
         journal_mode: mode,
         ..SqlOptions::default()
     };
-    SqlDb::open_device(SMALL_DEVICE, Some(3), options).unwrap()
+    crate::device::named::open(SMALL_DEVICE, Some(3), options).unwrap()
 }
 
 #[test]
@@ -76,7 +76,7 @@ fn parameters_and_errors_name_what_is_wrong() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("one statement"), "{e}");
-    let e = SqlDb::open_device(
+    let e = crate::device::named::open(
         SMALL_DEVICE,
         None,
         SqlOptions {

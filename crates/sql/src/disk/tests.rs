@@ -2,7 +2,7 @@
 //! sync, delete, and the TRIMs and flushes they send the controller.
 
 use super::*;
-use crate::device::build_ssd;
+use crate::device::named::build_ssd;
 use proptest::prelude::*;
 
 /// A small full-payload device (32 blocks per plane of the bench SSD).
@@ -16,7 +16,7 @@ fn disk() -> SimDisk {
 
 #[test]
 fn timing_only_devices_are_refused_naming_the_key() {
-    let (mut config, _) = crate::device::ssd_config(SMALL_DEVICE).unwrap();
+    let (mut config, _) = crate::device::named::ssd_config(SMALL_DEVICE).unwrap();
     config.ftl.payload = PayloadMode::TimingOnly;
     let e = SimDisk::new(Ssd::new(config, 1).unwrap(), 1)
         .unwrap_err()

@@ -19,7 +19,7 @@ fn run(mode: JournalMode, c: &TpccConfig) -> TpccReport {
         journal_mode: mode,
         ..SqlOptions::default()
     };
-    let mut db = SqlDb::open_device(SMALL_DEVICE, Some(1), options).unwrap();
+    let mut db = crate::device::named::open(SMALL_DEVICE, Some(1), options).unwrap();
     run_tpcc(&mut db, c).unwrap()
 }
 
@@ -74,7 +74,7 @@ fn every_journal_mode_stays_consistent_and_runs_are_deterministic() {
 #[test]
 fn conditions_catch_a_broken_database() {
     let options = SqlOptions::default();
-    let mut db = SqlDb::open_device(SMALL_DEVICE, Some(1), options).unwrap();
+    let mut db = crate::device::named::open(SMALL_DEVICE, Some(1), options).unwrap();
     run_tpcc(&mut db, &config(10)).unwrap();
     db.run_script("UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1; DELETE FROM order_line WHERE ol_o_id = 3;")
         .unwrap();
@@ -120,7 +120,7 @@ fn a_pcm_stage_in_the_device_file_serves_sqlite() {
     let c = config(300);
     let run = |pcm: &str| {
         let device = format!("{SMALL_DEVICE}{pcm}");
-        let mut db = SqlDb::open_device(&device, Some(1), SqlOptions::default()).unwrap();
+        let mut db = crate::device::named::open(&device, Some(1), SqlOptions::default()).unwrap();
         let r = run_tpcc(&mut db, &c).unwrap();
         assert!(r.consistency_violations.is_empty(), "{pcm}");
         r.metrics.totals
@@ -154,7 +154,7 @@ fn a_pcm_stage_in_the_device_file_serves_sqlite() {
 #[test]
 fn a_device_file_with_a_bad_pcm_section_names_the_key() {
     let device = format!("{SMALL_DEVICE}[pcm]\npreset = \"cidr11\"\n[pcm.dedup]\nsegments = 0\n");
-    let Err(e) = SqlDb::open_device(&device, Some(1), SqlOptions::default()) else {
+    let Err(e) = crate::device::named::open(&device, Some(1), SqlOptions::default()) else {
         panic!("a bad [pcm] section was accepted");
     };
     let e = e.to_string();

@@ -25,13 +25,14 @@ pub use batch_run::{BatchConfig, BatchResult, PAPER_DEADLINE, run_batched};
 pub use cache::{Evicted, PageCache};
 pub use table1::{Table1, Table1Column, table1};
 
-use crate::error::{SearchError, SearchResult};
-use crate::header::DATA_BYTES;
-use crate::leaf::{EMPTY_KEY, LEAF_SLOTS};
-use crate::store::{LogicalPage, SimPageStore, StoreConfig};
 use nandlab_core::{SimRng, SimTime};
 use nandlab_nand::search::format::{self, SLOTS_PER_CHUNK};
-use nandlab_nand::{ChunkMask, NandConfig, NandSim, OpKind, PageAddress, SearchKey};
+use nandlab_nand::{ChunkMask, NandConfig, NandSim, PageAddress, SearchKey};
+use nandlab_search::header::DATA_BYTES;
+use nandlab_search::index::{chip_bus_bytes, chip_energy_pj};
+use nandlab_search::leaf::{EMPTY_KEY, LEAF_SLOTS};
+use nandlab_search::store::{LogicalPage, SimPageStore, StoreConfig};
+use nandlab_search::{SearchError, SearchResult};
 use nandlab_workload::ycsb::{YcsbDistribution, YcsbOp, YcsbSpec, key_value, query_concentration};
 use std::collections::VecDeque;
 
@@ -241,22 +242,6 @@ fn all_blocks(sim: &NandSim) -> Vec<PageAddress> {
         }
     }
     blocks
-}
-
-pub(crate) fn chip_energy_pj(sim: &NandSim) -> f64 {
-    sim.stats()
-        .stage_energy_pj()
-        .iter()
-        .map(|(_, e)| e)
-        .sum::<f64>()
-        + sim.idle_energy_pj()
-}
-
-pub(crate) fn chip_bus_bytes(sim: &NandSim) -> u64 {
-    OpKind::ALL
-        .iter()
-        .map(|k| sim.stats().kind(*k).bytes_transferred)
-        .sum()
 }
 
 pub(super) fn settle(sim: &mut NandSim) {

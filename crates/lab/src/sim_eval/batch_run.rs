@@ -12,12 +12,12 @@ use super::{
     BITMAP_BYTES, EvalConfig, EvalMode, HOST_BUS_BYTES_PER_NS, Index, key_page, load, percentile,
     value_page,
 };
-use crate::batch::{DeadlineScheduler, PendingSearch};
-use crate::error::{SearchError, SearchResult};
-use crate::store::LogicalPage;
 use nandlab_core::SimTime;
 use nandlab_nand::search::format::SLOTS_PER_CHUNK;
 use nandlab_nand::{ChunkMask, NandConfig, NandSim, OpKind, SearchKey};
+use nandlab_search::batch::{DeadlineScheduler, PendingSearch};
+use nandlab_search::store::LogicalPage;
+use nandlab_search::{SearchError, SearchResult};
 use nandlab_workload::ycsb::{YcsbDistribution, YcsbOp, YcsbSpec};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
