@@ -151,7 +151,7 @@ def test_wrong_arguments_to_connect_and_tpcc_name_the_argument() -> None:
         sql.connect(3)  # type: ignore[arg-type]
     with pytest.raises(sql.ProgrammingError, match="page_size_bytes '4096'"):
         sql.connect(page_size_bytes="4096")  # type: ignore[arg-type]
-    with pytest.raises(sql.ProgrammingError, match="warehouses 1.5"):
+    with pytest.raises(sql.ProgrammingError, match=r"warehouses 1\.5"):
         sql.tpcc(warehouses=1.5)  # type: ignore[arg-type]
     with pytest.raises(sql.ProgrammingError, match="journal_mode None"):
         sql.tpcc(journal_mode=None)  # type: ignore[arg-type]
