@@ -340,7 +340,7 @@ def miyaji_blocksize(source: Source) -> Figure:
 def miyaji_rowsize(source: Source) -> Figure:
     """Fig. 18: both engines against the row size, free space drifting 80 % to 20 %."""
     r = load(source)
-    return _sweep(
+    fig = _sweep(
         r,
         "rowsize",
         "row_bytes",
@@ -348,6 +348,19 @@ def miyaji_rowsize(source: Source) -> Figure:
         "Row size (bytes, log scale)",
         None,
     )
+    # the paper gives a row size, not a value: where the co-design starts to degrade
+    degrades = r.metrics.get("paper_codesign_degrades_from_row_bytes")
+    if degrades is not None:
+        for i, ax in enumerate(fig.axes):
+            ax.axvline(
+                degrades,
+                color="k",
+                ls=":",
+                lw=1.2,
+                label=f"paper: co-design degrades from ~{degrades:g} B rows" if i == 0 else None,
+            )
+        fig.axes[0].legend(fontsize=8)
+    return fig
 
 
 # ---------------------------------------------------------------------------------------------
