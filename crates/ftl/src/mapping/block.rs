@@ -27,6 +27,17 @@ use crate::flash::emit::Tag;
 use crate::flash::{Flash, HostWrite};
 use nandlab_nand::Geometry;
 
+/// A free block of `plane` for logical block `lbn`, or the device-full error saying what it was
+/// `for_what`.
+fn take_free(flash: &mut Flash, plane: PlaneId, for_what: &str, lbn: u32) -> FtlResult<BlockId> {
+    flash
+        .blocks
+        .take_free(plane)
+        .ok_or_else(|| crate::error::FtlError::DeviceFull {
+            message: format!("plane {plane}: no free block {for_what} {lbn}"),
+        })
+}
+
 /// LBN geometry shared by the block and hybrid mappings.
 #[derive(Debug)]
 pub(crate) struct DataBlocks {
@@ -100,11 +111,7 @@ impl DataBlocks {
         new_page: Option<(HostWrite<'_>, Tag)>,
     ) -> FtlResult<BlockId> {
         let plane = self.plane_of_lbn(lbn);
-        let Some(fresh) = flash.blocks.take_free(plane) else {
-            return Err(crate::error::FtlError::DeviceFull {
-                message: format!("plane {plane}: no free block to merge logical block {lbn}"),
-            });
-        };
+        let fresh = take_free(flash, plane, "to merge logical block", lbn)?;
         let job = flash.open_job();
         let ppb = self.pages_per_block;
         for offset in 0..ppb {
@@ -291,11 +298,7 @@ impl Mapping for BlockFtl {
         if block.is_some() && offset == 0 {
             // the start of a rewrite: a replacement block takes it
             let plane = d.plane_of_lbn(lbn);
-            let Some(fresh) = flash.blocks.take_free(plane) else {
-                return Err(crate::error::FtlError::DeviceFull {
-                    message: format!("plane {plane}: no free block to rewrite logical block {lbn}"),
-                });
-            };
+            let fresh = take_free(flash, plane, "to rewrite logical block", lbn)?;
             let ppa = flash.blocks.next_ppa_at(fresh, 0);
             d.program(flash, write, ppa, tag);
             let r = Replacement {
@@ -313,11 +316,7 @@ impl Mapping for BlockFtl {
         }
         if block.is_none() {
             let plane = d.plane_of_lbn(lbn);
-            let Some(fresh) = flash.blocks.take_free(plane) else {
-                return Err(crate::error::FtlError::DeviceFull {
-                    message: format!("plane {plane}: no free block for logical block {lbn}"),
-                });
-            };
+            let fresh = take_free(flash, plane, "for logical block", lbn)?;
             d.data[lbn as usize] = Some(fresh);
             let ppa = flash.blocks.next_ppa_at(fresh, offset);
             d.program(flash, write, ppa, tag);
