@@ -268,3 +268,136 @@ fn ext4_through_nbdfuse_and_fuse2fs_holds_a_sqlite_database() {
     assert!(programmed > 100, "{stderr}");
     assert!(report["write"]["requests"].as_u64().unwrap() > 100);
 }
+
+/// A libnbd client script (Debian's python3-libnbd, run by the system's python3) against the
+/// server at `uri`; its last stdout line is JSON.
+fn libnbd(dir: &Path, name: &str, uri: &str, body: &str) -> Command {
+    tool("nbdinfo");
+    let script = dir.join(format!("{name}.py"));
+    std::fs::write(
+        &script,
+        format!(
+            "import json, sys, time\nimport nbd\nh = nbd.NBD()\nh.connect_uri({uri:?})\n{body}"
+        ),
+    )
+    .unwrap();
+    let mut cmd = Command::new("/usr/bin/python3");
+    cmd.arg(script);
+    cmd
+}
+
+/// Issue 33 items 1 and 5: a full-size preset (mqsim-mlc, 512 GB raw, refused before page
+/// bytes were stored sparsely) is served; requests beyond the export and unaligned ones get
+/// clear answers; a client killed in the middle of its writes costs nothing that was flushed
+/// and the server keeps serving; a second server on the same socket is refused; the payload
+/// store holds only what was written.
+#[test]
+fn a_full_size_preset_is_served_and_survives_bad_clients() {
+    let dir = scratch("faults");
+    let served = Served::start("mqsim-mlc", &dir, "none");
+    let uri = served.uri();
+    // a second server on the same socket: refused, naming the socket, the first unharmed
+    let second = Command::new(env!("CARGO_BIN_EXE_nandlab"))
+        .args(["serve", "mqsim-mlc", "--pace", "none", "--socket"])
+        .arg(&served.socket)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{text}");
+    assert!(text.contains("another server is listening"), "{text}");
+    // far-apart, unaligned and zeroed ranges; a request beyond the end with the client's own
+    // bounds check off, so the server sees it
+    let first = libnbd(
+        &dir,
+        "first",
+        &uri,
+        r#"
+h.set_strict_mode(0)
+size = h.get_size()
+out = {"size": size}
+marks = [0, size // 2 + 4096 * 7, size - 8192]
+for i, at in enumerate(marks):
+    h.pwrite(bytes([i + 1]) * 8192, at)
+h.pwrite(b"unaligned!" * 100, 4096 * 3 + 17)
+h.zero(600, 4096 * 3 + 117)
+h.flush()
+out["marks"] = [h.pread(8192, at) == bytes([i + 1]) * 8192 for i, at in enumerate(marks)]
+got = h.pread(1000, 4096 * 3 + 17)
+out["unaligned"] = got == b"unaligned!" * 10 + bytes(600) + (b"unaligned!" * 100)[700:1000]
+try:
+    h.pwrite(b"x" * 4096, size - 1024)
+    out["beyond"] = "accepted"
+except nbd.Error as e:
+    out["beyond"] = str(e)
+print(json.dumps(out))
+"#,
+    )
+    .output()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&first.stdout);
+    assert!(
+        first.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let out: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert!(out["size"].as_u64().unwrap() > 400 << 30, "{out}");
+    assert_eq!(out["marks"], serde_json::json!([true, true, true]), "{out}");
+    assert_eq!(out["unaligned"], true, "{out}");
+    let beyond = out["beyond"].as_str().unwrap();
+    assert!(
+        beyond != "accepted" && beyond.contains("pwrite"),
+        "{beyond}"
+    );
+    // a client writing with many commands in flight, killed without a goodbye
+    let mut killed = libnbd(
+        &dir,
+        "killed",
+        &uri,
+        r#"
+buf = nbd.Buffer(65536)
+i = 0
+while True:
+    while h.aio_in_flight() < 32:
+        h.aio_pwrite(buf, (1 << 30) + (i % 4096) * 65536)
+        i += 1
+    h.poll(-1)
+"#,
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    // another connection: the flushed data is there, and the server still serves
+    let again = libnbd(
+        &dir,
+        "again",
+        &uri,
+        r#"
+size = h.get_size()
+marks = [0, size // 2 + 4096 * 7, size - 8192]
+print(json.dumps([h.pread(8192, at) == bytes([i + 1]) * 8192 for i, at in enumerate(marks)]))
+"#,
+    )
+    .output()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&again.stdout);
+    assert!(
+        again.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(stdout.trim(), "[true, true, true]");
+    let (stderr, report, serve) = served.stop();
+    // the writes of the killed client were simulated (some of them, at least)
+    assert!(
+        report["write"]["requests"].as_u64().unwrap() > 10,
+        "{stderr}"
+    );
+    // page bytes are stored as written: a few MiB, not the device's 512 GB
+    let stored = serve["payload_allocated_bytes"].as_u64().unwrap();
+    assert!(stored > 0 && stored < 1 << 30, "{serve}");
+}

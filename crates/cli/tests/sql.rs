@@ -50,6 +50,18 @@ fn stdin_script_prints_rows_and_metrics() {
     }
 }
 
+/// Issue 33: page bytes are stored as written, so the full-size presets (512 GB and 1.1 TB
+/// raw) run SQL; before, the memory check counted page bytes for the whole device and
+/// refused them.
+#[test]
+fn full_size_presets_run_sql() {
+    for device in ["mqsim-mlc", "tlc-nvme"] {
+        let (code, out, err) = sql_stdin(&["--device", device], SCRIPT);
+        assert_eq!(code, 0, "{device}: {err}");
+        assert!(out.starts_with("k|v\n1|a\n2|b!\n"), "{device}: {out}");
+    }
+}
+
 #[test]
 fn json_output_and_a_stack_config_as_device() {
     let dir = std::env::temp_dir().join(format!("nandlab-sql-cli-{}", std::process::id()));

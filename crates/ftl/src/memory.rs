@@ -26,9 +26,13 @@ pub struct MemoryEstimate {
     pub mapping_bytes: u64,
     /// Per-block FTL state.
     pub block_state_bytes: u64,
-    /// Page payloads (`ftl.payload = "full"`: every physical page may hold its bytes and its
-    /// spare area's OOB record).
+    /// The payload store's index (`ftl.payload = "full"`: a slot number per physical page).
+    /// The pages' bytes are not in the estimate: they are stored sparsely, as pages are first
+    /// written, up to the budget left after the rest ([`SsdConfig::payload_limit_bytes`]).
     pub payload_bytes: u64,
+    /// Bytes the payload store would hold if every physical page kept its bytes and its
+    /// spare area's OOB record (full mode; not part of [`MemoryEstimate::total_bytes`]).
+    pub payload_all_pages_bytes: u64,
     /// Out-of-band metadata kept per physical page (LPA, write sequence number, number of the
     /// op that programs it), in both payload modes.
     pub oob_bytes: u64,
@@ -76,15 +80,15 @@ impl SsdConfig {
             }
         };
         let full = f.payload == PayloadMode::Full;
-        let payload_bytes = if full {
-            // an optional boxed page per physical page (16 bytes) plus its bytes and its spare
-            // area's OOB record once written
-            physical.saturating_mul(
-                page.saturating_add(16)
-                    .saturating_add(crate::flash::oob::OOB_BYTES as u64),
+        // full mode: a slot number (u32) per physical page; the slots themselves (a page and
+        // its spare area's OOB record each) are allocated as pages are written
+        let (payload_bytes, payload_all_pages_bytes) = if full {
+            (
+                physical.saturating_mul(4),
+                physical.saturating_mul(page.saturating_add(crate::flash::oob::OOB_BYTES as u64)),
             )
         } else {
-            0
+            (0, 0)
         };
         let buffer_pages = u64::from(f.write_buffer_pages);
         let buffer_bytes = if buffer_pages == 0 {
@@ -100,6 +104,7 @@ impl SsdConfig {
             mapping_bytes,
             block_state_bytes: blocks.saturating_mul(BLOCK_STATE_BYTES),
             payload_bytes,
+            payload_all_pages_bytes,
             oob_bytes: physical.saturating_mul(OOB_TABLE_BYTES_PER_PAGE),
             buffer_bytes,
         })
@@ -114,18 +119,10 @@ impl SsdConfig {
             return Ok(());
         }
         let nand = self.nand_config()?;
-        let payload_hint = if estimate.payload_bytes > 0 {
-            format!(
-                ", {} of them page payloads (ftl.payload = \"timing-only\" keeps none)",
-                format_bytes(estimate.payload_bytes)
-            )
-        } else {
-            String::new()
-        };
         Err(config_error(
             "device.geometry",
             format!(
-                "a device of {} pages of {} bytes needs about {}{payload_hint}, but the memory budget is {}: \
+                "a device of {} pages of {} bytes needs about {} before any page is stored, but the memory budget is {}: \
                  lower geometry.blocks_per_plane, pages_per_block, planes_per_die, dies_per_chip, \
                  chips_per_channel or channels",
                 nand.geometry.total_pages(),
@@ -136,15 +133,33 @@ impl SsdConfig {
         ))
     }
 
+    /// The bytes of page payloads the store may hold under `budget` (full mode): what the
+    /// budget leaves after the rest of the estimate, or `None` when every physical page fits
+    /// (no limit needed). Errors as [`SsdConfig::check_memory`] when the rest does not fit.
+    pub fn payload_limit_bytes(&self, budget: &MemoryBudget) -> FtlResult<Option<u64>> {
+        self.check_memory(budget)?;
+        let estimate = self.memory_estimate()?;
+        let left = budget.bytes - estimate.total_bytes();
+        Ok((estimate.payload_all_pages_bytes > left).then_some(left))
+    }
+
     /// [`SsdConfig::check_memory`] against this process's budget, for devices large enough to
-    /// matter.
-    pub(crate) fn check_memory_budget(&self) -> FtlResult<()> {
-        if self.memory_estimate()?.total_bytes() <= CHECK_THRESHOLD_BYTES {
-            return Ok(());
+    /// matter; returns the payload store's limit ([`SsdConfig::payload_limit_bytes`]) and the
+    /// budget it came from.
+    pub(crate) fn check_memory_budget(&self) -> FtlResult<Option<(u64, MemoryBudget)>> {
+        let estimate = self.memory_estimate()?;
+        if estimate
+            .total_bytes()
+            .saturating_add(estimate.payload_all_pages_bytes)
+            <= CHECK_THRESHOLD_BYTES
+        {
+            return Ok(None);
         }
         let budget = MemoryBudget::from_environment()
             .map_err(|message| config_error(nandlab_core::memory::BUDGET_ENV, message))?;
-        self.check_memory(&budget)
+        Ok(self
+            .payload_limit_bytes(&budget)?
+            .map(|limit| (limit, budget)))
     }
 }
 
@@ -194,21 +209,33 @@ mod tests {
         assert!(c.check_memory(&budget(64 << 30)).is_ok());
     }
 
+    /// Issue 33: page bytes are stored sparsely, so a full-payload device larger than the
+    /// budget is built (only the store's index counts up front) with a limit on the bytes its
+    /// pages may hold; a device whose pages all fit gets no limit.
     #[test]
-    fn full_payloads_are_counted_and_named() {
+    fn full_payloads_are_sparse_with_a_limit() {
         let mut c = mlc1(4096);
         let timing_only = c.memory_estimate().unwrap();
         assert_eq!(timing_only.payload_bytes, 0);
+        assert_eq!(timing_only.payload_all_pages_bytes, 0);
         c.ftl.payload = PayloadMode::Full;
         let full = c.memory_estimate().unwrap();
-        // 2 planes x 4096 blocks x 128 pages of 2 KiB
-        assert!(full.payload_bytes >= 2 * 4096 * 128 * 2048, "{full:?}");
-        let err = c
-            .check_memory(&budget(full.total_bytes() - 1))
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("timing-only"), "{err}");
-        assert!(c.check_memory(&budget(full.total_bytes())).is_ok());
+        // 2 planes x 4096 blocks x 128 pages: a u32 slot each; 2 KiB + OOB each if all stored
+        let pages = 2 * 4096 * 128;
+        assert_eq!(full.payload_bytes, pages * 4, "{full:?}");
+        assert!(full.payload_all_pages_bytes > pages * 2048, "{full:?}");
+        assert_eq!(
+            full.total_bytes(),
+            timing_only.total_bytes() + pages * 4,
+            "page bytes are not in the total"
+        );
+        let fixed = full.total_bytes();
+        let limit = c.payload_limit_bytes(&budget(fixed + (64 << 20))).unwrap();
+        assert_eq!(limit, Some(64 << 20));
+        let all = fixed + full.payload_all_pages_bytes;
+        assert_eq!(c.payload_limit_bytes(&budget(all)).unwrap(), None);
+        let err = c.check_memory(&budget(fixed - 1)).unwrap_err().to_string();
+        assert!(err.contains("before any page is stored"), "{err}");
     }
 
     /// Every preset with default FTL settings fits a 2 GiB budget (the check never refuses an

@@ -45,7 +45,11 @@ mod plugin {
     }
 
     fn io_error(message: String) -> Error {
-        let errno = if message.contains("beyond") || message.contains("capacity") {
+        // a range past the end, or page payloads that reached the memory budget: no space
+        let errno = if message.contains("beyond")
+            || message.contains("capacity")
+            || message.contains("memory budget")
+        {
             libc::ENOSPC
         } else {
             libc::EIO

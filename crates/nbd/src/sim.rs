@@ -185,6 +185,8 @@ pub struct Summary {
     pub lateness_us: Vec<f32>,
     /// Replies later than [`LATE_WARN`].
     pub late_replies: u64,
+    /// Bytes the device's payload store allocated for page bytes (stored as first written).
+    pub payload_allocated_bytes: u64,
     pub run: StackRun,
 }
 
@@ -213,6 +215,7 @@ impl Summary {
                 "max": self.lateness_percentile_us(1.0),
                 "over_1ms": self.late_replies,
             },
+            "payload_allocated_bytes": self.payload_allocated_bytes,
         })
     }
 
@@ -508,6 +511,7 @@ impl<'a> Loop<'a> {
             sim_s: (self.ssd.now() - self.base).as_s_f64(),
             lateness_us: lateness,
             late_replies: self.late_replies,
+            payload_allocated_bytes: self.ssd.payload_allocated_bytes(),
             run: StackRun {
                 outcome: StackOutcome::Ssd {
                     run: Box::new(SsdRun {

@@ -60,6 +60,12 @@ pub(crate) struct Payload {
     slots_per_chunk: usize,
     /// A page and its spare area.
     slot_bytes: usize,
+    /// Slots the store may hold before host writes are refused ([`Payload::room_slots`];
+    /// `u32::MAX`: no limit). A soft limit: programs already admitted (GC moves, buffered
+    /// pages) still get their slots, so the store can pass it by the pages in flight.
+    limit_slots: u32,
+    /// Where the limit came from, for the refusal ([`Payload::check_room`]).
+    limit_source: String,
     page_size_bytes: usize,
     enabled: bool,
 }
@@ -87,9 +93,56 @@ impl Payload {
             staged: Vec::new(),
             slots_per_chunk: (CHUNK_BYTES / slot_bytes).max(1),
             slot_bytes,
+            limit_slots: u32::MAX,
+            limit_source: String::new(),
             page_size_bytes,
             enabled,
         }
+    }
+    /// Whether the store has a limit ([`Payload::set_limit_bytes`]).
+    #[inline]
+    pub fn limited(&self) -> bool {
+        self.enabled && self.limit_slots != u32::MAX
+    }
+    /// Limits the store to `bytes` of slots ([`Payload::room_slots`]); `source` says where
+    /// the limit came from (a memory budget's description).
+    pub fn set_limit_bytes(&mut self, bytes: u64, source: String) {
+        self.limit_slots = (bytes / self.slot_bytes as u64).min(u64::from(u32::MAX - 1)) as u32;
+        self.limit_source = source;
+    }
+    /// Whether `pages` more pages fit under the limit; the refusal says how much is stored
+    /// and what frees room.
+    pub fn check_room(&self, pages: u64) -> Result<(), String> {
+        if pages <= self.room_slots() {
+            return Ok(());
+        }
+        let held = u64::from(self.slots_used) - self.free_slots.len() as u64;
+        let release = if self.release_stale {
+            "trim data the host no longer needs"
+        } else {
+            "stale pages keep their bytes until their block is erased on this device"
+        };
+        Err(format!(
+            "page payloads reached their share of the memory budget: {held} pages of {} bytes stored, \
+             {} more fit and the write needs {pages}; {release}, use ftl.payload = \"timing-only\" \
+             or raise the budget ({})",
+            self.page_size_bytes,
+            self.room_slots(),
+            self.limit_source
+        ))
+    }
+    /// Slots still available under the limit: free slots plus unused ones the limit allows
+    /// (`u64::MAX` without a limit or in timing-only mode).
+    pub fn room_slots(&self) -> u64 {
+        if !self.enabled || self.limit_slots == u32::MAX {
+            return u64::MAX;
+        }
+        self.free_slots.len() as u64 + u64::from(self.limit_slots.saturating_sub(self.slots_used))
+    }
+    /// Bytes the slab has allocated so far (it grows by chunks as pages are first written;
+    /// slots freed by erases and released stale pages are reused, not returned).
+    pub fn allocated_bytes(&self) -> u64 {
+        (self.chunks.len() * self.slots_per_chunk * self.slot_bytes) as u64
     }
     pub fn enabled(&self) -> bool {
         self.enabled

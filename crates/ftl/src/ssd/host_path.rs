@@ -65,6 +65,17 @@ impl Ssd {
                 ),
             });
         }
+        if request.op == HostOp::Write && self.flash.payload.limited() {
+            // sparse page payloads under a memory budget (issue 33): refuse a write whose
+            // pages may not fit, before anything is simulated
+            let page = u64::from(self.page_size_bytes);
+            let first = request.offset_bytes / page;
+            let last = (request.offset_bytes + request.size_bytes).div_ceil(page);
+            self.flash
+                .payload
+                .check_room(last - first)
+                .map_err(|message| FtlError::DeviceFull { message })?;
+        }
         let slot = self
             .requests
             .alloc()

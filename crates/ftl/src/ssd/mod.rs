@@ -141,7 +141,7 @@ impl Ssd {
         extra: Vec<Box<dyn FrontEnd>>,
     ) -> FtlResult<Self> {
         config.validate()?;
-        config.check_memory_budget()?;
+        let payload_limit = config.check_memory_budget()?;
         let nand_config = config.nand_config()?;
         let geometry = nand_config.geometry.clone();
         let nand = NandSim::new(nand_config, seed)?;
@@ -162,6 +162,17 @@ impl Ssd {
             f.pool_ids(),
         );
         let mut flash = flash;
+        if let Some((bytes, budget)) = payload_limit {
+            // page bytes are stored as written: the budget left after the rest bounds them
+            flash.payload.set_limit_bytes(
+                bytes,
+                format!(
+                    "{} of {}",
+                    nandlab_core::memory::format_bytes(bytes),
+                    budget.describe()
+                ),
+            );
+        }
         if f.gc_scheduling == crate::config::GcScheduling::Interleaved {
             // which free blocks still wait for their erase (allocation prefers the others)
             flash.blocks.enable_erase_queue();

@@ -88,6 +88,13 @@ impl Ssd {
         Ok(())
     }
 
+    /// Bytes the payload store has allocated for page bytes so far (full mode; 0 in
+    /// timing-only mode): pages are stored as first written, and the slots of erased and
+    /// released pages are reused.
+    pub fn payload_allocated_bytes(&self) -> u64 {
+        self.flash.payload.allocated_bytes()
+    }
+
     /// Whether stale pages' payload slots are released ([`Ssd::set_release_stale_payloads`];
     /// always false outside `full` payload mode).
     pub fn releases_stale_payloads(&self) -> bool {

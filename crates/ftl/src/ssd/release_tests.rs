@@ -151,3 +151,50 @@ fn a_released_page_cannot_be_read() {
     assert_ne!(s.locate(Lpa(0)), Some(stale));
     let _ = s.physical_page(Ppa(stale.0));
 }
+
+/// Issue 33: page bytes are stored sparsely under a limit (the memory budget's share). A
+/// write that may not fit is refused with a one-line error naming what frees room, nothing
+/// is simulated for it, the data already written reads back, and trimming (on a device
+/// that releases stale pages) makes room again.
+#[test]
+fn a_payload_limit_refuses_writes_until_trims_free_room() {
+    let mut s = ssd(false);
+    s.set_release_stale_payloads(true).unwrap();
+    let slot = PAGE + crate::flash::oob::OOB_BYTES as u64;
+    s.flash
+        .payload
+        .set_limit_bytes(10 * slot, "10 slots (a test)".into());
+    for lpa in 0..10u64 {
+        let r = HostRequest::write(lpa * PAGE, PAGE);
+        s.execute(&r, Some(&bytes(lpa as u32, PAGE as usize)))
+            .unwrap();
+    }
+    // an 11th page does not fit
+    let before = s.now();
+    let e = s
+        .execute(&HostRequest::write(10 * PAGE, PAGE), Some(&bytes(10, 512)))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("memory budget") && e.contains("10 slots (a test)"),
+        "{e}"
+    );
+    assert!(e.contains("trim"), "{e}");
+    assert!(!e.contains('\n'), "{e}");
+    assert_eq!(s.now(), before, "nothing simulated for the refused write");
+    for lpa in 0..10u64 {
+        let done = s
+            .execute(&HostRequest::read(lpa * PAGE, PAGE), None)
+            .unwrap();
+        assert_eq!(done.data, bytes(lpa as u32, PAGE as usize), "lpa {lpa}");
+    }
+    // trimming two pages gives their slots back: two more pages fit, a third does not
+    s.execute(&HostRequest::trim(0, 2 * PAGE), None).unwrap();
+    let r = HostRequest::write(10 * PAGE, 2 * PAGE);
+    s.execute(&r, Some(&bytes(11, 2 * PAGE as usize))).unwrap();
+    assert!(
+        s.execute(&HostRequest::write(12 * PAGE, PAGE), Some(&bytes(12, 512)))
+            .is_err()
+    );
+    assert!(s.payload_allocated_bytes() >= 10 * slot);
+}
