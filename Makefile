@@ -20,7 +20,8 @@ test: test-rust test-debug test-python
 test-rust: test-deps
 	$(CARGO) test --workspace --profile test-release
 
-# The real software the `nandlab serve` tests run (nbdkit, fio, nbdfuse, fuse2fs, sqlite3).
+# The real software the `nandlab serve` tests run (nbdkit, fio, nbdfuse, fuse2fs, sqlite3,
+# python3-libnbd, PostgreSQL and pgbench).
 test-deps:
 	scripts/install-test-deps
 

@@ -165,68 +165,102 @@ fn fio_nbd_engine_verifies_and_the_report_counts_its_requests() {
     assert!(stderr.contains("nandlab serve: wrote"), "{stderr}");
 }
 
-#[test]
-fn ext4_through_nbdfuse_and_fuse2fs_holds_a_sqlite_database() {
-    for t in ["nbdfuse", "mkfs.ext4", "fuse2fs", "sqlite3"] {
-        tool(t);
-    }
-    let dir = scratch("ext4");
-    // a small device: 1 GiB raw mlc1 keeps mkfs and the run short
+/// Runs `cmd`, asserting success; its stdout.
+fn sh(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A device file of `blocks_per_plane` × 2 planes × 2 dies × 2 channels of mlc1 (128 pages of
+/// 2 KiB per block): 1024 blocks is 1.7 GB raw.
+fn mlc1_device(dir: &Path, blocks_per_plane: u32) -> PathBuf {
     let device = dir.join("device.toml");
     std::fs::write(
         &device,
-        "[nand]\npreset = \"mlc1\"\n[nand.geometry]\nchannels = 2\ndies_per_chip = 2\nblocks_per_plane = 1024\n",
+        format!(
+            "[nand]\npreset = \"mlc1\"\n[nand.geometry]\nchannels = 2\ndies_per_chip = 2\n\
+             blocks_per_plane = {blocks_per_plane}\n"
+        ),
     )
     .unwrap();
-    let served = Served::start(device.to_str().unwrap(), &dir, "none");
-    let export = dir.join("export");
-    let mnt = dir.join("mnt");
-    std::fs::create_dir_all(&export).unwrap();
-    std::fs::create_dir_all(&mnt).unwrap();
-    let fuse = Command::new("nbdfuse")
-        .arg(&export)
-        .arg(served.uri())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let image = export.join("nbd");
-    let start = Instant::now();
-    while !image.exists() {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "nbdfuse did not expose the export"
-        );
-        std::thread::sleep(Duration::from_millis(50));
+    device
+}
+
+/// The export as a file (nbdfuse), formatted as ext4, mounted with fuse2fs; unmounted in
+/// order by [`Ext4::unmount`].
+struct Ext4 {
+    export: PathBuf,
+    image: PathBuf,
+    mnt: PathBuf,
+    nbdfuse: Child,
+    fuse2fs: Option<Child>,
+    /// fuse2fs's mount options.
+    options: &'static str,
+}
+
+impl Ext4 {
+    fn make(served: &Served, dir: &Path, options: &'static str) -> Ext4 {
+        for t in ["nbdfuse", "mkfs.ext4", "fuse2fs"] {
+            tool(t);
+        }
+        let export = dir.join("export");
+        let mnt = dir.join("mnt");
+        std::fs::create_dir_all(&export).unwrap();
+        std::fs::create_dir_all(&mnt).unwrap();
+        let nbdfuse = Command::new("nbdfuse")
+            .arg(&export)
+            .arg(served.uri())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let image = export.join("nbd");
+        let start = Instant::now();
+        while !image.exists() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "nbdfuse did not expose the export"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        sh(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&image));
+        let mut fs = Ext4 {
+            export,
+            image,
+            mnt,
+            nbdfuse,
+            fuse2fs: None,
+            options,
+        };
+        fs.mount();
+        fs
     }
-    let sh = |cmd: &mut Command| {
-        let out = cmd.output().unwrap();
-        assert!(
-            out.status.success(),
-            "{cmd:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-    sh(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&image));
-    // fuse2fs in the foreground: it must have let go of the image before nbdfuse can unmount
-    let mount = || {
+
+    /// fuse2fs in the foreground: it must have let go of the image before nbdfuse can unmount.
+    fn mount(&mut self) {
         let child = Command::new("fuse2fs")
-            .arg(&image)
-            .arg(&mnt)
-            .args(["-f", "-o", "fakeroot"])
+            .arg(&self.image)
+            .arg(&self.mnt)
+            .args(["-f", "-o", self.options])
             .spawn()
             .unwrap();
         let start = Instant::now();
-        while !mnt.join("lost+found").exists() {
+        while !self.mnt.join("lost+found").exists() {
             assert!(
                 start.elapsed() < Duration::from_secs(30),
                 "fuse2fs did not mount"
             );
             std::thread::sleep(Duration::from_millis(50));
         }
-        child
-    };
-    let unmount = |path: &Path, mut child: Child| {
+        self.fuse2fs = Some(child);
+    }
+
+    fn umount(path: &Path, mut child: Child) {
         let start = Instant::now();
         while !Command::new("umount").arg(path).status().unwrap().success() {
             assert!(
@@ -236,9 +270,31 @@ fn ext4_through_nbdfuse_and_fuse2fs_holds_a_sqlite_database() {
             std::thread::sleep(Duration::from_millis(200));
         }
         child.wait().unwrap();
-    };
-    let fs = mount();
-    let db = mnt.join("bank.db");
+    }
+
+    fn unmount_fs(&mut self) {
+        let child = self.fuse2fs.take().expect("mounted");
+        Ext4::umount(&self.mnt, child);
+    }
+
+    /// Unmounts the filesystem and the export.
+    fn unmount(mut self) {
+        if self.fuse2fs.is_some() {
+            self.unmount_fs();
+        }
+        Ext4::umount(&self.export, self.nbdfuse);
+    }
+}
+
+#[test]
+fn ext4_through_nbdfuse_and_fuse2fs_holds_a_sqlite_database() {
+    tool("sqlite3");
+    let dir = scratch("ext4");
+    // a small device: 1 GiB raw mlc1 keeps mkfs and the run short
+    let device = mlc1_device(&dir, 1024);
+    let served = Served::start(device.to_str().unwrap(), &dir, "none");
+    let mut fs = Ext4::make(&served, &dir, "fakeroot");
+    let db = fs.mnt.join("bank.db");
     let script = "PRAGMA journal_mode=WAL;\n\
         CREATE TABLE accounts(id INTEGER PRIMARY KEY, balance INTEGER);\n\
         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)\n\
@@ -249,14 +305,13 @@ fn ext4_through_nbdfuse_and_fuse2fs_holds_a_sqlite_database() {
         SELECT count(*), sum(balance) FROM accounts;\n\
         PRAGMA integrity_check;\n";
     let answer = sh(Command::new("sqlite3").arg(&db).arg(script));
-    unmount(&mnt, fs);
+    fs.unmount_fs();
     // the filesystem reaches the device: mount again and read the table back
-    let fs = mount();
+    fs.mount();
     let again = sh(Command::new("sqlite3")
         .arg(&db)
         .arg("SELECT count(*), sum(balance) FROM accounts;"));
-    unmount(&mnt, fs);
-    unmount(&export, fuse);
+    fs.unmount();
     assert!(answer.contains("5000|500000"), "{answer}");
     assert!(answer.contains("ok"), "{answer}");
     assert_eq!(again.trim(), "5000|500000");
@@ -267,6 +322,131 @@ fn ext4_through_nbdfuse_and_fuse2fs_holds_a_sqlite_database() {
         .unwrap();
     assert!(programmed > 100, "{stderr}");
     assert!(report["write"]["requests"].as_u64().unwrap() > 100);
+}
+
+/// The PostgreSQL binaries' folder (Debian: /usr/lib/postgresql/VERSION/bin).
+fn postgres_bin() -> PathBuf {
+    let found = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("bin"))
+        .find(|bin| bin.join("postgres").exists() && bin.join("initdb").exists());
+    found.expect("PostgreSQL is not installed: run scripts/install-test-deps (make test does)")
+}
+
+/// Issue 33 item 3: a database server's standard benchmark on the simulated SSD. PostgreSQL
+/// (Debian's, run as its `postgres` user) keeps its cluster on ext4 (nbdfuse + fuse2fs) on a
+/// small device; pgbench initializes scale 1 and runs TPC-B-like transactions from 4 clients
+/// with fsync on; the device report shows the flushes and, on a device this small, GC.
+#[test]
+fn postgres_pgbench_runs_on_ext4_on_the_simulated_ssd() {
+    let bin = postgres_bin();
+    tool("pgbench");
+    tool("runuser");
+    let dir = scratch("pgbench");
+    // 335 MB raw: the cluster, pgbench's tables and their WAL (about 400 MB of page writes,
+    // most of them partial pages) fill it enough for GC
+    let device = mlc1_device(&dir, 160);
+    let served = Served::start(device.to_str().unwrap(), &dir, "none");
+    // permissions are checked for the postgres user: no fakeroot; allow_other lets it in
+    let fs = Ext4::make(&served, &dir, "allow_other");
+    let data = fs.mnt.join("pgdata");
+    let sock = dir.join("pgsock");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::create_dir_all(&sock).unwrap();
+    // the scratch folder is root's: postgres needs to reach the socket folder and the mount
+    sh(Command::new("chmod").arg("755").arg(&dir));
+    sh(Command::new("chown")
+        .arg("postgres:postgres")
+        .arg(&data)
+        .arg(&sock));
+    sh(Command::new("chmod").arg("700").arg(&data));
+    let as_postgres = |program: &Path| {
+        let mut cmd = Command::new("runuser");
+        cmd.args(["-u", "postgres", "--"]).arg(program);
+        cmd
+    };
+    sh(as_postgres(&bin.join("initdb")).arg("-D").arg(&data).args([
+        "-A",
+        "trust",
+        "-U",
+        "postgres",
+        "--no-sync",
+    ]));
+    let options = format!(
+        "-k {} -c listen_addresses='' -c shared_buffers=16MB -c fsync=on",
+        sock.display()
+    );
+    sh(as_postgres(&bin.join("pg_ctl"))
+        .arg("-D")
+        .arg(&data)
+        .arg("-l")
+        .arg(sock.join("postgres.log"))
+        .args(["-w", "-o", &options, "start"]));
+    let pgbench = |args: &[&str]| {
+        let out = Command::new("runuser")
+            .args(["-u", "postgres", "--", "pgbench", "-h"])
+            .arg(&sock)
+            .args(["-U", "postgres"])
+            .args(args)
+            .arg("postgres")
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr),
+        )
+    };
+    let init = pgbench(&["-i", "-s", "1"]);
+    let run = pgbench(&["-c", "4", "-t", "500"]);
+    let stop = as_postgres(&bin.join("pg_ctl"))
+        .arg("-D")
+        .arg(&data)
+        .args(["-w", "-m", "fast", "stop"])
+        .output()
+        .unwrap();
+    fs.unmount();
+    assert!(init.0, "pgbench -i: {}", init.1);
+    assert!(run.0, "pgbench: {}", run.1);
+    assert!(stop.status.success(), "pg_ctl stop");
+    assert!(
+        run.1
+            .contains("number of transactions actually processed: 2000/2000"),
+        "{}",
+        run.1
+    );
+    assert!(
+        run.1.contains("number of failed transactions: 0"),
+        "{}",
+        run.1
+    );
+    let (stderr, report, serve) = served.stop();
+    // every commit's WAL flush reached the device as a flush
+    assert!(
+        serve["commands"]["flush"].as_u64().unwrap() > 2000,
+        "{serve}"
+    );
+    assert!(
+        report["write"]["requests"].as_u64().unwrap() > 10_000,
+        "{stderr}"
+    );
+    let counters = &report["counters"];
+    let erases = counters["erases"].as_u64().unwrap();
+    assert!(erases > 0, "no GC on a device this small: {counters}");
+    eprintln!(
+        "pgbench on nandlab: {}\ndevice: {} writes, {} flushes, {} pages programmed for {} \
+         host pages, {} GC copies, {erases} erases, {:.1} s simulated",
+        run.1.lines().find(|l| l.starts_with("tps")).unwrap_or(""),
+        report["write"]["requests"],
+        serve["commands"]["flush"],
+        counters["flash_pages_programmed"],
+        counters["host_pages_written"],
+        counters["gc_page_copies"],
+        serve["sim_s"].as_f64().unwrap()
+    );
 }
 
 /// A libnbd client script (Debian's python3-libnbd, run by the system's python3) against the
