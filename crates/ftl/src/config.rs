@@ -115,6 +115,27 @@ pub enum GcScheduling {
     Interleaved,
 }
 
+/// How host reads are scheduled against the other ops of their die ([`crate::sched`];
+/// SPEC C1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReadScheduling {
+    /// Host reads wait in the die's queue in decision order like every other op.
+    #[default]
+    Fifo,
+    /// A host read whose page is programmed goes to the chip at once, ahead of the ops
+    /// waiting in the controller's queue for its die (it still waits for the ops already on
+    /// the chip, a whole program or erase among them).
+    Priority,
+    /// As `priority`, and the read may also suspend a program or erase under way on its die
+    /// (the chip's `[suspend]` section: latencies and the reads served per suspension).
+    Suspend,
+}
+
+fn is_fifo(s: &ReadScheduling) -> bool {
+    *s == ReadScheduling::Fifo
+}
+
 /// Wear-leveling (SPEC F4). Block allocation is always round robin (free blocks are reused in
 /// the order they were erased); `static` adds migration of cold blocks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -209,6 +230,10 @@ pub struct FtlConfig {
     /// How GC ops are ordered against host ops on each die.
     #[serde(skip_serializing_if = "is_blocking")]
     pub gc_scheduling: GcScheduling,
+    /// How host reads are ordered against the other ops of their die (program/erase
+    /// suspension needs the chip's `[suspend]` section).
+    #[serde(skip_serializing_if = "is_fifo")]
+    pub read_scheduling: ReadScheduling,
     /// Interleaved GC: GC goes before host ops on a die while a plane of it has fewer
     /// physically free blocks (erase already run) than this; 0 (default): only when a host op
     /// needs a block GC has not erased yet.
@@ -320,6 +345,7 @@ impl Default for FtlConfig {
             gc_device_reserve_blocks: 0,
             idle_gc_threshold_blocks: 0,
             gc_scheduling: GcScheduling::Blocking,
+            read_scheduling: ReadScheduling::Fifo,
             gc_urgent_free_blocks: 0,
             op_fraction: 0.25,
             wear_leveling: WearLeveling::RoundRobin,
@@ -478,6 +504,12 @@ impl SsdConfig {
             ));
         }
         self.validate_sim(&nand)?;
+        if f.read_scheduling == ReadScheduling::Suspend && nand.suspend.is_none() {
+            return Err(config_error(
+                "ftl.read_scheduling",
+                "\"suspend\" needs the chip's program/erase suspend timing: add a [suspend] section to the NAND config (docs/nand.md)",
+            ));
+        }
         let ids = f.pool_ids();
         if ids > 1 && f.gc_threshold_blocks <= u32::from(ids) {
             return Err(config_error(

@@ -60,7 +60,7 @@ mod wear;
 pub use address::{Lpa, Ppa};
 pub use config::{
     BufferPolicy, DeviceConfig, FtlConfig, GcPolicy, GcScheduling, GcScope, MappingKind,
-    PayloadMode, SsdConfig, WearLeveling,
+    PayloadMode, ReadScheduling, SsdConfig, WearLeveling,
 };
 pub use controller::{ControllerCosts, ControllerSection};
 pub use error::{FtlError, FtlResult};

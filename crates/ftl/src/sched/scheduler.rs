@@ -14,7 +14,7 @@
 //!   members when it completes.
 
 use crate::address::{DieId, Ppa};
-use crate::config::FtlConfig;
+use crate::config::{FtlConfig, ReadScheduling};
 use crate::error::FtlResult;
 use crate::flash::blocks::BlockManager;
 use crate::flash::codec::AddressCodec;
@@ -39,6 +39,11 @@ pub(crate) struct SchedConfig {
     pub gc_scheduling: crate::config::GcScheduling,
     /// Free blocks below which interleaved GC passes host ops (`ftl.gc_urgent_free_blocks`).
     pub gc_urgent_free_blocks: u32,
+    /// Host reads of programmed pages go to the chip ahead of the die's queue
+    /// (`ftl.read_scheduling` = `priority` or `suspend`).
+    pub reads_first: bool,
+    /// ... and may suspend a program or erase under way (`ftl.read_scheduling = "suspend"`).
+    pub reads_suspend: bool,
 }
 
 impl SchedConfig {
@@ -50,6 +55,8 @@ impl SchedConfig {
             superblocks: f.superpage_planes > 1,
             gc_scheduling: f.gc_scheduling,
             gc_urgent_free_blocks: f.gc_urgent_free_blocks,
+            reads_first: f.read_scheduling != ReadScheduling::Fifo,
+            reads_suspend: f.read_scheduling == ReadScheduling::Suspend,
         }
     }
 }
@@ -65,6 +72,9 @@ pub(crate) struct SchedCounters {
     pub queued_merges: u64,
     /// Erases that had to wait for programs on other dies.
     pub erases_held: u64,
+    /// Host reads sent to the chip ahead of ops waiting in their die's queue
+    /// (`ftl.read_scheduling`).
+    pub reads_ahead: u64,
 }
 
 /// The flash scheduler (see the module documentation).
@@ -188,14 +198,33 @@ impl FlashScheduler {
     /// Decided op `op` goes to `die`: true if it may go to the chip now (nothing waits for the
     /// die and the die has room: the caller submits it), else it is queued (ops wait only while
     /// the die is full: [`FlashScheduler::next`] runs at each of its completions).
+    /// With `ftl.read_scheduling` on, a host read whose page is programmed goes now whatever
+    /// waits ([`FlashScheduler::read_goes_first`]).
     #[inline(always)]
-    pub fn place(&mut self, die: DieId, op: PendingOp, nand: &NandSim) -> bool {
+    pub fn place(&mut self, die: DieId, op: PendingOp, nand: &NandSim, oob: &OobStore) -> bool {
         if self.queues.is_empty(die) && self.die_slots.can_take(nand.die_ops_in_flight(die), 0) {
+            true
+        } else if self.config.reads_first && self.read_goes_first(op, oob) {
             true
         } else {
             self.queues.push(die, op);
             false
         }
+    }
+
+    /// Whether host read `op` may go to the chip ahead of the ops waiting for its die: its
+    /// page's program has completed, so nothing queued can be the program it must follow (an
+    /// erase of its block is decided only after its page moved, and the mapping then points
+    /// at the copy). The chip model orders it after the ops already submitted, or, with
+    /// suspension, ahead of a program or erase under way.
+    #[cold]
+    #[inline(never)]
+    fn read_goes_first(&mut self, op: PendingOp, oob: &OobStore) -> bool {
+        let goes = op.kind == OpKind::Read
+            && matches!(op.tag, Tag::Host(_) | Tag::Deferred(_))
+            && oob.is_durable_fast(op.source);
+        self.counters.reads_ahead += u64::from(goes);
+        goes
     }
 
     /// [`FlashScheduler::place`] of an erase that may have to wait for programs on other dies
@@ -516,7 +545,14 @@ impl FlashScheduler {
         flash_op.targets[0] = address;
         flash_op.tag = op.tag.encode_with_die(die);
         flash_op.transfer_bytes = (op.transfer_bytes != 0).then_some(op.transfer_bytes);
-        nand.submit(now, flash_op)?;
+        if self.config.reads_suspend
+            && op.kind == OpKind::Read
+            && matches!(op.tag, Tag::Host(_) | Tag::Deferred(_))
+        {
+            nand.submit_read_suspending(now, flash_op)?;
+        } else {
+            nand.submit(now, flash_op)?;
+        }
         if op.kind == OpKind::Erase && flash.blocks.erase_queue_on() {
             let block = flash.blocks.block_of(op.source);
             flash.blocks.set_erase_queued(block, false);

@@ -43,6 +43,8 @@ impl Ssd {
             multiplane_copybacks: merged(OpKind::Copyback),
             multiplane_plane_ops: sched.multiplane_plane_ops,
             multiplane_from_queue: sched.queued_merges,
+            reads_ahead: sched.reads_ahead,
+            suspended_reads: stats.suspended_reads,
         }
     }
 }

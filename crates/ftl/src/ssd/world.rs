@@ -615,7 +615,7 @@ impl Ssd {
     #[inline(always)]
     fn dispatch(&mut self, op: PendingOp) -> FtlResult<()> {
         let die = self.sched.codec().die_of(op.source);
-        if self.sched.place(die, op, &self.nand) {
+        if self.sched.place(die, op, &self.nand, &self.flash.oob) {
             self.submit_to_chip(die, op)
         } else {
             Ok(())

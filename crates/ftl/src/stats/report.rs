@@ -106,6 +106,14 @@ pub struct ChipOpModes {
     /// batches), as opposed to ops decided together (absent when 0).
     #[serde(skip_serializing_if = "is_zero_u64")]
     pub multiplane_from_queue: u64,
+    /// Host reads sent to the chip ahead of the ops waiting in their die's queue
+    /// (`ftl.read_scheduling` = `priority` or `suspend`; absent when 0).
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub reads_ahead: u64,
+    /// Reads the chip served by suspending a program or erase, or by joining a suspension
+    /// (`ftl.read_scheduling = "suspend"`; absent when 0).
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub suspended_reads: u64,
 }
 
 fn is_zero_u64(n: &u64) -> bool {
@@ -126,6 +134,8 @@ impl ChipOpModes {
             multiplane_copybacks: self.multiplane_copybacks - start.multiplane_copybacks,
             multiplane_plane_ops: self.multiplane_plane_ops - start.multiplane_plane_ops,
             multiplane_from_queue: self.multiplane_from_queue - start.multiplane_from_queue,
+            reads_ahead: self.reads_ahead - start.reads_ahead,
+            suspended_reads: self.suspended_reads - start.suspended_reads,
         }
     }
 }

@@ -6,7 +6,7 @@
 use nandlab_ftl::sched::SchedulerPolicy;
 use nandlab_ftl::{
     BufferPolicy, ControllerCosts, FtlConfig, GcPolicy, GcScheduling, GcScope, MappingKind,
-    PayloadMode, WearLeveling,
+    PayloadMode, ReadScheduling, WearLeveling,
 };
 use serde::{Deserialize, Serialize};
 
@@ -100,6 +100,11 @@ pub struct SchedulerSection {
     /// off (GC moves cross planes within the die); page mapping only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub superpage_planes: Option<u32>,
+    /// Host reads against the other ops of their die: `fifo` (default: decision order),
+    /// `priority` (a read of a programmed page goes to the chip ahead of the die's queue) or
+    /// `suspend` (also suspends a program or erase under way; needs the chip's `[suspend]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reads: Option<ReadScheduling>,
 }
 
 /// `[ssd.mapping]`.
@@ -285,6 +290,7 @@ impl SsdSection {
         if let Some(s) = &self.scheduler {
             set(&mut f.multiplane, s.multiplane);
             set(&mut f.cache_mode, s.cache);
+            set(&mut f.read_scheduling, s.reads);
             if let Some(name) = &s.policy {
                 apply_policy(name, s, &mapping, &mut f)?;
             }
@@ -454,6 +460,7 @@ pub const FTL_KEYS: &[(&str, &str)] = &[
     ("ftl.superpage_planes", "ssd.scheduler.superpage_planes"),
     ("ftl.gc_scheduling", "ssd.gc.scheduling"),
     ("ftl.gc_urgent_free_blocks", "ssd.gc.urgent_free_blocks"),
+    ("ftl.read_scheduling", "ssd.scheduler.reads"),
     ("ftl.placement_ids", "ssd.mapping.placement_ids"),
     ("ftl.op_fraction", "ssd.op_fraction"),
     ("ftl.payload", "ssd.payload"),

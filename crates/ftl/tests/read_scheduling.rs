@@ -1,0 +1,106 @@
+//! Read scheduling against programs and erases (issue 34 item 1, SPEC C1): `ftl.read_scheduling`
+//! = `priority` sends a host read of a programmed page to the chip ahead of the ops waiting in
+//! its die's queue; `suspend` also lets it suspend a program or erase under way (the chip's
+//! `[suspend]` timing). The FTL's decisions are the same under every policy; only the order
+//! the chip runs the ops, hence the read tail, changes.
+
+mod common;
+
+use nandlab_core::{SimRng, SimTime};
+use nandlab_ftl::{
+    GcScheduling, HostOp, HostRequest, Lpa, PayloadMode, Precondition, ReadScheduling, Ssd,
+    SsdReport,
+};
+
+const PAGE: u64 = 4096;
+
+/// The slc preset (25 µs read, 250 µs program, 1.5 ms erase) with suspend timing: 5 µs to
+/// suspend a program, 20 µs an erase, 10 µs resume penalty, 4 reads per suspended op.
+fn device(reads: ReadScheduling) -> nandlab_ftl::SsdConfig {
+    let mut c = common::slc(2, 2, 32, 64, PAGE as u32);
+    let overrides = c.device.overrides.as_mut().unwrap();
+    overrides.insert(
+        "suspend".into(),
+        toml::from_str::<toml::Table>(
+            "program_suspend_us = 5.0\nerase_suspend_us = 20.0\nresume_penalty_us = 10.0\n\
+             max_suspended_reads = 4\nsource = \"test values\"\n",
+        )
+        .unwrap()
+        .into(),
+    );
+    c.ftl.read_scheduling = reads;
+    c.ftl.gc_scheduling = GcScheduling::Interleaved;
+    c.ftl.gc_threshold_blocks = 6;
+    c.ftl.op_fraction = 0.5;
+    c.ftl.payload = PayloadMode::Full;
+    c
+}
+
+fn run(reads: ReadScheduling) -> (Ssd, SsdReport) {
+    let mut ssd = Ssd::new(device(reads), 1).unwrap();
+    ssd.precondition(&Precondition {
+        fill_fraction: 1.0,
+        random_overwrites: 20_000,
+    })
+    .unwrap();
+    let n = ssd.logical_pages();
+    let mut rng = SimRng::seed_from_u64(3);
+    let mut at = ssd.now();
+    // open loop, write-heavy, at about half of what the device sustains with this GC load
+    let requests: Vec<HostRequest> = (0..20000)
+        .map(|_| {
+            at += SimTime::from_us(1500 + rng.below(1000));
+            let op = if rng.below(3) == 0 {
+                HostOp::Read
+            } else {
+                HostOp::Write
+            };
+            HostRequest::new(op, rng.below(n) * PAGE, PAGE).at(at)
+        })
+        .collect();
+    let report = ssd.run(requests).unwrap();
+    (ssd, report)
+}
+
+#[test]
+fn reads_go_first_and_suspend_programs_and_erases() {
+    let (fifo, f) = run(ReadScheduling::Fifo);
+    let (priority, p) = run(ReadScheduling::Priority);
+    let (suspend, s) = run(ReadScheduling::Suspend);
+    assert!(f.counters.erases > 200, "steady-state GC: {:?}", f.counters);
+    // the same functional decisions
+    assert_eq!(f.counters, p.counters);
+    assert_eq!(f.counters, s.counters);
+    for lpa in (0..fifo.logical_pages() as u32).map(Lpa) {
+        assert_eq!(fifo.locate(lpa), priority.locate(lpa), "{lpa}");
+        assert_eq!(fifo.locate(lpa), suspend.locate(lpa), "{lpa}");
+    }
+    eprintln!(
+        "read p50/p99/p99.9/max us: fifo {:.0}/{:.0}/{:.0}/{:.0}, priority {:.0}/{:.0}/{:.0}/{:.0}, \
+         suspend {:.0}/{:.0}/{:.0}/{:.0}; write p99 {:.0}/{:.0}/{:.0}; reads ahead {} / {}, suspended {}",
+        f.read.lat.p50_us,
+        f.read.lat.p99_us,
+        f.read.lat.p999_us,
+        f.read.lat.max_us,
+        p.read.lat.p50_us,
+        p.read.lat.p99_us,
+        p.read.lat.p999_us,
+        p.read.lat.max_us,
+        s.read.lat.p50_us,
+        s.read.lat.p99_us,
+        s.read.lat.p999_us,
+        s.read.lat.max_us,
+        f.write.lat.p99_us,
+        p.write.lat.p99_us,
+        s.write.lat.p99_us,
+        p.chip_ops.reads_ahead,
+        s.chip_ops.reads_ahead,
+        s.chip_ops.suspended_reads,
+    );
+    assert_eq!(f.chip_ops.reads_ahead, 0);
+    assert_eq!(f.chip_ops.suspended_reads + p.chip_ops.suspended_reads, 0);
+    assert!(p.chip_ops.reads_ahead > 0 && s.chip_ops.suspended_reads > 0);
+    assert!(p.read.lat.p99_us < f.read.lat.p99_us);
+    assert!(s.read.lat.p99_us < p.read.lat.p99_us);
+    suspend.check_consistency().unwrap();
+}
