@@ -7,7 +7,7 @@ use nandlab_core::SimTime;
 use nandlab_core::memory::{BudgetSource, MemoryBudget};
 use nandlab_ftl::{
     BufferPolicy, ControllerCosts, FtlConfig, GcPolicy, GcScheduling, GcScope, HostOp, HostRequest,
-    MappingKind, PayloadMode, Precondition, Ssd, SsdConfig, WearLeveling,
+    MappingKind, PayloadMode, Precondition, ReadScheduling, Ssd, SsdConfig, WearLeveling,
 };
 use nandlab_nand::config::PerPageType;
 use nandlab_nand::{PageLayout, preset};
@@ -145,6 +145,7 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
             any::<bool>(),
             mostly(vec![0u32, 0, 0, 1, 2], vec![65]),
             mostly(vec![1u32, 1, 2], vec![0, 3]),
+            select(vec![ReadScheduling::Fifo, ReadScheduling::Priority]),
         ),
     )
         .prop_map(
@@ -161,6 +162,7 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                     padding,
                     device_reserve,
                     superpage_planes,
+                    read_scheduling,
                 ),
             )| FtlConfig {
                 mapping,
@@ -184,6 +186,7 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                 controller,
                 placement_ids,
                 gc_scheduling,
+                read_scheduling,
                 gc_urgent_free_blocks,
                 multiplane,
                 cache_mode,

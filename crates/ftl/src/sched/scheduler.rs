@@ -202,9 +202,9 @@ impl FlashScheduler {
     /// waits ([`FlashScheduler::read_goes_first`]).
     #[inline(always)]
     pub fn place(&mut self, die: DieId, op: PendingOp, nand: &NandSim, oob: &OobStore) -> bool {
-        if self.queues.is_empty(die) && self.die_slots.can_take(nand.die_ops_in_flight(die), 0) {
-            true
-        } else if self.config.reads_first && self.read_goes_first(op, oob) {
+        if (self.queues.is_empty(die) && self.die_slots.can_take(nand.die_ops_in_flight(die), 0))
+            || (self.config.reads_first && self.read_goes_first(op, oob))
+        {
             true
         } else {
             self.queues.push(die, op);
