@@ -48,12 +48,19 @@
 //!   request stalls only its own `iodepth` slots, here one shared queue of that total depth.
 
 mod job;
+mod keys;
+mod layout;
 mod parse;
+mod phases;
 mod stream;
 
-pub use job::{FioAmount, FioJob, FioRw, MAX_IODEPTH, MAX_NUMJOBS, parse_fio_size};
+pub use job::{
+    FioAmount, FioJob, FioRw, MAX_IODEPTH, MAX_NUMJOBS, parse_fio_size, parse_fio_time_ns,
+};
 pub use parse::IGNORED_KEYS;
-pub use stream::{FioGenerator, FioStream};
+pub use stream::{FioGenerator, FioStream, StreamPlan};
+
+use nandlab_core::SimClock;
 
 use crate::WorkloadError;
 use std::fs::File;
@@ -105,6 +112,9 @@ impl FioJobFile {
             .into_iter()
             .map(|raw| FioJob::from_raw(raw, &path))
             .collect::<Result<Vec<_>, _>>()?;
+        for job in &jobs {
+            job.check_combinations(&path)?;
+        }
         Ok(FioJobFile { path, jobs })
     }
 
@@ -133,12 +143,16 @@ impl FioJobFile {
             ));
         }
         let mut streams = Vec::with_capacity(total as usize);
+        let places = layout::place_files(&self.jobs, context.device_size_bytes);
         let mut group_index = 0;
         let mut group_depth = 0u64;
+        let mut group_first_job = 0;
         for (job_index, job) in self.jobs.iter().enumerate() {
-            if job.stonewall && job_index > 0 {
+            let waits = self.waits_for_group(job_index, group_first_job)?;
+            if (job.stonewall || waits) && job_index > 0 {
                 group_index += 1;
                 group_depth = 0;
+                group_first_job = job_index;
             }
             // the jobs of a group run concurrently: their depths add up in the host queue
             group_depth += u64::from(job.iodepth) * u64::from(job.numjobs);
@@ -160,18 +174,109 @@ impl FioJobFile {
                     clone_index,
                     group_index,
                     iodepth: job.iodepth,
-                    spec: job.to_spec(&self.path, context.device_size_bytes, seed)?,
+                    spec: job.to_spec_at(
+                        &self.path,
+                        context.device_size_bytes,
+                        seed,
+                        places[job_index],
+                        clone_index,
+                    )?,
+                    plan: job.plan(),
                 });
             }
         }
         Ok(streams)
     }
 
+    /// Whether job `job_index` waits (`wait_for`) for exactly the jobs of the group that
+    /// starts at `group_first_job`, which makes it a stonewall; any other wait is an error.
+    fn waits_for_group(
+        &self,
+        job_index: usize,
+        group_first_job: usize,
+    ) -> Result<bool, WorkloadError> {
+        let job = &self.jobs[job_index];
+        let Some(name) = job.wait_for.as_deref() else {
+            return Ok(false);
+        };
+        let error = |message: String| {
+            Err(WorkloadError::parse(
+                &self.path,
+                job.line_of("wait_for"),
+                message,
+            ))
+        };
+        if !self.jobs[..job_index].iter().any(|j| j.name == name) {
+            return error(format!("wait_for=\"{name}\": no earlier job has that name"));
+        }
+        let group = &self.jobs[group_first_job..job_index];
+        if group.iter().all(|j| j.name == name) {
+            return Ok(true);
+        }
+        error(format!(
+            "wait_for=\"{name}\": waiting for one job while others of its group run on is not supported; only a wait for the whole group before (as stonewall)"
+        ))
+    }
+
+    /// What the simulation does differently from fio for this file, one sentence each, for
+    /// the user's terminal (the CLI prints them as `note:` lines).
+    pub fn notes(&self, context: &FioContext) -> Result<Vec<String>, WorkloadError> {
+        let mut notes = Vec::new();
+        let engines: Vec<&str> = self.jobs.iter().filter_map(|j| j.ioengine.as_deref()).fold(
+            Vec::new(),
+            |mut seen, e| {
+                if !seen.contains(&e) {
+                    seen.push(e);
+                }
+                seen
+            },
+        );
+        if !engines.is_empty() {
+            notes.push(format!(
+                "ioengine={}: the simulation models the device, not the engine; the jobs' requests reach the simulated SSD as issued",
+                engines.join(",")
+            ));
+        }
+        let streams = self.streams(context)?;
+        let end = streams
+            .iter()
+            .map(|s| s.spec.offset_bytes.saturating_add(s.spec.span_bytes))
+            .max()
+            .unwrap_or(0);
+        if end > context.device_size_bytes {
+            notes.push(format!(
+                "the jobs' files and regions need {end} bytes but the device holds {}: requests beyond it fold into it (offset modulo capacity)",
+                context.device_size_bytes
+            ));
+        }
+        if self.jobs.iter().any(|j| j.ramp_time_ns.is_some()) {
+            notes.push(
+                "ramp_time: the warm-up's requests are simulated and counted in the report (fio leaves them out of its statistics)".to_owned(),
+            );
+        }
+        Ok(notes)
+    }
+
     /// The merged request stream of every job (see the module documentation).
+    /// Offsets beyond the device fold into it; without a clock time limits do not apply
+    /// (see [`FioJobFile::generator_with_clock`]).
     pub fn generator(&self, context: &FioContext) -> Result<FioGenerator, WorkloadError> {
-        FioGenerator::new(&self.streams(context)?)
+        Ok(FioGenerator::new(&self.streams(context)?)?.folded_into(context.device_size_bytes))
+    }
+
+    /// [`FioJobFile::generator`] that reads simulated time from `clock` (published by the
+    /// SSD's run loop), so that `runtime`, `time_based` and `ramp_time` take effect.
+    pub fn generator_with_clock(
+        &self,
+        context: &FioContext,
+        clock: SimClock,
+    ) -> Result<FioGenerator, WorkloadError> {
+        Ok(self.generator(context)?.with_clock(clock))
     }
 }
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod compat_tests;
