@@ -367,3 +367,26 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn rate_limits_give_one_stream_open_loop_arrivals() {
+    let all = requests("[a]\nrw=read\nsize=64k\nrate_iops=1000\n");
+    let arrivals: Vec<u64> = all.iter().map(|r| r.arrival.unwrap().as_ps()).collect();
+    assert_eq!(arrivals[..3], [0, 1_000_000_000, 2_000_000_000]);
+    // rate is bytes per second: 8 KiB/s of 4 KiB requests = 2 per second
+    let all = requests("[a]\nrw=read\nsize=64k\nrate=8k\n");
+    assert_eq!(all[1].arrival, Some(SimTime::from_ms(500)));
+    let all = requests("[a]\nrw=read\nsize=64k\nrate_iops=50\nrate_process=poisson\n");
+    assert!(all.windows(2).all(|w| w[0].arrival <= w[1].arrival));
+    assert_ne!(
+        all[2].arrival.unwrap().as_ps() - all[1].arrival.unwrap().as_ps(),
+        20_000_000_000
+    );
+    let e = parse_err("[a]\nrate_iops=10\nnumjobs=2\n");
+    assert!(
+        e.starts_with("job.fio:2: rate_iops: a rate limit is supported for a file with one stream"),
+        "{e}"
+    );
+    let e = parse_err("[a]\nrate=1m,2m\n");
+    assert!(e.starts_with("job.fio:2: rate \"1m,2m\""), "{e}");
+}

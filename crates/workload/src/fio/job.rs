@@ -306,6 +306,12 @@ pub struct FioJob {
     pub wait_for: Option<String>,
     /// `exitall`: when one job of a stonewall group finishes, the group ends.
     pub exitall: bool,
+    /// `rate_iops`: an open-loop arrival rate in requests per second (one stream per file).
+    pub rate_iops: Option<u64>,
+    /// `rate`: the same in bytes per second (divided by `bs`).
+    pub rate_bytes_per_s: Option<u64>,
+    /// `rate_process=poisson`: exponential gaps instead of fixed ones.
+    pub rate_poisson: bool,
     key_lines: Vec<(&'static str, u64)>,
 }
 
@@ -344,6 +350,9 @@ impl FioJob {
             fill_device: false,
             wait_for: None,
             exitall: false,
+            rate_iops: None,
+            rate_bytes_per_s: None,
+            rate_poisson: false,
             key_lines: Vec::new(),
         };
         for entry in raw.entries {
@@ -458,11 +467,49 @@ impl FioJob {
             "fill_device" => self.fill_device = parse_bool(Some(value), key)?,
             "wait_for" => self.wait_for = Some(value.to_owned()),
             "exitall" => self.exitall = parse_bool(Some(value), key)?,
+            "rate" | "rate_iops" => {
+                if value.contains(',') {
+                    return Err(format!(
+                        "{key} \"{value}\": separate read/write/trim rates are not supported; one rate per job"
+                    ));
+                }
+                let rate = Some(parse_fio_size(value)?).filter(|r| *r > 0);
+                if key == "rate" {
+                    self.rate_bytes_per_s = rate;
+                } else {
+                    self.rate_iops = rate;
+                }
+            }
+            "rate_process" => {
+                self.rate_poisson = match value {
+                    "linear" => false,
+                    "poisson" => true,
+                    _ => {
+                        return Err(format!(
+                            "bad rate_process \"{value}\": expected linear or poisson"
+                        ));
+                    }
+                }
+            }
             _ => return Err(format!("internal: unhandled key {key}")),
         }
         self.key_lines.retain(|(k, _)| *k != key);
         self.key_lines.push((key, entry.line));
         Ok(())
+    }
+
+    /// The arrival rate of `rate_iops` or `rate`, if any.
+    pub(crate) fn requests_per_s(&self) -> Option<f64> {
+        match (self.rate_iops, self.rate_bytes_per_s) {
+            (Some(iops), _) => Some(iops as f64),
+            (None, Some(bytes)) => Some(bytes as f64 / self.block_size_bytes as f64),
+            (None, None) => None,
+        }
+    }
+
+    /// Whether `key` was set (in the job or inherited from `[global]`).
+    pub(crate) fn key_lines_has(&self, key: &str) -> bool {
+        self.key_lines.iter().any(|(k, _)| *k == key)
     }
 
     /// Line where `key` was last set (in the job or inherited from `[global]`), else the
@@ -655,7 +702,13 @@ impl FioJob {
             scatter_hot_addresses: true,
             request_count: Some(request_count),
             duration_ns: None,
-            arrival: ArrivalProcess::ClosedLoop,
+            arrival: match (self.requests_per_s(), self.rate_poisson) {
+                (None, _) => ArrivalProcess::ClosedLoop,
+                (Some(rate_iops), true) => ArrivalProcess::Poisson { rate_iops },
+                (Some(rate_iops), false) => ArrivalProcess::Fixed {
+                    interarrival_ns: ((1e9 / rate_iops).round() as u64).max(1),
+                },
+            },
             seed,
             placement_id: match (self.fdp, self.fdp_pli) {
                 (true, Some(id)) => id,

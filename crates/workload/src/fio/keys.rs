@@ -188,20 +188,8 @@ pub(crate) const HARMLESS_KEYS: &[&str] = &[
 /// Refused keys with the reason; every other unknown key gets the generic hint.
 pub(crate) const REFUSED_WITH_REASON: &[(&str, &str)] = &[
     (
-        "rate",
-        "a bandwidth cap needs an open-loop arrival process; use a SyntheticSpec with arrival = fixed or poisson",
-    ),
-    (
-        "rate_iops",
-        "an IOPS cap needs an open-loop arrival process; use a SyntheticSpec with arrival = fixed or poisson",
-    ),
-    (
         "ratemin",
         "minimum rates are checks on the host's measured bandwidth, not device traffic",
-    ),
-    (
-        "rate_process",
-        "rate limits are not supported (see rate_iops)",
     ),
     (
         "thinktime",
@@ -417,8 +405,6 @@ pub(crate) const ACCEPTED_WHEN_ZERO: &[&str] = &[
     "atomic",
     "startdelay",
     "thinktime",
-    "rate",
-    "rate_iops",
     "flow",
     "sprandom",
     "steadystate",

@@ -142,6 +142,22 @@ impl FioJobFile {
                 format!("{total} streams (jobs x numjobs) exceed the limit of {MAX_STREAMS}"),
             ));
         }
+        if total > 1
+            && let Some(job) = self.jobs.iter().find(|j| j.requests_per_s().is_some())
+        {
+            let key = if job.key_lines_has("rate_iops") {
+                "rate_iops"
+            } else {
+                "rate"
+            };
+            return Err(WorkloadError::parse(
+                &self.path,
+                job.line_of(key),
+                format!(
+                    "{key}: a rate limit is supported for a file with one stream (one job, numjobs=1), not {total}: timed requests of several jobs would queue behind each other in one merged stream"
+                ),
+            ));
+        }
         let mut streams = Vec::with_capacity(total as usize);
         let places = layout::place_files(&self.jobs, context.device_size_bytes);
         let mut group_index = 0;

@@ -41,6 +41,9 @@ pub(crate) const SUPPORTED_KEYS: &[(&str, &[&str])] = &[
     ("fill_device", &["fill_fs"]),
     ("wait_for", &[]),
     ("exitall", &[]),
+    ("rate", &[]),
+    ("rate_iops", &[]),
+    ("rate_process", &[]),
 ];
 
 /// Keys accepted and ignored: they affect the host (engine, caching, CPU placement) or the
@@ -376,7 +379,7 @@ mod tests {
         assert_eq!(canonical_key("readwrite"), Some("rw"));
         assert_eq!(canonical_key("blocksize"), Some("bs"));
         assert_eq!(canonical_key("bs"), Some("bs"));
-        assert_eq!(canonical_key("rate"), None);
+        assert_eq!(canonical_key("thinktime"), None);
         for key in IGNORED_KEYS {
             assert_eq!(canonical_key(key), None, "{key} both supported and ignored");
         }

@@ -2,9 +2,10 @@
 //! clock by `runtime`/`time_based`/`ramp_time`), then its verify phase.
 
 use super::stream::StreamPlan;
-use crate::synthetic::{Pattern, SyntheticGenerator, SyntheticSpec};
+use crate::synthetic::{ArrivalProcess, Pattern, SyntheticGenerator, SyntheticSpec};
 use crate::{BlockRequest, IoOp, WorkloadError};
 use nandlab_core::SimRng;
+use nandlab_core::time::PS_PER_NS;
 
 /// Where a job's offsets come from.
 #[derive(Clone, Debug)]
@@ -25,8 +26,19 @@ enum Offsets {
 impl Offsets {
     fn new(spec: &SyntheticSpec, per_direction: bool) -> Result<Self, WorkloadError> {
         // unbounded here: the job stream counts
+        let unbounded_count = match spec.arrival {
+            // as many as fit in simulated time (2^64 ps)
+            ArrivalProcess::Fixed { interarrival_ns } => {
+                (u64::MAX / PS_PER_NS / interarrival_ns.max(1))
+                    .saturating_sub(1)
+                    .max(1)
+            }
+            // 100 simulated days on average, well inside simulated time
+            ArrivalProcess::Poisson { rate_iops } => (rate_iops * 8.64e6) as u64,
+            ArrivalProcess::ClosedLoop => u64::MAX,
+        };
         let unbounded = SyntheticSpec {
-            request_count: Some(u64::MAX),
+            request_count: Some(unbounded_count.max(spec.request_count.unwrap_or(1))),
             ..spec.clone()
         };
         if !per_direction {

@@ -56,9 +56,9 @@ fn unknown_keys_are_errors_naming_key_and_line() {
     );
     let e = parse("[global]\ntime_based\n[a]\n").unwrap_err();
     assert!(e.starts_with("job.fio:2: time_based needs runtime"), "{e}");
-    let e = parse("[global]\nrate_iops=100\n[a]\n").unwrap_err();
+    let e = parse("[global]\nthinktime=100\n[a]\n").unwrap_err();
     assert!(
-        e.starts_with("job.fio:2: unsupported key \"rate_iops\"; an IOPS cap needs"),
+        e.starts_with("job.fio:2: unsupported key \"thinktime\"; think time"),
         "{e}"
     );
     let e = parse("[a]\nioengine=cpuio\n").unwrap_err();
