@@ -8,27 +8,32 @@
 //!
 //! # Supported keys
 //! `name`, `rw`/`readwrite` (`read`, `write`, `trim`, `randread`, `randwrite`, `randtrim`,
-//! `rw`/`readwrite`, `randrw`), `bs`/`blocksize`, `blockalign`/`ba`, `iodepth`, `size`,
-//! `offset` (both also as `N%` of the device), `io_size`/`io_limit`, `loops`, `rwmixread`,
-//! `rwmixwrite`, `random_distribution` (`random` or `zipf:θ`), `norandommap`, `number_ios`,
-//! `numjobs`, `randseed`, `stonewall`/`wait_for_previous`. Sizes follow fio's default
-//! `kb_base=1024`: `4k` = 4096, and (fio's compatibility rule) `4kib` = 4000.
+//! `rw`/`readwrite`, `randrw`), `bs`/`blocksize`, `bsrange` (`N-N` only), `blockalign`/`ba`,
+//! `iodepth`, `size`, `offset` (both also as `N%`), `offset_increment`, `io_size`/`io_limit`,
+//! `loops`, `rwmixread`, `rwmixwrite`, `random_distribution` (`random` or `zipf:θ`),
+//! `norandommap`, `number_ios`, `numjobs`, `randseed`, `stonewall`/`wait_for_previous`,
+//! `wait_for` (of the whole group before), `exitall`, `time_based`, `runtime`/`timeout`,
+//! `ramp_time` (simulated time, with a clock), `filename` and `filesize` (files get separate
+//! ranges of the device, see `layout.rs`), `fill_device`, `verify`/`do_verify` (read-back
+//! phase), `rate`/`rate_iops`/`rate_process` (one-stream files), `ioengine` (storage engines
+//! only), `fdp`/`fdp_pli`. Sizes follow fio's default `kb_base=1024`: `4k` = 4096, and (fio's
+//! compatibility rule) `4kib` = 4000. `${VAR}` is substituted from the environment.
 //!
 //! # Ignored keys
 //! Accepted and ignored, because they change the host (engine, page cache, CPUs) or the report,
 //! not the block requests ([`IGNORED_KEYS`]): `allow_mounted_write`, `buffered`,
 //! `clat_percentiles`, `cpumask`, `cpus_allowed`, `description`, `direct`, `directory`,
-//! `disable_bw_measurement`, `disable_clat`, `disable_lat`, `disable_slat`, `exitall`,
-//! `fadvise_hint`, `filename`, `group_reporting`, `gtod_reduce`, `invalidate`, `iodepth_batch`,
+//! `disable_bw_measurement`, `disable_clat`, `disable_lat`, `disable_slat`,
+//! `fadvise_hint`, `group_reporting`, `gtod_reduce`, `invalidate`, `iodepth_batch`,
 //! `iodepth_batch_complete`, `iodepth_batch_complete_max`, `iodepth_batch_complete_min`,
-//! `iodepth_batch_submit`, `iodepth_low`, `ioengine`, `ioscheduler`, `lat_percentiles`,
+//! `iodepth_batch_submit`, `iodepth_low`, `ioscheduler`, `lat_percentiles`,
 //! `log_avg_msec`, `nice`, `per_job_logs`, `percentile_list`, `prio`, `random_generator`,
 //! `randrepeat`, `thread`, `unified_rw_reporting`, `write_bw_log`, `write_iops_log`,
-//! `write_lat_log`.
+//! `write_lat_log`; and the engine, payload, error-handling and priority keys of
+//! `keys::HARMLESS_KEYS`.
 //!
-//! Every other key is an error naming the key and line; `time_based`, `runtime`, `ramp_time`
-//! (a closed-loop stream cannot stop on simulated time), `rate`, `rate_iops`, `thinktime`,
-//! `bsrange`, `bssplit`, `kb_base` and `include` get specific advice.
+//! Every other key is an error naming the key and line, with the reason for common ones
+//! (`keys::REFUSED_WITH_REASON`).
 //!
 //! # Semantics and simplifications
 //! - The region is `[offset, offset + size)`, `size` defaulting to the rest of the device. A job
@@ -37,8 +42,11 @@
 //!   pass in a fresh pseudo-random order (fio's random map); with `norandommap` or a Zipf
 //!   distribution, offsets are drawn with replacement. Zipf ranks are scattered over the region
 //!   by a fixed bijection, so all clones agree on which blocks are hot.
-//! - `rw`/`randrw` draw each request's direction independently (probability `rwmixread`) and
-//!   share one offset sequence; fio keeps separate sequential positions per direction.
+//! - `rw`/`randrw` draw each request's direction independently (probability `rwmixread`);
+//!   `rw` keeps one sequential position per direction as fio does, `randrw` one random map.
+//! - Time limits apply with a clock ([`FioJobFile::generator_with_clock`]), measured from the
+//!   start of the job's stonewall group; without one a time-based job issues one pass.
+//! - Regions beyond the device fold into it (offset modulo capacity), with a note.
 //! - `numjobs=N` gives N independent streams with distinct seeds derived from the run's seed
 //!   (or `randseed`) and the stream's index in the file.
 //! - Concurrent jobs are merged into one closed-loop stream by smooth weighted round-robin with
