@@ -11,6 +11,7 @@
 //! - [`stats`]: latency histograms with percentiles and CDF export, counters.
 
 pub mod address;
+pub mod clock;
 pub mod event;
 pub mod memory;
 pub mod message;
@@ -22,6 +23,7 @@ pub mod stats;
 pub mod time;
 
 pub use address::Lpa;
+pub use clock::SimClock;
 pub use event::EventQueue;
 pub use request::{BlockRequest, IoOp};
 pub use rng::SimRng;

@@ -12,6 +12,7 @@ use crate::host::{HostOp, HostRequest};
 use crate::mapping::Mapping;
 use crate::sched::scheduler::die_bit;
 use crate::stats::SsdReport;
+use nandlab_core::SimClock;
 use nandlab_core::source::earliest;
 use nandlab_nand::OpKind;
 
@@ -30,10 +31,26 @@ impl Ssd {
         I: IntoIterator,
         I::Item: Into<HostRequest>,
     {
+        self.run_clocked(requests, None)
+    }
+
+    /// [`Ssd::run`] that publishes the simulated time on `clock` before each request is taken
+    /// from the stream, so a source can stop at a simulated time (fio's `runtime`).
+    pub fn run_clocked<I>(&mut self, requests: I, clock: Option<&SimClock>) -> FtlResult<SsdReport>
+    where
+        I: IntoIterator,
+        I::Item: Into<HostRequest>,
+    {
         self.reset_measurement();
         let mut source = requests.into_iter().map(Into::into);
+        let publish = |now| {
+            if let Some(clock) = clock {
+                clock.set(now);
+            }
+        };
         // two requests of lookahead: the mapping-table entries they touch are prefetched while
         // the events before their admission are processed (hides the tables' cache misses)
+        publish(self.now);
         let mut next = source.next();
         let mut after = source.next();
         self.prefetch_far(next.as_ref());
@@ -54,6 +71,7 @@ impl Ssd {
                 }
                 self.admit(&request, at, None)?;
                 next = after.take();
+                publish(self.now);
                 after = source.next();
                 self.prefetch_far(after.as_ref());
                 self.prefetch_near(next.as_ref());
@@ -138,6 +156,19 @@ impl Ssd {
         I: IntoIterator<Item = Result<nandlab_core::BlockRequest, E>>,
         E: std::fmt::Display,
     {
+        self.run_source_clocked(source, None)
+    }
+
+    /// [`Ssd::run_source`] publishing the simulated time on `clock` (see [`Ssd::run_clocked`]).
+    pub fn run_source_clocked<I, E>(
+        &mut self,
+        source: I,
+        clock: Option<&SimClock>,
+    ) -> FtlResult<SsdReport>
+    where
+        I: IntoIterator<Item = Result<nandlab_core::BlockRequest, E>>,
+        E: std::fmt::Display,
+    {
         let mut failure = None;
         let requests = source.into_iter().map_while(|r| match r {
             Ok(r) => Some(HostRequest::from(r)),
@@ -146,7 +177,7 @@ impl Ssd {
                 None
             }
         });
-        let report = self.run(requests)?;
+        let report = self.run_clocked(requests, clock)?;
         match failure {
             Some(message) => Err(FtlError::Workload { message }),
             None => Ok(report),

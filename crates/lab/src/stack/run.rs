@@ -303,6 +303,9 @@ impl Stack {
                 let depth = u32::try_from(job.generator(&context)?.queue_depth())
                     .unwrap_or(u32::MAX)
                     .max(1);
+                for note in job.notes(&context)? {
+                    eprintln!("note: {note}");
+                }
                 if depth != config.ftl.queue_depth {
                     config.ftl.queue_depth = depth;
                     ssd = self.new_ssd(config, seed)?;
@@ -329,7 +332,7 @@ impl Stack {
         };
         if precondition_reads {
             let mut footprint = Footprint::new(ssd.logical_pages(), ssd.page_size_bytes());
-            let (source, fold) = self.block_source(workload, capacity_bytes, fio.as_ref())?;
+            let (source, fold) = self.block_source(workload, capacity_bytes, fio.as_ref(), None)?;
             let mut scan = with_progress(source, None, "scan", control);
             footprint.scan(Fold::new(&mut scan, fold.unwrap_or(u64::MAX)))?;
             if scan.cut_short() {
@@ -351,7 +354,10 @@ impl Stack {
                 tell_pcm_preconditioned(&mut ssd, footprint.read_first().map(|i| i as u32));
             }
         }
-        let (source, fold) = self.block_source(workload, capacity_bytes, fio.as_ref())?;
+        // fio's runtime and ramp_time read the simulated time the run loop publishes
+        let clock = fio.is_some().then(nandlab_core::SimClock::new);
+        let (source, fold) =
+            self.block_source(workload, capacity_bytes, fio.as_ref(), clock.as_ref())?;
         let total = match workload {
             WorkloadSection::Synthetic(spec) => spec.request_count,
             _ => None,
@@ -363,7 +369,7 @@ impl Stack {
         };
         let requests = with_progress(source, total, what, control);
         let content = self.config.content.as_ref().map(|spec| (spec, seed));
-        let (run, folded) = drive(&mut ssd, requests, capture, fold, content)?;
+        let (run, folded) = drive(&mut ssd, requests, capture, fold, content, clock.as_ref())?;
         let metrics = ssd_metrics(&run.report, folded);
         Ok(StackRun {
             outcome: StackOutcome::Ssd {
@@ -377,7 +383,8 @@ impl Stack {
         })
     }
 
-    /// The request stream of a block workload and the capacity it is folded into (traces).
+    /// The request stream of a block workload and the capacity it is folded into (traces);
+    /// a fio stream reads simulated time from `clock` if given.
     fn block_source(
         &self,
         workload: &WorkloadSection,
@@ -386,6 +393,7 @@ impl Stack {
             nandlab_workload::fio::FioJobFile,
             nandlab_workload::fio::FioContext,
         )>,
+        clock: Option<&nandlab_core::SimClock>,
     ) -> LabResult<(BlockSource, Option<u64>)> {
         match workload {
             WorkloadSection::Synthetic(spec) => {
@@ -411,7 +419,11 @@ impl Stack {
             WorkloadSection::Trace(t) => Ok((self.open_trace(t)?, Some(capacity_bytes))),
             WorkloadSection::Fio(_) => {
                 let (job, context) = fio.expect("a fio workload has its job file");
-                Ok((Box::new(job.generator(context)?.map(Ok)), None))
+                let generator = match clock {
+                    Some(clock) => job.generator_with_clock(context, clock.clone())?,
+                    None => job.generator(context)?,
+                };
+                Ok((Box::new(generator.map(Ok)), None))
             }
             _ => unreachable!("engine and sim-lookup workloads have their own runners"),
         }
@@ -628,6 +640,7 @@ fn drive<I>(
     capture: Option<&Path>,
     fold: Option<u64>,
     content: Option<(&nandlab_workload::content::ContentSpec, u64)>,
+    clock: Option<&nandlab_core::SimClock>,
 ) -> LabResult<(SsdRun, u64)>
 where
     I: Iterator<Item = Result<nandlab_core::BlockRequest, nandlab_workload::WorkloadError>>,
@@ -635,7 +648,7 @@ where
     let mut fold = Fold::new(requests, fold.unwrap_or(u64::MAX));
     let mut captured = Capture::new(&mut fold, capture)?;
     let report = match content {
-        None => ssd.run_source(&mut captured)?,
+        None => ssd.run_source_clocked(&mut captured, clock)?,
         Some((spec, seed)) => {
             let mut content = nandlab_workload::content::BlockContent::new(
                 spec.clone(),
@@ -643,7 +656,13 @@ where
                 seed,
             )
             .map_err(|e| e.within("content"))?;
-            for request in &mut captured {
+            loop {
+                if let Some(clock) = clock {
+                    clock.set(ssd.now());
+                }
+                let Some(request) = captured.next() else {
+                    break;
+                };
                 let request = request?;
                 let data = content.bytes_of(&request);
                 ssd.execute(&nandlab_ftl::HostRequest::from(request), data)?;

@@ -1,6 +1,9 @@
 //! Typed fio jobs and their translation into [`SyntheticSpec`]s.
 
+use super::keys;
+use super::layout::FilePlace;
 use super::parse::{Entry, RawJob};
+use super::stream::StreamPlan;
 use crate::WorkloadError;
 use crate::synthetic::{AddressDistribution, ArrivalProcess, Pattern, SyntheticSpec};
 use crate::units::parse_u64;
@@ -172,6 +175,53 @@ fn parse_distribution(text: &str) -> Result<AddressDistribution, String> {
     }
 }
 
+/// Parses an fio time: a number with an optional unit, seconds by default (`us`/`usec`,
+/// `ms`/`msec`, `s`/`sec`, `m`/`min`, `h`, `d`); returns nanoseconds.
+pub fn parse_fio_time_ns(text: &str, key: &str) -> Result<u64, String> {
+    let lower = text.trim().to_ascii_lowercase();
+    let split = lower
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(lower.len());
+    let (number, unit) = lower.split_at(split);
+    let ns_per_unit: u64 = match unit.trim() {
+        "" | "s" | "sec" => 1_000_000_000,
+        "us" | "usec" => 1_000,
+        "ms" | "msec" => 1_000_000,
+        "m" | "min" => 60_000_000_000,
+        "h" => 3_600_000_000_000,
+        "d" => 86_400_000_000_000,
+        _ => {
+            return Err(format!(
+                "bad {key} \"{text}\": expected a time such as 60, 10s, 500ms, 5m"
+            ));
+        }
+    };
+    let value: u64 = number
+        .parse()
+        .map_err(|_| format!("bad {key} \"{text}\": expected a time such as 60, 10s, 500ms, 5m"))?;
+    value
+        .checked_mul(ns_per_unit)
+        .filter(|ns| *ns <= MAX_TIME_NS)
+        .ok_or_else(|| format!("bad {key} \"{text}\": longer than 100 days of simulated time"))
+}
+
+/// Longest `runtime`/`ramp_time`: 100 days, far below the end of simulated time (2^64 ps).
+const MAX_TIME_NS: u64 = 100 * 86_400_000_000_000;
+
+/// A `filename`: one file (fio separates several with `:`, escaped as `\:`).
+fn parse_filename(text: &str) -> Result<String, String> {
+    let unescaped = text.replace("\\:", "");
+    if unescaped.contains(':') {
+        return Err(format!(
+            "filename \"{text}\": several files per job (a:b) are not supported; one file per job"
+        ));
+    }
+    if text.is_empty() {
+        return Err("filename is empty".to_owned());
+    }
+    Ok(text.replace("\\:", ":"))
+}
+
 fn parse_bool(text: Option<&str>, key: &str) -> Result<bool, String> {
     match text {
         None | Some("1") | Some("true") => Ok(true),
@@ -230,6 +280,38 @@ pub struct FioJob {
     pub fdp: bool,
     /// `fdp_pli`: the placement id this job's writes carry (needs `fdp=1`).
     pub fdp_pli: Option<u16>,
+    /// `ioengine` (a storage engine; the device is simulated, not the engine).
+    pub ioengine: Option<String>,
+    /// `filename`: jobs naming the same file share its range of the device; `/dev/...` (and
+    /// no filename) is the device itself.
+    pub filename: Option<String>,
+    /// `filesize`: the size of the job's file (default `size`).
+    pub filesize: Option<FioAmount>,
+    /// `time_based`: run until `runtime`, repeating the region as often as needed.
+    pub time_based: bool,
+    /// `runtime` (`timeout`) in simulated nanoseconds, after `ramp_time`.
+    pub runtime_ns: Option<u64>,
+    /// `ramp_time` in simulated nanoseconds: I/O before it does not count toward the job's
+    /// size (fio resets its counters then).
+    pub ramp_time_ns: Option<u64>,
+    /// `offset_increment`: clone `k` of the job starts at `offset + k * offset_increment`.
+    pub offset_increment: Option<FioAmount>,
+    /// `verify` (not `0`): the written blocks are read back after the writes.
+    pub verify: bool,
+    /// `do_verify` (default 1): with 0, `verify` reads nothing back.
+    pub do_verify: bool,
+    /// `fill_device`: write from `offset` to the end of the device.
+    pub fill_device: bool,
+    /// `wait_for`: the job starts after the named job (honoured when that is a stonewall).
+    pub wait_for: Option<String>,
+    /// `exitall`: when one job of a stonewall group finishes, the group ends.
+    pub exitall: bool,
+    /// `rate_iops`: an open-loop arrival rate in requests per second (one stream per file).
+    pub rate_iops: Option<u64>,
+    /// `rate`: the same in bytes per second (divided by `bs`).
+    pub rate_bytes_per_s: Option<u64>,
+    /// `rate_process=poisson`: exponential gaps instead of fixed ones.
+    pub rate_poisson: bool,
     key_lines: Vec<(&'static str, u64)>,
 }
 
@@ -256,6 +338,21 @@ impl FioJob {
             stonewall: false,
             fdp: false,
             fdp_pli: None,
+            ioengine: None,
+            filename: None,
+            filesize: None,
+            time_based: false,
+            runtime_ns: None,
+            ramp_time_ns: None,
+            offset_increment: None,
+            verify: false,
+            do_verify: true,
+            fill_device: false,
+            wait_for: None,
+            exitall: false,
+            rate_iops: None,
+            rate_bytes_per_s: None,
+            rate_poisson: false,
             key_lines: Vec::new(),
         };
         for entry in raw.entries {
@@ -268,7 +365,10 @@ impl FioJob {
 
     fn apply(&mut self, entry: Entry) -> Result<(), String> {
         let key = entry.key;
-        let flag = matches!(key, "norandommap" | "stonewall");
+        let flag = matches!(
+            key,
+            "norandommap" | "stonewall" | "time_based" | "fill_device" | "exitall" | "do_verify"
+        );
         let value = match (&entry.value, flag) {
             (Some(v), _) => v.as_str(),
             (None, true) => "1",
@@ -329,11 +429,87 @@ impl FioJob {
                 }
                 self.fdp_pli = Some(parse_bounded(value, key, 0, u64::from(u16::MAX))? as u16);
             }
+            "ioengine" => {
+                if let Some(reason) = keys::engine_refusal(value) {
+                    return Err(reason);
+                }
+                self.ioengine = Some(value.to_owned());
+            }
+            "filename" => self.filename = Some(parse_filename(value)?),
+            "filesize" => {
+                if value.contains('-') || value.contains(':') {
+                    return Err(format!(
+                        "bad filesize \"{value}\": one size per file (no ranges)"
+                    ));
+                }
+                self.filesize = Some(parse_amount(value)?);
+            }
+            "time_based" => self.time_based = parse_bool(Some(value), key)?,
+            "runtime" => self.runtime_ns = Some(parse_fio_time_ns(value, key)?),
+            "ramp_time" => self.ramp_time_ns = Some(parse_fio_time_ns(value, key)?),
+            "offset_increment" => self.offset_increment = Some(parse_amount(value)?),
+            "bsrange" => {
+                let (low, high) = value.split_once('-').unwrap_or((value, value));
+                let (low, high) = (parse_fio_size(low)?, parse_fio_size(high)?);
+                if low != high || value.contains(',') {
+                    return Err(format!(
+                        "bsrange \"{value}\": block sizes drawn from a range are not supported; only N-N (one size)"
+                    ));
+                }
+                return self.apply(Entry {
+                    key: "bs",
+                    value: Some(low.to_string()),
+                    line: entry.line,
+                });
+            }
+            "verify" => self.verify = !matches!(value, "0" | "none"),
+            "do_verify" => self.do_verify = parse_bool(Some(value), key)?,
+            "fill_device" => self.fill_device = parse_bool(Some(value), key)?,
+            "wait_for" => self.wait_for = Some(value.to_owned()),
+            "exitall" => self.exitall = parse_bool(Some(value), key)?,
+            "rate" | "rate_iops" => {
+                if value.contains(',') {
+                    return Err(format!(
+                        "{key} \"{value}\": separate read/write/trim rates are not supported; one rate per job"
+                    ));
+                }
+                let rate = Some(parse_fio_size(value)?).filter(|r| *r > 0);
+                if key == "rate" {
+                    self.rate_bytes_per_s = rate;
+                } else {
+                    self.rate_iops = rate;
+                }
+            }
+            "rate_process" => {
+                self.rate_poisson = match value {
+                    "linear" => false,
+                    "poisson" => true,
+                    _ => {
+                        return Err(format!(
+                            "bad rate_process \"{value}\": expected linear or poisson"
+                        ));
+                    }
+                }
+            }
             _ => return Err(format!("internal: unhandled key {key}")),
         }
         self.key_lines.retain(|(k, _)| *k != key);
         self.key_lines.push((key, entry.line));
         Ok(())
+    }
+
+    /// The arrival rate of `rate_iops` or `rate`, if any.
+    pub(crate) fn requests_per_s(&self) -> Option<f64> {
+        match (self.rate_iops, self.rate_bytes_per_s) {
+            (Some(iops), _) => Some(iops as f64),
+            (None, Some(bytes)) => Some(bytes as f64 / self.block_size_bytes as f64),
+            (None, None) => None,
+        }
+    }
+
+    /// Whether `key` was set (in the job or inherited from `[global]`).
+    pub(crate) fn key_lines_has(&self, key: &str) -> bool {
+        self.key_lines.iter().any(|(k, _)| *k == key)
     }
 
     /// Line where `key` was last set (in the job or inherited from `[global]`), else the
@@ -346,37 +522,124 @@ impl FioJob {
     }
 
     /// The spec of one clone of this job on a device of `device_size_bytes`, seeded with
-    /// `seed`. Errors name the line of the key that does not fit the device.
+    /// `seed`, the job addressing the device itself. Errors name the line of the key that
+    /// does not fit the device.
     pub fn to_spec(
         &self,
         path: &Path,
         device_size_bytes: u64,
         seed: u64,
     ) -> Result<SyntheticSpec, WorkloadError> {
+        let device = FilePlace {
+            start_bytes: 0,
+            size_bytes: device_size_bytes,
+        };
+        self.to_spec_at(path, device_size_bytes, seed, device, 0)
+    }
+
+    /// What the spec does not express: time limits, verify, per-direction offsets.
+    pub(crate) fn plan(&self) -> StreamPlan {
+        StreamPlan {
+            time_based: self.time_based,
+            runtime_ns: self.runtime_ns,
+            ramp_time_ns: self.ramp_time_ns,
+            number_ios: self.number_ios,
+            verify: self.verify && self.do_verify && self.rw != FioRw::Read,
+            per_direction: self.rw == FioRw::ReadWrite,
+            exitall: self.exitall,
+        }
+    }
+
+    /// Keys that only make sense together, checked once the job is complete.
+    pub(crate) fn check_combinations(&self, path: &Path) -> Result<(), WorkloadError> {
+        let error =
+            |key: &str, message: &str| Err(WorkloadError::parse(path, self.line_of(key), message));
+        if self.time_based && self.runtime_ns.is_none() {
+            return error(
+                "time_based",
+                "time_based needs runtime (without it fio runs until stopped)",
+            );
+        }
+        if self.verify && self.do_verify {
+            if self.time_based {
+                return error(
+                    "verify",
+                    "verify with time_based is not supported (fio verifies after each pass of the region)",
+                );
+            }
+            if self.loops > 1 {
+                return error(
+                    "verify",
+                    "verify with loops > 1 is not supported (fio verifies after each loop)",
+                );
+            }
+            if self.rw.is_random() && (!self.random_map || self.distribution_is_skewed()) {
+                return error(
+                    "verify",
+                    "verify of random writes that may overlap (norandommap or zipf) is not supported: fio then reads back each block once, sorted",
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn distribution_is_skewed(&self) -> bool {
+        !matches!(self.distribution, AddressDistribution::Uniform)
+    }
+
+    /// The spec of clone `clone_index` of this job whose file lies at `file`. The region may
+    /// extend past the device (the merged stream folds it).
+    pub(crate) fn to_spec_at(
+        &self,
+        path: &Path,
+        device_size_bytes: u64,
+        seed: u64,
+        file: FilePlace,
+        clone_index: u32,
+    ) -> Result<SyntheticSpec, WorkloadError> {
         let error =
             |key: &str, message: String| WorkloadError::parse(path, self.line_of(key), message);
-        let offset_bytes = self.offset.resolve(device_size_bytes);
-        if offset_bytes >= device_size_bytes {
-            return Err(error(
-                "offset",
-                format!(
-                    "offset {offset_bytes} is at or past the end of the device ({device_size_bytes} bytes)"
-                ),
-            ));
-        }
-        let span_bytes = match self.size {
-            Some(size) => size.resolve(device_size_bytes),
-            None => device_size_bytes - offset_bytes,
+        let base = file.size_bytes;
+        let align = |amount: FioAmount, bytes: u64| match amount {
+            // fio aligns percentage offsets to the block size
+            FioAmount::Percent(_) => bytes / self.block_size_bytes * self.block_size_bytes,
+            FioAmount::Bytes(_) => bytes,
+        };
+        let increment = self
+            .offset_increment
+            .map_or(0, |i| align(i, i.resolve(base)));
+        let offset_bytes = align(self.offset, self.offset.resolve(base))
+            .saturating_add(increment.saturating_mul(u64::from(clone_index)));
+        let what = if file.start_bytes == 0 && base == device_size_bytes {
+            "the device"
+        } else {
+            "its file"
+        };
+        let span_bytes = if self.fill_device {
+            device_size_bytes.saturating_sub(file.start_bytes.saturating_add(offset_bytes))
+        } else {
+            match self.size {
+                Some(size) => size.resolve(base),
+                None if offset_bytes >= base => {
+                    return Err(error(
+                        "offset",
+                        format!(
+                            "offset {offset_bytes} is at or past the end of {what} ({base} bytes)"
+                        ),
+                    ));
+                }
+                None => base - offset_bytes,
+            }
         };
         if span_bytes == 0 {
-            return Err(error("size", "size is 0".to_owned()));
-        }
-        if span_bytes > device_size_bytes - offset_bytes {
+            let key = if self.fill_device {
+                "fill_device"
+            } else {
+                "size"
+            };
             return Err(error(
-                "size",
-                format!(
-                    "offset {offset_bytes} + size {span_bytes} exceeds the device ({device_size_bytes} bytes)"
-                ),
+                key,
+                format!("the region of job \"{}\" is empty", self.name),
             ));
         }
         if self.block_size_bytes > span_bytes {
@@ -386,6 +649,22 @@ impl FioJob {
                     "bs {} is larger than the region ({span_bytes} bytes)",
                     self.block_size_bytes
                 ),
+            ));
+        }
+        if self.block_size_bytes > device_size_bytes {
+            return Err(error(
+                "bs",
+                format!(
+                    "bs {} is larger than the device ({device_size_bytes} bytes)",
+                    self.block_size_bytes
+                ),
+            ));
+        }
+        let offset_bytes = file.start_bytes.saturating_add(offset_bytes);
+        if offset_bytes.checked_add(span_bytes).is_none() {
+            return Err(error(
+                "offset",
+                "offset + size overflows 64 bits".to_owned(),
             ));
         }
         let io_bytes = self
@@ -423,7 +702,13 @@ impl FioJob {
             scatter_hot_addresses: true,
             request_count: Some(request_count),
             duration_ns: None,
-            arrival: ArrivalProcess::ClosedLoop,
+            arrival: match (self.requests_per_s(), self.rate_poisson) {
+                (None, _) => ArrivalProcess::ClosedLoop,
+                (Some(rate_iops), true) => ArrivalProcess::Poisson { rate_iops },
+                (Some(rate_iops), false) => ArrivalProcess::Fixed {
+                    interarrival_ns: ((1e9 / rate_iops).round() as u64).max(1),
+                },
+            },
             seed,
             placement_id: match (self.fdp, self.fdp_pli) {
                 (true, Some(id)) => id,

@@ -8,27 +8,32 @@
 //!
 //! # Supported keys
 //! `name`, `rw`/`readwrite` (`read`, `write`, `trim`, `randread`, `randwrite`, `randtrim`,
-//! `rw`/`readwrite`, `randrw`), `bs`/`blocksize`, `blockalign`/`ba`, `iodepth`, `size`,
-//! `offset` (both also as `N%` of the device), `io_size`/`io_limit`, `loops`, `rwmixread`,
-//! `rwmixwrite`, `random_distribution` (`random` or `zipf:θ`), `norandommap`, `number_ios`,
-//! `numjobs`, `randseed`, `stonewall`/`wait_for_previous`. Sizes follow fio's default
-//! `kb_base=1024`: `4k` = 4096, and (fio's compatibility rule) `4kib` = 4000.
+//! `rw`/`readwrite`, `randrw`), `bs`/`blocksize`, `bsrange` (`N-N` only), `blockalign`/`ba`,
+//! `iodepth`, `size`, `offset` (both also as `N%`), `offset_increment`, `io_size`/`io_limit`,
+//! `loops`, `rwmixread`, `rwmixwrite`, `random_distribution` (`random` or `zipf:θ`),
+//! `norandommap`, `number_ios`, `numjobs`, `randseed`, `stonewall`/`wait_for_previous`,
+//! `wait_for` (of the whole group before), `exitall`, `time_based`, `runtime`/`timeout`,
+//! `ramp_time` (simulated time, with a clock), `filename` and `filesize` (files get separate
+//! ranges of the device, see `layout.rs`), `fill_device`, `verify`/`do_verify` (read-back
+//! phase), `rate`/`rate_iops`/`rate_process` (one-stream files), `ioengine` (storage engines
+//! only), `fdp`/`fdp_pli`. Sizes follow fio's default `kb_base=1024`: `4k` = 4096, and (fio's
+//! compatibility rule) `4kib` = 4000. `${VAR}` is substituted from the environment.
 //!
 //! # Ignored keys
 //! Accepted and ignored, because they change the host (engine, page cache, CPUs) or the report,
 //! not the block requests ([`IGNORED_KEYS`]): `allow_mounted_write`, `buffered`,
 //! `clat_percentiles`, `cpumask`, `cpus_allowed`, `description`, `direct`, `directory`,
-//! `disable_bw_measurement`, `disable_clat`, `disable_lat`, `disable_slat`, `exitall`,
-//! `fadvise_hint`, `filename`, `group_reporting`, `gtod_reduce`, `invalidate`, `iodepth_batch`,
+//! `disable_bw_measurement`, `disable_clat`, `disable_lat`, `disable_slat`,
+//! `fadvise_hint`, `group_reporting`, `gtod_reduce`, `invalidate`, `iodepth_batch`,
 //! `iodepth_batch_complete`, `iodepth_batch_complete_max`, `iodepth_batch_complete_min`,
-//! `iodepth_batch_submit`, `iodepth_low`, `ioengine`, `ioscheduler`, `lat_percentiles`,
+//! `iodepth_batch_submit`, `iodepth_low`, `ioscheduler`, `lat_percentiles`,
 //! `log_avg_msec`, `nice`, `per_job_logs`, `percentile_list`, `prio`, `random_generator`,
 //! `randrepeat`, `thread`, `unified_rw_reporting`, `write_bw_log`, `write_iops_log`,
-//! `write_lat_log`.
+//! `write_lat_log`; and the engine, payload, error-handling and priority keys of
+//! `keys::HARMLESS_KEYS`.
 //!
-//! Every other key is an error naming the key and line; `time_based`, `runtime`, `ramp_time`
-//! (a closed-loop stream cannot stop on simulated time), `rate`, `rate_iops`, `thinktime`,
-//! `bsrange`, `bssplit`, `kb_base` and `include` get specific advice.
+//! Every other key is an error naming the key and line, with the reason for common ones
+//! (`keys::REFUSED_WITH_REASON`).
 //!
 //! # Semantics and simplifications
 //! - The region is `[offset, offset + size)`, `size` defaulting to the rest of the device. A job
@@ -37,8 +42,11 @@
 //!   pass in a fresh pseudo-random order (fio's random map); with `norandommap` or a Zipf
 //!   distribution, offsets are drawn with replacement. Zipf ranks are scattered over the region
 //!   by a fixed bijection, so all clones agree on which blocks are hot.
-//! - `rw`/`randrw` draw each request's direction independently (probability `rwmixread`) and
-//!   share one offset sequence; fio keeps separate sequential positions per direction.
+//! - `rw`/`randrw` draw each request's direction independently (probability `rwmixread`);
+//!   `rw` keeps one sequential position per direction as fio does, `randrw` one random map.
+//! - Time limits apply with a clock ([`FioJobFile::generator_with_clock`]), measured from the
+//!   start of the job's stonewall group; without one a time-based job issues one pass.
+//! - Regions beyond the device fold into it (offset modulo capacity), with a note.
 //! - `numjobs=N` gives N independent streams with distinct seeds derived from the run's seed
 //!   (or `randseed`) and the stream's index in the file.
 //! - Concurrent jobs are merged into one closed-loop stream by smooth weighted round-robin with
@@ -48,12 +56,19 @@
 //!   request stalls only its own `iodepth` slots, here one shared queue of that total depth.
 
 mod job;
+mod keys;
+mod layout;
 mod parse;
+mod phases;
 mod stream;
 
-pub use job::{FioAmount, FioJob, FioRw, MAX_IODEPTH, MAX_NUMJOBS, parse_fio_size};
+pub use job::{
+    FioAmount, FioJob, FioRw, MAX_IODEPTH, MAX_NUMJOBS, parse_fio_size, parse_fio_time_ns,
+};
 pub use parse::IGNORED_KEYS;
-pub use stream::{FioGenerator, FioStream};
+pub use stream::{FioGenerator, FioStream, StreamPlan};
+
+use nandlab_core::SimClock;
 
 use crate::WorkloadError;
 use std::fs::File;
@@ -105,6 +120,9 @@ impl FioJobFile {
             .into_iter()
             .map(|raw| FioJob::from_raw(raw, &path))
             .collect::<Result<Vec<_>, _>>()?;
+        for job in &jobs {
+            job.check_combinations(&path)?;
+        }
         Ok(FioJobFile { path, jobs })
     }
 
@@ -132,13 +150,33 @@ impl FioJobFile {
                 format!("{total} streams (jobs x numjobs) exceed the limit of {MAX_STREAMS}"),
             ));
         }
+        if total > 1
+            && let Some(job) = self.jobs.iter().find(|j| j.requests_per_s().is_some())
+        {
+            let key = if job.key_lines_has("rate_iops") {
+                "rate_iops"
+            } else {
+                "rate"
+            };
+            return Err(WorkloadError::parse(
+                &self.path,
+                job.line_of(key),
+                format!(
+                    "{key}: a rate limit is supported for a file with one stream (one job, numjobs=1), not {total}: timed requests of several jobs would queue behind each other in one merged stream"
+                ),
+            ));
+        }
         let mut streams = Vec::with_capacity(total as usize);
+        let places = layout::place_files(&self.jobs, context.device_size_bytes);
         let mut group_index = 0;
         let mut group_depth = 0u64;
+        let mut group_first_job = 0;
         for (job_index, job) in self.jobs.iter().enumerate() {
-            if job.stonewall && job_index > 0 {
+            let waits = self.waits_for_group(job_index, group_first_job)?;
+            if (job.stonewall || waits) && job_index > 0 {
                 group_index += 1;
                 group_depth = 0;
+                group_first_job = job_index;
             }
             // the jobs of a group run concurrently: their depths add up in the host queue
             group_depth += u64::from(job.iodepth) * u64::from(job.numjobs);
@@ -160,18 +198,109 @@ impl FioJobFile {
                     clone_index,
                     group_index,
                     iodepth: job.iodepth,
-                    spec: job.to_spec(&self.path, context.device_size_bytes, seed)?,
+                    spec: job.to_spec_at(
+                        &self.path,
+                        context.device_size_bytes,
+                        seed,
+                        places[job_index],
+                        clone_index,
+                    )?,
+                    plan: job.plan(),
                 });
             }
         }
         Ok(streams)
     }
 
+    /// Whether job `job_index` waits (`wait_for`) for exactly the jobs of the group that
+    /// starts at `group_first_job`, which makes it a stonewall; any other wait is an error.
+    fn waits_for_group(
+        &self,
+        job_index: usize,
+        group_first_job: usize,
+    ) -> Result<bool, WorkloadError> {
+        let job = &self.jobs[job_index];
+        let Some(name) = job.wait_for.as_deref() else {
+            return Ok(false);
+        };
+        let error = |message: String| {
+            Err(WorkloadError::parse(
+                &self.path,
+                job.line_of("wait_for"),
+                message,
+            ))
+        };
+        if !self.jobs[..job_index].iter().any(|j| j.name == name) {
+            return error(format!("wait_for=\"{name}\": no earlier job has that name"));
+        }
+        let group = &self.jobs[group_first_job..job_index];
+        if group.iter().all(|j| j.name == name) {
+            return Ok(true);
+        }
+        error(format!(
+            "wait_for=\"{name}\": waiting for one job while others of its group run on is not supported; only a wait for the whole group before (as stonewall)"
+        ))
+    }
+
+    /// What the simulation does differently from fio for this file, one sentence each, for
+    /// the user's terminal (the CLI prints them as `note:` lines).
+    pub fn notes(&self, context: &FioContext) -> Result<Vec<String>, WorkloadError> {
+        let mut notes = Vec::new();
+        let engines: Vec<&str> = self.jobs.iter().filter_map(|j| j.ioengine.as_deref()).fold(
+            Vec::new(),
+            |mut seen, e| {
+                if !seen.contains(&e) {
+                    seen.push(e);
+                }
+                seen
+            },
+        );
+        if !engines.is_empty() {
+            notes.push(format!(
+                "ioengine={}: the simulation models the device, not the engine; the jobs' requests reach the simulated SSD as issued",
+                engines.join(",")
+            ));
+        }
+        let streams = self.streams(context)?;
+        let end = streams
+            .iter()
+            .map(|s| s.spec.offset_bytes.saturating_add(s.spec.span_bytes))
+            .max()
+            .unwrap_or(0);
+        if end > context.device_size_bytes {
+            notes.push(format!(
+                "the jobs' files and regions need {end} bytes but the device holds {}: requests beyond it fold into it (offset modulo capacity)",
+                context.device_size_bytes
+            ));
+        }
+        if self.jobs.iter().any(|j| j.ramp_time_ns.is_some()) {
+            notes.push(
+                "ramp_time: the warm-up's requests are simulated and counted in the report (fio leaves them out of its statistics)".to_owned(),
+            );
+        }
+        Ok(notes)
+    }
+
     /// The merged request stream of every job (see the module documentation).
+    /// Offsets beyond the device fold into it; without a clock time limits do not apply
+    /// (see [`FioJobFile::generator_with_clock`]).
     pub fn generator(&self, context: &FioContext) -> Result<FioGenerator, WorkloadError> {
-        FioGenerator::new(&self.streams(context)?)
+        Ok(FioGenerator::new(&self.streams(context)?)?.folded_into(context.device_size_bytes))
+    }
+
+    /// [`FioJobFile::generator`] that reads simulated time from `clock` (published by the
+    /// SSD's run loop), so that `runtime`, `time_based` and `ramp_time` take effect.
+    pub fn generator_with_clock(
+        &self,
+        context: &FioContext,
+        clock: SimClock,
+    ) -> Result<FioGenerator, WorkloadError> {
+        Ok(self.generator(context)?.with_clock(clock))
     }
 }
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod compat_tests;

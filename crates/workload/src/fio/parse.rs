@@ -1,6 +1,7 @@
 //! The INI layer of fio job files: sections, `key=value` lines, comments, `[global]`
 //! inheritance and the key tables. Values are typed in `job.rs`.
 
+use super::keys;
 use crate::WorkloadError;
 use crate::lines::LineReader;
 use std::io::BufRead;
@@ -27,6 +28,22 @@ pub(crate) const SUPPORTED_KEYS: &[(&str, &[&str])] = &[
     ("stonewall", &["wait_for_previous"]),
     ("fdp", &[]),
     ("fdp_pli", &[]),
+    ("ioengine", &[]),
+    ("filename", &[]),
+    ("filesize", &[]),
+    ("time_based", &[]),
+    ("runtime", &["timeout"]),
+    ("ramp_time", &[]),
+    ("offset_increment", &[]),
+    ("bsrange", &["blocksize_range"]),
+    ("verify", &[]),
+    ("do_verify", &[]),
+    ("fill_device", &["fill_fs"]),
+    ("wait_for", &[]),
+    ("exitall", &[]),
+    ("rate", &[]),
+    ("rate_iops", &[]),
+    ("rate_process", &[]),
 ];
 
 /// Keys accepted and ignored: they affect the host (engine, caching, CPU placement) or the
@@ -44,9 +61,7 @@ pub const IGNORED_KEYS: &[&str] = &[
     "disable_clat",
     "disable_lat",
     "disable_slat",
-    "exitall",
     "fadvise_hint",
-    "filename",
     "group_reporting",
     "gtod_reduce",
     "invalidate",
@@ -56,7 +71,6 @@ pub const IGNORED_KEYS: &[&str] = &[
     "iodepth_batch_complete_min",
     "iodepth_batch_submit",
     "iodepth_low",
-    "ioengine",
     "ioscheduler",
     "lat_percentiles",
     "log_avg_msec",
@@ -71,41 +85,6 @@ pub const IGNORED_KEYS: &[&str] = &[
     "write_bw_log",
     "write_iops_log",
     "write_lat_log",
-];
-
-/// Common keys that are refused with specific advice.
-const REFUSED_WITH_HINT: &[(&str, &str)] = &[
-    (
-        "time_based",
-        "a closed-loop request stream cannot stop on simulated time; bound it with number_ios, size or io_size",
-    ),
-    (
-        "runtime",
-        "a closed-loop request stream cannot stop on simulated time; bound it with number_ios, size or io_size",
-    ),
-    (
-        "ramp_time",
-        "a closed-loop request stream cannot stop on simulated time; drop it and discard warm-up in the analysis",
-    ),
-    (
-        "rate",
-        "rate limits are not supported; use a SyntheticSpec with an open-loop arrival process",
-    ),
-    (
-        "rate_iops",
-        "rate limits are not supported; use a SyntheticSpec with an open-loop arrival process",
-    ),
-    (
-        "thinktime",
-        "think time is not supported; use a SyntheticSpec with an open-loop arrival process",
-    ),
-    ("bsrange", "only a single block size (bs) is supported"),
-    ("bssplit", "only a single block size (bs) is supported"),
-    ("kb_base", "only the default kb_base=1024 is supported"),
-    (
-        "include",
-        "include files are not supported; inline the options",
-    ),
 ];
 
 /// One `key[=value]` line, key canonicalized.
@@ -153,8 +132,8 @@ fn strip_comment(line: &str) -> &str {
 }
 
 fn unsupported(path: &Path, line: u64, key: &str) -> WorkloadError {
-    let hint = match REFUSED_WITH_HINT.iter().find(|(k, _)| *k == key) {
-        Some((_, hint)) => format!("; {hint}"),
+    let hint = match keys::refusal_reason(key) {
+        Some(reason) => format!("; {reason}"),
         None => "; see docs/workloads.md for the supported fio subset".to_owned(),
     };
     WorkloadError::UnsupportedKey {
@@ -163,6 +142,40 @@ fn unsupported(path: &Path, line: u64, key: &str) -> WorkloadError {
         key: key.to_owned(),
         hint,
     }
+}
+
+/// Most bytes a value may grow to by `${VAR}` substitution.
+const MAX_VALUE_BYTES: usize = 4096;
+
+/// Substitutes `${VAR}` from the environment, as fio does; an unset variable is an error
+/// naming it (fio would pass the text on literally, which no typed key accepts).
+fn expand_environment(value: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(format!("unterminated ${{ in \"{value}\""));
+        };
+        let name = &after[..end];
+        match std::env::var(name) {
+            Ok(v) => out.push_str(&v),
+            Err(_) => {
+                return Err(format!(
+                    "environment variable {name} is not set (fio substitutes ${{{name}}} from the environment)"
+                ));
+            }
+        }
+        if out.len() > MAX_VALUE_BYTES {
+            return Err(format!(
+                "value longer than {MAX_VALUE_BYTES} bytes after substitution"
+            ));
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 enum Section {
@@ -181,7 +194,6 @@ const IGNORED_BOOLEANS: &[&str] = &[
     "disable_clat",
     "disable_lat",
     "disable_slat",
-    "exitall",
     "group_reporting",
     "gtod_reduce",
     "invalidate",
@@ -279,12 +291,25 @@ pub(crate) fn parse_sections<R: BufRead>(
             check_ignored_value(key, value.as_deref()).map_err(parse_error)?;
             continue;
         }
+        if keys::HARMLESS_KEYS.contains(&key) {
+            continue;
+        }
+        let zero = value.as_deref().is_some_and(|v| v == "0");
+        if zero && keys::ACCEPTED_WHEN_ZERO.contains(&key) {
+            continue;
+        }
         let key = match canonical_key(key) {
             Some(key) => key,
             None => {
                 let key = key.split_whitespace().next().unwrap_or(key);
                 return Err(unsupported(path, line_number, key));
             }
+        };
+        let value = match value {
+            Some(v) => {
+                Some(expand_environment(&v).map_err(|m| parse_error(format!("{key}: {m}")))?)
+            }
+            None => None,
         };
         let entry = Entry {
             key,
@@ -354,7 +379,7 @@ mod tests {
         assert_eq!(canonical_key("readwrite"), Some("rw"));
         assert_eq!(canonical_key("blocksize"), Some("bs"));
         assert_eq!(canonical_key("bs"), Some("bs"));
-        assert_eq!(canonical_key("rate"), None);
+        assert_eq!(canonical_key("thinktime"), None);
         for key in IGNORED_KEYS {
             assert_eq!(canonical_key(key), None, "{key} both supported and ignored");
         }

@@ -1,7 +1,9 @@
 //! Merging the streams of concurrent fio jobs into one request stream.
 
-use crate::synthetic::{SyntheticGenerator, SyntheticSpec};
+use super::phases::JobStream;
+use crate::synthetic::SyntheticSpec;
 use crate::{BlockRequest, WorkloadError};
+use nandlab_core::{SimClock, SimTime};
 
 /// One independent request stream: a clone of a job.
 #[derive(Clone, Debug, PartialEq)]
@@ -14,14 +16,37 @@ pub struct FioStream {
     pub group_index: u32,
     /// The job's `iodepth`: the stream's share of the merged stream.
     pub iodepth: u32,
-    /// The synthetic workload of this stream.
+    /// The synthetic workload of this stream (`request_count`: the requests of its size,
+    /// what it issues without a clock).
     pub spec: SyntheticSpec,
+    /// What the job adds to the spec: time limits, verify, per-direction offsets.
+    pub plan: StreamPlan,
+}
+
+/// The parts of a job that a [`SyntheticSpec`] does not express.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamPlan {
+    /// `time_based`: with a clock, the stream repeats its region until the deadline.
+    pub time_based: bool,
+    /// `runtime` in ns: with a clock, the stream stops this long after `ramp_time`.
+    pub runtime_ns: Option<u64>,
+    /// `ramp_time` in ns: with a clock, requests before it do not count toward the size.
+    pub ramp_time_ns: Option<u64>,
+    /// `number_ios`: the most requests, also for a time-based job.
+    pub number_ios: Option<u64>,
+    /// `verify`: after the stream, its writes are read back in the order written.
+    pub verify: bool,
+    /// `rw=rw`: reads and writes keep separate sequential positions, as in fio.
+    pub per_direction: bool,
+    /// `exitall`: the stream's group ends when it does.
+    pub exitall: bool,
 }
 
 /// A stream in the merge with its smooth weighted round-robin credit.
 #[derive(Debug)]
 struct Member {
-    generator: SyntheticGenerator,
+    generator: JobStream,
+    exitall: bool,
     weight: i64,
     credit: i64,
     exhausted: bool,
@@ -38,6 +63,12 @@ pub struct FioGenerator {
     groups: Vec<Vec<Member>>,
     current_group: usize,
     queue_depth: u64,
+    /// The simulated time the streams read (time limits apply only with one).
+    clock: Option<SimClock>,
+    /// When the current group took its first request.
+    group_start: Option<SimTime>,
+    /// Device capacity: offsets beyond it fold into it (`u64::MAX`: none).
+    capacity_bytes: u64,
 }
 
 impl FioGenerator {
@@ -53,7 +84,8 @@ impl FioGenerator {
                 depths.push(0);
             }
             groups[group].push(Member {
-                generator: stream.spec.generator()?,
+                generator: JobStream::new(&stream.spec, &stream.plan)?,
+                exitall: stream.plan.exitall,
                 weight: i64::from(stream.iodepth.max(1)),
                 credit: 0,
                 exhausted: false,
@@ -64,7 +96,39 @@ impl FioGenerator {
             groups,
             current_group: 0,
             queue_depth: depths.into_iter().max().unwrap_or(0),
+            clock: None,
+            group_start: None,
+            capacity_bytes: u64::MAX,
         })
+    }
+
+    /// Reads simulated time from `clock` (published by the SSD's run loop), which makes
+    /// `runtime`, `time_based` and `ramp_time` take effect; without a clock every stream
+    /// issues the requests of its size (one pass of a time-based job).
+    pub fn with_clock(mut self, clock: SimClock) -> Self {
+        for member in self.groups.iter_mut().flatten() {
+            member.generator.set_clocked(true);
+        }
+        self.clock = Some(clock);
+        self
+    }
+
+    /// Folds offsets beyond `capacity_bytes` into the device (offset modulo capacity; a
+    /// request that would straddle the end is moved to end there), as trace replay does.
+    pub fn folded_into(mut self, capacity_bytes: u64) -> Self {
+        self.capacity_bytes = capacity_bytes;
+        self
+    }
+
+    fn fold_request(&self, mut request: BlockRequest) -> BlockRequest {
+        let capacity = self.capacity_bytes;
+        if request.offset_bytes.saturating_add(request.size_bytes) > capacity {
+            request.offset_bytes %= capacity;
+            if request.offset_bytes + request.size_bytes > capacity {
+                request.offset_bytes = capacity - request.size_bytes;
+            }
+        }
+        request
     }
 
     /// Sum of the `iodepth`s of the largest group: the host queue depth that reproduces fio's
@@ -74,7 +138,8 @@ impl FioGenerator {
     }
 
     /// The next request of the current group, or `None` when all its streams are done.
-    fn next_in_group(members: &mut [Member]) -> Option<BlockRequest> {
+    /// `elapsed_ns`: simulated time since the group started, if there is a clock.
+    fn next_in_group(members: &mut [Member], elapsed_ns: Option<u64>) -> Option<BlockRequest> {
         loop {
             let total: i64 = members
                 .iter()
@@ -96,8 +161,12 @@ impl FioGenerator {
             }
             let chosen = chosen?;
             members[chosen].credit -= total;
-            match members[chosen].generator.next() {
+            match members[chosen].generator.next(elapsed_ns) {
                 Some(request) => return Some(request),
+                None if members[chosen].exitall => {
+                    members.iter_mut().for_each(|m| m.exhausted = true);
+                    return None;
+                }
                 None => members[chosen].exhausted = true,
             }
         }
@@ -108,11 +177,18 @@ impl Iterator for FioGenerator {
     type Item = BlockRequest;
 
     fn next(&mut self) -> Option<BlockRequest> {
-        while let Some(group) = self.groups.get_mut(self.current_group) {
-            if let Some(request) = Self::next_in_group(group) {
-                return Some(request);
+        while self.current_group < self.groups.len() {
+            let elapsed_ns = self.clock.as_ref().map(|clock| {
+                let now = clock.now();
+                let start = *self.group_start.get_or_insert(now);
+                now.saturating_sub(start).as_ps() / nandlab_core::time::PS_PER_NS
+            });
+            let group = &mut self.groups[self.current_group];
+            if let Some(request) = Self::next_in_group(group, elapsed_ns) {
+                return Some(self.fold_request(request));
             }
             self.current_group += 1;
+            self.group_start = None;
         }
         None
     }

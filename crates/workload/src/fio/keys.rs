@@ -1,0 +1,464 @@
+//! Which of fio's keys a simulated block device honours, accepts as harmless, or refuses —
+//! and why. Keys that change what reaches the device are honoured (typed in `job.rs`) or
+//! refused here with the reason; keys that only change the host (engine, threads, CPUs,
+//! memory), the payload bytes or the report are accepted.
+
+/// I/O engines that read and write a file or block device (or an object, block or file
+/// service): the job's requests are replayed on the simulated device, which models the device,
+/// not the engine (its submission path, copies and CPU cost).
+pub(crate) const STORAGE_ENGINES: &[&str] = &[
+    "sync",
+    "psync",
+    "vsync",
+    "pvsync",
+    "pvsync2",
+    "libaio",
+    "posixaio",
+    "solarisaio",
+    "windowsaio",
+    "io_uring",
+    "io_uring_cmd",
+    "mmap",
+    "splice",
+    "sg",
+    "null",
+    "cpp_null",
+    "libblkio",
+    "xnvme",
+    "spdk",
+    "nbd",
+    "rbd",
+    "rados",
+    "gfapi",
+    "gfapi_async",
+    "libhdfs",
+    "libiscsi",
+    "nfs",
+    "dfs",
+    "ime_psync",
+    "ime_psyncv",
+    "ime_aio",
+    "dev-dax",
+    "libpmem",
+    "pmemblk",
+    "libcufile",
+    "libhipfile",
+    "http",
+    "libzbc",
+];
+
+/// Engines that issue no reads and writes of a byte range, with what they do instead.
+pub(crate) const NON_STORAGE_ENGINES: &[(&str, &str)] = &[
+    ("cpuio", "burns CPU and issues no I/O"),
+    ("exec", "runs a program and issues no I/O"),
+    ("net", "moves data over a network socket, not to storage"),
+    (
+        "netsplice",
+        "moves data over a network socket, not to storage",
+    ),
+    ("rdma", "moves data over RDMA, not to storage"),
+    (
+        "dircreate",
+        "creates directories (file-system metadata), not block I/O",
+    ),
+    (
+        "dirdelete",
+        "deletes directories (file-system metadata), not block I/O",
+    ),
+    (
+        "dirstat",
+        "stats directories (file-system metadata), not block I/O",
+    ),
+    (
+        "filecreate",
+        "creates files (file-system metadata), not block I/O",
+    ),
+    (
+        "filedelete",
+        "deletes files (file-system metadata), not block I/O",
+    ),
+    (
+        "filestat",
+        "stats files (file-system metadata), not block I/O",
+    ),
+    (
+        "e4defrag",
+        "moves file extents with an ext4 ioctl; its traffic is the file system's",
+    ),
+    (
+        "falloc",
+        "allocates and punches file ranges (fallocate), not reads and writes",
+    ),
+    ("ftruncate", "truncates files, not reads and writes"),
+    ("page_fault", "touches anonymous memory, not storage"),
+    (
+        "mtd",
+        "drives raw flash through Linux MTD (erase blocks, bad blocks), not a block device",
+    ),
+];
+
+/// Accepted keys without effect on the requests: the host side (threads, CPUs, memory, the
+/// engine's own knobs and connection settings), the payload bytes (the simulated device does
+/// not look at data) and the report. Values are not typed unless listed in
+/// `IGNORED_BOOLEANS`/`IGNORED_INTEGERS` of `parse.rs`.
+pub(crate) const HARMLESS_KEYS: &[&str] = &[
+    // host: engine knobs, threads, CPUs, NUMA, memory
+    "sqthread_poll",
+    "sqthread_poll_cpu",
+    "registerfiles",
+    "nonvectored",
+    "fixedbufs",
+    "hipri",
+    "cmd_type",
+    "io_submit_mode",
+    "cpus_allowed_policy",
+    "numa_cpu_nodes",
+    "numa_mem_policy",
+    "mem",
+    "iomem",
+    "gpu_dev_id",
+    "gpu_dev_ids",
+    "cuda_io",
+    "rocm_io",
+    "libblkio_driver",
+    "libblkio_path",
+    "busy_poll",
+    "new_group",
+    "allow_file_create",
+    "create_on_open",
+    "create_serialize",
+    "openfiles",
+    "fallocate",
+    "unlink",
+    // names of the files of jobs without filename (they run on the device itself)
+    "filename_format",
+    // engine connection settings (the simulated device is the target)
+    "clientname",
+    "pool",
+    "cont",
+    "conf",
+    "rbdname",
+    "volume",
+    "brick",
+    "uri",
+    "nfs_url",
+    "http_verbose",
+    "http_mode",
+    "http_host",
+    "https",
+    "http_s3_key",
+    "http_s3_keyid",
+    "http_s3_region",
+    "http_s3_storage_class",
+    "http_s3_sse_customer_key",
+    "http_s3_sse_customer_algorithm",
+    "http_swift_auth_token",
+    // payload bytes: the simulated device does not look at data
+    "buffer_pattern",
+    "scramble_buffers",
+    "buffer_compress_percentage",
+    "dedupe_percentage",
+    "dedupe_mode",
+    "dedupe_global",
+    "dedupe_working_set_percentage",
+    "verify_pattern",
+    "verify_interval",
+    "verify_fatal",
+    "verify_dump",
+    "verify_async",
+    "verify_write_sequence",
+    // errors: the simulated device returns none
+    "continue_on_error",
+    "ignore_error",
+    "error_dump",
+    // report and logs
+    "write_hist_log",
+    "log_offset",
+    "log_prio",
+    "block_error_percentiles",
+    "latency_percentile_list",
+    // I/O priorities: the simulated device has one priority class
+    "prioclass",
+    "cmdprio_percentage",
+    "cmdprio_class",
+    "cmdprio",
+    "cmdprio_bssplit",
+];
+
+/// Refused keys with the reason; every other unknown key gets the generic hint.
+pub(crate) const REFUSED_WITH_REASON: &[(&str, &str)] = &[
+    (
+        "ratemin",
+        "minimum rates are checks on the host's measured bandwidth, not device traffic",
+    ),
+    (
+        "thinktime",
+        "think time between requests is not supported; use a SyntheticSpec with an open-loop arrival process",
+    ),
+    (
+        "startdelay",
+        "delayed job starts are not supported: the merged stream has one start per stonewall group",
+    ),
+    (
+        "flow",
+        "flow control between jobs (relative progress) is not supported",
+    ),
+    (
+        "flow_sleep",
+        "flow control between jobs (relative progress) is not supported",
+    ),
+    (
+        "bsrange",
+        "block sizes drawn from a range are not supported; only bsrange=N-N (one size)",
+    ),
+    (
+        "bssplit",
+        "block sizes drawn from a split are not supported: one bs per job (split the job)",
+    ),
+    ("kb_base", "only the default kb_base=1024 is supported"),
+    (
+        "include",
+        "include files are not supported; inline the options",
+    ),
+    (
+        "nrfiles",
+        "several files per job (round-robin between them) are not supported: one file per job",
+    ),
+    (
+        "nr_files",
+        "several files per job (round-robin between them) are not supported: one file per job",
+    ),
+    (
+        "zonemode",
+        "zoned I/O patterns are not supported by this fio subset",
+    ),
+    (
+        "zonesize",
+        "zoned I/O patterns are not supported by this fio subset",
+    ),
+    (
+        "zoneskip",
+        "zoned I/O patterns are not supported by this fio subset",
+    ),
+    (
+        "verify_backlog",
+        "verifying while writing (verify_backlog) is not supported; verify= reads back after the writes",
+    ),
+    (
+        "steadystate",
+        "stopping on steady state needs the host's measured IOPS/latency, which the request stream cannot see",
+    ),
+    (
+        "ss",
+        "stopping on steady state needs the host's measured IOPS/latency, which the request stream cannot see",
+    ),
+    (
+        "latency_target",
+        "latency targets change the queue depth from measured latency, which the request stream cannot see",
+    ),
+    (
+        "latency_window",
+        "latency targets change the queue depth from measured latency, which the request stream cannot see",
+    ),
+    (
+        "latency_percentile",
+        "latency targets change the queue depth from measured latency, which the request stream cannot see",
+    ),
+    (
+        "exit_what",
+        "only exitall's default (end the stonewall group) is supported",
+    ),
+    (
+        "sync",
+        "O_SYNC/O_DSYNC writes need a flush per write, which the simulated host interface does not issue",
+    ),
+    (
+        "fsync",
+        "fsync needs a flush command, which the simulated host interface does not issue",
+    ),
+    (
+        "fdatasync",
+        "fdatasync needs a flush command, which the simulated host interface does not issue",
+    ),
+    (
+        "end_fsync",
+        "fsync needs a flush command, which the simulated host interface does not issue",
+    ),
+    (
+        "writefua",
+        "FUA writes are not modelled: the simulated host interface has no FUA flag",
+    ),
+    (
+        "readfua",
+        "FUA reads are not modelled: the simulated host interface has no FUA flag",
+    ),
+    (
+        "write_mode",
+        "write variants (zeroes, uncorrectable, verify, zone append) are not simulated commands",
+    ),
+    (
+        "sg_write_mode",
+        "SCSI write variants (write same, write and verify) are not simulated commands",
+    ),
+    (
+        "num_range",
+        "multi-range trims (one command, several ranges) are not simulated commands",
+    ),
+    (
+        "pi_act",
+        "end-to-end protection information needs a metadata LBA format, which the simulated device has not",
+    ),
+    (
+        "pi_chk",
+        "end-to-end protection information needs a metadata LBA format, which the simulated device has not",
+    ),
+    (
+        "md_per_io_size",
+        "per-I/O metadata needs a metadata LBA format, which the simulated device has not",
+    ),
+    (
+        "apptag",
+        "end-to-end protection information needs a metadata LBA format, which the simulated device has not",
+    ),
+    (
+        "apptag_mask",
+        "end-to-end protection information needs a metadata LBA format, which the simulated device has not",
+    ),
+    (
+        "atomic",
+        "atomic (untorn) writes are a device guarantee the simulated device does not model",
+    ),
+    (
+        "sprandom",
+        "sprandom preconditioning (regions at a target write amplification) is not supported; use [precondition]",
+    ),
+    (
+        "random_sequence_stride",
+        "random_distribution=sequence is not supported",
+    ),
+    (
+        "skip_bad",
+        "bad-block skipping belongs to the mtd engine, which is not supported",
+    ),
+    (
+        "inplace",
+        "belongs to the e4defrag engine, which is not supported",
+    ),
+    (
+        "donorname",
+        "belongs to the e4defrag engine, which is not supported",
+    ),
+    (
+        "cpuload",
+        "belongs to the cpuio engine, which issues no I/O",
+    ),
+    (
+        "cpumode",
+        "belongs to the cpuio engine, which issues no I/O",
+    ),
+    ("program", "belongs to the exec engine, which issues no I/O"),
+    (
+        "arguments",
+        "belongs to the exec engine, which issues no I/O",
+    ),
+    (
+        "grace_time",
+        "belongs to the exec engine, which issues no I/O",
+    ),
+    (
+        "std_redirect",
+        "belongs to the exec engine, which issues no I/O",
+    ),
+    (
+        "hostname",
+        "network engines are not supported (no storage I/O)",
+    ),
+    ("port", "network engines are not supported (no storage I/O)"),
+    (
+        "protocol",
+        "network engines are not supported (no storage I/O)",
+    ),
+    (
+        "listen",
+        "network engines are not supported (no storage I/O)",
+    ),
+    ("verb", "network engines are not supported (no storage I/O)"),
+    (
+        "pingpong",
+        "network engines are not supported (no storage I/O)",
+    ),
+    ("ttl", "network engines are not supported (no storage I/O)"),
+    (
+        "threads",
+        "not a fio option (fio refuses it too); did you mean thread?",
+    ),
+];
+
+/// Refused keys that are accepted with a zero value (their default: nothing to honour).
+pub(crate) const ACCEPTED_WHEN_ZERO: &[&str] = &[
+    "sync",
+    "fsync",
+    "fdatasync",
+    "end_fsync",
+    "writefua",
+    "readfua",
+    "atomic",
+    "startdelay",
+    "thinktime",
+    "flow",
+    "sprandom",
+    "steadystate",
+];
+
+/// The reason `key` is refused, if it has a specific one.
+pub(crate) fn refusal_reason(key: &str) -> Option<&'static str> {
+    REFUSED_WITH_REASON
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, reason)| *reason)
+}
+
+/// The reason an engine is refused, or `None` for a storage engine.
+pub(crate) fn engine_refusal(engine: &str) -> Option<String> {
+    if STORAGE_ENGINES.contains(&engine) {
+        return None;
+    }
+    Some(
+        match NON_STORAGE_ENGINES.iter().find(|(name, _)| *name == engine) {
+            Some((_, what)) => format!("ioengine={engine} {what}: nothing to simulate on an SSD"),
+            None => format!(
+                "unknown ioengine \"{engine}\": storage engines ({}) are accepted",
+                STORAGE_ENGINES.join(", ")
+            ),
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_has_one_treatment() {
+        for key in HARMLESS_KEYS {
+            assert!(
+                !REFUSED_WITH_REASON.iter().any(|(k, _)| k == key),
+                "{key} both harmless and refused"
+            );
+            assert!(!super::super::parse::IGNORED_KEYS.contains(key), "{key}");
+        }
+        for (engine, _) in NON_STORAGE_ENGINES {
+            assert!(!STORAGE_ENGINES.contains(engine), "{engine}");
+        }
+    }
+
+    #[test]
+    fn engines_are_accepted_or_refused_with_the_reason() {
+        assert_eq!(engine_refusal("libaio"), None);
+        assert_eq!(engine_refusal("io_uring"), None);
+        let e = engine_refusal("cpuio").unwrap();
+        assert!(e.starts_with("ioengine=cpuio burns CPU"), "{e}");
+        let e = engine_refusal("bogus").unwrap();
+        assert!(e.starts_with("unknown ioengine \"bogus\""), "{e}");
+    }
+}

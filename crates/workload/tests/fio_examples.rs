@@ -1,0 +1,131 @@
+//! fio's own example job files (issue 31): how many of them nandlab runs, and that the
+//! compatibility table in docs/workloads.md says the same, file by file. The 107 files are
+//! vendored from fio (tests/data/fio-examples/README.md); Debian's `fio-examples` package,
+//! when installed, is run too (an older set: no panics, one-line errors).
+
+use nandlab_workload::fio::{FioContext, FioJobFile};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Files of the vendored set that run; the test fails if fewer do.
+const RUNNING_AT_LEAST: usize = 40;
+/// Requests taken from each file's merged stream.
+const REQUESTS_PER_FILE: usize = 2_000;
+
+fn examples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fio-examples")
+}
+
+/// Parses, builds and draws requests from a job file on a small device: `Ok(requests)` or
+/// the one-line error.
+fn run(path: &Path) -> Result<usize, String> {
+    let context = FioContext {
+        device_size_bytes: 256 << 20,
+        seed: 1,
+    };
+    let file = FioJobFile::open(path).map_err(|e| e.to_string())?;
+    file.notes(&context).map_err(|e| e.to_string())?;
+    let mut taken = 0;
+    for request in file
+        .generator(&context)
+        .map_err(|e| e.to_string())?
+        .take(REQUESTS_PER_FILE)
+    {
+        assert!(request.size_bytes > 0, "{}: {request:?}", path.display());
+        assert!(
+            request.end_bytes() <= context.device_size_bytes,
+            "{}: {request:?} beyond the device",
+            path.display()
+        );
+        taken += 1;
+    }
+    assert!(taken > 0, "{}: no requests", path.display());
+    Ok(taken)
+}
+
+fn results(dir: &Path) -> BTreeMap<String, Result<usize, String>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("the examples directory")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "fio"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let outcome = run(&path);
+            if let Err(message) = &outcome {
+                assert!(!message.contains('\n'), "{name}: {message}");
+                assert!(message.contains(&name), "{name}: {message} names no file");
+            }
+            (name, outcome)
+        })
+        .collect()
+}
+
+#[test]
+fn fios_examples_run_as_the_compatibility_table_says() {
+    let results = results(&examples_dir());
+    assert_eq!(results.len(), 107, "the vendored set");
+    let running = results.values().filter(|r| r.is_ok()).count();
+    for (name, outcome) in &results {
+        if let Err(e) = outcome {
+            eprintln!("{name}: {e}");
+        }
+    }
+    eprintln!("{running} of {} run", results.len());
+    assert!(
+        running >= RUNNING_AT_LEAST,
+        "{running} of {} examples run, expected at least {RUNNING_AT_LEAST}",
+        results.len()
+    );
+    // docs/workloads.md: one row per file, `| `name.fio` | runs | ...` or `| refused | ...`
+    let docs = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/workloads.md"),
+    )
+    .expect("docs/workloads.md");
+    let mut rows = 0;
+    for line in docs.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let Some(name) = cells
+            .get(1)
+            .and_then(|c| c.strip_prefix('`'))
+            .and_then(|c| c.strip_suffix(".fio`"))
+        else {
+            continue;
+        };
+        let name = format!("{name}.fio");
+        let Some(outcome) = results.get(&name) else {
+            panic!("docs/workloads.md lists {name}, which is not one of fio's examples");
+        };
+        let status = cells.get(2).copied().unwrap_or("");
+        assert_eq!(
+            status == "runs",
+            outcome.is_ok(),
+            "docs/workloads.md says {name} {status}, but: {outcome:?}"
+        );
+        rows += 1;
+    }
+    assert_eq!(
+        rows,
+        results.len(),
+        "one row per example in docs/workloads.md"
+    );
+    assert!(
+        docs.contains(&format!("{running} of the 107")),
+        "docs/workloads.md states the count ({running} of the 107)"
+    );
+}
+
+#[test]
+fn debians_fio_examples_never_panic() {
+    let dir = Path::new("/usr/share/doc/fio/examples");
+    if !dir.is_dir() {
+        eprintln!("skipped: Debian's fio-examples package is not installed");
+        return;
+    }
+    let results = results(dir);
+    let running = results.values().filter(|r| r.is_ok()).count();
+    eprintln!("Debian's set: {running} of {} run", results.len());
+}
