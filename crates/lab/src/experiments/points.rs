@@ -6,6 +6,7 @@
 //! is computed from the rows.
 
 use super::RunOptions;
+use crate::control::Control;
 use crate::error::{LabError, LabResult};
 use crate::stack::{
     ConstantFreeSpaceWorkload, DriftingFreeSpaceWorkload, EngineSection, Stack, WorkloadSection,
@@ -13,6 +14,8 @@ use crate::stack::{
 };
 use crate::sweep::cache_key;
 use nandlab_engine::QueryMix;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use std::path::Path;
 
 /// A measured point: its metric row, by name.
@@ -35,62 +38,108 @@ impl Row {
 /// Progress counts points; the points of a run of the same experiment already in the cache
 /// are read back instead of run.
 pub fn run_points(options: &RunOptions, points: &[Stack]) -> LabResult<Vec<Option<Row>>> {
-    options.control.start(Some(points.len() as u64));
-    // the points are independent: they run on the machine's cores (same rows as in order)
-    let rows = super::parallel::map_points(points.len(), &options.control, |i| {
-        run_one(options, &points[i])
+    let measured = run_measured(options, points, cache_key, |stack, control| {
+        let run = stack.run(None, control)?;
+        Ok((!run.interrupted()).then(|| {
+            run.metrics
+                .iter()
+                .map(|(k, v)| ((*k).to_string(), *v))
+                .collect::<Vec<_>>()
+        }))
     })?;
-    options.control.finish();
-    Ok(rows)
+    Ok(measured.into_iter().map(|m| m.map(Row)).collect())
 }
 
-/// One point of [`run_points`]: from the cache, or run (`None` if a cancel cut it short or
-/// came before it started).
-fn run_one(options: &RunOptions, stack: &Stack) -> LabResult<Option<Row>> {
-    let key = cache_key(stack);
+/// The one point runner: `measure(point, control)` for every point (several at once on the
+/// machine's cores, [`super::parallel`]), the measures in point order, `None` in place of a
+/// point a cancel cut short (`measure` returns `None`) or stopped from starting. Progress
+/// counts points. With a cache folder, a point whose `key` (see
+/// [`crate::sweep::measure_cache_key`]) is cached is read back instead of measured, and each
+/// point measured is cached as it finishes: a cancelled run keeps its finished points, and a
+/// rerun into the same folder resumes.
+pub fn run_measured<P, M, K, F>(
+    options: &RunOptions,
+    points: &[P],
+    key: K,
+    measure: F,
+) -> LabResult<Vec<Option<M>>>
+where
+    P: Sync,
+    M: Serialize + DeserializeOwned + Send,
+    K: Fn(&P) -> String + Sync,
+    F: Fn(&P, &Control) -> LabResult<Option<M>> + Sync,
+{
+    options.control.start(Some(points.len() as u64));
+    let measures = measure_points(options, points, key, measure)?;
+    options.control.finish();
+    Ok(measures)
+}
+
+/// [`run_measured`] for one of several sweeps of an experiment: the progress count goes on
+/// from where it is (the experiment starts it once with its total).
+pub fn measure_points<P, M, K, F>(
+    options: &RunOptions,
+    points: &[P],
+    key: K,
+    measure: F,
+) -> LabResult<Vec<Option<M>>>
+where
+    P: Sync,
+    M: Serialize + DeserializeOwned + Send,
+    K: Fn(&P) -> String + Sync,
+    F: Fn(&P, &Control) -> LabResult<Option<M>> + Sync,
+{
+    // the points are independent: they run on the machine's cores (same rows as in order)
+    super::parallel::map_points(points.len(), &options.control, |i| {
+        measure_one(options, &points[i], &key, &measure)
+    })
+}
+
+/// One point of [`run_measured`]: from the cache, or measured (`None` if a cancel cut it
+/// short or came before it started).
+fn measure_one<P, M>(
+    options: &RunOptions,
+    point: &P,
+    key: &(impl Fn(&P) -> String + Sync),
+    measure: &(impl Fn(&P, &Control) -> LabResult<Option<M>> + Sync),
+) -> LabResult<Option<M>>
+where
+    M: Serialize + DeserializeOwned,
+{
+    let key = options.cache_dir.as_ref().map(|_| key(point));
     let cached = options
         .cache_dir
         .as_deref()
-        .and_then(|dir| read_cached(dir, &key));
-    let row = match cached {
-        Some(row) => Some(row),
+        .zip(key.as_deref())
+        .and_then(|(dir, key)| read_cached(dir, key));
+    let measured = match cached {
+        Some(m) => Some(m),
         None if options.control.is_cancelled() => None,
         None => {
-            let run = stack.run(None, &options.control.part())?;
-            if run.interrupted() {
-                None
-            } else {
-                let row = Row(run
-                    .metrics
-                    .iter()
-                    .map(|(k, v)| ((*k).to_string(), *v))
-                    .collect());
-                if let Some(dir) = &options.cache_dir {
-                    write_cached(dir, &key, &row)?;
-                }
-                Some(row)
+            let m = measure(point, &options.control.part())?;
+            if let (Some(m), Some(dir), Some(key)) = (&m, &options.cache_dir, &key) {
+                write_cached(dir, key, m)?;
             }
+            m
         }
     };
-    if row.is_some() {
+    if measured.is_some() {
         options.control.advance(1);
     }
-    Ok(row)
+    Ok(measured)
 }
 
-fn read_cached(dir: &Path, key: &str) -> Option<Row> {
+fn read_cached<M: DeserializeOwned>(dir: &Path, key: &str) -> Option<M> {
     let text = std::fs::read_to_string(dir.join(format!("{key}.json"))).ok()?;
-    serde_json::from_str::<Vec<(String, f64)>>(&text)
-        .ok()
-        .map(Row)
+    serde_json::from_str(&text).ok()
 }
 
-fn write_cached(dir: &Path, key: &str, row: &Row) -> LabResult<()> {
+fn write_cached<M: Serialize>(dir: &Path, key: &str, measured: &M) -> LabResult<()> {
     std::fs::create_dir_all(dir).map_err(|source| LabError::Write {
         path: dir.display().to_string(),
         source,
     })?;
-    let text = serde_json::to_string(&row.0).expect("rows serialize");
+    let text = serde_json::to_string(measured).expect("measures serialize");
     crate::output::write_file(&dir.join(format!("{key}.json")), &text)
 }
 
