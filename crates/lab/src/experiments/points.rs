@@ -10,7 +10,7 @@ use crate::control::Control;
 use crate::error::{LabError, LabResult};
 use crate::stack::{
     ConstantFreeSpaceWorkload, DriftingFreeSpaceWorkload, EngineSection, Stack, WorkloadSection,
-    device_stack_from_text,
+    device_stack_from_table,
 };
 use crate::sweep::cache_key;
 use nandlab_engine::QueryMix;
@@ -143,10 +143,37 @@ fn write_cached<M: Serialize>(dir: &Path, key: &str, measured: &M) -> LabResult<
     crate::output::write_file(&dir.join(format!("{key}.json")), &text)
 }
 
+/// The value of a stack-config setting a point changes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Setting {
+    Bool(bool),
+    Int(i64),
+    Text(&'static str),
+}
+
+/// A stack-config setting a point changes: its dot key path (`ssd.gc.scope`) and value.
+pub type Delta = (&'static str, Setting);
+
+/// Sets `path` (dot-separated) of `table` to `value`, creating the tables on the way.
+pub fn set(table: &mut toml::Table, path: &str, value: toml::Value) {
+    let (tables, key) = path
+        .rsplit_once('.')
+        .map_or((None, path), |(t, k)| (Some(t), k));
+    let mut t = table;
+    for part in tables.into_iter().flat_map(|t| t.split('.')) {
+        t = t
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+            .as_table_mut()
+            .expect("a delta sets keys inside tables only");
+    }
+    t.insert(key.to_string(), value);
+}
+
 /// The paper-000 SSD (`preset`: `miyaji2014-ssd`, or `miyaji2014-emulator` with the
 /// emulator's controller energy) scaled to `channels`, `blocks_per_plane`, `pages_per_block`,
-/// under an engine; `extra` is more stack-config text merged over the preset (e.g. `[ssd.gc]`
-/// keys of a labelled variant), empty for the preset as it is.
+/// under an engine; `extra` are settings applied over the preset (e.g. `[ssd.gc]` keys of a
+/// labelled variant), none for the preset as it is.
 #[derive(Clone, Copy, Debug)]
 pub struct EngineDevice {
     pub preset: &'static str,
@@ -155,24 +182,40 @@ pub struct EngineDevice {
     pub pages_per_block: u32,
     /// Planes per die (`None`: the preset's, the paper's 2).
     pub planes_per_die: Option<u32>,
-    pub extra: &'static str,
+    pub extra: &'static [Delta],
 }
 
 impl EngineDevice {
-    /// The device text (`[ssd]` preset and `[nand.geometry]` overrides) of this device (a
-    /// device with the preset's planes gives the same text, and so the same cache keys, as
-    /// before `planes_per_die` existed).
+    /// The device (`[ssd]` preset, `[nand.geometry]` overrides and the extra settings) as a
+    /// TOML table built from typed values.
+    pub fn table(self) -> toml::Table {
+        let mut table = toml::Table::new();
+        set(&mut table, "ssd.preset", self.preset.into());
+        let geometry = [
+            ("channels", Some(self.channels)),
+            ("blocks_per_plane", Some(self.blocks_per_plane)),
+            ("pages_per_block", Some(self.pages_per_block)),
+            ("planes_per_die", self.planes_per_die),
+        ];
+        for (key, value) in geometry {
+            if let Some(v) = value {
+                set(&mut table, &format!("nand.geometry.{key}"), v.into());
+            }
+        }
+        for &(path, value) in self.extra {
+            let value = match value {
+                Setting::Bool(b) => toml::Value::Boolean(b),
+                Setting::Int(i) => toml::Value::Integer(i),
+                Setting::Text(t) => t.into(),
+            };
+            set(&mut table, path, value);
+        }
+        table
+    }
+
+    /// The device text (serialized from [`EngineDevice::table`]).
     pub fn text(self) -> String {
-        format!(
-            "[ssd]\npreset = \"{}\"\n[nand.geometry]\nchannels = {}\nblocks_per_plane = {}\npages_per_block = {}\n{}{}",
-            self.preset,
-            self.channels,
-            self.blocks_per_plane,
-            self.pages_per_block,
-            self.planes_per_die
-                .map_or(String::new(), |p| format!("planes_per_die = {p}\n")),
-            self.extra
-        )
+        toml::to_string(&self.table()).expect("a TOML table serializes")
     }
 
     /// The stack of `engine` on this device under `workload`.
@@ -182,9 +225,13 @@ impl EngineDevice {
         workload: &WorkloadSection,
         seed: u64,
     ) -> LabResult<Stack> {
-        device_stack_from_text(
-            "experiment point",
-            &self.text(),
+        let source = crate::stack::Source {
+            origin: "experiment point",
+            text: "",
+        };
+        device_stack_from_table(
+            source,
+            self.table(),
             Path::new("."),
             workload,
             Some(engine),
@@ -239,4 +286,90 @@ pub fn drifting_free_space(query_count_max: u64) -> WorkloadSection {
         mix: QueryMix::table_i(),
         query_count_max,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::LabError;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn cache_dir(name: &str) -> std::path::PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("nandlab-points-{name}-{}", std::process::id()));
+        std::fs::remove_dir_all(&dir).ok();
+        dir
+    }
+
+    fn key(n: &u32) -> String {
+        crate::sweep::measure_cache_key("square", &n.to_string())
+    }
+
+    /// A measured point is cached under its key and read back (not measured again) by a
+    /// rerun into the same folder; measures come back in point order.
+    #[test]
+    fn a_rerun_reads_the_cached_points_back() {
+        let dir = cache_dir("rerun");
+        let options = RunOptions {
+            cache_dir: Some(dir.clone()),
+            ..RunOptions::default()
+        };
+        let points = [3u32, 1, 4, 1, 5];
+        let calls = AtomicUsize::new(0);
+        let first = run_measured(&options, &points, key, |&n, _| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            Ok(Some(f64::from(n * n) / 7.0))
+        })
+        .unwrap();
+        let expected: Vec<Option<f64>> = points
+            .iter()
+            .map(|&n| Some(f64::from(n * n) / 7.0))
+            .collect();
+        assert_eq!(first, expected);
+        assert!(calls.load(Ordering::Relaxed) >= 4); // 1 twice: maybe measured twice at once
+        // the rerun fails any point it measures: every point must come from the cache
+        let again = run_measured(&options, &points, key, |_, _| -> LabResult<Option<f64>> {
+            Err(LabError::Usage("measured again".into()))
+        })
+        .unwrap();
+        assert_eq!(again, expected);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// A cancelled run keeps the points that finished (in the cache) and gives `None` for the
+    /// rest; the rerun measures only those.
+    #[test]
+    fn a_cancel_keeps_the_finished_points() {
+        let dir = cache_dir("cancel");
+        let options = RunOptions {
+            cache_dir: Some(dir.clone()),
+            ..RunOptions::default()
+        };
+        let points: Vec<u32> = (0..6).collect();
+        let cancelled = run_measured(&options, &points, key, |&n, control| {
+            if n == 2 {
+                control.cancel();
+                return Ok(None); // cut short
+            }
+            Ok(Some(n))
+        })
+        .unwrap();
+        // point 2 was cut short; the others finished or not, as the workers raced the cancel
+        assert_eq!(cancelled[2], None);
+        assert!(cancelled.iter().flatten().all(|&n| n != 2));
+        let options = RunOptions {
+            cache_dir: Some(dir.clone()),
+            ..RunOptions::default()
+        };
+        let measured = AtomicUsize::new(0);
+        let resumed = run_measured(&options, &points, key, |&n, _| {
+            measured.fetch_add(1, Ordering::Relaxed);
+            Ok(Some(n))
+        })
+        .unwrap();
+        assert_eq!(resumed, points.iter().map(|&n| Some(n)).collect::<Vec<_>>());
+        let finished_before = cancelled.iter().flatten().count();
+        assert_eq!(measured.load(Ordering::Relaxed), 6 - finished_before);
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }
