@@ -42,7 +42,7 @@ impl Default for FormulaConstants {
 }
 
 /// PCM cost of one piece of work (a join, a query, building a layout).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct PcmCost {
     /// Lines read (64 B with the `cidr11` preset).
     pub lines_read: u64,

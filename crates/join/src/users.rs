@@ -48,7 +48,7 @@ pub struct UsersConfig {
 }
 
 /// What a multi-user run did and cost.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct UsersRun {
     /// Queries run.
     pub queries: u64,

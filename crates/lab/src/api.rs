@@ -336,7 +336,7 @@ impl EngineRunSpec {
                 blocks_per_plane: self.blocks_per_plane.unwrap_or(32),
                 pages_per_block: self.pages_per_block.unwrap_or(32),
                 planes_per_die: None,
-                extra: "",
+                extra: &[],
             }
             .text(),
         };

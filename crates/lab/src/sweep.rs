@@ -250,6 +250,18 @@ pub fn cache_key(stack: &Stack) -> String {
     hex(&hasher.finalize())
 }
 
+/// The cache key of an experiment's point measured by `measure` (a name for what is measured,
+/// so two measures of the same point never share an entry) and described by `point` (the
+/// point's full config as text): SHA-1 of the version, the build, the measure and the point.
+pub fn measure_cache_key(measure: &str, point: &str) -> String {
+    let mut hasher = Sha1::new();
+    for part in [crate::version(), build_id(), measure, point] {
+        hasher.update(part.as_bytes());
+        hasher.update(b"\n");
+    }
+    hex(&hasher.finalize())
+}
+
 /// The running program's build: SHA-1 of its executable, so that a rebuilt simulator (same
 /// version, changed code) never reads results cached by another build. Computed once.
 pub fn build_id() -> &'static str {

@@ -72,7 +72,7 @@ pub fn bench_engine(queries: u64) -> LabResult<EngineBench> {
         blocks_per_plane: 32,
         pages_per_block: 32,
         planes_per_die: None,
-        extra: "",
+        extra: &[],
     };
     // the stack of the measurement (its workload section is not run: the bench times the fill
     // and the queries itself)

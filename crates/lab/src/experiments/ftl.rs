@@ -13,19 +13,26 @@ pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
 }];
 
 fn gc_policies(options: &RunOptions) -> LabResult<ExperimentResult> {
-    use super::gc_policies::{GC_POLICIES_POINTS, gc_policies_while};
-    options.control.start(Some(GC_POLICIES_POINTS as u64));
+    use super::gc_policies::{GcPoliciesResult, gc_policies_point, gc_policies_points};
     let quick = options.scale == Scale::Quick;
-    let (r, interrupted) = gc_policies_while(quick, options.seed, |done| {
-        if done == 0 {
-            options.control.poll()
-        } else {
-            options.control.advance(1)
-        }
-    })?;
-    if !interrupted {
-        options.control.advance(1);
-    }
+    let points = gc_policies_points();
+    let measured = super::points::run_measured(
+        options,
+        &points,
+        |(policy, op)| {
+            let point = format!(
+                "policy={} op_percent={op} quick={quick} seed={}",
+                policy.name(),
+                options.seed
+            );
+            crate::sweep::measure_cache_key("ftl-gc-policies", &point)
+        },
+        |&(policy, op), _| Ok(Some(gc_policies_point(policy, op, quick, options.seed)?)),
+    )?;
+    // the points finished in order (a cancel keeps the ones before the first it stopped)
+    let rows: Vec<_> = measured.into_iter().map_while(|row| row).collect();
+    let interrupted = rows.len() < points.len();
+    let r = GcPoliciesResult::from_rows(rows);
     let mut result = ExperimentResult {
         interrupted,
         ..ExperimentResult::default()

@@ -4,14 +4,14 @@
 
 use nandlab_ftl::{FtlConfig, FtlResult, GcPolicy, PayloadMode, Precondition, Ssd, SsdConfig};
 use nandlab_workload::UniformRandomWrites;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Over-provisioning points (spare / logical, percent).
 pub const OP_PERCENTS: [u32; 5] = [7, 15, 25, 35, 50];
 
 /// One point of a WAF curve.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CurveRow {
     /// GC policy name.
     pub policy: String,
@@ -43,11 +43,20 @@ pub struct GcPoliciesResult {
 pub fn gc_policies_config(policy: GcPolicy, op_percent: u32, quick: bool) -> SsdConfig {
     let mut config = SsdConfig::from_preset("slc");
     let blocks_per_plane: i64 = if quick { 128 } else { 512 };
-    let overrides: toml::Table = toml::from_str(&format!(
-        "[geometry]\nchannels = 1\nchips_per_channel = 1\ndies_per_chip = 2\nplanes_per_die = 2\n\
-         blocks_per_plane = {blocks_per_plane}\npages_per_block = 64\npage_size_bytes = 4096\n"
-    ))
-    .expect("static TOML");
+    let geometry: toml::Table = [
+        ("channels", 1),
+        ("chips_per_channel", 1),
+        ("dies_per_chip", 2),
+        ("planes_per_die", 2),
+        ("blocks_per_plane", blocks_per_plane),
+        ("pages_per_block", 64),
+        ("page_size_bytes", 4096),
+    ]
+    .into_iter()
+    .map(|(key, value)| (key.to_string(), toml::Value::Integer(value)))
+    .collect();
+    let mut overrides = toml::Table::new();
+    overrides.insert("geometry".into(), toml::Value::Table(geometry));
     config.device.overrides = Some(overrides);
     config.ftl = FtlConfig {
         gc_policy: policy,
@@ -62,52 +71,60 @@ pub fn gc_policies_config(policy: GcPolicy, op_percent: u32, quick: bool) -> Ssd
 
 /// Runs every policy at every OP point. `quick` keeps it to a few seconds in release mode.
 pub fn gc_policies(quick: bool, seed: u64) -> FtlResult<GcPoliciesResult> {
-    gc_policies_while(quick, seed, |_| true).map(|(result, _)| result)
+    let rows = gc_policies_points()
+        .into_iter()
+        .map(|(policy, op)| gc_policies_point(policy, op, quick, seed))
+        .collect::<FtlResult<Vec<_>>>()?;
+    Ok(GcPoliciesResult::from_rows(rows))
 }
 
 /// Points of [`gc_policies`]: every policy at every OP.
 pub const GC_POLICIES_POINTS: usize = GcPolicy::ALL.len() * OP_PERCENTS.len();
 
-/// [`gc_policies`] asking `keep_going(points_done)` before each point; when it says no, the
-/// points finished so far are returned with `true` (interrupted).
-pub fn gc_policies_while(
-    quick: bool,
-    seed: u64,
-    mut keep_going: impl FnMut(usize) -> bool,
-) -> FtlResult<(GcPoliciesResult, bool)> {
-    let mut metrics = BTreeMap::new();
-    let mut rows = Vec::new();
-    for policy in GcPolicy::ALL {
-        for op in OP_PERCENTS {
-            if !keep_going(rows.len()) {
-                return Ok((GcPoliciesResult { metrics, rows }, true));
-            }
-            let mut ssd = Ssd::new(gc_policies_config(policy, op, quick), seed)?;
-            let logical = ssd.logical_pages();
-            // steady state: fill everything, then overwrite it twice at random
-            ssd.precondition(&Precondition {
-                fill_fraction: 1.0,
-                random_overwrites: 2 * logical,
-            })?;
-            let measured = if quick { logical } else { 3 * logical };
-            let page = u64::from(ssd.page_size_bytes());
-            let writes =
-                UniformRandomWrites::new(seed, measured, ssd.logical_capacity_bytes(), page);
-            let report = ssd.run(writes)?;
-            let name = format!("waf_{}_op{op}", policy.name().replace('-', "_"));
-            metrics.insert(name, report.waf);
-            rows.push(CurveRow {
-                policy: policy.name().to_string(),
-                op_percent: op,
-                waf: report.waf,
-                waf_fifo_analytic: fifo_waf_analytic(f64::from(op) / 100.0),
-                gc_page_copies: report.counters.gc_page_copies,
-                erases: report.counters.erases,
-                host_pages_written: report.counters.host_pages_written,
-            });
-        }
+/// The points of [`gc_policies`] in order: every OP of each policy.
+pub fn gc_policies_points() -> Vec<(GcPolicy, u32)> {
+    GcPolicy::ALL
+        .into_iter()
+        .flat_map(|policy| OP_PERCENTS.map(|op| (policy, op)))
+        .collect()
+}
+
+/// One point of [`gc_policies`]: `policy` at `op` percent over-provisioning, in steady state.
+pub fn gc_policies_point(policy: GcPolicy, op: u32, quick: bool, seed: u64) -> FtlResult<CurveRow> {
+    let mut ssd = Ssd::new(gc_policies_config(policy, op, quick), seed)?;
+    let logical = ssd.logical_pages();
+    // steady state: fill everything, then overwrite it twice at random
+    ssd.precondition(&Precondition {
+        fill_fraction: 1.0,
+        random_overwrites: 2 * logical,
+    })?;
+    let measured = if quick { logical } else { 3 * logical };
+    let page = u64::from(ssd.page_size_bytes());
+    let writes = UniformRandomWrites::new(seed, measured, ssd.logical_capacity_bytes(), page);
+    let report = ssd.run(writes)?;
+    Ok(CurveRow {
+        policy: policy.name().to_string(),
+        op_percent: op,
+        waf: report.waf,
+        waf_fifo_analytic: fifo_waf_analytic(f64::from(op) / 100.0),
+        gc_page_copies: report.counters.gc_page_copies,
+        erases: report.counters.erases,
+        host_pages_written: report.counters.host_pages_written,
+    })
+}
+
+impl GcPoliciesResult {
+    /// The result of the rows measured (`waf_<policy>_op<percent>` metrics from them).
+    pub fn from_rows(rows: Vec<CurveRow>) -> GcPoliciesResult {
+        let metrics = rows
+            .iter()
+            .map(|row| {
+                let name = format!("waf_{}_op{}", row.policy.replace('-', "_"), row.op_percent);
+                (name, row.waf)
+            })
+            .collect();
+        GcPoliciesResult { metrics, rows }
     }
-    Ok((GcPoliciesResult { metrics, rows }, false))
 }
 
 /// WAF of FIFO (round-robin) GC under uniform random writes, from the classic model

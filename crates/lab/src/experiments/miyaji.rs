@@ -3,8 +3,8 @@
 
 use super::paper::{Paper, PaperValue, pv};
 use super::points::{
-    EngineDevice, Row, constant_free_space, constant_free_space_stationary, drifting_free_space,
-    engine, run_points,
+    Delta, EngineDevice, Row, Setting, constant_free_space, constant_free_space_stationary,
+    drifting_free_space, engine, run_points,
 };
 use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::LabResult;
@@ -254,14 +254,16 @@ fn device(s: Size, channels: u32, pages_per_block: u32) -> EngineDevice {
         blocks_per_plane: s.blocks_per_plane,
         pages_per_block,
         planes_per_die: None,
-        extra: "",
+        extra: &[],
     }
 }
 
 /// The labelled extra FTL of the ablation: GC per plane, the hint listing every plane's next
 /// victim (what the experiments used before issue 13; not the paper's FTL).
-const PER_PLANE_ALL_PLANES_HINT: &str =
-    "[ssd.gc]\nscope = \"plane\"\n[ssd.hints]\nall_planes = true\n";
+const PER_PLANE_ALL_PLANES_HINT: &[Delta] = &[
+    ("ssd.gc.scope", Setting::Text("plane")),
+    ("ssd.hints.all_planes", Setting::Bool(true)),
+];
 
 /// A constant-free-space point (paper 000 Fig. 12 protocol) of `engine` on `dev`.
 fn constant(
@@ -452,7 +454,7 @@ fn table1(options: &RunOptions) -> LabResult<ExperimentResult> {
     let s = size(options);
     // the paper's FTL, then the labelled extra FTL (GC per plane, every plane's victim hinted)
     let ftls = [
-        ("", ""),
+        ("", &[][..]),
         ("_plane_gc_all_planes_hint", PER_PLANE_ALL_PLANES_HINT),
     ];
     let mut points = Vec::new();
@@ -513,10 +515,10 @@ fn ablation(options: &RunOptions) -> LabResult<ExperimentResult> {
     // the paper's FTL (one GC stream, the one block erased next as the hint), then the
     // labelled extra: GC per plane with every plane's next victim in the hint
     let variants = [
-        ("none", false, false, ""),
-        ("iaa_only", true, false, ""),
-        ("u2di_only", false, true, ""),
-        ("both", true, true, ""),
+        ("none", false, false, &[][..]),
+        ("iaa_only", true, false, &[]),
+        ("u2di_only", false, true, &[]),
+        ("both", true, true, &[]),
         (
             "none_plane_gc_all_planes_hint",
             false,
@@ -571,7 +573,7 @@ fn ablation(options: &RunOptions) -> LabResult<ExperimentResult> {
 
 /// The device-wide GC reserve of the block-size sweep: 2 free blocks for the device instead of
 /// one per plane, GC moving pages across planes (without it 8 MB blocks at 15 % OP cannot run).
-const DEVICE_GC_RESERVE: &str = "[ssd.gc]\ndevice_reserve_blocks = 2\n";
+const DEVICE_GC_RESERVE: &[Delta] = &[("ssd.gc.device_reserve_blocks", Setting::Int(2))];
 
 /// The block-size sweep (paper 000 Fig. 17) at constant capacity, as the paper's 1 GB emulated
 /// SSD: pages per plane fixed, blocks per plane = pages per plane / pages per block, on the
@@ -686,14 +688,17 @@ fn gc_latency(options: &RunOptions) -> LabResult<ExperimentResult> {
     let formula = |n: u32| f64::from(n) * (0.1 + 1.6) + 8.5;
     let mut worst: f64 = 0.0;
     let counts = [0u32, 16, 32, 64, 100, 128, 192, 255];
-    options.control.start(Some(counts.len() as u64));
-    for n in counts {
-        if options.control.is_cancelled() {
+    let measured = super::points::run_measured(
+        options,
+        &counts,
+        |n| crate::sweep::measure_cache_key("miyaji-gc-time", &format!("n_valid={n}")),
+        |&n, _| gc_time_ms(n).map(Some),
+    )?;
+    for (&n, ms) in counts.iter().zip(&measured) {
+        let Some(ms) = *ms else {
             result.interrupted = true;
             break;
-        }
-        let ms = gc_time_ms(n)?;
-        options.control.advance(1);
+        };
         curve.push(vec![n.into(), ms.into(), formula(n).into()]);
         worst = worst.max((ms / formula(n) - 1.0).abs());
         if n == 100 {
@@ -713,19 +718,44 @@ fn validmap(options: &RunOptions) -> LabResult<ExperimentResult> {
     let s = size(options);
     let mut result = ExperimentResult::default();
     let mut curves = Vec::new();
-    options.control.start(Some(2));
     let dev = device(s, s.channels, s.pages_per_block);
-    for (name, engine) in both(119) {
-        let run = constant(options, s, dev, &engine, 0.2)?.run(None, &options.control.part())?;
-        let StackOutcome::Engine { device: report, .. } = &run.outcome else {
-            unreachable!("an engine workload runs the engine")
-        };
-        if run.interrupted() {
+    let both = both(119);
+    let points = both
+        .iter()
+        .map(|(_, engine)| constant(options, s, dev, engine, 0.2))
+        .collect::<LabResult<Vec<_>>>()?;
+    // each point's measure: the valid-page map and the logical pages of the device at the end
+    let measured = super::points::run_measured(
+        options,
+        &points,
+        |stack| {
+            let point = stack.resolved_json().to_string();
+            crate::sweep::measure_cache_key("miyaji-validmap", &point)
+        },
+        |stack, control| {
+            let run = stack.run(None, control)?;
+            let StackOutcome::Engine { device: report, .. } = &run.outcome else {
+                unreachable!("an engine workload runs the engine")
+            };
+            let map = &report.valid_page_map;
+            Ok((!run.interrupted()).then(|| {
+                let shape = (map.rows, map.cols, map.pages_per_block);
+                (shape, map.valid_pages.clone(), report.logical_pages)
+            }))
+        },
+    )?;
+    for ((name, _), measured) in both.iter().zip(measured) {
+        let Some(((rows, cols, pages_per_block), valid_pages, logical_pages)) = measured else {
             result.interrupted = true;
             break;
-        }
-        options.control.advance(1);
-        let map = &report.valid_page_map;
+        };
+        let map = nandlab_ftl::stats::ValidPageMap {
+            rows,
+            cols,
+            pages_per_block,
+            valid_pages,
+        };
+        let map = &map;
         let mut curve = Curve::new(
             &format!("validmap_{name}"),
             &["plane", "block", "valid_pages"],
@@ -752,13 +782,9 @@ fn validmap(options: &RunOptions) -> LabResult<ExperimentResult> {
             &format!("partly_valid_block_fraction_{name}"),
             f64::from(partial) / blocks,
         );
-        result.metric(
-            &format!("logical_pages_{name}"),
-            report.logical_pages as f64,
-        );
+        result.metric(&format!("logical_pages_{name}"), logical_pages as f64);
         curves.push(curve);
     }
-    options.control.finish();
     result.curves = curves;
     Ok(result)
 }

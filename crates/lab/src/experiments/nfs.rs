@@ -6,6 +6,7 @@ use crate::chip::ChipRunSpec;
 use crate::error::{LabError, LabResult};
 use nandlab_ftl::sched::{ChipReport, ChipWorkloadKind, SchedulerPolicy};
 use nandlab_nand::{FlashOp, NandSim, OpKind, PageAddress, Stage, preset};
+use serde::{Deserialize, Serialize};
 
 /// Paper 003 Fig. 18: throughput gains from 1 die (SDP) to 8 dies (ODP).
 const DIES_PAPER: &[PaperValue] = &[
@@ -259,28 +260,57 @@ fn spec(options: &RunOptions, preset: &str, workload: ChipWorkloadKind) -> ChipR
     s
 }
 
-/// Before each point: stop with [`LabError::Interrupted`] once the run is cancelled (a chip
-/// experiment's metrics compare points across its whole sweep, so a cancelled one keeps none),
-/// else count the point.
-fn point(options: &RunOptions) -> LabResult<()> {
-    if !options.control.advance(1) {
-        return Err(LabError::Interrupted);
-    }
-    Ok(())
+/// What the experiments take from a chip run (what the point runner caches).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct ChipMeasure {
+    mb_per_s: f64,
+    bus_contention_fraction: f64,
+    iops: f64,
+    /// (stage, time fraction, energy fraction) per stage.
+    stages: Vec<(String, f64, f64)>,
 }
 
-/// One chip run of an experiment, after [`point`].
-fn run_chip(options: &RunOptions, spec: &ChipRunSpec) -> LabResult<ChipReport> {
-    point(options)?;
-    spec.run()
+impl ChipMeasure {
+    fn of(r: &ChipReport) -> ChipMeasure {
+        ChipMeasure {
+            mb_per_s: r.throughput_mb_per_s,
+            bus_contention_fraction: r.bus_contention_fraction,
+            iops: r.iops,
+            stages: r
+                .stages
+                .iter()
+                .map(|s| (s.stage.to_string(), s.time_fraction, s.energy_fraction))
+                .collect(),
+        }
+    }
+}
+
+/// The chip runs of `specs` through the point runner ([`super::points::run_measured`]:
+/// progress, the machine's cores, the result cache), in order; [`LabError::Interrupted`] once
+/// the run is cancelled (a chip experiment's metrics compare points across its whole sweep,
+/// so a cancelled one keeps none; the finished points stay cached).
+fn run_chips(options: &RunOptions, specs: &[ChipRunSpec]) -> LabResult<Vec<ChipMeasure>> {
+    let measured = super::points::run_measured(
+        options,
+        specs,
+        |spec| {
+            let point = serde_json::to_string(spec).expect("chip specs serialize");
+            crate::sweep::measure_cache_key("chip-run", &point)
+        },
+        |spec, _| Ok(Some(ChipMeasure::of(&spec.run()?))),
+    )?;
+    measured
+        .into_iter()
+        .collect::<Option<Vec<_>>>()
+        .ok_or(LabError::Interrupted)
 }
 
 fn gain(from: f64, to: f64) -> f64 {
     if from > 0.0 { to / from - 1.0 } else { 0.0 }
 }
 
-fn mb_per_s(r: &ChipReport) -> f64 {
-    r.throughput_mb_per_s
+fn mb_per_s(r: &ChipMeasure) -> f64 {
+    r.mb_per_s
 }
 
 /// Throughput of `swr` and `srd` (mlc1, 2 KB requests) at each value of one architectural
@@ -298,24 +328,29 @@ fn scaling_sweep(
     );
     let mut read = Vec::new();
     let mut write = Vec::new();
+    let mut points = Vec::new();
     for &value in values {
-        for (workload, into) in [
-            (ChipWorkloadKind::Swr, &mut write),
-            (ChipWorkloadKind::Srd, &mut read),
-        ] {
+        for workload in [ChipWorkloadKind::Swr, ChipWorkloadKind::Srd] {
             let mut s = spec(options, "mlc1", workload);
             configure(&mut s, value);
             if workload == ChipWorkloadKind::Swr {
                 whole_blocks(options, &mut s)?;
             }
-            let r = run_chip(options, &s)?;
-            curve.push(vec![
-                value.into(),
-                workload.name().into(),
-                mb_per_s(&r).into(),
-                r.bus_contention_fraction.into(),
-            ]);
-            into.push(mb_per_s(&r));
+            points.push((value, workload, s));
+        }
+    }
+    let specs: Vec<ChipRunSpec> = points.iter().map(|(_, _, s)| s.clone()).collect();
+    for ((value, workload, _), r) in points.iter().zip(run_chips(options, &specs)?) {
+        curve.push(vec![
+            (*value).into(),
+            workload.name().into(),
+            mb_per_s(&r).into(),
+            r.bus_contention_fraction.into(),
+        ]);
+        if *workload == ChipWorkloadKind::Swr {
+            write.push(mb_per_s(&r));
+        } else {
+            read.push(mb_per_s(&r));
         }
     }
     Ok((curve, read, write))
@@ -337,14 +372,21 @@ fn spread_sweep(
     configure: impl Fn(&mut ChipRunSpec, u32),
 ) -> LabResult<()> {
     let mut curve = Curve::new("tin_spread", &["program_variation", column, "mb_per_s"]);
+    let mut specs = Vec::new();
     for spread in TIN_SPREADS {
-        let mut mb = [0.0; 2];
-        for (i, value) in [from, to].into_iter().enumerate() {
+        for value in [from, to] {
             let mut s = spec(options, "mlc1", ChipWorkloadKind::Swr);
             configure(&mut s, value);
             s.program_variation = Some(spread);
             whole_blocks(options, &mut s)?;
-            mb[i] = mb_per_s(&run_chip(options, &s)?);
+            specs.push(s);
+        }
+    }
+    let mut runs = run_chips(options, &specs)?.into_iter();
+    for spread in TIN_SPREADS {
+        let mut mb = [0.0; 2];
+        for (i, value) in [from, to].into_iter().enumerate() {
+            mb[i] = mb_per_s(&runs.next().expect("a run per point"));
             curve.push(vec![spread.into(), value.into(), mb[i].into()]);
         }
         let percent = (spread * 100.0).round() as u32;
@@ -437,32 +479,31 @@ fn breakdown(options: &RunOptions) -> LabResult<ExperimentResult> {
         ("2x", SchedulerPolicy::PlaneFirst, false),
         ("2x-cache", SchedulerPolicy::PlaneFirst, true),
     ];
-    for (mode, policy, cache) in modes {
-        for workload in [ChipWorkloadKind::Swr, ChipWorkloadKind::Srd] {
+    let workloads = [ChipWorkloadKind::Swr, ChipWorkloadKind::Srd];
+    let mut specs = Vec::new();
+    for (_, policy, cache) in modes {
+        for workload in workloads {
             let mut s = spec(options, "mlc1", workload).with_policy(policy);
             s.driver.cache = cache;
-            let r = run_chip(options, &s)?;
-            for row in &r.stages {
+            specs.push(s);
+        }
+    }
+    let mut runs = run_chips(options, &specs)?.into_iter();
+    for (mode, _, _) in modes {
+        for workload in workloads {
+            let r = runs.next().expect("a run per point");
+            for (stage, time_fraction, energy_fraction) in &r.stages {
                 curve.push(vec![
                     mode.into(),
                     workload.name().into(),
-                    row.stage.into(),
-                    row.time_fraction.into(),
-                    row.energy_fraction.into(),
+                    stage.as_str().into(),
+                    (*time_fraction).into(),
+                    (*energy_fraction).into(),
                 ]);
             }
             if mode == "legacy" {
-                let bus: f64 = r
-                    .stages
-                    .iter()
-                    .filter(|s| is_bus(s.stage))
-                    .map(|s| s.time_fraction)
-                    .sum();
-                let tor = r
-                    .stages
-                    .iter()
-                    .find(|s| s.stage == "TOR")
-                    .map_or(0.0, |s| s.time_fraction);
+                let bus: f64 = r.stages.iter().filter(|s| is_bus(&s.0)).map(|s| s.1).sum();
+                let tor = r.stages.iter().find(|s| s.0 == "TOR").map_or(0.0, |s| s.1);
                 if workload == ChipWorkloadKind::Swr {
                     result.metric("write_cell_stage_fraction", 1.0 - bus);
                 } else {
@@ -570,14 +611,24 @@ fn migration(options: &RunOptions) -> LabResult<ExperimentResult> {
     ];
     let most = *block_counts.last().expect("block counts");
     let mut at_most = Vec::new();
-    for mode in modes {
-        for &blocks in block_counts {
-            point(options)?;
-            let (ms, uj) = migrate(mode, blocks)?;
-            curve.push(vec![mode.into(), blocks.into(), ms.into(), uj.into()]);
-            if blocks == most {
-                at_most.push((mode, ms, uj));
-            }
+    let points: Vec<(&str, u32)> = modes
+        .iter()
+        .flat_map(|&mode| block_counts.iter().map(move |&blocks| (mode, blocks)))
+        .collect();
+    let measured = super::points::run_measured(
+        options,
+        &points,
+        |(mode, blocks)| {
+            let point = format!("mode={mode} blocks={blocks}");
+            crate::sweep::measure_cache_key("nfs-migrate", &point)
+        },
+        |&(mode, blocks), _| migrate(mode, blocks).map(Some),
+    )?;
+    for (&(mode, blocks), m) in points.iter().zip(measured) {
+        let (ms, uj) = m.ok_or(LabError::Interrupted)?;
+        curve.push(vec![mode.into(), blocks.into(), ms.into(), uj.into()]);
+        if blocks == most {
+            at_most.push((mode, ms, uj));
         }
     }
     let legacy_ms = at_most[0].1;
@@ -611,15 +662,25 @@ fn contention(options: &RunOptions) -> LabResult<ExperimentResult> {
         &["cell", "dies", "workload", "bus_contention"],
     );
     let counts = [1u32, 2, 4, 8];
-    for (cell, preset_name) in [("slc", "slc"), ("mlc", "mlc1")] {
-        let mut mean_by_dies = Vec::new();
+    let cells = [("slc", "slc"), ("mlc", "mlc1")];
+    let mut specs = Vec::new();
+    for (_, preset_name) in cells {
         for &n in &counts {
-            let mut sum = 0.0;
             for workload in DISK_MIXES {
                 let mut s = spec(options, preset_name, workload);
                 s.dies = Some(n);
                 s.requests = requests(options) / 2;
-                let r = run_chip(options, &s)?;
+                specs.push(s);
+            }
+        }
+    }
+    let mut runs = run_chips(options, &specs)?.into_iter();
+    for (cell, _) in cells {
+        let mut mean_by_dies = Vec::new();
+        for &n in &counts {
+            let mut sum = 0.0;
+            for workload in DISK_MIXES {
+                let r = runs.next().expect("a run per point");
                 curve.push(vec![
                     cell.into(),
                     n.into(),
@@ -640,8 +701,11 @@ fn contention(options: &RunOptions) -> LabResult<ExperimentResult> {
     Ok(result)
 }
 
+/// One measurement (not a sweep): three operations on one chip, timed in microseconds.
 fn energy(options: &RunOptions) -> LabResult<ExperimentResult> {
-    point(options)?;
+    if !options.control.advance(1) {
+        return Err(LabError::Interrupted);
+    }
     let mut result = ExperimentResult::default();
     let mut sim = NandSim::new(preset("qdp-slc")?, 0)?;
     let block = PageAddress::default();
@@ -694,17 +758,26 @@ fn scheduler(options: &RunOptions) -> LabResult<ExperimentResult> {
         &["policy", "workload", "transfer_kb", "mb_per_s"],
     );
     let mut best = [0.0f64; 2];
-    for (i, policy) in [SchedulerPolicy::DieFirst, SchedulerPolicy::PlaneFirst]
-        .into_iter()
-        .enumerate()
-    {
-        for workload in [ChipWorkloadKind::Swr, ChipWorkloadKind::Srd] {
-            for kb in [2u32, 4, 8, 16] {
+    let policies = [SchedulerPolicy::DieFirst, SchedulerPolicy::PlaneFirst];
+    let workloads = [ChipWorkloadKind::Swr, ChipWorkloadKind::Srd];
+    let sizes_kb = [2u32, 4, 8, 16];
+    let mut specs = Vec::new();
+    for policy in policies {
+        for workload in workloads {
+            for kb in sizes_kb {
                 let mut s = spec(options, "mlc1", workload).with_policy(policy);
                 s.dies = Some(4);
                 s.request_bytes = kb * 1024;
                 s.requests = requests(options) / 2;
-                let r = run_chip(options, &s)?;
+                specs.push(s);
+            }
+        }
+    }
+    let mut runs = run_chips(options, &specs)?.into_iter();
+    for (i, policy) in policies.into_iter().enumerate() {
+        for workload in workloads {
+            for kb in sizes_kb {
+                let r = runs.next().expect("a run per point");
                 curve.push(vec![
                     policy.name().into(),
                     workload.name().into(),
@@ -753,6 +826,7 @@ fn many_die_over_many_plane(
     spread: Option<f64>,
 ) -> LabResult<f64> {
     let mut gains = Vec::new();
+    let mut specs = Vec::new();
     for workload in DISK_MIXES {
         let mut many_die = spec(options, "mlc1", workload);
         many_die.dies = Some(8);
@@ -763,8 +837,13 @@ fn many_die_over_many_plane(
         many_plane.dies = Some(1);
         many_plane.planes = Some(8);
         many_plane.program_variation = spread;
-        let d = run_chip(options, &many_die)?;
-        let p = run_chip(options, &many_plane)?;
+        specs.push(many_die);
+        specs.push(many_plane);
+    }
+    let mut runs = run_chips(options, &specs)?.into_iter();
+    for workload in DISK_MIXES {
+        let d = runs.next().expect("a run per point");
+        let p = runs.next().expect("a run per point");
         for (name, r) in [("many-die", &d), ("many-plane", &p)] {
             let mut row = vec![name.into(), workload.name().into(), r.iops.into()];
             if let Some(v) = spread {

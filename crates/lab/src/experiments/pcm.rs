@@ -10,9 +10,10 @@
 //!   energy.
 
 use super::paper::{Paper, PaperValue, pv};
-use super::pcm_run::{PAGES_PER_BLOCK, PcmMeasure, run_point, stack_text, stack_text_mapped};
+use super::pcm_run::{PAGES_PER_BLOCK, PcmMeasure, point_key, run_point, stack, table};
 use super::{Curve, CurveValue, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::LabResult;
+use crate::stack::Stack;
 use nandlab_workload::content::DesktopSpec;
 
 /// Thesis 001 Fig. 5.8 (R-P1): dedup + a PCM log region (16 MB of PCM) against no PCM.
@@ -93,23 +94,28 @@ fn workload(s: &Size) -> DesktopSpec {
 }
 
 /// The `[pcm]` section of a point, as a typed TOML table (no config text assembled by hand).
-fn pcm_section(capacity_bytes: u64, dedup_bytes: Option<u64>, log: Option<(&str, u64)>) -> String {
-    use toml::{Table, Value};
+fn pcm_section(
+    capacity_bytes: u64,
+    dedup_bytes: Option<u64>,
+    log: Option<(&str, u64)>,
+) -> toml::Table {
+    use toml::Value;
     let int = |v: u64| Value::Integer(i64::try_from(v).expect("PCM sizes fit in an i64"));
-    let mut pcm = Table::new();
-    pcm.insert("preset".into(), Value::from("cidr11"));
-    pcm.insert("capacity_bytes".into(), int(capacity_bytes));
+    let mut pcm = table([
+        ("preset", Value::from("cidr11")),
+        ("capacity_bytes", int(capacity_bytes)),
+    ]);
     if let Some(b) = dedup_bytes {
-        let mut dedup = Table::new();
-        dedup.insert("store_size_bytes".into(), int(b));
-        dedup.insert("segments".into(), Value::Integer(4));
-        dedup.insert("search".into(), Value::from("binary"));
+        let dedup = table([
+            ("store_size_bytes", int(b)),
+            ("segments", Value::Integer(4)),
+            ("search", Value::from("binary")),
+        ]);
         pcm.insert("dedup".into(), Value::Table(dedup));
     }
     if let Some((kind, bytes)) = log {
         // `region-logged`: the thesis's region flushing only the logged pages of a block
-        let mut section = Table::new();
-        section.insert("kind".into(), Value::from(kind.trim_end_matches("-logged")));
+        let mut section = table([("kind", Value::from(kind.trim_end_matches("-logged")))]);
         if kind != "ipl" {
             section.insert("region_size_bytes".into(), int(bytes));
         }
@@ -118,31 +124,27 @@ fn pcm_section(capacity_bytes: u64, dedup_bytes: Option<u64>, log: Option<(&str,
         }
         pcm.insert("log".into(), Value::Table(section));
     }
-    let mut root = Table::new();
-    root.insert("pcm".into(), Value::Table(pcm));
-    toml::to_string(&root).expect("a TOML table serializes")
+    pcm
 }
 
 fn n(v: impl Into<f64>) -> CurveValue {
     CurveValue::Number(v.into())
 }
 
-/// Runs `points` with progress (several at once on the machine's cores, [`super::parallel`],
-/// results in point order); `None` when cancelled.
+/// Runs `points` through the point runner ([`super::points::run_measured`]: progress, the
+/// machine's cores, the result cache); `None` when cancelled (the finished points stay
+/// cached).
 fn run_points(
     options: &RunOptions,
-    points: &[(String, String)],
+    points: &[(String, Stack)],
     spec: &DesktopSpec,
 ) -> LabResult<Option<Vec<PcmMeasure>>> {
-    options.control.start(Some(points.len() as u64));
-    let out = super::parallel::map_points(points.len(), &options.control, |i| {
-        if !options.control.poll() {
-            return Ok(None);
-        }
-        let measure = run_point(&points[i].1, spec, options.seed)?;
-        options.control.advance(1);
-        Ok(Some(measure))
-    })?;
+    let out = super::points::run_measured(
+        options,
+        points,
+        |(_, stack)| point_key(stack, spec, options.seed),
+        |(_, stack), _| run_point(stack, spec, options.seed).map(Some),
+    )?;
     Ok(out.into_iter().collect())
 }
 
@@ -156,10 +158,13 @@ fn dedup(options: &RunOptions) -> LabResult<ExperimentResult> {
         Scale::Quick => &[4, 16, 64],
         _ => &[4, 16, 64, 256],
     };
-    let mut points = vec![("none".to_string(), stack_text(s.blocks_per_plane, ""))];
+    let mut points = vec![("none".to_string(), stack(s.blocks_per_plane, "page", None)?)];
     for &b in stores {
         let pcm = pcm_section(16 << 20, Some(b * bucket), None);
-        points.push((format!("{b}"), stack_text(s.blocks_per_plane, &pcm)));
+        points.push((
+            format!("{b}"),
+            stack(s.blocks_per_plane, "page", Some(pcm))?,
+        ));
     }
     let mut result = ExperimentResult::default();
     let Some(m) = run_points(options, &points, &spec)? else {
@@ -239,14 +244,14 @@ fn buffer(options: &RunOptions) -> LabResult<ExperimentResult> {
     for mapping in MAPPINGS {
         points.push((
             format!("{mapping}-none"),
-            stack_text_mapped(s.blocks_per_plane, mapping, ""),
+            stack(s.blocks_per_plane, mapping, None)?,
         ));
         for &bytes in sizes {
             for kind in KINDS {
                 let pcm = pcm_section(bytes.max(64 << 10), None, Some((kind, bytes)));
                 points.push((
                     format!("{mapping}-{kind}-{bytes}"),
-                    stack_text_mapped(s.blocks_per_plane, mapping, &pcm),
+                    stack(s.blocks_per_plane, mapping, Some(pcm))?,
                 ));
             }
         }
@@ -357,21 +362,24 @@ fn combined(options: &RunOptions) -> LabResult<ExperimentResult> {
     let (capacity, store) = (16u64 << 20, 1u64 << 20);
     let log = capacity - store - (store / 4096) * 170 * 16;
     let variants = [
-        ("none", String::new()),
-        ("dedup", pcm_section(capacity, Some(store), None)),
+        ("none", None),
+        ("dedup", Some(pcm_section(capacity, Some(store), None))),
         (
             "log-region",
-            pcm_section(capacity, None, Some(("region", log))),
+            Some(pcm_section(capacity, None, Some(("region", log)))),
         ),
         (
             "dedup+log-region",
-            pcm_section(capacity, Some(store), Some(("region", log))),
+            Some(pcm_section(capacity, Some(store), Some(("region", log)))),
         ),
     ];
-    let points: Vec<(String, String)> = variants
+    let points = variants
         .iter()
-        .map(|(name, pcm)| (name.to_string(), stack_text(s.blocks_per_plane, pcm)))
-        .collect();
+        .map(|(name, pcm)| {
+            let stack = stack(s.blocks_per_plane, "page", pcm.clone())?;
+            Ok((name.to_string(), stack))
+        })
+        .collect::<LabResult<Vec<_>>>()?;
     let mut result = ExperimentResult::default();
     let Some(m) = run_points(options, &points, &spec)? else {
         result.interrupted = true;

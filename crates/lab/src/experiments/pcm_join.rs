@@ -152,51 +152,89 @@ fn row(
     ]
 }
 
+/// What [`run_point`] measures: the queries' summed cost, partition bytes, result rows and
+/// the build cost.
+type Measure = (PcmCost, u64, u64, PcmCost);
+
+/// Runs `points` (layout, mode, algorithm) on `data` (of scale factor `sf`) through the point
+/// runner ([`super::points::measure_points`]: the machine's cores, the result cache).
+fn measure(
+    options: &RunOptions,
+    data: &SsbData,
+    sf: f64,
+    points: &[(Layout, Mode, Algorithm)],
+) -> LabResult<Vec<Option<Measure>>> {
+    super::points::measure_points(
+        options,
+        points,
+        |&(layout, mode, algorithm)| {
+            let point = format!(
+                "sf={sf} layout={layout:?} mode={mode:?} algorithm={algorithm:?} seed={}",
+                options.seed
+            );
+            crate::sweep::measure_cache_key("pcm-hashjoin", &point)
+        },
+        |&(layout, mode, algorithm), _| {
+            run_point(data, layout, algorithm, mode, options.seed).map(Some)
+        },
+    )
+}
+
 fn hash_join(options: &RunOptions) -> LabResult<ExperimentResult> {
     let (sf, factors, base_sf) = scales(options.scale);
     let modes = [storage(sf), Mode::MainMemory];
     let main_points = LAYOUTS.len() * modes.len() * ALGORITHMS.len();
     let size_points = factors.len() * LAYOUTS.len() * ALGORITHMS.len();
+    let buffer_points = BUFFER_SHARES.len() * ALGORITHMS.len();
     options
         .control
-        .start(Some((main_points + size_points) as u64));
+        .start(Some((main_points + size_points + buffer_points) as u64));
     let mut result = ExperimentResult::default();
     let mut compare = Curve::new("joins", &COLUMNS);
     let data = SsbData::new(sf, options.seed)?;
+    let mut points = Vec::with_capacity(main_points);
     for layout in LAYOUTS {
         for mode in modes {
-            let mut costs = Vec::new();
             for algorithm in ALGORITHMS {
-                if !options.control.poll() {
-                    result.interrupted = true;
-                    result.curves.push(compare);
-                    return Ok(result);
-                }
-                let (c, parts, rows, build) =
-                    run_point(&data, layout, algorithm, mode, options.seed)?;
-                let key = format!("build_{}", layout.label());
-                result.metric(&format!("{key}_words_written"), build.words_written as f64);
-                result.metric(
-                    &format!("{key}_bits_programmed"),
-                    build.bits_programmed as f64,
-                );
-                result.metric(&format!("{key}_energy_uj"), build.energy_pj / 1e6);
-                compare.push(row(sf, layout, mode, algorithm, &c, parts, rows));
-                costs.push(c);
-                options.control.advance(1);
+                points.push((layout, mode, algorithm));
             }
-            let (g, v) = (&costs[0], &costs[1]);
-            let key = format!("{}_{}", mode.label().replace('-', ""), layout.label());
-            reduction_metrics(&mut result, &key, g, v);
-            result.metric(
-                &format!("{key}_formula_energy_reduction"),
-                less(g.formula_energy_pj, v.formula_energy_pj),
-            );
-            result.metric(
-                &format!("{key}_formula_latency_reduction"),
-                less(g.formula_latency_ns, v.formula_latency_ns),
-            );
         }
+    }
+    let measured = measure(options, &data, sf, &points)?;
+    for (group, runs) in points
+        .chunks(ALGORITHMS.len())
+        .zip(measured.chunks(ALGORITHMS.len()))
+    {
+        let mut costs = Vec::new();
+        for (&(layout, mode, algorithm), run) in group.iter().zip(runs) {
+            let Some((c, parts, rows, build)) = *run else {
+                result.interrupted = true;
+                result.curves.push(compare);
+                options.control.finish();
+                return Ok(result);
+            };
+            let key = format!("build_{}", layout.label());
+            result.metric(&format!("{key}_words_written"), build.words_written as f64);
+            result.metric(
+                &format!("{key}_bits_programmed"),
+                build.bits_programmed as f64,
+            );
+            result.metric(&format!("{key}_energy_uj"), build.energy_pj / 1e6);
+            compare.push(row(sf, layout, mode, algorithm, &c, parts, rows));
+            costs.push(c);
+        }
+        let (layout, mode, _) = group[0];
+        let (g, v) = (&costs[0], &costs[1]);
+        let key = format!("{}_{}", mode.label().replace('-', ""), layout.label());
+        reduction_metrics(&mut result, &key, g, v);
+        result.metric(
+            &format!("{key}_formula_energy_reduction"),
+            less(g.formula_energy_pj, v.formula_energy_pj),
+        );
+        result.metric(
+            &format!("{key}_formula_latency_reduction"),
+            less(g.formula_latency_ns, v.formula_latency_ns),
+        );
     }
     result.metric("scale_factor", sf);
     result.curves.push(compare);
@@ -204,27 +242,23 @@ fn hash_join(options: &RunOptions) -> LabResult<ExperimentResult> {
     let mut sizes = Curve::new("dbsize", &COLUMNS);
     let storage = storage(base_sf);
     for &factor in factors {
-        let data = SsbData::new(base_sf * f64::from(factor), options.seed)?;
+        let factor_sf = base_sf * f64::from(factor);
+        let data = SsbData::new(factor_sf, options.seed)?;
+        let mut points = Vec::new();
         for layout in LAYOUTS {
             for algorithm in ALGORITHMS {
-                if !options.control.poll() {
-                    result.interrupted = true;
-                    result.curves.push(sizes);
-                    return Ok(result);
-                }
-                let (c, parts, rows, _) =
-                    run_point(&data, layout, algorithm, storage, options.seed)?;
-                sizes.push(row(
-                    base_sf * f64::from(factor),
-                    layout,
-                    storage,
-                    algorithm,
-                    &c,
-                    parts,
-                    rows,
-                ));
-                options.control.advance(1);
+                points.push((layout, storage, algorithm));
             }
+        }
+        let measured = measure(options, &data, factor_sf, &points)?;
+        for (&(layout, mode, algorithm), run) in points.iter().zip(&measured) {
+            let Some((c, parts, rows, _)) = *run else {
+                result.interrupted = true;
+                result.curves.push(sizes);
+                options.control.finish();
+                return Ok(result);
+            };
+            sizes.push(row(factor_sf, layout, mode, algorithm, &c, parts, rows));
         }
     }
     result.curves.push(sizes);
@@ -232,23 +266,33 @@ fn hash_join(options: &RunOptions) -> LabResult<ExperimentResult> {
     // PCM as storage, row store: the DRAM buffer against LINEORDER's size
     let mut buffers = Curve::new("buffer", &[&["buffer_share"][..], &COLUMNS[..]].concat());
     let lineorder_bytes = nandlab_join::store::row_counts(&data)[0] as f64 * 68.0;
+    let mut points = Vec::new();
     for share in BUFFER_SHARES {
         let mode = Mode::Storage {
             buffer_bytes: ((lineorder_bytes * share) as u64).max(nandlab_join::PAGE_BYTES),
         };
-        let mut energy = Vec::new();
         for algorithm in ALGORITHMS {
-            if !options.control.poll() {
+            points.push((Layout::Row, mode, algorithm));
+        }
+    }
+    let measured = measure(options, &data, sf, &points)?;
+    for ((share, group), runs) in BUFFER_SHARES
+        .iter()
+        .zip(points.chunks(ALGORITHMS.len()))
+        .zip(measured.chunks(ALGORITHMS.len()))
+    {
+        let mut energy = Vec::new();
+        for (&(layout, mode, algorithm), run) in group.iter().zip(runs) {
+            let Some((c, parts, rows, _)) = *run else {
                 result.interrupted = true;
                 result.curves.push(buffers);
+                options.control.finish();
                 return Ok(result);
-            }
-            let (c, parts, rows, _) = run_point(&data, Layout::Row, algorithm, mode, options.seed)?;
-            let mut cells = vec![share.into()];
-            cells.extend(row(sf, Layout::Row, mode, algorithm, &c, parts, rows));
+            };
+            let mut cells = vec![(*share).into()];
+            cells.extend(row(sf, layout, mode, algorithm, &c, parts, rows));
             buffers.push(cells);
             energy.push(c.energy_pj);
-            options.control.advance(1);
         }
         result.metric(
             &format!("storage_row_energy_reduction_buffer{:.0}pct", share * 100.0),
@@ -256,6 +300,7 @@ fn hash_join(options: &RunOptions) -> LabResult<ExperimentResult> {
         );
     }
     result.curves.push(buffers);
+    options.control.finish();
     Ok(result)
 }
 

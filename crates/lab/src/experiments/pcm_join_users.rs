@@ -98,7 +98,6 @@ fn users(options: &RunOptions) -> LabResult<ExperimentResult> {
     // partitions, layouts, algorithms and the storage buffer (256 MB × SF) as pcm-hashjoin
     let modes = [storage(sf), Mode::MainMemory];
     let points = counts.len() * modes.len() * LAYOUTS.len() * ALGORITHMS.len();
-    options.control.start(Some(points as u64));
     let mut result = ExperimentResult::default();
     let data = SsbData::new(sf, options.seed)?;
     // (mode, users, layout, algorithm) → run, in that nesting order; the points run several
@@ -113,23 +112,30 @@ fn users(options: &RunOptions) -> LabResult<ExperimentResult> {
             }
         }
     }
-    let measured = super::parallel::map_points(combos.len(), &options.control, |i| {
-        let (mode, users, layout, algorithm) = combos[i];
-        if !options.control.poll() {
-            return Ok(None);
-        }
-        let run = run_point(
-            &data,
-            layout,
-            algorithm,
-            mode,
-            users,
-            transactions,
-            options.seed,
-        )?;
-        options.control.advance(1);
-        Ok(Some(run))
-    })?;
+    let measured = super::points::run_measured(
+        options,
+        &combos,
+        |&(mode, users, layout, algorithm)| {
+            let point = format!(
+                "sf={sf} mode={mode:?} users={users} layout={layout:?} algorithm={algorithm:?} \
+                 transactions={transactions} seed={}",
+                options.seed
+            );
+            crate::sweep::measure_cache_key("pcm-join-users", &point)
+        },
+        |&(mode, users, layout, algorithm), _| {
+            let run = run_point(
+                &data,
+                layout,
+                algorithm,
+                mode,
+                users,
+                transactions,
+                options.seed,
+            )?;
+            Ok(Some(run))
+        },
+    )?;
     // the runs finished in order (a cancel keeps the ones before the first point it stopped)
     let runs: Vec<(Mode, u32, Layout, Algorithm, UsersRun)> = combos
         .iter()

@@ -13,6 +13,7 @@ use crate::error::{LabError, LabResult};
 use crate::stack::Stack;
 use nandlab_ftl::{HostOp, HostRequest, PcmStage, Ssd};
 use nandlab_workload::content::{DesktopGenerator, DesktopSpec};
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Flash pages per block and page size of the experiments (the thesis's shape).
@@ -20,7 +21,7 @@ pub const PAGE_SIZE_BYTES: u32 = 4096;
 pub const PAGES_PER_BLOCK: u32 = 64;
 
 /// What a point measured (over the workload after the fill).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PcmMeasure {
     pub host_page_writes: u64,
     pub flash_pages_programmed: u64,
@@ -67,53 +68,79 @@ impl PcmMeasure {
     }
 }
 
-/// The stack text of a point: the flash above with `blocks_per_plane`, and `pcm` (a `[pcm]`
-/// section, or empty).
-pub fn stack_text(blocks_per_plane: u32, pcm: &str) -> String {
-    stack_text_mapped(blocks_per_plane, "page", pcm)
-}
-
-/// [`stack_text`] with the FTL mapping `mapping` (`page` or `hybrid`).
-pub fn stack_text_mapped(blocks_per_plane: u32, mapping: &str, pcm: &str) -> String {
+/// The stack of a point: the flash above with `blocks_per_plane`, the FTL mapping `mapping`
+/// (`page` or `hybrid`) and `pcm` (the `[pcm]` section's table, or none), built as typed
+/// TOML values (no config text).
+pub fn stack(blocks_per_plane: u32, mapping: &str, pcm: Option<toml::Table>) -> LabResult<Stack> {
+    use toml::Value;
+    let geometry = table([
+        ("dies_per_chip", Value::Integer(1)),
+        ("planes_per_die", Value::Integer(2)),
+        ("blocks_per_plane", blocks_per_plane.into()),
+        ("pages_per_block", PAGES_PER_BLOCK.into()),
+        ("page_size_bytes", PAGE_SIZE_BYTES.into()),
+    ]);
+    let nand = table([
+        ("preset", "slc".into()),
+        ("geometry", Value::Table(geometry)),
+    ]);
+    let mut ssd = table([
+        ("op_fraction", Value::Float(0.25)),
+        ("payload", "full".into()),
+        ("mapping", Value::Table(table([("kind", mapping.into())]))),
+    ]);
+    if mapping == "page" {
+        ssd.insert(
+            "gc".into(),
+            Value::Table(table([("policy", "greedy".into())])),
+        );
+    }
     // the point runs the desktop generator with its own bytes (`run_point`), not this
     // placeholder workload; `[content]` only satisfies the stack's rule that `[pcm]` needs bytes
-    let content = if pcm.is_empty() { "" } else { "[content]" };
-    let gc = if mapping == "page" {
-        "[ssd.gc]\npolicy = \"greedy\""
-    } else {
-        ""
+    let workload = table([
+        ("kind", "synthetic".into()),
+        ("pattern", "random".into()),
+        ("read_fraction", Value::Float(0.0)),
+        ("request_size_bytes", Value::Integer(4096)),
+        ("span_bytes", Value::Integer(0)),
+        ("request_count", Value::Integer(1)),
+    ]);
+    let mut root = table([
+        ("nand", Value::Table(nand)),
+        ("ssd", Value::Table(ssd)),
+        ("workload", Value::Table(workload)),
+    ]);
+    if let Some(pcm) = pcm {
+        root.insert("content".into(), Value::Table(toml::Table::new()));
+        root.insert("pcm".into(), Value::Table(pcm));
+    }
+    let source = crate::stack::Source {
+        origin: "pcm point",
+        text: "",
     };
-    format!(
-        r#"[nand]
-preset = "slc"
-[nand.geometry]
-dies_per_chip = 1
-planes_per_die = 2
-blocks_per_plane = {blocks_per_plane}
-pages_per_block = {PAGES_PER_BLOCK}
-page_size_bytes = {PAGE_SIZE_BYTES}
-[ssd]
-op_fraction = 0.25
-payload = "full"
-[ssd.mapping]
-kind = "{mapping}"
-{gc}
-[workload]
-kind = "synthetic"
-pattern = "random"
-read_fraction = 0.0
-request_size_bytes = 4096
-span_bytes = 0
-request_count = 1
-{content}
-{pcm}
-"#
-    )
+    Stack::from_table(source, root, Path::new("."))
 }
 
-/// Runs one point: the desktop workload (`spec` over the device) on the stack of `text`.
-pub fn run_point(text: &str, spec: &DesktopSpec, seed: u64) -> LabResult<PcmMeasure> {
-    let stack = Stack::from_toml("pcm point", text, Path::new("."), &[])?;
+/// A TOML table of `entries`.
+pub fn table<const N: usize>(entries: [(&str, toml::Value); N]) -> toml::Table {
+    entries
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+}
+
+/// The cache key of a point of [`run_point`]: its stack, workload and seed.
+pub fn point_key(stack: &Stack, spec: &DesktopSpec, seed: u64) -> String {
+    let point = serde_json::json!({
+        "stack": stack.resolved_json(),
+        "desktop": spec,
+        "seed": seed,
+    });
+    crate::sweep::measure_cache_key("pcm-desktop", &point.to_string())
+}
+
+/// Runs one point: the desktop workload (`spec` over the device) on `stack`.
+pub fn run_point(stack: &Stack, spec: &DesktopSpec, seed: u64) -> LabResult<PcmMeasure> {
     let mut ssd = stack.new_ssd(stack.ssd_config(), seed)?;
     let mut generator = DesktopGenerator::new(spec.clone(), ssd.page_size_bytes(), seed)
         .map_err(|e| LabError::Usage(format!("desktop workload: {e}")))?;

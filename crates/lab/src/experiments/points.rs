@@ -6,13 +6,16 @@
 //! is computed from the rows.
 
 use super::RunOptions;
+use crate::control::Control;
 use crate::error::{LabError, LabResult};
 use crate::stack::{
     ConstantFreeSpaceWorkload, DriftingFreeSpaceWorkload, EngineSection, Stack, WorkloadSection,
-    device_stack_from_text,
+    device_stack_from_table,
 };
 use crate::sweep::cache_key;
 use nandlab_engine::QueryMix;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use std::path::Path;
 
 /// A measured point: its metric row, by name.
@@ -35,69 +38,142 @@ impl Row {
 /// Progress counts points; the points of a run of the same experiment already in the cache
 /// are read back instead of run.
 pub fn run_points(options: &RunOptions, points: &[Stack]) -> LabResult<Vec<Option<Row>>> {
-    options.control.start(Some(points.len() as u64));
-    // the points are independent: they run on the machine's cores (same rows as in order)
-    let rows = super::parallel::map_points(points.len(), &options.control, |i| {
-        run_one(options, &points[i])
+    let measured = run_measured(options, points, cache_key, |stack, control| {
+        let run = stack.run(None, control)?;
+        Ok((!run.interrupted()).then(|| {
+            run.metrics
+                .iter()
+                .map(|(k, v)| ((*k).to_string(), *v))
+                .collect::<Vec<_>>()
+        }))
     })?;
-    options.control.finish();
-    Ok(rows)
+    Ok(measured.into_iter().map(|m| m.map(Row)).collect())
 }
 
-/// One point of [`run_points`]: from the cache, or run (`None` if a cancel cut it short or
-/// came before it started).
-fn run_one(options: &RunOptions, stack: &Stack) -> LabResult<Option<Row>> {
-    let key = cache_key(stack);
+/// The one point runner: `measure(point, control)` for every point (several at once on the
+/// machine's cores, [`super::parallel`]), the measures in point order, `None` in place of a
+/// point a cancel cut short (`measure` returns `None`) or stopped from starting. Progress
+/// counts points. With a cache folder, a point whose `key` (see
+/// [`crate::sweep::measure_cache_key`]) is cached is read back instead of measured, and each
+/// point measured is cached as it finishes: a cancelled run keeps its finished points, and a
+/// rerun into the same folder resumes.
+pub fn run_measured<P, M, K, F>(
+    options: &RunOptions,
+    points: &[P],
+    key: K,
+    measure: F,
+) -> LabResult<Vec<Option<M>>>
+where
+    P: Sync,
+    M: Serialize + DeserializeOwned + Send,
+    K: Fn(&P) -> String + Sync,
+    F: Fn(&P, &Control) -> LabResult<Option<M>> + Sync,
+{
+    options.control.start(Some(points.len() as u64));
+    let measures = measure_points(options, points, key, measure)?;
+    options.control.finish();
+    Ok(measures)
+}
+
+/// [`run_measured`] for one of several sweeps of an experiment: the progress count goes on
+/// from where it is (the experiment starts it once with its total).
+pub fn measure_points<P, M, K, F>(
+    options: &RunOptions,
+    points: &[P],
+    key: K,
+    measure: F,
+) -> LabResult<Vec<Option<M>>>
+where
+    P: Sync,
+    M: Serialize + DeserializeOwned + Send,
+    K: Fn(&P) -> String + Sync,
+    F: Fn(&P, &Control) -> LabResult<Option<M>> + Sync,
+{
+    // the points are independent: they run on the machine's cores (same rows as in order)
+    super::parallel::map_points(points.len(), &options.control, |i| {
+        measure_one(options, &points[i], &key, &measure)
+    })
+}
+
+/// One point of [`run_measured`]: from the cache, or measured (`None` if a cancel cut it
+/// short or came before it started).
+fn measure_one<P, M>(
+    options: &RunOptions,
+    point: &P,
+    key: &(impl Fn(&P) -> String + Sync),
+    measure: &(impl Fn(&P, &Control) -> LabResult<Option<M>> + Sync),
+) -> LabResult<Option<M>>
+where
+    M: Serialize + DeserializeOwned,
+{
+    let key = options.cache_dir.as_ref().map(|_| key(point));
     let cached = options
         .cache_dir
         .as_deref()
-        .and_then(|dir| read_cached(dir, &key));
-    let row = match cached {
-        Some(row) => Some(row),
+        .zip(key.as_deref())
+        .and_then(|(dir, key)| read_cached(dir, key));
+    let measured = match cached {
+        Some(m) => Some(m),
         None if options.control.is_cancelled() => None,
         None => {
-            let run = stack.run(None, &options.control.part())?;
-            if run.interrupted() {
-                None
-            } else {
-                let row = Row(run
-                    .metrics
-                    .iter()
-                    .map(|(k, v)| ((*k).to_string(), *v))
-                    .collect());
-                if let Some(dir) = &options.cache_dir {
-                    write_cached(dir, &key, &row)?;
-                }
-                Some(row)
+            let m = measure(point, &options.control.part())?;
+            if let (Some(m), Some(dir), Some(key)) = (&m, &options.cache_dir, &key) {
+                write_cached(dir, key, m)?;
             }
+            m
         }
     };
-    if row.is_some() {
+    if measured.is_some() {
         options.control.advance(1);
     }
-    Ok(row)
+    Ok(measured)
 }
 
-fn read_cached(dir: &Path, key: &str) -> Option<Row> {
+fn read_cached<M: DeserializeOwned>(dir: &Path, key: &str) -> Option<M> {
     let text = std::fs::read_to_string(dir.join(format!("{key}.json"))).ok()?;
-    serde_json::from_str::<Vec<(String, f64)>>(&text)
-        .ok()
-        .map(Row)
+    serde_json::from_str(&text).ok()
 }
 
-fn write_cached(dir: &Path, key: &str, row: &Row) -> LabResult<()> {
+fn write_cached<M: Serialize>(dir: &Path, key: &str, measured: &M) -> LabResult<()> {
     std::fs::create_dir_all(dir).map_err(|source| LabError::Write {
         path: dir.display().to_string(),
         source,
     })?;
-    let text = serde_json::to_string(&row.0).expect("rows serialize");
+    let text = serde_json::to_string(measured).expect("measures serialize");
     crate::output::write_file(&dir.join(format!("{key}.json")), &text)
+}
+
+/// The value of a stack-config setting a point changes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Setting {
+    Bool(bool),
+    Int(i64),
+    Text(&'static str),
+}
+
+/// A stack-config setting a point changes: its dot key path (`ssd.gc.scope`) and value.
+pub type Delta = (&'static str, Setting);
+
+/// Sets `path` (dot-separated) of `table` to `value`, creating the tables on the way.
+pub fn set(table: &mut toml::Table, path: &str, value: toml::Value) {
+    let (tables, key) = path
+        .rsplit_once('.')
+        .map_or((None, path), |(t, k)| (Some(t), k));
+    let mut t = table;
+    for part in tables.into_iter().flat_map(|t| t.split('.')) {
+        t = t
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+            .as_table_mut()
+            .expect("a delta sets keys inside tables only");
+    }
+    t.insert(key.to_string(), value);
 }
 
 /// The paper-000 SSD (`preset`: `miyaji2014-ssd`, or `miyaji2014-emulator` with the
 /// emulator's controller energy) scaled to `channels`, `blocks_per_plane`, `pages_per_block`,
-/// under an engine; `extra` is more stack-config text merged over the preset (e.g. `[ssd.gc]`
-/// keys of a labelled variant), empty for the preset as it is.
+/// under an engine; `extra` are settings applied over the preset (e.g. `[ssd.gc]` keys of a
+/// labelled variant), none for the preset as it is.
 #[derive(Clone, Copy, Debug)]
 pub struct EngineDevice {
     pub preset: &'static str,
@@ -106,24 +182,40 @@ pub struct EngineDevice {
     pub pages_per_block: u32,
     /// Planes per die (`None`: the preset's, the paper's 2).
     pub planes_per_die: Option<u32>,
-    pub extra: &'static str,
+    pub extra: &'static [Delta],
 }
 
 impl EngineDevice {
-    /// The device text (`[ssd]` preset and `[nand.geometry]` overrides) of this device (a
-    /// device with the preset's planes gives the same text, and so the same cache keys, as
-    /// before `planes_per_die` existed).
+    /// The device (`[ssd]` preset, `[nand.geometry]` overrides and the extra settings) as a
+    /// TOML table built from typed values.
+    pub fn table(self) -> toml::Table {
+        let mut table = toml::Table::new();
+        set(&mut table, "ssd.preset", self.preset.into());
+        let geometry = [
+            ("channels", Some(self.channels)),
+            ("blocks_per_plane", Some(self.blocks_per_plane)),
+            ("pages_per_block", Some(self.pages_per_block)),
+            ("planes_per_die", self.planes_per_die),
+        ];
+        for (key, value) in geometry {
+            if let Some(v) = value {
+                set(&mut table, &format!("nand.geometry.{key}"), v.into());
+            }
+        }
+        for &(path, value) in self.extra {
+            let value = match value {
+                Setting::Bool(b) => toml::Value::Boolean(b),
+                Setting::Int(i) => toml::Value::Integer(i),
+                Setting::Text(t) => t.into(),
+            };
+            set(&mut table, path, value);
+        }
+        table
+    }
+
+    /// The device text (serialized from [`EngineDevice::table`]).
     pub fn text(self) -> String {
-        format!(
-            "[ssd]\npreset = \"{}\"\n[nand.geometry]\nchannels = {}\nblocks_per_plane = {}\npages_per_block = {}\n{}{}",
-            self.preset,
-            self.channels,
-            self.blocks_per_plane,
-            self.pages_per_block,
-            self.planes_per_die
-                .map_or(String::new(), |p| format!("planes_per_die = {p}\n")),
-            self.extra
-        )
+        toml::to_string(&self.table()).expect("a TOML table serializes")
     }
 
     /// The stack of `engine` on this device under `workload`.
@@ -133,9 +225,13 @@ impl EngineDevice {
         workload: &WorkloadSection,
         seed: u64,
     ) -> LabResult<Stack> {
-        device_stack_from_text(
-            "experiment point",
-            &self.text(),
+        let source = crate::stack::Source {
+            origin: "experiment point",
+            text: "",
+        };
+        device_stack_from_table(
+            source,
+            self.table(),
             Path::new("."),
             workload,
             Some(engine),
@@ -190,4 +286,90 @@ pub fn drifting_free_space(query_count_max: u64) -> WorkloadSection {
         mix: QueryMix::table_i(),
         query_count_max,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::LabError;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn cache_dir(name: &str) -> std::path::PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("nandlab-points-{name}-{}", std::process::id()));
+        std::fs::remove_dir_all(&dir).ok();
+        dir
+    }
+
+    fn key(n: &u32) -> String {
+        crate::sweep::measure_cache_key("square", &n.to_string())
+    }
+
+    /// A measured point is cached under its key and read back (not measured again) by a
+    /// rerun into the same folder; measures come back in point order.
+    #[test]
+    fn a_rerun_reads_the_cached_points_back() {
+        let dir = cache_dir("rerun");
+        let options = RunOptions {
+            cache_dir: Some(dir.clone()),
+            ..RunOptions::default()
+        };
+        let points = [3u32, 1, 4, 1, 5];
+        let calls = AtomicUsize::new(0);
+        let first = run_measured(&options, &points, key, |&n, _| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            Ok(Some(f64::from(n * n) / 7.0))
+        })
+        .unwrap();
+        let expected: Vec<Option<f64>> = points
+            .iter()
+            .map(|&n| Some(f64::from(n * n) / 7.0))
+            .collect();
+        assert_eq!(first, expected);
+        assert!(calls.load(Ordering::Relaxed) >= 4); // 1 twice: maybe measured twice at once
+        // the rerun fails any point it measures: every point must come from the cache
+        let again = run_measured(&options, &points, key, |_, _| -> LabResult<Option<f64>> {
+            Err(LabError::Usage("measured again".into()))
+        })
+        .unwrap();
+        assert_eq!(again, expected);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// A cancelled run keeps the points that finished (in the cache) and gives `None` for the
+    /// rest; the rerun measures only those.
+    #[test]
+    fn a_cancel_keeps_the_finished_points() {
+        let dir = cache_dir("cancel");
+        let options = RunOptions {
+            cache_dir: Some(dir.clone()),
+            ..RunOptions::default()
+        };
+        let points: Vec<u32> = (0..6).collect();
+        let cancelled = run_measured(&options, &points, key, |&n, control| {
+            if n == 2 {
+                control.cancel();
+                return Ok(None); // cut short
+            }
+            Ok(Some(n))
+        })
+        .unwrap();
+        // point 2 was cut short; the others finished or not, as the workers raced the cancel
+        assert_eq!(cancelled[2], None);
+        assert!(cancelled.iter().flatten().all(|&n| n != 2));
+        let options = RunOptions {
+            cache_dir: Some(dir.clone()),
+            ..RunOptions::default()
+        };
+        let measured = AtomicUsize::new(0);
+        let resumed = run_measured(&options, &points, key, |&n, _| {
+            measured.fetch_add(1, Ordering::Relaxed);
+            Ok(Some(n))
+        })
+        .unwrap();
+        assert_eq!(resumed, points.iter().map(|&n| Some(n)).collect::<Vec<_>>());
+        let finished_before = cancelled.iter().flatten().count();
+        assert_eq!(measured.load(Ordering::Relaxed), 6 - finished_before);
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }

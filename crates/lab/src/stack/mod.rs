@@ -408,7 +408,20 @@ pub fn device_stack_from_text(
     seed: u64,
 ) -> LabResult<Stack> {
     let source = Source { origin, text };
-    let mut table: toml::Table = toml::from_str(text).map_err(|e| source.syntax_error(&e))?;
+    let table: toml::Table = toml::from_str(text).map_err(|e| source.syntax_error(&e))?;
+    device_stack_from_table(source, table, base_dir, workload, engine, seed)
+}
+
+/// [`device_stack_from_text`] of a device given as a table (built as typed values; errors
+/// are located in `source`).
+pub fn device_stack_from_table(
+    source: Source<'_>,
+    mut table: toml::Table,
+    base_dir: &Path,
+    workload: &WorkloadSection,
+    engine: Option<&EngineSection>,
+    seed: u64,
+) -> LabResult<Stack> {
     // only a device: [nand] and [ssd]
     let _: DeviceFile = deserialize(
         source,

@@ -88,8 +88,8 @@ fn pcm_points_are_deterministic() {
     let mut spec = workload(&s);
     spec.request_count = 2000;
     let pcm = pcm_section(4 << 20, Some(1 << 18), Some(("region", 1 << 20)));
-    let text = stack_text(s.blocks_per_plane, &pcm);
-    let a = run_point(&text, &spec, 9).unwrap();
-    let b = run_point(&text, &spec, 9).unwrap();
+    let stack = stack(s.blocks_per_plane, "page", Some(pcm)).unwrap();
+    let a = run_point(&stack, &spec, 9).unwrap();
+    let b = run_point(&stack, &spec, 9).unwrap();
     assert_eq!(format!("{a:?}"), format!("{b:?}"));
 }
