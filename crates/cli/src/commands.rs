@@ -264,7 +264,15 @@ pub fn reproduce(args: ReproduceArgs, control: &Control) -> LabResult<()> {
 }
 
 /// `nandlab bench TARGET`: a readable table, or one JSON line with `--json`.
-pub fn bench_cmd(args: BenchArgs) -> LabResult<()> {
+impl BenchArgs {
+    /// Whether Ctrl-C can stop the bench between units of work (`bench sql`); the others
+    /// stop at once.
+    pub fn keeps_partial(&self) -> bool {
+        self.target == "sql"
+    }
+}
+
+pub fn bench_cmd(args: BenchArgs, control: &Control) -> LabResult<()> {
     if args.device.is_some() && args.target != "sql" {
         return Err(LabError::Usage(format!(
             "--device applies to `bench sql` only, not `bench {}`",
@@ -282,9 +290,12 @@ pub fn bench_cmd(args: BenchArgs) -> LabResult<()> {
             args.device.as_deref(),
             args.requests.unwrap_or(20_000),
             args.json,
+            control,
         );
     }
     let steady = args.steady;
+    // the bench's loops stay as measured: a spinner with the elapsed time on a terminal
+    let _spinner = nandlab_lab::progress::Spinner::new(&format!("bench {}", args.target));
     console::bench(
         &mut stdout(),
         &args.target,

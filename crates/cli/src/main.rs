@@ -144,17 +144,26 @@ fn main() -> ExitCode {
         Err(e) => return usage_error(&e),
     };
     let control = Control::new();
-    if matches!(
-        cli.command,
+    match &cli.command {
         Command::Reproduce(_)
-            | Command::Run(_)
-            | Command::Replay(_)
-            | Command::Fio(_)
-            | Command::Sweep(_)
-            | Command::SweepWorker
-            | Command::Crash(_)
-    ) {
-        stop_on_ctrl_c(&control);
+        | Command::Run(_)
+        | Command::Replay(_)
+        | Command::Fio(_)
+        | Command::Sweep(_)
+        | Command::SweepWorker
+        | Command::Crash(_)
+        | Command::Sql(_)
+        | Command::Tpcc(_)
+        | Command::SqlCrash(_) => stop_on_ctrl_c(&control, None),
+        Command::Bench(args) if !args.keeps_partial() => {
+            stop_on_ctrl_c(&control, Some("a benchmark cut short has no result"));
+        }
+        Command::Bench(_) => stop_on_ctrl_c(&control, None),
+        Command::Powercut(args) if !args.keeps_partial() => {
+            stop_on_ctrl_c(&control, Some("one case runs to its end or not at all"));
+        }
+        Command::Powercut(_) => stop_on_ctrl_c(&control, None),
+        _ => {}
     }
     let result = run(cli, &control);
     if let Err(e) = std::io::Write::flush(&mut std::io::stdout()) {
@@ -218,11 +227,16 @@ fn usage_error(e: &clap::Error) -> ExitCode {
 }
 
 /// The first Ctrl-C cancels `control` (the run stops admitting work and writes what it has);
-/// a second one exits at once. Without a handler (it could not be installed), Ctrl-C keeps its
-/// default: the process ends at once.
-fn stop_on_ctrl_c(control: &Control) {
+/// a second one exits at once. With `at_once` (a run that keeps nothing when cut short: the
+/// reason), the first Ctrl-C says so and exits with status 130. Without a handler (it could not
+/// be installed), Ctrl-C keeps its default: the process ends at once.
+fn stop_on_ctrl_c(control: &Control, at_once: Option<&'static str>) {
     let control = control.clone();
     let installed = ctrlc::set_handler(move || {
+        if let Some(reason) = at_once {
+            eprintln!("interrupted: nothing kept ({reason})");
+            std::process::exit(i32::from(EXIT_INTERRUPTED));
+        }
         if control.is_cancelled() {
             std::process::exit(i32::from(EXIT_INTERRUPTED));
         }
@@ -246,12 +260,12 @@ fn run(cli: Cli, control: &Control) -> LabResult<()> {
         }
         Command::Replay(args) => commands::replay(args, control),
         Command::Fio(args) => commands::fio(args, control),
-        Command::Sql(args) => sql::sql(args),
-        Command::Tpcc(args) => sql::tpcc(args),
-        Command::SqlCrash(args) => sql::sql_crash(args),
-        Command::Bench(args) => commands::bench_cmd(args),
+        Command::Sql(args) => sql::sql(args, control),
+        Command::Tpcc(args) => sql::tpcc(args, control),
+        Command::SqlCrash(args) => sql::sql_crash(args, control),
+        Command::Bench(args) => commands::bench_cmd(args, control),
         Command::Demo => console::demo(&mut stdout()),
-        Command::Powercut(args) => powercut::powercut(args),
+        Command::Powercut(args) => powercut::powercut(args, control),
         Command::Crash(args) => crash::run(args, control),
         Command::Serve(args) => serve::serve(args),
         Command::Presets => {

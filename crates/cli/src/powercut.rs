@@ -5,8 +5,9 @@
 use crate::crash::violations_found;
 use crate::usage;
 use clap::Args;
+use nandlab_lab::control::Control;
 use nandlab_lab::power::scaling::recovery_scaling_checkpointed;
-use nandlab_lab::power::sweep::{SweepMode, sweep};
+use nandlab_lab::power::sweep::{SweepMode, sweep_progress};
 use nandlab_lab::power::{CrashCase, CrashDevice, CrashWorkload, CutPoint, ps_to_us, run_case};
 use nandlab_lab::power::{GcScheduling, RecoveryVariant, parse_config_name};
 use nandlab_lab::{LabError, LabResult};
@@ -137,7 +138,15 @@ pub struct PowercutArgs {
     json: bool,
 }
 
-pub fn powercut(args: PowercutArgs) -> LabResult<()> {
+impl PowercutArgs {
+    /// Whether Ctrl-C can stop the command between units of work (a `--sweep`, between its
+    /// cuts); one case or the mount-scan table stop at once.
+    pub fn keeps_partial(&self) -> bool {
+        self.sweep.is_some()
+    }
+}
+
+pub fn powercut(args: PowercutArgs, control: &Control) -> LabResult<()> {
     if !args.scan_blocks.is_empty() {
         let points = recovery_scaling_checkpointed(
             &args.preset,
@@ -285,7 +294,15 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
                 )));
             }
         };
-        let s = sweep(&case, mode, args.stride, args.cuts).map_err(|m| usage(format!("--{m}")))?;
+        let mut progress = nandlab_lab::progress::step_progress("cuts", control);
+        let s = sweep_progress(&case, mode, args.stride, args.cuts, &mut |done, total| {
+            progress(done, total)
+        })
+        .map_err(|m| usage(format!("--{m}")))?;
+        drop(progress);
+        if s.interrupted {
+            eprintln!("interrupted: kept results of {} cuts", s.cuts);
+        }
         if args.json {
             crate::print_json(&s)?;
             return failing_cuts(s.failing_cuts);

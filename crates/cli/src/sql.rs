@@ -1,10 +1,12 @@
 //! `nandlab sql`: SQL from a file or stdin on a SQLite database on a simulated SSD.
 
 use clap::Args;
-use nandlab_lab::sql::{JournalMode, SqlOptions, StatementOutput};
+use nandlab_lab::control::Control;
+use nandlab_lab::sql::{Interrupt, JournalMode, SqlError, SqlOptions, StatementOutput};
 use nandlab_lab::{LabError, LabResult};
 use std::io::Read;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 #[derive(Args, Debug)]
 pub struct SqlArgs {
@@ -35,7 +37,18 @@ pub struct SqlArgs {
     json: bool,
 }
 
-pub fn sql(args: SqlArgs) -> LabResult<()> {
+/// The CLI's Ctrl-C flag as a database's interrupt check.
+fn interrupt_on(control: &Control) -> Option<Interrupt> {
+    let control = control.clone();
+    Some(Arc::new(move || control.is_cancelled()))
+}
+
+/// After a run stopped by Ctrl-C: says what was kept (the exit status is 130).
+fn interrupted(what: std::fmt::Arguments<'_>) {
+    eprintln!("interrupted: {what}");
+}
+
+pub fn sql(args: SqlArgs, control: &Control) -> LabResult<()> {
     let script = read_script(args.file.as_ref())?;
     let journal_mode: JournalMode = args.journal_mode.parse().map_err(usage)?;
     let options = SqlOptions {
@@ -46,7 +59,19 @@ pub fn sql(args: SqlArgs) -> LabResult<()> {
         ..SqlOptions::default()
     };
     let mut db = nandlab_lab::sql::open_device(&args.device, args.seed, options)?;
-    let outputs = db.run_script(&script).map_err(usage)?;
+    db.set_interrupt(interrupt_on(control)).map_err(usage)?;
+    let mut outputs = Vec::new();
+    let mut progress = nandlab_lab::progress::count_progress("statements", control);
+    match db.run_script_observed(&script, &mut outputs, &mut |n| progress(n as u64)) {
+        Ok(()) => {}
+        Err(SqlError::Interrupted) => interrupted(format_args!(
+            "ran {} statements (the one running was rolled back)",
+            outputs.len()
+        )),
+        Err(e) => return Err(usage(e)),
+    }
+    drop(progress);
+    db.set_interrupt(None).map_err(usage)?;
     let metrics = db.metrics().map_err(usage)?;
     let files = db.disk().map_err(usage)?.file_sizes();
     if args.json {
@@ -113,7 +138,12 @@ fn usage(e: nandlab_lab::sql::SqlError) -> LabError {
 }
 
 /// `nandlab bench sql`: wall time through the VFS vs SQLite in memory, WAL and DELETE.
-pub fn bench(device: Option<&str>, transactions: u64, json: bool) -> LabResult<()> {
+pub fn bench(
+    device: Option<&str>,
+    transactions: u64,
+    json: bool,
+    control: &Control,
+) -> LabResult<()> {
     let device = device.unwrap_or(nandlab_lab::sql::DEFAULT_DEVICE);
     if !json {
         out!(
@@ -123,7 +153,22 @@ pub fn bench(device: Option<&str>, transactions: u64, json: bool) -> LabResult<(
     }
     for mode in [JournalMode::Wal, JournalMode::Delete] {
         let spec = nandlab_lab::sql::device_spec(device)?;
-        let b = nandlab_lab::sql::bench::bench_sql(&spec, mode, transactions).map_err(usage)?;
+        let mut progress = nandlab_lab::progress::step_progress("transactions", control);
+        let b = match nandlab_lab::sql::bench::bench_sql_progress(
+            &spec,
+            mode,
+            transactions,
+            &mut |done, total| progress(done, total),
+        ) {
+            Ok(b) => b,
+            Err(SqlError::Interrupted) => {
+                interrupted(format_args!(
+                    "journal {mode} cut short (a benchmark cut short has no result)"
+                ));
+                return Ok(());
+            }
+            Err(e) => return Err(usage(e)),
+        };
         if json {
             out!("{}", serde_json::json!({"target": "sql", "result": b}));
             continue;
@@ -178,7 +223,7 @@ pub struct TpccArgs {
 }
 
 /// `nandlab tpcc`: the TPC-C-like workload on SQLite on a simulated SSD.
-pub fn tpcc(args: TpccArgs) -> LabResult<()> {
+pub fn tpcc(args: TpccArgs, control: &Control) -> LabResult<()> {
     let config = nandlab_lab::sql::tpcc::TpccConfig {
         warehouses: args.warehouses,
         terminals: args.terminals,
@@ -196,7 +241,26 @@ pub fn tpcc(args: TpccArgs) -> LabResult<()> {
         ..SqlOptions::default()
     };
     let mut db = nandlab_lab::sql::open_device(&args.device, Some(args.seed), options)?;
-    let r = nandlab_lab::sql::tpcc::run_tpcc(&mut db, &config).map_err(usage)?;
+    db.set_interrupt(interrupt_on(control)).map_err(usage)?;
+    let mut progress = nandlab_lab::progress::step_progress("transactions", control);
+    let r = match nandlab_lab::sql::tpcc::run_tpcc_with(&mut db, &config, &mut |done, total| {
+        progress(done, total)
+    }) {
+        Ok(r) => r,
+        Err(SqlError::Interrupted) => {
+            interrupted(format_args!("during the load: no transactions ran"));
+            return Ok(());
+        }
+        Err(e) => return Err(usage(e)),
+    };
+    drop(progress);
+    if r.interrupted {
+        let done: u64 = r.transactions.iter().map(|(_, n)| n).sum();
+        interrupted(format_args!(
+            "kept results of {done} of {} transactions",
+            config.transactions
+        ));
+    }
     if args.json {
         out!("{}", serde_json::to_string(&r).expect("reports serialize"));
     } else {
@@ -272,9 +336,9 @@ pub struct SqlCrashArgs {
 }
 
 /// `nandlab sql-crash`: crash tests of SQLite on the simulated SSD (docs/sql.md).
-pub fn sql_crash(args: SqlCrashArgs) -> LabResult<()> {
+pub fn sql_crash(args: SqlCrashArgs, control: &Control) -> LabResult<()> {
     use nandlab_lab::sql::CRASH_DEVICE;
-    use nandlab_lab::sql::crash::{CrashOptions, run_crash};
+    use nandlab_lab::sql::crash::{CrashOptions, run_crash_progress};
     let modes: Vec<JournalMode> = if args.journal_mode.trim().eq_ignore_ascii_case("all") {
         JournalMode::ALL.to_vec()
     } else {
@@ -292,7 +356,21 @@ pub fn sql_crash(args: SqlCrashArgs) -> LabResult<()> {
             cuts: args.cuts,
             seed: args.seed,
         };
-        let r = run_crash(&device, &o).map_err(usage)?;
+        if control.is_cancelled() {
+            break;
+        }
+        let mut progress = nandlab_lab::progress::step_progress("power cuts", control);
+        let r = run_crash_progress(&device, &o, &mut |done, total| {
+            progress(u64::from(done), u64::from(total))
+        })
+        .map_err(usage)?;
+        drop(progress);
+        if r.interrupted {
+            interrupted(format_args!(
+                "kept results of {} cuts of journal mode {}",
+                r.cuts, r.journal_mode
+            ));
+        }
         if !args.json {
             out!(
                 "{:9} sync {:5} cuts {:5}  violations {:4}{}  in-flight committed/lost {}/{}  torn programs {}  uncommitted pages discarded {}",

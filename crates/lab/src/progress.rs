@@ -141,3 +141,63 @@ pub fn step_progress<'c>(
         }
     }
 }
+
+/// Progress of a count without a known end (statements of a SQL script): a spinner with the
+/// count on stderr (a terminal only) and the control's count; the returned callback asks to
+/// stop (`Break`) once the control is cancelled. The spinner is cleared when the callback is
+/// dropped.
+pub fn count_progress<'c>(
+    what: &str,
+    control: &'c Control,
+) -> impl FnMut(u64) -> std::ops::ControlFlow<()> + 'c {
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4));
+    let style = ProgressStyle::with_template("{spinner} {msg} {human_pos} ({per_sec})")
+        .expect("a valid template");
+    bar.set_style(style);
+    bar.set_message(what.to_string());
+    control.start(None);
+    let bar = ClearOnDrop(bar);
+    let mut last = 0u64;
+    move |done| {
+        bar.0.inc(done.saturating_sub(last));
+        control.advance(done.saturating_sub(last));
+        last = done;
+        if control.is_cancelled() {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+}
+
+/// A bar that is cleared from the terminal when dropped.
+struct ClearOnDrop(ProgressBar);
+
+impl Drop for ClearOnDrop {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
+}
+
+/// A spinner with the elapsed wall time on stderr (a terminal only), drawn by its own thread
+/// so that the work it accompanies is untouched (a benchmark's loop); cleared when dropped.
+#[derive(Debug)]
+pub struct Spinner(ProgressBar);
+
+impl Spinner {
+    pub fn new(what: &str) -> Spinner {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4));
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("a valid template"),
+        );
+        bar.set_message(what.to_string());
+        bar.enable_steady_tick(Duration::from_millis(250));
+        Spinner(bar)
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
+}

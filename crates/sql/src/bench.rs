@@ -47,6 +47,20 @@ pub fn bench_sql(
     mode: JournalMode,
     transactions: u64,
 ) -> SqlResult<SqlBench> {
+    bench_sql_progress(device, mode, transactions, &mut |_, _| {
+        std::ops::ControlFlow::Continue(())
+    })
+}
+
+/// [`bench_sql`] calling `progress(transactions done, transactions)` during the run on the
+/// device; `Break` (Ctrl-C) stops it with [`crate::SqlError::Interrupted`] (a benchmark cut
+/// short has no result).
+pub fn bench_sql_progress(
+    device: &dyn crate::SsdSource,
+    mode: JournalMode,
+    transactions: u64,
+    progress: &mut dyn FnMut(u64, u64) -> std::ops::ControlFlow<()>,
+) -> SqlResult<SqlBench> {
     let options = SqlOptions {
         journal_mode: mode,
         ..SqlOptions::default()
@@ -56,10 +70,14 @@ pub fn bench_sql(
     db.reset_metrics()?;
     let start = Instant::now();
     for i in 0..transactions {
+        if progress(i, transactions).is_break() {
+            return Err(crate::SqlError::Interrupted);
+        }
         for (sql, params) in transaction(i) {
             db.execute(sql, &params)?;
         }
     }
+    let _ = progress(transactions, transactions);
     let wall_s_device = start.elapsed().as_secs_f64();
     let metrics = db.metrics()?;
 

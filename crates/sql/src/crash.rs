@@ -18,6 +18,7 @@ use crate::error::{SqlError, SqlResult};
 use nandlab_ftl::Ssd;
 use nandlab_ftl::power::{CutConfig, RecoveryVariant};
 use serde::Serialize;
+use std::ops::ControlFlow;
 
 /// Accounts in the workload's table.
 const ACCOUNTS: i64 = 100;
@@ -68,6 +69,9 @@ pub struct CrashReport {
     /// Cuts whose check failed, and up to ten examples.
     pub violations: u32,
     pub examples: Vec<String>,
+    /// The run was stopped early (Ctrl-C): `cuts` counts those done.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 /// One step of the workload: SQL and the transaction it belongs to (0: setup).
@@ -192,6 +196,25 @@ pub fn run_crash_with(
     o: &CrashOptions,
     sync: Option<&'static str>,
 ) -> SqlResult<CrashReport> {
+    run_crash_observed(device, o, sync, &mut |_, _| ControlFlow::Continue(()))
+}
+
+/// [`run_crash`] calling `progress(cuts done, cuts)` before each cut; `Break` (Ctrl-C) ends
+/// the run there: the report covers the cuts done and says `interrupted`.
+pub fn run_crash_progress(
+    device: &dyn SsdSource,
+    o: &CrashOptions,
+    progress: &mut dyn FnMut(u32, u32) -> ControlFlow<()>,
+) -> SqlResult<CrashReport> {
+    run_crash_observed(device, o, None, progress)
+}
+
+fn run_crash_observed(
+    device: &dyn SsdSource,
+    o: &CrashOptions,
+    sync: Option<&'static str>,
+    progress: &mut dyn FnMut(u32, u32) -> ControlFlow<()>,
+) -> SqlResult<CrashReport> {
     if o.journal_mode == JournalMode::Atomic && device.has_pcm_stage() {
         return Err(SqlError::Usage(
             "crash --journal-mode atomic: the device has a [pcm] stage".into(),
@@ -226,6 +249,10 @@ pub fn run_crash_with(
         (state >> 33) % n.max(1)
     };
     for cut_index in 0..o.cuts {
+        if progress(cut_index, o.cuts).is_break() {
+            report.interrupted = true;
+            return Ok(report);
+        }
         let at_request = 1 + next(requests);
         let after_events = next(64);
         let config = CutConfig {
@@ -251,6 +278,7 @@ pub fn run_crash_with(
             }
         }
     }
+    let _ = progress(o.cuts, o.cuts);
     Ok(report)
 }
 

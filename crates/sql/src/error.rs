@@ -23,6 +23,10 @@ pub enum SqlError {
     /// The device lost power (an armed crash-test cut): no request runs any more.
     #[error("the simulated SSD lost power (power cut)")]
     PowerLost,
+    /// The caller's interrupt check asked to stop (Ctrl-C): the statement running was rolled
+    /// back by SQLite, the ones before it ran.
+    #[error("interrupted")]
+    Interrupted,
     /// The logical space is full.
     #[error(
         "file `{name}`: no room for {bytes} bytes ({free_bytes} bytes free on the simulated SSD)"

@@ -27,7 +27,7 @@ pub mod metrics;
 pub mod tpcc;
 pub mod vfs;
 
-pub use db::{JournalMode, SqlDb, SqlOptions, SqlValue, StatementOutput, run_script_on};
+pub use db::{Interrupt, JournalMode, SqlDb, SqlOptions, SqlValue, StatementOutput, run_script_on};
 pub use device::SsdSource;
 pub use error::{SqlError, SqlResult};
 pub use metrics::{SqlMetrics, TxTotals};

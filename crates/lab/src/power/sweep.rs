@@ -45,6 +45,9 @@ pub struct SweepSummary {
     pub checkpoint_cuts_mid_write: u64,
     pub recovery_pages_read: u64,
     pub full_scan_pages_read: u64,
+    /// The sweep was stopped early (Ctrl-C): `cuts` counts those made.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 /// Cuts `base` (its cut point ignored) at every `stride`-th boundary of `mode`, from the
@@ -55,6 +58,20 @@ pub fn sweep(
     mode: SweepMode,
     stride: u64,
     cuts_max: u64,
+) -> Result<SweepSummary, String> {
+    sweep_progress(base, mode, stride, cuts_max, &mut |_, _| {
+        std::ops::ControlFlow::Continue(())
+    })
+}
+
+/// [`sweep`] calling `progress(cuts done, cuts planned)` before each cut; `Break` (Ctrl-C)
+/// ends the sweep there: the summary covers the cuts made and says `interrupted`.
+pub fn sweep_progress(
+    base: &CrashCase,
+    mode: SweepMode,
+    stride: u64,
+    cuts_max: u64,
+    progress: &mut dyn FnMut(u64, u64) -> std::ops::ControlFlow<()>,
 ) -> Result<SweepSummary, String> {
     if stride == 0 {
         return Err("stride = 0: must be at least 1".into());
@@ -76,8 +93,13 @@ pub fn sweep(
         boundaries,
         ..SweepSummary::default()
     };
+    let planned = boundaries / stride + 1;
     let mut at = 0;
     while at <= boundaries {
+        if progress(s.cuts, planned).is_break() {
+            s.interrupted = true;
+            return Ok(s);
+        }
         let cut_point = match mode {
             SweepMode::Events => CutPoint::AfterEvents(at),
             SweepMode::ChipOps => CutPoint::AfterChipOps(at),
@@ -111,5 +133,6 @@ pub fn sweep(
             .max(super::ps_to_us(o.recovery.time_ps));
         at += stride;
     }
+    let _ = progress(s.cuts, planned);
     Ok(s)
 }

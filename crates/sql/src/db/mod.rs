@@ -10,6 +10,7 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Batch, Connection, OpenFlags, Statement, ToSql};
 use serde::Serialize;
 use std::fmt;
+use std::ops::ControlFlow;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -316,7 +317,27 @@ pub struct SqlDb {
     disk: SharedDisk,
     tracker: TxTracker,
     options: SqlOptions,
+    /// Asked between statements and, through SQLite's progress handler, while one runs:
+    /// `true` stops the work ([`SqlError::Interrupted`]).
+    interrupt: InterruptSlot,
 }
+
+#[derive(Default)]
+struct InterruptSlot(Option<Interrupt>);
+
+impl fmt::Debug for InterruptSlot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", if self.0.is_some() { "Some(..)" } else { "None" })
+    }
+}
+
+/// A check that asks a running database to stop (the CLI's Ctrl-C flag, Python's signal
+/// check); `true`: stop.
+pub type Interrupt = Arc<dyn Fn() -> bool + Send + Sync>;
+
+/// SQLite virtual-machine instructions between two calls of the interrupt check (about tens of
+/// microseconds of work: a long statement stops promptly, a short one pays nothing).
+const INTERRUPT_OPS: i32 = 10_000;
 
 impl SqlDb {
     /// Opens (creating) `options.db_name` on `ssd` (full payload mode); `seed` seeds the VFS's
@@ -352,6 +373,7 @@ impl SqlDb {
             disk,
             tracker: TxTracker::new(now),
             options,
+            interrupt: InterruptSlot::default(),
         };
         db.configure()?;
         db.reset_metrics()?;
@@ -427,24 +449,81 @@ impl SqlDb {
     /// Runs every statement of `sql` in order, stopping at the first error (the statements
     /// before it have run).
     pub fn run_script(&mut self, sql: &str) -> SqlResult<Vec<StatementOutput>> {
-        check_no_nul(sql)?;
         let mut out = Vec::new();
+        self.run_script_into(sql, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`SqlDb::run_script`] pushing each statement's output onto `out` as it completes, so
+    /// that a caller stopped by an error or an interrupt keeps the outputs before it.
+    pub fn run_script_into(&mut self, sql: &str, out: &mut Vec<StatementOutput>) -> SqlResult<()> {
+        self.run_script_observed(sql, out, &mut |_| ControlFlow::Continue(()))
+    }
+
+    /// [`SqlDb::run_script_into`] calling `observe(statements done)` after each statement;
+    /// `Break` stops the script there ([`SqlError::Interrupted`]).
+    pub fn run_script_observed(
+        &mut self,
+        sql: &str,
+        out: &mut Vec<StatementOutput>,
+        observe: &mut dyn FnMut(usize) -> ControlFlow<()>,
+    ) -> SqlResult<()> {
+        check_no_nul(sql)?;
         let text = nul_terminated(sql);
         let mut batch = Batch::new(&self.conn, &text);
         loop {
+            if self.interrupted() {
+                return Err(SqlError::Interrupted);
+            }
             // preparing may read the schema: that I/O belongs to the statement
             let before = self.statement_snapshot()?;
             let mut stmt = match batch.next() {
                 Ok(Some(stmt)) => stmt,
-                Ok(None) => return Ok(out),
-                Err(e) => return Err(sql_error(&self.disk, e)),
+                Ok(None) => return Ok(()),
+                Err(e) => return Err(self.error(e)),
             };
             self.tracker.statement_begins(before.0, before.1);
             let result = run_statement(&mut stmt, &[]);
             drop(stmt);
             statement_ended(&mut self.tracker, &self.disk, self.conn.is_autocommit())?;
-            out.push(result.map_err(|e| sql_error(&self.disk, e))?);
+            out.push(result.map_err(|e| self.error(e))?);
+            if observe(out.len()).is_break() {
+                return Err(SqlError::Interrupted);
+            }
         }
+    }
+
+    /// Installs `check` (`None`: removes it): asked before each statement of a script and
+    /// every [`INTERRUPT_OPS`] SQLite instructions while one runs; once it returns `true` the
+    /// running statement stops (SQLite rolls it back, and an open transaction with it) and the
+    /// call returns [`SqlError::Interrupted`]. It never changes what a completed run does.
+    pub fn set_interrupt(&mut self, check: Option<Interrupt>) -> SqlResult<()> {
+        match &check {
+            Some(check) => {
+                let check = Arc::clone(check);
+                self.conn
+                    .progress_handler(INTERRUPT_OPS, Some(move || check()))?;
+            }
+            None => self.conn.progress_handler(0, None::<fn() -> bool>)?,
+        }
+        self.interrupt = InterruptSlot(check);
+        Ok(())
+    }
+
+    /// Whether the interrupt check asks to stop.
+    pub fn interrupted(&self) -> bool {
+        self.interrupt.0.as_ref().is_some_and(|check| check())
+    }
+
+    /// A SQLite error as the layer's: an interrupt the check asked for is
+    /// [`SqlError::Interrupted`].
+    fn error(&self, e: rusqlite::Error) -> SqlError {
+        if e.sqlite_error_code() == Some(rusqlite::ErrorCode::OperationInterrupted)
+            && self.interrupt.0.is_some()
+        {
+            return SqlError::Interrupted;
+        }
+        sql_error(&self.disk, e)
     }
 
     /// Runs the one statement in `sql` with positional parameters `params` (`?`, `?N`).
@@ -452,17 +531,20 @@ impl SqlDb {
         check_no_nul(sql)?;
         let text = nul_terminated(sql);
         let mut batch = Batch::new(&self.conn, &text);
+        if self.interrupted() {
+            return Err(SqlError::Interrupted);
+        }
         let before = self.statement_snapshot()?;
         let mut stmt = match batch.next() {
             Ok(Some(stmt)) => stmt,
             Ok(None) => return Err(SqlError::Usage("sql: no statement".into())),
-            Err(e) => return Err(sql_error(&self.disk, e)),
+            Err(e) => return Err(self.error(e)),
         };
         self.tracker.statement_begins(before.0, before.1);
         let result = run_statement(&mut stmt, params);
         drop(stmt);
         statement_ended(&mut self.tracker, &self.disk, self.conn.is_autocommit())?;
-        let output = result.map_err(|e| sql_error(&self.disk, e))?;
+        let output = result.map_err(|e| self.error(e))?;
         // anything after the statement is refused (it ran: like sqlite3's "one statement")
         if let Ok(Some(_)) | Err(_) = batch.next() {
             return Err(SqlError::Usage(

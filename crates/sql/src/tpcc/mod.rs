@@ -22,6 +22,7 @@ use crate::error::{SqlError, SqlResult};
 use crate::metrics::SqlMetrics;
 use random::TpccRng;
 use serde::Serialize;
+use std::ops::ControlFlow;
 use std::time::Instant;
 use txn::{Outcome, Terminal, TxKind};
 
@@ -120,10 +121,25 @@ pub struct TpccReport {
     pub metrics: SqlMetrics,
     /// Violated consistency conditions (empty: 1–4 hold).
     pub consistency_violations: Vec<String>,
+    /// The run was stopped early (Ctrl-C): `transactions` counts those that completed.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 /// Loads the population and runs `config.transactions` transactions on `db`.
 pub fn run_tpcc(db: &mut SqlDb, config: &TpccConfig) -> SqlResult<TpccReport> {
+    run_tpcc_with(db, config, &mut |_, _| ControlFlow::Continue(()))
+}
+
+/// [`run_tpcc`] calling `progress(transactions done, transactions)` after each transaction;
+/// `Break` (or the database's interrupt check, [`SqlDb::set_interrupt`], during a transaction)
+/// ends the run early: the report then covers the transactions that completed and says
+/// `interrupted`. An interrupt during the load is [`crate::SqlError::Interrupted`].
+pub fn run_tpcc_with(
+    db: &mut SqlDb,
+    config: &TpccConfig,
+    progress: &mut dyn FnMut(u64, u64) -> ControlFlow<()>,
+) -> SqlResult<TpccReport> {
     config.validate()?;
     let mut rng = TpccRng::new(config.seed, "tpcc-load");
     let start = Instant::now();
@@ -135,8 +151,14 @@ pub fn run_tpcc(db: &mut SqlDb, config: &TpccConfig) -> SqlResult<TpccReport> {
     let mut counts = [0u64; 5];
     let mut rollbacks = 0;
     let mut new_orders = 0u64;
+    let mut done = 0u64;
+    let mut interrupted = false;
     let start = Instant::now();
     for i in 0..config.transactions {
+        if progress(i, config.transactions).is_break() {
+            interrupted = true;
+            break;
+        }
         let t = (i % config.terminals as u64) as i64;
         let terminal = Terminal {
             warehouse: t % config.warehouses + 1,
@@ -145,13 +167,29 @@ pub fn run_tpcc(db: &mut SqlDb, config: &TpccConfig) -> SqlResult<TpccReport> {
             scale: &config.scale,
         };
         let kind = TxKind::from_roll(rng.uniform(0, 99));
-        counts[kind as usize] += 1;
-        match txn::run_one(db, kind, &terminal, &mut rng)? {
-            Outcome::Committed if kind == TxKind::NewOrder => new_orders += 1,
-            Outcome::Committed => {}
-            Outcome::RolledBack => rollbacks += 1,
+        match txn::run_one(db, kind, &terminal, &mut rng) {
+            Ok(Outcome::Committed) if kind == TxKind::NewOrder => new_orders += 1,
+            Ok(Outcome::Committed) => {}
+            Ok(Outcome::RolledBack) => rollbacks += 1,
+            Err(crate::SqlError::Interrupted) => {
+                // SQLite rolled the statement back; the transaction goes with it
+                if db.in_transaction() {
+                    db.set_interrupt(None)?;
+                    db.execute("ROLLBACK", &[])?;
+                }
+                interrupted = true;
+                break;
+            }
+            Err(e) => return Err(e),
         }
+        counts[kind as usize] += 1;
+        done += 1;
     }
+    if !interrupted {
+        let _ = progress(done, config.transactions);
+    }
+    // the consistency check reads the whole database: it runs to its end
+    db.set_interrupt(None)?;
     let wall_s_run = start.elapsed().as_secs_f64();
     let metrics = db.metrics()?;
     let sim_time_s = metrics.sim_time_us / 1e6;
@@ -171,11 +209,12 @@ pub fn run_tpcc(db: &mut SqlDb, config: &TpccConfig) -> SqlResult<TpccReport> {
         wall_s_load,
         wall_s_run,
         transactions_per_wall_s: if wall_s_run > 0.0 {
-            config.transactions as f64 / wall_s_run
+            done as f64 / wall_s_run
         } else {
             0.0
         },
         metrics,
         consistency_violations: check::check_consistency(db)?,
+        interrupted,
     })
 }
