@@ -1,6 +1,6 @@
 //! A SiM-aware B+tree leaf level (SPEC S6; paper 004 §V-A, Fig. 8): the inner levels live in
 //! host memory (a sorted table of each leaf's lowest key), each leaf is two SiM pages of a
-//! [`SimPageStore`]: a key page and a value page with the value of key slot `i` in value slot
+//! [`SearchStore`]: a key page and a value page with the value of key slot `i` in value slot
 //! `i`. A point lookup searches the key page on the chip, checks the hit with an ECC-checked
 //! gather of its key chunk, and gathers the value chunk from the value page (sensed while the key
 //! page stays open) — 2 x 4 KiB never cross the bus. [`SimLeafIndex::get_full_page`] is the
@@ -11,10 +11,10 @@
 //! and range scans are not done here.
 
 use crate::error::{SearchError, SearchResult};
-use crate::header::DATA_BYTES;
-use crate::store::{LogicalPage, SimPageStore};
 use nandlab_core::SimTime;
+use nandlab_ftl::search::{LogicalPage, SearchStore};
 use nandlab_nand::search::format::{self, SLOTS_PER_CHUNK};
+use nandlab_nand::search::header::DATA_BYTES;
 use nandlab_nand::{ChunkMask, NandSim, SearchKey};
 
 /// Key of an unused slot.
@@ -32,7 +32,7 @@ struct Leaf {
 /// The leaf level of a B+tree on SiM pages, with its in-memory inner level.
 #[derive(Debug)]
 pub struct SimLeafIndex {
-    store: SimPageStore,
+    store: SearchStore,
     /// Leaves by increasing `low_key`; the first has `low_key` 0.
     leaves: Vec<Leaf>,
     next_page: u32,
@@ -58,7 +58,7 @@ impl SimLeafIndex {
     pub fn bulk_load(
         sim: &mut NandSim,
         now: SimTime,
-        store: SimPageStore,
+        store: SearchStore,
         entries: &[(u64, u64)],
         fill_slots: usize,
     ) -> SearchResult<Self> {
@@ -102,7 +102,7 @@ impl SimLeafIndex {
         Ok(index)
     }
 
-    pub fn store(&self) -> &SimPageStore {
+    pub fn store(&self) -> &SearchStore {
         &self.store
     }
 
@@ -237,8 +237,8 @@ impl SimLeafIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::StoreConfig;
     use nandlab_core::SimRng;
+    use nandlab_ftl::search::StoreConfig;
     use nandlab_nand::{OpKind, PageAddress, preset};
     use std::collections::BTreeMap;
 
@@ -263,7 +263,7 @@ mod tests {
                 ..PageAddress::default()
             })
             .collect();
-        let store = SimPageStore::new(&mut sim, blocks, StoreConfig::default()).unwrap();
+        let store = SearchStore::new(&mut sim, blocks, StoreConfig::default()).unwrap();
         let mut rng = SimRng::seed_from_u64(3);
         let mut reference = BTreeMap::new();
         while reference.len() < 2_000 {
@@ -329,7 +329,7 @@ mod tests {
     #[test]
     fn the_empty_key_is_refused() {
         let mut sim = NandSim::new(preset("sim2024").unwrap(), 1).unwrap();
-        let store = SimPageStore::new(
+        let store = SearchStore::new(
             &mut sim,
             vec![PageAddress::default()],
             StoreConfig::default(),

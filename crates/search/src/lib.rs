@@ -1,7 +1,7 @@
 //! The controller side of Search-in-Memory (SPEC S4; paper 004 §IV-C), over the chip model's
 //! SiM operations ([`nandlab_nand::NandSim`]'s page-open, search, gather, page-close).
 //!
-//! [`SimPageStore`] keeps logical SiM pages in match-mode blocks and guards what the chip
+//! [`SearchStore`] keeps logical SiM pages in match-mode blocks and guards what the chip
 //! returns:
 //! - **randomization** per chunk, seeded by the chunk address ([`nandlab_nand::search::randomize`]);
 //!   the chip randomizes the search key the same way, so matching needs no de-randomization;
@@ -26,27 +26,20 @@
 //! Layout: `store` (the API), `leaf`, `index`, `tree`, `error`; `header`, `chunk_ecc` and `crc`
 //! are re-exported from `nandlab_nand::search`.
 
-pub mod batch;
-pub mod command;
 pub mod error;
 pub mod index;
 pub mod leaf;
-pub mod store;
 pub mod tree;
 
-/// The integrity formats, shared with the SSD's SiM region (`nandlab-ftl`): they live in the chip
-/// crate, which both depend on.
+/// The integrity formats of the chip crate, re-exported.
 pub use nandlab_nand::search::{chunk_ecc, crc, header};
 
 pub use error::{SearchError, SearchResult};
-pub use header::{DATA_CHUNKS, Header};
+pub use header::{DATA_BYTES, Header};
 pub use index::{
     ChipCost, ChipMeter, FieldRange, Predicate, RangeMethod, RowLayout, SecondaryIndex,
     redistribute,
 };
 pub use leaf::SimLeafIndex;
-pub use store::{IntegrityStats, LogicalPage, OpenPage, SimPageStore, StoreConfig};
+pub use nandlab_ftl::search::{IntegrityStats, LogicalPage, OpenPage, SearchStore, StoreConfig};
 pub use tree::{SimBlockDevice, get_on_chip};
-
-#[cfg(test)]
-mod tests;

@@ -1,5 +1,5 @@
 //! The engine's B+tree ([`nandlab_engine::BTree`], SPEC E5) on SiM pages (SPEC S6; paper 004
-//! §V-A, Fig. 8). [`SimBlockDevice`] is a [`BlockDevice`] over a [`SimPageStore`] and its chip
+//! §V-A, Fig. 8). [`SimBlockDevice`] is a [`BlockDevice`] over a [`SearchStore`] and its chip
 //! model: a logical page is a store page's 4,032 data bytes (the store's verification header
 //! takes chunk 0), every call runs the chip model to idle. The tree's nodes need no change: its
 //! pages already start with a 64-byte header chunk and keep 8-byte slots after it, a leaf being
@@ -15,13 +15,13 @@
 //! chunk 2), so the tree header's chunk 1 is cleared from every bitmap.
 
 use crate::error::{SearchError, SearchResult};
-use crate::header::DATA_BYTES;
 use crate::index::chip_energy_pj;
-use crate::store::{LogicalPage, SimPageStore};
 use nandlab_core::SimTime;
 use nandlab_engine::btree::node::{EMPTY_KEY, HEADER_WORDS, LEAF_MAGIC};
 use nandlab_engine::{BTree, BlockDevice, DeviceCounters, EngineError, Lpa};
+use nandlab_ftl::search::{LogicalPage, SearchStore};
 use nandlab_nand::search::format::{self, CHUNK_BYTES, SLOTS_PER_CHUNK};
+use nandlab_nand::search::header::DATA_BYTES;
 use nandlab_nand::{ChunkMask, NandSim, SearchKey};
 
 /// Page slot of tree word 0 (after the store's header chunk).
@@ -33,7 +33,7 @@ const TREE_HEADER_CHUNK: u32 = 1;
 #[derive(Debug)]
 pub struct SimBlockDevice {
     sim: NandSim,
-    store: SimPageStore,
+    store: SearchStore,
     counters: DeviceCounters,
 }
 
@@ -46,7 +46,7 @@ fn device_error(op: &'static str, lpa: Lpa, error: SearchError) -> EngineError {
 }
 
 impl SimBlockDevice {
-    pub fn new(sim: NandSim, store: SimPageStore) -> Self {
+    pub fn new(sim: NandSim, store: SearchStore) -> Self {
         SimBlockDevice {
             sim,
             store,
@@ -58,7 +58,7 @@ impl SimBlockDevice {
         &self.sim
     }
 
-    pub fn store(&self) -> &SimPageStore {
+    pub fn store(&self) -> &SearchStore {
         &self.store
     }
 
@@ -110,7 +110,7 @@ impl BlockDevice for SimBlockDevice {
         let bytes = self
             .store
             .read(&mut self.sim, now, page)
-            .map_err(|e| device_error("read", lpa, e))?;
+            .map_err(|e| device_error("read", lpa, e.into()))?;
         buf.copy_from_slice(&bytes);
         self.settle();
         Ok(())
@@ -123,7 +123,7 @@ impl BlockDevice for SimBlockDevice {
         let now = self.sim.now();
         self.store
             .write(&mut self.sim, now, page, data)
-            .map_err(|e| device_error("write", lpa, e))?;
+            .map_err(|e| device_error("write", lpa, e.into()))?;
         self.settle();
         Ok(())
     }
@@ -134,7 +134,7 @@ impl BlockDevice for SimBlockDevice {
         if self.store.address_of(page).is_some() {
             self.store
                 .trim(page)
-                .map_err(|e| device_error("trim", lpa, e))?;
+                .map_err(|e| device_error("trim", lpa, e.into()))?;
         }
         Ok(())
     }

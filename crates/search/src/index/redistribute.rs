@@ -14,10 +14,10 @@
 use super::field::BitField;
 use super::secondary::ROWS_PER_PAGE;
 use crate::error::{SearchError, SearchResult};
-use crate::header::DATA_BYTES;
-use crate::store::{LogicalPage, SimPageStore};
 use nandlab_core::SimTime;
+use nandlab_ftl::search::{LogicalPage, SearchStore};
 use nandlab_nand::search::format::{self, CHUNK_BYTES, SLOTS_PER_CHUNK};
+use nandlab_nand::search::header::DATA_BYTES;
 use nandlab_nand::{NandSim, SearchKey};
 
 /// Largest slice width: `2^12` partitions.
@@ -59,7 +59,7 @@ impl Sink {
         &mut self,
         sim: &mut NandSim,
         now: SimTime,
-        store: &mut SimPageStore,
+        store: &mut SearchStore,
         out: &mut Redistribution,
         slot: u64,
     ) -> SearchResult<()> {
@@ -77,7 +77,7 @@ impl Sink {
         &mut self,
         sim: &mut NandSim,
         now: SimTime,
-        store: &mut SimPageStore,
+        store: &mut SearchStore,
         out: &mut Redistribution,
     ) -> SearchResult<()> {
         if self.buffer.is_empty() {
@@ -148,7 +148,7 @@ fn check(
 pub fn redistribute(
     sim: &mut NandSim,
     now: SimTime,
-    store: &mut SimPageStore,
+    store: &mut SearchStore,
     sources: &[LogicalPage],
     used: SearchKey,
     slice: BitField,
@@ -218,7 +218,7 @@ pub enum FullRead {
 pub fn redistribute_full_read(
     sim: &mut NandSim,
     now: SimTime,
-    store: &mut SimPageStore,
+    store: &mut SearchStore,
     sources: &[LogicalPage],
     used: SearchKey,
     slice: BitField,

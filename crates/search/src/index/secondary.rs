@@ -11,10 +11,10 @@
 use super::field::{BitField, RowLayout, VALID_BIT};
 use super::range::{aligned_blocks, approximate, widened_blocks};
 use crate::error::{SearchError, SearchResult};
-use crate::header::DATA_BYTES;
-use crate::store::{LogicalPage, SimPageStore};
 use nandlab_core::SimTime;
+use nandlab_ftl::search::{LogicalPage, SearchStore};
 use nandlab_nand::search::format::{self, CHUNK_BYTES, SLOTS_PER_CHUNK};
+use nandlab_nand::search::header::DATA_BYTES;
 use nandlab_nand::{MatchBitmap, NandSim, SearchKey};
 
 /// Rows per index page (the data slots of a store page).
@@ -106,7 +106,7 @@ impl Plan {
 /// A secondary index: packed rows in pages `0..page_count` of its store.
 #[derive(Debug)]
 pub struct SecondaryIndex {
-    store: SimPageStore,
+    store: SearchStore,
     layout: RowLayout,
     pages: Vec<LogicalPage>,
     rows: usize,
@@ -119,7 +119,7 @@ impl SecondaryIndex {
     pub fn build(
         sim: &mut NandSim,
         now: SimTime,
-        mut store: SimPageStore,
+        mut store: SearchStore,
         layout: RowLayout,
         rows: &[u64],
     ) -> SearchResult<Self> {
@@ -159,7 +159,7 @@ impl SecondaryIndex {
         &self.layout
     }
 
-    pub fn store(&self) -> &SimPageStore {
+    pub fn store(&self) -> &SearchStore {
         &self.store
     }
 
@@ -292,7 +292,7 @@ impl SecondaryIndex {
                 }
             }
         }
-        self.store.close(sim, now, open)
+        Ok(self.store.close(sim, now, open)?)
     }
 
     /// The baseline: every page read in full (through the page ECC), every slot checked on the

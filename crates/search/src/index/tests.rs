@@ -2,8 +2,8 @@
 //! results against a plain filter of the rows, and the chip cost of SiM against full-page reads.
 
 use super::*;
-use crate::store::{LogicalPage, SimPageStore, StoreConfig};
 use nandlab_core::SimRng;
+use nandlab_ftl::search::{LogicalPage, SearchStore, StoreConfig};
 use nandlab_nand::{NandSim, PageAddress, SearchKey, preset};
 
 const ATTRIBUTES: [(&str, u32); 4] = [("gender", 1), ("age", 7), ("city", 6), ("salary", 16)];
@@ -15,14 +15,14 @@ fn chip() -> NandSim {
     NandSim::new(config, 1).unwrap()
 }
 
-fn store(sim: &mut NandSim) -> SimPageStore {
+fn store(sim: &mut NandSim) -> SearchStore {
     let blocks = (0..4)
         .map(|b| PageAddress {
             block: b,
             ..PageAddress::default()
         })
         .collect();
-    SimPageStore::new(sim, blocks, StoreConfig::default()).unwrap()
+    SearchStore::new(sim, blocks, StoreConfig::default()).unwrap()
 }
 
 /// `count` random rows (attribute values, row id = position).

@@ -4,9 +4,9 @@
 
 use super::*;
 use crate::index::{ChipCost, ChipMeter};
-use crate::store::StoreConfig;
 use nandlab_core::SimRng;
 use nandlab_engine::BTreeConfig;
+use nandlab_ftl::search::StoreConfig;
 use nandlab_nand::{PageAddress, preset};
 use std::collections::BTreeMap;
 
@@ -22,7 +22,7 @@ fn tree() -> BTree<SimBlockDevice> {
             ..PageAddress::default()
         })
         .collect();
-    let store = SimPageStore::new(&mut sim, blocks, StoreConfig::default()).unwrap();
+    let store = SearchStore::new(&mut sim, blocks, StoreConfig::default()).unwrap();
     let device = SimBlockDevice::new(sim, store);
     BTree::create(
         device,

@@ -15,20 +15,14 @@
 //!   host read), the search answered from the corrected copy, and the page queued for refresh.
 //! - **Gather**: each chunk checked by its chunk ECC (one flipped bit corrected); an
 //!   uncorrectable chunk falls back to the full read and queues the page.
-//! - **Refresh** ([`Ssd::sim_refresh`]): queued pages are rewritten through the FTL (a new pool
+//! - **Refresh** ([`Ssd::search_refresh`]): queued pages are rewritten through the FTL (a new pool
 //!   page, re-randomized for its address, new header time).
 
-use super::super::Ssd;
-use super::SimRegion;
+use super::region::SearchRegion;
 use crate::address::Lpa;
-use crate::error::FtlResult;
-use crate::flash::emit::Tag;
-use crate::flash::{HostWrite, PageData};
-use crate::mapping::Mapping;
 use nandlab_core::SimTime;
-use nandlab_nand::PageAddress;
 use nandlab_nand::search::chunk_ecc::{self, CHUNK_ECC_BYTES, Decoded};
-use nandlab_nand::search::format::{CHUNK_BYTES, SIM_PAGE_BYTES};
+use nandlab_nand::search::format::CHUNK_BYTES;
 use nandlab_nand::search::header;
 use nandlab_nand::search::randomize;
 use std::collections::VecDeque;
@@ -37,16 +31,16 @@ use std::collections::VecDeque;
 pub const SIM_MAGIC: u64 = 0x2152_4448_2D4D_4953;
 
 /// Bits of the header chunk's slots in the first bitmap word.
-pub(super) const HEADER_SLOTS: u64 = 0xFF;
+pub(crate) const HEADER_SLOTS: u64 = 0xFF;
 
 /// The integrity layer's state.
 #[derive(Debug)]
 pub(crate) struct Integrity {
     pub refresh_age: SimTime,
     /// LPAs waiting to be rewritten, each once.
-    refresh: VecDeque<u32>,
+    pub(crate) refresh: VecDeque<u32>,
     /// Per region page: queued for refresh.
-    queued: Vec<bool>,
+    pub(crate) queued: Vec<bool>,
 }
 
 impl Integrity {
@@ -61,7 +55,7 @@ impl Integrity {
 
 /// What the header check on page-open found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Verdict {
+pub(crate) enum Verdict {
     /// Searched on the chip.
     OnChip,
     /// Read out in full: the CRC (or magic, or LPA) failed.
@@ -70,9 +64,9 @@ pub(super) enum Verdict {
     Aged,
 }
 
-impl SimRegion {
+impl SearchRegion {
     /// The header check of a page-open of `lpa` at chip page `chip_ppa` at `now`.
-    pub(super) fn check_window(
+    pub(crate) fn check_window(
         &mut self,
         window: &[u8],
         chip_ppa: u64,
@@ -103,7 +97,7 @@ impl SimRegion {
     }
 
     /// Queues `lpa` for refresh (once).
-    pub(super) fn queue_refresh(&mut self, lpa: Lpa) {
+    pub(crate) fn queue_refresh(&mut self, lpa: Lpa) {
         let index = (lpa.0 - self.first_lpa) as usize;
         let integrity = self.integrity.as_mut().expect("integrity layer on");
         if !integrity.queued[index] {
@@ -116,7 +110,7 @@ impl SimRegion {
     /// Checks and de-randomizes the chunks a gather of chip page `chip_ppa` returned (`raw`:
     /// each chunk's 64 bytes then its ECC bytes) into `out`; `false` when a chunk is
     /// uncorrectable (the page must be read in full).
-    pub(super) fn check_chunks(
+    pub(crate) fn check_chunks(
         &mut self,
         raw: &[u8],
         chunks: nandlab_nand::ChunkMask,
@@ -138,100 +132,5 @@ impl SimRegion {
             randomize::randomize_chunk(randomize::chunk_address(chip_ppa, chunk), &mut out[at..]);
         }
         true
-    }
-}
-
-impl Ssd {
-    /// The fallback: a full read of the page at `address` (chip page `chip_ppa`) through the
-    /// chip's page ECC with read-retry (its completion is decoded by the controller's ECC as a
-    /// host read's), de-randomized into the region's corrected copy. Whether the page ECC
-    /// decoded it (an uncorrectable page leaves the copy empty).
-    pub(super) fn sim_full_read(
-        &mut self,
-        address: PageAddress,
-        chip_ppa: u64,
-        tag: u64,
-    ) -> FtlResult<bool> {
-        let read = self.nand.read_page_data(self.now, address, tag)?;
-        let sim = self.sim.as_mut().expect("SiM region");
-        sim.counters.fallback_reads += 1;
-        sim.counters.fallback_read_retries += u64::from(read.read_retries);
-        sim.corrected.clear();
-        let Some(bytes) = read.bytes else {
-            sim.counters.uncorrectable_reads += 1;
-            return Ok(false);
-        };
-        sim.corrected
-            .extend_from_slice(&bytes[..SIM_PAGE_BYTES as usize]);
-        randomize::randomize_page(chip_ppa, &mut sim.corrected);
-        debug_assert!(header::verify_window(&sim.corrected, chip_ppa, false, SIM_MAGIC).is_some());
-        Ok(true)
-    }
-
-    /// Pages of the SiM region waiting to be refreshed (`ftl.sim_integrity`).
-    pub fn sim_refresh_queue_len(&self) -> usize {
-        self.sim
-            .as_ref()
-            .and_then(|s| s.integrity.as_ref())
-            .map_or(0, |i| i.refresh.len())
-    }
-
-    /// Rewrites up to `pages_max` pages of the refresh queue through the FTL (each to a new
-    /// pool page, randomized for its address, with a new header time) and simulates until the
-    /// device is idle; returns how many were rewritten. A queued page rewritten by the host or
-    /// trimmed meanwhile is dropped from the queue without a write.
-    pub fn sim_refresh(&mut self, pages_max: usize) -> FtlResult<usize> {
-        let Some(sim) = self.sim.as_mut() else {
-            return Ok(0);
-        };
-        let pool = sim.pool;
-        let mut page = std::mem::take(&mut sim.page);
-        let mut done = 0;
-        let mut result = Ok(());
-        while done < pages_max {
-            let sim = self.sim.as_mut().expect("SiM region");
-            let Some(integrity) = sim.integrity.as_mut() else {
-                break;
-            };
-            let Some(lpa) = integrity.refresh.pop_front() else {
-                break;
-            };
-            integrity.queued[(lpa - sim.first_lpa) as usize] = false;
-            let lpa = Lpa(lpa);
-            if !self.front.is_empty() && self.front.contains(lpa) {
-                continue;
-            }
-            let Some(ppa) = self.mapper.locate(lpa) else {
-                continue;
-            };
-            page.clear();
-            match self.flash.payload.read(ppa) {
-                Some(bytes) => page.extend_from_slice(bytes),
-                None => page.resize(self.page_size_bytes as usize, 0),
-            }
-            let write = HostWrite {
-                lpa,
-                sequence: self.flash.next_sequence(),
-                data: PageData::Page(&page),
-                placement: pool,
-            };
-            result = self
-                .mapper
-                .write(&mut self.flash, write, Tag::Internal)
-                .and_then(|()| self.submit_pending());
-            if result.is_err() {
-                break;
-            }
-            self.sim
-                .as_mut()
-                .expect("SiM region")
-                .counters
-                .refreshes_done += 1;
-            done += 1;
-        }
-        self.sim.as_mut().expect("SiM region").page = page;
-        result?;
-        self.drain()?;
-        Ok(done)
     }
 }
