@@ -12,6 +12,7 @@ use nandlab_nand::{NandConfig, NandSim, PageAddress};
 use nandlab_search::index::{
     ChipMeter, FieldRange, Predicate, RangeMethod, RowLayout, SecondaryIndex,
 };
+use nandlab_search::{ChipDevice, SearchDevice};
 use nandlab_workload::ycsb::YcsbDistribution;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -365,8 +366,9 @@ pub fn sim_index_json(spec_json: &str) -> LabResult<String> {
     };
     let store = SearchStore::new(&mut sim, blocks, store_config)
         .map_err(|e| search_error("store", e.into()))?;
+    let mut sim = ChipDevice::new(sim, store);
     let now = sim.now();
-    let mut index = SecondaryIndex::build(&mut sim, now, store, layout, &packed)
+    let mut index = SecondaryIndex::build(&mut sim, now, layout, &packed)
         .map_err(|e| search_error("rows", e))?;
     ChipMeter::start(&sim).finish(&mut sim);
     let mut results = Vec::with_capacity(spec.queries.len());

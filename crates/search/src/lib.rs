@@ -15,7 +15,7 @@
 //! - a **4-byte ECC per chunk** ([`chunk_ecc`]: SEC-DED Hamming + CRC-16) checked on every
 //!   gathered chunk (a concatenated code with the page ECC).
 //!
-//! [`SimLeafIndex`] is a B+tree leaf level on SiM pages (paper §V-A: key page + value page).
+//! [`SearchLeafIndex`] is a B+tree leaf level on SiM pages (paper §V-A: key page + value page).
 //! [`index`] holds the other integrations of paper §V: a secondary index of bit-packed rows
 //! ([`SecondaryIndex`]), range queries as power-of-two key + mask searches, and data
 //! redistribution by key-space partition ([`redistribute()`]).
@@ -26,6 +26,7 @@
 //! Layout: `store` (the API), `leaf`, `index`, `tree`, `error`; `header`, `chunk_ecc` and `crc`
 //! are re-exported from `nandlab_nand::search`.
 
+pub mod device;
 pub mod error;
 pub mod index;
 pub mod leaf;
@@ -34,12 +35,13 @@ pub mod tree;
 /// The integrity formats of the chip crate, re-exported.
 pub use nandlab_nand::search::{chunk_ecc, crc, header};
 
+pub use device::{ChipDevice, SearchDevice, SsdOpen};
 pub use error::{SearchError, SearchResult};
 pub use header::{DATA_BYTES, Header};
 pub use index::{
     ChipCost, ChipMeter, FieldRange, Predicate, RangeMethod, RowLayout, SecondaryIndex,
     redistribute,
 };
-pub use leaf::SimLeafIndex;
+pub use leaf::SearchLeafIndex;
 pub use nandlab_ftl::search::{IntegrityStats, LogicalPage, OpenPage, SearchStore, StoreConfig};
-pub use tree::{SimBlockDevice, get_on_chip};
+pub use tree::{SearchBlockDevice, get_on_chip};

@@ -1,6 +1,7 @@
-//! The controller's integrity layer on the SiM region (paper 004 §IV-C, SPEC S4;
-//! `ftl.sim_integrity`), with the page formats of `nandlab_nand::search` that
-//! `nandlab-search`'s store uses too:
+//! The search controller's integrity layer (paper 004 §IV-C, SPEC S4), over the page formats
+//! of `nandlab_nand::search`. The checks ([`header_verdict`], [`decode_chunks`]) and the refresh
+//! queue ([`RefreshQueue`]) are shared by the chip-attached [`super::SearchStore`] and the SSD's
+//! region (`ftl.sim_integrity`); on the SSD:
 //!
 //! - **On flash**: chunk 0 of every region page is the verification header (CRC-64 over the
 //!   header and the first data chunk, the program time, the magic number, the LPA), the page is
@@ -15,53 +16,170 @@
 //!   host read), the search answered from the corrected copy, and the page queued for refresh.
 //! - **Gather**: each chunk checked by its chunk ECC (one flipped bit corrected); an
 //!   uncorrectable chunk falls back to the full read and queues the page.
-//! - **Refresh** ([`Ssd::search_refresh`]): queued pages are rewritten through the FTL (a new pool
+//! - **Refresh** ([`crate::Ssd::search_refresh`]): queued pages are rewritten through the FTL (a new pool
 //!   page, re-randomized for its address, new header time).
 
 use super::region::SearchRegion;
 use crate::address::Lpa;
 use nandlab_core::SimTime;
+use nandlab_nand::ChunkMask;
 use nandlab_nand::search::chunk_ecc::{self, CHUNK_ECC_BYTES, Decoded};
 use nandlab_nand::search::format::CHUNK_BYTES;
-use nandlab_nand::search::header;
+use nandlab_nand::search::header::{self, Header};
 use nandlab_nand::search::randomize;
 use std::collections::VecDeque;
 
-/// The header's magic number ("SIM-HDR!", as `nandlab-search`'s store).
+/// The header's magic number ("SIM-HDR!"; the store's default too).
 pub const SIM_MAGIC: u64 = 0x2152_4448_2D4D_4953;
 
 /// Bits of the header chunk's slots in the first bitmap word.
 pub(crate) const HEADER_SLOTS: u64 = 0xFF;
 
-/// The integrity layer's state.
+/// What the header check on page-open found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Searched on the chip.
+    OnChip,
+    /// Read out in full: the CRC (or magic, or page number) failed.
+    CrcFailed,
+    /// Read out in full: older than the refresh age.
+    Aged,
+}
+
+/// The verdict on a page-open of logical page `page` at `now` from the header the window
+/// decoded to (`None`: the CRC or magic number failed).
+pub fn header_verdict(
+    header: Option<Header>,
+    page: u32,
+    now: SimTime,
+    refresh_age: SimTime,
+) -> Verdict {
+    match header {
+        Some(h) if h.page == page => {
+            if now.saturating_sub(h.written_at) <= refresh_age {
+                Verdict::OnChip
+            } else {
+                Verdict::Aged
+            }
+        }
+        _ => Verdict::CrcFailed,
+    }
+}
+
+/// What [`decode_chunks`] found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChunkCheck {
+    /// Chunks checked (up to and with the first uncorrectable one).
+    pub checked: u64,
+    /// Chunks with one bit corrected.
+    pub corrected: u64,
+    /// A chunk was uncorrectable: the page must be read in full.
+    pub failed: bool,
+}
+
+/// Checks each chunk a gather of chip page `chip_ppa` returned (`raw`: each chunk's 64 bytes
+/// then its ECC bytes) with its chunk ECC and appends it to `out`, de-randomized if
+/// `randomized`; stops at the first uncorrectable chunk (then `out` holds a partial result).
+pub fn decode_chunks(
+    raw: &[u8],
+    chunks: ChunkMask,
+    chip_ppa: u64,
+    randomized: bool,
+    out: &mut Vec<u8>,
+) -> ChunkCheck {
+    let mut check = ChunkCheck::default();
+    let stride = CHUNK_BYTES as usize + CHUNK_ECC_BYTES;
+    for (chunk, bytes) in chunks.chunks().zip(raw.chunks_exact(stride)) {
+        let at = out.len();
+        out.extend_from_slice(&bytes[..CHUNK_BYTES as usize]);
+        check.checked += 1;
+        match chunk_ecc::decode(&mut out[at..], &bytes[CHUNK_BYTES as usize..]) {
+            Decoded::Clean => {}
+            Decoded::Corrected { .. } => check.corrected += 1,
+            Decoded::Uncorrectable => {
+                check.failed = true;
+                return check;
+            }
+        }
+        if randomized {
+            randomize::randomize_chunk(randomize::chunk_address(chip_ppa, chunk), &mut out[at..]);
+        }
+    }
+    check
+}
+
+/// Pages waiting to be rewritten, each at most once (indices `0..pages`).
+#[derive(Clone, Debug)]
+pub struct RefreshQueue {
+    queue: VecDeque<u32>,
+    queued: Vec<bool>,
+}
+
+impl RefreshQueue {
+    /// An empty queue over `pages` pages.
+    pub fn new(pages: u32) -> Self {
+        RefreshQueue {
+            queue: VecDeque::new(),
+            queued: vec![false; pages as usize],
+        }
+    }
+
+    /// Whether page `index` is queued.
+    pub fn contains(&self, index: u32) -> bool {
+        self.queued[index as usize]
+    }
+
+    /// Queues page `index` unless it is queued already; whether it was added.
+    pub fn push(&mut self, index: u32) -> bool {
+        if self.queued[index as usize] {
+            return false;
+        }
+        self.queued[index as usize] = true;
+        self.queue.push_back(index);
+        true
+    }
+
+    /// The oldest queued page, taken off the queue.
+    pub fn pop(&mut self) -> Option<u32> {
+        let index = self.queue.pop_front()?;
+        self.queued[index as usize] = false;
+        Some(index)
+    }
+
+    /// Drops page `index` from the queue.
+    pub fn remove(&mut self, index: u32) {
+        if self.queued[index as usize] {
+            self.queued[index as usize] = false;
+            self.queue.retain(|p| *p != index);
+        }
+    }
+
+    /// Pages queued.
+    pub fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Whether no page is queued.
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+}
+
+/// The integrity layer's state on the SSD's region.
 #[derive(Debug)]
 pub(crate) struct Integrity {
     pub refresh_age: SimTime,
-    /// LPAs waiting to be rewritten, each once.
-    pub(crate) refresh: VecDeque<u32>,
-    /// Per region page: queued for refresh.
-    pub(crate) queued: Vec<bool>,
+    /// Region pages (index from the region's first LPA) waiting to be rewritten.
+    pub refresh: RefreshQueue,
 }
 
 impl Integrity {
     pub fn new(refresh_age_s: u64, pages: u32) -> Self {
         Integrity {
             refresh_age: SimTime::from_ms(refresh_age_s.saturating_mul(1000)),
-            refresh: VecDeque::new(),
-            queued: vec![false; pages as usize],
+            refresh: RefreshQueue::new(pages),
         }
     }
-}
-
-/// What the header check on page-open found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Verdict {
-    /// Searched on the chip.
-    OnChip,
-    /// Read out in full: the CRC (or magic, or LPA) failed.
-    CrcFailed,
-    /// Read out in full: older than the refresh age.
-    Aged,
 }
 
 impl SearchRegion {
@@ -76,16 +194,8 @@ impl SearchRegion {
         let Some(integrity) = &self.integrity else {
             return Verdict::OnChip;
         };
-        let verdict = match header::verify_window(window, chip_ppa, true, SIM_MAGIC) {
-            Some(h) if h.page == lpa.0 => {
-                if now.saturating_sub(h.written_at) <= integrity.refresh_age {
-                    Verdict::OnChip
-                } else {
-                    Verdict::Aged
-                }
-            }
-            _ => Verdict::CrcFailed,
-        };
+        let header = header::verify_window(window, chip_ppa, true, SIM_MAGIC);
+        let verdict = header_verdict(header, lpa.0, now, integrity.refresh_age);
         let c = &mut self.counters;
         c.opens_checked += 1;
         match verdict {
@@ -98,39 +208,25 @@ impl SearchRegion {
 
     /// Queues `lpa` for refresh (once).
     pub(crate) fn queue_refresh(&mut self, lpa: Lpa) {
-        let index = (lpa.0 - self.first_lpa) as usize;
+        let index = lpa.0 - self.first_lpa;
         let integrity = self.integrity.as_mut().expect("integrity layer on");
-        if !integrity.queued[index] {
-            integrity.queued[index] = true;
-            integrity.refresh.push_back(lpa.0);
+        if integrity.refresh.push(index) {
             self.counters.refreshes_queued += 1;
         }
     }
 
-    /// Checks and de-randomizes the chunks a gather of chip page `chip_ppa` returned (`raw`:
-    /// each chunk's 64 bytes then its ECC bytes) into `out`; `false` when a chunk is
-    /// uncorrectable (the page must be read in full).
+    /// Checks and de-randomizes the chunks a gather of chip page `chip_ppa` returned into `out`
+    /// ([`decode_chunks`]); `false` when a chunk is uncorrectable (the page must be read in full).
     pub(crate) fn check_chunks(
         &mut self,
         raw: &[u8],
-        chunks: nandlab_nand::ChunkMask,
+        chunks: ChunkMask,
         chip_ppa: u64,
         out: &mut Vec<u8>,
     ) -> bool {
-        let stride = CHUNK_BYTES as usize + CHUNK_ECC_BYTES;
-        for (chunk, bytes) in chunks.chunks().zip(raw.chunks_exact(stride)) {
-            let at = out.len();
-            out.extend_from_slice(&bytes[..CHUNK_BYTES as usize]);
-            match chunk_ecc::decode(&mut out[at..], &bytes[CHUNK_BYTES as usize..]) {
-                Decoded::Clean => {}
-                Decoded::Corrected { .. } => self.counters.chunk_bits_corrected += 1,
-                Decoded::Uncorrectable => {
-                    self.counters.chunks_uncorrectable += 1;
-                    return false;
-                }
-            }
-            randomize::randomize_chunk(randomize::chunk_address(chip_ppa, chunk), &mut out[at..]);
-        }
-        true
+        let check = decode_chunks(raw, chunks, chip_ppa, true, out);
+        self.counters.chunk_bits_corrected += check.corrected;
+        self.counters.chunks_uncorrectable += u64::from(check.failed);
+        !check.failed
     }
 }

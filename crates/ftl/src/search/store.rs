@@ -8,13 +8,13 @@
 //! the chip while the page is verified, the controller's corrected copy after a fallback.
 
 use super::error::{StoreError, StoreResult};
+use super::integrity::{self, RefreshQueue, Verdict};
 use nandlab_core::SimTime;
-use nandlab_nand::search::chunk_ecc::{self, CHUNK_ECC_BYTES, Decoded};
+use nandlab_nand::search::chunk_ecc::CHUNK_ECC_BYTES;
 use nandlab_nand::search::format::{self, CHUNK_BYTES, SIM_PAGE_BYTES};
-use nandlab_nand::search::header::{self, DATA_BYTES, Header, VERIFIED_BYTES};
+use nandlab_nand::search::header::{self, DATA_BYTES, Header};
 use nandlab_nand::search::randomize;
 use nandlab_nand::{BlockMode, ChunkMask, MatchBitmap, NandSim, PageAddress, SearchKey};
-use std::collections::VecDeque;
 
 /// Number of a logical SiM page of a store.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -122,8 +122,7 @@ pub struct SearchStore {
     /// The next unused block.
     next_block: usize,
     randomized: bool,
-    refresh: VecDeque<LogicalPage>,
-    queued: Vec<bool>,
+    refresh: RefreshQueue,
     stats: IntegrityStats,
 }
 
@@ -180,14 +179,13 @@ impl SearchStore {
         Ok(SearchStore {
             pages_per_block: sim.geometry().pages_per_block,
             map: vec![None; config.logical_pages as usize],
-            queued: vec![false; config.logical_pages as usize],
+            refresh: RefreshQueue::new(config.logical_pages),
             config,
             blocks,
             open_blocks: Vec::new(),
             next_stripe: 0,
             next_block: 0,
             randomized,
-            refresh: VecDeque::new(),
             stats: IntegrityStats::default(),
         })
     }
@@ -212,10 +210,7 @@ impl SearchStore {
     pub fn trim(&mut self, page: LogicalPage) -> StoreResult<()> {
         self.check_page(page)?;
         self.map[page.0 as usize] = None;
-        if self.queued[page.0 as usize] {
-            self.queued[page.0 as usize] = false;
-            self.refresh.retain(|p| *p != page);
-        }
+        self.refresh.remove(page.0);
         Ok(())
     }
 
@@ -324,24 +319,20 @@ impl SearchStore {
         let window = sim.page_open(now, address, u64::from(page.0))?;
         self.stats.opens += 1;
         let ppa = sim.geometry().ppa(&address).0;
-        let mut head = window;
-        head.truncate(VERIFIED_BYTES);
-        self.derandomize(ppa, &mut head, 0);
+        let header = header::verify_window(&window, ppa, self.randomized, self.config.magic);
         let mut open = OpenPage {
             page,
             address,
             corrected: None,
             latched: true,
         };
-        match Header::verify(&head, self.config.magic) {
-            Some(h) if h.page == page.0 => {
-                if now.saturating_sub(h.written_at) <= self.config.refresh_age {
-                    self.stats.opens_on_chip += 1;
-                    return Ok(open);
-                }
-                self.stats.aged_opens += 1;
+        match integrity::header_verdict(header, page.0, now, self.config.refresh_age) {
+            Verdict::OnChip => {
+                self.stats.opens_on_chip += 1;
+                return Ok(open);
             }
-            _ => self.stats.crc_failures += 1,
+            Verdict::Aged => self.stats.aged_opens += 1,
+            Verdict::CrcFailed => self.stats.crc_failures += 1,
         }
         self.queue_refresh(page)?;
         self.fall_back(sim, now, &mut open)?;
@@ -393,7 +384,7 @@ impl SearchStore {
     }
 
     fn queue_refresh(&mut self, page: LogicalPage) -> StoreResult<()> {
-        if self.queued[page.0 as usize] {
+        if self.refresh.contains(page.0) {
             return Ok(());
         }
         if self.refresh.len() >= self.config.refresh_queue_pages_max {
@@ -402,8 +393,7 @@ impl SearchStore {
                 limit: self.config.refresh_queue_pages_max,
             });
         }
-        self.queued[page.0 as usize] = true;
-        self.refresh.push_back(page);
+        self.refresh.push(page.0);
         self.stats.refreshes_queued += 1;
         Ok(())
     }
@@ -452,27 +442,12 @@ impl SearchStore {
         if open.corrected.is_none() {
             let raw = sim.gather_chunks(now, open.address, chunks, u64::from(open.page.0))?;
             let ppa = sim.geometry().ppa(&open.address).0;
-            let stride = CHUNK_BYTES as usize + CHUNK_ECC_BYTES;
             let mut out = Vec::with_capacity(chunks.count() as usize * CHUNK_BYTES as usize);
-            let mut failed = false;
-            for (i, chunk) in chunks.chunks().enumerate() {
-                let (bytes, ecc) = raw[i * stride..(i + 1) * stride].split_at(CHUNK_BYTES as usize);
-                let mut data = [0u8; CHUNK_BYTES as usize];
-                data.copy_from_slice(bytes);
-                self.stats.chunks_gathered += 1;
-                match chunk_ecc::decode(&mut data, ecc) {
-                    Decoded::Clean => {}
-                    Decoded::Corrected { .. } => self.stats.chunk_bits_corrected += 1,
-                    Decoded::Uncorrectable => {
-                        self.stats.chunks_uncorrectable += 1;
-                        failed = true;
-                        break;
-                    }
-                }
-                self.derandomize(ppa, &mut data, chunk);
-                out.extend_from_slice(&data);
-            }
-            if !failed {
+            let check = integrity::decode_chunks(&raw, chunks, ppa, self.randomized, &mut out);
+            self.stats.chunks_gathered += check.checked;
+            self.stats.chunk_bits_corrected += check.corrected;
+            self.stats.chunks_uncorrectable += u64::from(check.failed);
+            if !check.failed {
                 return Ok(out);
             }
             self.queue_refresh(open.page)?;
@@ -575,10 +550,9 @@ impl SearchStore {
     ) -> StoreResult<usize> {
         let mut done = 0;
         while done < pages_max {
-            let Some(page) = self.refresh.pop_front() else {
+            let Some(page) = self.refresh.pop().map(LogicalPage) else {
                 break;
             };
-            self.queued[page.0 as usize] = false;
             let address = self.check_page(page)?;
             let logical = self.read_corrected(sim, now, page, address)?;
             self.write(sim, now, page, &logical[CHUNK_BYTES as usize..])?;

@@ -68,11 +68,10 @@ impl Ssd {
             let Some(integrity) = search.integrity.as_mut() else {
                 break;
             };
-            let Some(lpa) = integrity.refresh.pop_front() else {
+            let Some(index) = integrity.refresh.pop() else {
                 break;
             };
-            integrity.queued[(lpa - search.first_lpa) as usize] = false;
-            let lpa = Lpa(lpa);
+            let lpa = Lpa(search.first_lpa + index);
             if !self.front.is_empty() && self.front.contains(lpa) {
                 continue;
             }
