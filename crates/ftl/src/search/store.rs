@@ -47,7 +47,7 @@ impl Default for StoreConfig {
     fn default() -> Self {
         StoreConfig {
             logical_pages: 1024,
-            magic: 0x2152_4448_2D4D_4953, // "SIM-HDR!"
+            magic: integrity::SIM_MAGIC, // "SIM-HDR!", as the SSD region's
             refresh_age: SimTime::from_ms(30 * 86_400_000),
             refresh_queue_pages_max: 1024,
             stripe_blocks: 1,

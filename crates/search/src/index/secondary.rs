@@ -287,7 +287,7 @@ impl SecondaryIndex {
                 }
             }
         }
-        Ok(device.close(now, open)?)
+        device.close(now, open)
     }
 
     /// The baseline: every page read in full (through the page ECC), every slot checked on the
