@@ -230,3 +230,78 @@ impl SearchRegion {
         !check.failed
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The verdict both attachments act on: the page number and the age decide, a header that
+    /// did not decode is a CRC failure.
+    #[test]
+    fn the_header_verdict_checks_page_and_age() {
+        let age = SimTime::from_ms(1000);
+        let header = |page, written_ms| {
+            Some(Header {
+                written_at: SimTime::from_ms(written_ms),
+                magic: SIM_MAGIC,
+                page,
+            })
+        };
+        let now = SimTime::from_ms(5000);
+        assert_eq!(
+            header_verdict(header(7, 4000), 7, now, age),
+            Verdict::OnChip
+        );
+        assert_eq!(header_verdict(header(7, 3999), 7, now, age), Verdict::Aged);
+        assert_eq!(
+            header_verdict(header(8, 4000), 7, now, age),
+            Verdict::CrcFailed
+        );
+        assert_eq!(header_verdict(None, 7, now, age), Verdict::CrcFailed);
+    }
+
+    #[test]
+    fn a_page_is_queued_for_refresh_once_and_leaves_in_order() {
+        let mut queue = RefreshQueue::new(8);
+        assert!(queue.push(5) && queue.push(2) && !queue.push(5));
+        assert!(queue.push(7));
+        queue.remove(2);
+        assert_eq!((queue.len(), queue.contains(2)), (2, false));
+        assert_eq!(queue.pop(), Some(5));
+        assert!(queue.push(5), "a popped page may be queued again");
+        assert_eq!(
+            (queue.pop(), queue.pop(), queue.pop()),
+            (Some(7), Some(5), None)
+        );
+        assert!(queue.is_empty());
+    }
+
+    /// A flipped bit in a gathered chunk is corrected and the chunk de-randomized; a chunk with
+    /// its ECC bytes destroyed stops the decode.
+    #[test]
+    fn gathered_chunks_are_corrected_and_an_uncorrectable_one_stops_the_decode() {
+        let data: Vec<u8> = (0..128u32).map(|i| i as u8).collect();
+        let ppa = 42;
+        let mut raw = Vec::new();
+        for (i, chunk) in data.chunks_exact(64).enumerate() {
+            let mut stored = chunk.to_vec();
+            randomize::randomize_chunk(randomize::chunk_address(ppa, 1 + i as u32), &mut stored);
+            let ecc = chunk_ecc::encode(&stored);
+            raw.extend_from_slice(&stored);
+            raw.extend_from_slice(&ecc);
+        }
+        raw[3] ^= 0x10; // one bit of chunk 1
+        let mut out = Vec::new();
+        let check = decode_chunks(&raw, ChunkMask(0b110), ppa, true, &mut out);
+        assert_eq!(
+            (check.checked, check.corrected, check.failed),
+            (2, 1, false)
+        );
+        assert_eq!(out, data);
+        raw[64..68].fill(0xFF); // chunk 1's ECC bytes
+        raw[0] ^= 0x03;
+        let mut out = Vec::new();
+        let check = decode_chunks(&raw, ChunkMask(0b110), ppa, true, &mut out);
+        assert!(check.failed && check.checked == 1, "{check:?}");
+    }
+}
