@@ -38,6 +38,7 @@
 //! | preconditioning | `ssd/precondition.rs` |
 //! | placement ids (FDP reclaim-unit handles): per-id frontiers and WAF | `flash/placement.rs`, `mapping/page.rs` |
 //! | controller costs: firmware, DRAM, host link, ECC (time and energy) | `controller/` |
+//! | Search-in-Memory: region, integrity, deadline batcher, command codec; the chip-attached store | `search/` (the SSD side: `ssd/search.rs`) |
 //! | counters and the report | `stats/`, `ssd/report.rs` |
 //! | memory estimate and budget | `memory.rs` |
 
@@ -53,6 +54,7 @@ pub mod mapping;
 pub mod memory;
 pub mod power;
 pub mod sched;
+pub mod search;
 mod ssd;
 pub mod stats;
 mod wear;
@@ -71,9 +73,10 @@ pub use frontend::pcm::{LogBufferConfig, PcmStage, PcmStageConfig, PcmStageRepor
 pub use frontend::{FlashLogArea, FrontEnd, LogAreaOp, Outgoing, PageWrite, PageWrites, StagePort};
 pub use host::{HostOp, HostRequest};
 pub use memory::MemoryEstimate;
+pub use search::{SearchCounters, SearchOp, SearchRequest};
 pub use ssd::{
     ArmedCut, COMMIT_RECORD_MAGIC, CutOutcome, Executed, HostCompletion,
-    PRECONDITION_PROGRESS_WRITES, Precondition, SimCounters, SimOp, SimRequest, Ssd, TxStats,
-    WriteState, WriteStateCounts, logical_pages, simulate,
+    PRECONDITION_PROGRESS_WRITES, Precondition, Ssd, TxStats, WriteState, WriteStateCounts,
+    logical_pages, simulate,
 };
 pub use stats::{ChipOpModes, FtlCounters, SsdReport};

@@ -7,11 +7,12 @@
 use crate::error::{LabError, LabResult};
 use crate::sim_eval::{BatchConfig, EvalConfig, EvalMode, run_batched, run_eval, table1};
 use nandlab_core::SimTime;
+use nandlab_ftl::search::{SearchStore, StoreConfig};
 use nandlab_nand::{NandConfig, NandSim, PageAddress};
 use nandlab_search::index::{
     ChipMeter, FieldRange, Predicate, RangeMethod, RowLayout, SecondaryIndex,
 };
-use nandlab_search::{SimPageStore, StoreConfig};
+use nandlab_search::{ChipDevice, SearchDevice};
 use nandlab_workload::ycsb::YcsbDistribution;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -363,10 +364,11 @@ pub fn sim_index_json(spec_json: &str) -> LabResult<String> {
         logical_pages: pages.max(1) as u32,
         ..StoreConfig::default()
     };
-    let store =
-        SimPageStore::new(&mut sim, blocks, store_config).map_err(|e| search_error("store", e))?;
+    let store = SearchStore::new(&mut sim, blocks, store_config)
+        .map_err(|e| search_error("store", e.into()))?;
+    let mut sim = ChipDevice::new(sim, store);
     let now = sim.now();
-    let mut index = SecondaryIndex::build(&mut sim, now, store, layout, &packed)
+    let mut index = SecondaryIndex::build(&mut sim, now, layout, &packed)
         .map_err(|e| search_error("rows", e))?;
     ChipMeter::start(&sim).finish(&mut sim);
     let mut results = Vec::with_capacity(spec.queries.len());

@@ -1,4 +1,4 @@
-//! The SiM controller layer's error enum. Messages name the logical page or argument.
+//! The index layer's error enum. Messages name the logical page or argument.
 
 use nandlab_nand::NandError;
 use thiserror::Error;
@@ -10,6 +10,11 @@ pub enum SearchError {
     #[error(transparent)]
     Nand(#[from] NandError),
 
+    /// An error of the search device (the controller's search store: an unwritten or
+    /// uncorrectable page, a full store or refresh queue).
+    #[error(transparent)]
+    Device(#[from] nandlab_ftl::search::StoreError),
+
     /// An error of the engine's B+tree run on a store ([`crate::tree`]).
     #[error(transparent)]
     Engine(#[from] nandlab_engine::EngineError),
@@ -20,26 +25,6 @@ pub enum SearchError {
         argument: &'static str,
         message: String,
     },
-
-    /// A logical page that was never written.
-    #[error("logical SiM page {page} was never written")]
-    Unwritten { page: u32 },
-
-    /// The page did not decode even after the last read-retry.
-    #[error(
-        "logical SiM page {page} is uncorrectable (full read with {retries} read-retries failed)"
-    )]
-    Uncorrectable { page: u32, retries: u32 },
-
-    /// Every page of the store's match-mode blocks is used (garbage collection is not modelled).
-    #[error("the SiM store is full ({pages} pages in its match-mode blocks)")]
-    Full { pages: u64 },
-
-    /// The refresh queue is at its bound.
-    #[error(
-        "refresh queue full ({limit} pages, store.refresh_queue_pages_max) at logical page {page}"
-    )]
-    RefreshQueueFull { page: u32, limit: usize },
 }
 
 pub type SearchResult<T> = Result<T, SearchError>;

@@ -1,21 +1,22 @@
 //! A SiM-aware B+tree leaf level (SPEC S6; paper 004 §V-A, Fig. 8): the inner levels live in
 //! host memory (a sorted table of each leaf's lowest key), each leaf is two SiM pages of a
-//! [`SimPageStore`]: a key page and a value page with the value of key slot `i` in value slot
+//! [`SearchStore`]: a key page and a value page with the value of key slot `i` in value slot
 //! `i`. A point lookup searches the key page on the chip, checks the hit with an ECC-checked
 //! gather of its key chunk, and gathers the value chunk from the value page (sensed while the key
-//! page stays open) — 2 x 4 KiB never cross the bus. [`SimLeafIndex::get_full_page`] is the
+//! page stays open) — 2 x 4 KiB never cross the bus. [`SearchLeafIndex::get_full_page`] is the
 //! baseline: full reads of both pages and a search on the host.
 //!
 //! Unused slots hold [`EMPTY_KEY`] (so the key `u64::MAX` is refused). Inserts rewrite both pages
 //! of the leaf (read, modify, write to new locations); a full leaf splits in two. Deletes, merges
 //! and range scans are not done here.
 
+use crate::device::SearchDevice;
 use crate::error::{SearchError, SearchResult};
-use crate::header::DATA_BYTES;
-use crate::store::{LogicalPage, SimPageStore};
 use nandlab_core::SimTime;
+use nandlab_ftl::search::LogicalPage;
 use nandlab_nand::search::format::{self, SLOTS_PER_CHUNK};
-use nandlab_nand::{ChunkMask, NandSim, SearchKey};
+use nandlab_nand::search::header::DATA_BYTES;
+use nandlab_nand::{ChunkMask, SearchKey};
 
 /// Key of an unused slot.
 pub const EMPTY_KEY: u64 = u64::MAX;
@@ -31,8 +32,7 @@ struct Leaf {
 
 /// The leaf level of a B+tree on SiM pages, with its in-memory inner level.
 #[derive(Debug)]
-pub struct SimLeafIndex {
-    store: SimPageStore,
+pub struct SearchLeafIndex {
     /// Leaves by increasing `low_key`; the first has `low_key` 0.
     leaves: Vec<Leaf>,
     next_page: u32,
@@ -52,13 +52,12 @@ fn decode(bytes: &[u8]) -> Vec<u64> {
         .collect()
 }
 
-impl SimLeafIndex {
+impl SearchLeafIndex {
     /// Builds the leaves from `entries` (keys strictly increasing, none equal to [`EMPTY_KEY`]),
     /// `fill_slots` entries per leaf (1..=504).
-    pub fn bulk_load(
-        sim: &mut NandSim,
+    pub fn bulk_load<D: SearchDevice>(
+        device: &mut D,
         now: SimTime,
-        store: SimPageStore,
         entries: &[(u64, u64)],
         fill_slots: usize,
     ) -> SearchResult<Self> {
@@ -85,8 +84,7 @@ impl SimLeafIndex {
                 message: format!("key {EMPTY_KEY} marks empty slots"),
             });
         }
-        let mut index = SimLeafIndex {
-            store,
+        let mut index = SearchLeafIndex {
             leaves: Vec::new(),
             next_page: 0,
         };
@@ -96,23 +94,19 @@ impl SimLeafIndex {
         }
         for (i, chunk) in chunks.iter().enumerate() {
             let low_key = if i == 0 { 0 } else { chunk[0].0 };
-            let leaf = index.new_leaf(sim, now, low_key, chunk)?;
+            let leaf = index.new_leaf(device, now, low_key, chunk)?;
             index.leaves.push(leaf);
         }
         Ok(index)
-    }
-
-    pub fn store(&self) -> &SimPageStore {
-        &self.store
     }
 
     pub fn leaf_count(&self) -> usize {
         self.leaves.len()
     }
 
-    fn new_leaf(
+    fn new_leaf<D: SearchDevice>(
         &mut self,
-        sim: &mut NandSim,
+        device: &mut D,
         now: SimTime,
         low_key: u64,
         entries: &[(u64, u64)],
@@ -123,21 +117,21 @@ impl SimLeafIndex {
             values: LogicalPage(self.next_page + 1),
         };
         self.next_page += 2;
-        self.write_leaf(sim, now, &leaf, entries)?;
+        self.write_leaf(device, now, &leaf, entries)?;
         Ok(leaf)
     }
 
-    fn write_leaf(
+    fn write_leaf<D: SearchDevice>(
         &mut self,
-        sim: &mut NandSim,
+        device: &mut D,
         now: SimTime,
         leaf: &Leaf,
         entries: &[(u64, u64)],
     ) -> SearchResult<()> {
         let keys: Vec<u64> = entries.iter().map(|e| e.0).collect();
         let values: Vec<u64> = entries.iter().map(|e| e.1).collect();
-        self.store.write(sim, now, leaf.keys, &encode(&keys))?;
-        self.store.write(sim, now, leaf.values, &encode(&values))?;
+        device.write(now, leaf.keys, &encode(&keys))?;
+        device.write(now, leaf.values, &encode(&values))?;
         Ok(())
     }
 
@@ -149,39 +143,9 @@ impl SimLeafIndex {
     }
 
     /// Point lookup on the chip: search the key page, verify the hit, gather the value chunk.
-    pub fn get(&mut self, sim: &mut NandSim, now: SimTime, key: u64) -> SearchResult<Option<u64>> {
-        if key == EMPTY_KEY {
-            return Ok(None);
-        }
-        let leaf = self.leaves[self.leaf_of(key)];
-        let mut open = self.store.open(sim, now, leaf.keys)?;
-        let bitmap = self
-            .store
-            .search(sim, now, &open, &[SearchKey::exact(key)])?[0];
-        let mut found = None;
-        for slot in bitmap.slots() {
-            let chunk = slot / SLOTS_PER_CHUNK;
-            let within = slot % SLOTS_PER_CHUNK;
-            let key_chunk = self
-                .store
-                .gather(sim, now, &mut open, ChunkMask::single(chunk))?;
-            if format::slot(&key_chunk, within) != key {
-                continue; // a false hit from a bit error in the latch
-            }
-            let value_chunk =
-                self.store
-                    .gather_page(sim, now, leaf.values, ChunkMask::single(chunk))?;
-            found = Some(format::slot(&value_chunk, within));
-            break;
-        }
-        self.store.close(sim, now, open)?;
-        Ok(found)
-    }
-
-    /// The baseline lookup: full reads of the key and value pages, a search on the host.
-    pub fn get_full_page(
+    pub fn get<D: SearchDevice>(
         &mut self,
-        sim: &mut NandSim,
+        device: &mut D,
         now: SimTime,
         key: u64,
     ) -> SearchResult<Option<u64>> {
@@ -189,15 +153,44 @@ impl SimLeafIndex {
             return Ok(None);
         }
         let leaf = self.leaves[self.leaf_of(key)];
-        let keys = decode(&self.store.read(sim, now, leaf.keys)?);
-        let values = decode(&self.store.read(sim, now, leaf.values)?);
+        let mut open = device.open(now, leaf.keys)?;
+        let bitmap = device.search(now, &open, &[SearchKey::exact(key)])?[0];
+        let mut found = None;
+        for slot in bitmap.slots() {
+            let chunk = slot / SLOTS_PER_CHUNK;
+            let within = slot % SLOTS_PER_CHUNK;
+            let key_chunk = device.gather(now, &mut open, ChunkMask::single(chunk))?;
+            if format::slot(&key_chunk, within) != key {
+                continue; // a false hit from a bit error in the latch
+            }
+            let value_chunk = device.gather_page(now, leaf.values, ChunkMask::single(chunk))?;
+            found = Some(format::slot(&value_chunk, within));
+            break;
+        }
+        device.close(now, open)?;
+        Ok(found)
+    }
+
+    /// The baseline lookup: full reads of the key and value pages, a search on the host.
+    pub fn get_full_page<D: SearchDevice>(
+        &mut self,
+        device: &mut D,
+        now: SimTime,
+        key: u64,
+    ) -> SearchResult<Option<u64>> {
+        if key == EMPTY_KEY {
+            return Ok(None);
+        }
+        let leaf = self.leaves[self.leaf_of(key)];
+        let keys = decode(&device.read(now, leaf.keys)?);
+        let values = decode(&device.read(now, leaf.values)?);
         Ok(keys.iter().position(|k| *k == key).map(|i| values[i]))
     }
 
     /// Inserts or updates `key`: the leaf is read, changed and rewritten; a full leaf splits.
-    pub fn insert(
+    pub fn insert<D: SearchDevice>(
         &mut self,
-        sim: &mut NandSim,
+        device: &mut D,
         now: SimTime,
         key: u64,
         value: u64,
@@ -210,8 +203,8 @@ impl SimLeafIndex {
         }
         let at = self.leaf_of(key);
         let leaf = self.leaves[at];
-        let keys = decode(&self.store.read(sim, now, leaf.keys)?);
-        let values = decode(&self.store.read(sim, now, leaf.values)?);
+        let keys = decode(&device.read(now, leaf.keys)?);
+        let values = decode(&device.read(now, leaf.values)?);
         let mut entries: Vec<(u64, u64)> = keys
             .iter()
             .zip(&values)
@@ -223,11 +216,11 @@ impl SimLeafIndex {
             Err(i) => entries.insert(i, (key, value)),
         }
         if entries.len() <= LEAF_SLOTS {
-            return self.write_leaf(sim, now, &leaf, &entries);
+            return self.write_leaf(device, now, &leaf, &entries);
         }
         let half = entries.len() / 2;
-        self.write_leaf(sim, now, &leaf, &entries[..half])?;
-        let right = self.new_leaf(sim, now, entries[half].0, &entries[half..])?;
+        self.write_leaf(device, now, &leaf, &entries[..half])?;
+        let right = self.new_leaf(device, now, entries[half].0, &entries[half..])?;
         self.leaves.insert(at + 1, right);
         debug_assert!(self.leaves.windows(2).all(|w| w[0].low_key < w[1].low_key));
         Ok(())
@@ -237,15 +230,12 @@ impl SimLeafIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::StoreConfig;
+    use crate::device::ChipDevice;
     use nandlab_core::SimRng;
-    use nandlab_nand::{OpKind, PageAddress, preset};
+    use nandlab_ftl::search::{SearchStore, StoreConfig};
+    use nandlab_ftl::{FtlConfig, PayloadMode, Ssd, SsdConfig};
+    use nandlab_nand::{NandSim, OpKind, PageAddress, preset};
     use std::collections::BTreeMap;
-
-    fn settle(sim: &mut NandSim) {
-        let mut done = Vec::new();
-        sim.run_until_idle(&mut done);
-    }
 
     fn chip_bytes(sim: &NandSim) -> u64 {
         OpKind::ALL
@@ -254,91 +244,142 @@ mod tests {
             .sum()
     }
 
-    #[test]
-    fn sim_lookups_equal_full_page_lookups_and_a_btreemap() {
+    fn chip_device(blocks: u32) -> ChipDevice {
         let mut sim = NandSim::new(preset("sim2024").unwrap(), 1).unwrap();
-        let blocks = (0..16)
+        let blocks = (0..blocks)
             .map(|b| PageAddress {
                 block: b,
                 ..PageAddress::default()
             })
             .collect();
-        let store = SimPageStore::new(&mut sim, blocks, StoreConfig::default()).unwrap();
+        let store = SearchStore::new(&mut sim, blocks, StoreConfig::default()).unwrap();
+        ChipDevice::new(sim, store)
+    }
+
+    /// 2,000 random entries, 400 inserts and updates (some split a leaf); the reference map.
+    fn load_and_insert<D: SearchDevice>(device: &mut D) -> (SearchLeafIndex, BTreeMap<u64, u64>) {
         let mut rng = SimRng::seed_from_u64(3);
         let mut reference = BTreeMap::new();
         while reference.len() < 2_000 {
             reference.insert(rng.below(1 << 40), rng.below(u64::MAX));
         }
         let entries: Vec<(u64, u64)> = reference.iter().map(|(k, v)| (*k, *v)).collect();
-        let now = sim.now();
-        let mut index = SimLeafIndex::bulk_load(&mut sim, now, store, &entries, 480).unwrap();
-        settle(&mut sim);
+        let now = device.now();
+        let mut index = SearchLeafIndex::bulk_load(device, now, &entries, 480).unwrap();
+        device.settle();
         assert_eq!(index.leaf_count(), 5); // 2,000 / 480 per leaf
-        // inserts, some into full leaves (splits), some updates
         for i in 0..400u64 {
             let key = if i % 10 == 0 {
                 entries[(i * 3) as usize].0
             } else {
                 rng.below(1 << 40)
             };
-            let value = i;
-            let now = sim.now();
-            index.insert(&mut sim, now, key, value).unwrap();
-            settle(&mut sim);
-            reference.insert(key, value);
+            let now = device.now();
+            index.insert(device, now, key, i).unwrap();
+            device.settle();
+            reference.insert(key, i);
         }
         assert!(index.leaf_count() > 5, "a leaf split");
-        let probes: Vec<u64> = reference
+        (index, reference)
+    }
+
+    fn probes(reference: &BTreeMap<u64, u64>) -> Vec<u64> {
+        let mut rng = SimRng::seed_from_u64(4);
+        reference
             .keys()
             .step_by(7)
             .copied()
             .chain((0..50).map(|_| rng.below(1 << 40)))
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn sim_lookups_equal_full_page_lookups_and_a_btreemap() {
+        let mut device = chip_device(16);
+        let (mut index, reference) = load_and_insert(&mut device);
         let mut sim_bytes = 0;
         let mut full_bytes = 0;
-        for key in probes {
+        for key in probes(&reference) {
             let expected = reference.get(&key).copied();
-            let before = chip_bytes(&sim);
-            let now = sim.now();
+            let before = chip_bytes(&device.nand);
+            let now = device.now();
             assert_eq!(
-                index.get(&mut sim, now, key).unwrap(),
+                index.get(&mut device, now, key).unwrap(),
                 expected,
                 "SiM {key}"
             );
-            settle(&mut sim);
-            let middle = chip_bytes(&sim);
-            let now = sim.now();
+            device.settle();
+            let middle = chip_bytes(&device.nand);
+            let now = device.now();
             assert_eq!(
-                index.get_full_page(&mut sim, now, key).unwrap(),
+                index.get_full_page(&mut device, now, key).unwrap(),
                 expected,
                 "full {key}"
             );
-            settle(&mut sim);
+            device.settle();
             if expected.is_some() {
                 sim_bytes += middle - before;
-                full_bytes += chip_bytes(&sim) - middle;
+                full_bytes += chip_bytes(&device.nand) - middle;
             }
         }
-        assert!(index.store().stats().opens_on_chip > 0);
+        assert!(device.store.stats().opens_on_chip > 0);
         assert!(
             sim_bytes * 10 < full_bytes,
             "SiM {sim_bytes} B vs full pages {full_bytes} B"
         );
     }
 
+    /// The same leaf level driven through the SSD's SiM region (search and gather commands,
+    /// host reads and writes; GC moves the pool's pages as the inserts rewrite leaves) gives
+    /// the same answers as the map, with and without the integrity layer.
+    #[test]
+    fn the_leaf_level_runs_on_the_ssd_through_the_same_trait() {
+        for integrity in [false, true] {
+            let mut config = SsdConfig::from_preset("sim2024");
+            config.device.overrides = Some(
+                toml::from_str(
+                    "[geometry]\nchannels = 1\ndies_per_chip = 2\nblocks_per_plane = 32\npages_per_block = 16\n",
+                )
+                .unwrap(),
+            );
+            config.ftl = FtlConfig {
+                op_fraction: 1.0,
+                gc_threshold_blocks: 3,
+                payload: PayloadMode::Full,
+                sim_pages: 64,
+                sim_integrity: integrity,
+                ..FtlConfig::default()
+            };
+            let mut ssd = Ssd::new(config, 1).unwrap();
+            assert_eq!(SearchDevice::page_count(&ssd), 64);
+            let (mut index, reference) = load_and_insert(&mut ssd);
+            for key in probes(&reference) {
+                let expected = reference.get(&key).copied();
+                let now = SearchDevice::now(&ssd);
+                assert_eq!(
+                    index.get(&mut ssd, now, key).unwrap(),
+                    expected,
+                    "SiM {key}"
+                );
+                assert_eq!(
+                    index.get_full_page(&mut ssd, now, key).unwrap(),
+                    expected,
+                    "full {key}"
+                );
+            }
+            let counters = ssd.search_counters();
+            assert!(counters.chip_searches > 0 && counters.chip_gathers > 0);
+            assert_eq!(counters.opens_checked > 0, integrity);
+        }
+    }
+
     #[test]
     fn the_empty_key_is_refused() {
-        let mut sim = NandSim::new(preset("sim2024").unwrap(), 1).unwrap();
-        let store = SimPageStore::new(
-            &mut sim,
-            vec![PageAddress::default()],
-            StoreConfig::default(),
-        )
-        .unwrap();
-        let now = sim.now();
-        let mut index = SimLeafIndex::bulk_load(&mut sim, now, store, &[], 10).unwrap();
-        let err = index.insert(&mut sim, now, EMPTY_KEY, 1).unwrap_err();
+        let mut device = chip_device(1);
+        let now = device.now();
+        let mut index = SearchLeafIndex::bulk_load(&mut device, now, &[], 10).unwrap();
+        let err = index.insert(&mut device, now, EMPTY_KEY, 1).unwrap_err();
         assert!(err.to_string().contains("`key`"), "{err}");
-        assert_eq!(index.get(&mut sim, now, EMPTY_KEY).unwrap(), None);
+        assert_eq!(index.get(&mut device, now, EMPTY_KEY).unwrap(), None);
     }
 }

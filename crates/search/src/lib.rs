@@ -1,52 +1,39 @@
-//! The controller side of Search-in-Memory (SPEC S4; paper 004 §IV-C), over the chip model's
-//! SiM operations ([`nandlab_nand::NandSim`]'s page-open, search, gather, page-close).
+//! Search-in-Memory index structures (SPEC S6; paper 004 §V) over a [`SearchDevice`]: what sits
+//! above a search-capable device. The device is the controller's search component
+//! ([`nandlab_ftl::search`]: randomization, verification header, optimistic error correction,
+//! refresh, chunk ECC, the deadline batcher and the command codec), attached either straight to
+//! a chip model ([`ChipDevice`]: a [`SearchStore`] and its [`nandlab_nand::NandSim`]) or
+//! through an SSD's SiM region ([`nandlab_ftl::Ssd`]). This crate runs no chip loop of its own:
+//! [`SearchDevice::settle`] is the device's.
 //!
-//! [`SimPageStore`] keeps logical SiM pages in match-mode blocks and guards what the chip
-//! returns:
-//! - **randomization** per chunk, seeded by the chunk address ([`nandlab_nand::search::randomize`]);
-//!   the chip randomizes the search key the same way, so matching needs no de-randomization;
-//! - a **verification header** in chunk 0 (CRC-64 over the header fields and the first data
-//!   chunk, write timestamp, magic number), checked on every page-open from the window the chip
-//!   sends;
-//! - **optimistic error correction**: when the CRC fails, or the page is older than the refresh
-//!   age, the page is closed and read in full through the page ECC with read-retry; its searches
-//!   are then answered by the controller from the corrected copy;
-//! - an **age-based refresh queue** (bounded): pages read out for age or errors are rewritten;
-//! - a **4-byte ECC per chunk** ([`chunk_ecc`]: SEC-DED Hamming + CRC-16) checked on every
-//!   gathered chunk (a concatenated code with the page ECC).
-//!
-//! [`SimLeafIndex`] is a B+tree leaf level on SiM pages (paper §V-A: key page + value page).
+//! [`SearchLeafIndex`] is a B+tree leaf level on SiM pages (paper §V-A: key page + value page).
 //! [`index`] holds the other integrations of paper §V: a secondary index of bit-packed rows
 //! ([`SecondaryIndex`]), range queries as power-of-two key + mask searches, and data
 //! redistribution by key-space partition ([`redistribute()`]).
 //!
-//! [`tree`] runs the engine's B+tree ([`nandlab_engine::BTree`]) on a store, its leaves searched on
-//! the chip ([`get_on_chip`]).
+//! [`tree`] runs the engine's B+tree ([`nandlab_engine::BTree`]) on a device, its leaves searched
+//! on the chip ([`get_on_chip`]).
 //!
-//! Layout: `store` (the API), `leaf`, `index`, `tree`, `error`; `header`, `chunk_ecc` and `crc`
-//! are re-exported from `nandlab_nand::search`.
+//! Layout: `device` (the trait and its implementations), `leaf`, `index`, `tree`, `error`;
+//! `header`, `chunk_ecc` and `crc` are re-exported from `nandlab_nand::search`, the store's types
+//! from `nandlab_ftl::search`.
 
-pub mod batch;
-pub mod command;
+pub mod device;
 pub mod error;
 pub mod index;
 pub mod leaf;
-pub mod store;
 pub mod tree;
 
-/// The integrity formats, shared with the SSD's SiM region (`nandlab-ftl`): they live in the chip
-/// crate, which both depend on.
+/// The integrity formats of the chip crate, re-exported.
 pub use nandlab_nand::search::{chunk_ecc, crc, header};
 
+pub use device::{ChipDevice, SearchDevice, SsdOpen};
 pub use error::{SearchError, SearchResult};
-pub use header::{DATA_CHUNKS, Header};
+pub use header::{DATA_BYTES, Header};
 pub use index::{
     ChipCost, ChipMeter, FieldRange, Predicate, RangeMethod, RowLayout, SecondaryIndex,
     redistribute,
 };
-pub use leaf::SimLeafIndex;
-pub use store::{IntegrityStats, LogicalPage, OpenPage, SimPageStore, StoreConfig};
-pub use tree::{SimBlockDevice, get_on_chip};
-
-#[cfg(test)]
-mod tests;
+pub use leaf::SearchLeafIndex;
+pub use nandlab_ftl::search::{IntegrityStats, LogicalPage, OpenPage, SearchStore, StoreConfig};
+pub use tree::{SearchBlockDevice, get_on_chip};

@@ -137,7 +137,7 @@ pub(crate) struct Flash {
     pub log_area: Option<Box<log_area::LogArea>>,
     /// The placement id of the Search-in-Memory pool (`ftl.sim_pages > 0`): its blocks are
     /// in match mode on the chip.
-    pub sim_pool: Option<u16>,
+    pub search_pool: Option<u16>,
 }
 
 impl Flash {
@@ -173,14 +173,14 @@ impl Flash {
             pad_pages: 0,
             erased_since_gates: false,
             log_area: None,
-            sim_pool: None,
+            search_pool: None,
         }
     }
 
     /// Whether `ppa` is a page of a block of the SiM pool.
     #[inline]
-    pub fn in_sim_pool(&self, ppa: Ppa) -> bool {
-        self.sim_pool
+    pub fn in_search_pool(&self, ppa: Ppa) -> bool {
+        self.search_pool
             .is_some_and(|pool| self.placement.of_block(self.blocks.block_of(ppa)) == pool)
     }
 
@@ -336,7 +336,7 @@ impl Flash {
         // a SiM page is randomized by its chunk addresses (paper 004 §IV-C1): the controller
         // reads it, de-randomizes it and programs it randomized for its new address, so no
         // copyback (which would keep the old keystream)
-        if self.copyback && same_plane && !self.in_sim_pool(target) {
+        if self.copyback && same_plane && !self.in_search_pool(target) {
             self.counters.copybacks += 1;
             self.emit.push(OpKind::Copyback, source, target, tag);
         } else {

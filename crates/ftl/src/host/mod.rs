@@ -24,10 +24,10 @@ pub enum HostOp {
     /// Write every page of the write buffer to flash (range ignored).
     Flush,
     /// Search-in-Memory vendor command `81h`: match a key against the slots of one logical
-    /// page of the SiM region ([`crate::Ssd::execute_sim`] only).
+    /// page of the SiM region ([`crate::Ssd::execute_search`] only).
     Search,
     /// Search-in-Memory vendor command `82h`: chunks of one logical page of the SiM region
-    /// ([`crate::Ssd::execute_sim`] only).
+    /// ([`crate::Ssd::execute_search`] only).
     Gather,
 }
 
@@ -46,7 +46,7 @@ impl HostOp {
     ];
     /// Whether the op is a SiM vendor command (search, gather).
     #[inline]
-    pub const fn is_sim(self) -> bool {
+    pub const fn is_search(self) -> bool {
         self as u8 >= HostOp::Search as u8
     }
     /// Index of the op in per-op tables.

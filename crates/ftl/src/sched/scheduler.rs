@@ -561,7 +561,7 @@ impl FlashScheduler {
             OpKind::Program => op.source,
             OpKind::Copyback => op.target,
             OpKind::Read | OpKind::Erase => Ppa::NONE,
-            // SiM kinds: submitted by `submit_sim`
+            // SiM kinds: submitted by `submit_search_path`
             OpKind::PageOpen | OpKind::PageClose | OpKind::Search | OpKind::Gather => Ppa::NONE,
         };
         flash.oob.submitted(die, programmed);

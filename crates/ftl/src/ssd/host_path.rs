@@ -24,10 +24,10 @@ impl Ssd {
         data: Option<&[u8]>,
     ) -> FtlResult<()> {
         if request.op != HostOp::Flush {
-            if request.op.is_sim() {
+            if request.op.is_search() {
                 return Err(FtlError::BadRequest {
                     message: format!(
-                        "{:?} is a SiM vendor command: submit it with Ssd::execute_sim (it carries a key or chunk bitmap)",
+                        "{:?} is a SiM vendor command: submit it with Ssd::execute_search (it carries a key or chunk bitmap)",
                         request.op
                     ),
                 });
@@ -99,7 +99,7 @@ impl Ssd {
             && data.is_some()
             && self.flash.payload.enabled()
             && self.front.is_empty()
-            && self.sim.is_none()
+            && self.search.is_none()
             && self.flash.emit.trace.is_none()
             && matches!(self.mapper, Mapper::Page(_));
         {
@@ -168,7 +168,7 @@ impl Ssd {
                 Ok(())
             }
             (HostOp::Flush, _) => self.decide_flush(slot),
-            (HostOp::Search | HostOp::Gather, _) => self.decide_sim(slot),
+            (HostOp::Search | HostOp::Gather, _) => self.decide_search(slot),
         };
         // FUA: the write, then what a Flush does (write buffer out, word lines padded), all
         // before the request completes
@@ -385,8 +385,8 @@ impl Ssd {
         debug_assert!(matches!(tag, Tag::Host(_)), "write_page writes host pages");
         let placement = match tag {
             // (a SiM region is a placement id of its own: placement is active with one)
-            Tag::Host(_) if self.flash.placement.active() && self.sim.is_some() => {
-                self.sim_placement(lpa, tag)
+            Tag::Host(_) if self.flash.placement.active() && self.search.is_some() => {
+                self.search_placement(lpa, tag)
             }
             Tag::Host(slot) if self.flash.placement.active() => {
                 let id = self.requests.slots[slot as usize].placement_id;

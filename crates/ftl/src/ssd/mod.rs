@@ -17,7 +17,7 @@ mod precondition;
 #[cfg(test)]
 mod release_tests;
 mod report;
-mod sim;
+mod search;
 #[cfg(test)]
 mod staged_tests;
 #[cfg(test)]
@@ -31,7 +31,6 @@ pub use armed_cut::{ArmedCut, CutOutcome};
 pub use durability::{WriteState, WriteStateCounts};
 pub use open_loop::HostCompletion;
 pub use precondition::{PRECONDITION_PROGRESS_WRITES, Precondition};
-pub use sim::{SimCounters, SimOp, SimRequest};
 pub use txn::{COMMIT_RECORD_MAGIC, TxStats};
 
 use crate::address::{BlockId, Lpa};
@@ -49,6 +48,7 @@ use crate::host::queue::{DeferredTable, RequestTable};
 use crate::mapping::page::{PageConfig, PageFtl};
 use crate::mapping::{Mapper, Mapping, block::BlockFtl, hybrid::HybridFtl, stripe_order};
 use crate::sched::scheduler::{FlashScheduler, SchedConfig};
+use crate::search::SearchRegion;
 use crate::stats::{ChipOpModes, Measure};
 use nandlab_core::{EventQueue, SimTime};
 use nandlab_nand::{Completion, Geometry, NandSim};
@@ -61,7 +61,7 @@ pub struct Executed {
     /// Completion time.
     pub completed: SimTime,
     /// The bytes read (reads in full payload mode), or a SiM search's match bitmap or
-    /// gather's chunks ([`Ssd::execute_sim`]); empty otherwise.
+    /// gather's chunks ([`Ssd::execute_search`]); empty otherwise.
     pub data: Vec<u8>,
 }
 
@@ -109,8 +109,9 @@ pub struct Ssd {
     /// Transactional mode (`ssd/txn.rs`): its counters, and whether the commit record's write
     /// may be admitted (its LPA is past the host's range).
     txn: txn::TxCounters,
-    /// The Search-in-Memory region and pool (`ftl.sim_pages > 0`; `ssd/sim.rs`).
-    sim: Option<Box<sim::SimRegion>>,
+    /// The Search-in-Memory component: region, pool, integrity, batcher (`ftl.sim_pages > 0`;
+    /// `search/`, its SSD side in `ssd/search.rs`).
+    search: Option<Box<SearchRegion>>,
     /// The read being admitted gathers no bytes ([`Ssd::execute_read_uncopied`]).
     uncopied_read: bool,
     /// Open-loop host interface state (`ssd/open_loop.rs`), once started.
@@ -249,12 +250,12 @@ impl Ssd {
             )?;
         }
         let front_out = PageWrites::new(geometry.page_size_bytes, full);
-        let sim = sim::SimRegion::new(f, logical);
-        if sim.is_some() {
-            flash.sim_pool = Some(f.placement_ids);
+        let search = SearchRegion::new(f, logical);
+        if search.is_some() {
+            flash.search_pool = Some(f.placement_ids);
         }
         Ok(Ssd {
-            sim,
+            search,
             requests: RequestTable::new(f.queue_depth),
             deferred: DeferredTable::default(),
             events: EventQueue::with_capacity(4),

@@ -349,7 +349,7 @@ impl Ssd {
     /// region's pages are loaded into the pool's own placement id and then programmed on the
     /// chip (timed) into match-mode blocks, randomized for their addresses (with
     /// `ftl.sim_integrity`: sealed with a header stamped at the mount), so searches run on
-    /// the chip again ([`Ssd::load_sim_pool`]).
+    /// the chip again ([`Ssd::load_search_pool`]).
     pub fn load_recovered(
         &mut self,
         cut: &PowerCut,
@@ -392,7 +392,7 @@ impl Ssd {
         let mut result = Ok(());
         // a SiM region's pages go back into the pool's blocks (its own placement id)
         let pool = self
-            .sim
+            .search
             .as_ref()
             .map(|s| (s.pool, s.first_lpa..s.first_lpa + s.pages));
         for &(sequence, lpa) in &pages {
@@ -420,8 +420,8 @@ impl Ssd {
         self.flash.emit.ops.clear();
         self.flash.write_sequence = self.flash.write_sequence.max(highest);
         result?;
-        if self.sim.is_some() {
-            self.load_sim_pool()?;
+        if self.search.is_some() {
+            self.load_search_pool()?;
         }
         Ok(())
     }

@@ -145,7 +145,7 @@ impl Ssd {
                 |b| blocks.valid_counts()[b],
             ),
             controller,
-            sim: self.sim.as_ref().map(|s| crate::stats::SimSection {
+            sim: self.search.as_ref().map(|s| crate::stats::SimSection {
                 search: section(HostOp::Search),
                 gather: section(HostOp::Gather),
                 counters: s.counters,

@@ -211,7 +211,7 @@ impl Ssd {
     }
 
     /// Waits for room and for `at`, admits a request with `admit`, and simulates until it
-    /// completes ([`Ssd::execute`], [`Ssd::execute_sim`]).
+    /// completes ([`Ssd::execute`], [`Ssd::execute_search`]).
     pub(super) fn execute_at(
         &mut self,
         at: nandlab_core::SimTime,
@@ -555,10 +555,10 @@ impl Ssd {
                 completed: self.now,
                 data,
             });
-        } else if s.op.is_sim() {
-            // a SiM command of `Ssd::run_sim`: the batch scheduler hands its result out
+        } else if s.op.is_search() {
+            // a SiM command of `Ssd::run_search`: the batch scheduler hands its result out
             let data = std::mem::take(&mut s.data);
-            self.sim_finished(slot, data);
+            self.search_finished(slot, data);
         } else if let Some(open) = self.open_loop.as_deref_mut() {
             let data = if s.op == HostOp::Read {
                 std::mem::take(&mut s.data)
@@ -669,10 +669,13 @@ impl Ssd {
     }
 
     /// The chip port: `op` onto the chip model, through the SiM region's path for its ops
-    /// and programs (match-mode blocks, `ssd/sim.rs`).
+    /// and programs (match-mode blocks, `ssd/search.rs`).
     #[inline]
     fn submit_to_chip(&mut self, die: DieId, op: PendingOp) -> FtlResult<()> {
-        if self.sim.is_some() && !matches!(op.tag, Tag::Multi(_)) && self.submit_sim(die, op)? {
+        if self.search.is_some()
+            && !matches!(op.tag, Tag::Multi(_))
+            && self.submit_search_path(die, op)?
+        {
             return Ok(());
         }
         self.sched

@@ -187,7 +187,7 @@ pub struct SimSection {
     /// Gather commands (bytes: the chunks returned).
     pub gather: IoSection,
     /// What the region did since the device was built.
-    pub counters: crate::SimCounters,
+    pub counters: crate::SearchCounters,
 }
 
 impl SsdReport {

@@ -13,10 +13,10 @@ use super::{
     value_page,
 };
 use nandlab_core::SimTime;
+use nandlab_ftl::search::LogicalPage;
+use nandlab_ftl::search::deadline::{DeadlineScheduler, PendingSearch};
 use nandlab_nand::search::format::SLOTS_PER_CHUNK;
 use nandlab_nand::{ChunkMask, NandConfig, NandSim, OpKind, SearchKey};
-use nandlab_search::batch::{DeadlineScheduler, PendingSearch};
-use nandlab_search::store::LogicalPage;
 use nandlab_search::{SearchError, SearchResult};
 use nandlab_workload::ycsb::{YcsbDistribution, YcsbOp, YcsbSpec};
 use std::cmp::Reverse;

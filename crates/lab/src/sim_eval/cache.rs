@@ -2,7 +2,7 @@
 //! dirty bit, a fixed capacity in pages ("cache coverage" × index pages). Dirty pages are
 //! buffered writes; evicting one is a write-back the caller performs.
 
-use nandlab_search::store::LogicalPage;
+use nandlab_ftl::search::LogicalPage;
 use std::collections::{BTreeMap, HashMap};
 
 #[derive(Debug)]

@@ -26,12 +26,12 @@ pub use cache::{Evicted, PageCache};
 pub use table1::{Table1, Table1Column, table1};
 
 use nandlab_core::{SimRng, SimTime};
+use nandlab_ftl::search::{LogicalPage, SearchStore, StoreConfig};
 use nandlab_nand::search::format::{self, SLOTS_PER_CHUNK};
 use nandlab_nand::{ChunkMask, NandConfig, NandSim, PageAddress, SearchKey};
 use nandlab_search::header::DATA_BYTES;
 use nandlab_search::index::{chip_bus_bytes, chip_energy_pj};
 use nandlab_search::leaf::{EMPTY_KEY, LEAF_SLOTS};
-use nandlab_search::store::{LogicalPage, SimPageStore, StoreConfig};
 use nandlab_search::{SearchError, SearchResult};
 use nandlab_workload::ycsb::{YcsbDistribution, YcsbOp, YcsbSpec, key_value, query_concentration};
 use std::collections::VecDeque;
@@ -181,7 +181,7 @@ pub(super) struct Record {
 }
 
 pub(super) struct Index {
-    pub(super) store: SimPageStore,
+    pub(super) store: SearchStore,
     /// Per key number, its record.
     pub(super) records: Vec<Record>,
     /// Per leaf, its key numbers by data slot (to write a value page back).
@@ -252,7 +252,7 @@ pub(super) fn settle(sim: &mut NandSim) {
 pub(super) fn load(sim: &mut NandSim, config: &EvalConfig) -> SearchResult<Index> {
     let records = u64::from(config.leaves) * config.fill_slots as u64;
     let dies = sim.geometry().total_dies();
-    let store = SimPageStore::new(
+    let store = SearchStore::new(
         sim,
         all_blocks(sim),
         StoreConfig {

@@ -11,7 +11,7 @@
 //!   The host keeps the inner level: a sorted table of the leaves' low keys.
 //! - **Run**: `request_count` lookups arriving open-loop every `interarrival_ns`; a lookup
 //!   is a one-key search command on its key's key page, run concurrently with the others
-//!   through [`Ssd::run_sim_chained`] (so `ssd.sim.batch_deadline_ns` batches searches of a
+//!   through [`Ssd::run_search_chained`] (so `ssd.sim.batch_deadline_ns` batches searches of a
 //!   page); with `gather_values`, a hit's search completion issues the gather of the value
 //!   page's chunk holding the matched slot. A lookup's latency runs from its arrival to its
 //!   search's completion (a miss, or without gathers) or its gather's completion.
@@ -26,7 +26,7 @@ use crate::control::Control;
 use crate::error::{LabError, LabResult};
 use nandlab_core::stats::LatencySummary;
 use nandlab_core::{LatencyHistogram, SimRng, SimTime};
-use nandlab_ftl::{FtlConfig, HostRequest, Lpa, SimCounters, SimRequest, Ssd};
+use nandlab_ftl::{FtlConfig, HostRequest, Lpa, SearchCounters, SearchRequest, Ssd};
 use nandlab_nand::search::format::{SIM_PAGE_BYTES, SLOTS_PER_CHUNK};
 use nandlab_nand::{ChunkMask, SearchKey};
 use nandlab_workload::ycsb::{YcsbDistribution, YcsbSpec};
@@ -74,7 +74,7 @@ pub struct SimLookupReport {
     pub energy_mj: f64,
     /// The SiM region's counters over the lookups (searches and gathers on the chip, batches,
     /// merged searches, fallback reads, …).
-    pub counters: SimCounters,
+    pub counters: SearchCounters,
 }
 
 /// Where the leaves go: entries from slot `first_slot`, `slots_per_leaf` of them per leaf.
@@ -356,7 +356,7 @@ impl super::Stack {
         let gap = interarrival(w).map_err(|(key, m)| usage(key, m))?;
         let mut ssd = self.new_ssd(self.ssd_config(), seed)?;
         let region = ssd
-            .sim_region()
+            .search_region()
             .ok_or_else(|| usage("ssd.sim.pages", "the SSD has no SiM region".into()))?;
         let first_lpa = region.start;
         let leaves = Leaves::generate(w, layout, seed);
@@ -369,11 +369,11 @@ impl super::Stack {
             return Ok(self.sim_lookup_run(&leaves, w, &ssd, Measured::new(), true));
         }
         ssd.reset_measurement();
-        let counters_start = ssd.sim_counters();
+        let counters_start = ssd.search_counters();
         // follow[i]: the index of lookup i's value gather
         let mut follow: Vec<Option<usize>> = vec![None; n];
         let mut gathers = 0;
-        let results = ssd.run_sim_chained(&requests, |index, done| {
+        let results = ssd.run_search_chained(&requests, |index, done| {
             if index >= n {
                 return None; // a gather completed
             }
@@ -385,14 +385,14 @@ impl super::Stack {
             follow[index] = Some(n + gathers);
             gathers += 1;
             let value_page = Lpa(requests[index].lpa.0 + 1);
-            Some(SimRequest::gather(
+            Some(SearchRequest::gather(
                 value_page,
                 ChunkMask::single(slot / SLOTS_PER_CHUNK),
             ))
         })?;
         control.finish();
         let mut measured = check_answers(&requests, &expected, &results, &follow, start);
-        measured.counters = ssd.sim_counters().since(&counters_start);
+        measured.counters = ssd.search_counters().since(&counters_start);
         measured.gathers = gathers as u64;
         Ok(self.sim_lookup_run(&leaves, w, &ssd, measured, false))
     }
@@ -475,7 +475,7 @@ fn plan(
     start: SimTime,
     first_lpa: u64,
     seed: u64,
-) -> LabResult<(Vec<SimRequest>, Vec<Expected>)> {
+) -> LabResult<(Vec<SearchRequest>, Vec<Expected>)> {
     let mut keynums = YcsbSpec::read_update(1.0, distribution, w.records as i64)
         .generator(seed)
         .map_err(|e| usage("workload.distribution", e.to_string()))?;
@@ -500,7 +500,7 @@ fn plan(
             (r.key, Some((r.slot, r.value)))
         };
         let lpa = first_lpa + 2 * u64::from(leaves.leaf_of(key));
-        requests.push(SimRequest::search(Lpa(lpa as u32), SearchKey::exact(key)).at(arrival));
+        requests.push(SearchRequest::search(Lpa(lpa as u32), SearchKey::exact(key)).at(arrival));
         expected.push(answer);
     }
     Ok((requests, expected))
@@ -509,7 +509,7 @@ fn plan(
 /// Checks every lookup's answer and measures its latency (`follow[i]`: the result index of
 /// lookup `i`'s value gather).
 fn check_answers(
-    requests: &[SimRequest],
+    requests: &[SearchRequest],
     expected: &[Expected],
     results: &[nandlab_ftl::Executed],
     follow: &[Option<usize>],
@@ -532,8 +532,8 @@ fn check_answers(
             measured.failures += 1;
             if measured.first_failure.is_none() {
                 let key = match &requests[i].op {
-                    nandlab_ftl::SimOp::Search(keys) => keys[0].key,
-                    nandlab_ftl::SimOp::Gather(_) => unreachable!("lookups are searches"),
+                    nandlab_ftl::SearchOp::Search(keys) => keys[0].key,
+                    nandlab_ftl::SearchOp::Gather(_) => unreachable!("lookups are searches"),
                 };
                 measured.first_failure = Some(format!("lookup {i} (key {key:#x}): {m}"));
             }
@@ -553,7 +553,7 @@ struct Measured {
     latency: LatencyHistogram,
     failures: u64,
     first_failure: Option<String>,
-    counters: SimCounters,
+    counters: SearchCounters,
 }
 
 impl Measured {
@@ -567,7 +567,7 @@ impl Measured {
             latency: LatencyHistogram::new(),
             failures: 0,
             first_failure: None,
-            counters: SimCounters::default(),
+            counters: SearchCounters::default(),
         }
     }
 }

@@ -16,7 +16,7 @@
 //!
 //! Layout: `format` (page format, keys, bitmaps), `randomize` (per-chunk keystream), `config` (the `[search]` parameters), `state`
 //! (block modes, stored bytes, latches and the switching rules). The controller-side integrity
-//! formats shared by `nandlab-search`'s store and the SSD's SiM region (`nandlab-ftl`) are pure
+//! formats shared by the controller's search component (`nandlab_ftl::search`) are pure
 //! functions here too: `header` (the verification header, S4), `chunk_ecc` (the 4-byte ECC of a
 //! chunk) and `crc` (their CRCs).
 

@@ -1,11 +1,12 @@
 //! What a sequence of SiM calls cost on the chip model: bytes on the chip buses, NAND energy
 //! (stage energy + idle, the same sum as the evaluation harness) and elapsed simulated time.
 
+use crate::device::SearchDevice;
 use nandlab_core::SimTime;
 use nandlab_nand::{NandSim, OpKind};
 
-/// The chip model's counters at a start point; [`ChipMeter::finish`] runs the chip model's
-/// events to idle and returns the difference.
+/// The chip model's counters at a start point; [`ChipMeter::finish`] runs the device
+/// to idle and returns the difference.
 #[derive(Clone, Copy, Debug)]
 pub struct ChipMeter {
     bus_bytes: u64,
@@ -25,7 +26,8 @@ pub struct ChipCost {
 }
 
 impl ChipMeter {
-    pub fn start(sim: &NandSim) -> Self {
+    pub fn start<D: SearchDevice>(device: &D) -> Self {
+        let sim = device.nand();
         ChipMeter {
             bus_bytes: chip_bus_bytes(sim),
             energy_pj: chip_energy_pj(sim),
@@ -33,10 +35,10 @@ impl ChipMeter {
         }
     }
 
-    /// Runs the chip model until idle and returns the cost since [`ChipMeter::start`].
-    pub fn finish(&self, sim: &mut NandSim) -> ChipCost {
-        let mut done = Vec::new();
-        sim.run_until_idle(&mut done);
+    /// Runs the device until idle and returns the cost since [`ChipMeter::start`].
+    pub fn finish<D: SearchDevice>(&self, device: &mut D) -> ChipCost {
+        device.settle();
+        let sim = device.nand();
         ChipCost {
             bus_bytes: chip_bus_bytes(sim) - self.bus_bytes,
             energy_nj: (chip_energy_pj(sim) - self.energy_pj) / 1e3,

@@ -2,7 +2,7 @@
 //!
 //! - [`field`]: bit-packed row keys — several attributes and a row id in one 64-bit slot, an
 //!   equality on any subset of the attributes as one key + mask (§V-B, Fig. 9);
-//! - [`secondary`]: a secondary index of such rows on [`SimPageStore`](crate::SimPageStore)
+//! - [`secondary`]: a secondary index of such rows on [`SearchStore`](crate::SearchStore)
 //!   pages, queried on the chip (search + gather per page) with an exact check on the host;
 //! - [`range`]: range predicates as key + mask searches — the paper's approximate power-of-two
 //!   bounds (§V-C, Fig. 10: a superset in at most 2 searches) and the exact aligned-block

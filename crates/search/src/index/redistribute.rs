@@ -13,12 +13,13 @@
 
 use super::field::BitField;
 use super::secondary::ROWS_PER_PAGE;
+use crate::device::SearchDevice;
 use crate::error::{SearchError, SearchResult};
-use crate::header::DATA_BYTES;
-use crate::store::{LogicalPage, SimPageStore};
 use nandlab_core::SimTime;
+use nandlab_ftl::search::LogicalPage;
+use nandlab_nand::SearchKey;
 use nandlab_nand::search::format::{self, CHUNK_BYTES, SLOTS_PER_CHUNK};
-use nandlab_nand::{NandSim, SearchKey};
+use nandlab_nand::search::header::DATA_BYTES;
 
 /// Largest slice width: `2^12` partitions.
 pub const PARTITION_BITS_MAX: u32 = 12;
@@ -55,11 +56,10 @@ struct Sink {
 }
 
 impl Sink {
-    fn push(
+    fn push<D: SearchDevice>(
         &mut self,
-        sim: &mut NandSim,
+        device: &mut D,
         now: SimTime,
-        store: &mut SimPageStore,
         out: &mut Redistribution,
         slot: u64,
     ) -> SearchResult<()> {
@@ -68,16 +68,15 @@ impl Sink {
         *out.slot_counts.last_mut().expect("a partition is open") += 1;
         out.stats.buffer_slots_max = out.stats.buffer_slots_max.max(self.buffer.len() as u64);
         if self.buffer.len() == ROWS_PER_PAGE {
-            self.flush(sim, now, store, out)?;
+            self.flush(device, now, out)?;
         }
         Ok(())
     }
 
-    fn flush(
+    fn flush<D: SearchDevice>(
         &mut self,
-        sim: &mut NandSim,
+        device: &mut D,
         now: SimTime,
-        store: &mut SimPageStore,
         out: &mut Redistribution,
     ) -> SearchResult<()> {
         if self.buffer.is_empty() {
@@ -97,7 +96,7 @@ impl Sink {
             at.copy_from_slice(&slot.to_le_bytes());
         }
         let page = LogicalPage(self.next_target);
-        store.write(sim, now, page, &bytes)?;
+        device.write(now, page, &bytes)?;
         self.next_target += 1;
         out.partitions
             .last_mut()
@@ -145,10 +144,9 @@ fn check(
 /// Splits the slots of `sources` that match `used` (a key + mask every used slot matches and
 /// the zero slot does not) by `slice` into partitions written to logical pages `targets`
 /// (which must not hold a source), one partition at a time on the chip (see the module docs).
-pub fn redistribute(
-    sim: &mut NandSim,
+pub fn redistribute<D: SearchDevice>(
+    device: &mut D,
     now: SimTime,
-    store: &mut SimPageStore,
     sources: &[LogicalPage],
     used: SearchKey,
     slice: BitField,
@@ -170,12 +168,12 @@ pub fn redistribute(
             mask: used.mask | slice.mask(),
         };
         for source in sources {
-            let mut open = store.open(sim, now, *source)?;
-            let hits = store.search(sim, now, &open, &[key])?[0];
+            let mut open = device.open(now, *source)?;
+            let hits = device.search(now, &open, &[key])?[0];
             out.stats.searches += 1;
             let chunks = hits.chunks();
             if chunks.count() > 0 {
-                let bytes = store.gather(sim, now, &mut open, chunks)?;
+                let bytes = device.gather(now, &mut open, chunks)?;
                 out.stats.chunks_gathered += u64::from(chunks.count());
                 for (i, chunk) in chunks.chunks().enumerate() {
                     let chunk_bytes =
@@ -190,14 +188,14 @@ pub fn redistribute(
                 }
             }
             // the chip refuses programs of a plane whose latches hold a SiM page: close first
-            store.close(sim, now, open)?;
+            device.close(now, open)?;
             let held = (sink.buffer.len() + pending.len()) as u64;
             out.stats.buffer_slots_max = out.stats.buffer_slots_max.max(held);
             for slot in pending.drain(..) {
-                sink.push(sim, now, store, &mut out, slot)?;
+                sink.push(device, now, &mut out, slot)?;
             }
         }
-        sink.flush(sim, now, store, &mut out)?;
+        sink.flush(device, now, &mut out)?;
     }
     Ok(out)
 }
@@ -215,10 +213,9 @@ pub enum FullRead {
 /// The baseline: source pages read in full (through the page ECC) as `mode` says, the slots
 /// bucketed on the host, the same target pages written.
 #[allow(clippy::too_many_arguments)]
-pub fn redistribute_full_read(
-    sim: &mut NandSim,
+pub fn redistribute_full_read<D: SearchDevice>(
+    device: &mut D,
     now: SimTime,
-    store: &mut SimPageStore,
     sources: &[LogicalPage],
     used: SearchKey,
     slice: BitField,
@@ -241,7 +238,7 @@ pub fn redistribute_full_read(
     for pass in passes {
         let mut buckets: Vec<Vec<u64>> = vec![Vec::new(); (pass.end - pass.start) as usize];
         for source in sources {
-            let bytes = store.read(sim, now, *source)?;
+            let bytes = device.read(now, *source)?;
             out.stats.full_reads += 1;
             for i in 0..ROWS_PER_PAGE as u32 {
                 let slot = format::slot(&bytes, i);
@@ -255,9 +252,9 @@ pub fn redistribute_full_read(
             out.partitions.push(Vec::new());
             out.slot_counts.push(0);
             for slot in bucket {
-                sink.push(sim, now, store, &mut out, slot)?;
+                sink.push(device, now, &mut out, slot)?;
             }
-            sink.flush(sim, now, store, &mut out)?;
+            sink.flush(device, now, &mut out)?;
         }
         out.stats.buffer_slots_max = out.stats.buffer_slots_max.max(held);
     }

@@ -10,12 +10,13 @@
 
 use super::field::{BitField, RowLayout, VALID_BIT};
 use super::range::{aligned_blocks, approximate, widened_blocks};
+use crate::device::SearchDevice;
 use crate::error::{SearchError, SearchResult};
-use crate::header::DATA_BYTES;
-use crate::store::{LogicalPage, SimPageStore};
 use nandlab_core::SimTime;
+use nandlab_ftl::search::LogicalPage;
 use nandlab_nand::search::format::{self, CHUNK_BYTES, SLOTS_PER_CHUNK};
-use nandlab_nand::{MatchBitmap, NandSim, SearchKey};
+use nandlab_nand::search::header::DATA_BYTES;
+use nandlab_nand::{MatchBitmap, SearchKey};
 
 /// Rows per index page (the data slots of a store page).
 pub const ROWS_PER_PAGE: usize = DATA_BYTES / 8;
@@ -106,7 +107,6 @@ impl Plan {
 /// A secondary index: packed rows in pages `0..page_count` of its store.
 #[derive(Debug)]
 pub struct SecondaryIndex {
-    store: SimPageStore,
     layout: RowLayout,
     pages: Vec<LogicalPage>,
     rows: usize,
@@ -116,10 +116,9 @@ pub struct SecondaryIndex {
 impl SecondaryIndex {
     /// Writes `rows` (slots packed by `layout`, each with the valid bit) to logical pages 0, 1,
     /// … of `store`, 504 per page; unused slots of the last page are zero.
-    pub fn build(
-        sim: &mut NandSim,
+    pub fn build<D: SearchDevice>(
+        device: &mut D,
         now: SimTime,
-        mut store: SimPageStore,
         layout: RowLayout,
         rows: &[u64],
     ) -> SearchResult<Self> {
@@ -129,7 +128,8 @@ impl SecondaryIndex {
                 message: format!("row {i} ({:#x}) lacks the valid bit: pack it", rows[i]),
             });
         }
-        let batch_keys_max = sim
+        let batch_keys_max = device
+            .nand()
             .search_config()
             .map(|c| c.batch_keys_max as usize)
             .ok_or_else(|| SearchError::Argument {
@@ -143,11 +143,10 @@ impl SecondaryIndex {
             for (slot, row) in bytes.chunks_exact_mut(8).zip(chunk) {
                 slot.copy_from_slice(&row.to_le_bytes());
             }
-            store.write(sim, now, page, &bytes)?;
+            device.write(now, page, &bytes)?;
             pages.push(page);
         }
         Ok(SecondaryIndex {
-            store,
             layout,
             pages,
             rows: rows.len(),
@@ -157,10 +156,6 @@ impl SecondaryIndex {
 
     pub fn layout(&self) -> &RowLayout {
         &self.layout
-    }
-
-    pub fn store(&self) -> &SimPageStore {
-        &self.store
     }
 
     pub fn rows(&self) -> usize {
@@ -230,9 +225,9 @@ impl SecondaryIndex {
 
     /// The rows matching `predicate`, searched on the chip page by page (`method` only matters
     /// for a range). Chip ops are submitted at `now`; the caller runs the chip model's events.
-    pub fn select(
+    pub fn select<D: SearchDevice>(
         &mut self,
-        sim: &mut NandSim,
+        device: &mut D,
         now: SimTime,
         predicate: &Predicate,
         method: RangeMethod,
@@ -240,26 +235,26 @@ impl SecondaryIndex {
         let plan = self.plan(predicate, method)?;
         let mut out = Selection::default();
         for i in 0..self.pages.len() {
-            self.select_page(sim, now, self.pages[i], &plan, &mut out)?;
+            self.select_page(device, now, self.pages[i], &plan, &mut out)?;
         }
         out.row_ids.sort_unstable();
         Ok(out)
     }
 
-    fn select_page(
+    fn select_page<D: SearchDevice>(
         &mut self,
-        sim: &mut NandSim,
+        device: &mut D,
         now: SimTime,
         page: LogicalPage,
         plan: &Plan,
         out: &mut Selection,
     ) -> SearchResult<()> {
         let stats = &mut out.stats;
-        let mut open = self.store.open(sim, now, page)?;
+        let mut open = device.open(now, page)?;
         stats.pages += 1;
         let mut bitmaps = Vec::with_capacity(plan.keys.len());
         for batch in plan.keys.chunks(self.batch_keys_max) {
-            bitmaps.extend(self.store.search(sim, now, &open, batch)?);
+            bitmaps.extend(device.search(now, &open, batch)?);
             stats.search_commands += 1;
         }
         stats.searches += plan.keys.len() as u64;
@@ -275,7 +270,7 @@ impl SecondaryIndex {
         stats.candidates += u64::from(hits.count());
         let chunks = hits.chunks();
         if chunks.count() > 0 {
-            let bytes = self.store.gather(sim, now, &mut open, chunks)?;
+            let bytes = device.gather(now, &mut open, chunks)?;
             stats.chunks_gathered += u64::from(chunks.count());
             for (i, chunk) in chunks.chunks().enumerate() {
                 let chunk_bytes = &bytes[i * CHUNK_BYTES as usize..(i + 1) * CHUNK_BYTES as usize];
@@ -292,21 +287,21 @@ impl SecondaryIndex {
                 }
             }
         }
-        self.store.close(sim, now, open)
+        device.close(now, open)
     }
 
     /// The baseline: every page read in full (through the page ECC), every slot checked on the
     /// host.
-    pub fn select_full_page(
+    pub fn select_full_page<D: SearchDevice>(
         &mut self,
-        sim: &mut NandSim,
+        device: &mut D,
         now: SimTime,
         predicate: &Predicate,
     ) -> SearchResult<Selection> {
         let plan = self.plan(predicate, RangeMethod::AlignedBlocks)?;
         let mut out = Selection::default();
         for i in 0..self.pages.len() {
-            let bytes = self.store.read(sim, now, self.pages[i])?;
+            let bytes = device.read(now, self.pages[i])?;
             out.stats.pages += 1;
             out.stats.full_reads += 1;
             for i in 0..ROWS_PER_PAGE as u32 {

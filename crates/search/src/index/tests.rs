@@ -2,27 +2,34 @@
 //! results against a plain filter of the rows, and the chip cost of SiM against full-page reads.
 
 use super::*;
-use crate::store::{LogicalPage, SimPageStore, StoreConfig};
+use crate::device::{ChipDevice, SearchDevice};
 use nandlab_core::SimRng;
+use nandlab_ftl::search::{LogicalPage, SearchStore, StoreConfig};
 use nandlab_nand::{NandSim, PageAddress, SearchKey, preset};
 
 const ATTRIBUTES: [(&str, u32); 4] = [("gender", 1), ("age", 7), ("city", 6), ("salary", 16)];
 
-fn chip() -> NandSim {
+fn chip() -> ChipDevice {
     let mut config = preset("sim2024").unwrap();
     config.reliability.rber_base = 0.0;
     config.reliability.rber_retention_coeff_per_day = 0.0;
-    NandSim::new(config, 1).unwrap()
+    device(NandSim::new(config, 1).unwrap())
 }
 
-fn store(sim: &mut NandSim) -> SimPageStore {
+/// The store over blocks 0..4 of `sim`.
+fn device(mut sim: NandSim) -> ChipDevice {
+    let store = store(&mut sim);
+    ChipDevice::new(sim, store)
+}
+
+fn store(sim: &mut NandSim) -> SearchStore {
     let blocks = (0..4)
         .map(|b| PageAddress {
             block: b,
             ..PageAddress::default()
         })
         .collect();
-    SimPageStore::new(sim, blocks, StoreConfig::default()).unwrap()
+    SearchStore::new(sim, blocks, StoreConfig::default()).unwrap()
 }
 
 /// `count` random rows (attribute values, row id = position).
@@ -37,16 +44,15 @@ fn rows(rng: &mut SimRng, count: usize) -> Vec<Vec<u64>> {
         .collect()
 }
 
-fn index(sim: &mut NandSim, table: &[Vec<u64>]) -> SecondaryIndex {
+fn index(sim: &mut ChipDevice, table: &[Vec<u64>]) -> SecondaryIndex {
     let layout = RowLayout::new(&ATTRIBUTES, 24).unwrap();
     let packed: Vec<u64> = table
         .iter()
         .enumerate()
         .map(|(id, values)| layout.pack(values, id as u64).unwrap())
         .collect();
-    let store = store(sim);
     let now = sim.now();
-    let index = SecondaryIndex::build(sim, now, store, layout, &packed).unwrap();
+    let index = SecondaryIndex::build(sim, now, layout, &packed).unwrap();
     ChipMeter::start(sim).finish(sim);
     index
 }
@@ -71,7 +77,7 @@ fn reference(table: &[Vec<u64>], predicate: &Predicate) -> Vec<u64> {
 /// and the baseline; checks each against the reference and the supersets; returns the
 /// methods' stats in that order.
 fn check(
-    sim: &mut NandSim,
+    sim: &mut ChipDevice,
     index: &mut SecondaryIndex,
     table: &[Vec<u64>],
     predicate: &Predicate,
@@ -210,9 +216,8 @@ fn bad_queries_are_named() {
         .unwrap_err();
     assert!(beyond.to_string().contains("max 127"), "{beyond}");
     let unpacked = SecondaryIndex::build(
-        &mut sim,
+        &mut chip(),
         now,
-        store(&mut chip()),
         RowLayout::new(&ATTRIBUTES, 24).unwrap(),
         &[1],
     );
@@ -330,7 +335,6 @@ fn sim_queries_cost_less_than_full_pages_and_are_deterministic() {
 /// with their chip costs (SiM, one-pass full reads, per-partition full reads).
 fn redistribution(sorted: bool, slice: BitField) -> Vec<(Redistribution, ChipCost)> {
     let mut sim = chip();
-    let mut store = store(&mut sim);
     let mut rng = SimRng::seed_from_u64(15);
     let sources: Vec<LogicalPage> = (0..6).map(LogicalPage).collect();
     let mut keys: Vec<u64> = (0..6 * 504)
@@ -346,7 +350,7 @@ fn redistribution(sorted: bool, slice: BitField) -> Vec<(Redistribution, ChipCos
             .collect();
         let bytes: Vec<u8> = slots.iter().flat_map(|s| s.to_le_bytes()).collect();
         let now = sim.now();
-        store.write(&mut sim, now, *page, &bytes).unwrap();
+        sim.write(now, *page, &bytes).unwrap();
         written.extend(slots.into_iter().filter(|s| *s != 0));
     }
     ChipMeter::start(&sim).finish(&mut sim);
@@ -363,10 +367,10 @@ fn redistribution(sorted: bool, slice: BitField) -> Vec<(Redistribution, ChipCos
         let meter = ChipMeter::start(&sim);
         let now = sim.now();
         let run = match mode {
-            None => redistribute(&mut sim, now, &mut store, &sources, used, slice, targets),
-            Some(mode) => redistribute_full_read(
-                &mut sim, now, &mut store, &sources, used, slice, targets, mode,
-            ),
+            None => redistribute(&mut sim, now, &sources, used, slice, targets),
+            Some(mode) => {
+                redistribute_full_read(&mut sim, now, &sources, used, slice, targets, mode)
+            }
         }
         .unwrap();
         runs.push((run, meter.finish(&mut sim)));
@@ -381,7 +385,7 @@ fn redistribution(sorted: bool, slice: BitField) -> Vec<(Redistribution, ChipCos
             let mut got = Vec::new();
             for page in &run.partitions[p as usize] {
                 let now = sim.now();
-                let bytes = store.read(&mut sim, now, *page).unwrap();
+                let bytes = sim.read(now, *page).unwrap();
                 got.extend(
                     bytes
                         .chunks_exact(8)
@@ -394,15 +398,13 @@ fn redistribution(sorted: bool, slice: BitField) -> Vec<(Redistribution, ChipCos
         }
     }
     let now = sim.now();
-    let overlap =
-        redistribute(&mut sim, now, &mut store, &sources, used, slice, 0..10).unwrap_err();
+    let overlap = redistribute(&mut sim, now, &sources, used, slice, 0..10).unwrap_err();
     assert!(overlap.to_string().contains("source page 0"), "{overlap}");
     let zero = SearchKey {
         key: 0,
         mask: VALID_BIT,
     };
-    let pads =
-        redistribute(&mut sim, now, &mut store, &sources, zero, slice, 100..200).unwrap_err();
+    let pads = redistribute(&mut sim, now, &sources, zero, slice, 100..200).unwrap_err();
     assert!(pads.to_string().contains("all-zero slot"), "{pads}");
     for ((run, cost), name) in
         runs.iter()
@@ -451,7 +453,7 @@ fn aged_pages_fall_back_to_full_reads_and_queries_stay_exact() {
     let mut config = preset("sim2024").unwrap();
     config.reliability.rber_base = 0.0;
     config.reliability.rber_retention_coeff_per_day = 1e-3;
-    let mut sim = NandSim::new(config, 2).unwrap();
+    let mut sim = device(NandSim::new(config, 2).unwrap());
     let mut rng = SimRng::seed_from_u64(16);
     let table = rows(&mut rng, 1_500);
     let mut index = index(&mut sim, &table);
@@ -460,7 +462,8 @@ fn aged_pages_fall_back_to_full_reads_and_queries_stay_exact() {
         block: 9,
         ..PageAddress::default()
     };
-    sim.submit(later, &nandlab_nand::FlashOp::read(elsewhere))
+    sim.nand
+        .submit(later, &nandlab_nand::FlashOp::read(elsewhere))
         .unwrap();
     ChipMeter::start(&sim).finish(&mut sim);
     let equal = [("gender", 0), ("age", table[7][1])];
@@ -481,8 +484,11 @@ fn aged_pages_fall_back_to_full_reads_and_queries_stay_exact() {
     for predicate in &predicates {
         check(&mut sim, &mut index, &table, predicate);
     }
-    let stats = *index.store().stats();
-    assert!(sim.search_bit_errors() > 0, "the latches saw bit errors");
+    let stats = *sim.store.stats();
+    assert!(
+        sim.nand.search_bit_errors() > 0,
+        "the latches saw bit errors"
+    );
     assert_eq!(stats.opens_on_chip, 0, "{stats:?}");
     assert_eq!(stats.crc_failures, stats.opens);
     assert!(stats.controller_searches > 0);

@@ -4,13 +4,14 @@
 
 use super::*;
 use crate::index::{ChipCost, ChipMeter};
-use crate::store::StoreConfig;
 use nandlab_core::SimRng;
 use nandlab_engine::BTreeConfig;
+use nandlab_ftl::search::{SearchStore, StoreConfig};
+use nandlab_nand::NandSim;
 use nandlab_nand::{PageAddress, preset};
 use std::collections::BTreeMap;
 
-fn tree() -> BTree<SimBlockDevice> {
+fn tree() -> BTree<SearchBlockDevice> {
     let mut config = preset("sim2024").unwrap();
     config.reliability.rber_base = 0.0;
     config.reliability.rber_retention_coeff_per_day = 0.0;
@@ -22,8 +23,8 @@ fn tree() -> BTree<SimBlockDevice> {
             ..PageAddress::default()
         })
         .collect();
-    let store = SimPageStore::new(&mut sim, blocks, StoreConfig::default()).unwrap();
-    let device = SimBlockDevice::new(sim, store);
+    let store = SearchStore::new(&mut sim, blocks, StoreConfig::default()).unwrap();
+    let device = SearchBlockDevice::new(ChipDevice::new(sim, store));
     BTree::create(
         device,
         BTreeConfig {
@@ -34,7 +35,11 @@ fn tree() -> BTree<SimBlockDevice> {
     .unwrap()
 }
 
-fn check_all(tree: &mut BTree<SimBlockDevice>, reference: &BTreeMap<u64, u64>, rng: &mut SimRng) {
+fn check_all(
+    tree: &mut BTree<SearchBlockDevice>,
+    reference: &BTreeMap<u64, u64>,
+    rng: &mut SimRng,
+) {
     let probes: Vec<u64> = reference
         .keys()
         .copied()
@@ -108,7 +113,7 @@ fn the_engine_btree_on_sim_pages_equals_a_btreemap() {
         }
         assert!(tree.height() >= 2, "seed {seed}: inner levels were built");
         assert_eq!(tree.len(), reference.len() as u64);
-        assert!(tree.device().store().stats().opens_on_chip > 0);
+        assert!(tree.device().device().store.stats().opens_on_chip > 0);
     }
 }
 
@@ -120,14 +125,14 @@ fn sim_lookups_move_fewer_bytes_than_the_trees_own_reads() {
     }
     let (mut sim_cost, mut read_cost) = (ChipCost::default(), ChipCost::default());
     for key in (0..200u64).step_by(9) {
-        let meter = ChipMeter::start(tree.device().sim());
+        let meter = ChipMeter::start(tree.device().device());
         assert_eq!(get_on_chip(&mut tree, key * 7).unwrap(), Some(key));
-        let cost = meter.finish(&mut tree.device_mut().sim);
+        let cost = meter.finish(&mut tree.device_mut().device);
         sim_cost.bus_bytes += cost.bus_bytes;
         sim_cost.energy_nj += cost.energy_nj;
-        let meter = ChipMeter::start(tree.device().sim());
+        let meter = ChipMeter::start(tree.device().device());
         assert_eq!(tree.get(key * 7).unwrap(), Some(key));
-        let cost = meter.finish(&mut tree.device_mut().sim);
+        let cost = meter.finish(&mut tree.device_mut().device);
         read_cost.bus_bytes += cost.bus_bytes;
         read_cost.energy_nj += cost.energy_nj;
     }

@@ -4,8 +4,8 @@
 //! corrections.
 
 use super::*;
-use crate::header::DATA_BYTES;
 use nandlab_core::{SimRng, SimTime};
+use nandlab_nand::search::header::DATA_BYTES;
 use nandlab_nand::{ChunkMask, NandConfig, NandSim, PageAddress, SearchKey, preset};
 
 const DAY_MS: u64 = 86_400_000;
@@ -37,8 +37,8 @@ fn settle(sim: &mut NandSim) {
 }
 
 /// A store over blocks 0..4 of die 0 with `pages` written at time zero.
-fn store(sim: &mut NandSim, pages: u32, store_config: StoreConfig) -> SimPageStore {
-    let mut s = SimPageStore::new(sim, (0..4).map(block).collect(), store_config).unwrap();
+fn store(sim: &mut NandSim, pages: u32, store_config: StoreConfig) -> SearchStore {
+    let mut s = SearchStore::new(sim, (0..4).map(block).collect(), store_config).unwrap();
     for p in 0..pages {
         s.write(sim, sim.now(), LogicalPage(p), &data(p)).unwrap();
     }
@@ -48,7 +48,7 @@ fn store(sim: &mut NandSim, pages: u32, store_config: StoreConfig) -> SimPageSto
 
 /// Looks up every slot `probe_step`-th key of every page and a missing key; checks each result
 /// against the written data.
-fn check_lookups(sim: &mut NandSim, s: &mut SimPageStore, pages: u32, probe_step: usize) {
+fn check_lookups(sim: &mut NandSim, s: &mut SearchStore, pages: u32, probe_step: usize) {
     for p in 0..pages {
         for i in (0..504u32).step_by(probe_step) {
             let key = u64::from(p) << 32 | u64::from(i);
@@ -219,7 +219,7 @@ fn bad_arguments_are_named() {
     assert!(err.to_string().contains("verification header"), "{err}");
     assert_eq!(DATA_BYTES, 4032);
     let mut plain = NandSim::new(preset("mlc1").unwrap(), 1).unwrap();
-    let err = SimPageStore::new(&mut plain, vec![block(0)], StoreConfig::default()).unwrap_err();
+    let err = SearchStore::new(&mut plain, vec![block(0)], StoreConfig::default()).unwrap_err();
     assert!(err.to_string().contains("[search]"), "{err}");
 }
 

@@ -3,27 +3,34 @@
 //! other queued search to the same page, as one batched search of the open page. Without a
 //! deadline (`None`) every search is dispatched alone at once (first come, first served).
 
-use crate::store::LogicalPage;
+use super::store::LogicalPage;
 use nandlab_core::SimTime;
 use std::collections::VecDeque;
 
 /// A queued search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PendingSearch {
+    /// The caller's id of the search.
     pub id: u64,
+    /// The page searched.
     pub page: LogicalPage,
+    /// The key (exact match).
     pub key: u64,
+    /// When it was submitted.
     pub submitted: SimTime,
 }
 
 /// Searches dispatched together to one page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Batch {
+    /// The page searched.
     pub page: LogicalPage,
+    /// The searches, oldest first.
     pub searches: Vec<PendingSearch>,
 }
 
 #[derive(Debug)]
+/// The queue of submitted searches and the batching rule (see the module docs).
 pub struct DeadlineScheduler {
     deadline: Option<SimTime>,
     keys_per_batch_max: usize,
@@ -47,14 +54,17 @@ impl DeadlineScheduler {
         }
     }
 
+    /// Searches queued.
     pub fn len(&self) -> usize {
         self.queue.len()
     }
 
+    /// Whether no search is queued.
     pub fn is_empty(&self) -> bool {
         self.queue.is_empty()
     }
 
+    /// Queues `search` (submitted no earlier than the last one); `QueueFull` at the bound.
     pub fn submit(&mut self, search: PendingSearch) -> Result<(), QueueFull> {
         if self.queue.len() >= self.queue_len_max {
             return Err(QueueFull);

@@ -4,7 +4,7 @@
 
 use crate::config::{FtlConfig, PayloadMode, SsdConfig};
 use crate::mapping::Mapping;
-use crate::{FtlError, HostRequest, Lpa, SimOp, SimRequest, Ssd};
+use crate::{FtlError, HostRequest, Lpa, SearchOp, SearchRequest, Ssd};
 use nandlab_core::{SimRng, SimTime};
 use nandlab_nand::search::format::{self, SIM_PAGE_BYTES};
 use nandlab_nand::search::randomize;
@@ -65,7 +65,7 @@ fn check_all(ssd: &mut Ssd, pages: &[(u64, Vec<u8>)], key: u64, rng: &mut SimRng
         ];
         for k in keys {
             let done = ssd
-                .execute_sim(&SimRequest::search(Lpa(*lpa as u32), k))
+                .execute_search(&SearchRequest::search(Lpa(*lpa as u32), k))
                 .unwrap();
             assert_eq!(
                 Ssd::bitmap_of(&done).unwrap(),
@@ -75,7 +75,7 @@ fn check_all(ssd: &mut Ssd, pages: &[(u64, Vec<u8>)], key: u64, rng: &mut SimRng
         }
         let chunks = ChunkMask(rng.below(u64::MAX) | 1);
         let done = ssd
-            .execute_sim(&SimRequest::gather(Lpa(*lpa as u32), chunks))
+            .execute_search(&SearchRequest::gather(Lpa(*lpa as u32), chunks))
             .unwrap();
         let expected: Vec<u8> = chunks
             .chunks()
@@ -88,7 +88,7 @@ fn check_all(ssd: &mut Ssd, pages: &[(u64, Vec<u8>)], key: u64, rng: &mut SimRng
 #[test]
 fn search_and_gather_equal_the_reference_also_after_gc_moved_the_pages() {
     let mut ssd = Ssd::new(small_sim(48, PayloadMode::Full), 5).unwrap();
-    let region = ssd.sim_region().unwrap();
+    let region = ssd.search_region().unwrap();
     assert_eq!(region, 208..256);
     let mut rng = SimRng::stream(9, "sim-test");
     let key = 0x5EA4_C4ED_0000_0042;
@@ -101,7 +101,7 @@ fn search_and_gather_equal_the_reference_also_after_gc_moved_the_pages() {
     }
     check_all(&mut ssd, &pages, key, &mut rng);
     let copies_before = ssd.flash.counters.gc_page_copies;
-    let programs_before = ssd.sim_counters().pool_programs;
+    let programs_before = ssd.search_counters().pool_programs;
     // churn: random rewrites of storage pages and of SiM pages until GC has moved pool pages
     let storage = vec![0xA5u8; PAGE as usize];
     let mut host_sim_writes = 0u64;
@@ -118,7 +118,7 @@ fn search_and_gather_equal_the_reference_also_after_gc_moved_the_pages() {
     }
     ssd.drain().unwrap();
     ssd.check_consistency().unwrap();
-    let c = ssd.sim_counters();
+    let c = ssd.search_counters();
     assert!(ssd.flash.counters.gc_page_copies > copies_before, "GC ran");
     assert!(
         c.pool_programs - programs_before > host_sim_writes,
@@ -169,12 +169,12 @@ fn a_moved_page_keeps_matching_only_because_gc_re_randomizes_it() {
 #[test]
 fn one_search_and_one_gather_take_the_chips_stage_times() {
     let mut ssd = Ssd::new(small_sim(16, PayloadMode::Full), 1).unwrap();
-    let lpa = ssd.sim_region().unwrap().start;
+    let lpa = ssd.search_region().unwrap().start;
     write(&mut ssd, lpa, &vec![0u8; PAGE as usize]);
     ssd.drain().unwrap();
     let start = ssd.now() + SimTime::from_us(100);
     let done = ssd
-        .execute_sim(&SimRequest::search(Lpa(lpa as u32), SearchKey::exact(0)).at(start))
+        .execute_search(&SearchRequest::search(Lpa(lpa as u32), SearchKey::exact(0)).at(start))
         .unwrap();
     // sim2024 (paper 004 Table II; 5 ns command cycles, 80 MT/s match-mode bus):
     // page-open: 2 CLE + 5 ALE cycles (35 ns) + TON 16 us + 256-byte window (3,200 ns)
@@ -194,7 +194,7 @@ fn one_search_and_one_gather_take_the_chips_stage_times() {
     // gather of one chunk of a page not in the latches: 35 ns + chunk bitmap in (8 B, 100
     // ns) + TON 16 us + the chunk and its 4 ECC bytes out (68 B, 850 ns) = 16,985 ns
     let done = ssd
-        .execute_sim(&SimRequest::gather(Lpa(lpa as u32), ChunkMask(1)).at(ssd.now()))
+        .execute_search(&SearchRequest::gather(Lpa(lpa as u32), ChunkMask(1)).at(ssd.now()))
         .unwrap();
     assert_eq!(done.latency, SimTime::from_ps(16_985_000));
     assert_eq!(done.data, vec![0u8; 64]);
@@ -205,17 +205,17 @@ fn buffered_and_unwritten_pages_are_answered_by_the_controller() {
     let mut c = small_sim(16, PayloadMode::Full);
     c.ftl.write_buffer_pages = 4;
     let mut ssd = Ssd::new(c, 1).unwrap();
-    let lpa = ssd.sim_region().unwrap().start;
+    let lpa = ssd.search_region().unwrap().start;
     let mut rng = SimRng::stream(4, "sim-test");
     let page = random_page(&mut rng, 9);
     write(&mut ssd, lpa, &page);
     let k = SearchKey::exact(9);
     let done = ssd
-        .execute_sim(&SimRequest::search(Lpa(lpa as u32), k))
+        .execute_search(&SearchRequest::search(Lpa(lpa as u32), k))
         .unwrap();
     assert_eq!(Ssd::bitmap_of(&done).unwrap(), format::match_page(&page, k));
     let done = ssd
-        .execute_sim(&SimRequest::search(
+        .execute_search(&SearchRequest::search(
             Lpa(lpa as u32 + 1),
             SearchKey::exact(0),
         ))
@@ -225,45 +225,45 @@ fn buffered_and_unwritten_pages_are_answered_by_the_controller() {
         512,
         "never written: zeros"
     );
-    assert_eq!(ssd.sim_counters().controller_answers, 2);
-    assert_eq!(ssd.sim_counters().chip_searches, 0);
+    assert_eq!(ssd.search_counters().controller_answers, 2);
+    assert_eq!(ssd.search_counters().chip_searches, 0);
 }
 
 #[test]
 fn timing_only_searches_run_on_the_chip_without_results() {
     let mut ssd = Ssd::new(small_sim(16, PayloadMode::TimingOnly), 1).unwrap();
-    let lpa = ssd.sim_region().unwrap().start;
+    let lpa = ssd.search_region().unwrap().start;
     ssd.execute(&HostRequest::write(lpa * PAGE, PAGE), None)
         .unwrap();
     let done = ssd
-        .execute_sim(&SimRequest::search(Lpa(lpa as u32), SearchKey::exact(0)))
+        .execute_search(&SearchRequest::search(Lpa(lpa as u32), SearchKey::exact(0)))
         .unwrap();
     assert!(done.data.is_empty());
     assert_eq!(
         done.latency,
         SimTime::from_ps(19_235_000 + 1_338_030 + 5_000)
     );
-    assert_eq!(ssd.sim_counters().chip_searches, 1);
+    assert_eq!(ssd.search_counters().chip_searches, 1);
 }
 
 #[test]
 fn bad_commands_and_configs_are_named() {
     let mut ssd = Ssd::new(small_sim(16, PayloadMode::Full), 1).unwrap();
     let err = ssd
-        .execute_sim(&SimRequest::search(Lpa(3), SearchKey::exact(0)))
+        .execute_search(&SearchRequest::search(Lpa(3), SearchKey::exact(0)))
         .unwrap_err();
     assert!(
         err.to_string().contains("SiM region is lpa 240..256"),
         "{err}"
     );
     let err = ssd
-        .execute_sim(&SimRequest::gather(Lpa(240), ChunkMask(0)))
+        .execute_search(&SearchRequest::gather(Lpa(240), ChunkMask(0)))
         .unwrap_err();
     assert!(err.to_string().contains("empty chunk bitmap"), "{err}");
     let mut request = HostRequest::read(0, PAGE);
     request.op = crate::HostOp::Search;
     let err = ssd.execute(&request, None).unwrap_err();
-    assert!(err.to_string().contains("execute_sim"), "{err}");
+    assert!(err.to_string().contains("execute_search"), "{err}");
     let mut plain = SsdConfig::from_preset("slc");
     plain.ftl.sim_pages = 8;
     let err = Ssd::new(plain, 1).unwrap_err();
@@ -279,9 +279,9 @@ fn bad_commands_and_configs_are_named() {
     );
     let mut none = Ssd::new(small_sim(0, PayloadMode::Full), 1).unwrap();
     let err = none
-        .execute_sim(&SimRequest::search(Lpa(3), SearchKey::exact(0)))
+        .execute_search(&SearchRequest::search(Lpa(3), SearchKey::exact(0)))
         .unwrap_err();
     assert!(err.to_string().contains("without a SiM region"), "{err}");
-    let _ = SimOp::Gather(ChunkMask(1));
+    let _ = SearchOp::Gather(ChunkMask(1));
     let _ = PageAddress::default();
 }

@@ -6,7 +6,7 @@ use super::tests::{PAGE, random_page, small_sim, write};
 use crate::config::PayloadMode;
 use crate::mapping::Mapping;
 use crate::power::{CutConfig, RecoveryVariant};
-use crate::{Lpa, SimRequest, Ssd};
+use crate::{Lpa, SearchRequest, Ssd};
 use nandlab_core::SimRng;
 use nandlab_nand::search::format;
 use nandlab_nand::{BlockMode, ChunkMask, SearchKey};
@@ -18,7 +18,7 @@ fn remount(integrity: bool) {
     ssd.start_power_trace().unwrap();
     let mut rng = SimRng::stream(7, "remount");
     let key = 0xBEEF;
-    let region = ssd.sim_region().unwrap();
+    let region = ssd.search_region().unwrap();
     let mut pages: Vec<(u64, Vec<u8>)> = Vec::new();
     let storage = vec![0x3Cu8; PAGE as usize];
     for (i, lpa) in region.clone().enumerate() {
@@ -31,14 +31,14 @@ fn remount(integrity: bool) {
     for (lpa, page) in pages.iter().step_by(3) {
         let k = SearchKey::exact(key);
         let done = ssd
-            .execute_sim(&SimRequest::search(Lpa(*lpa as u32), k))
+            .execute_search(&SearchRequest::search(Lpa(*lpa as u32), k))
             .unwrap();
         let mut expected = format::match_page(page, k);
         if integrity {
             expected.0[0] &= !0xFF;
         }
         assert_eq!(Ssd::bitmap_of(&done).unwrap(), expected);
-        ssd.execute_sim(&SimRequest::gather(Lpa(*lpa as u32), ChunkMask(2)))
+        ssd.execute_search(&SearchRequest::gather(Lpa(*lpa as u32), ChunkMask(2)))
             .unwrap();
     }
     for (i, (lpa, page)) in pages.iter_mut().enumerate().skip(1).step_by(4) {
@@ -55,7 +55,7 @@ fn remount(integrity: bool) {
     for (lpa, page) in &pages {
         let ppa = mounted.mapper.locate(Lpa(*lpa as u32)).unwrap();
         assert!(
-            mounted.flash.in_sim_pool(ppa),
+            mounted.flash.in_search_pool(ppa),
             "lpa {lpa} in the pool's blocks"
         );
         let address = mounted.sched.codec().address(ppa).unwrap();
@@ -65,7 +65,7 @@ fn remount(integrity: bool) {
         );
         let k = SearchKey::exact(key);
         let done = mounted
-            .execute_sim(&SimRequest::search(Lpa(*lpa as u32), k))
+            .execute_search(&SearchRequest::search(Lpa(*lpa as u32), k))
             .unwrap();
         let mut expected = format::match_page(page, k);
         if integrity {
@@ -74,11 +74,11 @@ fn remount(integrity: bool) {
         assert_eq!(Ssd::bitmap_of(&done).unwrap(), expected, "lpa {lpa}");
         let chunks = ChunkMask(0b1110);
         let done = mounted
-            .execute_sim(&SimRequest::gather(Lpa(*lpa as u32), chunks))
+            .execute_search(&SearchRequest::gather(Lpa(*lpa as u32), chunks))
             .unwrap();
         assert_eq!(&done.data[..], &page[64..256]);
     }
-    let c = mounted.sim_counters();
+    let c = mounted.search_counters();
     assert_eq!(
         c.chip_searches,
         pages.len() as u64,
@@ -90,7 +90,7 @@ fn remount(integrity: bool) {
     assert_eq!(c.crc_failures + c.fallback_reads, 0, "{c:?}");
     // storage pages stayed out of the pool
     let ppa = mounted.mapper.locate(Lpa(3)).unwrap();
-    assert!(!mounted.flash.in_sim_pool(ppa));
+    assert!(!mounted.flash.in_search_pool(ppa));
 }
 
 #[test]
@@ -112,14 +112,17 @@ fn a_cut_in_flight_after_sim_commands_mounts_consistently() {
     let mut ssd = Ssd::new(config.clone(), 9).unwrap();
     ssd.start_power_trace().unwrap();
     let mut rng = SimRng::stream(9, "remount");
-    let region = ssd.sim_region().unwrap();
+    let region = ssd.search_region().unwrap();
     let pages: Vec<(u64, Vec<u8>)> = region.map(|lpa| (lpa, random_page(&mut rng, 1))).collect();
     for (lpa, page) in &pages {
         write(&mut ssd, *lpa, page);
     }
     for (lpa, _) in &pages {
-        ssd.execute_sim(&SimRequest::search(Lpa(*lpa as u32), SearchKey::exact(1)))
-            .unwrap();
+        ssd.execute_search(&SearchRequest::search(
+            Lpa(*lpa as u32),
+            SearchKey::exact(1),
+        ))
+        .unwrap();
     }
     // storage writes admitted without waiting; cut while their programs run
     let storage = vec![0x11u8; PAGE as usize];
@@ -142,7 +145,7 @@ fn a_cut_in_flight_after_sim_commands_mounts_consistently() {
     for (lpa, page) in &pages {
         let k = SearchKey::exact(1);
         let done = mounted
-            .execute_sim(&SimRequest::search(Lpa(*lpa as u32), k))
+            .execute_search(&SearchRequest::search(Lpa(*lpa as u32), k))
             .unwrap();
         assert_eq!(Ssd::bitmap_of(&done).unwrap(), format::match_page(page, k));
     }

@@ -5,7 +5,7 @@
 use super::tests::{PAGE, random_page, small_sim, write};
 use crate::config::PayloadMode;
 use crate::controller::ControllerCosts;
-use crate::{Lpa, SimRequest, Ssd};
+use crate::{Lpa, SearchRequest, Ssd};
 use nandlab_core::{SimRng, SimTime};
 use nandlab_nand::search::format;
 use nandlab_nand::{ChunkMask, SearchKey};
@@ -25,7 +25,7 @@ const CLOSE_PS: u64 = 5_000;
 #[test]
 fn a_k_key_search_is_one_sense_and_k_matches() {
     let mut ssd = Ssd::new(small_sim(16, PayloadMode::Full), 1).unwrap();
-    let lpa = ssd.sim_region().unwrap().start;
+    let lpa = ssd.search_region().unwrap().start;
     let mut rng = SimRng::stream(5, "batch");
     let page = random_page(&mut rng, 99);
     write(&mut ssd, lpa, &page);
@@ -37,7 +37,7 @@ fn a_k_key_search_is_one_sense_and_k_matches() {
     ];
     let start = ssd.now() + SimTime::from_us(100);
     let done = ssd
-        .execute_sim(&SimRequest::search_batch(Lpa(lpa as u32), &keys).at(start))
+        .execute_search(&SearchRequest::search_batch(Lpa(lpa as u32), &keys).at(start))
         .unwrap();
     // 19,235 + (35 + 3 × 1,303.03) + 5 = 23,184.09 ns: one page-open for the three keys
     assert_eq!(
@@ -50,12 +50,12 @@ fn a_k_key_search_is_one_sense_and_k_matches() {
     for (bitmap, key) in bitmaps.iter().zip(keys) {
         assert_eq!(*bitmap, format::match_page(&page, key), "{key:?}");
     }
-    assert_eq!(ssd.sim_counters().keys_searched, 3);
-    assert_eq!(ssd.sim_counters().chip_searches, 1);
+    assert_eq!(ssd.search_counters().keys_searched, 3);
+    assert_eq!(ssd.search_counters().chip_searches, 1);
     let max = ssd.nand().search_config().unwrap().batch_keys_max as usize;
     let too_many = vec![SearchKey::exact(0); max + 1];
     let err = ssd
-        .execute_sim(&SimRequest::search_batch(Lpa(lpa as u32), &too_many))
+        .execute_search(&SearchRequest::search_batch(Lpa(lpa as u32), &too_many))
         .unwrap_err();
     assert!(err.to_string().contains("search.batch_keys_max"), "{err}");
 }
@@ -66,7 +66,7 @@ fn the_deadline_scheduler_merges_searches_of_one_page() {
         let mut c = small_sim(16, PayloadMode::Full);
         c.ftl.sim_batch_deadline_ns = deadline_ns;
         let mut ssd = Ssd::new(c, 1).unwrap();
-        let region = ssd.sim_region().unwrap();
+        let region = ssd.search_region().unwrap();
         let (a, b) = (region.start, region.start + 2);
         let mut rng = SimRng::stream(6, "batch");
         let pages = [random_page(&mut rng, 5), random_page(&mut rng, 6)];
@@ -79,26 +79,26 @@ fn the_deadline_scheduler_merges_searches_of_one_page() {
         // (before it, the gather would take the die first); a search of page b after a's batch
         // completed (before, its transfers would share the channel with a's)
         let requests = [
-            SimRequest::search(Lpa(a as u32), SearchKey::exact(5)).at(t0),
-            SimRequest::search(Lpa(b as u32), SearchKey::exact(6)).at(t0 + us(40)),
-            SimRequest::search(Lpa(a as u32), SearchKey::exact(7)).at(t0 + us(1)),
-            SimRequest::search_batch(Lpa(a as u32), &[SearchKey::exact(8), SearchKey::exact(5)])
+            SearchRequest::search(Lpa(a as u32), SearchKey::exact(5)).at(t0),
+            SearchRequest::search(Lpa(b as u32), SearchKey::exact(6)).at(t0 + us(40)),
+            SearchRequest::search(Lpa(a as u32), SearchKey::exact(7)).at(t0 + us(1)),
+            SearchRequest::search_batch(Lpa(a as u32), &[SearchKey::exact(8), SearchKey::exact(5)])
                 .at(t0 + us(2)),
-            SimRequest::gather(Lpa(a as u32), ChunkMask(0b110)).at(t0 + us(5)),
+            SearchRequest::gather(Lpa(a as u32), ChunkMask(0b110)).at(t0 + us(5)),
         ];
-        let done = ssd.run_sim(&requests).unwrap();
+        let done = ssd.run_search(&requests).unwrap();
         // every request's own result equals the reference
-        let page_of = |r: &SimRequest| &pages[usize::from(r.lpa.0 as u64 != a)];
+        let page_of = |r: &SearchRequest| &pages[usize::from(r.lpa.0 as u64 != a)];
         for (r, d) in requests.iter().zip(&done) {
             match &r.op {
-                crate::SimOp::Search(keys) => {
+                crate::SearchOp::Search(keys) => {
                     let expected: Vec<_> = keys
                         .iter()
                         .map(|k| format::match_page(page_of(r), *k))
                         .collect();
                     assert_eq!(Ssd::bitmaps_of(d), expected, "{r:?}");
                 }
-                crate::SimOp::Gather(chunks) => {
+                crate::SearchOp::Gather(chunks) => {
                     let expected: Vec<u8> = chunks
                         .chunks()
                         .flat_map(|c| format::chunk_bytes(page_of(r), c).to_vec())
@@ -107,7 +107,7 @@ fn the_deadline_scheduler_merges_searches_of_one_page() {
                 }
             }
         }
-        (done, ssd.sim_counters(), t0)
+        (done, ssd.search_counters(), t0)
     };
     let (done, c, t0) = run(4_000);
     assert_eq!(c.batches, 2, "{c:?}");
@@ -143,13 +143,13 @@ fn sim_results_and_keys_cross_the_host_link() {
         ..ControllerCosts::default()
     };
     let mut ssd = Ssd::new(c, 1).unwrap();
-    let lpa = ssd.sim_region().unwrap().start;
+    let lpa = ssd.search_region().unwrap().start;
     write(&mut ssd, lpa, &vec![0u8; PAGE as usize]);
     ssd.drain().unwrap();
     let start = ssd.now() + SimTime::from_us(100);
     let keys = [SearchKey::exact(0), SearchKey::exact(1)];
     let done = ssd
-        .execute_sim(&SimRequest::search_batch(Lpa(lpa as u32), &keys).at(start))
+        .execute_search(&SearchRequest::search_batch(Lpa(lpa as u32), &keys).at(start))
         .unwrap();
     // keys in: 2 × 16 B = 128 ns; two bitmaps out: 128 B = 512 ns
     assert_eq!(
@@ -159,7 +159,7 @@ fn sim_results_and_keys_cross_the_host_link() {
     // gather of two chunks: the 8-byte chunk bitmap in (32 ns), 35 ns + bitmap in (100 ns) +
     // TON 16 us + 2 × 68 B out (1,700 ns) on the chip, 128 B out on the link (512 ns)
     let done = ssd
-        .execute_sim(&SimRequest::gather(Lpa(lpa as u32), ChunkMask(0b11)).at(ssd.now()))
+        .execute_search(&SearchRequest::gather(Lpa(lpa as u32), ChunkMask(0b11)).at(ssd.now()))
         .unwrap();
     assert_eq!(
         done.latency,
@@ -173,13 +173,13 @@ fn sim_results_and_keys_cross_the_host_link() {
 #[test]
 fn the_report_lists_sim_commands_and_counters_only_on_a_sim_device() {
     let mut ssd = Ssd::new(small_sim(16, PayloadMode::Full), 1).unwrap();
-    let lpa = ssd.sim_region().unwrap().start;
+    let lpa = ssd.search_region().unwrap().start;
     write(&mut ssd, lpa, &vec![0u8; PAGE as usize]);
     ssd.drain().unwrap();
     let keys = [SearchKey::exact(0), SearchKey::exact(1)];
-    ssd.execute_sim(&SimRequest::search_batch(Lpa(lpa as u32), &keys))
+    ssd.execute_search(&SearchRequest::search_batch(Lpa(lpa as u32), &keys))
         .unwrap();
-    ssd.execute_sim(&SimRequest::gather(Lpa(lpa as u32), ChunkMask(0b11)))
+    ssd.execute_search(&SearchRequest::gather(Lpa(lpa as u32), ChunkMask(0b11)))
         .unwrap();
     let report = ssd.report();
     let sim = report.sim.as_ref().unwrap();
@@ -193,7 +193,7 @@ fn the_report_lists_sim_commands_and_counters_only_on_a_sim_device() {
 }
 
 /// A gather that depends on a search's answer is issued at the search's completion
-/// (`run_sim_chained`): two searches of different pages, each followed by a one-chunk gather
+/// (`run_search_chained`): two searches of different pages, each followed by a one-chunk gather
 /// of the chunk of its first hit; the gathers start exactly when their searches complete,
 /// take the hand-computed time of a gather on an idle die, and return the page's chunk; a
 /// search that finds nothing has no follow-up; the result numbers follow-ups after the
@@ -203,7 +203,7 @@ fn a_follow_up_gather_starts_when_its_search_completes() {
     let mut c = small_sim(16, PayloadMode::Full);
     c.ftl.sim_batch_deadline_ns = 4_000;
     let mut ssd = Ssd::new(c, 1).unwrap();
-    let region = ssd.sim_region().unwrap();
+    let region = ssd.search_region().unwrap();
     // pages on different dies (consecutive LPAs stripe over the two dies)
     let (a, b) = (region.start, region.start + 1);
     let mut rng = SimRng::stream(7, "chain");
@@ -213,21 +213,24 @@ fn a_follow_up_gather_starts_when_its_search_completes() {
     ssd.drain().unwrap();
     let t0 = ssd.now() + SimTime::from_us(100);
     let requests = [
-        SimRequest::search(Lpa(a as u32), SearchKey::exact(11)).at(t0),
+        SearchRequest::search(Lpa(a as u32), SearchKey::exact(11)).at(t0),
         // far enough apart that no transfer shares the channel with another command's
-        SimRequest::search(Lpa(b as u32), SearchKey::exact(12)).at(t0 + SimTime::from_us(100)),
-        SimRequest::search(Lpa(b as u32), SearchKey::exact(1 << 63 | 3))
+        SearchRequest::search(Lpa(b as u32), SearchKey::exact(12)).at(t0 + SimTime::from_us(100)),
+        SearchRequest::search(Lpa(b as u32), SearchKey::exact(1 << 63 | 3))
             .at(t0 + SimTime::from_us(300)),
     ];
     let mut issued = Vec::new();
     let done = ssd
-        .run_sim_chained(&requests, |index, result| {
+        .run_search_chained(&requests, |index, result| {
             // the gathers complete too: no follow-up of a follow-up
             let request = requests.get(index)?;
             let bitmap = Ssd::bitmap_of(result)?;
             let slot = bitmap.slots().next()?;
             issued.push(index);
-            Some(SimRequest::gather(request.lpa, ChunkMask::single(slot / 8)))
+            Some(SearchRequest::gather(
+                request.lpa,
+                ChunkMask::single(slot / 8),
+            ))
         })
         .unwrap();
     assert_eq!(issued.len(), 2, "the absent key has no follow-up");
@@ -243,7 +246,7 @@ fn a_follow_up_gather_starts_when_its_search_completes() {
         assert_eq!(gather.data, format::chunk_bytes(page, slot / 8));
     }
     assert!(Ssd::bitmap_of(&done[2]).unwrap().slots().next().is_none());
-    let c = ssd.sim_counters();
+    let c = ssd.search_counters();
     assert_eq!((c.chip_searches, c.chip_gathers), (3, 2));
 }
 
@@ -252,18 +255,18 @@ fn a_follow_up_gather_starts_when_its_search_completes() {
 #[test]
 fn a_bad_follow_up_is_an_error_naming_it_and_the_device_stays_usable() {
     let mut ssd = Ssd::new(small_sim(16, PayloadMode::Full), 1).unwrap();
-    let lpa = ssd.sim_region().unwrap().start;
+    let lpa = ssd.search_region().unwrap().start;
     let mut rng = SimRng::stream(8, "chain");
     let page = random_page(&mut rng, 21);
     write(&mut ssd, lpa, &page);
     ssd.drain().unwrap();
     let searches = [
-        SimRequest::search(Lpa(lpa as u32), SearchKey::exact(21)),
-        SimRequest::search(Lpa(lpa as u32), SearchKey::exact(22)),
+        SearchRequest::search(Lpa(lpa as u32), SearchKey::exact(21)),
+        SearchRequest::search(Lpa(lpa as u32), SearchKey::exact(22)),
     ];
     let err = ssd
-        .run_sim_chained(&searches, |index, _| {
-            (index == 0).then(|| SimRequest::gather(Lpa(lpa as u32), ChunkMask(0)))
+        .run_search_chained(&searches, |index, _| {
+            (index == 0).then(|| SearchRequest::gather(Lpa(lpa as u32), ChunkMask(0)))
         })
         .unwrap_err()
         .to_string();
@@ -271,9 +274,9 @@ fn a_bad_follow_up_is_an_error_naming_it_and_the_device_stays_usable() {
         err.contains("follow-up of 0") && err.contains("empty chunk bitmap"),
         "{err}"
     );
-    let done = ssd.run_sim(&searches).unwrap();
+    let done = ssd.run_search(&searches).unwrap();
     for (r, d) in searches.iter().zip(&done) {
-        let crate::SimOp::Search(keys) = &r.op else {
+        let crate::SearchOp::Search(keys) = &r.op else {
             unreachable!()
         };
         assert_eq!(Ssd::bitmap_of(d), Some(format::match_page(&page, keys[0])));

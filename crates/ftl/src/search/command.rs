@@ -9,11 +9,11 @@
 //! | search | `0x81` | logical page | key | mask | the 64-byte match bitmap (slot `i` = bit `i % 64` of little-endian word `i / 64`) |
 //! | gather | `0x82` | logical page | chunk bitmap | 0 | the chunks' 64 bytes each, in order |
 //!
-//! Not wired through `nandlab-ftl`'s host interface: [`SimController`] executes commands on a
-//! [`SimPageStore`] directly (page-open, search, page-close; or a gather of an unopened page).
+//! Not wired through `nandlab-ftl`'s host interface: [`CommandRunner`] executes commands on a
+//! [`SearchStore`] directly (page-open, search, page-close; or a gather of an unopened page).
 
-use crate::error::{SearchError, SearchResult};
-use crate::store::{LogicalPage, SimPageStore};
+use super::error::{StoreError, StoreResult};
+use super::store::{LogicalPage, SearchStore};
 use nandlab_core::SimTime;
 use nandlab_nand::{ChunkMask, NandSim, SearchKey};
 
@@ -25,13 +25,20 @@ pub const OPCODE_GATHER: u8 = 0x82;
 pub const SQE_BYTES: usize = 64;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SimCommand {
+/// A decoded search or gather command.
+pub enum SearchCommand {
+    /// Search `81h`: the page's slots matching `key`.
     Search {
+        /// The logical page.
         page: LogicalPage,
+        /// The key and mask.
         key: SearchKey,
     },
+    /// Gather `82h`: the page's chunks of `chunks`.
     Gather {
+        /// The logical page.
         page: LogicalPage,
+        /// The chunks to return (chunk 0 is the header).
         chunks: ChunkMask,
     },
 }
@@ -40,14 +47,14 @@ fn dwords(sqe: &[u8; SQE_BYTES], at: usize) -> u64 {
     u64::from_le_bytes(sqe[at..at + 8].try_into().expect("8 bytes"))
 }
 
-impl SimCommand {
+impl SearchCommand {
     /// The submission-queue entry for namespace `nsid`.
     pub fn encode(&self, nsid: u32) -> [u8; SQE_BYTES] {
         let mut sqe = [0u8; SQE_BYTES];
         sqe[4..8].copy_from_slice(&nsid.to_le_bytes());
         let (opcode, page, a, b) = match *self {
-            SimCommand::Search { page, key } => (OPCODE_SEARCH, page, key.key, key.mask),
-            SimCommand::Gather { page, chunks } => (OPCODE_GATHER, page, chunks.0, 0),
+            SearchCommand::Search { page, key } => (OPCODE_SEARCH, page, key.key, key.mask),
+            SearchCommand::Gather { page, chunks } => (OPCODE_GATHER, page, chunks.0, 0),
         };
         sqe[0] = opcode;
         sqe[40..48].copy_from_slice(&u64::from(page.0).to_le_bytes());
@@ -57,8 +64,8 @@ impl SimCommand {
     }
 
     /// Parses a submission-queue entry; a bad opcode, page or chunk bitmap is named.
-    pub fn decode(sqe: &[u8; SQE_BYTES]) -> SearchResult<Self> {
-        let bad = |message: String| SearchError::Argument {
+    pub fn decode(sqe: &[u8; SQE_BYTES]) -> StoreResult<Self> {
+        let bad = |message: String| StoreError::Argument {
             argument: "sqe",
             message,
         };
@@ -69,7 +76,7 @@ impl SimCommand {
             ))
         })?;
         match sqe[0] {
-            OPCODE_SEARCH => Ok(SimCommand::Search {
+            OPCODE_SEARCH => Ok(SearchCommand::Search {
                 page,
                 key: SearchKey {
                     key: dwords(sqe, 48),
@@ -84,7 +91,7 @@ impl SimCommand {
                 if chunks.0 == 0 {
                     return Err(bad("gather: empty chunk bitmap (CDW12-13)".into()));
                 }
-                Ok(SimCommand::Gather { page, chunks })
+                Ok(SearchCommand::Gather { page, chunks })
             }
             other => Err(bad(format!(
                 "opcode {other:#04x} is not a SiM command (search {OPCODE_SEARCH:#04x}, gather {OPCODE_GATHER:#04x})"
@@ -95,20 +102,23 @@ impl SimCommand {
 
 /// Executes SiM vendor commands on a store (see the module docs).
 #[derive(Debug)]
-pub struct SimController {
-    store: SimPageStore,
+pub struct CommandRunner {
+    store: SearchStore,
 }
 
-impl SimController {
-    pub fn new(store: SimPageStore) -> Self {
-        SimController { store }
+impl CommandRunner {
+    /// A runner over `store`.
+    pub fn new(store: SearchStore) -> Self {
+        CommandRunner { store }
     }
 
-    pub fn store(&self) -> &SimPageStore {
+    /// The store it runs on.
+    pub fn store(&self) -> &SearchStore {
         &self.store
     }
 
-    pub fn store_mut(&mut self) -> &mut SimPageStore {
+    /// The store, to write pages.
+    pub fn store_mut(&mut self) -> &mut SearchStore {
         &mut self.store
     }
 
@@ -118,15 +128,17 @@ impl SimController {
         sim: &mut NandSim,
         now: SimTime,
         sqe: &[u8; SQE_BYTES],
-    ) -> SearchResult<Vec<u8>> {
-        match SimCommand::decode(sqe)? {
-            SimCommand::Search { page, key } => {
+    ) -> StoreResult<Vec<u8>> {
+        match SearchCommand::decode(sqe)? {
+            SearchCommand::Search { page, key } => {
                 let open = self.store.open(sim, now, page)?;
                 let bitmap = self.store.search(sim, now, &open, &[key])?[0];
                 self.store.close(sim, now, open)?;
                 Ok(bitmap.0.iter().flat_map(|w| w.to_le_bytes()).collect())
             }
-            SimCommand::Gather { page, chunks } => self.store.gather_page(sim, now, page, chunks),
+            SearchCommand::Gather { page, chunks } => {
+                self.store.gather_page(sim, now, page, chunks)
+            }
         }
     }
 }
@@ -134,37 +146,37 @@ impl SimController {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::header::DATA_BYTES;
-    use crate::store::StoreConfig;
+    use crate::search::store::StoreConfig;
+    use nandlab_nand::search::header::DATA_BYTES;
     use nandlab_nand::{PageAddress, preset};
 
     #[test]
     fn commands_round_trip_and_bad_entries_are_named() {
         for command in [
-            SimCommand::Search {
+            SearchCommand::Search {
                 page: LogicalPage(7),
                 key: SearchKey {
                     key: 42,
                     mask: 0xff,
                 },
             },
-            SimCommand::Gather {
+            SearchCommand::Gather {
                 page: LogicalPage(9),
                 chunks: ChunkMask(0b110),
             },
         ] {
             let sqe = command.encode(1);
             assert_eq!(u32::from_le_bytes(sqe[4..8].try_into().unwrap()), 1);
-            assert_eq!(SimCommand::decode(&sqe).unwrap(), command);
+            assert_eq!(SearchCommand::decode(&sqe).unwrap(), command);
         }
-        let mut sqe = SimCommand::Gather {
+        let mut sqe = SearchCommand::Gather {
             page: LogicalPage(1),
             chunks: ChunkMask(2),
         }
         .encode(1);
         sqe[0] = 0x02;
         assert!(
-            SimCommand::decode(&sqe)
+            SearchCommand::decode(&sqe)
                 .unwrap_err()
                 .to_string()
                 .contains("opcode 0x02")
@@ -172,14 +184,14 @@ mod tests {
         sqe[0] = OPCODE_GATHER;
         sqe[48..56].fill(0);
         assert!(
-            SimCommand::decode(&sqe)
+            SearchCommand::decode(&sqe)
                 .unwrap_err()
                 .to_string()
                 .contains("empty chunk bitmap")
         );
         sqe[40..48].copy_from_slice(&u64::MAX.to_le_bytes());
         assert!(
-            SimCommand::decode(&sqe)
+            SearchCommand::decode(&sqe)
                 .unwrap_err()
                 .to_string()
                 .contains("32 bits")
@@ -190,8 +202,8 @@ mod tests {
     fn search_and_gather_commands_reach_the_page_of_their_logical_page() {
         let mut sim = NandSim::new(preset("sim2024").unwrap(), 1).unwrap();
         let blocks = vec![PageAddress::default()];
-        let store = SimPageStore::new(&mut sim, blocks, StoreConfig::default()).unwrap();
-        let mut controller = SimController::new(store);
+        let store = SearchStore::new(&mut sim, blocks, StoreConfig::default()).unwrap();
+        let mut controller = CommandRunner::new(store);
         let mut data = vec![0u8; DATA_BYTES];
         // data slot 20 (page slot 28, chunk 3) holds the key on logical page 5 only
         data[20 * 8..21 * 8].copy_from_slice(&0xABCD_u64.to_le_bytes());
@@ -205,7 +217,7 @@ mod tests {
             .write(&mut sim, now, LogicalPage(5), &data)
             .unwrap();
         let search = |page| {
-            SimCommand::Search {
+            SearchCommand::Search {
                 page: LogicalPage(page),
                 key: SearchKey::exact(0xABCD),
             }
@@ -217,7 +229,7 @@ mod tests {
         assert_eq!(word, 1 << 28);
         let none = controller.execute(&mut sim, now, &search(4)).unwrap();
         assert!(none.iter().all(|b| *b == 0));
-        let gather = SimCommand::Gather {
+        let gather = SearchCommand::Gather {
             page: LogicalPage(5),
             chunks: ChunkMask(1 << 3),
         }

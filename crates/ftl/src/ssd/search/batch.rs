@@ -1,5 +1,5 @@
 //! The controller's deadline batch scheduler for SiM searches (paper 004 §IV-E, SPEC S5;
-//! `ftl.sim_batch_deadline_ns`) and [`Ssd::run_sim`], which runs many SiM commands
+//! `ftl.sim_batch_deadline_ns`) and [`Ssd::run_search`], which runs many SiM commands
 //! concurrently through the device.
 //!
 //! A search arriving at `t` for a page with no open batch opens one, dispatched at
@@ -17,17 +17,17 @@
 //! waits in the die's queue.
 
 use super::super::{Executed, Ssd};
-use super::{SimOp, SimRequest};
+use super::{SearchOp, SearchRequest};
 use crate::error::{FtlError, FtlResult};
 use nandlab_core::SimTime;
 use nandlab_nand::SearchKey;
 use std::collections::{HashMap, VecDeque};
 
 /// Keys of a search command (0 for a gather).
-fn key_count(request: &SimRequest) -> usize {
+fn key_count(request: &SearchRequest) -> usize {
     match &request.op {
-        SimOp::Search(keys) => keys.len(),
-        SimOp::Gather(_) => 0,
+        SearchOp::Search(keys) => keys.len(),
+        SearchOp::Gather(_) => 0,
     }
 }
 
@@ -35,7 +35,7 @@ fn key_count(request: &SimRequest) -> usize {
 #[derive(Debug)]
 struct Batch {
     dispatch: SimTime,
-    request: SimRequest,
+    request: SearchRequest,
     /// The requests in it (index into the caller's list) and the first of their bitmaps.
     members: Vec<(usize, usize)>,
 }
@@ -46,11 +46,11 @@ impl Ssd {
     /// through the deadline batch scheduler (`ftl.sim_batch_deadline_ns`; see the module
     /// docs): a request's latency runs from its own arrival to its batch's completion, and its
     /// data holds its own keys' bitmaps.
-    pub fn run_sim(&mut self, requests: &[SimRequest]) -> FtlResult<Vec<Executed>> {
-        self.run_sim_chained(requests, |_, _| None)
+    pub fn run_search(&mut self, requests: &[SearchRequest]) -> FtlResult<Vec<Executed>> {
+        self.run_search_chained(requests, |_, _| None)
     }
 
-    /// [`Ssd::run_sim`] with dependent commands: when a command completes, `next(index,
+    /// [`Ssd::run_search`] with dependent commands: when a command completes, `next(index,
     /// &result)` may return a follow-up command (e.g. the gather of the value chunk a search
     /// found), which is submitted at that completion time (its `arrival` is ignored) and
     /// dispatched as it is (a follow-up search is not batched). It takes the next free request
@@ -61,21 +61,22 @@ impl Ssd {
     /// too (chains). The result has one entry per command in that numbering; a follow-up's
     /// latency runs from its predecessor's completion. A bad follow-up is an error naming it;
     /// the commands still in flight then complete in later calls, unreported.
-    pub fn run_sim_chained(
+    pub fn run_search_chained(
         &mut self,
-        requests: &[SimRequest],
-        mut next: impl FnMut(usize, &Executed) -> Option<SimRequest>,
+        requests: &[SearchRequest],
+        mut next: impl FnMut(usize, &Executed) -> Option<SearchRequest>,
     ) -> FtlResult<Vec<Executed>> {
         for (i, request) in requests.iter().enumerate() {
-            self.check_sim(request).map_err(|e| FtlError::BadRequest {
-                message: format!("SiM request {i}: {e}"),
-            })?;
+            self.check_search(request)
+                .map_err(|e| FtlError::BadRequest {
+                    message: format!("SiM request {i}: {e}"),
+                })?;
         }
         // forget the commands of an earlier call that ended in an error: they complete
         // unreported
-        let sim = self.sim.as_mut().expect("checked: SiM region");
-        sim.in_flight.clear();
-        sim.finished.clear();
+        let search = self.search.as_mut().expect("checked: SiM region");
+        search.in_flight.clear();
+        search.finished.clear();
         let mut arrivals: Vec<SimTime> = requests
             .iter()
             .map(|r| r.arrival.unwrap_or(self.now).max(self.now))
@@ -111,12 +112,12 @@ impl Ssd {
                 } else {
                     break;
                 };
-                let slot = self.admit_sim(&batches[b].request, batches[b].dispatch)?;
-                let sim = self.sim.as_mut().expect("checked: SiM region");
-                sim.in_flight.push((slot, b));
+                let slot = self.admit_search(&batches[b].request, batches[b].dispatch)?;
+                let search = self.search.as_mut().expect("checked: SiM region");
+                search.in_flight.push((slot, b));
             }
-            let sim = self.sim.as_mut().expect("checked: SiM region");
-            std::mem::swap(&mut finished, &mut sim.finished);
+            let search = self.search.as_mut().expect("checked: SiM region");
+            std::mem::swap(&mut finished, &mut search.finished);
             for (b, completed, data) in finished.drain(..) {
                 pending -= 1;
                 let members = std::mem::take(&mut batches[b].members);
@@ -146,14 +147,17 @@ impl Ssd {
                     };
                     if let Some(follow) = next(member, &done) {
                         let index = out.len();
-                        self.check_sim(&follow).map_err(|e| FtlError::BadRequest {
-                            message: format!("SiM request {index} (follow-up of {member}): {e}"),
-                        })?;
+                        self.check_search(&follow)
+                            .map_err(|e| FtlError::BadRequest {
+                                message: format!(
+                                    "SiM request {index} (follow-up of {member}): {e}"
+                                ),
+                            })?;
                         arrivals.push(completed);
                         key_counts.push(key_count(&follow));
                         batches.push(Batch {
                             dispatch: completed,
-                            request: SimRequest {
+                            request: SearchRequest {
                                 arrival: None,
                                 ..follow
                             },
@@ -166,8 +170,8 @@ impl Ssd {
                     out[member] = Some(done);
                 }
             }
-            let sim = self.sim.as_mut().expect("checked: SiM region");
-            std::mem::swap(&mut finished, &mut sim.finished);
+            let search = self.search.as_mut().expect("checked: SiM region");
+            std::mem::swap(&mut finished, &mut search.finished);
             if pending == 0 {
                 break;
             }
@@ -186,18 +190,18 @@ impl Ssd {
             .collect())
     }
 
-    /// A SiM command of [`Ssd::run_sim`] completed now with `data`.
-    pub(in crate::ssd) fn sim_finished(&mut self, slot: u32, data: Vec<u8>) {
+    /// A SiM command of [`Ssd::run_search`] completed now with `data`.
+    pub(in crate::ssd) fn search_finished(&mut self, slot: u32, data: Vec<u8>) {
         let now = self.now;
-        let sim = self.sim.as_mut().expect("SiM command");
-        if let Some(i) = sim.in_flight.iter().position(|&(s, _)| s == slot) {
-            let (_, batch) = sim.in_flight.swap_remove(i);
-            sim.finished.push((batch, now, data));
+        let search = self.search.as_mut().expect("SiM command");
+        if let Some(i) = search.in_flight.iter().position(|&(s, _)| s == slot) {
+            let (_, batch) = search.in_flight.swap_remove(i);
+            search.finished.push((batch, now, data));
         }
     }
 
     /// The scheduler's decisions: the commands to dispatch, each with its dispatch time.
-    fn plan_batches(&mut self, requests: &[SimRequest], arrivals: &[SimTime]) -> Vec<Batch> {
+    fn plan_batches(&mut self, requests: &[SearchRequest], arrivals: &[SimTime]) -> Vec<Batch> {
         let deadline = SimTime::from_ps(self.config.ftl.sim_batch_deadline_ns.saturating_mul(1000));
         let keys_max = self
             .nand
@@ -213,7 +217,7 @@ impl Ssd {
         for i in by_arrival {
             let request = &requests[i];
             let at = arrivals[i];
-            let SimOp::Search(keys) = &request.op else {
+            let SearchOp::Search(keys) = &request.op else {
                 batches.push(Batch {
                     dispatch: at,
                     request: request.clone(),
@@ -224,7 +228,7 @@ impl Ssd {
             if deadline > SimTime::ZERO
                 && let Some(&b) = open.get(&request.lpa.0)
                 && batches[b].dispatch >= at
-                && let SimOp::Search(batch_keys) = &mut batches[b].request.op
+                && let SearchOp::Search(batch_keys) = &mut batches[b].request.op
                 && batch_keys.len() + keys.len() <= keys_max
             {
                 let first = batch_keys.len();
@@ -243,10 +247,10 @@ impl Ssd {
             let full = keys.len() == keys_max;
             batches.push(Batch {
                 dispatch: if full { at } else { at + deadline },
-                request: SimRequest {
+                request: SearchRequest {
                     arrival: None,
                     lpa: request.lpa,
-                    op: SimOp::Search(keys),
+                    op: SearchOp::Search(keys),
                 },
                 members: vec![(i, 0)],
             });
@@ -254,7 +258,7 @@ impl Ssd {
                 open.insert(request.lpa.0, batches.len() - 1);
             }
         }
-        let c = &mut self.sim.as_mut().expect("checked: SiM region").counters;
+        let c = &mut self.search.as_mut().expect("checked: SiM region").counters;
         c.batches += searches;
         c.merged_searches += merged;
         batches

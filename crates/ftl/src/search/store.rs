@@ -1,4 +1,4 @@
-//! [`SimPageStore`]: logical SiM pages in match-mode blocks of a [`NandSim`], with the integrity
+//! [`SearchStore`]: logical SiM pages in match-mode blocks of a [`NandSim`], with the integrity
 //! protocol of paper 004 §IV-C (see the crate docs). Every call submits its chip ops at `now`
 //! (not before the chip model's own time); the caller runs the chip model's events.
 //!
@@ -7,14 +7,14 @@
 //! free page. Open checks the header CRC from the window the chip sends; search and gather use
 //! the chip while the page is verified, the controller's corrected copy after a fallback.
 
-use crate::chunk_ecc::{self, CHUNK_ECC_BYTES, Decoded};
-use crate::error::{SearchError, SearchResult};
-use crate::header::{self, DATA_BYTES, Header, VERIFIED_BYTES};
+use super::error::{StoreError, StoreResult};
+use super::integrity::{self, RefreshQueue, Verdict};
 use nandlab_core::SimTime;
+use nandlab_nand::search::chunk_ecc::CHUNK_ECC_BYTES;
 use nandlab_nand::search::format::{self, CHUNK_BYTES, SIM_PAGE_BYTES};
+use nandlab_nand::search::header::{self, DATA_BYTES, Header};
 use nandlab_nand::search::randomize;
 use nandlab_nand::{BlockMode, ChunkMask, MatchBitmap, NandSim, PageAddress, SearchKey};
-use std::collections::VecDeque;
 
 /// Number of a logical SiM page of a store.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -47,7 +47,7 @@ impl Default for StoreConfig {
     fn default() -> Self {
         StoreConfig {
             logical_pages: 1024,
-            magic: 0x2152_4448_2D4D_4953, // "SIM-HDR!"
+            magic: integrity::SIM_MAGIC, // "SIM-HDR!", as the SSD region's
             refresh_age: SimTime::from_ms(30 * 86_400_000),
             refresh_queue_pages_max: 1024,
             stripe_blocks: 1,
@@ -58,31 +58,42 @@ impl Default for StoreConfig {
 /// What the integrity layer did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IntegrityStats {
+    /// Pages written (host writes and refreshes).
     pub pages_written: u64,
+    /// Page-opens.
     pub opens: u64,
     /// Opens whose header CRC matched and whose page was young enough: served on chip.
     pub opens_on_chip: u64,
+    /// Opens whose header CRC (or magic number, or page) failed.
     pub crc_failures: u64,
     /// Opens of pages older than the refresh age.
     pub aged_opens: u64,
     /// Fallback full-page reads through the page ECC.
     pub full_reads: u64,
+    /// Read-retries of the fallback reads.
     pub read_retries: u64,
     /// Searches answered by the controller from a corrected copy.
     pub controller_searches: u64,
+    /// Chunks gathered and checked by their chunk ECC.
     pub chunks_gathered: u64,
+    /// Gathered chunks with one bit corrected.
     pub chunk_bits_corrected: u64,
+    /// Gathered chunks the chunk ECC could not correct.
     pub chunks_uncorrectable: u64,
     /// Search hits that the ECC-checked chunk showed not to match (bit errors in the latch).
     pub false_hits_removed: u64,
+    /// Pages queued for refresh.
     pub refreshes_queued: u64,
+    /// Pages rewritten by the refresh.
     pub refreshes_done: u64,
 }
 
-/// A page made searchable by [`SimPageStore::open`].
+/// A page made searchable by [`SearchStore::open`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpenPage {
+    /// The logical page.
     pub page: LogicalPage,
+    /// Its physical page.
     pub address: PageAddress,
     /// The corrected, de-randomized page after a fallback; `None` while the chip serves it.
     corrected: Option<Box<[u8]>>,
@@ -99,7 +110,7 @@ impl OpenPage {
 
 /// Logical SiM pages over match-mode blocks (see the module docs).
 #[derive(Debug)]
-pub struct SimPageStore {
+pub struct SearchStore {
     config: StoreConfig,
     blocks: Vec<PageAddress>,
     pages_per_block: u32,
@@ -111,26 +122,25 @@ pub struct SimPageStore {
     /// The next unused block.
     next_block: usize,
     randomized: bool,
-    refresh: VecDeque<LogicalPage>,
-    queued: Vec<bool>,
+    refresh: RefreshQueue,
     stats: IntegrityStats,
 }
 
-impl SimPageStore {
+impl SearchStore {
     /// A store over `blocks` (erased blocks of `sim`, switched to match mode here).
     pub fn new(
         sim: &mut NandSim,
         blocks: Vec<PageAddress>,
         config: StoreConfig,
-    ) -> SearchResult<Self> {
+    ) -> StoreResult<Self> {
         let Some(search) = sim.search_config() else {
-            return Err(SearchError::Argument {
+            return Err(StoreError::Argument {
                 argument: "sim",
                 message: "the chip model has no [search] section".into(),
             });
         };
         if search.chunk_ecc_bytes as usize != CHUNK_ECC_BYTES {
-            return Err(SearchError::Argument {
+            return Err(StoreError::Argument {
                 argument: "sim",
                 message: format!(
                     "search.chunk_ecc_bytes is {}; the store's chunk ECC has {CHUNK_ECC_BYTES}",
@@ -140,25 +150,25 @@ impl SimPageStore {
         }
         let randomized = search.randomized_chunks;
         if blocks.is_empty() {
-            return Err(SearchError::Argument {
+            return Err(StoreError::Argument {
                 argument: "blocks",
                 message: "no block given".into(),
             });
         }
         if config.logical_pages == 0 || config.logical_pages > 1 << 24 {
-            return Err(SearchError::Argument {
+            return Err(StoreError::Argument {
                 argument: "config.logical_pages",
                 message: format!("{} must be between 1 and 2^24", config.logical_pages),
             });
         }
         if config.stripe_blocks == 0 {
-            return Err(SearchError::Argument {
+            return Err(StoreError::Argument {
                 argument: "config.stripe_blocks",
                 message: "must be at least 1".into(),
             });
         }
         if config.refresh_queue_pages_max == 0 {
-            return Err(SearchError::Argument {
+            return Err(StoreError::Argument {
                 argument: "config.refresh_queue_pages_max",
                 message: "must be at least 1".into(),
             });
@@ -166,21 +176,21 @@ impl SimPageStore {
         for block in &blocks {
             sim.set_block_mode(block, BlockMode::Match)?;
         }
-        Ok(SimPageStore {
+        Ok(SearchStore {
             pages_per_block: sim.geometry().pages_per_block,
             map: vec![None; config.logical_pages as usize],
-            queued: vec![false; config.logical_pages as usize],
+            refresh: RefreshQueue::new(config.logical_pages),
             config,
             blocks,
             open_blocks: Vec::new(),
             next_stripe: 0,
             next_block: 0,
             randomized,
-            refresh: VecDeque::new(),
             stats: IntegrityStats::default(),
         })
     }
 
+    /// What the integrity layer did so far.
     pub fn stats(&self) -> &IntegrityStats {
         &self.stats
     }
@@ -197,13 +207,10 @@ impl SimPageStore {
 
     /// Forgets logical page `page` (its physical page becomes dead; garbage collection is not
     /// modelled) and drops it from the refresh queue.
-    pub fn trim(&mut self, page: LogicalPage) -> SearchResult<()> {
+    pub fn trim(&mut self, page: LogicalPage) -> StoreResult<()> {
         self.check_page(page)?;
         self.map[page.0 as usize] = None;
-        if self.queued[page.0 as usize] {
-            self.queued[page.0 as usize] = false;
-            self.refresh.retain(|p| *p != page);
-        }
+        self.refresh.remove(page.0);
         Ok(())
     }
 
@@ -212,19 +219,19 @@ impl SimPageStore {
         self.refresh.len()
     }
 
-    fn check_page(&self, page: LogicalPage) -> SearchResult<PageAddress> {
+    fn check_page(&self, page: LogicalPage) -> StoreResult<PageAddress> {
         match self.map.get(page.0 as usize) {
-            None => Err(SearchError::Argument {
+            None => Err(StoreError::Argument {
                 argument: "page",
                 message: format!("{page} is beyond the store's {} pages", self.map.len()),
             }),
-            Some(None) => Err(SearchError::Unwritten { page: page.0 }),
+            Some(None) => Err(StoreError::Unwritten { page: page.0 }),
             Some(Some(address)) => Ok(*address),
         }
     }
 
-    fn allocate(&mut self) -> SearchResult<PageAddress> {
-        let full = || SearchError::Full {
+    fn allocate(&mut self) -> StoreResult<PageAddress> {
+        let full = || StoreError::Full {
             pages: self.blocks.len() as u64 * u64::from(self.pages_per_block),
         };
         if self.open_blocks.len() < self.config.stripe_blocks as usize
@@ -261,15 +268,15 @@ impl SimPageStore {
         now: SimTime,
         page: LogicalPage,
         data: &[u8],
-    ) -> SearchResult<PageAddress> {
+    ) -> StoreResult<PageAddress> {
         if page.0 as usize >= self.map.len() {
-            return Err(SearchError::Argument {
+            return Err(StoreError::Argument {
                 argument: "page",
                 message: format!("{page} is beyond the store's {} pages", self.map.len()),
             });
         }
         if data.len() != DATA_BYTES {
-            return Err(SearchError::Argument {
+            return Err(StoreError::Argument {
                 argument: "data",
                 message: format!("{} bytes; a SiM page holds {DATA_BYTES}", data.len()),
             });
@@ -307,29 +314,25 @@ impl SimPageStore {
         sim: &mut NandSim,
         now: SimTime,
         page: LogicalPage,
-    ) -> SearchResult<OpenPage> {
+    ) -> StoreResult<OpenPage> {
         let address = self.check_page(page)?;
         let window = sim.page_open(now, address, u64::from(page.0))?;
         self.stats.opens += 1;
         let ppa = sim.geometry().ppa(&address).0;
-        let mut head = window;
-        head.truncate(VERIFIED_BYTES);
-        self.derandomize(ppa, &mut head, 0);
+        let header = header::verify_window(&window, ppa, self.randomized, self.config.magic);
         let mut open = OpenPage {
             page,
             address,
             corrected: None,
             latched: true,
         };
-        match Header::verify(&head, self.config.magic) {
-            Some(h) if h.page == page.0 => {
-                if now.saturating_sub(h.written_at) <= self.config.refresh_age {
-                    self.stats.opens_on_chip += 1;
-                    return Ok(open);
-                }
-                self.stats.aged_opens += 1;
+        match integrity::header_verdict(header, page.0, now, self.config.refresh_age) {
+            Verdict::OnChip => {
+                self.stats.opens_on_chip += 1;
+                return Ok(open);
             }
-            _ => self.stats.crc_failures += 1,
+            Verdict::Aged => self.stats.aged_opens += 1,
+            Verdict::CrcFailed => self.stats.crc_failures += 1,
         }
         self.queue_refresh(page)?;
         self.fall_back(sim, now, &mut open)?;
@@ -343,7 +346,7 @@ impl SimPageStore {
         sim: &mut NandSim,
         now: SimTime,
         open: &mut OpenPage,
-    ) -> SearchResult<()> {
+    ) -> StoreResult<()> {
         if open.corrected.is_some() {
             return Ok(());
         }
@@ -363,12 +366,12 @@ impl SimPageStore {
         now: SimTime,
         page: LogicalPage,
         address: PageAddress,
-    ) -> SearchResult<Box<[u8]>> {
+    ) -> StoreResult<Box<[u8]>> {
         let read = sim.read_page_data(now, address, u64::from(page.0))?;
         self.stats.full_reads += 1;
         self.stats.read_retries += u64::from(read.read_retries);
         let Some(bytes) = read.bytes else {
-            return Err(SearchError::Uncorrectable {
+            return Err(StoreError::Uncorrectable {
                 page: page.0,
                 retries: read.read_retries,
             });
@@ -380,18 +383,17 @@ impl SimPageStore {
         Ok(logical)
     }
 
-    fn queue_refresh(&mut self, page: LogicalPage) -> SearchResult<()> {
-        if self.queued[page.0 as usize] {
+    fn queue_refresh(&mut self, page: LogicalPage) -> StoreResult<()> {
+        if self.refresh.contains(page.0) {
             return Ok(());
         }
         if self.refresh.len() >= self.config.refresh_queue_pages_max {
-            return Err(SearchError::RefreshQueueFull {
+            return Err(StoreError::RefreshQueueFull {
                 page: page.0,
                 limit: self.config.refresh_queue_pages_max,
             });
         }
-        self.queued[page.0 as usize] = true;
-        self.refresh.push_back(page);
+        self.refresh.push(page.0);
         self.stats.refreshes_queued += 1;
         Ok(())
     }
@@ -403,7 +405,7 @@ impl SimPageStore {
         now: SimTime,
         open: &OpenPage,
         keys: &[SearchKey],
-    ) -> SearchResult<Vec<MatchBitmap>> {
+    ) -> StoreResult<Vec<MatchBitmap>> {
         let mut bitmaps = match &open.corrected {
             None => sim.search_page(now, open.address, keys, u64::from(open.page.0))?,
             Some(logical) => {
@@ -427,9 +429,9 @@ impl SimPageStore {
         now: SimTime,
         open: &mut OpenPage,
         chunks: ChunkMask,
-    ) -> SearchResult<Vec<u8>> {
+    ) -> StoreResult<Vec<u8>> {
         if chunks.contains(0) || chunks.count() == 0 {
-            return Err(SearchError::Argument {
+            return Err(StoreError::Argument {
                 argument: "chunks",
                 message: format!(
                     "{:#x}: give data chunks 1 to 63 (chunk 0 is the verification header)",
@@ -440,27 +442,12 @@ impl SimPageStore {
         if open.corrected.is_none() {
             let raw = sim.gather_chunks(now, open.address, chunks, u64::from(open.page.0))?;
             let ppa = sim.geometry().ppa(&open.address).0;
-            let stride = CHUNK_BYTES as usize + CHUNK_ECC_BYTES;
             let mut out = Vec::with_capacity(chunks.count() as usize * CHUNK_BYTES as usize);
-            let mut failed = false;
-            for (i, chunk) in chunks.chunks().enumerate() {
-                let (bytes, ecc) = raw[i * stride..(i + 1) * stride].split_at(CHUNK_BYTES as usize);
-                let mut data = [0u8; CHUNK_BYTES as usize];
-                data.copy_from_slice(bytes);
-                self.stats.chunks_gathered += 1;
-                match chunk_ecc::decode(&mut data, ecc) {
-                    Decoded::Clean => {}
-                    Decoded::Corrected { .. } => self.stats.chunk_bits_corrected += 1,
-                    Decoded::Uncorrectable => {
-                        self.stats.chunks_uncorrectable += 1;
-                        failed = true;
-                        break;
-                    }
-                }
-                self.derandomize(ppa, &mut data, chunk);
-                out.extend_from_slice(&data);
-            }
-            if !failed {
+            let check = integrity::decode_chunks(&raw, chunks, ppa, self.randomized, &mut out);
+            self.stats.chunks_gathered += check.checked;
+            self.stats.chunk_bits_corrected += check.corrected;
+            self.stats.chunks_uncorrectable += u64::from(check.failed);
+            if !check.failed {
                 return Ok(out);
             }
             self.queue_refresh(open.page)?;
@@ -484,7 +471,7 @@ impl SimPageStore {
         now: SimTime,
         page: LogicalPage,
         chunks: ChunkMask,
-    ) -> SearchResult<Vec<u8>> {
+    ) -> StoreResult<Vec<u8>> {
         let address = self.check_page(page)?;
         let mut unopened = OpenPage {
             page,
@@ -503,14 +490,14 @@ impl SimPageStore {
         sim: &mut NandSim,
         now: SimTime,
         page: LogicalPage,
-    ) -> SearchResult<Vec<u8>> {
+    ) -> StoreResult<Vec<u8>> {
         let address = self.check_page(page)?;
         let logical = self.read_corrected(sim, now, page, address)?;
         Ok(logical[CHUNK_BYTES as usize..].to_vec())
     }
 
     /// Releases an open page (page-close on the chip when it served the page).
-    pub fn close(&mut self, sim: &mut NandSim, now: SimTime, open: OpenPage) -> SearchResult<()> {
+    pub fn close(&mut self, sim: &mut NandSim, now: SimTime, open: OpenPage) -> StoreResult<()> {
         if open.latched {
             sim.page_close(now, open.address, u64::from(open.page.0))?;
         }
@@ -526,7 +513,7 @@ impl SimPageStore {
         now: SimTime,
         page: LogicalPage,
         key: SearchKey,
-    ) -> SearchResult<Vec<(u32, u64)>> {
+    ) -> StoreResult<Vec<(u32, u64)>> {
         let mut open = self.open(sim, now, page)?;
         let bitmap = self.search(sim, now, &open, &[key])?[0];
         let mut hits = Vec::new();
@@ -560,13 +547,12 @@ impl SimPageStore {
         sim: &mut NandSim,
         now: SimTime,
         pages_max: usize,
-    ) -> SearchResult<usize> {
+    ) -> StoreResult<usize> {
         let mut done = 0;
         while done < pages_max {
-            let Some(page) = self.refresh.pop_front() else {
+            let Some(page) = self.refresh.pop().map(LogicalPage) else {
                 break;
             };
-            self.queued[page.0 as usize] = false;
             let address = self.check_page(page)?;
             let logical = self.read_corrected(sim, now, page, address)?;
             self.write(sim, now, page, &logical[CHUNK_BYTES as usize..])?;

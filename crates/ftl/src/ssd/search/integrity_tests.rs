@@ -7,7 +7,7 @@
 use super::tests::{PAGE, random_page, small_sim, write};
 use crate::config::{PayloadMode, SsdConfig};
 use crate::mapping::Mapping;
-use crate::{Lpa, SimRequest, Ssd};
+use crate::{Lpa, SearchRequest, Ssd};
 use nandlab_core::{SimRng, SimTime};
 use nandlab_nand::search::format;
 use nandlab_nand::search::{chunk_ecc, header};
@@ -49,7 +49,7 @@ fn check_all(ssd: &mut Ssd, pages: &[(u64, Vec<u8>)], key: u64, rng: &mut SimRng
         for k in keys {
             let at = at.max(ssd.now());
             let done = ssd
-                .execute_sim(&SimRequest::search(Lpa(*lpa as u32), k).at(at))
+                .execute_search(&SearchRequest::search(Lpa(*lpa as u32), k).at(at))
                 .unwrap();
             assert_eq!(
                 Ssd::bitmap_of(&done).unwrap(),
@@ -60,7 +60,7 @@ fn check_all(ssd: &mut Ssd, pages: &[(u64, Vec<u8>)], key: u64, rng: &mut SimRng
         let chunks = ChunkMask(rng.below(u64::MAX) & !1 | 2);
         let at = at.max(ssd.now());
         let done = ssd
-            .execute_sim(&SimRequest::gather(Lpa(*lpa as u32), chunks).at(at))
+            .execute_search(&SearchRequest::gather(Lpa(*lpa as u32), chunks).at(at))
             .unwrap();
         let expected: Vec<u8> = chunks
             .chunks()
@@ -72,7 +72,7 @@ fn check_all(ssd: &mut Ssd, pages: &[(u64, Vec<u8>)], key: u64, rng: &mut SimRng
 
 fn written(ssd: &mut Ssd, key: u64, rng: &mut SimRng) -> Vec<(u64, Vec<u8>)> {
     let pages: Vec<(u64, Vec<u8>)> = ssd
-        .sim_region()
+        .search_region()
         .unwrap()
         .map(|lpa| (lpa, random_page(rng, key)))
         .collect();
@@ -109,11 +109,11 @@ fn young_pages_pass_the_header_check_and_are_searched_on_chip() {
         }
     }
     check_all(&mut ssd, &pages, key, &mut rng, SimTime::ZERO);
-    let c = ssd.sim_counters();
+    let c = ssd.search_counters();
     assert_eq!(c.opens_checked, 2 * pages.len() as u64);
     assert_eq!(c.crc_failures + c.aged_opens + c.fallback_reads, 0, "{c:?}");
     assert_eq!(c.chip_searches, 2 * pages.len() as u64);
-    assert_eq!(ssd.sim_refresh_queue_len(), 0);
+    assert_eq!(ssd.search_refresh_queue_len(), 0);
     // a host read returns the host's bytes, chunk 0 included
     let (lpa, page) = &pages[0];
     let read = ssd
@@ -122,7 +122,7 @@ fn young_pages_pass_the_header_check_and_are_searched_on_chip() {
     assert_eq!(&read.data, page);
     // chunk 0 is not the host's to gather
     let err = ssd
-        .execute_sim(&SimRequest::gather(Lpa(*lpa as u32), ChunkMask(3)))
+        .execute_search(&SearchRequest::gather(Lpa(*lpa as u32), ChunkMask(3)))
         .unwrap_err();
     assert!(err.to_string().contains("verification header"), "{err}");
 }
@@ -137,7 +137,7 @@ fn retention_errors_fail_the_crc_take_the_fallback_and_refresh_restores_the_chip
     let pages = written(&mut ssd, key, &mut rng);
     let later = SimTime::from_ms(10 * DAY_MS);
     check_all(&mut ssd, &pages, key, &mut rng, later);
-    let c = ssd.sim_counters();
+    let c = ssd.search_counters();
     assert!(
         ssd.nand().search_bit_errors() > 0,
         "the latches saw bit errors"
@@ -158,15 +158,15 @@ fn retention_errors_fail_the_crc_take_the_fallback_and_refresh_restores_the_chip
         c.chunks_uncorrectable > 0,
         "gathered chunks failed their ECC: {c:?}"
     );
-    assert_eq!(ssd.sim_refresh_queue_len(), pages.len());
+    assert_eq!(ssd.search_refresh_queue_len(), pages.len());
     assert_eq!(c.refreshes_queued, pages.len() as u64);
     // refresh: every page rewritten through the FTL to a fresh pool page
     let before: Vec<_> = pages
         .iter()
         .map(|(lpa, _)| ssd.mapper.locate(Lpa(*lpa as u32)).unwrap())
         .collect();
-    assert_eq!(ssd.sim_refresh(100).unwrap(), pages.len());
-    assert_eq!(ssd.sim_refresh_queue_len(), 0);
+    assert_eq!(ssd.search_refresh(100).unwrap(), pages.len());
+    assert_eq!(ssd.search_refresh_queue_len(), 0);
     for ((lpa, _), old) in pages.iter().zip(before) {
         assert_ne!(
             ssd.mapper.locate(Lpa(*lpa as u32)).unwrap(),
@@ -175,14 +175,14 @@ fn retention_errors_fail_the_crc_take_the_fallback_and_refresh_restores_the_chip
         );
     }
     ssd.check_consistency().unwrap();
-    let c = ssd.sim_counters();
+    let c = ssd.search_counters();
     assert_eq!(c.refreshes_done, pages.len() as u64);
     // refreshed pages are young: searched on the chip again, results still exact
     let fallbacks = c.fallback_reads;
     let failures = c.crc_failures;
     let now = ssd.now();
     check_all(&mut ssd, &pages, key, &mut rng, now);
-    let c = ssd.sim_counters();
+    let c = ssd.search_counters();
     assert_eq!(c.crc_failures, failures, "{c:?}");
     assert_eq!(c.fallback_reads, fallbacks, "{c:?}");
 }
@@ -200,17 +200,17 @@ fn aged_pages_are_read_out_and_queued_although_their_crc_checks() {
         &mut rng,
         SimTime::from_ms(2 * DAY_MS),
     );
-    let c = ssd.sim_counters();
+    let c = ssd.search_counters();
     assert_eq!(c.aged_opens, c.opens_checked, "{c:?}");
     assert_eq!(c.crc_failures, 0);
     assert_eq!(c.fallback_reads, c.aged_opens);
     assert_eq!(c.fallback_read_retries, 0, "no bit errors: no retry");
-    assert_eq!(ssd.sim_refresh_queue_len(), pages.len());
+    assert_eq!(ssd.search_refresh_queue_len(), pages.len());
     // a page the host rewrites meanwhile needs no refresh
     let (lpa, _) = &pages[0];
     let fresh = random_page(&mut rng, key);
     write(&mut ssd, *lpa, &fresh);
-    assert_eq!(ssd.sim_refresh(100).unwrap(), pages.len());
+    assert_eq!(ssd.search_refresh(100).unwrap(), pages.len());
     ssd.check_consistency().unwrap();
 }
 
@@ -225,12 +225,14 @@ fn single_bit_chunk_errors_are_corrected_by_the_chunk_ecc() {
         for (lpa, page) in &pages {
             let chunks = ChunkMask(!1);
             let done = ssd
-                .execute_sim(&SimRequest::gather(Lpa(*lpa as u32), chunks).at(at.max(ssd.now())))
+                .execute_search(
+                    &SearchRequest::gather(Lpa(*lpa as u32), chunks).at(at.max(ssd.now())),
+                )
                 .unwrap();
             assert_eq!(&done.data[..], &page[64..], "round {round} lpa {lpa}");
         }
     }
-    let c = ssd.sim_counters();
+    let c = ssd.search_counters();
     assert!(c.chunk_bits_corrected > 0, "{c:?}");
 }
 

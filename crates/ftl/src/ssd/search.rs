@@ -1,245 +1,46 @@
-//! Search-in-Memory through the SSD (paper 004 §VI-A1; issue 16 item 3): search (`81h`) and
-//! gather (`82h`) as host commands on the LPAs of a SiM region (`ftl.sim_pages`, the last
-//! logical pages), routed by the page mapping to the physical page.
-//!
-//! - **Pool**: the region's pages are written to blocks of their own placement id (the last
-//!   one, after the host's), so GC moves them only into blocks of that id (`relocate_block`,
-//!   wear-leveling) and never mixes them with storage data. A block is switched to match mode
-//!   (SLC) on the chip when its first program of the pool is submitted, and back to storage
-//!   mode when a storage program reuses it (the chip allows a switch only while the block is
-//!   erased, and its erase is submitted before any program of the block's next use).
-//! - **Randomization** (§IV-C1): the chip matches against bytes XORed with a keystream of the
-//!   *chunk address*, `64 × PPA + chunk`. A pool page is programmed with the controller's
-//!   randomized copy for its physical page, so a GC move is a read, de-randomization and a
-//!   program randomized for the new page; copyback is never used for the pool (it would keep
-//!   the old page's keystream, and every later search of the moved page would miss).
-//! - **Commands**: a search is one decided op that goes to the chip as page-open, search (its k
-//!   keys) and page-close, submitted together so no other op reaches the plane while its page
-//!   is in the latches; a gather is one gather op (the chip senses the page into Latch 1).
-//!   Both queue per die with the other ops (scheduler, GC ordering) and complete through the
-//!   world loop; their timing is the chip model's stage chains. With `ftl.payload = "full"`
-//!   the results are what the chip computes from the bytes it stores (the match bitmap; the
-//!   gathered chunks, de-randomized by the controller); in timing-only mode they are empty. A
-//!   page in the write buffer, or never written (zeros), is answered by the controller from
-//!   its own copy, without a flash op.
-//!
-//! With `ftl.sim_integrity` the controller's integrity layer guards the region
-//! (`sim/integrity.rs`: verification header, chunk ECC, fallback reads, refresh).
+//! The SSD's side of the search component ([`crate::search`]): admitting and deciding search
+//! and gather commands, submitting them to the chip, programming the pool's pages and the
+//! integrity layer's fallback reads and refresh — the parts that touch the SSD's request table,
+//! mapping and chip port.
 
 use super::{Executed, Ssd};
 use crate::address::{DieId, Lpa, Ppa};
-use crate::config::FtlConfig;
 use crate::controller::CtrlEvent;
 use crate::error::{FtlError, FtlResult};
 use crate::flash::emit::{PendingOp, Tag};
 use crate::host::HostOp;
 use crate::mapping::Mapping;
-use integrity::Verdict;
+use crate::search::integrity::{self, Verdict};
+use crate::search::region::{GATHER_ARGUMENT_BYTES, KEY_BYTES, answer, push_bitmap};
+use crate::search::{SearchCounters, SearchOp, SearchRequest};
 use nandlab_core::SimTime;
 use nandlab_nand::search::format::{self, CHUNK_BYTES, SIM_PAGE_BYTES};
 use nandlab_nand::search::header::{self, Header};
 use nandlab_nand::search::randomize;
 use nandlab_nand::{BlockMode, ChunkMask, FlashOp, MatchBitmap, OpKind, PageAddress, SearchKey};
 
-/// A SiM vendor command.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SimOp {
-    /// Search `81h` with k keys (1 to the chip's `batch_keys_max`, one batched search on the
-    /// chip): the slots of the page matching each key; returns k 64-byte bitmaps in key order
-    /// (slot `i` = bit `i % 64` of little-endian word `i / 64`).
-    Search(Vec<SearchKey>),
-    /// Gather `82h`: the page's chunks of the bitmap, 64 bytes each, in chunk order.
-    Gather(ChunkMask),
-}
-
-/// A SiM command on one logical page of the SiM region.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SimRequest {
-    /// Submission time, or `None`: now.
-    pub arrival: Option<SimTime>,
-    /// The logical page (inside the SiM region, [`Ssd::sim_region`]).
-    pub lpa: Lpa,
-    /// The command.
-    pub op: SimOp,
-}
-
-impl SimRequest {
-    /// A search of `lpa` for `key`.
-    pub fn search(lpa: Lpa, key: SearchKey) -> Self {
-        SimRequest {
-            arrival: None,
-            lpa,
-            op: SimOp::Search(vec![key]),
-        }
-    }
-    /// A batched search of `lpa` for `keys` (k bitmaps back).
-    pub fn search_batch(lpa: Lpa, keys: &[SearchKey]) -> Self {
-        SimRequest {
-            arrival: None,
-            lpa,
-            op: SimOp::Search(keys.to_vec()),
-        }
-    }
-    /// A gather of `chunks` of `lpa`.
-    pub fn gather(lpa: Lpa, chunks: ChunkMask) -> Self {
-        SimRequest {
-            arrival: None,
-            lpa,
-            op: SimOp::Gather(chunks),
-        }
-    }
-    /// The same command submitted at `arrival`.
-    pub fn at(mut self, arrival: SimTime) -> Self {
-        self.arrival = Some(arrival);
-        self
-    }
-}
-
-/// What the SiM region has done since the SSD was built.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct SimCounters {
-    /// Search commands completed on the chip (page-open, search, page-close).
-    pub chip_searches: u64,
-    /// Gather commands completed on the chip.
-    pub chip_gathers: u64,
-    /// Commands answered by the controller from the write buffer or for a never-written page.
-    pub controller_answers: u64,
-    /// Pool programs submitted with the page's randomized bytes (host writes and GC moves).
-    pub pool_programs: u64,
-    /// Blocks switched to match mode on the chip.
-    pub blocks_to_match: u64,
-    /// Blocks switched back to storage mode on the chip.
-    pub blocks_to_storage: u64,
-    /// Keys searched (a batched search counts each key).
-    pub keys_searched: u64,
-    /// Integrity layer (`ftl.sim_integrity`): page-opens whose header the controller checked.
-    pub opens_checked: u64,
-    /// ... of them with a failed CRC (or magic number, or LPA).
-    pub crc_failures: u64,
-    /// ... of them older than `ftl.sim_refresh_age_s`.
-    pub aged_opens: u64,
-    /// Fallback full-page reads through the page ECC (failed opens and uncorrectable chunks).
-    pub fallback_reads: u64,
-    /// Read retries of those reads.
-    pub fallback_read_retries: u64,
-    /// Fallback reads the page ECC could not decode (the command returns no bytes).
-    pub uncorrectable_reads: u64,
-    /// Commands answered by the controller from a fallback read's corrected copy.
-    pub corrected_answers: u64,
-    /// Gathered chunks with one bit corrected by the chunk ECC.
-    pub chunk_bits_corrected: u64,
-    /// Gathered chunks the chunk ECC could not correct.
-    pub chunks_uncorrectable: u64,
-    /// Pages queued for refresh.
-    pub refreshes_queued: u64,
-    /// Pages rewritten by [`Ssd::sim_refresh`].
-    pub refreshes_done: u64,
-    /// Search commands the batch scheduler of [`Ssd::run_sim`] dispatched.
-    pub batches: u64,
-    /// Search requests that joined an earlier request's batch (`ftl.sim_batch_deadline_ns`).
-    pub merged_searches: u64,
-}
-
-impl SimCounters {
-    /// What happened since `start` (an earlier reading of the same device's counters).
-    pub fn since(&self, start: &SimCounters) -> SimCounters {
-        SimCounters {
-            chip_searches: self.chip_searches - start.chip_searches,
-            chip_gathers: self.chip_gathers - start.chip_gathers,
-            controller_answers: self.controller_answers - start.controller_answers,
-            pool_programs: self.pool_programs - start.pool_programs,
-            blocks_to_match: self.blocks_to_match - start.blocks_to_match,
-            blocks_to_storage: self.blocks_to_storage - start.blocks_to_storage,
-            keys_searched: self.keys_searched - start.keys_searched,
-            opens_checked: self.opens_checked - start.opens_checked,
-            crc_failures: self.crc_failures - start.crc_failures,
-            aged_opens: self.aged_opens - start.aged_opens,
-            fallback_reads: self.fallback_reads - start.fallback_reads,
-            fallback_read_retries: self.fallback_read_retries - start.fallback_read_retries,
-            uncorrectable_reads: self.uncorrectable_reads - start.uncorrectable_reads,
-            corrected_answers: self.corrected_answers - start.corrected_answers,
-            chunk_bits_corrected: self.chunk_bits_corrected - start.chunk_bits_corrected,
-            chunks_uncorrectable: self.chunks_uncorrectable - start.chunks_uncorrectable,
-            refreshes_queued: self.refreshes_queued - start.refreshes_queued,
-            refreshes_done: self.refreshes_done - start.refreshes_done,
-            batches: self.batches - start.batches,
-            merged_searches: self.merged_searches - start.merged_searches,
-        }
-    }
-}
-
-/// The SiM region and pool of an SSD.
-#[derive(Debug)]
-pub(crate) struct SimRegion {
-    /// First LPA of the region (it runs to the end of the logical space).
-    pub first_lpa: u32,
-    pub pages: u32,
-    /// Placement id of the pool.
-    pub pool: u16,
-    /// Scratch: a page's randomized bytes for a program.
-    page: Vec<u8>,
-    /// Scratch: a search command's keys.
-    keys: Vec<SearchKey>,
-    /// A fallback read's corrected, de-randomized page.
-    corrected: Vec<u8>,
-    /// The integrity layer (`ftl.sim_integrity`).
-    integrity: Option<integrity::Integrity>,
-    /// [`Ssd::run_sim`]'s commands in flight (request slot, batch) and finished (batch,
-    /// completion time, data).
-    in_flight: Vec<(u32, usize)>,
-    finished: Vec<(usize, SimTime, Vec<u8>)>,
-    pub counters: SimCounters,
-}
-
-impl SimRegion {
-    /// The region of `config` on a device with `logical` logical pages (`None`: none).
-    pub fn new(config: &FtlConfig, logical: u32) -> Option<Box<Self>> {
-        (config.sim_pages > 0).then(|| {
-            Box::new(SimRegion {
-                first_lpa: logical - config.sim_pages,
-                pages: config.sim_pages,
-                pool: config.placement_ids,
-                page: Vec::new(),
-                keys: Vec::new(),
-                corrected: Vec::new(),
-                in_flight: Vec::new(),
-                finished: Vec::new(),
-                integrity: config
-                    .sim_integrity
-                    .then(|| integrity::Integrity::new(config.sim_refresh_age_s, config.sim_pages)),
-                counters: SimCounters::default(),
-            })
-        })
-    }
-
-    #[inline]
-    pub fn contains(&self, lpa: Lpa) -> bool {
-        lpa.0 >= self.first_lpa && lpa.0 - self.first_lpa < self.pages
-    }
-}
-
 impl Ssd {
     /// The SiM region's logical pages (`ftl.sim_pages`), if the device has one.
-    pub fn sim_region(&self) -> Option<std::ops::Range<u64>> {
-        self.sim
+    pub fn search_region(&self) -> Option<std::ops::Range<u64>> {
+        self.search
             .as_ref()
             .map(|s| u64::from(s.first_lpa)..u64::from(s.first_lpa) + u64::from(s.pages))
     }
 
     /// The SiM region's counters (zero without a region).
-    pub fn sim_counters(&self) -> SimCounters {
-        self.sim
+    pub fn search_counters(&self) -> SearchCounters {
+        self.search
             .as_ref()
-            .map_or_else(SimCounters::default, |s| s.counters)
+            .map_or_else(SearchCounters::default, |s| s.counters)
     }
 
     /// Submits one SiM command now (or at its arrival, if later) and simulates until it
     /// completes. `data` of the result: a search's 64-byte match bitmaps (one per key), a
     /// gather's chunks (64 bytes each, de-randomized); empty in timing-only payload mode.
-    pub fn execute_sim(&mut self, request: &SimRequest) -> FtlResult<Executed> {
+    pub fn execute_search(&mut self, request: &SearchRequest) -> FtlResult<Executed> {
         let at = request.arrival.unwrap_or(self.now).max(self.now);
-        self.check_sim(request)?;
-        self.execute_at(at, |ssd| ssd.admit_sim(request, at).map(|_| ()))
+        self.check_search(request)?;
+        self.execute_at(at, |ssd| ssd.admit_search(request, at).map(|_| ()))
     }
 
     /// The search bitmap of an [`Executed`] one-key SiM search.
@@ -262,35 +63,35 @@ impl Ssd {
             .collect()
     }
 
-    pub(super) fn check_sim(&self, request: &SimRequest) -> FtlResult<()> {
-        let Some(sim) = &self.sim else {
+    pub(super) fn check_search(&self, request: &SearchRequest) -> FtlResult<()> {
+        let Some(search) = &self.search else {
             return Err(FtlError::BadRequest {
                 message: "SiM command on a device without a SiM region (ftl.sim_pages = 0)".into(),
             });
         };
-        if !sim.contains(request.lpa) {
+        if !search.contains(request.lpa) {
             return Err(FtlError::BadRequest {
                 message: format!(
                     "SiM command on lpa {}: the SiM region is lpa {}..{}",
                     request.lpa.0,
-                    sim.first_lpa,
-                    u64::from(sim.first_lpa) + u64::from(sim.pages)
+                    search.first_lpa,
+                    u64::from(search.first_lpa) + u64::from(search.pages)
                 ),
             });
         }
         let refuse = |message: String| Err(FtlError::BadRequest { message });
         match &request.op {
-            SimOp::Gather(chunks) if chunks.0 == 0 => refuse(format!(
+            SearchOp::Gather(chunks) if chunks.0 == 0 => refuse(format!(
                 "gather of lpa {}: empty chunk bitmap",
                 request.lpa.0
             )),
-            SimOp::Gather(chunks) if chunks.contains(0) && sim.integrity.is_some() => {
+            SearchOp::Gather(chunks) if chunks.contains(0) && search.integrity.is_some() => {
                 refuse(format!(
                     "gather of lpa {}: chunk 0 holds the verification header (ftl.sim_integrity); give chunks 1 to 63",
                     request.lpa.0
                 ))
             }
-            SimOp::Search(keys) => {
+            SearchOp::Search(keys) => {
                 let max = self
                     .nand
                     .search_config()
@@ -304,12 +105,16 @@ impl Ssd {
                 }
                 Ok(())
             }
-            SimOp::Gather(_) => Ok(()),
+            SearchOp::Gather(_) => Ok(()),
         }
     }
 
     /// Admits a checked SiM command (the queue has room); its request slot.
-    pub(super) fn admit_sim(&mut self, request: &SimRequest, start: SimTime) -> FtlResult<u32> {
+    pub(super) fn admit_search(
+        &mut self,
+        request: &SearchRequest,
+        start: SimTime,
+    ) -> FtlResult<u32> {
         let slot = self
             .requests
             .alloc()
@@ -321,7 +126,7 @@ impl Ssd {
         s.data.clear();
         // what crosses the host link: 16 bytes per key in; 64 per bitmap or chunk out
         let (op, bytes, args, keys_bytes) = match &request.op {
-            SimOp::Search(keys) => {
+            SearchOp::Search(keys) => {
                 for k in keys {
                     s.data.extend_from_slice(&k.key.to_le_bytes());
                     s.data.extend_from_slice(&k.mask.to_le_bytes());
@@ -329,7 +134,7 @@ impl Ssd {
                 let k = keys.len() as u64;
                 (HostOp::Search, 64 * k, (k, 0), KEY_BYTES * k)
             }
-            SimOp::Gather(c) => (
+            SearchOp::Gather(c) => (
                 HostOp::Gather,
                 u64::from(c.count()) * u64::from(CHUNK_BYTES),
                 (c.0, 0),
@@ -354,7 +159,7 @@ impl Ssd {
 
     /// Decides SiM command `slot`: one op on the page's die, or the controller's answer from
     /// the write buffer's copy or a never-written page (zeros).
-    pub(super) fn decide_sim(&mut self, slot: u32) -> FtlResult<()> {
+    pub(super) fn decide_search(&mut self, slot: u32) -> FtlResult<()> {
         let (op, offset, args) = {
             let s = &self.requests.slots[slot as usize];
             (s.op, s.offset_bytes, s.sim_args)
@@ -367,7 +172,7 @@ impl Ssd {
             self.mapper.locate(lpa)
         };
         let Some(ppa) = located else {
-            self.sim_answer(slot, op, args, lpa);
+            self.search_answer(slot, op, args, lpa);
             if buffered {
                 self.dram_page(Tag::Host(slot));
             }
@@ -384,8 +189,8 @@ impl Ssd {
 
     /// The controller answers command `slot` from the current bytes of `lpa` (buffered, or
     /// zeros), not randomized.
-    fn sim_answer(&mut self, slot: u32, op: HostOp, args: (u64, u64), lpa: Lpa) {
-        self.sim
+    fn search_answer(&mut self, slot: u32, op: HostOp, args: (u64, u64), lpa: Lpa) {
+        self.search
             .as_mut()
             .expect("SiM region")
             .counters
@@ -398,32 +203,33 @@ impl Ssd {
         }
         let zeros = [0u8; SIM_PAGE_BYTES as usize];
         let page = self.front.page(lpa).unwrap_or(&zeros);
-        let sim = self.sim.as_mut().expect("SiM region");
+        let search = self.search.as_mut().expect("SiM region");
         let out = &mut self.requests.slots[slot as usize].data;
-        answer(sim, page, op, args, out);
+        answer(search, page, op, args, out);
     }
 
     /// Moves the keys of search command `slot` (kept in its data until the command runs) into
     /// the region's scratch and clears the data for the results.
     fn take_keys(&mut self, slot: u32) {
-        let sim = self.sim.as_mut().expect("SiM region");
+        let search = self.search.as_mut().expect("SiM region");
         let data = &mut self.requests.slots[slot as usize].data;
-        sim.keys.clear();
-        sim.keys
+        search.keys.clear();
+        search
+            .keys
             .extend(data.chunks_exact(KEY_BYTES as usize).map(|k| SearchKey {
                 key: u64::from_le_bytes(k[..8].try_into().expect("8 bytes")),
                 mask: u64::from_le_bytes(k[8..].try_into().expect("8 bytes")),
             }));
         data.clear();
-        sim.counters.keys_searched += sim.keys.len() as u64;
+        search.counters.keys_searched += search.keys.len() as u64;
     }
 
     /// The placement id of a write of `lpa` with `tag` on a device with a SiM region: the
     /// pool's for the region's pages, else the request's (and the per-id host counter).
-    pub(super) fn sim_placement(&mut self, lpa: Lpa, tag: Tag) -> u16 {
-        let sim = self.sim.as_ref().expect("SiM region");
-        let id = if sim.contains(lpa) {
-            sim.pool
+    pub(super) fn search_placement(&mut self, lpa: Lpa, tag: Tag) -> u16 {
+        let search = self.search.as_ref().expect("SiM region");
+        let id = if search.contains(lpa) {
+            search.pool
         } else if let Tag::Host(slot) = tag {
             self.requests.slots[slot as usize].placement_id
         } else {
@@ -440,11 +246,11 @@ impl Ssd {
     /// Whether it submitted the op.
     #[cold]
     #[inline(never)]
-    pub(super) fn submit_sim(&mut self, die: DieId, op: PendingOp) -> FtlResult<bool> {
+    pub(super) fn submit_search_path(&mut self, die: DieId, op: PendingOp) -> FtlResult<bool> {
         match op.kind {
             OpKind::Program => {
                 self.set_pool_mode(op.source)?;
-                if self.flash.in_sim_pool(op.source) && self.flash.payload.enabled() {
+                if self.flash.in_search_pool(op.source) && self.flash.payload.enabled() {
                     self.program_pool_page(die, op)?;
                     return Ok(true);
                 }
@@ -465,7 +271,7 @@ impl Ssd {
     /// Switches the block of `ppa` to its pool's mode if its chip block is still erased (a
     /// block being written keeps the mode its first program set).
     fn set_pool_mode(&mut self, ppa: Ppa) -> FtlResult<()> {
-        let want = if self.flash.in_sim_pool(ppa) {
+        let want = if self.flash.in_search_pool(ppa) {
             BlockMode::Match
         } else {
             BlockMode::Storage
@@ -478,7 +284,7 @@ impl Ssd {
         let first = self.flash.blocks.page(block, 0);
         let first = self.sched.codec().address(first)?;
         self.nand.set_block_mode(&first, want)?;
-        let c = &mut self.sim.as_mut().expect("SiM region").counters;
+        let c = &mut self.search.as_mut().expect("SiM region").counters;
         match want {
             BlockMode::Match => c.blocks_to_match += 1,
             BlockMode::Storage => c.blocks_to_storage += 1,
@@ -491,14 +297,14 @@ impl Ssd {
     fn program_pool_page(&mut self, die: DieId, op: PendingOp) -> FtlResult<()> {
         let address = self.sched.codec().address(op.source)?;
         let chip_ppa = self.nand.geometry().ppa(&address).0;
-        let sim = self.sim.as_mut().expect("SiM region");
-        let mut page = std::mem::take(&mut sim.page);
+        let search = self.search.as_mut().expect("SiM region");
+        let mut page = std::mem::take(&mut search.page);
         page.clear();
         match self.flash.payload.read(op.source) {
             Some(bytes) => page.extend_from_slice(bytes),
             None => page.resize(self.page_size_bytes as usize, 0),
         }
-        if sim.integrity.is_some() {
+        if search.integrity.is_some() {
             // the page's LPA (the mapping recorded it in the OOB when it decided the program)
             let lpa = self.flash.oob.get(op.source).and_then(|(lpa, _)| lpa);
             let header = Header {
@@ -513,10 +319,10 @@ impl Ssd {
         let result = self
             .nand
             .program_page(self.now, address, &page, op.tag.encode_with_die(die));
-        let sim = self.sim.as_mut().expect("SiM region");
-        sim.page = page;
+        let search = self.search.as_mut().expect("SiM region");
+        search.page = page;
         result?;
-        sim.counters.pool_programs += 1;
+        search.counters.pool_programs += 1;
         self.flash.oob.submitted(die, op.source);
         self.flash
             .trace_submitted(die.index(), OpKind::Program, op.source, Ppa::NONE);
@@ -527,14 +333,14 @@ impl Ssd {
     /// page of the SiM region on the chip, in physical order, with its bytes randomized for its
     /// address (sealed with a header with the integrity layer; without bytes in timing-only
     /// mode), switching its block to match mode first, and simulates until the chip is idle.
-    pub(super) fn load_sim_pool(&mut self) -> FtlResult<()> {
-        let sim = self.sim.as_ref().expect("SiM region");
-        let mut pages: Vec<Ppa> = (sim.first_lpa..sim.first_lpa + sim.pages)
+    pub(super) fn load_search_pool(&mut self) -> FtlResult<()> {
+        let search = self.search.as_ref().expect("SiM region");
+        let mut pages: Vec<Ppa> = (search.first_lpa..search.first_lpa + search.pages)
             .filter_map(|lpa| self.mapper.locate(Lpa(lpa)))
             .collect();
         pages.sort_unstable();
         for ppa in pages {
-            debug_assert!(self.flash.in_sim_pool(ppa));
+            debug_assert!(self.flash.in_search_pool(ppa));
             let die = self.flash.oob.die_of(ppa);
             self.set_pool_mode(ppa)?;
             // the mount loaded the page as done; its program on the chip is pending again, so
@@ -582,9 +388,9 @@ impl Ssd {
         let functional = self.nand.stored_page(&address).is_some();
         let chip_ops = if op.kind == OpKind::Search {
             self.take_keys(slot);
-            let keys = std::mem::take(&mut self.sim.as_mut().expect("SiM region").keys);
+            let keys = std::mem::take(&mut self.search.as_mut().expect("SiM region").keys);
             let result = self.submit_search(address, chip_ppa, lpa, slot, tag, &keys, functional);
-            self.sim.as_mut().expect("SiM region").keys = keys;
+            self.search.as_mut().expect("SiM region").keys = keys;
             result?
         } else {
             self.submit_gather(
@@ -625,20 +431,20 @@ impl Ssd {
     ) -> FtlResult<u32> {
         let now = self.now;
         let window = self.nand.page_open(now, address, tag)?;
-        let sim = self.sim.as_mut().expect("SiM region");
+        let search = self.search.as_mut().expect("SiM region");
         let verdict = if functional {
-            sim.check_window(&window, chip_ppa, lpa, now)
+            search.check_window(&window, chip_ppa, lpa, now)
         } else {
             Verdict::OnChip
         };
         let mut out = std::mem::take(&mut self.requests.slots[slot as usize].data);
         out.clear();
-        let result = self.run_search(
+        let result = self.run_search_ops(
             address, chip_ppa, lpa, tag, keys, functional, verdict, &mut out,
         );
         self.requests.slots[slot as usize].data = out;
         result?;
-        self.sim
+        self.search
             .as_mut()
             .expect("SiM region")
             .counters
@@ -647,7 +453,7 @@ impl Ssd {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn run_search(
+    fn run_search_ops(
         &mut self,
         address: PageAddress,
         chip_ppa: u64,
@@ -662,18 +468,23 @@ impl Ssd {
         if verdict != Verdict::OnChip {
             // optimistic correction failed: close, read in full, answer from the copy
             self.nand.page_close(now, address, tag)?;
-            self.sim.as_mut().expect("SiM region").queue_refresh(lpa);
-            if self.sim_full_read(address, chip_ppa, tag)? {
-                let sim = self.sim.as_mut().expect("SiM region");
-                sim.counters.corrected_answers += 1;
+            self.search.as_mut().expect("SiM region").queue_refresh(lpa);
+            if self.search_full_read(address, chip_ppa, tag)? {
+                let search = self.search.as_mut().expect("SiM region");
+                search.counters.corrected_answers += 1;
                 for k in keys {
-                    push_bitmap(out, format::match_page(&sim.corrected, *k), true);
+                    push_bitmap(out, format::match_page(&search.corrected, *k), true);
                 }
             }
             return Ok(());
         }
         if functional {
-            let clear = self.sim.as_ref().expect("SiM region").integrity.is_some();
+            let clear = self
+                .search
+                .as_ref()
+                .expect("SiM region")
+                .integrity
+                .is_some();
             for bitmap in self.nand.search_page(now, address, keys, tag)? {
                 push_bitmap(out, bitmap, clear);
             }
@@ -701,7 +512,11 @@ impl Ssd {
         functional: bool,
     ) -> FtlResult<u32> {
         let now = self.now;
-        self.sim.as_mut().expect("SiM region").counters.chip_gathers += 1;
+        self.search
+            .as_mut()
+            .expect("SiM region")
+            .counters
+            .chip_gathers += 1;
         if !functional {
             self.nand
                 .submit(now, &FlashOp::gather(address, chunks.0).with_tag(tag))?;
@@ -710,8 +525,8 @@ impl Ssd {
         let mut out = std::mem::take(&mut self.requests.slots[slot as usize].data);
         out.clear();
         let raw = self.nand.gather_chunks(now, address, chunks, tag)?;
-        let sim = self.sim.as_mut().expect("SiM region");
-        let ops = if sim.integrity.is_none() {
+        let search = self.search.as_mut().expect("SiM region");
+        let ops = if search.integrity.is_none() {
             let ecc = self
                 .nand
                 .search_config()
@@ -723,17 +538,17 @@ impl Ssd {
                 randomize::randomize_chunk(chunk_address, &mut out[at..]);
             }
             1
-        } else if sim.check_chunks(&raw, chunks, chip_ppa, &mut out) {
+        } else if search.check_chunks(&raw, chunks, chip_ppa, &mut out) {
             1
         } else {
             out.clear();
-            sim.queue_refresh(lpa);
-            let decoded = self.sim_full_read(address, chip_ppa, tag);
-            let sim = self.sim.as_mut().expect("SiM region");
+            search.queue_refresh(lpa);
+            let decoded = self.search_full_read(address, chip_ppa, tag);
+            let search = self.search.as_mut().expect("SiM region");
             if matches!(decoded, Ok(true)) {
-                sim.counters.corrected_answers += 1;
+                search.counters.corrected_answers += 1;
                 for chunk in chunks.chunks() {
-                    out.extend_from_slice(format::chunk_bytes(&sim.corrected, chunk));
+                    out.extend_from_slice(format::chunk_bytes(&search.corrected, chunk));
                 }
             }
             self.requests.slots[slot as usize].data = out;
@@ -746,35 +561,8 @@ impl Ssd {
 }
 
 /// Bytes a search key takes on the host link (key and mask).
-const KEY_BYTES: u64 = 16;
-/// Bytes of a gather command's argument on the host link (the chunk bitmap).
-const GATHER_ARGUMENT_BYTES: u64 = 8;
-
-/// Appends `bitmap`'s 64 bytes to `out`, without the header chunk's slots if `clear_header`.
-fn push_bitmap(out: &mut Vec<u8>, mut bitmap: MatchBitmap, clear_header: bool) {
-    if clear_header {
-        bitmap.0[0] &= !integrity::HEADER_SLOTS;
-    }
-    out.extend(bitmap.0.iter().flat_map(|w| w.to_le_bytes()));
-}
-
-/// The controller's answer to a command from a page's plain bytes (`sim.keys`: a search's
-/// keys) into `out`.
-fn answer(sim: &SimRegion, page: &[u8], op: HostOp, args: (u64, u64), out: &mut Vec<u8>) {
-    out.clear();
-    if op == HostOp::Search {
-        for k in &sim.keys {
-            push_bitmap(out, format::match_page(page, *k), sim.integrity.is_some());
-        }
-    } else {
-        for chunk in ChunkMask(args.0).chunks() {
-            out.extend_from_slice(format::chunk_bytes(page, chunk));
-        }
-    }
-}
-
 mod batch;
-mod integrity;
+mod refresh;
 
 #[cfg(test)]
 mod batch_tests;
