@@ -737,14 +737,40 @@ impl NvmeHost {
         self.zones(ns).map(Zones::state_counts)
     }
 
-    /// FDP statistics of namespace `ns` with the media bytes the device wrote for it: host
-    /// bytes plus the bytes GC moved (the device's GC copies, all namespaces).
+    /// FDP statistics of namespace `ns`: host bytes written; media bytes written = host
+    /// bytes + the bytes the device's GC programmed in the namespace's streams (+ the unwritten
+    /// bytes of reclaim units a handle update abandoned); media bytes erased.
     pub fn fdp_stats(&self, ns: u32, ssd: &Ssd) -> Option<FdpStats> {
         let fdp = self.fdp(ns)?;
         let mut s = fdp.stats();
+        let page = u64::from(ssd.page_size_bytes());
         let r = ssd.report();
-        s.media_bytes_written += r.counters.gc_page_copies * u64::from(r.page_size_bytes);
+        for p in r.placement.iter().filter(|p| p.id < fdp.streams()) {
+            s.media_bytes_written += (p.flash_pages_programmed - p.host_pages_written) * page;
+        }
+        s.media_bytes_erased = r.counters.erases * page * u64::from(ssd.geometry().pages_per_block);
         Some(s)
+    }
+
+    /// The FDP handle update (I/O Management Send) of placement identifier `pid` on
+    /// namespace `ns` at the simulated time `now`.
+    pub fn update_handle(&mut self, ns: u32, pid: u16, now: SimTime) -> NvmeStatus {
+        let status = match self
+            .namespaces
+            .get_mut(ns as usize)
+            .and_then(|n| n.fdp.as_mut())
+        {
+            None => NvmeStatus::InvalidField,
+            Some(fdp) => fdp
+                .update_handle(pid, now)
+                .err()
+                .unwrap_or(NvmeStatus::Success),
+        };
+        self.statuses.add(status);
+        if let Some(n) = self.namespaces.get_mut(ns as usize) {
+            n.statuses.add(status);
+        }
+        status
     }
 
     /// Whether zone `zone` of namespace `ns` is in `state` (tests).

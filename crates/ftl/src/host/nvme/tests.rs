@@ -1,15 +1,20 @@
 use super::*;
 use crate::config::{MappingKind, SsdConfig};
+use crate::host::fdp::FdpStats;
 use crate::host::fdp::RuhType;
 
 /// An SLC device of 2 dies × 2 planes of 16 blocks of 16 pages of 512 bytes.
 fn device(mapping: MappingKind, queue_depth: u32) -> SsdConfig {
+    sized(mapping, queue_depth, 16)
+}
+
+fn sized(mapping: MappingKind, queue_depth: u32, blocks: u32) -> SsdConfig {
     let mut c = SsdConfig::from_preset("slc");
     c.device.overrides = Some(
-        toml::from_str(
+        toml::from_str(&format!(
             "[geometry]\ndies_per_chip = 2\nplanes_per_die = 2\n\
-             blocks_per_plane = 16\npages_per_block = 16\npage_size_bytes = 512\n",
-        )
+             blocks_per_plane = {blocks}\npages_per_block = 16\npage_size_bytes = 512\n",
+        ))
         .unwrap(),
     );
     c.ftl.mapping = mapping;
@@ -373,4 +378,137 @@ fn bad_geometry_and_handles_are_one_line_errors_naming_the_key() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("ssd.namespaces[0].lbas"), "{e}");
+}
+
+/// Two tenants on one FDP namespace: a cold one writing its range once, interleaved with a hot
+/// one overwriting a small range; `pids` are their placement identifiers. Returns the
+/// namespace's FDP statistics, the device report and the page size.
+fn two_tenants(pids: (u16, u16)) -> (FdpStats, crate::SsdReport, u64) {
+    let mut c = sized(MappingKind::Page, 4, 32);
+    c.ftl.placement_ids = 2;
+    c.ftl.gc_threshold_blocks = 3;
+    let mut ssd = Ssd::new(c, 5).unwrap();
+    let mut ns = NamespaceConfig::conventional(0);
+    ns.fdp = Some(FdpConfig {
+        reclaim_groups: 1,
+        handles: vec![RuhType::PersistentlyIsolated; 2],
+        reclaim_unit_bytes: 16 * 512,
+    });
+    let mut h = host(&mut ssd, vec![ns]);
+    let mut t = SimTime::ZERO;
+    let mut x = 11u64;
+    let mut cold = 0;
+    for i in 0..4000u64 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let hot = 300 + (x >> 33) % 100;
+        h.submit(
+            0,
+            0,
+            t,
+            NvmeCommand::Write {
+                lba: hot,
+                lbas: 1,
+                pid: pids.1,
+            },
+        )
+        .unwrap();
+        if i % 4 == 0 && cold < 300 {
+            h.submit(
+                0,
+                0,
+                t,
+                NvmeCommand::Write {
+                    lba: cold,
+                    lbas: 1,
+                    pid: pids.0,
+                },
+            )
+            .unwrap();
+            cold += 1;
+        }
+        t = t + SimTime::from_us(40);
+    }
+    let done = h.drain(&mut ssd).unwrap();
+    assert!(done.iter().all(|c| c.status == NvmeStatus::Success));
+    ssd.check_consistency().unwrap();
+    (
+        h.fdp_stats(0, &ssd).unwrap(),
+        ssd.report(),
+        u64::from(ssd.page_size_bytes()),
+    )
+}
+
+#[test]
+fn fdp_statistics_add_up_and_separate_handles_shield_a_cold_tenant() {
+    let (shared, shared_report, page) = two_tenants((0, 0));
+    let (isolated, isolated_report, _) = two_tenants((0, 1));
+    for (s, r) in [(&shared, &shared_report), (&isolated, &isolated_report)] {
+        assert_eq!(s.host_bytes_written, 4300 * page);
+        // media bytes = host bytes + GC bytes
+        assert_eq!(
+            s.media_bytes_written,
+            s.host_bytes_written + r.counters.gc_page_copies * page
+        );
+        assert_eq!(s.media_bytes_erased, r.counters.erases * 16 * page);
+    }
+    assert!(shared_report.counters.gc_page_copies > 0);
+    // sharing reclaim units, GC keeps copying the cold tenant's pages out of the hot blocks
+    assert!(shared.media_bytes_written > isolated.media_bytes_written);
+    // isolated: the cold handle's data is never moved
+    let cold = &isolated_report.placement[0];
+    assert_eq!(cold.flash_pages_programmed, cold.host_pages_written);
+    assert!(
+        shared_report.waf > isolated_report.waf,
+        "{} {}",
+        shared_report.waf,
+        isolated_report.waf
+    );
+}
+
+#[test]
+fn fdp_placement_identifiers_and_handle_updates() {
+    let mut c = sized(MappingKind::Page, 1, 32);
+    c.ftl.placement_ids = 3;
+    c.ftl.gc_threshold_blocks = 4;
+    c.ftl.op_fraction = 0.5;
+    let mut ssd = Ssd::new(c, 5).unwrap();
+    let mut ns = NamespaceConfig::conventional(0);
+    ns.fdp = Some(FdpConfig {
+        reclaim_groups: 1,
+        handles: vec![RuhType::InitiallyIsolated; 2],
+        reclaim_unit_bytes: 16 * 512,
+    });
+    let mut h = host(&mut ssd, vec![ns]);
+    h.submit(
+        0,
+        0,
+        SimTime::ZERO,
+        NvmeCommand::Write {
+            lba: 0,
+            lbas: 4,
+            pid: 1,
+        },
+    )
+    .unwrap();
+    h.submit(
+        0,
+        0,
+        SimTime::ZERO,
+        NvmeCommand::Write {
+            lba: 9,
+            lbas: 1,
+            pid: 2,
+        },
+    )
+    .unwrap();
+    let done = h.drain(&mut ssd).unwrap();
+    assert_eq!(done[1].status, NvmeStatus::InvalidField, "no handle 2");
+    // handle 1's writes went to stream 1
+    assert_eq!(ssd.report().placement[1].host_pages_written, 4);
+    assert_eq!(h.update_handle(0, 1, ssd.now()), NvmeStatus::Success);
+    let (events, _) = h.fdp(0).unwrap().events();
+    assert_eq!(events.count(), 1, "reclaim unit not fully written");
+    assert_eq!(h.fdp_stats(0, &ssd).unwrap().media_bytes_written, 16 * 512);
 }
