@@ -18,12 +18,12 @@
 use super::HostRequest;
 use super::fdp::{Fdp, FdpConfig, FdpStats};
 use super::status::{NvmeStatus, StatusCounts};
-use super::zns::{ZoneAction, ZoneState, ZonedConfig, Zones};
+use super::zns::{ZoneAction, ZonedConfig, Zones};
 use crate::error::{FtlError, FtlResult};
 use crate::ssd::Ssd;
 use nandlab_core::SimTime;
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 /// Kind of a namespace.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -200,8 +200,98 @@ pub struct ZoneReport {
     pub lbas_written: u64,
     /// Resets.
     pub resets: u32,
-    /// Mean reset latency in µs (0 without resets).
+    /// Mean reset latency in µs, from the controller's fetch of the reset to its completion
+    /// (0 without resets).
     pub reset_latency_us: f64,
+}
+
+/// The host interface's report ([`NvmeHost::report`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NvmeReport {
+    /// Queue pairs.
+    pub queue_pairs: u32,
+    /// Their arbitration.
+    pub arbitration: Arbitration,
+    /// Completions by status name (statuses seen only).
+    pub statuses: BTreeMap<String, u64>,
+    /// Per namespace.
+    pub namespaces: Vec<NamespaceReport>,
+}
+
+/// One namespace in an [`NvmeReport`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NamespaceReport {
+    /// Conventional or zoned.
+    pub kind: NamespaceKind,
+    /// First device LBA.
+    pub start_lba: u64,
+    /// LBAs.
+    pub lbas: u64,
+    /// Completions by status name.
+    pub statuses: BTreeMap<String, u64>,
+    /// Zoned: zones per state at the end.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub zone_states: BTreeMap<String, u32>,
+    /// Zoned: resets.
+    pub resets: u64,
+    /// Zoned: mean latency of the resets of one zone (µs; 0 without).
+    pub reset_latency_mean_us: f64,
+    /// Zoned: per zone.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub zones: Vec<ZoneReport>,
+    /// FDP statistics, with FDP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fdp: Option<FdpStats>,
+}
+
+impl NvmeReport {
+    /// The lines `nandlab run` prints.
+    pub fn summary(&self) -> String {
+        let statuses = |m: &BTreeMap<String, u64>| {
+            m.iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut out = format!(
+            "nvme: {} queue pair(s), {:?} | statuses: {}\n",
+            self.queue_pairs,
+            self.arbitration,
+            statuses(&self.statuses)
+        );
+        for (i, n) in self.namespaces.iter().enumerate() {
+            out += &format!(
+                "  namespace {i} ({:?}, LBAs {}..{}): {}",
+                n.kind,
+                n.start_lba,
+                n.start_lba + n.lbas,
+                statuses(&n.statuses)
+            );
+            if n.kind == NamespaceKind::Zoned {
+                let states = n
+                    .zone_states
+                    .iter()
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                out += &format!(
+                    " | zones: {states} | {} resets, mean reset latency {:.1} us",
+                    n.resets, n.reset_latency_mean_us
+                );
+            }
+            if let Some(f) = &n.fdp {
+                out += &format!(
+                    " | FDP: host {} B, media {} B written (media/host {:.3}), {} B erased",
+                    f.host_bytes_written,
+                    f.media_bytes_written,
+                    f.media_bytes_written as f64 / f.host_bytes_written.max(1) as f64,
+                    f.media_bytes_erased
+                );
+            }
+            out += "\n";
+        }
+        out
+    }
 }
 
 #[derive(Debug)]
@@ -233,8 +323,10 @@ struct InDevice {
     namespace: u32,
     submitted: SimTime,
     lba: Option<u64>,
-    /// A zone reset: (zone) whose latency to record.
+    /// A zone reset: the zone whose reset latency (from fetch to completion) to record.
     reset_zone: Option<u32>,
+    /// When the controller fetched it.
+    fetched: SimTime,
 }
 
 /// The host interface of one SSD.
@@ -671,6 +763,7 @@ impl NvmeHost {
                         submitted: c.arrival,
                         lba: lba_out,
                         reset_zone,
+                        fetched: now,
                     },
                 );
             }
@@ -691,7 +784,7 @@ impl NvmeHost {
             let ns = &mut self.namespaces[c.namespace as usize];
             if let Some(zone) = c.reset_zone {
                 let r = &mut ns.reset_ns[zone as usize];
-                r.0 += (d.completed - c.submitted).as_ps() / 1000;
+                r.0 += (d.completed - c.fetched).as_ps() / 1000;
                 r.1 += 1;
             }
             ns.statuses.add(status);
@@ -773,9 +866,53 @@ impl NvmeHost {
         status
     }
 
-    /// Whether zone `zone` of namespace `ns` is in `state` (tests).
-    pub fn zone_is(&self, ns: u32, zone: u32, state: ZoneState) -> bool {
-        self.zones(ns).is_some_and(|z| z.state(zone) == state)
+    /// First device LBA (page) of namespace `ns`.
+    pub fn namespace_start(&self, ns: u32) -> u64 {
+        self.namespaces[ns as usize].start
+    }
+
+    /// The report of the host interface after a run on `ssd`.
+    pub fn report(&self, ssd: &Ssd) -> NvmeReport {
+        let counts = |c: &StatusCounts| {
+            c.nonzero()
+                .map(|(n, v)| (n.to_string(), v))
+                .collect::<BTreeMap<_, _>>()
+        };
+        let namespaces = (0..self.namespaces.len() as u32)
+            .map(|ns| {
+                let n = &self.namespaces[ns as usize];
+                let zones = self.zone_report(ns);
+                let mut zone_states = BTreeMap::new();
+                for z in &zones {
+                    *zone_states.entry(z.state.clone()).or_insert(0u32) += 1;
+                }
+                let (sum, count) = n
+                    .reset_ns
+                    .iter()
+                    .fold((0u64, 0u64), |a, r| (a.0 + r.0, a.1 + u64::from(r.1)));
+                NamespaceReport {
+                    kind: n.kind,
+                    start_lba: n.start,
+                    lbas: n.lbas,
+                    statuses: counts(&n.statuses),
+                    zone_states,
+                    resets: zones.iter().map(|z| u64::from(z.resets)).sum(),
+                    reset_latency_mean_us: if count == 0 {
+                        0.0
+                    } else {
+                        sum as f64 / count as f64 / 1000.0
+                    },
+                    zones,
+                    fdp: self.fdp_stats(ns, ssd),
+                }
+            })
+            .collect();
+        NvmeReport {
+            queue_pairs: self.queues.len() as u32,
+            arbitration: self.arbitration,
+            statuses: counts(&self.statuses),
+            namespaces,
+        }
     }
 }
 

@@ -2,6 +2,7 @@ use super::*;
 use crate::config::{MappingKind, SsdConfig};
 use crate::host::fdp::FdpStats;
 use crate::host::fdp::RuhType;
+use crate::host::zns::ZoneState;
 
 /// An SLC device of 2 dies × 2 planes of 16 blocks of 16 pages of 512 bytes.
 fn device(mapping: MappingKind, queue_depth: u32) -> SsdConfig {
