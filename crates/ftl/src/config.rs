@@ -50,6 +50,10 @@ pub enum MappingKind {
     /// FAST-style hybrid log-block mapping: block-mapped data blocks, one sequential log block
     /// and `hybrid_random_log_blocks` page-mapped random log blocks.
     Hybrid,
+    /// Zoned mapping (NVMe ZNS, `mapping/zoned.rs`): the device is one zoned namespace whose
+    /// zones are fixed superblocks of `zone_planes` planes, written only at their write
+    /// pointers and erased whole when every written page is trimmed (a zone reset); no GC.
+    Zoned,
 }
 
 /// Garbage-collection victim policy (SPEC F3).
@@ -286,6 +290,9 @@ pub struct FtlConfig {
     /// Needs `multiplane`; must divide the planes per die.
     #[serde(skip_serializing_if = "is_one_u32")]
     pub superpage_planes: u32,
+    /// Zoned mapping: planes per zone (a zone is one block of each; 0: every plane).
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub zone_planes: u32,
     /// Placement ids (NVMe FDP reclaim-unit handles) host writes may carry: the page mapping
     /// keeps separate write frontiers, so separate blocks, per id (1: off).
     #[serde(skip_serializing_if = "is_one")]
@@ -369,6 +376,7 @@ impl Default for FtlConfig {
             sim_batch_deadline_ns: 0,
             cache_mode: false,
             superpage_planes: 1,
+            zone_planes: 0,
             controller: ControllerCosts::default(),
         }
     }

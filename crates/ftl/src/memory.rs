@@ -71,7 +71,7 @@ impl SsdConfig {
                 .saturating_add(physical.saturating_mul(4))
                 .saturating_add(physical.div_ceil(8)),
             // a physical block per logical block, and page tables of the log blocks
-            MappingKind::Block | MappingKind::Hybrid => {
+            MappingKind::Block | MappingKind::Hybrid | MappingKind::Zoned => {
                 let log_pages = u64::from(f.hybrid_random_log_blocks)
                     .saturating_mul(u64::from(g.pages_per_block));
                 blocks

@@ -536,6 +536,9 @@ pub fn finish(
                 );
             }
             say_raw!(w, "{}", crate::ssd::summary_text(&ssd_run.report));
+            if let Some(nvme) = &ssd_run.nvme {
+                say_raw!(w, "{}", nvme.summary());
+            }
         }
         StackOutcome::Engine { device, pcm, .. } => {
             if let Some(pcm) = pcm {

@@ -66,6 +66,9 @@ pub struct SsdRun {
     pub report: SsdReport,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// The NVMe host interface's report, when the stack has `[ssd.nvme]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nvme: Option<Box<nandlab_ftl::host::nvme::NvmeReport>>,
 }
 
 impl SsdRun {

@@ -517,6 +517,7 @@ impl<'a> Loop<'a> {
                     run: Box::new(SsdRun {
                         report,
                         interrupted: false,
+                        nvme: None,
                     }),
                     folded_requests: 0,
                     read_preconditioned_pages: 0,

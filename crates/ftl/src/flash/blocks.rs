@@ -221,6 +221,19 @@ impl BlockManager {
         Some(block)
     }
 
+    /// Takes the free block `block` itself and opens it (the zoned mapping, whose zones own
+    /// fixed blocks); whether it was free.
+    pub fn take_block(&mut self, block: BlockId) -> bool {
+        let plane = self.plane_of_block(block).index();
+        let Some(at) = self.free[plane].iter().position(|&b| b == block) else {
+            return false;
+        };
+        self.free[plane].remove(at);
+        self.state[block.index()] = BlockUse::Open;
+        self.next_page[block.index()] = 0;
+        true
+    }
+
     /// Takes the free block of `plane` with the most erases (ties: least recently erased) and
     /// opens it (static wear-leveling parks cold data there).
     pub fn take_most_worn_free(&mut self, plane: PlaneId) -> Option<BlockId> {

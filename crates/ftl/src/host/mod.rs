@@ -1,9 +1,11 @@
 //! Host interface (SPEC F1, Z1): host requests, the submission queue with its bounded table of
 //! requests in flight, the table of deferred read-modify-write steps, NVMe completion
-//! statuses ([`status`]), a zoned namespace's zones ([`zns`]) and Flexible Data Placement
-//! ([`fdp`]).
+//! statuses ([`status`]), a zoned namespace's zones ([`zns`]), Flexible Data Placement
+//! ([`fdp`]) and the NVMe host interface tying them to an SSD ([`nvme`]: namespaces, queue
+//! pairs, arbitration).
 
 pub mod fdp;
+pub mod nvme;
 pub(crate) mod queue;
 pub mod status;
 pub mod zns;

@@ -1,5 +1,5 @@
 //! Logical-to-physical mapping schemes (SPEC F2, F5): page-level ([`page`]), block-level
-//! ([`block`]) and FAST-style hybrid log-block ([`hybrid`]). Each implements [`Mapping`], the
+//! ([`block`]), FAST-style hybrid log-block ([`hybrid`]) and zoned ([`zoned`], NVMe ZNS). Each implements [`Mapping`], the
 //! contract the controller calls with whole logical pages; [`Mapper`] is the active scheme
 //! (an enum, so the controller's hot path calls the scheme directly, without a virtual call;
 //! a new scheme adds a variant and one line per method in `dispatch!`).
@@ -25,6 +25,10 @@ pub(crate) trait Mapping {
     fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()>;
     /// Forgets `lpa` (TRIM).
     fn trim(&mut self, flash: &mut Flash, lpa: Lpa);
+    /// The TRIM request whose pages [`Mapping::trim`] just forgot is decided: work it causes
+    /// (the zoned mapping's zone erase) carries `tag`.
+    #[inline]
+    fn trim_done(&mut self, _flash: &mut Flash, _tag: Tag) {}
     /// The physical page holding `lpa`, if it is mapped.
     fn locate(&self, lpa: Lpa) -> Option<Ppa>;
     /// Maps `lpa` to the physical page `same_as` is mapped to (a duplicate write found by a
@@ -67,6 +71,7 @@ pub(crate) enum Mapper {
     Page(page::PageFtl),
     Block(block::BlockFtl),
     Hybrid(hybrid::HybridFtl),
+    Zoned(zoned::ZonedFtl),
 }
 
 macro_rules! dispatch {
@@ -75,6 +80,7 @@ macro_rules! dispatch {
             Mapper::Page($m) => $call,
             Mapper::Block($m) => $call,
             Mapper::Hybrid($m) => $call,
+            Mapper::Zoned($m) => $call,
         }
     };
 }
@@ -86,6 +92,10 @@ impl Mapping for Mapper {
     }
     fn trim(&mut self, flash: &mut Flash, lpa: Lpa) {
         dispatch!(self, m => m.trim(flash, lpa))
+    }
+    #[inline]
+    fn trim_done(&mut self, flash: &mut Flash, tag: Tag) {
+        dispatch!(self, m => m.trim_done(flash, tag))
     }
     #[inline]
     fn locate(&self, lpa: Lpa) -> Option<Ppa> {

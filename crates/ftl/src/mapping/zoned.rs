@@ -14,7 +14,11 @@
 //! below the size in the same way). [`ZoneLayout::namespace`] gives the host interface's
 //! [`ZonedConfig`] (LBA = one flash page).
 
-use crate::address::{BlockId, PlaneId, Ppa};
+use super::Mapping;
+use crate::address::{BlockId, Lpa, PlaneId, Ppa};
+use crate::error::{FtlError, FtlResult};
+use crate::flash::emit::Tag;
+use crate::flash::{Flash, HostWrite};
 use crate::host::zns::ZonedConfig;
 use nandlab_nand::Geometry;
 use std::fmt;
@@ -145,6 +149,241 @@ impl ZoneLayout {
         let zone = index * self.groups + group;
         let page = u64::from(offset) * u64::from(self.planes_per_zone) + u64::from(member);
         (zone, page)
+    }
+}
+
+/// The FTL keys the zoned mapping needs (one-line errors naming the key): `ftl.zone_planes`
+/// only with it; no write buffer (it would write pages out of order).
+pub(crate) fn check_config(f: &crate::config::FtlConfig) -> FtlResult<()> {
+    use crate::config::MappingKind;
+    let error = |key: &str, message: String| Err(crate::error::config_error(key, message));
+    if f.mapping != MappingKind::Zoned {
+        if f.zone_planes != 0 {
+            return error(
+                "ftl.zone_planes",
+                format!("{} needs ftl.mapping = \"zoned\"", f.zone_planes),
+            );
+        }
+        return Ok(());
+    }
+    if f.write_buffer_pages > 0 {
+        return error(
+            "ftl.write_buffer_pages",
+            "the zoned mapping takes pages in write-pointer order: no write buffer (set it to 0)"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// The zoned mapping (`ftl.mapping = "zoned"`): the device is one zoned namespace laid out by
+/// a [`ZoneLayout`]. A write must land at its zone's write pointer (the host interface's
+/// [`crate::host::zns::Zones`] checks that first and answers violations with an NVMe status; a
+/// plain workload that writes elsewhere gets a one-line error). A TRIM invalidates pages; once
+/// every written page of a zone is invalid (a zone reset is a TRIM of the written range), the
+/// zone's blocks are erased as part of that request, so a reset's latency is its erases. No
+/// page is ever moved: the mapping has no GC and its write amplification is exactly 1.
+#[derive(Debug)]
+pub(crate) struct ZonedFtl {
+    layout: ZoneLayout,
+    /// log2 of the zone size in pages.
+    size_shift: u32,
+    capacity: u32,
+    pages_per_block: u32,
+    /// Per zone, the device's write pointer (pages written since the last reset).
+    next: Vec<u32>,
+    /// Per zone, written pages not trimmed.
+    valid: Vec<u32>,
+    /// One bit per page of every zone's capacity: trimmed since written.
+    trimmed: Vec<u64>,
+    /// Zones whose last valid page a TRIM of the current request invalidated.
+    to_erase: Vec<u32>,
+}
+
+impl ZonedFtl {
+    /// The zoned mapping of `geometry` with zones of `zone_planes` planes (0: all) in
+    /// `stripe` order; errors name the key.
+    pub fn new(
+        geometry: &Geometry,
+        stripe: Vec<PlaneId>,
+        zone_planes: u32,
+    ) -> Result<Self, ZoneLayoutError> {
+        let planes = if zone_planes == 0 {
+            geometry.total_planes()
+        } else {
+            zone_planes
+        };
+        let layout = ZoneLayout::new(geometry, stripe, planes).map_err(|e| ZoneLayoutError {
+            key: "ftl.zone_planes",
+            message: e.message,
+        })?;
+        let zones = layout.zone_count();
+        let lbas = u64::from(zones) * layout.zone_size_pages();
+        if lbas > u64::from(u32::MAX / 2) {
+            return Err(ZoneLayoutError {
+                key: "ftl.zone_planes",
+                message: format!(
+                    "{zones} zones of {} pages exceed the device's logical page numbers",
+                    layout.zone_size_pages()
+                ),
+            });
+        }
+        let capacity = layout.zone_capacity_pages() as u32;
+        let bits = zones as usize * capacity as usize;
+        Ok(ZonedFtl {
+            size_shift: layout.zone_size_pages().trailing_zeros(),
+            capacity,
+            pages_per_block: geometry.pages_per_block,
+            next: vec![0; zones as usize],
+            valid: vec![0; zones as usize],
+            trimmed: vec![0; bits.div_ceil(64)],
+            to_erase: Vec::new(),
+            layout,
+        })
+    }
+
+    /// The layout of the zones.
+    pub fn layout(&self) -> &ZoneLayout {
+        &self.layout
+    }
+
+    /// Logical pages of the namespace (zones × zone size; the pages between a zone's capacity
+    /// and its size are never written).
+    pub fn logical_pages(&self) -> u32 {
+        self.layout.zone_count() << self.size_shift
+    }
+
+    #[inline]
+    fn split(&self, lpa: Lpa) -> (u32, u32) {
+        (
+            lpa.0 >> self.size_shift,
+            lpa.0 & ((1 << self.size_shift) - 1),
+        )
+    }
+
+    #[inline]
+    fn bit(&self, zone: u32, page: u32) -> usize {
+        zone as usize * self.capacity as usize + page as usize
+    }
+
+    fn is_trimmed(&self, zone: u32, page: u32) -> bool {
+        let b = self.bit(zone, page);
+        self.trimmed[b / 64] >> (b % 64) & 1 == 1
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn off_pointer(&self, lpa: Lpa, zone: u32, page: u32) -> FtlError {
+        let why = if page >= self.capacity {
+            format!("beyond the zone's capacity of {} pages", self.capacity)
+        } else {
+            format!(
+                "not at the zone's write pointer (page {})",
+                self.next[zone as usize]
+            )
+        };
+        FtlError::BadRequest {
+            message: format!(
+                "zoned mapping: write of lpa {lpa} (zone {zone}, page {page}) {why}: a zoned device takes writes only at a zone's write pointer (a workload for ftl.mapping = \"zoned\" writes zones sequentially)"
+            ),
+        }
+    }
+}
+
+impl Mapping for ZonedFtl {
+    #[inline]
+    fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()> {
+        let (zone, page) = self.split(write.lpa);
+        if page >= self.capacity || page != self.next[zone as usize] {
+            return Err(self.off_pointer(write.lpa, zone, page));
+        }
+        let ppa = self.layout.ppa(zone, u64::from(page));
+        let block = flash.blocks.block_of(ppa);
+        let offset = ppa.0 % self.pages_per_block;
+        if offset == 0 {
+            let taken = flash.blocks.take_block(block);
+            debug_assert!(taken, "zone {zone}'s block {block} was not free");
+        }
+        let got = flash.blocks.next_ppa_at(block, offset);
+        debug_assert_eq!(got, ppa);
+        flash.blocks.add_valid(ppa);
+        flash.program(ppa, write, None, tag);
+        self.next[zone as usize] += 1;
+        self.valid[zone as usize] += 1;
+        Ok(())
+    }
+
+    fn trim(&mut self, flash: &mut Flash, lpa: Lpa) {
+        let (zone, page) = self.split(lpa);
+        if page >= self.next[zone as usize] || self.is_trimmed(zone, page) {
+            return;
+        }
+        let b = self.bit(zone, page);
+        self.trimmed[b / 64] |= 1 << (b % 64);
+        flash.invalidate(self.layout.ppa(zone, u64::from(page)));
+        self.valid[zone as usize] -= 1;
+        if self.valid[zone as usize] == 0 {
+            self.to_erase.push(zone);
+        }
+    }
+
+    fn trim_done(&mut self, flash: &mut Flash, tag: Tag) {
+        if self.to_erase.is_empty() {
+            return;
+        }
+        let zones = std::mem::take(&mut self.to_erase);
+        for &zone in &zones {
+            let blocks: Vec<BlockId> = self.layout.blocks(zone).collect();
+            for block in blocks {
+                if flash.blocks.state(block) != crate::flash::blocks::BlockUse::Free {
+                    flash.erase(block, tag, |lpa| self.locate(lpa));
+                }
+            }
+            self.next[zone as usize] = 0;
+            let first = self.bit(zone, 0);
+            for b in first..first + self.capacity as usize {
+                self.trimmed[b / 64] &= !(1 << (b % 64));
+            }
+        }
+        self.to_erase = zones;
+        self.to_erase.clear();
+    }
+
+    #[inline]
+    fn locate(&self, lpa: Lpa) -> Option<Ppa> {
+        let (zone, page) = self.split(lpa);
+        (page < *self.next.get(zone as usize)? && !self.is_trimmed(zone, page))
+            .then(|| self.layout.ppa(zone, u64::from(page)))
+    }
+
+    fn refcount(&self, ppa: Ppa) -> u32 {
+        let (zone, page) = self.layout.locate(ppa);
+        let page = page as u32;
+        u32::from(page < self.next[zone as usize] && !self.is_trimmed(zone, page))
+    }
+
+    fn next_erase_block_valid_lpas(&mut self, _flash: &Flash, out: &mut Vec<Lpa>) {
+        out.clear();
+    }
+
+    fn check(&self, flash: &Flash) -> Result<(), String> {
+        for zone in 0..self.layout.zone_count() {
+            let live = (0..self.next[zone as usize])
+                .filter(|&p| !self.is_trimmed(zone, p))
+                .count() as u32;
+            let on_flash: u32 = self
+                .layout
+                .blocks(zone)
+                .map(|b| flash.blocks.valid(b))
+                .sum();
+            if live != self.valid[zone as usize] || live != on_flash {
+                return Err(format!(
+                    "zone {zone}: {live} live pages, counted {}, {on_flash} valid on flash",
+                    self.valid[zone as usize]
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

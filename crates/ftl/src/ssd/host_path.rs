@@ -478,6 +478,8 @@ impl Ssd {
                 self.checkpoint_trim(lpa);
             }
         }
+        // the zoned mapping erases a zone whose last page this trim invalidated (a reset)
+        self.mapper.trim_done(&mut self.flash, Tag::Host(slot));
     }
 
     /// Notes whether request `slot` is a FUA write (kept off the request slots: the hot path

@@ -11,6 +11,7 @@ mod armed_cut;
 mod checkpoint;
 mod durability;
 mod host_path;
+mod namespaces;
 mod open_loop;
 mod power;
 mod precondition;
@@ -183,6 +184,7 @@ impl Ssd {
         }
         let stripe = stripe_order(&geometry, parse_allocation_order(&f.allocation_order)?);
         let wl_gap = (f.wear_leveling == WearLeveling::Static).then_some(f.wl_erase_gap_threshold);
+        crate::mapping::zoned::check_config(f)?;
         let mapper = match f.mapping {
             MappingKind::Page => {
                 let settings = PageConfig {
@@ -218,6 +220,12 @@ impl Ssd {
                 );
                 logical = m.logical_pages();
                 Mapper::Hybrid(m)
+            }
+            MappingKind::Zoned => {
+                let m = crate::mapping::zoned::ZonedFtl::new(&geometry, stripe, f.zone_planes)
+                    .map_err(|e| crate::error::config_error(e.key, e.message))?;
+                logical = m.logical_pages();
+                Mapper::Zoned(m)
             }
         };
         if logical == 0 || u64::from(f.write_buffer_pages) > u64::from(logical) {

@@ -19,6 +19,7 @@
 
 mod footprint;
 mod locate;
+mod nvme;
 mod pcm;
 mod presets;
 mod run;

@@ -369,7 +369,20 @@ impl Stack {
         };
         let requests = with_progress(source, total, what, control);
         let content = self.config.content.as_ref().map(|spec| (spec, seed));
-        let (run, folded) = drive(&mut ssd, requests, capture, fold, content, clock.as_ref())?;
+        let (run, folded) = match &self.config.ssd.nvme {
+            Some(nvme)
+                if capture.is_none() && content.is_none() && fold.is_none() && clock.is_none() =>
+            {
+                (super::nvme::drive(&mut ssd, nvme, requests)?, 0)
+            }
+            Some(_) => {
+                return Err(crate::LabError::Usage(
+                    "ssd.nvme: runs synthetic and fio workloads without --capture, [content] or a time-based fio job"
+                        .into(),
+                ));
+            }
+            None => drive(&mut ssd, requests, capture, fold, content, clock.as_ref())?,
+        };
         let metrics = ssd_metrics(&run.report, folded);
         Ok(StackRun {
             outcome: StackOutcome::Ssd {
@@ -609,6 +622,7 @@ fn stopped_before_workload(ssd: &Ssd, prepared: Prepared) -> StackRun {
     let run = SsdRun {
         report: ssd.report(),
         interrupted: true,
+        nvme: None,
     };
     let metrics = ssd_metrics(&run.report, 0);
     StackRun {
@@ -675,6 +689,7 @@ where
     let run = SsdRun {
         report,
         interrupted: fold.inner().cut_short(),
+        nvme: None,
     };
     Ok((run, fold.folded))
 }

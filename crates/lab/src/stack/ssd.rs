@@ -47,6 +47,10 @@ pub struct SsdSection {
     /// the `sim2024` preset).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sim: Option<SimSection>,
+    /// `[ssd.nvme]`: the NVMe host interface (namespaces, queue pairs, arbitration, zones,
+    /// FDP); block workloads then run through it (docs/ftl.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvme: Option<nandlab_ftl::host::nvme::NvmeConfig>,
 }
 
 /// `[ssd.sim]`: the SiM region and its controller (paper 004 §VI-A1, §IV-C, §IV-E).
@@ -111,7 +115,7 @@ pub struct SchedulerSection {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MappingSection {
-    /// `page`, `block` or `hybrid`.
+    /// `page`, `block`, `hybrid` or `zoned`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<MappingKind>,
     /// Striping order of consecutive page writes, fastest-varying first (`channel-chip-die-plane`).
@@ -131,6 +135,9 @@ pub struct MappingSection {
     /// mapping only; docs/power.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub map_checkpoint_interval_pages: Option<u32>,
+    /// Planes per zone (zoned mapping only; 0 = every plane).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone_planes: Option<u32>,
 }
 
 /// `[ssd.gc]`.
@@ -249,6 +256,7 @@ impl SsdSection {
             f.hybrid_random_log_blocks = n;
         }
         set(&mut f.placement_ids, mapping.placement_ids);
+        set(&mut f.zone_planes, mapping.zone_planes);
         if let Some(gc) = &self.gc {
             self.apply_gc(gc, &mut f)?;
         }
@@ -424,6 +432,7 @@ fn inapplicable(key: &str, what: &str, mapping: MappingKind) -> KeyError {
         MappingKind::Page => "page",
         MappingKind::Block => "block",
         MappingKind::Hybrid => "hybrid",
+        MappingKind::Zoned => "zoned",
     };
     (
         key.to_string(),
@@ -462,6 +471,7 @@ pub const FTL_KEYS: &[(&str, &str)] = &[
     ("ftl.gc_urgent_free_blocks", "ssd.gc.urgent_free_blocks"),
     ("ftl.read_scheduling", "ssd.scheduler.reads"),
     ("ftl.placement_ids", "ssd.mapping.placement_ids"),
+    ("ftl.zone_planes", "ssd.mapping.zone_planes"),
     ("ftl.op_fraction", "ssd.op_fraction"),
     ("ftl.payload", "ssd.payload"),
     ("ftl.queue_depth", "ssd.host.queue_depth"),

@@ -1,0 +1,94 @@
+//! Block workloads through the NVMe host interface (`[ssd.nvme]`): each request becomes a
+//! command on the namespace holding its first LBA (one LBA = one flash page), in one
+//! submission queue. On a zoned namespace the host behaves as a log-structured file system
+//! does: it writes each zone sequentially, and a write that comes back to a zone's start
+//! resets the zone first; any other write off the zone's write pointer is a one-line error
+//! (a random workload is not zoned).
+
+use crate::ssd::SsdRun;
+use crate::{LabError, LabResult};
+use nandlab_core::{BlockRequest, IoOp, SimTime};
+use nandlab_ftl::Ssd;
+use nandlab_ftl::host::nvme::{NvmeCommand, NvmeConfig, NvmeHost};
+use nandlab_ftl::host::zns::ZoneAction;
+
+/// Runs `requests` through a host interface built from `config` on `ssd`.
+pub(super) fn drive<I>(ssd: &mut Ssd, config: &NvmeConfig, requests: I) -> LabResult<SsdRun>
+where
+    I: Iterator<Item = Result<BlockRequest, nandlab_workload::WorkloadError>>,
+{
+    let mut host = NvmeHost::new(config, ssd)?;
+    let page = u64::from(ssd.page_size_bytes());
+    let spaces: Vec<(u64, u64)> = (0..host.namespace_count() as u32)
+        .map(|ns| (host.namespace_start(ns), host.namespace_lbas(ns)))
+        .collect();
+    // per zoned namespace, per zone: LBAs the host has written since its last reset
+    let mut written: Vec<Vec<u64>> = (0..host.namespace_count() as u32)
+        .map(|ns| vec![0; host.zones(ns).map_or(0, |z| z.config().zone_count as usize)])
+        .collect();
+    let mut last = SimTime::ZERO;
+    for (i, request) in requests.enumerate() {
+        let r = request?;
+        let bad = |message: String| LabError::Usage(format!("workload: request {i}: {message}"));
+        if r.offset_bytes % page != 0 || r.size_bytes % page != 0 {
+            return Err(bad(format!(
+                "NVMe commands take whole LBAs of {page} bytes (offset {}, size {})",
+                r.offset_bytes, r.size_bytes
+            )));
+        }
+        let (lba, lbas) = (r.offset_bytes / page, r.size_bytes / page);
+        // the namespace holding the first LBA (past every namespace: the last one refuses it)
+        let ns = spaces
+            .iter()
+            .position(|&(start, n)| lba >= start && lba < start + n)
+            .unwrap_or(spaces.len() - 1);
+        let rel = lba - spaces[ns].0.min(lba);
+        let at = r.arrival.unwrap_or(SimTime::ZERO).max(last);
+        last = at;
+        let ns32 = ns as u32;
+        let command = match r.op {
+            IoOp::Read => NvmeCommand::Read { lba: rel, lbas },
+            IoOp::Trim => NvmeCommand::Trim { lba: rel, lbas },
+            IoOp::Write => {
+                if let Some(zones) = host.zones(ns32) {
+                    let c = zones.config().clone();
+                    let zone = (rel / c.zone_size_lbas) as usize;
+                    let offset = rel % c.zone_size_lbas;
+                    if let Some(w) = written[ns].get_mut(zone) {
+                        if offset == 0 && *w > 0 {
+                            let zslba = zone as u64 * c.zone_size_lbas;
+                            let reset = NvmeCommand::Zone {
+                                action: ZoneAction::Reset,
+                                zslba,
+                                all: false,
+                            };
+                            host.submit(0, ns32, at, reset)?;
+                            *w = 0;
+                        }
+                        if offset != *w || offset + lbas > c.zone_capacity_lbas {
+                            return Err(bad(format!(
+                                "writes LBAs {rel}..{} of zoned namespace {ns}, not at zone {zone}'s write pointer {} within its capacity {}: a zoned namespace takes sequential writes (workload.pattern = \"sequential\")",
+                                rel + lbas,
+                                zone as u64 * c.zone_size_lbas + *w,
+                                c.zone_capacity_lbas
+                            )));
+                        }
+                        *w += lbas;
+                    }
+                }
+                NvmeCommand::Write {
+                    lba: rel,
+                    lbas,
+                    pid: r.placement_id,
+                }
+            }
+        };
+        host.submit(0, ns32, at, command)?;
+    }
+    host.drain(ssd)?;
+    Ok(SsdRun {
+        report: ssd.report(),
+        interrupted: false,
+        nvme: Some(Box::new(host.report(ssd))),
+    })
+}
