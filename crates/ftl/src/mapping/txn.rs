@@ -104,8 +104,8 @@ impl PageFtl {
     /// Turns the transactional mode on: the table grows by the commit record and
     /// `shadow_pages` shadow LPAs.
     pub(crate) fn enable_transactions(&mut self, shadow_pages: u32) {
-        let host = self.table.logical_pages();
-        self.table.grow_logical(1 + shadow_pages);
+        let host = self.map.table.logical_pages();
+        self.map.table.grow_logical(1 + shadow_pages);
         self.tx = Some(Box::new(TxMap::new(host, shadow_pages)));
     }
 
@@ -168,7 +168,7 @@ impl PageFtl {
         };
         if let Some(shadow) = tx.pending.remove(&lpa) {
             tx.free_shadows.push(shadow);
-            if let Some(old) = self.table.unmap(shadow) {
+            if let Some(old) = self.map.table.unmap(shadow) {
                 flash.invalidate(old);
             }
         }
@@ -203,13 +203,13 @@ impl PageFtl {
                 .expect("on")
                 .free_shadows
                 .push(shadow);
-            let Some(page) = self.table.ppa_of(shadow) else {
+            let Some(page) = self.map.table.ppa_of(shadow) else {
                 continue;
             };
             // the page changes owner: shadow → host LPA; its valid count is unchanged
-            let left = self.table.unmap(shadow);
+            let left = self.map.table.unmap(shadow);
             debug_assert_eq!(left, Some(page));
-            if let Some(old) = self.table.map(lpa, page) {
+            if let Some(old) = self.map.table.map(lpa, page) {
                 flash.invalidate(old);
             }
         }
@@ -232,7 +232,7 @@ impl PageFtl {
                 .expect("on")
                 .free_shadows
                 .push(shadow);
-            if let Some(old) = self.table.unmap(shadow) {
+            if let Some(old) = self.map.table.unmap(shadow) {
                 flash.invalidate(old);
             }
         }

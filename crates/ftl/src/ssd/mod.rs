@@ -23,7 +23,7 @@ mod staged_tests;
 #[cfg(test)]
 mod superblock_tests;
 #[cfg(test)]
-mod test_device;
+pub(crate) mod test_device;
 mod txn;
 mod world;
 
@@ -35,21 +35,21 @@ pub use sim::{SimCounters, SimOp, SimRequest};
 pub use txn::{COMMIT_RECORD_MAGIC, TxStats};
 
 use crate::address::{BlockId, Lpa};
-use crate::config::{
-    GcScope, MappingKind, PayloadMode, SsdConfig, WearLeveling, parse_allocation_order,
-};
+use crate::config::{MappingKind, PayloadMode, SsdConfig, parse_allocation_order};
 use crate::controller::{Controller, Totals as ControllerTotals};
 use crate::error::{FtlError, FtlResult};
 use crate::flash::Flash;
 use crate::flash::blocks::BlockManager;
 use crate::flash::payload::Payload;
 use crate::frontend::{Chain, FrontEnd, PageWrites, buffer::WriteBuffer};
-use crate::gc::VictimPicker;
+use crate::gc::policy::VictimPolicy;
+use crate::gc::{Collector, GcConfig};
 use crate::host::queue::{DeferredTable, RequestTable};
-use crate::mapping::page::{PageConfig, PageFtl};
+use crate::mapping::page::{PageConfig, PageFtl, PageMap};
 use crate::mapping::{Mapper, Mapping, block::BlockFtl, hybrid::HybridFtl, stripe_order};
 use crate::sched::scheduler::{FlashScheduler, SchedConfig};
 use crate::stats::{ChipOpModes, Measure};
+use crate::wear::{WearConfig, WearLeveler};
 use nandlab_core::{EventQueue, SimTime};
 use nandlab_nand::{Completion, Geometry, NandSim};
 
@@ -140,6 +140,26 @@ impl Ssd {
         seed: u64,
         extra: Vec<Box<dyn FrontEnd>>,
     ) -> FtlResult<Self> {
+        Self::build(config, seed, extra, None)
+    }
+
+    /// Builds the SSD with a GC victim policy of the caller's instead of the configured one
+    /// (page mapping; a policy under test).
+    #[cfg(test)]
+    pub(crate) fn with_victim_policy(
+        config: SsdConfig,
+        seed: u64,
+        policy: Box<dyn VictimPolicy>,
+    ) -> FtlResult<Self> {
+        Self::build(config, seed, Vec::new(), Some(policy))
+    }
+
+    fn build(
+        config: SsdConfig,
+        seed: u64,
+        extra: Vec<Box<dyn FrontEnd>>,
+        victim_policy: Option<Box<dyn VictimPolicy>>,
+    ) -> FtlResult<Self> {
         config.validate()?;
         config.check_memory_budget()?;
         let nand_config = config.nand_config()?;
@@ -162,7 +182,8 @@ impl Ssd {
             f.pool_ids(),
         );
         let mut flash = flash;
-        if f.gc_scheduling == crate::config::GcScheduling::Interleaved {
+        let gc_config = GcConfig::of(f);
+        if gc_config.scheduling == crate::config::GcScheduling::Interleaved {
             // which free blocks still wait for their erase (allocation prefers the others)
             flash.blocks.enable_erase_queue();
         }
@@ -170,26 +191,19 @@ impl Ssd {
             flash.enable_paired_page_padding(nand.timing().layout);
         }
         let stripe = stripe_order(&geometry, parse_allocation_order(&f.allocation_order)?);
-        let wl_gap = (f.wear_leveling == WearLeveling::Static).then_some(f.wl_erase_gap_threshold);
         let mapper = match f.mapping {
             MappingKind::Page => {
                 let settings = PageConfig {
-                    threshold_blocks: f.gc_threshold_blocks,
-                    wl_gap,
-                    hint_all_planes: f.hint_all_planes,
-                    device_gc: f.gc_scope == GcScope::Device,
                     device_reserve_blocks: f.gc_device_reserve_blocks,
                     superpage_planes: f.superpage_planes,
                 };
-                let picker = VictimPicker::new(f.gc_policy, seed);
-                Mapper::Page(PageFtl::new(
-                    logical,
-                    physical,
-                    stripe,
-                    picker,
-                    settings,
-                    f.pool_ids(),
-                ))
+                let map = PageMap::new(logical, physical, stripe, settings, f.pool_ids());
+                let gc = match victim_policy {
+                    Some(policy) => Collector::with_policy(gc_config, policy),
+                    None => Collector::new(gc_config, seed),
+                };
+                let wear = WearLeveler::new(WearConfig::of(f));
+                Mapper::Page(PageFtl::new(map, gc, wear))
             }
             MappingKind::Block => {
                 let m = BlockFtl::new(&geometry, logical, stripe, f.gc_threshold_blocks);
