@@ -100,12 +100,10 @@ pub struct Ssd {
     /// Per request slot, a FUA write not yet decided; how many are set.
     fua_slots: Vec<bool>,
     fua_slots_set: u32,
-    chip_ops_start: ChipOpModes,
     /// The controller's resources (`None`: no controller costs, the pure-chip path).
     controller: Option<Controller>,
-    controller_start: ControllerTotals,
-    /// Per placement id counters at the start of the measurement.
-    placement_start: (Vec<u64>, Vec<u64>),
+    /// The counters at the start of the measurement ([`Ssd::reset_measurement`]).
+    start: MeasureStart,
     /// Transactional mode (`ssd/txn.rs`): its counters, and whether the commit record's write
     /// may be admitted (its LPA is past the host's range).
     txn: txn::TxCounters,
@@ -115,6 +113,18 @@ pub struct Ssd {
     uncopied_read: bool,
     /// Open-loop host interface state (`ssd/open_loop.rs`), once started.
     open_loop: Option<Box<open_loop::OpenLoop>>,
+}
+
+/// What the report subtracts: the counters of the parts that keep their own, taken when the
+/// measurement starts.
+#[derive(Debug, Default)]
+struct MeasureStart {
+    /// The chip ops per register mode.
+    chip_ops: ChipOpModes,
+    /// The controller's resource totals (controller costs on).
+    controller: ControllerTotals,
+    /// Per placement id host and GC page counters.
+    placement: (Vec<u64>, Vec<u64>),
 }
 
 pub use crate::config::logical_pages;
@@ -274,11 +284,9 @@ impl Ssd {
             watched: None,
             fua_slots: Vec::new(),
             fua_slots_set: 0,
-            chip_ops_start: ChipOpModes::default(),
             sched: FlashScheduler::new(SchedConfig::of(f), &geometry),
             controller: Controller::new(&f.controller, geometry.page_size_bytes),
-            controller_start: ControllerTotals::default(),
-            placement_start: (Vec::new(), Vec::new()),
+            start: MeasureStart::default(),
             txn: txn::TxCounters::default(),
             uncopied_read: false,
             open_loop: None,
