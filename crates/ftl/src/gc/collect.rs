@@ -1,14 +1,13 @@
 //! When and where the collector collects (SPEC F3): per-plane and device-wide collection when
 //! free blocks run low, superblock (group) collection, and background (idle) collection. The
 //! victim is the policy's business; moving its pages and erasing it is the page mapping's
-//! ([`PageMap::relocate_block`]); each collection ends with a static wear-leveling step.
+//! ([`GcSpace::relocate_block`]); each collection ends with a static wear-leveling step.
 
-use super::Collector;
 use super::policy::Domain;
+use super::{Collector, GcSpace};
 use crate::address::PlaneId;
 use crate::error::FtlResult;
 use crate::flash::Flash;
-use crate::mapping::page::PageMap;
 use crate::wear::WearLeveler;
 
 impl Collector {
@@ -16,14 +15,14 @@ impl Collector {
     /// superpage group, or per plane.
     pub(crate) fn collect_for_host(
         &mut self,
-        map: &mut PageMap,
+        map: &mut impl GcSpace,
         wear: &WearLeveler,
         flash: &mut Flash,
         plane: PlaneId,
     ) -> FtlResult<()> {
         if self.device_wide() {
             self.collect_device(map, wear, flash, plane)
-        } else if map.superpage > 1 {
+        } else if map.superpage() > 1 {
             self.collect_group(map, wear, flash, PlaneId(map.group_first(plane)))
         } else {
             self.collect(map, wear, flash, plane)
@@ -34,7 +33,7 @@ impl Collector {
     /// one static wear-leveling step if the erase-count gap calls for it.
     fn collect(
         &mut self,
-        map: &mut PageMap,
+        map: &mut impl GcSpace,
         wear: &WearLeveler,
         flash: &mut Flash,
         plane: PlaneId,
@@ -65,12 +64,12 @@ impl Collector {
     /// and at `plane`, which asked for a block.
     fn collect_device(
         &mut self,
-        map: &mut PageMap,
+        map: &mut impl GcSpace,
         wear: &WearLeveler,
         flash: &mut Flash,
         plane: PlaneId,
     ) -> FtlResult<()> {
-        let planes = map.stripe.len() as u32;
+        let planes = map.stripe().len() as u32;
         let target = self.device_free_target(planes, self.config.threshold_blocks);
         for _ in 0..planes * flash.blocks.blocks_per_plane() {
             if flash.blocks.free_total() >= target {
@@ -103,12 +102,12 @@ impl Collector {
     /// plane of the group pays for them); then static wear-leveling on each collected plane.
     fn collect_group(
         &mut self,
-        map: &mut PageMap,
+        map: &mut impl GcSpace,
         wear: &WearLeveler,
         flash: &mut Flash,
         first: PlaneId,
     ) -> FtlResult<()> {
-        let w = map.superpage;
+        let w = map.superpage();
         let mut exhausted = 0u64;
         let mut collected = 0u64;
         for _ in 0..w * flash.blocks.blocks_per_plane() {
@@ -146,13 +145,13 @@ impl Collector {
     /// the idle threshold per plane (device scope: in total). Returns whether it did.
     pub(crate) fn collect_idle(
         &mut self,
-        map: &mut PageMap,
+        map: &mut impl GcSpace,
         wear: &WearLeveler,
         flash: &mut Flash,
     ) -> FtlResult<bool> {
         let idle_threshold = self.config.idle_threshold_blocks;
         let victim = if self.device_wide() {
-            let planes = map.stripe.len() as u32;
+            let planes = map.stripe().len() as u32;
             if flash.blocks.free_total() >= self.device_free_target(planes, idle_threshold) {
                 return Ok(false);
             }

@@ -2,23 +2,22 @@
 //! block it erases, for the co-design hint (SPEC F7). Exact for every policy, because a pick is
 //! a pure function of the block table (and `random` promises its pick when hinted).
 
-use super::Collector;
 use super::policy::Domain;
+use super::{Collector, GcSpace};
 use crate::address::{BlockId, Lpa, PlaneId};
 use crate::flash::Flash;
-use crate::mapping::page::PageMap;
 
 impl Collector {
     /// The plane whose GC comes first if host writes continue: the fewest host page writes
     /// until its host frontier is full with fewer than `threshold` free blocks (ties: the
     /// plane reached first by the write cursor).
-    pub fn next_gc_plane(&self, map: &PageMap, flash: &Flash) -> PlaneId {
-        let planes = map.stripe.len();
+    pub fn next_gc_plane(&self, map: &impl GcSpace, flash: &Flash) -> PlaneId {
+        let planes = map.stripe().len();
         let ppb = u64::from(flash.blocks.pages_per_block());
         let mut best: Option<(u64, PlaneId)> = None;
         for step in 0..planes {
-            let plane = map.stripe[(map.cursor + step) % planes];
-            let left_in_frontier = match map.host_frontier[plane.index()] {
+            let plane = map.stripe()[(map.cursor() + step) % planes];
+            let left_in_frontier = match map.host_frontier(plane) {
                 None => 0,
                 Some(frontier) => ppb - u64::from(flash.blocks.next_page(frontier)),
             };
@@ -37,7 +36,7 @@ impl Collector {
 
     /// The LPAs of the valid pages of the block(s) GC erases next (every plane's next victim
     /// with `hint_all_planes`); the policy promises each hinted pick.
-    pub fn hint_valid_lpas(&mut self, map: &PageMap, flash: &Flash, out: &mut Vec<Lpa>) {
+    pub fn hint_valid_lpas(&mut self, map: &impl GcSpace, flash: &Flash, out: &mut Vec<Lpa>) {
         out.clear();
         if self.device_wide() {
             self.policy.commit(&flash.blocks, Domain::Device);
@@ -47,15 +46,15 @@ impl Collector {
             return;
         }
         let first = self.next_gc_plane(map, flash);
-        let planes = map.stripe.len();
-        let start = map.stripe.iter().position(|&p| p == first).unwrap_or(0);
+        let planes = map.stripe().len();
+        let start = map.stripe().iter().position(|&p| p == first).unwrap_or(0);
         let count = if self.config.hint_all_planes {
             planes
         } else {
             1
         };
         for step in 0..count {
-            let plane = map.stripe[(start + step) % planes];
+            let plane = map.stripe()[(start + step) % planes];
             self.policy.commit(&flash.blocks, Domain::Plane(plane));
             if let Some(victim) = self.policy.peek(&flash.blocks, Domain::Plane(plane)) {
                 map.push_valid_lpas(flash, victim, out);
@@ -64,7 +63,7 @@ impl Collector {
     }
 
     /// The block the next GC erases (per the policy), if any.
-    pub fn next_victim_block(&self, map: &PageMap, flash: &Flash) -> Option<BlockId> {
+    pub fn next_victim_block(&self, map: &impl GcSpace, flash: &Flash) -> Option<BlockId> {
         let domain = if self.device_wide() {
             Domain::Device
         } else {

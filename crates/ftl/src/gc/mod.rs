@@ -3,17 +3,38 @@
 //! (`policy/`, one file per policy). The collector decides *when* and *where* to collect
 //! (per plane, per superpage group, device-wide, or in the background while the device idles)
 //! and which block goes; the page mapping moves the victim's valid pages and erases it
-//! ([`crate::mapping::page::PageMap::relocate_block`]); the time it all takes emerges from the
+//! ([`GcSpace::relocate_block`], implemented by the page mapping's `PageMap`); the time it all takes emerges from the
 //! chip model and the scheduling mode ([`GcScheduling`], applied by the flash scheduler).
 
 mod collect;
 mod hint;
 pub(crate) mod policy;
 
-use crate::address::BlockId;
+use crate::address::{BlockId, Lpa, PlaneId};
 use crate::config::{FtlConfig, GcPolicy, GcScheduling, GcScope};
+use crate::error::FtlResult;
+use crate::flash::Flash;
 use crate::flash::blocks::BlockManager;
+use crate::wear::ColdMigration;
 use policy::{Domain, VictimPolicy};
+
+/// What the collector needs of the mapping it collects for (the page mapping's `PageMap`).
+pub(crate) trait GcSpace: ColdMigration {
+    /// Moves every valid page of `victim` to a GC write frontier and erases it.
+    fn relocate_block(&mut self, flash: &mut Flash, victim: BlockId) -> FtlResult<()>;
+    /// Plane ids in host striping order.
+    fn stripe(&self) -> &[PlaneId];
+    /// The position in [`GcSpace::stripe`] the next host write goes to.
+    fn cursor(&self) -> usize;
+    /// The open host write frontier of `plane` (placement id 0).
+    fn host_frontier(&self, plane: PlaneId) -> Option<BlockId>;
+    /// Superpage width in planes (1: off).
+    fn superpage(&self) -> u32;
+    /// The first plane of `plane`'s superpage group.
+    fn group_first(&self, plane: PlaneId) -> u32;
+    /// Appends the LPAs of the valid pages of `block` to `out`.
+    fn push_valid_lpas(&self, flash: &Flash, block: BlockId, out: &mut Vec<Lpa>);
+}
 
 /// The collector's settings (`[ssd.gc]`).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -11,8 +11,8 @@ use crate::address::{BlockId, Lpa, PlaneId, Ppa};
 use crate::error::{FtlError, FtlResult};
 use crate::flash::emit::Tag;
 use crate::flash::{Flash, HostWrite};
-use crate::gc::Collector;
-use crate::wear::WearLeveler;
+use crate::gc::{Collector, GcSpace};
+use crate::wear::{ColdMigration, WearLeveler};
 
 /// How far ahead GC relocation prefetches L2P entries, in pages of the victim block.
 const RELOCATE_PREFETCH_PAGES: u32 = 8;
@@ -283,15 +283,12 @@ impl PageMap {
         let block = self.gc_frontier[at].expect("an open GC frontier");
         Ok(next_in_frontier(flash, &mut self.gc_frontier[at], block))
     }
+}
 
-    pub(crate) fn push_valid_lpas(&self, flash: &Flash, block: BlockId, out: &mut Vec<Lpa>) {
-        let pages = flash.blocks.pages(block, 0..flash.blocks.pages_per_block());
-        out.extend(pages.filter_map(|ppa| self.table.lpa_of(ppa)));
-    }
-
+impl GcSpace for PageMap {
     /// Moves every valid page of `victim` into its plane's GC frontier (with superblocks: its
     /// group's GC superblock, `mapping/superblock.rs`) and erases it.
-    pub(crate) fn relocate_block(&mut self, flash: &mut Flash, victim: BlockId) -> FtlResult<()> {
+    fn relocate_block(&mut self, flash: &mut Flash, victim: BlockId) -> FtlResult<()> {
         if self.superpage > 1 {
             return self.relocate_into_superblock(flash, victim);
         }
@@ -322,6 +319,31 @@ impl PageMap {
             self.drop_closed_frontiers(flash);
         }
         Ok(())
+    }
+
+    fn stripe(&self) -> &[PlaneId] {
+        &self.stripe
+    }
+
+    fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    fn host_frontier(&self, plane: PlaneId) -> Option<BlockId> {
+        self.host_frontier[plane.index()]
+    }
+
+    fn superpage(&self) -> u32 {
+        self.superpage
+    }
+
+    fn group_first(&self, plane: PlaneId) -> u32 {
+        PageMap::group_first(self, plane)
+    }
+
+    fn push_valid_lpas(&self, flash: &Flash, block: BlockId, out: &mut Vec<Lpa>) {
+        let pages = flash.blocks.pages(block, 0..flash.blocks.pages_per_block());
+        out.extend(pages.filter_map(|ppa| self.table.lpa_of(ppa)));
     }
 }
 
@@ -422,5 +444,40 @@ impl Mapping for PageFtl {
     #[inline]
     fn prefetch_near(&self, lpa: Lpa) {
         self.map.table.prefetch_old_page(lpa);
+    }
+}
+
+impl ColdMigration for PageMap {
+    /// Moves the valid pages of the least-worn block into the most-worn free block of the plane
+    /// (which then rests under cold data) and erases the cold block.
+    fn migrate_cold_block(&mut self, flash: &mut Flash, cold: BlockId) {
+        let plane = flash.blocks.plane_of_block(cold);
+        let Some(worn) = flash.blocks.take_most_worn_free(plane) else {
+            return;
+        };
+        let id = flash.placement.of_block(cold);
+        flash.placement.open(worn, id);
+        let tag = flash.open_job();
+        for ppa in flash.blocks.written_pages(cold) {
+            if !self.table.is_valid(ppa) {
+                continue;
+            }
+            let target = flash
+                .blocks
+                .next_ppa(worn)
+                .expect("a block holds any block's data");
+            self.table.relocate(ppa, target);
+            flash.blocks.invalidate(ppa);
+            flash.blocks.add_valid(target);
+            flash.move_page(ppa, target, tag);
+        }
+        if flash.blocks.is_open(worn) {
+            flash.blocks.close(worn);
+        }
+        let table = &self.table;
+        flash.erase(cold, tag, |lpa| table.ppa_of(lpa));
+        if flash.pads() {
+            self.drop_closed_frontiers(flash);
+        }
     }
 }

@@ -7,6 +7,8 @@
 
 mod migrate;
 
+pub(crate) use migrate::ColdMigration;
+
 use crate::address::{BlockId, PlaneId};
 use crate::config::{FtlConfig, WearLeveling};
 use crate::flash::blocks::BlockManager;
