@@ -3,7 +3,8 @@
 //! plane (max over its blocks − min over its closed blocks) exceeds the threshold, the coldest
 //! closed block is migrated (its valid pages moved, the block erased and returned to the free
 //! list) so that its little-worn cells take new writes. [`WearLeveler`] is the component (its
-//! config and its one step); the migration itself is in [`migrate`].
+//! config and its one step, [`migrate`]); the mapping that owns the pages moves them
+//! ([`ColdMigration`], the page mapping's `PageMap`).
 
 mod migrate;
 
