@@ -18,6 +18,7 @@ build:
 test: test-rust test-debug test-python
 
 test-rust: test-deps
+	scripts/size-limits
 	$(CARGO) test --workspace --profile test-release
 
 # The real software the `nandlab serve` tests run (nbdkit, fio, nbdfuse, fuse2fs, sqlite3,

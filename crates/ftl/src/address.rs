@@ -17,6 +17,33 @@
 pub use nandlab_core::Lpa;
 pub use nandlab_nand::{BlockId, DieId, PlaneId};
 
+// The OOB LPA of a page written inside a transaction (X-FTL, `mapping/txn.rs`) carries a tag
+// bit; the flash layer and recovery read it back.
+
+/// Bit of an OOB LPA that marks a page written inside a transaction.
+pub const TX_LPA_BIT: u32 = 1 << 31;
+
+/// The host LPA of an OOB LPA (clears [`TX_LPA_BIT`]).
+#[inline]
+pub fn host_lpa(lpa: Lpa) -> Lpa {
+    if lpa.is_none() {
+        return lpa;
+    }
+    Lpa(lpa.0 & !TX_LPA_BIT)
+}
+
+/// What a recovery scan makes of an OOB LPA with sequence number `sequence`, given the commit
+/// watermark `watermark` (0: no commit record): the host LPA, or `None` for a transactional
+/// page without a durable commit (discarded).
+#[inline]
+pub fn resolve(lpa: Option<Lpa>, sequence: u64, watermark: u64) -> Option<Lpa> {
+    let lpa = lpa?;
+    if lpa.0 & TX_LPA_BIT == 0 {
+        return Some(lpa);
+    }
+    (sequence <= watermark).then(|| host_lpa(lpa))
+}
+
 /// A dense `u32` index with an explicit "none" value, for flat tables.
 macro_rules! table_id {
     ($(#[$doc:meta])* $vis:vis $name:ident) => {

@@ -24,9 +24,10 @@
 //! | page mapping; host and GC write frontiers; striping (allocation order) | `mapping/page.rs`, `mapping/mod.rs` |
 //! | block mapping; FAST hybrid log-block mapping (switch / partial / full merges) | `mapping/block.rs`, `mapping/hybrid.rs` |
 //! | L2P / P2L tables and the valid bitmap | `mapping/table.rs` |
-//! | GC victim policies: greedy, FIFO, cost-benefit, random (and the hint's peek) | `gc/mod.rs` |
-//! | GC mechanism: per-plane / device-wide GC, background (idle) GC, page moves | `mapping/page.rs` (`collect*`, `relocate_block`) |
-//! | static wear-leveling: candidate / migration | `wear/mod.rs` / `mapping/page.rs` (`migrate_cold_block`) |
+//! | GC victim policies (`VictimPolicy`): greedy, FIFO, cost-benefit, random, one file each | `gc/policy/` |
+//! | GC collector: per-plane / superblock / device-wide GC, background (idle) GC; the hint's prediction | `gc/mod.rs`, `gc/collect.rs`, `gc/hint.rs` |
+//! | GC page moves and erase of a victim | `mapping/page.rs` (`PageMap::relocate_block`), `mapping/superblock.rs` |
+//! | static wear-leveling (`WearLeveler`): candidate / step; the migration (`ColdMigration`) | `wear/mod.rs` / `wear/migrate.rs`; `mapping/page.rs` |
 //! | dynamic wear-leveling (free blocks reused round robin) | `flash/blocks.rs` |
 //! | copyback vs read + program moves, erase | `flash/mod.rs` |
 //! | the flash transaction scheduler (policy, multiplane merging, cache mode, die slots), per-die op queues; blocking vs interleaved GC | `sched/` (used by `ssd/world.rs`: 2 ops in flight per die, 1 with multiplane merging and no cache mode; and by the chip-level driver `sched/chip/`) |

@@ -26,9 +26,37 @@ use super::emit::Tag;
 use super::{Flash, PageData};
 use crate::address::{BlockId, Lpa, Ppa};
 use crate::error::{FtlError, FtlResult};
-use crate::frontend::{FlashLogArea, LogAreaOp};
 use nandlab_nand::OpKind;
 use std::collections::VecDeque;
+
+/// The log area on flash a stage running In-Page Logging asks for (SPEC P4): `units` erase
+/// units of `sectors_per_unit` log sectors of `sector_bytes` each. The SSD reserves blocks for
+/// it and programs each log sector as a partial-page program (`flash/log_area.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlashLogArea {
+    /// Erase units (logical blocks) with a log area.
+    pub units: u32,
+    /// Logical pages per unit (unit `u` holds pages `u × pages_per_unit ..`).
+    pub pages_per_unit: u32,
+    /// Log sectors per unit.
+    pub sectors_per_unit: u32,
+    /// One log sector, bytes.
+    pub sector_bytes: u32,
+}
+
+/// A stage's work on its [`FlashLogArea`], in order with its page writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogAreaOp {
+    /// `unit` was merged: its log sectors are dead.
+    UnitMerged(u32),
+    /// `count` log sectors of `unit` are programmed.
+    Sectors {
+        /// The unit.
+        unit: u32,
+        /// Sectors programmed.
+        count: u32,
+    },
+}
 
 const NO_UNIT: u32 = u32::MAX;
 

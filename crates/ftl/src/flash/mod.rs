@@ -392,7 +392,7 @@ impl Flash {
                 continue;
             };
             // (a transactional page names its host LPA with a marker bit, mapping/txn.rs)
-            let Some(newest) = locate(crate::mapping::txn::host_lpa(lpa)) else {
+            let Some(newest) = locate(crate::address::host_lpa(lpa)) else {
                 continue;
             };
             if newest == ppa {

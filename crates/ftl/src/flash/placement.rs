@@ -6,7 +6,7 @@
 //! valid-page distribution over its blocks.
 
 use crate::address::{BlockId, Ppa};
-use serde::Serialize;
+pub use crate::stats::PlacementReport;
 
 /// Which id each block holds, and the per-id counters.
 #[derive(Debug)]
@@ -117,20 +117,4 @@ impl Placement {
     pub fn snapshot(&self) -> (Vec<u64>, Vec<u64>) {
         (self.host_pages.clone(), self.flash_pages.clone())
     }
-}
-
-/// One placement id's figures over a run.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[allow(missing_docs)] // fields named with their units
-pub struct PlacementReport {
-    pub id: u16,
-    pub host_pages_written: u64,
-    pub flash_pages_programmed: u64,
-    /// Flash pages programmed per host page written, for this id.
-    pub waf: f64,
-    /// Blocks holding this id's data now (written, not free).
-    pub blocks: u32,
-    /// Valid pages of those blocks, as a histogram: `valid_pages_histogram[k]` blocks hold `k`
-    /// valid pages (k from 0 to pages per block).
-    pub valid_pages_histogram: Vec<u32>,
 }

@@ -45,8 +45,8 @@ pub(crate) trait Mapping {
     fn pad_open_blocks(&mut self, _flash: &mut Flash, _tag: Tag) {}
     /// How many logical pages map to `ppa` (0: invalid).
     fn refcount(&self, ppa: Ppa) -> u32;
-    /// One background GC step; whether it did something.
-    fn collect_idle(&mut self, _flash: &mut Flash, _idle_threshold: u32) -> FtlResult<bool> {
+    /// One background GC step (below the collector's idle threshold); whether it did something.
+    fn collect_idle(&mut self, _flash: &mut Flash) -> FtlResult<bool> {
         Ok(false)
     }
     /// Co-design hint: LPAs of the valid pages of the next block to be erased.
@@ -110,8 +110,8 @@ impl Mapping for Mapper {
     fn refcount(&self, ppa: Ppa) -> u32 {
         dispatch!(self, m => m.refcount(ppa))
     }
-    fn collect_idle(&mut self, flash: &mut Flash, idle_threshold: u32) -> FtlResult<bool> {
-        dispatch!(self, m => m.collect_idle(flash, idle_threshold))
+    fn collect_idle(&mut self, flash: &mut Flash) -> FtlResult<bool> {
+        dispatch!(self, m => m.collect_idle(flash))
     }
     fn next_erase_block_valid_lpas(&mut self, flash: &Flash, out: &mut Vec<Lpa>) {
         dispatch!(self, m => m.next_erase_block_valid_lpas(flash, out))

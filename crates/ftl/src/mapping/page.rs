@@ -1,9 +1,9 @@
 //! Page-level mapping FTL (SPEC F2–F4): host writes go to a per-plane host write frontier,
-//! chosen by striping over the planes in the configured allocation order; GC runs per plane
-//! when its free blocks drop below the threshold and moves valid pages into the plane's GC
-//! frontier (so copyback applies); static wear-leveling migrates the coldest block of a plane
-//! whose erase-count gap exceeds the threshold. The GC mechanism (victim collection, page
-//! moves) is in `gc/collect.rs`; the wear-leveling migration in `wear/migrate.rs`.
+//! chosen by striping over the planes in the configured allocation order. [`PageFtl`] composes
+//! the mapping's own state ([`PageMap`]: the L2P table and the write frontiers) with the
+//! garbage collector ([`Collector`], `gc/`) and static wear-leveling ([`WearLeveler`],
+//! `wear/`): when a host write needs a block, the collector picks victims and the map moves
+//! their valid pages into the plane's GC frontier (so copyback applies) and erases them.
 
 use super::Mapping;
 use super::table::PageTable;
@@ -11,19 +11,15 @@ use crate::address::{BlockId, Lpa, PlaneId, Ppa};
 use crate::error::{FtlError, FtlResult};
 use crate::flash::emit::Tag;
 use crate::flash::{Flash, HostWrite};
-use crate::gc::VictimPicker;
+use crate::gc::{Collector, GcSpace};
+use crate::wear::{ColdMigration, WearLeveler};
 
-/// The page mapping's settings, from `FtlConfig`.
+/// How far ahead GC relocation prefetches L2P entries, in pages of the victim block.
+const RELOCATE_PREFETCH_PAGES: u32 = 8;
+
+/// The page mapping's own settings, from `FtlConfig`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PageConfig {
-    /// GC keeps this many free blocks per plane (`ftl.gc_threshold_blocks`).
-    pub threshold_blocks: u32,
-    /// Erase-count gap for static wear-leveling (None: round-robin allocation only).
-    pub wl_gap: Option<u32>,
-    /// The co-design hint covers every plane's next victim (`ftl.hint_all_planes`).
-    pub hint_all_planes: bool,
-    /// One device-wide GC stream instead of one per plane (`ftl.gc_scope = "device"`).
-    pub device_gc: bool,
     /// Free blocks kept device-wide for GC moves (`ftl.gc_device_reserve_blocks`; 0: one per
     /// plane).
     pub device_reserve_blocks: u32,
@@ -31,10 +27,21 @@ pub(crate) struct PageConfig {
     pub superpage_planes: u32,
 }
 
-/// The page-mapping FTL state. Its GC mechanism is in `gc/collect.rs`, its static
-/// wear-leveling migration in `wear/migrate.rs`.
+/// The page-mapping FTL: the map, its garbage collector and its wear-leveler, plus the
+/// transactional mode (X-FTL, `mapping/txn.rs`).
 #[derive(Debug)]
 pub(crate) struct PageFtl {
+    pub(crate) map: PageMap,
+    pub(crate) gc: Collector,
+    pub(crate) wear: WearLeveler,
+    /// Transactional mode (X-FTL, `mapping/txn.rs`); `None`: off.
+    pub(crate) tx: Option<Box<super::txn::TxMap>>,
+}
+
+/// The page mapping's state: the L2P table and the write frontiers (per plane, or per
+/// superpage group, `mapping/superblock.rs`).
+#[derive(Debug)]
+pub(crate) struct PageMap {
     pub table: PageTable,
     /// Per placement id and plane (`id × planes + plane`), the open block host writes go to.
     pub(crate) host_frontier: Vec<Option<BlockId>>,
@@ -45,16 +52,6 @@ pub(crate) struct PageFtl {
     /// Plane ids in striping order; the write cursor walks it round robin.
     pub(crate) stripe: Vec<PlaneId>,
     pub(crate) cursor: usize,
-    pub(crate) picker: VictimPicker,
-    pub(crate) threshold_blocks: u32,
-    /// Erase-count gap for static wear-leveling (None: round-robin allocation only).
-    pub(crate) wl_gap: Option<u32>,
-    /// The co-design hint covers every plane's next victim.
-    pub(crate) hint_all_planes: bool,
-    /// One device-wide GC stream instead of one per plane.
-    pub(crate) device_gc: bool,
-    /// Transactional mode (X-FTL, `mapping/txn.rs`); `None`: off.
-    pub(crate) tx: Option<Box<super::txn::TxMap>>,
     /// Free blocks kept device-wide for GC moves (0: one per plane instead).
     pub(crate) device_reserve: u32,
     /// Superpage width in planes (1: off; `mapping/superblock.rs`).
@@ -84,11 +81,84 @@ pub(crate) fn next_in_frontier(
 }
 
 impl PageFtl {
+    pub fn new(map: PageMap, gc: Collector, wear: WearLeveler) -> Self {
+        PageFtl {
+            map,
+            gc,
+            wear,
+            tx: None,
+        }
+    }
+
+    /// A page of `plane`'s host frontier for placement id `id`, after the GC a block opening
+    /// calls for; `None` when the plane cannot open a block.
+    pub(crate) fn alloc_host(
+        &mut self,
+        flash: &mut Flash,
+        plane: PlaneId,
+        id: u16,
+    ) -> FtlResult<Option<Ppa>> {
+        let map = &mut self.map;
+        if map.superpage > 1 {
+            if map.super_frontier_open(plane, id) {
+                return Ok(Some(map.next_member(flash, plane, id, false)));
+            }
+            self.gc
+                .collect_for_host(&mut self.map, &self.wear, flash, plane)?;
+            return Ok(self.map.open_host_super(flash, plane, id));
+        }
+        let at = map.frontier_index(plane, id);
+        let frontier = &mut map.host_frontier[at];
+        if let Some(block) = *frontier {
+            return Ok(Some(next_in_frontier(flash, frontier, block)));
+        }
+        self.gc
+            .collect_for_host(&mut self.map, &self.wear, flash, plane)?;
+        Ok(self.map.open_host(flash, plane, id, at))
+    }
+
+    /// Programs a fresh page with `write` and maps `at` to it (`at` may differ from the OOB
+    /// LPA of `write`: a shadow).
+    pub(crate) fn write_mapped(
+        &mut self,
+        flash: &mut Flash,
+        at: Lpa,
+        write: HostWrite<'_>,
+        tag: Tag,
+    ) -> FtlResult<()> {
+        let planes = self.map.stripe.len();
+        for _ in 0..planes {
+            let plane = self.map.stripe[self.map.cursor];
+            self.map.cursor = (self.map.cursor + 1) % planes;
+            if let Some(ppa) = self.alloc_host(flash, plane, write.placement)? {
+                // (after the allocation's GC, which may have moved the current page)
+                let base = if write.data.is_over() {
+                    self.locate(super::txn::host_lpa(write.lpa))
+                } else {
+                    None
+                };
+                if let Some(old) = self.map.table.map(at, ppa) {
+                    flash.invalidate(old);
+                }
+                flash.blocks.add_valid(ppa);
+                flash.program(ppa, write, base, tag);
+                return Ok(());
+            }
+        }
+        Err(FtlError::DeviceFull {
+            message: format!(
+                "no plane of {planes} has a free block or a block with invalid pages to reclaim (writing lpa {})",
+                super::txn::host_lpa(write.lpa)
+            ),
+        })
+    }
+}
+
+impl PageMap {
     pub fn new(
         logical_pages: u32,
         physical_pages: u32,
         stripe: Vec<PlaneId>,
-        picker: VictimPicker,
         config: PageConfig,
         placement_ids: u16,
     ) -> Self {
@@ -98,19 +168,13 @@ impl PageFtl {
         debug_assert_eq!(planes % w as usize, 0, "superpage groups tile the planes");
         let stripe = super::superblock::group_stripe(&stripe, w);
         let groups = frontiers / w as usize;
-        PageFtl {
+        PageMap {
             table: PageTable::new(logical_pages, physical_pages),
             host_frontier: vec![None; frontiers],
             gc_frontier: vec![None; frontiers],
             placement_ids,
             stripe,
             cursor: 0,
-            picker,
-            threshold_blocks: config.threshold_blocks,
-            wl_gap: config.wl_gap,
-            hint_all_planes: config.hint_all_planes,
-            device_gc: config.device_gc,
-            tx: None,
             device_reserve: config.device_reserve_blocks,
             superpage: w,
             host_next: if w > 1 { vec![0; groups] } else { Vec::new() },
@@ -133,42 +197,26 @@ impl PageFtl {
         }
     }
 
-    pub(crate) fn alloc_host(
-        &mut self,
-        flash: &mut Flash,
-        plane: PlaneId,
-        id: u16,
-    ) -> FtlResult<Option<Ppa>> {
-        if self.superpage > 1 {
-            return self.alloc_host_super(flash, plane, id);
-        }
-        let at = self.frontier_index(plane, id);
-        let frontier = &mut self.host_frontier[at];
-        if let Some(block) = *frontier {
-            return Ok(Some(next_in_frontier(flash, frontier, block)));
-        }
-        if self.device_gc {
-            self.collect_device(flash, plane)?;
-        } else {
-            self.collect(flash, plane)?;
-        }
+    /// Opens a free block of `plane` as the host frontier `at` (placement id `id`) and returns
+    /// its first page; `None` when taking it would eat into the GC reserve.
+    fn open_host(&mut self, flash: &mut Flash, plane: PlaneId, id: u16, at: usize) -> Option<Ppa> {
         if self.device_reserve > 0 {
             // the device's reserve stays for GC moves: the host takes a block of its plane
             // only while the device has a free block beyond it
             if flash.blocks.free_count(plane) == 0
                 || flash.blocks.free_total() <= self.device_reserve
             {
-                return Ok(None);
+                return None;
             }
         } else if flash.blocks.free_count(plane) < 1 + u32::from(self.placement_ids) {
             // a free block per placement id always stays in reserve for GC moves
-            return Ok(None);
+            return None;
         }
         let block = flash.blocks.take_free(plane).expect("free count checked");
         flash.placement.open(block, id);
         let frontier = &mut self.host_frontier[at];
         *frontier = Some(block);
-        Ok(Some(next_in_frontier(flash, frontier, block)))
+        Some(next_in_frontier(flash, frontier, block))
     }
 
     /// A page for a GC move of data of placement id `id` on `plane`.
@@ -235,72 +283,67 @@ impl PageFtl {
         let block = self.gc_frontier[at].expect("an open GC frontier");
         Ok(next_in_frontier(flash, &mut self.gc_frontier[at], block))
     }
+}
 
-    /// The plane whose GC comes first if host writes continue: the fewest host page writes
-    /// until its host frontier is full with fewer than `threshold` free blocks (ties: the
-    /// plane reached first by the write cursor).
-    pub fn next_gc_plane(&self, flash: &Flash) -> PlaneId {
-        let planes = self.stripe.len();
-        let ppb = u64::from(flash.blocks.pages_per_block());
-        let mut best: Option<(u64, PlaneId)> = None;
-        for step in 0..planes {
-            let plane = self.stripe[(self.cursor + step) % planes];
-            let left_in_frontier = match self.host_frontier[plane.index()] {
-                None => 0,
-                Some(frontier) => ppb - u64::from(flash.blocks.next_page(frontier)),
-            };
-            // blocks the host can still take before a need finds free < threshold
-            let spare_blocks = u64::from(
-                (flash.blocks.free_count(plane) + 1).saturating_sub(self.threshold_blocks),
-            );
-            let pages = left_in_frontier + spare_blocks * ppb;
-            let writes = pages * planes as u64 + step as u64;
-            if best.is_none_or(|(w, _)| writes < w) {
-                best = Some((writes, plane));
-            }
+impl GcSpace for PageMap {
+    /// Moves every valid page of `victim` into its plane's GC frontier (with superblocks: its
+    /// group's GC superblock, `mapping/superblock.rs`) and erases it.
+    fn relocate_block(&mut self, flash: &mut Flash, victim: BlockId) -> FtlResult<()> {
+        if self.superpage > 1 {
+            return self.relocate_into_superblock(flash, victim);
         }
-        best.map_or(PlaneId(0), |(_, p)| p)
+        let plane = flash.blocks.plane_of_block(victim);
+        let id = flash.placement.of_block(victim);
+        let tag = flash.open_job();
+        let first = flash.blocks.page(victim, 0).0;
+        let end = first + flash.blocks.next_page(victim);
+        for ppa in (first..end).map(Ppa) {
+            // the L2P entries of the moved pages are random: ask for them a few pages ahead
+            if ppa.0 + RELOCATE_PREFETCH_PAGES < end
+                && let Some(ahead) = self.table.lpa_of(Ppa(ppa.0 + RELOCATE_PREFETCH_PAGES))
+            {
+                self.table.prefetch_l2p(ahead);
+            }
+            if !self.table.is_valid(ppa) {
+                continue;
+            }
+            let target = self.alloc_gc(flash, plane, id)?;
+            self.table.relocate(ppa, target);
+            flash.blocks.invalidate(ppa);
+            flash.blocks.add_valid(target);
+            flash.move_page(ppa, target, tag);
+        }
+        let table = &self.table;
+        flash.erase(victim, tag, |lpa| table.ppa_of(lpa));
+        if flash.pads() {
+            self.drop_closed_frontiers(flash);
+        }
+        Ok(())
+    }
+
+    fn stripe(&self) -> &[PlaneId] {
+        &self.stripe
+    }
+
+    fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    fn host_frontier(&self, plane: PlaneId) -> Option<BlockId> {
+        self.host_frontier[plane.index()]
+    }
+
+    fn superpage(&self) -> u32 {
+        self.superpage
+    }
+
+    fn group_first(&self, plane: PlaneId) -> u32 {
+        PageMap::group_first(self, plane)
     }
 
     fn push_valid_lpas(&self, flash: &Flash, block: BlockId, out: &mut Vec<Lpa>) {
         let pages = flash.blocks.pages(block, 0..flash.blocks.pages_per_block());
         out.extend(pages.filter_map(|ppa| self.table.lpa_of(ppa)));
-    }
-
-    /// Programs a fresh page with `write` and maps `at` to it (`at` may differ from the OOB
-    /// LPA of `write`: a shadow).
-    pub(crate) fn write_mapped(
-        &mut self,
-        flash: &mut Flash,
-        at: Lpa,
-        write: HostWrite<'_>,
-        tag: Tag,
-    ) -> FtlResult<()> {
-        let planes = self.stripe.len();
-        for _ in 0..planes {
-            let plane = self.stripe[self.cursor];
-            self.cursor = (self.cursor + 1) % planes;
-            if let Some(ppa) = self.alloc_host(flash, plane, write.placement)? {
-                // (after the allocation's GC, which may have moved the current page)
-                let base = if write.data.is_over() {
-                    self.locate(super::txn::host_lpa(write.lpa))
-                } else {
-                    None
-                };
-                if let Some(old) = self.table.map(at, ppa) {
-                    flash.invalidate(old);
-                }
-                flash.blocks.add_valid(ppa);
-                flash.program(ppa, write, base, tag);
-                return Ok(());
-            }
-        }
-        Err(FtlError::DeviceFull {
-            message: format!(
-                "no plane of {planes} has a free block or a block with invalid pages to reclaim (writing lpa {})",
-                super::txn::host_lpa(write.lpa)
-            ),
-        })
     }
 }
 
@@ -319,7 +362,7 @@ impl Mapping for PageFtl {
         if self.tx.is_some() {
             self.tx_trim(flash, lpa);
         }
-        if let Some(old) = self.table.unmap(lpa) {
+        if let Some(old) = self.map.table.unmap(lpa) {
             flash.invalidate(old);
         }
     }
@@ -328,55 +371,34 @@ impl Mapping for PageFtl {
         if self.tx.is_some()
             && let Some(shadow) = self.tx_shadow(lpa)
         {
-            return self.table.ppa_of(shadow);
+            return self.map.table.ppa_of(shadow);
         }
-        self.table.ppa_of(lpa)
+        self.map.table.ppa_of(lpa)
     }
 
     fn pad_open_blocks(&mut self, flash: &mut Flash, tag: Tag) {
-        for i in 0..self.host_frontier.len() {
-            for block in [self.host_frontier[i], self.gc_frontier[i]]
+        for i in 0..self.map.host_frontier.len() {
+            for block in [self.map.host_frontier[i], self.map.gc_frontier[i]]
                 .into_iter()
                 .flatten()
             {
                 flash.pad_word_lines(block, tag);
             }
         }
-        self.drop_closed_frontiers(flash);
+        self.map.drop_closed_frontiers(flash);
     }
 
     /// Co-design hint (SPEC F7): the LPAs of the valid pages of the block GC erases next.
     fn next_erase_block_valid_lpas(&mut self, flash: &Flash, out: &mut Vec<Lpa>) {
-        out.clear();
-        if self.device_gc {
-            self.picker.commit_device(&flash.blocks);
-            if let Some(victim) = self.picker.peek_device(&flash.blocks) {
-                self.push_valid_lpas(flash, victim, out);
-            }
-            return;
-        }
-        let first = self.next_gc_plane(flash);
-        let planes = self.stripe.len();
-        let start = self.stripe.iter().position(|&p| p == first).unwrap_or(0);
-        let count = if self.hint_all_planes { planes } else { 1 };
-        for step in 0..count {
-            let plane = self.stripe[(start + step) % planes];
-            self.picker.commit(&flash.blocks, plane);
-            if let Some(victim) = self.picker.peek(&flash.blocks, plane) {
-                self.push_valid_lpas(flash, victim, out);
-            }
-        }
+        self.gc.hint_valid_lpas(&self.map, flash, out);
     }
     /// The block the next GC erases (per the active policy), if any.
     fn next_victim_block(&self, flash: &Flash) -> Option<BlockId> {
-        if self.device_gc {
-            return self.picker.peek_device(&flash.blocks);
-        }
-        self.picker.peek(&flash.blocks, self.next_gc_plane(flash))
+        self.gc.next_victim_block(&self.map, flash)
     }
     /// Full consistency check of the tables against the block counts.
     fn check(&self, flash: &Flash) -> Result<(), String> {
-        let per_block = self.table.check(flash.blocks.pages_per_block())?;
+        let per_block = self.map.table.check(flash.blocks.pages_per_block())?;
         for (block, (&mapped, &counted)) in per_block
             .iter()
             .zip(flash.blocks.valid_counts())
@@ -392,14 +414,14 @@ impl Mapping for PageFtl {
     }
 
     fn share(&mut self, flash: &mut Flash, lpa: Lpa, same_as: Lpa) -> FtlResult<()> {
-        let Some(ppa) = self.table.ppa_of(same_as) else {
+        let Some(ppa) = self.map.table.ppa_of(same_as) else {
             return Err(FtlError::BadRequest {
                 message: format!(
                     "a duplicate write of lpa {lpa} names lpa {same_as}, which is not mapped"
                 ),
             });
         };
-        if let Some(old) = self.table.share(lpa, ppa) {
+        if let Some(old) = self.map.table.share(lpa, ppa) {
             flash.invalidate(old);
         }
         flash.counters.host_pages_shared += 1;
@@ -407,20 +429,55 @@ impl Mapping for PageFtl {
     }
 
     fn refcount(&self, ppa: Ppa) -> u32 {
-        self.table.refcount(ppa)
+        self.map.table.refcount(ppa)
     }
 
-    fn collect_idle(&mut self, flash: &mut Flash, idle_threshold: u32) -> FtlResult<bool> {
-        PageFtl::collect_idle(self, flash, idle_threshold)
+    fn collect_idle(&mut self, flash: &mut Flash) -> FtlResult<bool> {
+        self.gc.collect_idle(&mut self.map, &self.wear, flash)
     }
 
     #[inline]
     fn prefetch_far(&self, lpa: Lpa) {
-        self.table.prefetch_l2p(lpa);
+        self.map.table.prefetch_l2p(lpa);
     }
 
     #[inline]
     fn prefetch_near(&self, lpa: Lpa) {
-        self.table.prefetch_old_page(lpa);
+        self.map.table.prefetch_old_page(lpa);
+    }
+}
+
+impl ColdMigration for PageMap {
+    /// Moves the valid pages of the least-worn block into the most-worn free block of the plane
+    /// (which then rests under cold data) and erases the cold block.
+    fn migrate_cold_block(&mut self, flash: &mut Flash, cold: BlockId) {
+        let plane = flash.blocks.plane_of_block(cold);
+        let Some(worn) = flash.blocks.take_most_worn_free(plane) else {
+            return;
+        };
+        let id = flash.placement.of_block(cold);
+        flash.placement.open(worn, id);
+        let tag = flash.open_job();
+        for ppa in flash.blocks.written_pages(cold) {
+            if !self.table.is_valid(ppa) {
+                continue;
+            }
+            let target = flash
+                .blocks
+                .next_ppa(worn)
+                .expect("a block holds any block's data");
+            self.table.relocate(ppa, target);
+            flash.blocks.invalidate(ppa);
+            flash.blocks.add_valid(target);
+            flash.move_page(ppa, target, tag);
+        }
+        if flash.blocks.is_open(worn) {
+            flash.blocks.close(worn);
+        }
+        let table = &self.table;
+        flash.erase(cold, tag, |lpa| table.ppa_of(lpa));
+        if flash.pads() {
+            self.drop_closed_frontiers(flash);
+        }
     }
 }

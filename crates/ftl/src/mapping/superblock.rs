@@ -20,7 +20,7 @@
 //!   when all are closed. A plane without a free block for the GC superblock is left out of it
 //!   (the others still open), so lockstep degrades rather than GC failing.
 
-use super::page::{PageFtl, next_in_frontier};
+use super::page::{PageMap, next_in_frontier};
 use crate::address::{PlaneId, Ppa};
 use crate::error::{FtlError, FtlResult};
 use crate::flash::Flash;
@@ -45,10 +45,10 @@ pub(crate) fn group_stripe(stripe: &[crate::address::PlaneId], w: u32) -> Vec<Pl
     out
 }
 
-impl PageFtl {
+impl PageMap {
     /// The first plane of `plane`'s superpage group.
     #[inline]
-    fn group_first(&self, plane: PlaneId) -> u32 {
+    pub(crate) fn group_first(&self, plane: PlaneId) -> u32 {
         plane.0 / self.superpage * self.superpage
     }
 
@@ -59,45 +59,42 @@ impl PageFtl {
         usize::from(id) * groups + (plane.0 / self.superpage) as usize
     }
 
-    /// A host page in the superblock of `plane`'s group (placement id `id`); `None` when the
-    /// group has no open superblock and cannot open one.
-    pub(crate) fn alloc_host_super(
+    /// Whether `plane`'s group has an open host superblock for placement id `id`.
+    pub(crate) fn super_frontier_open(&self, plane: PlaneId, id: u16) -> bool {
+        let first = self.group_first(plane);
+        (first..first + self.superpage)
+            .any(|p| self.host_frontier[self.frontier_index(PlaneId(p), id)].is_some())
+    }
+
+    /// Opens a host superblock in `plane`'s group (placement id `id`, a free block on each
+    /// member) and returns its first page; `None` when a member cannot spare a block.
+    pub(crate) fn open_host_super(
         &mut self,
         flash: &mut Flash,
         plane: PlaneId,
         id: u16,
-    ) -> FtlResult<Option<Ppa>> {
+    ) -> Option<Ppa> {
         let first = self.group_first(plane);
         let planes = first..first + self.superpage;
-        let closed = planes
+        let reserve = 1 + u32::from(self.placement_ids);
+        if planes
             .clone()
-            .all(|p| self.host_frontier[self.frontier_index(PlaneId(p), id)].is_none());
-        if closed {
-            if self.device_gc {
-                self.collect_device(flash, plane)?;
-            } else {
-                self.collect_group(flash, PlaneId(first))?;
-            }
-            let reserve = 1 + u32::from(self.placement_ids);
-            if planes
-                .clone()
-                .any(|p| flash.blocks.free_count(PlaneId(p)) < reserve)
-            {
-                return Ok(None);
-            }
-            for p in planes.clone() {
-                let block = flash
-                    .blocks
-                    .take_free(PlaneId(p))
-                    .expect("free count checked");
-                flash.placement.open(block, id);
-                let at = self.frontier_index(PlaneId(p), id);
-                self.host_frontier[at] = Some(block);
-            }
-            let g = self.group_index(plane, id);
-            self.host_next[g] = 0;
+            .any(|p| flash.blocks.free_count(PlaneId(p)) < reserve)
+        {
+            return None;
         }
-        Ok(Some(self.next_member(flash, plane, id, false)))
+        for p in planes {
+            let block = flash
+                .blocks
+                .take_free(PlaneId(p))
+                .expect("free count checked");
+            flash.placement.open(block, id);
+            let at = self.frontier_index(PlaneId(p), id);
+            self.host_frontier[at] = Some(block);
+        }
+        let g = self.group_index(plane, id);
+        self.host_next[g] = 0;
+        Some(self.next_member(flash, plane, id, false))
     }
 
     /// A page for a GC move of data of placement id `id` from `plane`: the next member of the
@@ -139,7 +136,13 @@ impl PageFtl {
 
     /// The next page of the group's host (or GC) superblock: the next open member from the
     /// group's cursor on.
-    fn next_member(&mut self, flash: &mut Flash, plane: PlaneId, id: u16, gc: bool) -> Ppa {
+    pub(crate) fn next_member(
+        &mut self,
+        flash: &mut Flash,
+        plane: PlaneId,
+        id: u16,
+        gc: bool,
+    ) -> Ppa {
         let w = self.superpage;
         let first = self.group_first(plane);
         let g = self.group_index(plane, id);
@@ -173,49 +176,10 @@ impl PageFtl {
         }
         unreachable!("a superblock with no open member is reopened before use")
     }
-
-    /// Superblock GC: collects on the planes of the group starting at `first` until each has
-    /// `threshold` free blocks (or nothing is left to reclaim), a victim at a time on the
-    /// plane with the fewest free blocks (its moves fill the group's GC superblock, so every
-    /// plane of the group pays for them); then static wear-leveling on each collected plane.
-    pub(crate) fn collect_group(&mut self, flash: &mut Flash, first: PlaneId) -> FtlResult<()> {
-        let w = self.superpage;
-        let mut exhausted = 0u64;
-        let mut collected = 0u64;
-        for _ in 0..w * flash.blocks.blocks_per_plane() {
-            let mut best: Option<(u32, u32)> = None;
-            for member in 0..w {
-                let free = flash.blocks.free_count(PlaneId(first.0 + member));
-                if free < self.threshold_blocks
-                    && exhausted & (1 << member) == 0
-                    && best.is_none_or(|(_, f)| free < f)
-                {
-                    best = Some((member, free));
-                }
-            }
-            let Some((member, _)) = best else {
-                break;
-            };
-            let plane = PlaneId(first.0 + member);
-            let Some(victim) = self.picker.take(&flash.blocks, plane) else {
-                exhausted |= 1 << member;
-                continue;
-            };
-            flash.counters.gc_runs += 1;
-            self.relocate_block(flash, victim)?;
-            collected |= 1 << member;
-        }
-        for member in 0..w {
-            if collected & (1 << member) != 0 {
-                self.wear_level(flash, PlaneId(first.0 + member))?;
-            }
-        }
-        Ok(())
-    }
 }
 
-impl PageFtl {
-    /// [`PageFtl::relocate_block`] with superblocks: every valid page of `victim` goes to the
+impl PageMap {
+    /// [`PageMap::relocate_block`] with superblocks: every valid page of `victim` goes to the
     /// next member of its group's GC superblock; the ops of the moves into one superpage (w
     /// moves, the last into the group's last plane) are reordered reads first, so their
     /// programs follow one another and merge. Then the victim is erased.

@@ -28,29 +28,7 @@ use crate::flash::emit::Tag;
 use crate::flash::{Flash, HostWrite};
 use std::collections::HashMap;
 
-/// Bit of an OOB LPA that marks a page written inside a transaction.
-pub const TX_LPA_BIT: u32 = 1 << 31;
-
-/// The host LPA of an OOB LPA (clears [`TX_LPA_BIT`]).
-#[inline]
-pub fn host_lpa(lpa: Lpa) -> Lpa {
-    if lpa.is_none() {
-        return lpa;
-    }
-    Lpa(lpa.0 & !TX_LPA_BIT)
-}
-
-/// What a recovery scan makes of an OOB LPA with sequence number `sequence`, given the commit
-/// watermark `watermark` (0: no commit record): the host LPA, or `None` for a transactional
-/// page without a durable commit (discarded).
-#[inline]
-pub fn resolve(lpa: Option<Lpa>, sequence: u64, watermark: u64) -> Option<Lpa> {
-    let lpa = lpa?;
-    if lpa.0 & TX_LPA_BIT == 0 {
-        return Some(lpa);
-    }
-    (sequence <= watermark).then(|| host_lpa(lpa))
-}
+pub use crate::address::{TX_LPA_BIT, host_lpa, resolve};
 
 /// The transactional state of a page mapping.
 #[derive(Debug)]
@@ -104,8 +82,8 @@ impl PageFtl {
     /// Turns the transactional mode on: the table grows by the commit record and
     /// `shadow_pages` shadow LPAs.
     pub(crate) fn enable_transactions(&mut self, shadow_pages: u32) {
-        let host = self.table.logical_pages();
-        self.table.grow_logical(1 + shadow_pages);
+        let host = self.map.table.logical_pages();
+        self.map.table.grow_logical(1 + shadow_pages);
         self.tx = Some(Box::new(TxMap::new(host, shadow_pages)));
     }
 
@@ -168,7 +146,7 @@ impl PageFtl {
         };
         if let Some(shadow) = tx.pending.remove(&lpa) {
             tx.free_shadows.push(shadow);
-            if let Some(old) = self.table.unmap(shadow) {
+            if let Some(old) = self.map.table.unmap(shadow) {
                 flash.invalidate(old);
             }
         }
@@ -203,13 +181,13 @@ impl PageFtl {
                 .expect("on")
                 .free_shadows
                 .push(shadow);
-            let Some(page) = self.table.ppa_of(shadow) else {
+            let Some(page) = self.map.table.ppa_of(shadow) else {
                 continue;
             };
             // the page changes owner: shadow → host LPA; its valid count is unchanged
-            let left = self.table.unmap(shadow);
+            let left = self.map.table.unmap(shadow);
             debug_assert_eq!(left, Some(page));
-            if let Some(old) = self.table.map(lpa, page) {
+            if let Some(old) = self.map.table.map(lpa, page) {
                 flash.invalidate(old);
             }
         }
@@ -232,7 +210,7 @@ impl PageFtl {
                 .expect("on")
                 .free_shadows
                 .push(shadow);
-            if let Some(old) = self.table.unmap(shadow) {
+            if let Some(old) = self.map.table.unmap(shadow) {
                 flash.invalidate(old);
             }
         }

@@ -22,7 +22,6 @@ use super::cut::PowerCut;
 use super::image::PageImage;
 use crate::address::{Lpa, Ppa};
 use crate::flash::oob::OOB_BYTES;
-use crate::mapping::txn;
 use nandlab_core::SimTime;
 use nandlab_nand::Geometry;
 use nandlab_nand::timing::TimingModel;
@@ -291,7 +290,8 @@ fn mount(
             let Some(oob_lpa) = content.lpa else {
                 continue;
             };
-            let Some(lpa) = txn::resolve(Some(oob_lpa), content.sequence, watermark) else {
+            let Some(lpa) = crate::address::resolve(Some(oob_lpa), content.sequence, watermark)
+            else {
                 report.pages_uncommitted += 1;
                 continue;
             };

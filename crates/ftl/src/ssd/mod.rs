@@ -24,7 +24,7 @@ mod staged_tests;
 #[cfg(test)]
 mod superblock_tests;
 #[cfg(test)]
-mod test_device;
+pub(crate) mod test_device;
 mod txn;
 mod world;
 
@@ -35,22 +35,22 @@ pub use precondition::{PRECONDITION_PROGRESS_WRITES, Precondition};
 pub use txn::{COMMIT_RECORD_MAGIC, TxStats};
 
 use crate::address::{BlockId, Lpa};
-use crate::config::{
-    GcScope, MappingKind, PayloadMode, SsdConfig, WearLeveling, parse_allocation_order,
-};
+use crate::config::{MappingKind, PayloadMode, SsdConfig, parse_allocation_order};
 use crate::controller::{Controller, Totals as ControllerTotals};
 use crate::error::{FtlError, FtlResult};
 use crate::flash::Flash;
 use crate::flash::blocks::BlockManager;
 use crate::flash::payload::Payload;
 use crate::frontend::{Chain, FrontEnd, PageWrites, buffer::WriteBuffer};
-use crate::gc::VictimPicker;
+use crate::gc::policy::VictimPolicy;
+use crate::gc::{Collector, GcConfig};
 use crate::host::queue::{DeferredTable, RequestTable};
-use crate::mapping::page::{PageConfig, PageFtl};
+use crate::mapping::page::{PageConfig, PageFtl, PageMap};
 use crate::mapping::{Mapper, Mapping, block::BlockFtl, hybrid::HybridFtl, stripe_order};
 use crate::sched::scheduler::{FlashScheduler, SchedConfig};
 use crate::search::SearchRegion;
 use crate::stats::{ChipOpModes, Measure};
+use crate::wear::{WearConfig, WearLeveler};
 use nandlab_core::{EventQueue, SimTime};
 use nandlab_nand::{Completion, Geometry, NandSim};
 
@@ -101,12 +101,10 @@ pub struct Ssd {
     /// Per request slot, a FUA write not yet decided; how many are set.
     fua_slots: Vec<bool>,
     fua_slots_set: u32,
-    chip_ops_start: ChipOpModes,
     /// The controller's resources (`None`: no controller costs, the pure-chip path).
     controller: Option<Controller>,
-    controller_start: ControllerTotals,
-    /// Per placement id counters at the start of the measurement.
-    placement_start: (Vec<u64>, Vec<u64>),
+    /// The counters at the start of the measurement ([`Ssd::reset_measurement`]).
+    start: MeasureStart,
     /// Transactional mode (`ssd/txn.rs`): its counters, and whether the commit record's write
     /// may be admitted (its LPA is past the host's range).
     txn: txn::TxCounters,
@@ -117,6 +115,18 @@ pub struct Ssd {
     uncopied_read: bool,
     /// Open-loop host interface state (`ssd/open_loop.rs`), once started.
     open_loop: Option<Box<open_loop::OpenLoop>>,
+}
+
+/// What the report subtracts: the counters of the parts that keep their own, taken when the
+/// measurement starts.
+#[derive(Debug, Default)]
+struct MeasureStart {
+    /// The chip ops per register mode.
+    chip_ops: ChipOpModes,
+    /// The controller's resource totals (controller costs on).
+    controller: ControllerTotals,
+    /// Per placement id host and GC page counters.
+    placement: (Vec<u64>, Vec<u64>),
 }
 
 pub use crate::config::logical_pages;
@@ -141,6 +151,26 @@ impl Ssd {
         config: SsdConfig,
         seed: u64,
         extra: Vec<Box<dyn FrontEnd>>,
+    ) -> FtlResult<Self> {
+        Self::build(config, seed, extra, None)
+    }
+
+    /// Builds the SSD with a GC victim policy of the caller's instead of the configured one
+    /// (page mapping; a policy under test).
+    #[cfg(test)]
+    pub(crate) fn with_victim_policy(
+        config: SsdConfig,
+        seed: u64,
+        policy: Box<dyn VictimPolicy>,
+    ) -> FtlResult<Self> {
+        Self::build(config, seed, Vec::new(), Some(policy))
+    }
+
+    fn build(
+        config: SsdConfig,
+        seed: u64,
+        extra: Vec<Box<dyn FrontEnd>>,
+        victim_policy: Option<Box<dyn VictimPolicy>>,
     ) -> FtlResult<Self> {
         config.validate()?;
         let payload_limit = config.check_memory_budget()?;
@@ -175,7 +205,8 @@ impl Ssd {
                 ),
             );
         }
-        if f.gc_scheduling == crate::config::GcScheduling::Interleaved {
+        let gc_config = GcConfig::of(f);
+        if gc_config.scheduling == crate::config::GcScheduling::Interleaved {
             // which free blocks still wait for their erase (allocation prefers the others)
             flash.blocks.enable_erase_queue();
         }
@@ -183,27 +214,20 @@ impl Ssd {
             flash.enable_paired_page_padding(nand.timing().layout);
         }
         let stripe = stripe_order(&geometry, parse_allocation_order(&f.allocation_order)?);
-        let wl_gap = (f.wear_leveling == WearLeveling::Static).then_some(f.wl_erase_gap_threshold);
         crate::mapping::zoned::check_config(f)?;
         let mapper = match f.mapping {
             MappingKind::Page => {
                 let settings = PageConfig {
-                    threshold_blocks: f.gc_threshold_blocks,
-                    wl_gap,
-                    hint_all_planes: f.hint_all_planes,
-                    device_gc: f.gc_scope == GcScope::Device,
                     device_reserve_blocks: f.gc_device_reserve_blocks,
                     superpage_planes: f.superpage_planes,
                 };
-                let picker = VictimPicker::new(f.gc_policy, seed);
-                Mapper::Page(PageFtl::new(
-                    logical,
-                    physical,
-                    stripe,
-                    picker,
-                    settings,
-                    f.pool_ids(),
-                ))
+                let map = PageMap::new(logical, physical, stripe, settings, f.pool_ids());
+                let gc = match victim_policy {
+                    Some(policy) => Collector::with_policy(gc_config, policy),
+                    None => Collector::new(gc_config, seed),
+                };
+                let wear = WearLeveler::new(WearConfig::of(f));
+                Mapper::Page(PageFtl::new(map, gc, wear))
             }
             MappingKind::Block => {
                 let m = BlockFtl::new(&geometry, logical, stripe, f.gc_threshold_blocks);
@@ -280,11 +304,9 @@ impl Ssd {
             watched: None,
             fua_slots: Vec::new(),
             fua_slots_set: 0,
-            chip_ops_start: ChipOpModes::default(),
             sched: FlashScheduler::new(SchedConfig::of(f), &geometry),
             controller: Controller::new(&f.controller, geometry.page_size_bytes),
-            controller_start: ControllerTotals::default(),
-            placement_start: (Vec::new(), Vec::new()),
+            start: MeasureStart::default(),
             txn: txn::TxCounters::default(),
             uncopied_read: false,
             open_loop: None,

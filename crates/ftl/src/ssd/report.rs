@@ -69,10 +69,10 @@ impl Ssd {
         };
         self.flash.gc_latency = LatencyHistogram::new();
         if let Some(c) = &self.controller {
-            self.controller_start = c.totals();
+            self.start.controller = c.totals();
         }
-        self.placement_start = self.flash.placement.snapshot();
-        self.chip_ops_start = self.chip_ops_now();
+        self.start.placement = self.flash.placement.snapshot();
+        self.start.chip_ops = self.chip_ops_now();
     }
 
     /// The report of the current measurement.
@@ -107,7 +107,7 @@ impl Ssd {
         let blocks = &self.flash.blocks;
         let controller = self.controller.as_ref().map(|c| {
             c.section(
-                &self.controller_start,
+                &self.start.controller,
                 m.last_completion - m.started,
                 energy.total_mj,
             )
@@ -126,7 +126,7 @@ impl Ssd {
             gc_latency: self.flash.gc_latency.summary(),
             erase_counts: erase_summary(blocks.erase_counts()),
             chip_ops: {
-                let (now, start) = (self.chip_ops_now(), &self.chip_ops_start);
+                let (now, start) = (self.chip_ops_now(), &self.start.chip_ops);
                 now.since(start)
             },
             energy,
@@ -140,7 +140,7 @@ impl Ssd {
             physical_pages: self.geometry.total_pages(),
             page_size_bytes: self.page_size_bytes,
             placement: self.flash.placement.report(
-                &self.placement_start,
+                &self.start.placement,
                 |b| blocks.states()[b] != BlockUse::Free,
                 |b| blocks.valid_counts()[b],
             ),

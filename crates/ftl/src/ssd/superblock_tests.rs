@@ -20,7 +20,7 @@ fn written(
     first: u32,
 ) -> (Vec<u32>, u32) {
     let ppb = ssd.flash.blocks.pages_per_block();
-    let pages = (first..first + ftl.superpage)
+    let pages = (first..first + ftl.map.superpage)
         .map(|p| match frontiers[p as usize] {
             Some(b) => ssd.flash.blocks.next_page(b),
             None => ppb,
@@ -73,9 +73,9 @@ proptest! {
             prop_assert!(report.counters.gc_page_copies > 0, "{:?}", report.counters);
         }
         let Mapper::Page(ftl) = &ssd.mapper else { unreachable!("page mapping") };
-        let groups = ftl.stripe.len() as u32 / w;
+        let groups = ftl.map.stripe.len() as u32 / w;
         for g in 0..groups {
-            for (frontiers, cursors) in [(&ftl.host_frontier, &ftl.host_next), (&ftl.gc_frontier, &ftl.gc_next)] {
+            for (frontiers, cursors) in [(&ftl.map.host_frontier, &ftl.map.host_next), (&ftl.map.gc_frontier, &ftl.map.gc_next)] {
                 let (pages, cursor) = written(ftl, &ssd, frontiers, cursors[g as usize], g * w);
                 prop_assert!(in_lockstep(&pages, cursor), "group {g}: pages {pages:?}, cursor {cursor}");
             }

@@ -119,8 +119,7 @@ impl Ssd {
 
     /// One background GC step now; whether it started any flash work.
     pub(super) fn background_gc(&mut self) -> FtlResult<bool> {
-        let threshold = self.config.ftl.idle_gc_threshold_blocks;
-        let collected = self.mapper.collect_idle(&mut self.flash, threshold);
+        let collected = self.mapper.collect_idle(&mut self.flash);
         let submitted = self.submit_pending();
         let collected = collected?;
         submitted?;

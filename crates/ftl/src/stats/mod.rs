@@ -4,8 +4,8 @@
 mod report;
 
 pub use report::{
-    ChipOpModes, EnergySection, EraseBin, EraseSummary, IoSection, SimSection, SsdReport,
-    ValidPageMap,
+    ChipOpModes, EnergySection, EraseBin, EraseSummary, IoSection, PlacementReport, SimSection,
+    SsdReport, ValidPageMap,
 };
 
 use crate::host::HostOp;

@@ -169,7 +169,7 @@ pub struct SsdReport {
     pub page_size_bytes: u32,
     /// Per placement id (present when `ftl.placement_ids` > 1).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub placement: Vec<crate::flash::placement::PlacementReport>,
+    pub placement: Vec<PlacementReport>,
     /// Controller busy time and energy (present when the device has controller costs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub controller: Option<crate::controller::ControllerSection>,
@@ -195,4 +195,20 @@ impl SsdReport {
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("reports serialize")
     }
+}
+
+/// One placement id's figures over a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[allow(missing_docs)] // fields named with their units
+pub struct PlacementReport {
+    pub id: u16,
+    pub host_pages_written: u64,
+    pub flash_pages_programmed: u64,
+    /// Flash pages programmed per host page written, for this id.
+    pub waf: f64,
+    /// Blocks holding this id's data now (written, not free).
+    pub blocks: u32,
+    /// Valid pages of those blocks, as a histogram: `valid_pages_histogram[k]` blocks hold `k`
+    /// valid pages (k from 0 to pages per block).
+    pub valid_pages_histogram: Vec<u32>,
 }

@@ -1,55 +1,34 @@
-//! Static wear-leveling's migration on the page mapping (SPEC F4): when a plane's erase-count
-//! gap calls for it ([`super::static_wl_candidate`]), the coldest block's valid pages move into
-//! the most-worn free block and the cold block is erased.
+//! Static wear-leveling's step (SPEC F4): when a plane's erase-count gap calls for it
+//! ([`super::static_wl_candidate`]), the coldest block is migrated by the mapping that owns
+//! its pages ([`ColdMigration`]): its valid pages move into the most-worn free block and the
+//! cold block is erased.
 
+use super::WearLeveler;
 use crate::address::{BlockId, PlaneId};
 use crate::error::FtlResult;
 use crate::flash::Flash;
-use crate::mapping::page::PageFtl;
 
-impl PageFtl {
+/// What wear-leveling needs of a mapping: moving a cold block's data away.
+pub(crate) trait ColdMigration {
+    /// Moves the valid pages of `cold` into the most-worn free block of its plane (which then
+    /// rests under cold data) and erases `cold`.
+    fn migrate_cold_block(&mut self, flash: &mut Flash, cold: BlockId);
+}
+
+impl WearLeveler {
     /// One static wear-leveling step on `plane` if its erase-count gap calls for it.
-    pub(crate) fn wear_level(&mut self, flash: &mut Flash, plane: PlaneId) -> FtlResult<()> {
-        if let Some(gap) = self.wl_gap
+    pub(crate) fn level(
+        &self,
+        map: &mut impl ColdMigration,
+        flash: &mut Flash,
+        plane: PlaneId,
+    ) -> FtlResult<()> {
+        if let Some(gap) = self.config.static_gap
             && flash.blocks.free_count(plane) >= 2
-            && let Some(coldest) = crate::wear::static_wl_candidate(&flash.blocks, plane, gap)
+            && let Some(coldest) = super::static_wl_candidate(&flash.blocks, plane, gap)
         {
             flash.counters.wl_migrations += 1;
-            self.migrate_cold_block(flash, coldest)?;
-        }
-        Ok(())
-    }
-
-    /// Static wear-leveling: moves the valid pages of the least-worn block into the most-worn
-    /// free block of the plane (which then rests under cold data) and erases the cold block.
-    fn migrate_cold_block(&mut self, flash: &mut Flash, cold: BlockId) -> FtlResult<()> {
-        let plane = flash.blocks.plane_of_block(cold);
-        let Some(worn) = flash.blocks.take_most_worn_free(plane) else {
-            return Ok(());
-        };
-        let id = flash.placement.of_block(cold);
-        flash.placement.open(worn, id);
-        let tag = flash.open_job();
-        for ppa in flash.blocks.written_pages(cold) {
-            if !self.table.is_valid(ppa) {
-                continue;
-            }
-            let target = flash
-                .blocks
-                .next_ppa(worn)
-                .expect("a block holds any block's data");
-            self.table.relocate(ppa, target);
-            flash.blocks.invalidate(ppa);
-            flash.blocks.add_valid(target);
-            flash.move_page(ppa, target, tag);
-        }
-        if flash.blocks.is_open(worn) {
-            flash.blocks.close(worn);
-        }
-        let table = &self.table;
-        flash.erase(cold, tag, |lpa| table.ppa_of(lpa));
-        if flash.pads() {
-            self.drop_closed_frontiers(flash);
+            map.migrate_cold_block(flash, coldest);
         }
         Ok(())
     }

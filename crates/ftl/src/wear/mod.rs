@@ -2,13 +2,47 @@
 //! (round robin per plane, [`crate::flash::blocks`]). Static: when the erase-count gap of a
 //! plane (max over its blocks − min over its closed blocks) exceeds the threshold, the coldest
 //! closed block is migrated (its valid pages moved, the block erased and returned to the free
-//! list) so that its little-worn cells take new writes. The migration itself is in
-//! [`migrate`].
+//! list) so that its little-worn cells take new writes. [`WearLeveler`] is the component (its
+//! config and its one step, [`migrate`]); the mapping that owns the pages moves them
+//! ([`ColdMigration`], the page mapping's `PageMap`).
 
 mod migrate;
 
+pub(crate) use migrate::ColdMigration;
+
 use crate::address::{BlockId, PlaneId};
+use crate::config::{FtlConfig, WearLeveling};
 use crate::flash::blocks::BlockManager;
+
+/// Wear-leveling settings (`[ssd.wear]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct WearConfig {
+    /// Erase-count gap beyond which static wear-leveling migrates a plane's coldest block
+    /// (`None`: round-robin allocation only).
+    pub static_gap: Option<u32>,
+}
+
+impl WearConfig {
+    pub fn of(f: &FtlConfig) -> Self {
+        WearConfig {
+            static_gap: (f.wear_leveling == WearLeveling::Static)
+                .then_some(f.wl_erase_gap_threshold),
+        }
+    }
+}
+
+/// Static wear-leveling: after GC erased blocks of a plane, one migration step if the plane's
+/// erase-count gap calls for it.
+#[derive(Clone, Debug)]
+pub(crate) struct WearLeveler {
+    config: WearConfig,
+}
+
+impl WearLeveler {
+    pub fn new(config: WearConfig) -> Self {
+        WearLeveler { config }
+    }
+}
 
 /// The block static wear-leveling should migrate in `plane`, if the gap exceeds `gap_max`.
 pub(crate) fn static_wl_candidate(
