@@ -275,16 +275,7 @@ pub fn powercut(args: PowercutArgs) -> LabResult<()> {
         recovery: RecoveryVariant::parse(&args.recovery).map_err(|m| usage(format!("--{m}")))?,
     };
     if let Some(mode) = &args.sweep {
-        let mode = match mode.as_str() {
-            "events" => SweepMode::Events,
-            "chip-ops" => SweepMode::ChipOps,
-            "times" => SweepMode::Times,
-            other => {
-                return Err(usage(format!(
-                    "--sweep {other:?}: expected events, chip-ops or times"
-                )));
-            }
-        };
+        let mode: SweepMode = parse_config_name("--sweep", mode)?;
         let s = sweep(&case, mode, args.stride, args.cuts).map_err(|m| usage(format!("--{m}")))?;
         if args.json {
             crate::print_json(&s)?;
