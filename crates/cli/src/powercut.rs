@@ -284,16 +284,7 @@ pub fn powercut(args: PowercutArgs, control: &Control) -> LabResult<()> {
         recovery: RecoveryVariant::parse(&args.recovery).map_err(|m| usage(format!("--{m}")))?,
     };
     if let Some(mode) = &args.sweep {
-        let mode = match mode.as_str() {
-            "events" => SweepMode::Events,
-            "chip-ops" => SweepMode::ChipOps,
-            "times" => SweepMode::Times,
-            other => {
-                return Err(usage(format!(
-                    "--sweep {other:?}: expected events, chip-ops or times"
-                )));
-            }
-        };
+        let mode: SweepMode = parse_config_name("--sweep", mode)?;
         let mut progress = nandlab_lab::progress::step_progress("cuts", control);
         let s = sweep_progress(&case, mode, args.stride, args.cuts, &mut |done, total| {
             progress(done, total)

@@ -84,6 +84,11 @@ fn usage_errors_exit_2() {
     assert_eq!(code, 2);
     let (code, _, _) = nandlab(&["run", "no/such/file.toml"]);
     assert_eq!(code, 2);
+    // a sweep mode the power-cut harness does not know: its name is parsed by lab, not the CLI
+    let (code, _, stderr) = nandlab(&["powercut", "--sweep", "nonsense"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--sweep \"nonsense\""), "{stderr}");
+    assert!(stderr.contains("chip-ops"), "{stderr}");
 }
 
 #[test]

@@ -3,10 +3,10 @@
 
 use super::oracle::Violations;
 use super::{CrashCase, CutPoint, run_case};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Which boundaries a sweep cuts at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SweepMode {
     /// Every world event: inside ops (between their stages) as well as between them.
