@@ -360,7 +360,7 @@ fn bad_geometry_and_handles_are_one_line_errors_naming_the_key() {
         arbitration: Arbitration::RoundRobin,
     };
     let e = NvmeHost::new(&config(vec![NamespaceConfig::conventional(0)]), &mut ssd).unwrap_err();
-    assert!(e.to_string().contains("ssd.namespaces[0].kind"), "{e}");
+    assert!(e.to_string().contains("ssd.nvme.namespaces[0].kind"), "{e}");
     let mut fdp = NamespaceConfig::conventional(0);
     fdp.fdp = Some(FdpConfig {
         reclaim_groups: 1,
@@ -370,7 +370,7 @@ fn bad_geometry_and_handles_are_one_line_errors_naming_the_key() {
     let mut page = Ssd::new(device(MappingKind::Page, 1), 1).unwrap();
     let e = NvmeHost::new(&config(vec![fdp]), &mut page).unwrap_err();
     assert!(
-        e.to_string().contains("ssd.namespaces[0].fdp.handles"),
+        e.to_string().contains("ssd.nvme.namespaces[0].fdp.handles"),
         "{e}"
     );
     let e = NvmeHost::new(
@@ -378,7 +378,7 @@ fn bad_geometry_and_handles_are_one_line_errors_naming_the_key() {
         &mut page,
     )
     .unwrap_err();
-    assert!(e.to_string().contains("ssd.namespaces[0].lbas"), "{e}");
+    assert!(e.to_string().contains("ssd.nvme.namespaces[0].lbas"), "{e}");
 }
 
 /// Two tenants on one FDP namespace: a cold one writing its range once, interleaved with a hot
