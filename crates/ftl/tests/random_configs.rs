@@ -190,6 +190,7 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                 paired_page_padding: padding,
                 map_checkpoint_interval_pages: 0,
                 superpage_planes,
+                zone_planes: 0,
                 sim_pages: 0,
                 sim_integrity: false,
                 sim_refresh_age_s: nandlab_ftl::config::SIM_REFRESH_AGE_S,
