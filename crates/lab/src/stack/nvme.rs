@@ -92,3 +92,56 @@ where
         nvme: Some(Box::new(host.report(ssd))),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::control::Control;
+    use crate::stack::{Stack, StackOutcome};
+    use std::path::Path;
+
+    fn example() -> String {
+        std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/zns-log-writes.toml"),
+        )
+        .unwrap()
+    }
+
+    fn run(text: &str) -> Result<crate::stack::StackRun, String> {
+        Stack::from_toml("t.toml", text, Path::new("."), &[])
+            .and_then(|s| s.run(None, &Control::new()))
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_zns_example_writes_with_waf_one_and_resets_every_rewritten_zone() {
+        let r = run(&example()).unwrap();
+        let StackOutcome::Ssd { run, .. } = &r.outcome else {
+            unreachable!("a block workload")
+        };
+        assert_eq!(run.report.waf, 1.0);
+        assert_eq!(run.report.counters.gc_page_copies, 0);
+        let nvme = run.nvme.as_ref().unwrap();
+        let ns = &nvme.namespaces[0];
+        assert!(ns.resets > 0);
+        assert_eq!(ns.statuses.len(), 1, "success only: {:?}", ns.statuses);
+        // every erase is a zone's block erased by a reset (4 blocks a zone)
+        assert_eq!(run.report.counters.erases, ns.resets * 4);
+        assert!(ns.reset_latency_mean_us > 0.0);
+    }
+
+    #[test]
+    fn zoned_writes_from_a_random_workload_and_bad_keys_are_one_line_errors() {
+        let random = example().replace("pattern = \"sequential\"", "pattern = \"random\"");
+        let e = run(&random).unwrap_err();
+        assert!(e.contains("workload.pattern") && !e.contains('\n'), "{e}");
+        let planes = example().replace("zone_planes = 4", "zone_planes = 3");
+        let e = run(&planes).unwrap_err();
+        assert!(e.contains("zone_planes") && !e.contains('\n'), "{e}");
+        let conventional = example().replace(
+            "kind = \"zoned\"                       #",
+            "kind = \"conventional\" #",
+        );
+        let e = run(&conventional).unwrap_err();
+        assert!(e.contains("ssd.nvme.namespaces[0].kind"), "{e}");
+    }
+}

@@ -36,7 +36,7 @@ pub enum NamespaceKind {
     Zoned,
 }
 
-/// One namespace of the stack config's `[[ssd.namespaces]]`.
+/// One namespace of the stack config's `[[ssd.nvme.namespaces]]`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NamespaceConfig {
@@ -351,26 +351,26 @@ fn config_error(key: &str, message: String) -> FtlError {
 
 impl NvmeHost {
     /// The host interface of `ssd` (its open-loop operation starts here). Errors name the key
-    /// (`ssd.namespaces[i].…`).
+    /// (`ssd.nvme.namespaces[i].…`).
     pub fn new(config: &NvmeConfig, ssd: &mut Ssd) -> FtlResult<Self> {
         let device = ssd.logical_pages();
         let device_zones = ssd.zoned_layout();
         if config.namespaces.is_empty() {
             return Err(config_error(
-                "ssd.namespaces",
+                "ssd.nvme.namespaces",
                 "at least one namespace".into(),
             ));
         }
         if config.queue_weights.is_empty() || config.queue_weights.contains(&0) {
             return Err(config_error(
-                "ssd.queue_weights",
+                "ssd.nvme.queue_weights",
                 "one weight of at least 1 per queue pair".into(),
             ));
         }
         let mut start = 0u64;
         let mut namespaces = Vec::new();
         for (i, n) in config.namespaces.iter().enumerate() {
-            let key = |k: &str| format!("ssd.namespaces[{i}].{k}");
+            let key = |k: &str| format!("ssd.nvme.namespaces[{i}].{k}");
             let left = device.saturating_sub(start);
             let lbas = if n.lbas == 0 { left } else { n.lbas };
             if lbas == 0 || lbas > left {

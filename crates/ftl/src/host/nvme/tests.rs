@@ -71,7 +71,7 @@ fn zoned_mapping_writes_with_waf_exactly_one_and_resets_erase_the_zone() {
                     let zone = group * 4 + k;
                     let lba = zone * 32 + chunk * 4;
                     h.submit(0, 0, t, zone_write(lba, 4)).unwrap();
-                    t = t + SimTime::from_us(20);
+                    t += SimTime::from_us(20);
                 }
             }
         }
@@ -268,7 +268,7 @@ fn conventional_and_zoned_namespaces_side_by_side() {
         if i / 4 < 48 {
             h.submit(0, 1, t, zone_write(zone * 64 + i / 4, 1)).unwrap();
         }
-        t = t + SimTime::from_us(30);
+        t += SimTime::from_us(30);
     }
     h.submit(0, 0, t, NvmeCommand::Read { lba: 199, lbas: 2 })
         .unwrap(); // past ns 0
@@ -360,7 +360,7 @@ fn bad_geometry_and_handles_are_one_line_errors_naming_the_key() {
         arbitration: Arbitration::RoundRobin,
     };
     let e = NvmeHost::new(&config(vec![NamespaceConfig::conventional(0)]), &mut ssd).unwrap_err();
-    assert!(e.to_string().contains("ssd.namespaces[0].kind"), "{e}");
+    assert!(e.to_string().contains("ssd.nvme.namespaces[0].kind"), "{e}");
     let mut fdp = NamespaceConfig::conventional(0);
     fdp.fdp = Some(FdpConfig {
         reclaim_groups: 1,
@@ -370,7 +370,7 @@ fn bad_geometry_and_handles_are_one_line_errors_naming_the_key() {
     let mut page = Ssd::new(device(MappingKind::Page, 1), 1).unwrap();
     let e = NvmeHost::new(&config(vec![fdp]), &mut page).unwrap_err();
     assert!(
-        e.to_string().contains("ssd.namespaces[0].fdp.handles"),
+        e.to_string().contains("ssd.nvme.namespaces[0].fdp.handles"),
         "{e}"
     );
     let e = NvmeHost::new(
@@ -378,7 +378,7 @@ fn bad_geometry_and_handles_are_one_line_errors_naming_the_key() {
         &mut page,
     )
     .unwrap_err();
-    assert!(e.to_string().contains("ssd.namespaces[0].lbas"), "{e}");
+    assert!(e.to_string().contains("ssd.nvme.namespaces[0].lbas"), "{e}");
 }
 
 /// Two tenants on one FDP namespace: a cold one writing its range once, interleaved with a hot
@@ -429,7 +429,7 @@ fn two_tenants(pids: (u16, u16)) -> (FdpStats, crate::SsdReport, u64) {
             .unwrap();
             cold += 1;
         }
-        t = t + SimTime::from_us(40);
+        t += SimTime::from_us(40);
     }
     let done = h.drain(&mut ssd).unwrap();
     assert!(done.iter().all(|c| c.status == NvmeStatus::Success));
