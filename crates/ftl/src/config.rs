@@ -313,7 +313,7 @@ pub struct FtlConfig {
     #[serde(skip_serializing_if = "is_zero_u32")]
     pub map_checkpoint_interval_pages: u32,
     /// Search-in-Memory region (paper 004 §VI-A1, docs/sim.md): the last this many logical
-    /// pages take the SiM vendor commands (search `81h`, gather `82h`, [`crate::Ssd::execute_sim`])
+    /// pages take the SiM vendor commands (search `81h`, gather `82h`, [`crate::Ssd::execute_search`])
     /// and live in match-mode (SLC) blocks of their own pool (an extra placement id), which
     /// GC keeps them in. Needs a device with a `[search]` section, the page mapping, per-plane
     /// GC and no multiplane merging. 0 (default): no SiM region.
@@ -323,7 +323,7 @@ pub struct FtlConfig {
     /// of every region page holds a verification header (CRC-64, write time, magic, LPA) on
     /// flash and the spare area a 4-byte ECC per chunk; page-open checks the header, a failed
     /// check or an aged page falls back to a full read through the page ECC and is queued for
-    /// refresh ([`crate::Ssd::sim_refresh`]). Needs `sim_pages > 0` and `payload = "full"`.
+    /// refresh ([`crate::Ssd::search_refresh`]). Needs `sim_pages > 0` and `payload = "full"`.
     /// Off by default (the region's pages are the host's bytes, chunk 0 included).
     #[serde(skip_serializing_if = "is_false")]
     pub sim_integrity: bool,
@@ -334,7 +334,7 @@ pub struct FtlConfig {
     pub sim_refresh_age_s: u64,
     /// Deadline of the controller's search batch scheduler (paper §IV-E, SPEC S5) in ns: a
     /// search waits this long for other searches of its page, which then go to the chip as one
-    /// batched search ([`crate::Ssd::run_sim`]). 0 (default): no batching.
+    /// batched search ([`crate::Ssd::run_search`]). 0 (default): no batching.
     #[serde(skip_serializing_if = "is_zero_u64")]
     pub sim_batch_deadline_ns: u64,
     /// The controller's own time and energy costs (all zero: none).

@@ -1,6 +1,6 @@
 //! A SiM-aware B+tree leaf level (SPEC S6; paper 004 §V-A, Fig. 8): the inner levels live in
 //! host memory (a sorted table of each leaf's lowest key), each leaf is two SiM pages of a
-//! [`SearchStore`]: a key page and a value page with the value of key slot `i` in value slot
+//! [`SearchDevice`]: a key page and a value page with the value of key slot `i` in value slot
 //! `i`. A point lookup searches the key page on the chip, checks the hit with an ECC-checked
 //! gather of its key chunk, and gathers the value chunk from the value page (sensed while the key
 //! page stays open) — 2 x 4 KiB never cross the bus. [`SearchLeafIndex::get_full_page`] is the

@@ -117,7 +117,7 @@ impl FlashScheduler {
             OpKind::Program => mode(FlashOp::program(first)),
             OpKind::Erase => mode(FlashOp::erase(first)),
             OpKind::Copyback => mode(FlashOp::copyback(first, first)),
-            // SiM kinds: submitted by `ssd/sim.rs` (functional calls of the chip model)
+            // SiM kinds: submitted by `ssd/search.rs` (functional calls of the chip model)
             _ => FlashOp::of_kind(kind, first),
         });
         FlashScheduler {

@@ -1,7 +1,7 @@
 //! The Search-in-Memory controller (SPEC S2, S4, S5; paper 004 §IV, §VI-A1): one component
 //! for both ways a search chip is attached.
 //!
-//! - **Through the SSD** ([`SearchRegion`], plugged into [`crate::Ssd`] when `ftl.sim_pages >
+//! - **Through the SSD** (`SearchRegion`, plugged into [`crate::Ssd`] when `ftl.sim_pages >
 //!   0`): search and gather are host commands on the last logical pages, routed by the page
 //!   mapping, queued per die with the other ops; their pool of match-mode blocks is garbage
 //!   collected and wear-levelled with the rest ([`crate::Ssd::execute_search`],

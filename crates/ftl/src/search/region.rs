@@ -50,7 +50,7 @@ pub enum SearchOp {
 pub struct SearchRequest {
     /// Submission time, or `None`: now.
     pub arrival: Option<SimTime>,
-    /// The logical page (inside the SiM region, [`Ssd::search_region`]).
+    /// The logical page (inside the SiM region, [`crate::Ssd::search_region`]).
     pub lpa: Lpa,
     /// The command.
     pub op: SearchOp,
@@ -125,9 +125,9 @@ pub struct SearchCounters {
     pub chunks_uncorrectable: u64,
     /// Pages queued for refresh.
     pub refreshes_queued: u64,
-    /// Pages rewritten by [`Ssd::search_refresh`].
+    /// Pages rewritten by [`crate::Ssd::search_refresh`].
     pub refreshes_done: u64,
-    /// Search commands the batch scheduler of [`Ssd::run_search`] dispatched.
+    /// Search commands the batch scheduler of [`crate::Ssd::run_search`] dispatched.
     pub batches: u64,
     /// Search requests that joined an earlier request's batch (`ftl.sim_batch_deadline_ns`).
     pub merged_searches: u64,
@@ -177,7 +177,7 @@ pub(crate) struct SearchRegion {
     pub(crate) corrected: Vec<u8>,
     /// The integrity layer (`ftl.sim_integrity`).
     pub(crate) integrity: Option<integrity::Integrity>,
-    /// [`Ssd::run_search`]'s commands in flight (request slot, batch) and finished (batch,
+    /// [`crate::Ssd::run_search`]'s commands in flight (request slot, batch) and finished (batch,
     /// completion time, data).
     pub(crate) in_flight: Vec<(u32, usize)>,
     pub(crate) finished: Vec<(usize, SimTime, Vec<u8>)>,

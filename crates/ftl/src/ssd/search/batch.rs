@@ -11,7 +11,7 @@
 //! completes with the batch. Gathers are never batched. With deadline 0 every command is
 //! dispatched at its arrival as it is.
 //!
-//! The scheduler decides from the arrivals alone (as `nandlab-search`'s `DeadlineScheduler`
+//! The scheduler decides from the arrivals alone (as the online `search::DeadlineScheduler`
 //! dispatches at the deadline): a dispatched batch queues on its die with the other ops, and a
 //! search arriving after its batch's dispatch opens a new batch even while the earlier one still
 //! waits in the die's queue.
