@@ -434,7 +434,8 @@ impl Stack {
                 let (job, context) = fio.expect("a fio workload has its job file");
                 let generator = match clock {
                     Some(clock) => job.generator_with_clock(context, clock.clone())?,
-                    None => job.generator(context)?,
+                    // the read-before-write scan: only writes that surely happen count
+                    None => job.generator(context)?.for_footprint(),
                 };
                 Ok((Box::new(generator.map(Ok)), None))
             }

@@ -47,6 +47,8 @@ pub struct StreamPlan {
 struct Member {
     generator: JobStream,
     exitall: bool,
+    /// The stream stops at a simulated time (`runtime`): its writes may not all happen.
+    timed: bool,
     weight: i64,
     credit: i64,
     exhausted: bool,
@@ -69,6 +71,8 @@ pub struct FioGenerator {
     group_start: Option<SimTime>,
     /// Device capacity: offsets beyond it fold into it (`u64::MAX`: none).
     capacity_bytes: u64,
+    /// Leave out the writes of streams with a `runtime` (see [`FioGenerator::for_footprint`]).
+    skip_timed_writes: bool,
 }
 
 impl FioGenerator {
@@ -86,6 +90,7 @@ impl FioGenerator {
             groups[group].push(Member {
                 generator: JobStream::new(&stream.spec, &stream.plan)?,
                 exitall: stream.plan.exitall,
+                timed: stream.plan.runtime_ns.is_some(),
                 weight: i64::from(stream.iodepth.max(1)),
                 credit: 0,
                 exhausted: false,
@@ -99,6 +104,7 @@ impl FioGenerator {
             clock: None,
             group_start: None,
             capacity_bytes: u64::MAX,
+            skip_timed_writes: false,
         })
     }
 
@@ -110,6 +116,14 @@ impl FioGenerator {
             member.generator.set_clocked(true);
         }
         self.clock = Some(clock);
+        self
+    }
+
+    /// The stream for finding the pages read before they are written (no clock): the writes
+    /// of streams that stop at a simulated time are left out, since how many of them happen
+    /// is known only when simulating; their reads and every other request stay.
+    pub fn for_footprint(mut self) -> Self {
+        self.skip_timed_writes = true;
         self
     }
 
@@ -139,7 +153,11 @@ impl FioGenerator {
 
     /// The next request of the current group, or `None` when all its streams are done.
     /// `elapsed_ns`: simulated time since the group started, if there is a clock.
-    fn next_in_group(members: &mut [Member], elapsed_ns: Option<u64>) -> Option<BlockRequest> {
+    fn next_in_group(
+        members: &mut [Member],
+        elapsed_ns: Option<u64>,
+        skip_timed_writes: bool,
+    ) -> Option<BlockRequest> {
         loop {
             let total: i64 = members
                 .iter()
@@ -162,6 +180,10 @@ impl FioGenerator {
             let chosen = chosen?;
             members[chosen].credit -= total;
             match members[chosen].generator.next(elapsed_ns) {
+                Some(request)
+                    if skip_timed_writes
+                        && members[chosen].timed
+                        && request.op == crate::IoOp::Write => {}
                 Some(request) => return Some(request),
                 None if members[chosen].exitall => {
                     members.iter_mut().for_each(|m| m.exhausted = true);
@@ -184,7 +206,7 @@ impl Iterator for FioGenerator {
                 now.saturating_sub(start).as_ps() / nandlab_core::time::PS_PER_NS
             });
             let group = &mut self.groups[self.current_group];
-            if let Some(request) = Self::next_in_group(group, elapsed_ns) {
+            if let Some(request) = Self::next_in_group(group, elapsed_ns, self.skip_timed_writes) {
                 return Some(self.fold_request(request));
             }
             self.current_group += 1;
