@@ -223,7 +223,9 @@ def tpcc(
     (committed New-Orders per simulated minute), ``transactions`` (by type),
     ``new_order_rollbacks``, ``sim_time_s``, ``metrics`` (per-transaction device metrics,
     load excluded) and ``consistency_violations`` (TPC-C conditions 1-4; empty when they
-    hold). ``small`` loads a hundredth of TPC-C's population."""
+    hold). ``small`` loads a hundredth of TPC-C's population. Ctrl-C raises
+    ``KeyboardInterrupt``; during the transactions its ``partial_json`` attribute holds the
+    report of those that completed (``"interrupted": true``)."""
     device = _device_text(device)
     _check_str("journal_mode", journal_mode)
     for name, value in (

@@ -155,3 +155,76 @@ def test_wrong_arguments_to_connect_and_tpcc_name_the_argument() -> None:
         sql.tpcc(warehouses=1.5)  # type: ignore[arg-type]
     with pytest.raises(sql.ProgrammingError, match="journal_mode None"):
         sql.tpcc(journal_mode=None)  # type: ignore[arg-type]
+
+
+ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c"
+
+
+def _interrupted_child(code: str) -> tuple[int, str]:
+    """Runs ``code`` in a new Python process leading its own process group, sends SIGINT to
+    the group once the child prints ``ready`` (as Ctrl-C on a terminal does) and returns the
+    exit status and output; fails if it has not stopped 30 s later."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    child = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        process_group=0,
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "ready"
+    time.sleep(1.0)
+    os.killpg(child.pid, signal.SIGINT)
+    try:
+        output, _ = child.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        raise AssertionError("the SQL call did not stop on SIGINT") from None
+    return child.returncode, output
+
+
+def test_sigint_stops_a_query_with_keyboard_interrupt() -> None:
+    """Before: SIGINT was ignored inside a statement (a notebook kernel hung on an endless
+    query until SIGKILL)."""
+    code, output = _interrupted_child(
+        "from nandlab import sql\n"
+        f"con = sql.connect({SMALL!r})\n"
+        "con.execute('CREATE TABLE t(x)')\n"
+        "print('ready', flush=True)\n"
+        "try:\n"
+        f"    con.execute({ENDLESS!r})\n"
+        "except KeyboardInterrupt:\n"
+        "    print('KeyboardInterrupt')\n"
+        "    print(con.execute('SELECT count(*) FROM t').fetchone())\n"
+    )
+    assert code == 0, output
+    assert "KeyboardInterrupt\n(0,)" in output, output
+
+
+def test_sigint_stops_executescript_and_tpcc() -> None:
+    code, output = _interrupted_child(
+        "import json\n"
+        "from nandlab import sql\n"
+        f"con = sql.connect({SMALL!r})\n"
+        "print('ready', flush=True)\n"
+        "try:\n"
+        f"    con.executescript('CREATE TABLE t(x); {ENDLESS};')\n"
+        "except KeyboardInterrupt:\n"
+        "    print('script stopped')\n"
+        "import os, signal, threading\n"
+        "threading.Timer(2.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
+        "try:\n"
+        "    sql.tpcc(small=True, transactions=100_000_000)\n"
+        "except KeyboardInterrupt as e:\n"
+        "    r = json.loads(e.partial_json) if hasattr(e, 'partial_json') else {}\n"
+        "    print('tpcc stopped', r.get('interrupted', 'in the load'))\n"
+    )
+    assert code == 0, output
+    assert "script stopped" in output, output
+    assert "tpcc stopped" in output, output

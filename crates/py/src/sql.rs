@@ -2,11 +2,15 @@
 //! wrapper in `python/nandlab/sql.py`. Values cross as Python objects (None, int, float, str,
 //! bytes); metrics and reports as JSON text.
 
+use super::{PySink, Ticks};
+use nandlab_lab::control::Control;
+use nandlab_sql::Interrupt;
 use nandlab_sql::{JournalMode, SqlDb, SqlOptions, SqlValue, StatementOutput};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyString};
-use std::sync::Mutex;
+use std::ops::ControlFlow;
+use std::sync::{Arc, Mutex};
 
 fn to_py_err(e: nandlab_sql::SqlError) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -32,6 +36,35 @@ impl SqlConnection {
             .as_mut()
             .ok_or_else(|| PyValueError::new_err("connection: closed"))?;
         f(db).map_err(to_py_err)
+    }
+
+    /// Runs `f` on the database without the GIL, interruptible: about every 100 ms of a
+    /// running statement (and between statements) the interpreter's signals are checked, and a
+    /// KeyboardInterrupt (Ctrl-C) stops the statement (SQLite rolls it back) and is raised.
+    fn interruptible<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut SqlDb) -> nandlab_sql::SqlResult<T> + Send,
+    ) -> PyResult<T> {
+        let ticks = Arc::new(Ticks {
+            callback: None,
+            error: Mutex::new(None),
+        });
+        let control = Control::with_sink(PySink(Arc::clone(&ticks)));
+        let check: Interrupt = Arc::new(move || !control.poll());
+        let result = py.detach(|| {
+            self.with(|db| {
+                db.set_interrupt(Some(check))?;
+                let result = f(db);
+                db.set_interrupt(None)?;
+                result
+            })
+        });
+        let error = ticks.error.lock().unwrap_or_else(|p| p.into_inner()).take();
+        match error {
+            Some(error) => Err(error),
+            None => result,
+        }
     }
 }
 
@@ -78,15 +111,16 @@ impl SqlConnection {
             .enumerate()
             .map(|(i, p)| to_value(i, p))
             .collect::<PyResult<Vec<_>>>()?;
-        let (output, rowid) =
-            py.detach(|| self.with(|db| Ok((db.execute(&sql, &values)?, db.last_insert_rowid()))))?;
+        let (output, rowid) = self.interruptible(py, |db| {
+            Ok((db.execute(&sql, &values)?, db.last_insert_rowid()))
+        })?;
         Ok(to_executed(py, output, rowid))
     }
 
     /// Runs every statement of a script; returns the last statement's result.
     fn execute_script(&self, py: Python<'_>, sql: String) -> PyResult<Executed> {
         let (outputs, rowid) =
-            py.detach(|| self.with(|db| Ok((db.run_script(&sql)?, db.last_insert_rowid()))))?;
+            self.interruptible(py, |db| Ok((db.run_script(&sql)?, db.last_insert_rowid())))?;
         let last = outputs.into_iter().last().unwrap_or(StatementOutput {
             columns: Vec::new(),
             rows: Vec::new(),
@@ -202,7 +236,7 @@ pub fn run_tpcc(
     seed: u64,
     small: bool,
 ) -> PyResult<String> {
-    use nandlab_sql::tpcc::{TpccConfig, TpccScale, run_tpcc};
+    use nandlab_sql::tpcc::{TpccConfig, TpccScale, run_tpcc_with};
     let config = TpccConfig {
         warehouses,
         terminals,
@@ -220,11 +254,20 @@ pub fn run_tpcc(
         journal_mode,
         ..SqlOptions::default()
     };
-    py.detach(|| {
-        let mut db = nandlab_lab::sql::open_device(&device, Some(seed), options)
-            .map_err(|e| nandlab_sql::SqlError::Usage(e.to_string()))?;
-        let report = run_tpcc(&mut db, &config)?;
+    super::controlled(py, None, |control| {
+        let mut db = nandlab_lab::sql::open_device(&device, Some(seed), options)?;
+        let sql_error = |e: nandlab_sql::SqlError| nandlab_lab::LabError::Usage(e.to_string());
+        let check = control.clone();
+        db.set_interrupt(Some(Arc::new(move || !check.poll())))
+            .map_err(sql_error)?;
+        let report = run_tpcc_with(&mut db, &config, &mut |_, _| {
+            if control.poll() {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            }
+        })
+        .map_err(sql_error)?;
         Ok(serde_json::to_string(&report).expect("reports serialize"))
     })
-    .map_err(to_py_err)
 }
