@@ -486,7 +486,9 @@ impl SqlDb {
             let result = run_statement(&mut stmt, &[]);
             drop(stmt);
             statement_ended(&mut self.tracker, &self.disk, self.conn.is_autocommit())?;
-            out.push(result.map_err(|e| self.error(e))?);
+            let output = result.map_err(|e| self.error(e))?;
+            self.refuse_memory_journal(&output)?;
+            out.push(output);
             if observe(out.len()).is_break() {
                 return Err(SqlError::Interrupted);
             }
@@ -508,6 +510,26 @@ impl SqlDb {
         }
         self.interrupt = InterruptSlot(check);
         Ok(())
+    }
+
+    /// Refuses a switch to `PRAGMA journal_mode = memory` made by SQL (as `--journal-mode`
+    /// refuses it): the journal would live in host memory, so nothing of it reaches the
+    /// simulated SSD. The configured mode is restored first.
+    fn refuse_memory_journal(&self, output: &StatementOutput) -> SqlResult<()> {
+        let switched = output.columns.len() == 1
+            && output.columns[0].eq_ignore_ascii_case("journal_mode")
+            && matches!(&output.rows[..], [row] if matches!(&row[..], [SqlValue::Text(m)] if m.eq_ignore_ascii_case("memory")));
+        if !switched {
+            return Ok(());
+        }
+        let mode = self.options.journal_mode.sqlite_mode();
+        let _: String = self
+            .conn
+            .query_row(&format!("PRAGMA journal_mode = {mode}"), [], |r| r.get(0))?;
+        Err(SqlError::Usage(format!(
+            "PRAGMA journal_mode = memory: refused (the journal would stay in host memory, off \
+             the simulated SSD); journal_mode is back to {mode}"
+        )))
     }
 
     /// Whether the interrupt check asks to stop.
@@ -545,6 +567,7 @@ impl SqlDb {
         drop(stmt);
         statement_ended(&mut self.tracker, &self.disk, self.conn.is_autocommit())?;
         let output = result.map_err(|e| self.error(e))?;
+        self.refuse_memory_journal(&output)?;
         // anything after the statement is refused (it ran: like sqlite3's "one statement")
         if let Ok(Some(_)) | Err(_) = batch.next() {
             return Err(SqlError::Usage(

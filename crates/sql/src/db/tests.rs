@@ -192,3 +192,24 @@ fn same_seed_same_device_state() {
     assert_eq!(run(), run());
     assert_eq!(run(), run());
 }
+
+#[test]
+fn a_memory_journal_set_in_sql_is_refused_and_undone() {
+    // before: `PRAGMA journal_mode=memory` in a script was accepted (the command line refuses
+    // it), and the journal then never reached the simulated SSD
+    let mut db = open(JournalMode::Delete);
+    let e = db
+        .run_script("CREATE TABLE t(x); PRAGMA journal_mode = MEMORY; INSERT INTO t VALUES (1);")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("journal_mode = memory: refused"), "{e}");
+    assert_eq!(db.journal_mode().unwrap(), "delete");
+    let e = db
+        .execute("PRAGMA journal_mode=memory", &[])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("refused"), "{e}");
+    assert_eq!(db.journal_mode().unwrap(), "delete");
+    // asking (without switching) is fine
+    assert!(db.execute("PRAGMA journal_mode", &[]).is_ok());
+}
