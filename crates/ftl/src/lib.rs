@@ -19,6 +19,7 @@
 //! | looking for | open |
 //! |---|---|
 //! | host interface: queue depth, request slots, read-modify-write steps | `host/mod.rs`, `host/queue.rs` |
+//! | NVMe host interface above the SSD: namespaces, queue pairs and arbitration, zone and FDP checks, statuses | `nvme/` |
 //! | front-end chain (the stages between host and mapping) | `frontend/mod.rs` |
 //! | write buffer (DRAM, LRU / FIFO) | `frontend/buffer.rs` |
 //! | page mapping; host and GC write frontiers; striping (allocation order) | `mapping/page.rs`, `mapping/mod.rs` |
@@ -53,6 +54,7 @@ mod gc;
 pub mod host;
 pub mod mapping;
 pub mod memory;
+pub mod nvme;
 pub mod power;
 pub mod sched;
 pub mod search;

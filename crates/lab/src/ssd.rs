@@ -68,7 +68,7 @@ pub struct SsdRun {
     pub interrupted: bool,
     /// The NVMe host interface's report, when the stack has `[ssd.nvme]`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub nvme: Option<Box<nandlab_ftl::host::nvme::NvmeReport>>,
+    pub nvme: Option<Box<nandlab_ftl::nvme::NvmeReport>>,
 }
 
 impl SsdRun {

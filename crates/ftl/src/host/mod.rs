@@ -5,7 +5,6 @@
 //! pairs, arbitration).
 
 pub mod fdp;
-pub mod nvme;
 pub(crate) mod queue;
 pub mod status;
 pub mod zns;

@@ -1,4 +1,4 @@
-//! What the host interface ([`crate::host::nvme`]) asks of the SSD about its namespaces.
+//! What the host interface ([`crate::nvme`]) asks of the SSD about its namespaces.
 
 use super::Ssd;
 use crate::mapping::Mapper;

@@ -9,8 +9,8 @@ use crate::ssd::SsdRun;
 use crate::{LabError, LabResult};
 use nandlab_core::{BlockRequest, IoOp, SimTime};
 use nandlab_ftl::Ssd;
-use nandlab_ftl::host::nvme::{NvmeCommand, NvmeConfig, NvmeHost};
 use nandlab_ftl::host::zns::ZoneAction;
+use nandlab_ftl::nvme::{NvmeCommand, NvmeConfig, NvmeHost};
 
 /// Runs `requests` through a host interface built from `config` on `ssd`.
 pub(super) fn drive<I>(ssd: &mut Ssd, config: &NvmeConfig, requests: I) -> LabResult<SsdRun>

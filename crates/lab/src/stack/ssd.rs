@@ -50,7 +50,7 @@ pub struct SsdSection {
     /// `[ssd.nvme]`: the NVMe host interface (namespaces, queue pairs, arbitration, zones,
     /// FDP); block workloads then run through it (docs/ftl.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nvme: Option<nandlab_ftl::host::nvme::NvmeConfig>,
+    pub nvme: Option<nandlab_ftl::nvme::NvmeConfig>,
 }
 
 /// `[ssd.sim]`: the SiM region and its controller (paper 004 §VI-A1, §IV-C, §IV-E).

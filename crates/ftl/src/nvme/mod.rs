@@ -15,11 +15,11 @@
 //! latency is the reset latency. A Dataset Management (TRIM) on a zoned namespace completes
 //! without effect (the data stays until the zone is reset).
 
-use super::HostRequest;
-use super::fdp::{Fdp, FdpConfig, FdpStats};
-use super::status::{NvmeStatus, StatusCounts};
-use super::zns::{ZoneAction, ZonedConfig, Zones};
 use crate::error::{FtlError, FtlResult};
+use crate::host::HostRequest;
+use crate::host::fdp::{Fdp, FdpConfig, FdpStats};
+use crate::host::status::{NvmeStatus, StatusCounts};
+use crate::host::zns::{ZoneAction, ZonedConfig, Zones};
 use crate::ssd::Ssd;
 use nandlab_core::SimTime;
 use serde::{Deserialize, Serialize};
