@@ -4,8 +4,8 @@
 
 mod common;
 
-use nandlab_core::{SimRng, SimTime};
-use nandlab_ftl::{GcScheduling, HostOp, HostRequest, Lpa, PayloadMode, Precondition, Ssd};
+use nandlab_core::SimRng;
+use nandlab_ftl::{GcScheduling, HostOp, HostRequest, Lpa, PayloadMode, Ssd};
 
 const PAGE: u64 = 4096;
 
@@ -15,29 +15,7 @@ fn run(mode: GcScheduling) -> (Ssd, nandlab_ftl::SsdReport) {
     c.ftl.gc_threshold_blocks = 6;
     c.ftl.op_fraction = 0.5;
     c.ftl.payload = PayloadMode::Full;
-    let mut ssd = Ssd::new(c, 1).unwrap();
-    ssd.precondition(&Precondition {
-        fill_fraction: 1.0,
-        random_overwrites: 20_000,
-    })
-    .unwrap();
-    let n = ssd.logical_pages();
-    let mut rng = SimRng::seed_from_u64(3);
-    let mut at = ssd.now();
-    // open loop at about half of what the device sustains with this GC load
-    let requests: Vec<HostRequest> = (0..20000)
-        .map(|_| {
-            at += SimTime::from_us(1500 + rng.below(1000));
-            let op = if rng.below(4) == 0 {
-                HostOp::Read
-            } else {
-                HostOp::Write
-            };
-            HostRequest::new(op, rng.below(n) * PAGE, PAGE).at(at)
-        })
-        .collect();
-    let report = ssd.run(requests).unwrap();
-    (ssd, report)
+    common::steady_mix(c, PAGE, 4)
 }
 
 #[test]

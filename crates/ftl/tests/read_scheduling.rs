@@ -6,11 +6,7 @@
 
 mod common;
 
-use nandlab_core::{SimRng, SimTime};
-use nandlab_ftl::{
-    GcScheduling, HostOp, HostRequest, Lpa, PayloadMode, Precondition, ReadScheduling, Ssd,
-    SsdReport,
-};
+use nandlab_ftl::{GcScheduling, Lpa, PayloadMode, ReadScheduling, Ssd, SsdReport};
 
 const PAGE: u64 = 4096;
 
@@ -37,29 +33,8 @@ fn device(reads: ReadScheduling) -> nandlab_ftl::SsdConfig {
 }
 
 fn run(reads: ReadScheduling) -> (Ssd, SsdReport) {
-    let mut ssd = Ssd::new(device(reads), 1).unwrap();
-    ssd.precondition(&Precondition {
-        fill_fraction: 1.0,
-        random_overwrites: 20_000,
-    })
-    .unwrap();
-    let n = ssd.logical_pages();
-    let mut rng = SimRng::seed_from_u64(3);
-    let mut at = ssd.now();
-    // open loop, write-heavy, at about half of what the device sustains with this GC load
-    let requests: Vec<HostRequest> = (0..20000)
-        .map(|_| {
-            at += SimTime::from_us(1500 + rng.below(1000));
-            let op = if rng.below(3) == 0 {
-                HostOp::Read
-            } else {
-                HostOp::Write
-            };
-            HostRequest::new(op, rng.below(n) * PAGE, PAGE).at(at)
-        })
-        .collect();
-    let report = ssd.run(requests).unwrap();
-    (ssd, report)
+    // write-heavy: one read in three
+    common::steady_mix(device(reads), PAGE, 3)
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! Small devices shared by the cross-layer tests.
 #![allow(dead_code)]
 
-use nandlab_ftl::{FtlConfig, SsdConfig};
+use nandlab_core::{SimRng, SimTime};
+use nandlab_ftl::{FtlConfig, HostOp, HostRequest, Precondition, Ssd, SsdConfig, SsdReport};
 
 /// The `slc` preset (25 µs read, 250 µs program, 1.5 ms erase, 25 ns per bus byte) shrunk to
 /// `dies × planes × blocks × pages` of `page_size` bytes.
@@ -16,4 +17,33 @@ pub fn slc(dies: u32, planes: u32, blocks: u32, pages: u32, page_size: u32) -> S
     );
     c.ftl = FtlConfig::default();
     c
+}
+
+/// Builds `config` (seed 1), fills it and overwrites 20,000 random pages (steady-state GC),
+/// then runs 20,000 open-loop requests of one `page`-byte page each, 1.5–2.5 ms apart (about
+/// half of what the small devices here sustain under that GC load): a read one time in
+/// `read_one_in`, else a write, at random pages (seed 3).
+pub fn steady_mix(config: SsdConfig, page: u64, read_one_in: u64) -> (Ssd, SsdReport) {
+    let mut ssd = Ssd::new(config, 1).unwrap();
+    ssd.precondition(&Precondition {
+        fill_fraction: 1.0,
+        random_overwrites: 20_000,
+    })
+    .unwrap();
+    let n = ssd.logical_pages();
+    let mut rng = SimRng::seed_from_u64(3);
+    let mut at = ssd.now();
+    let requests: Vec<HostRequest> = (0..20000)
+        .map(|_| {
+            at += SimTime::from_us(1500 + rng.below(1000));
+            let op = if rng.below(read_one_in) == 0 {
+                HostOp::Read
+            } else {
+                HostOp::Write
+            };
+            HostRequest::new(op, rng.below(n) * page, page).at(at)
+        })
+        .collect();
+    let report = ssd.run(requests).unwrap();
+    (ssd, report)
 }
