@@ -220,9 +220,7 @@ impl FlashScheduler {
     #[cold]
     #[inline(never)]
     fn read_goes_first(&mut self, op: PendingOp, oob: &OobStore) -> bool {
-        let goes = op.kind == OpKind::Read
-            && matches!(op.tag, Tag::Host(_) | Tag::Deferred(_))
-            && oob.is_durable_fast(op.source);
+        let goes = host_read(op) && oob.is_durable_fast(op.source);
         self.counters.reads_ahead += u64::from(goes);
         goes
     }
@@ -545,10 +543,7 @@ impl FlashScheduler {
         flash_op.targets[0] = address;
         flash_op.tag = op.tag.encode_with_die(die);
         flash_op.transfer_bytes = (op.transfer_bytes != 0).then_some(op.transfer_bytes);
-        if self.config.reads_suspend
-            && op.kind == OpKind::Read
-            && matches!(op.tag, Tag::Host(_) | Tag::Deferred(_))
-        {
+        if self.config.reads_suspend && host_read(op) {
             nand.submit_read_suspending(now, flash_op)?;
         } else {
             nand.submit(now, flash_op)?;
@@ -663,6 +658,13 @@ const QUEUED_MERGE_WINDOW: usize = 32;
 /// Whether `op` is the program of a GC page move. Under superblocks a move's program may be on
 /// another plane than its read, so it joins a multiplane op only if no queued op was passed
 /// over (its read, emitted before it, may be among them).
+/// A host read, or the read of a host write's read-modify-write (what `ftl.read_scheduling`
+/// orders).
+#[inline]
+fn host_read(op: PendingOp) -> bool {
+    op.kind == OpKind::Read && matches!(op.tag, Tag::Host(_) | Tag::Deferred(_))
+}
+
 #[inline]
 fn moved_program(op: PendingOp) -> bool {
     op.kind == OpKind::Program && matches!(op.tag, Tag::Gc(_))
