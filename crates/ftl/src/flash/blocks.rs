@@ -89,6 +89,11 @@ impl BlockManager {
         debug_assert!(page <= self.pages_per_block);
         self.next_page[block.index()] = page;
     }
+    /// Erases of `block` so far (counted when decided).
+    #[inline]
+    pub fn erase_count(&self, block: BlockId) -> u32 {
+        self.erase_count[block.index()]
+    }
     /// Counts an erase of `block` done outside [`BlockManager::release`] (the log ring's).
     pub fn count_erase(&mut self, block: BlockId) {
         self.erase_count[block.index()] += 1;

@@ -75,20 +75,45 @@ pub(crate) struct HostWrite<'a> {
     pub placement: u16,
 }
 
-/// A program an erase waits for: the page and the sequence number it was programmed with.
+/// A program an erase waits for: the page, the sequence number it was programmed with, and how
+/// many times the page's block had been erased when the wait was noted.
 /// The wait is over once that program has completed, or once the page no longer holds it
-/// (erased since, which on its die comes after the program).
+/// (its block erased since, which on its die comes after the program). The erase count tells
+/// the second case even when the page holds the same write again: a GC move keeps the
+/// sequence number of the page it copies, so a write moved out of a block and back into the
+/// same page after the block's erase looks the same by sequence number alone (without the
+/// count, an erase could wait for that later move, queued behind itself: issue 31 item 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ProgramWait {
     pub ppa: Ppa,
     pub sequence: u64,
+    pub block_erases: u32,
 }
 
 impl ProgramWait {
-    /// Whether the awaited program has completed.
-    pub fn done(&self, oob: &OobStore) -> bool {
-        oob.get(self.ppa).map(|(_, s)| s) != Some(self.sequence) || oob.is_durable_fast(self.ppa)
+    /// Whether the awaited program has completed (or its page was erased since).
+    pub fn done(&self, flash: &Flash) -> bool {
+        let oob = &flash.oob;
+        oob.get(self.ppa).map(|(_, s)| s) != Some(self.sequence)
+            || oob.is_durable_fast(self.ppa)
+            || flash.blocks.erase_count(flash.blocks.block_of(self.ppa)) != self.block_erases
     }
+}
+
+/// An entry of [`Flash::erase_waits`]: a program that one erase decision waits for, or (`wait`
+/// `None`) the mark of an erase decision that waits for nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct EraseWait {
+    /// Page 0 of the erased block.
+    pub source: Ppa,
+    /// Which erase decision ([`Flash::erase`] numbers them). A block may be erased, reused and
+    /// erased again within one batch of decided ops (blocks of one or two pages, many requests
+    /// admitted at one instant): each erase waits only for the programs decided before it, and
+    /// the scheduler takes a block's entries one decision at a time, the oldest first — an
+    /// erase that took a later decision's waits could wait for a program queued behind itself
+    /// on another die and close a cycle of gates (issue 31 item 4).
+    pub decision: u64,
+    pub wait: Option<ProgramWait>,
 }
 
 /// One GC (or wear-leveling / merge) job: the moves and the erase of one victim block.
@@ -118,10 +143,12 @@ pub(crate) struct Flash {
     free_jobs: Vec<u32>,
     /// Latency of finished GC jobs (first op submitted to erase completed).
     pub gc_latency: LatencyHistogram,
-    /// Erases decided that must wait for programs on other dies, in decision order: page 0
-    /// of the erased block and the program waited for (see [`Flash::erase`]). Taken by the
-    /// world loop when it hands the erase to its die.
-    pub erase_waits: Vec<(Ppa, ProgramWait)>,
+    /// The erases decided in this batch and the programs on other dies each must wait for, in
+    /// decision order (see [`Flash::erase`], [`EraseWait`]). Taken by the world loop when it
+    /// hands each erase to its die.
+    pub erase_waits: Vec<EraseWait>,
+    /// Erases decided so far (numbers the entries of [`Flash::erase_waits`]).
+    erases_decided: u64,
     /// Paired-page padding (`ftl.paired_page_padding`, [`Flash::pad_word_lines`]): per write
     /// pointer (0 to pages per block), the write pointer a block needs so that no page below
     /// it has an unprogrammed paired upper page; empty when off (or SLC).
@@ -168,6 +195,7 @@ impl Flash {
             free_jobs: Vec::new(),
             gc_latency: LatencyHistogram::new(),
             erase_waits: Vec::new(),
+            erases_decided: 0,
             pad_to: Vec::new(),
             upper_end: Vec::new(),
             pad_pages: 0,
@@ -355,14 +383,19 @@ impl Flash {
     /// with an older copy or none. So the erase waits until every such program has completed:
     /// they are noted in [`Flash::erase_waits`], and the world loop keeps the erase at the
     /// head of its die's queue until they have. Every awaited program was decided before the
-    /// erase, so waits never form a cycle. Programs on the erase's own die need no wait: a die
-    /// runs its ops in decision order (blocking GC scheduling). Nor does a newer write's GC
+    /// erase, so waits never form a cycle — provided each erase waits for its own programs
+    /// only: a block may be erased, reused and erased again before its first erase runs, so
+    /// the waits are numbered by erase decision ([`EraseWait`]), each gate is its erase's own
+    /// (`FlashScheduler::gate_holds`) and a wait ends when its block is erased again
+    /// ([`ProgramWait`]); `crates/ftl/tests/erase_gates.rs`. Programs on the erase's own die
+    /// need no wait: a die runs its ops in decision order (blocking GC scheduling). Nor does a newer write's GC
     /// move whose source was durable when it was decided: the write is on flash at the source
     /// until the move completes (without that exception, an erase under interleaved GC waited
     /// for moves at the back of other dies' GC queues, and the example's write p99.9 rose from
     /// 5.0 ms to 919 ms).
     pub fn erase(&mut self, block: BlockId, tag: Tag, locate: impl Fn(Lpa) -> Option<Ppa>) {
         let first = self.blocks.page(block, 0);
+        self.erases_decided += 1;
         if self.emit.enabled {
             self.note_erase_waits(block, first, locate);
         }
@@ -387,6 +420,7 @@ impl Flash {
         locate: impl Fn(Lpa) -> Option<Ppa>,
     ) {
         let die = self.oob.die_of(first);
+        let waits_before = self.erase_waits.len();
         for ppa in self.blocks.written_pages(block) {
             let Some((Some(lpa), own_sequence)) = self.oob.get(ppa) else {
                 continue;
@@ -427,13 +461,22 @@ impl Flash {
             {
                 continue;
             }
-            self.erase_waits.push((
-                first,
-                ProgramWait {
+            self.erase_waits.push(EraseWait {
+                source: first,
+                decision: self.erases_decided,
+                wait: Some(ProgramWait {
                     ppa: wait_for,
                     sequence,
-                },
-            ));
+                    block_erases: self.blocks.erase_count(self.blocks.block_of(wait_for)),
+                }),
+            });
+        }
+        if self.erase_waits.len() == waits_before {
+            self.erase_waits.push(EraseWait {
+                source: first,
+                decision: self.erases_decided,
+                wait: None,
+            });
         }
     }
 }

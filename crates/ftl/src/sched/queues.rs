@@ -140,9 +140,9 @@ impl OpQueues {
         PlaneId(block.0 / self.blocks_per_plane)
     }
 
-    /// Queues `op` for `die`.
+    /// Queues `op` for `die`; returns its decision number (unique among queued ops).
     #[inline]
-    pub fn push(&mut self, die: DieId, op: PendingOp) {
+    pub fn push(&mut self, die: DieId, op: PendingOp) -> u64 {
         let decided = self.next_decided;
         self.next_decided += 1;
         let queued = Queued { op, decided };
@@ -152,6 +152,14 @@ impl OpQueues {
             self.count_host(&op, 1);
             self.host[die.index()].push_back(queued);
         }
+        decided
+    }
+
+    /// The decision number of the op [`OpQueues::pop`] (or `pop_host_independent`) last
+    /// returned.
+    #[inline]
+    pub fn popped_number(&self) -> u64 {
+        self.popped_decided
     }
 
     /// Puts `op`, just returned by [`OpQueues::pop`] for `die`, back at the head of its queue
@@ -234,15 +242,37 @@ impl OpQueues {
     }
 
     /// Whether host-queue op `host`, at the head of `die`'s host queue, must let GC work go
-    /// first: a GC op decided before it is queued (the GC queue's head is older) and one
-    /// such op may program or erase a block it touches (counted over all queued GC ops of
-    /// the block: conservative, never too permissive).
+    /// first: a GC op decided before it is queued and programs or erases a block it touches.
+    /// The per-block counts say cheaply when no queued GC op touches its blocks; when one
+    /// does, the GC ops older than `host` are looked at, as a GC op decided after it is no
+    /// reason to wait: that wait pointed from an older op to a newer one and, with an erase
+    /// held at its gate ahead of the newer one, could close a cycle across dies (issue 31
+    /// item 4). Every wait then points to an older op: erase gates to programs decided before
+    /// the erase, host ops to older GC work, and the older head of the two queues never waits.
     #[inline]
     fn host_waits_for_gc(&self, die: DieId, host: &Queued) -> bool {
         match self.gc[die.index()].front() {
-            Some(gc) => gc.decided < host.decided && self.depends_on_gc(&host.op),
+            Some(gc) => {
+                gc.decided < host.decided
+                    && self.depends_on_gc(&host.op)
+                    && self.depends_on_older_gc(die, host)
+            }
             None => false,
         }
+    }
+
+    /// Whether a GC op queued for `die` and decided before `host` programs or erases a block
+    /// `host` touches.
+    #[cold]
+    #[inline(never)]
+    fn depends_on_older_gc(&self, die: DieId, host: &Queued) -> bool {
+        let touched =
+            [host.op.source, host.op.target].map(|p| (!p.is_none()).then(|| self.block(p)));
+        self.gc[die.index()]
+            .iter()
+            .take_while(|gc| gc.decided < host.decided)
+            .filter_map(|gc| self.written_block(&gc.op))
+            .any(|b| touched.contains(&Some(b)))
     }
 
     /// The next op for `die` under the policy; `free_blocks(plane)` is the FTL's free-block

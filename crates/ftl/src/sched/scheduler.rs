@@ -238,37 +238,52 @@ impl FlashScheduler {
     ) -> Option<PendingOp> {
         // what this erase waits for, or every member erase of a multiplane erase (blocking GC
         // merges a superblock's erases at decision): the entries are those of the erases
-        // decided in this batch and not yet dispatched, so they are picked out by source,
-        // wherever a member's entries are in decision order
+        // decided in this batch and not yet dispatched, picked out by source — the oldest
+        // decision of each member's block, as a block erased twice in the batch is placed
+        // in decision order — wherever a member's entries are
         let members = match op.tag {
             Tag::Multi(id) => self.merged.get(id),
             _ => std::slice::from_ref(&op),
         };
-        let oob = &flash.oob;
         let mut waits = Vec::new();
-        flash.erase_waits.retain(|&(source, wait)| {
-            if !members.iter().any(|m| m.source == source) {
-                return true;
-            }
-            if !wait.done(oob) {
-                waits.push(wait);
-            }
-            false
-        });
+        for member in members {
+            let Some(decision) = flash
+                .erase_waits
+                .iter()
+                .find(|e| e.source == member.source)
+                .map(|e| e.decision)
+            else {
+                debug_assert!(
+                    false,
+                    "every erase decided notes its waits or their absence"
+                );
+                continue;
+            };
+            let mut entries = std::mem::take(&mut flash.erase_waits);
+            entries.retain(|e| {
+                if e.source != member.source || e.decision != decision {
+                    return true;
+                }
+                if let Some(wait) = e.wait
+                    && !wait.done(flash)
+                {
+                    waits.push(wait);
+                }
+                false
+            });
+            flash.erase_waits = entries;
+        }
         if waits.is_empty() {
             if self.queues.is_empty(die) && self.die_slots.can_take(nand.die_ops_in_flight(die), 0)
             {
                 return Some(op);
             }
+            self.queues.push(die, op);
         } else {
             self.counters.erases_held += 1;
-            self.gates.push(EraseGate {
-                die,
-                source: op.source,
-                waits,
-            });
+            let queued = self.queues.push(die, op);
+            self.gates.push(EraseGate { die, queued, waits });
         }
-        self.queues.push(die, op);
         None
     }
 
@@ -286,7 +301,7 @@ impl FlashScheduler {
             return Some(self.merge_queued(die, op, blocks));
         }
         if !self.gates.is_empty() && op.kind == OpKind::Erase {
-            return self.next_past_gate(die, op, &flash.oob);
+            return self.next_past_gate(die, op, flash);
         }
         Some(op)
     }
@@ -294,8 +309,8 @@ impl FlashScheduler {
     /// [`FlashScheduler::next`] of erase `op`, which may be held at its gate.
     #[cold]
     #[inline(never)]
-    fn next_past_gate(&mut self, die: DieId, op: PendingOp, oob: &OobStore) -> Option<PendingOp> {
-        if !self.gate_holds(die, op, oob) {
+    fn next_past_gate(&mut self, die: DieId, op: PendingOp, flash: &Flash) -> Option<PendingOp> {
+        if !self.gate_holds(die, op, flash) {
             return Some(op);
         }
         // (interleaved GC, a GC erase held: host ops that need no GC work go on meanwhile; an
@@ -308,16 +323,16 @@ impl FlashScheduler {
     }
 
     /// Whether erase `op`, popped for `die`, must still wait (it goes back to the head of the
-    /// die's queue); a gate whose waits are over is removed.
-    fn gate_holds(&mut self, die: DieId, op: PendingOp, oob: &OobStore) -> bool {
-        let Some(i) = self
-            .gates
-            .iter()
-            .position(|g| g.die == die && g.source == op.source)
-        else {
+    /// die's queue); a gate whose waits are over is removed. The gate is the popped erase's
+    /// own, found by its queue number: the same block may have a second erase queued behind
+    /// the first (erased, reused, collected again), whose gate awaits programs queued after
+    /// the first — holding the first at it could close a cycle of gates across dies.
+    fn gate_holds(&mut self, die: DieId, op: PendingOp, flash: &Flash) -> bool {
+        let queued = self.queues.popped_number();
+        let Some(i) = self.gates.iter().position(|g| g.queued == queued) else {
             return false;
         };
-        if self.gates[i].over(oob) {
+        if self.gates[i].over(flash) {
             self.gates.remove(i);
             return false;
         }
@@ -335,13 +350,13 @@ impl FlashScheduler {
     pub fn open_gate(
         &mut self,
         at: &mut usize,
-        oob: &OobStore,
+        flash: &Flash,
         completed_dies: u64,
         erased: bool,
     ) -> Option<DieId> {
         while *at < self.gates.len() {
             let gate = &mut self.gates[*at];
-            if gate.may_open(oob, completed_dies, erased) && gate.over(oob) {
+            if gate.may_open(&flash.oob, completed_dies, erased) && gate.over(flash) {
                 return Some(self.gates.remove(*at).die);
             }
             *at += 1;
@@ -613,7 +628,8 @@ impl FlashScheduler {
 #[derive(Debug)]
 struct EraseGate {
     die: DieId,
-    source: Ppa,
+    /// The erase's number in the die queues ([`OpQueues::push`]).
+    queued: u64,
     waits: Vec<ProgramWait>,
 }
 
@@ -640,9 +656,9 @@ impl EraseGate {
     /// Whether every awaited program has completed. A wait once over stays over (the page
     /// completed that program, or no longer holds it), so the waits found over are dropped and
     /// each is checked until it is over, not again at every later completion.
-    fn over(&mut self, oob: &OobStore) -> bool {
+    fn over(&mut self, flash: &Flash) -> bool {
         while let Some(wait) = self.waits.last() {
-            if !wait.done(oob) {
+            if !wait.done(flash) {
                 return false;
             }
             self.waits.pop();

@@ -716,7 +716,7 @@ impl Ssd {
         let mut at = 0;
         while let Some(die) = self
             .sched
-            .open_gate(&mut at, &self.flash.oob, completed_dies, erased)
+            .open_gate(&mut at, &self.flash, completed_dies, erased)
         {
             // open: the erase goes when its die's pumping reaches it (no gate: no hold)
             self.pump(die)?;
