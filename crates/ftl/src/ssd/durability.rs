@@ -277,7 +277,7 @@ mod tests {
         s.admit(&HostRequest::write(lpa.offset_bytes(512), 512), now, None)
             .unwrap();
         assert_eq!(
-            s.requests.in_flight(),
+            s.host.requests.in_flight(),
             0,
             "a buffered write completes at once"
         );
