@@ -86,8 +86,9 @@ pub(crate) struct Emitter {
     pub ops: Vec<PendingOp>,
     /// False while preconditioning: functional effects only, no ops.
     pub enabled: bool,
-    /// Power-loss trace of the decided ops (`None` unless a power-cut experiment runs).
-    pub trace: Option<Box<crate::power::trace::Trace>>,
+    /// Observers of the decided ops ([`super::observer`]; the power-loss trace while a
+    /// power-cut experiment runs), empty otherwise.
+    pub observers: Vec<Box<dyn super::observer::FlashObserver>>,
 }
 
 impl Default for Emitter {
@@ -95,7 +96,7 @@ impl Default for Emitter {
         Emitter {
             ops: Vec::with_capacity(1024),
             enabled: true,
-            trace: None,
+            observers: Vec::new(),
         }
     }
 }
@@ -111,8 +112,8 @@ impl Emitter {
                 tag,
                 transfer_bytes: 0,
             });
-            if self.trace.is_some() {
-                self.trace_push(kind, source, target);
+            if !self.observers.is_empty() {
+                self.observe(kind, source, target);
             }
         }
     }
@@ -129,18 +130,18 @@ impl Emitter {
                 tag,
                 transfer_bytes: bytes,
             });
-            if self.trace.is_some() {
-                self.trace_push(OpKind::Program, page, Ppa::NONE);
+            if !self.observers.is_empty() {
+                self.observe(OpKind::Program, page, Ppa::NONE);
             }
         }
     }
 
-    /// Records the op in the power-loss trace (off the hot path).
+    /// Tells the observers about the op (off the hot path).
     #[cold]
     #[inline(never)]
-    fn trace_push(&mut self, kind: OpKind, source: Ppa, target: Ppa) {
-        if let Some(trace) = &mut self.trace {
-            trace.push(kind, source, target);
+    fn observe(&mut self, kind: OpKind, source: Ppa, target: Ppa) {
+        for o in &mut self.observers {
+            o.decided(kind, source, target);
         }
     }
 }

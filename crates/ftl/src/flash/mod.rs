@@ -1,7 +1,7 @@
 //! The controller's view of the flash space, shared by every mapping scheme: block accounting
 //! and free lists ([`blocks`]), the list of flash operations decided but not yet submitted
-//! ([`emit`]), page payloads ([`payload`]), out-of-band metadata and program completion
-//! ([`oob`]), GC job tracking and the counters.
+//! ([`emit`]) and their observers ([`observer`]), page payloads ([`payload`]), out-of-band
+//! metadata and program completion ([`oob`]), GC job tracking and the counters.
 //!
 //! Functional state changes here, when the FTL decides; the decided ops are then submitted to
 //! the chip model by the world loop in [`crate::ssd`], which owns the timing.
@@ -10,6 +10,7 @@ pub(crate) mod blocks;
 pub(crate) mod codec;
 pub(crate) mod emit;
 pub(crate) mod log_area;
+pub(crate) mod observer;
 pub(crate) mod oob;
 pub(crate) mod payload;
 pub(crate) mod placement;

@@ -268,6 +268,11 @@ pub(crate) struct Chain {
     outputs: Vec<PageWrites>,
     /// Whether any stage has its own events (the world loop then asks them).
     timed: bool,
+    /// Pages leaving the chain for the mapping (reused).
+    pub out: PageWrites,
+    /// A whole page merged from a partial write and the page's current bytes before it enters
+    /// the chain (full payload mode; reused).
+    pub scratch: Vec<u8>,
 }
 
 impl Chain {
@@ -281,6 +286,8 @@ impl Chain {
             stages,
             outputs,
             timed,
+            out: PageWrites::new(page_size_bytes, keep_bytes),
+            scratch: Vec::new(),
         }
     }
     #[inline]

@@ -5,46 +5,28 @@
 //! Per die, ops are kept in two lists: **staged** (decided, still in the controller's die
 //! queue; in decision order) and **submitted** (given to the chip, in submission order, which
 //! is the order the die runs and completes them). The world loop reports each submission
-//! ([`Flash::trace_submitted`]), which moves the op from one list to the other: under blocking
+//! ([`FlashObserver::submitted`]), which moves the op from one list to the other: under blocking
 //! GC that is always the oldest staged op; under interleaved GC host ops pass queued GC ops,
 //! so the submission order differs from the decision order, and the image folds completions
 //! in submission order. Each op also carries its decision index, so "every op decided before
 //! X has completed" (a checkpoint's commit, a flush barrier) is exact in both cases.
 //!
-//! Off by default: [`crate::flash::emit::Emitter`] holds `None` and pays one branch per op.
+//! Off by default; on, it is a [`FlashObserver`] of the flash layer ([`Flash::power_trace`]).
 //! While on, memory grows with the ops decided and not yet folded into the image; the driver
 //! folds completed ops after every step ([`super::image::FlashImage::fold`]). The number of
 //! unfolded ops is bounded by [`TRACE_OPS_MAX`].
 
-use crate::address::{Lpa, Ppa};
+use crate::address::Ppa;
 use crate::flash::Flash;
-use crate::flash::oob::oob_crc;
+use crate::flash::observer::FlashObserver;
+pub use crate::flash::observer::PageContent;
 use nandlab_nand::OpKind;
+use std::any::Any;
 use std::collections::VecDeque;
 
 /// Most ops decided and not yet completed that the trace keeps (beyond it the power-loss run
 /// stops with an error naming the bound).
 pub const TRACE_OPS_MAX: usize = 1 << 22;
-
-/// What a program writes into a page: its OOB record and, in full payload mode, its bytes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PageContent {
-    /// The logical page (`None`: a metadata page, or content unknown).
-    pub lpa: Option<Lpa>,
-    /// Sequence number of the host write.
-    pub sequence: u64,
-    /// CRC-32 stored in the spare area.
-    pub crc: u32,
-    /// The page's bytes (full payload mode).
-    pub data: Option<Box<[u8]>>,
-}
-
-impl PageContent {
-    /// Whether the stored CRC matches the LPA, sequence number and bytes.
-    pub fn crc_ok(&self) -> bool {
-        oob_crc(self.lpa, self.sequence, self.data.as_deref()) == self.crc
-    }
-}
 
 /// One decided flash op.
 #[derive(Clone, Debug)]
@@ -140,7 +122,7 @@ impl Trace {
     }
 
     /// The content of the page the die's last decided op programs.
-    fn attach(&mut self, ppa: Ppa, content: PageContent) {
+    fn attach(&mut self, ppa: Ppa, content: &PageContent) {
         let die = self.die_of(ppa);
         let last = match self.staged[die].back_mut() {
             Some(op) => Some(op),
@@ -149,7 +131,7 @@ impl Trace {
         if let Some(op) = last
             && op.programmed() == Some(ppa)
         {
-            op.content = Some(content);
+            op.content = Some(content.clone());
         }
     }
 
@@ -184,80 +166,74 @@ impl Trace {
     }
 }
 
+impl FlashObserver for Trace {
+    fn decided(&mut self, kind: OpKind, source: Ppa, target: Ppa) {
+        self.push(kind, source, target);
+    }
+
+    fn programmed(&mut self, ppa: Ppa, content: &PageContent) {
+        self.attach(ppa, content);
+    }
+
+    fn submitted(&mut self, die: usize, kind: OpKind, source: Ppa, target: Ppa) {
+        Trace::submitted(self, die, kind, source, target);
+    }
+
+    /// Joins the die's submitted ops as a programming-free op, so the fold takes one
+    /// completion for it.
+    fn extra(&mut self, die: usize, kind: OpKind) {
+        let decided = self.dies[die].back().map_or(self.decided, |op| op.decided);
+        self.dies[die].push_back(TracedOp {
+            kind,
+            source: Ppa::NONE,
+            target: Ppa::NONE,
+            content: None,
+            decided,
+        });
+        self.unfolded += 1;
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
 impl Flash {
-    /// A chip op that stands for no decision of its own went to `die` right after the op just
-    /// submitted there (a SiM command's page-open and page-close, a fallback read): it joins
-    /// the die's submitted ops as a programming-free op, so the fold takes one completion for
-    /// it (power-loss trace on only).
-    pub(crate) fn trace_extra(&mut self, die: usize, kind: OpKind) {
-        if let Some(trace) = self.emit.trace.as_mut() {
-            let decided = trace.dies[die]
-                .back()
-                .map_or(trace.decided, |op| op.decided);
-            trace.dies[die].push_back(TracedOp {
-                kind,
-                source: Ppa::NONE,
-                target: Ppa::NONE,
-                content: None,
-                decided,
-            });
-            trace.unfolded += 1;
+    /// The power-loss trace, when it is on.
+    pub(crate) fn power_trace(&self) -> Option<&Trace> {
+        if !self.observed() {
+            return None;
         }
+        self.observer::<Trace>()
     }
 
-    /// Records what was just decided to be programmed at `ppa` (power-loss trace on only).
-    #[inline]
-    pub(crate) fn trace_content(&mut self, ppa: Ppa) {
-        if self.emit.trace.is_some() {
-            self.trace_content_slow(ppa);
+    /// The power-loss trace, mutably, when it is on.
+    pub(crate) fn power_trace_mut(&mut self) -> Option<&mut Trace> {
+        if !self.observed() {
+            return None;
         }
+        self.observer_mut::<Trace>()
     }
 
-    /// The world loop gave `(kind, source, target)` to the chip on `die` (power-loss trace on
-    /// only).
-    #[inline]
-    pub(crate) fn trace_submitted(&mut self, die: usize, kind: OpKind, source: Ppa, target: Ppa) {
-        if self.emit.trace.is_some() {
-            self.trace_submitted_slow(die, kind, source, target);
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn trace_submitted_slow(&mut self, die: usize, kind: OpKind, source: Ppa, target: Ppa) {
-        if let Some(trace) = self.emit.trace.as_mut() {
-            trace.submitted(die, kind, source, target);
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn trace_content_slow(&mut self, ppa: Ppa) {
-        if let Some(content) = self.page_content(ppa)
-            && let Some(trace) = self.emit.trace.as_mut()
-        {
-            trace.attach(ppa, content);
-        }
-    }
-
-    /// The content programmed at `ppa` now (`None`: erased).
-    pub(crate) fn page_content(&self, ppa: Ppa) -> Option<PageContent> {
-        let (lpa, sequence) = self.oob.get(ppa)?;
-        let data = self.payload.read(ppa).map(Box::<[u8]>::from);
-        let crc = match self.payload.oob(ppa) {
-            Some(oob) => oob.crc,
-            None => oob_crc(lpa, sequence, None),
-        };
-        Some(PageContent {
-            lpa,
-            sequence,
-            crc,
-            data,
-        })
+    /// The power-loss trace, mutably, with the OOB store (which counts the completed ops).
+    pub(crate) fn power_trace_with_oob(
+        &mut self,
+    ) -> Option<(&mut Trace, &crate::flash::oob::OobStore)> {
+        let oob = &self.oob;
+        let trace = self
+            .emit
+            .observers
+            .iter_mut()
+            .find_map(|o| o.as_any_mut().downcast_mut::<Trace>())?;
+        Some((trace, oob))
     }
 }
 
 /// A CRC that fails for a page of unknown content.
 pub(crate) fn unknown_crc() -> u32 {
-    !oob_crc(None, 0, None)
+    !crate::flash::oob::oob_crc(None, 0, None)
 }

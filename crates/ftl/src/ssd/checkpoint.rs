@@ -14,7 +14,7 @@ impl Ssd {
     /// Makes the checkpoints commit as `order` says (`BeforeData`: the mutation that records
     /// a checkpoint as durable before the data it maps). Needs the power trace.
     pub fn set_checkpoint_order(&mut self, order: CheckpointOrder) {
-        if let Some(trace) = self.flash.emit.trace.as_mut() {
+        if let Some(trace) = self.flash.power_trace_mut() {
             trace.checkpoint_order = order;
         }
     }
@@ -22,7 +22,7 @@ impl Ssd {
     /// Makes a Flush log the trims decided before it (`OnFlush`) or forget them (`Skipped`:
     /// the `trim-log-skipped` mutation). Needs the power trace.
     pub fn set_trim_log_mode(&mut self, mode: TrimLogMode) {
-        if let Some(trace) = self.flash.emit.trace.as_mut() {
+        if let Some(trace) = self.flash.power_trace_mut() {
             trace.trim_log.mode = mode;
         }
     }
@@ -30,7 +30,7 @@ impl Ssd {
     /// Notes a trim of `lpa` decided now (the checkpoint's trim table and the trim log).
     pub(super) fn checkpoint_trim(&mut self, lpa: Lpa) {
         let sequence = self.flash.write_sequence;
-        if let Some(trace) = self.flash.emit.trace.as_mut() {
+        if let Some(trace) = self.flash.power_trace_mut() {
             let trims = &mut trace.trimmed_at;
             if trims.len() <= lpa.index() {
                 trims.resize(lpa.index() + 1, 0);
@@ -43,12 +43,12 @@ impl Ssd {
     /// Time to write one page of the metadata area (ps): the slowest program of a block's
     /// page types plus the page's transfer.
     pub(super) fn metadata_page_ps(&self) -> u64 {
-        let timing = self.nand.timing();
-        let program = (0..self.geometry.pages_per_block)
+        let timing = self.chip.nand.timing();
+        let program = (0..self.layout.geometry.pages_per_block)
             .map(|p| timing.program_time(p))
             .max()
             .unwrap_or(nandlab_core::SimTime::ZERO);
-        (program + timing.transfer_time(self.geometry.page_size_bytes)).as_ps()
+        (program + timing.transfer_time(self.layout.geometry.page_size_bytes)).as_ps()
     }
 
     /// A Flush (or FUA write) of request `slot` was decided: under the power trace it logs the
@@ -58,9 +58,9 @@ impl Ssd {
     /// program the flush would not otherwise wait for: the queue-depth crash runs found it).
     pub(super) fn power_on_flush(&mut self, slot: u32) {
         let page_ps = self.metadata_page_ps();
-        let (now_ps, page_size) = (self.now.as_ps(), self.geometry.page_size_bytes);
-        let others_in_flight = self.requests.in_flight() > 1;
-        let Some(trace) = self.flash.emit.trace.as_mut() else {
+        let (now_ps, page_size) = (self.now.as_ps(), self.layout.geometry.page_size_bytes);
+        let others_in_flight = self.host.requests.in_flight() > 1;
+        let Some(trace) = self.flash.power_trace_mut() else {
             return;
         };
         let mut waits = 0;
@@ -71,13 +71,13 @@ impl Ssd {
             trace.flush_barriers.push((slot, trace.decided));
             waits += 1;
         }
-        self.requests.slots[slot as usize].outstanding += waits;
+        self.host.requests.slots[slot as usize].outstanding += waits;
     }
 
     /// Lets the flushes held by [`Ssd::power_on_flush`] go on once the ops decided before them
     /// have completed.
     pub(super) fn flush_barrier_step(&mut self) {
-        let Some(trace) = self.flash.emit.trace.as_mut() else {
+        let Some(trace) = self.flash.power_trace_mut() else {
             return;
         };
         if trace.flush_barriers.is_empty() {
@@ -102,7 +102,7 @@ impl Ssd {
     /// written, or the pages of the checkpoint being written (once written, a checkpoint
     /// waits for chip completions, which are events of their own).
     pub(super) fn metadata_next_ps(&self) -> Option<u64> {
-        let trace = self.flash.emit.trace.as_ref()?;
+        let trace = self.flash.power_trace()?;
         let checkpoint = trace
             .pending_checkpoint
             .as_ref()
@@ -119,7 +119,7 @@ impl Ssd {
     pub(super) fn trim_log_step(&mut self) {
         let now_ps = self.now.as_ps();
         loop {
-            let Some(trace) = self.flash.emit.trace.as_mut() else {
+            let Some(trace) = self.flash.power_trace_mut() else {
                 return;
             };
             let Some(done) = trace.trim_log.take_done(now_ps) else {
@@ -141,7 +141,7 @@ impl Ssd {
 
     /// Trim-log records and pages written (committed) since the power trace started.
     pub fn trim_log_written(&self) -> (u64, u64) {
-        self.flash.emit.trace.as_ref().map_or((0, 0), |t| {
+        self.flash.power_trace().map_or((0, 0), |t| {
             (t.trim_log.records_written, t.trim_log.pages_written)
         })
     }
@@ -154,7 +154,8 @@ impl Ssd {
             return;
         }
         let now_ps = self.now.as_ps();
-        let Some(trace) = self.flash.emit.trace.as_mut() else {
+        let write_sequence = self.flash.write_sequence;
+        let Some(trace) = self.flash.power_trace_mut() else {
             return;
         };
         if let Some(pending) = &trace.pending_checkpoint {
@@ -176,7 +177,7 @@ impl Ssd {
             }
         }
         if trace.pending_checkpoint.is_some()
-            || self.flash.write_sequence < trace.checkpoint_sequence + u64::from(interval)
+            || write_sequence < trace.checkpoint_sequence + u64::from(interval)
         {
             return;
         }
@@ -188,12 +189,11 @@ impl Ssd {
     /// starts from: the next mount reads it instead of scanning everything).
     pub(super) fn take_checkpoint(&mut self) {
         let now_ps = self.now.as_ps();
-        let oob = &self.flash.oob;
-        let Some(trace) = self.flash.emit.trace.as_mut() else {
+        let ppb = self.flash.blocks.pages_per_block();
+        let Some((trace, oob)) = self.flash.power_trace_with_oob() else {
             return;
         };
         let image = trace.image.as_ref().expect("the trace has an image");
-        let ppb = self.flash.blocks.pages_per_block();
         let mut erases = image.erases.clone();
         let decided_through = trace.decided;
         for op in trace.dies.iter().chain(&trace.staged).flatten() {
@@ -201,7 +201,7 @@ impl Ssd {
                 erases[(op.source.0 / ppb) as usize] += 1;
             }
         }
-        let map = (0..self.logical_pages)
+        let map = (0..self.layout.logical_pages)
             .map(|l| {
                 let ppa = self.mapper.locate(Lpa(l))?;
                 let (_, sequence) = oob.get(ppa)?;
@@ -209,25 +209,27 @@ impl Ssd {
             })
             .collect();
         let mut trimmed_at = trace.trimmed_at.clone();
-        trimmed_at.resize(self.logical_pages as usize, 0);
+        trimmed_at.resize(self.layout.logical_pages as usize, 0);
         let blocks = erases.len() as u64;
         let pages = MapCheckpoint::pages_for(
-            u64::from(self.logical_pages),
+            u64::from(self.layout.logical_pages),
             blocks,
-            self.geometry.page_size_bytes,
+            self.layout.geometry.page_size_bytes,
         );
         // its pages: the slowest program plus the transfer each (a metadata area of its own)
         let write_ps = self.metadata_page_ps() * pages;
-        let trace = self.flash.emit.trace.as_mut().expect("checked above");
-        trace.checkpoint_sequence = self.flash.write_sequence;
+        let write_sequence = self.flash.write_sequence;
+        let write_pointer = self.flash.blocks.write_pointers().to_vec();
+        let trace = self.flash.power_trace_mut().expect("checked above");
+        trace.checkpoint_sequence = write_sequence;
         trace.pending_checkpoint = Some(PendingCheckpoint {
             checkpoint: MapCheckpoint {
                 map,
                 trimmed_at,
                 trims_through: trace.trim_log.trims_decided,
-                write_pointer: self.flash.blocks.write_pointers().to_vec(),
+                write_pointer,
                 erases,
-                sequence: self.flash.write_sequence,
+                sequence: write_sequence,
                 taken_ps: now_ps,
                 committed_ps: 0,
                 pages,
@@ -240,7 +242,7 @@ impl Ssd {
     /// Checkpoints committed since the power trace started, and whether one was being written
     /// (or waited for its data) at this instant.
     pub fn checkpoint_state(&self) -> (u64, bool) {
-        match self.flash.emit.trace.as_ref() {
+        match self.flash.power_trace() {
             Some(t) => (t.checkpoints_committed, t.pending_checkpoint.is_some()),
             None => (0, false),
         }

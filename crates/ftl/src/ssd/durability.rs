@@ -43,8 +43,8 @@ impl Ssd {
     /// The state of the latest write of `lpa`; `None` if it was never written (or trimmed
     /// since). Not for the hot path: it scans the requests in flight.
     pub fn write_state(&self, lpa: Lpa) -> Option<WriteState> {
-        let page = u64::from(self.page_size_bytes);
-        let in_flight = self.requests.slots.iter().any(|s| {
+        let page = u64::from(self.layout.page_size_bytes);
+        let in_flight = self.host.requests.slots.iter().any(|s| {
             s.in_use
                 && s.op == HostOp::Write
                 && s.offset_bytes < lpa.offset_bytes(page) + page
@@ -72,7 +72,7 @@ impl Ssd {
     /// [`Ssd::write_state`] of every logical page, counted.
     pub fn write_state_counts(&self) -> WriteStateCounts {
         let mut counts = WriteStateCounts::default();
-        for lpa in (0..self.logical_pages).map(Lpa) {
+        for lpa in (0..self.layout.logical_pages).map(Lpa) {
             match self.write_state(lpa) {
                 Some(WriteState::Decided) => counts.decided += 1,
                 Some(WriteState::Acknowledged) => counts.acknowledged += 1,
@@ -121,7 +121,7 @@ impl Ssd {
 
     /// Where the mapping has `lpa` now (`None`: unmapped, or only in the write buffer).
     pub fn locate(&self, lpa: Lpa) -> Option<Ppa> {
-        if lpa.0 >= self.logical_pages {
+        if lpa.0 >= self.layout.logical_pages {
             return None;
         }
         self.mapper.locate(lpa)
@@ -277,7 +277,7 @@ mod tests {
         s.admit(&HostRequest::write(lpa.offset_bytes(512), 512), now, None)
             .unwrap();
         assert_eq!(
-            s.requests.in_flight(),
+            s.host.requests.in_flight(),
             0,
             "a buffered write completes at once"
         );

@@ -1,7 +1,7 @@
 //! The host path: admission of a request, splitting into logical pages, read-modify-write of
 //! partial pages, the write buffer, TRIM and flush.
 
-use super::{Ssd, WATCH_NEXT};
+use super::Ssd;
 use crate::address::{Lpa, Ppa};
 use crate::controller::CtrlEvent;
 use crate::error::{FtlError, FtlResult};
@@ -68,7 +68,7 @@ impl Ssd {
         if request.op == HostOp::Write && self.flash.payload.limited() {
             // sparse page payloads under a memory budget (issue 33): refuse a write whose
             // pages may not fit, before anything is simulated
-            let page = u64::from(self.page_size_bytes);
+            let page = u64::from(self.layout.page_size_bytes);
             let first = request.offset_bytes / page;
             let last = (request.offset_bytes + request.size_bytes).div_ceil(page);
             self.flash
@@ -77,15 +77,14 @@ impl Ssd {
                 .map_err(|message| FtlError::DeviceFull { message })?;
         }
         let slot = self
+            .host
             .requests
             .alloc()
             .expect("admit needs room in the queue");
-        if self.watch == Some(WATCH_NEXT) {
-            self.watch = Some(slot);
-        }
+        self.host.admitted(slot);
         // a page-aligned write needs no read-modify-write, so its bytes are used where they are
         // (no copy into the request slot)
-        let page = u64::from(self.page_size_bytes);
+        let page = u64::from(self.layout.page_size_bytes);
         let aligned =
             request.offset_bytes.is_multiple_of(page) && request.size_bytes.is_multiple_of(page);
         // (with controller costs the decision comes later, so the data is kept in the slot)
@@ -100,10 +99,10 @@ impl Ssd {
             && self.flash.payload.enabled()
             && self.front.is_empty()
             && self.search.is_none()
-            && self.flash.emit.trace.is_none()
+            && !self.flash.observed()
             && matches!(self.mapper, Mapper::Page(_));
         {
-            let s = &mut self.requests.slots[slot as usize];
+            let s = &mut self.host.requests.slots[slot as usize];
             s.op = request.op;
             s.start = start;
             s.offset_bytes = request.offset_bytes;
@@ -112,7 +111,7 @@ impl Ssd {
             // the admission itself is one outstanding step, so nothing completes mid-decision
             s.outstanding = 1;
             s.staged = None;
-            s.gather = !(request.op == HostOp::Read && self.uncopied_read);
+            s.gather = !(request.op == HostOp::Read && self.host.uncopied_read);
             if stage {
                 let bytes = data.expect("checked: a staged write has data");
                 s.staged = Some(self.flash.payload.stage(bytes));
@@ -125,12 +124,9 @@ impl Ssd {
         }
         if request.fua {
             // (cleared when its decision takes it: `decide_fua`)
-            self.mark_fua(slot, true);
+            self.host.mark_fua(slot, true);
         }
-        self.measure.submitted += 1;
-        self.host_ops_since_hint += 1;
-        let refresh = self.config.ftl.hint_refresh_ops;
-        if refresh > 0 && self.host_ops_since_hint >= refresh {
+        if self.measurement.host_op() {
             self.refresh_hint();
         }
         if let Some(c) = &mut self.controller {
@@ -159,7 +155,7 @@ impl Ssd {
     /// data of a page-aligned write used where it is (not copied into the slot).
     #[inline(always)]
     pub(super) fn decide(&mut self, slot: u32, direct: Option<Option<&[u8]>>) -> FtlResult<()> {
-        let mut decided = match (self.requests.slots[slot as usize].op, direct) {
+        let mut decided = match (self.host.requests.slots[slot as usize].op, direct) {
             (HostOp::Read, _) => self.decide_read(slot),
             (HostOp::Write, Some(data)) => self.decide_aligned_write(slot, data),
             (HostOp::Write, None) => self.decide_write(slot),
@@ -172,7 +168,7 @@ impl Ssd {
         };
         // FUA: the write, then what a Flush does (write buffer out, word lines padded), all
         // before the request completes
-        if self.fua_slots_set > 0 && decided.is_ok() {
+        if self.host.any_fua() && decided.is_ok() {
             decided = self.decide_fua(slot);
         }
         self.submit_then_done(slot, decided)
@@ -196,7 +192,7 @@ impl Ssd {
             && let Some(done) = c.dram_pages(self.now, 1)
             && let Tag::Host(slot) = tag
         {
-            self.requests.slots[slot as usize].outstanding += 1;
+            self.host.requests.slots[slot as usize].outstanding += 1;
             c.events.schedule(done, CtrlEvent::StepDone(slot));
         }
     }
@@ -207,7 +203,7 @@ impl Ssd {
         offset_bytes: u64,
         size_bytes: u64,
     ) -> impl Iterator<Item = (Lpa, u32, u32, u32)> + use<> {
-        let page = u64::from(self.page_size_bytes);
+        let page = u64::from(self.layout.page_size_bytes);
         let end = offset_bytes + size_bytes;
         let first = offset_bytes / page;
         let last = (end - 1) / page;
@@ -225,11 +221,11 @@ impl Ssd {
 
     fn decide_read(&mut self, slot: u32) -> FtlResult<()> {
         let (offset, size) = {
-            let s = &self.requests.slots[slot as usize];
+            let s = &self.host.requests.slots[slot as usize];
             (s.offset_bytes, s.size_bytes)
         };
-        let full = self.flash.payload.enabled() && self.requests.slots[slot as usize].gather;
-        let mut data = std::mem::take(&mut self.requests.slots[slot as usize].data);
+        let full = self.flash.payload.enabled() && self.host.requests.slots[slot as usize].gather;
+        let mut data = std::mem::take(&mut self.host.requests.slots[slot as usize].data);
         for (lpa, start, len, _) in self.pages_of(offset, size) {
             self.flash.counters.host_pages_read += 1;
             if full {
@@ -255,19 +251,19 @@ impl Ssd {
                     .push(OpKind::Read, ppa, Ppa::NONE, Tag::Host(slot));
             }
         }
-        self.requests.slots[slot as usize].data = data;
+        self.host.requests.slots[slot as usize].data = data;
         Ok(())
     }
 
     /// Whole pages: each is written from `data` (zeros when `None`), without a copy.
     fn decide_aligned_write(&mut self, slot: u32, data: Option<&[u8]>) -> FtlResult<()> {
         let (offset, size) = {
-            let s = &self.requests.slots[slot as usize];
+            let s = &self.host.requests.slots[slot as usize];
             (s.offset_bytes, s.size_bytes)
         };
         let full = self.flash.payload.enabled();
         for (lpa, _, len, data_offset) in self.pages_of(offset, size) {
-            debug_assert_eq!(len, self.page_size_bytes);
+            debug_assert_eq!(len, self.layout.page_size_bytes);
             let bytes = data
                 .filter(|_| full)
                 .map(|d| &d[data_offset as usize..(data_offset + len) as usize]);
@@ -278,21 +274,21 @@ impl Ssd {
 
     fn decide_write(&mut self, slot: u32) -> FtlResult<()> {
         let (offset, size) = {
-            let s = &self.requests.slots[slot as usize];
+            let s = &self.host.requests.slots[slot as usize];
             (s.offset_bytes, s.size_bytes)
         };
-        if let Some(staged) = self.requests.slots[slot as usize].staged.take() {
+        if let Some(staged) = self.host.requests.slots[slot as usize].staged.take() {
             // one whole page, its bytes in the payload slot its program takes
-            let lpa = Lpa((offset / u64::from(self.page_size_bytes)) as u32);
+            let lpa = Lpa((offset / u64::from(self.layout.page_size_bytes)) as u32);
             let result = self.write_page_data(lpa, PageData::Staged(staged), Tag::Host(slot));
             if result.is_err() {
                 self.flash.payload.unstage(staged);
             }
             return result;
         }
-        let page = self.page_size_bytes;
+        let page = self.layout.page_size_bytes;
         let full = self.flash.payload.enabled();
-        let data = std::mem::take(&mut self.requests.slots[slot as usize].data);
+        let data = std::mem::take(&mut self.host.requests.slots[slot as usize].data);
         let mut result = Ok(());
         for (lpa, start, len, data_offset) in self.pages_of(offset, size) {
             let bytes = full.then(|| &data[data_offset as usize..(data_offset + len) as usize]);
@@ -302,7 +298,7 @@ impl Ssd {
                 // merge with the buffered page, or with zeros: no flash read needed
                 self.merge_and_write(lpa, start, bytes, slot)
             } else {
-                let id = self.deferred.alloc(Deferred {
+                let id = self.host.deferred.alloc(Deferred {
                     request: slot,
                     lpa,
                     page_offset: start,
@@ -310,7 +306,7 @@ impl Ssd {
                     data_offset,
                 });
                 self.flash.counters.rmw_reads += 1;
-                self.requests.slots[slot as usize].outstanding += 1;
+                self.host.requests.slots[slot as usize].outstanding += 1;
                 let ppa = self
                     .mapper
                     .locate(lpa)
@@ -325,21 +321,21 @@ impl Ssd {
                 break;
             }
         }
-        self.requests.slots[slot as usize].data = data;
+        self.host.requests.slots[slot as usize].data = data;
         result
     }
 
     /// Second half of a read-modify-write: the old page has been read.
     pub(super) fn finish_deferred(&mut self, id: u32) -> FtlResult<()> {
-        let d = self.deferred.release(id);
-        let data = std::mem::take(&mut self.requests.slots[d.request as usize].data);
+        let d = self.host.deferred.release(id);
+        let data = std::mem::take(&mut self.host.requests.slots[d.request as usize].data);
         let bytes = self
             .flash
             .payload
             .enabled()
             .then(|| &data[d.data_offset as usize..(d.data_offset + d.len) as usize]);
         let result = self.merge_and_write(d.lpa, d.page_offset, bytes, d.request);
-        self.requests.slots[d.request as usize].data = data;
+        self.host.requests.slots[d.request as usize].data = data;
         self.submit_then_done(d.request, result)
     }
 
@@ -359,15 +355,15 @@ impl Ssd {
             let data = PageData::Over { start, bytes };
             return self.write_page_data(lpa, data, Tag::Host(slot));
         }
-        let mut page = std::mem::take(&mut self.scratch);
+        let mut page = std::mem::take(&mut self.front.scratch);
         page.clear();
         match self.current_page(lpa) {
             Some(old) => page.extend_from_slice(old),
-            None => page.resize(self.page_size_bytes as usize, 0),
+            None => page.resize(self.layout.page_size_bytes as usize, 0),
         }
         page[start as usize..start as usize + bytes.len()].copy_from_slice(bytes);
         let result = self.write_page(lpa, Some(&page), Tag::Host(slot));
-        self.scratch = page;
+        self.front.scratch = page;
         result
     }
 
@@ -389,7 +385,7 @@ impl Ssd {
                 self.search_placement(lpa, tag)
             }
             Tag::Host(slot) if self.flash.placement.active() => {
-                let id = self.requests.slots[slot as usize].placement_id;
+                let id = self.host.requests.slots[slot as usize].placement_id;
                 self.flash.placement.host_pages[id as usize] += 1;
                 id
             }
@@ -415,13 +411,13 @@ impl Ssd {
             request: tag.encode(),
         };
         self.dram_page(tag);
-        let mut out = std::mem::take(&mut self.front_out);
+        let mut out = std::mem::take(&mut self.front.out);
         let hold = self
             .front
             .write(self.now, page, &mut out, &mut self.flash.counters);
         self.hold(tag, hold);
         let result = self.write_out(&out, tag);
-        self.front_out = out;
+        self.front.out = out;
         result
     }
 
@@ -430,7 +426,7 @@ impl Ssd {
         if ops > 0
             && let Tag::Host(slot) = tag
         {
-            self.requests.slots[slot as usize].outstanding += ops;
+            self.host.requests.slots[slot as usize].outstanding += ops;
         }
     }
 
@@ -464,17 +460,17 @@ impl Ssd {
 
     fn decide_trim(&mut self, slot: u32) {
         let (offset, size) = {
-            let s = &self.requests.slots[slot as usize];
+            let s = &self.host.requests.slots[slot as usize];
             (s.offset_bytes, s.size_bytes)
         };
         for (lpa, _, len, _) in self.pages_of(offset, size) {
-            if len != self.page_size_bytes {
+            if len != self.layout.page_size_bytes {
                 continue;
             }
             self.flash.counters.host_pages_trimmed += 1;
             self.front.trim(lpa);
             self.mapper.trim(&mut self.flash, lpa);
-            if self.flash.emit.trace.is_some() {
+            if self.flash.power_trace().is_some() {
                 self.checkpoint_trim(lpa);
             }
         }
@@ -482,33 +478,14 @@ impl Ssd {
         self.mapper.trim_done(&mut self.flash, Tag::Host(slot));
     }
 
-    /// Notes whether request `slot` is a FUA write (kept off the request slots: the hot path
-    /// tests one counter).
-    #[cold]
-    #[inline(never)]
-    fn mark_fua(&mut self, slot: u32, fua: bool) {
-        let i = slot as usize;
-        if self.fua_slots.len() <= i {
-            self.fua_slots.resize(i + 1, false);
-        }
-        if self.fua_slots[i] != fua {
-            self.fua_slots[i] = fua;
-            if fua {
-                self.fua_slots_set += 1;
-            } else {
-                self.fua_slots_set -= 1;
-            }
-        }
-    }
-
     /// The flush step of request `slot` if it is a FUA write (off the hot path).
     #[cold]
     #[inline(never)]
     fn decide_fua(&mut self, slot: u32) -> FtlResult<()> {
-        if !self.fua_slots.get(slot as usize).copied().unwrap_or(false) {
+        if !self.host.is_fua(slot) {
             return Ok(());
         }
-        self.mark_fua(slot, false);
+        self.host.mark_fua(slot, false);
         self.decide_flush(slot)
     }
 
@@ -516,19 +493,19 @@ impl Ssd {
         let tag = Tag::Host(slot);
         let mut result = Ok(());
         if !self.front.is_empty() {
-            let mut out = std::mem::take(&mut self.front_out);
+            let mut out = std::mem::take(&mut self.front.out);
             let hold = self
                 .front
                 .flush(self.now, tag.encode(), &mut out, &mut self.flash.counters);
             self.hold(tag, hold);
             result = self.write_out(&out, tag);
-            self.front_out = out;
+            self.front.out = out;
         }
         if result.is_ok() && self.flash.pads() {
             // the flushed pages' word lines are completed before the flush completes
             self.mapper.pad_open_blocks(&mut self.flash, tag);
         }
-        if result.is_ok() && self.flash.emit.trace.is_some() {
+        if result.is_ok() && self.flash.power_trace().is_some() {
             // the trims decided before it are logged before it completes (and with other
             // requests in flight, it waits for the ops decided before it)
             self.power_on_flush(slot);

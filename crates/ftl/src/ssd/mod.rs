@@ -9,8 +9,12 @@
 
 mod armed_cut;
 mod checkpoint;
+mod chip_port;
 mod durability;
+mod host_if;
 mod host_path;
+mod layout;
+mod measurement;
 mod namespaces;
 mod open_loop;
 mod power;
@@ -36,23 +40,25 @@ pub use txn::{COMMIT_RECORD_MAGIC, TxStats};
 
 use crate::address::{BlockId, Lpa};
 use crate::config::{MappingKind, PayloadMode, SsdConfig, parse_allocation_order};
-use crate::controller::{Controller, Totals as ControllerTotals};
+use crate::controller::Controller;
 use crate::error::{FtlError, FtlResult};
 use crate::flash::Flash;
 use crate::flash::blocks::BlockManager;
 use crate::flash::payload::Payload;
-use crate::frontend::{Chain, FrontEnd, PageWrites, buffer::WriteBuffer};
+use crate::frontend::{Chain, FrontEnd, buffer::WriteBuffer};
 use crate::gc::policy::VictimPolicy;
 use crate::gc::{Collector, GcConfig};
-use crate::host::queue::{DeferredTable, RequestTable};
 use crate::mapping::page::{PageConfig, PageFtl, PageMap};
 use crate::mapping::{Mapper, Mapping, block::BlockFtl, hybrid::HybridFtl, stripe_order};
 use crate::sched::scheduler::{FlashScheduler, SchedConfig};
 use crate::search::SearchRegion;
-use crate::stats::{ChipOpModes, Measure};
 use crate::wear::{WearConfig, WearLeveler};
-use nandlab_core::{EventQueue, SimTime};
-use nandlab_nand::{Completion, Geometry, NandSim};
+use chip_port::ChipPort;
+use host_if::HostInterface;
+use layout::Layout;
+use measurement::Measurement;
+use nandlab_core::SimTime;
+use nandlab_nand::{Geometry, NandSim};
 
 /// Result of one synchronously executed request ([`Ssd::execute`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,67 +72,32 @@ pub struct Executed {
     pub data: Vec<u8>,
 }
 
-/// A simulated SSD.
+/// A simulated SSD: the components the world loop (`world.rs`) drives, each owning its state.
 #[derive(Debug)]
 pub struct Ssd {
     config: SsdConfig,
-    seed: u64,
-    geometry: Geometry,
-    nand: NandSim,
+    /// Seed, geometry, page size, logical pages (`layout.rs`).
+    layout: Layout,
+    /// The chip model and its completions (`chip_port.rs`).
+    chip: ChipPort,
     mapper: Mapper,
     flash: Flash,
     /// The front-end chain (write buffer, …) between the host path and the mapping.
     front: Chain,
-    /// Pages leaving the chain for the mapping (reused).
-    front_out: PageWrites,
-    requests: RequestTable,
-    deferred: DeferredTable,
-    events: EventQueue<()>,
-    completions: Vec<Completion>,
-    /// Requests a front-end stage's device event completed (reused).
-    stage_done: Vec<u64>,
+    /// Request slots, arrivals, deferred steps, FUA, the watched request, transactional and
+    /// open-loop state (`host_if.rs`).
+    host: HostInterface,
+    /// Simulated time of the last event processed.
     now: SimTime,
-    page_size_bytes: u32,
-    logical_pages: u32,
-    measure: Measure,
-    hint: Vec<Lpa>,
-    host_ops_since_hint: u32,
-    /// Scratch page buffer (full mode).
-    scratch: Vec<u8>,
-    /// Request slot that [`Ssd::execute`] waits for, and its result when done.
-    watch: Option<u32>,
-    watched: Option<Executed>,
+    /// The measured counters and the co-design hint (`measurement.rs`).
+    measurement: Measurement,
     /// The flash scheduler: per-die queues, multiplane merging, erase gates, chip submission.
     sched: FlashScheduler,
-    /// Per request slot, a FUA write not yet decided; how many are set.
-    fua_slots: Vec<bool>,
-    fua_slots_set: u32,
     /// The controller's resources (`None`: no controller costs, the pure-chip path).
     controller: Option<Controller>,
-    /// The counters at the start of the measurement ([`Ssd::reset_measurement`]).
-    start: MeasureStart,
-    /// Transactional mode (`ssd/txn.rs`): its counters, and whether the commit record's write
-    /// may be admitted (its LPA is past the host's range).
-    txn: txn::TxCounters,
     /// The Search-in-Memory component: region, pool, integrity, batcher (`ftl.sim_pages > 0`;
     /// `search/`, its SSD side in `ssd/search.rs`).
     search: Option<Box<SearchRegion>>,
-    /// The read being admitted gathers no bytes ([`Ssd::execute_read_uncopied`]).
-    uncopied_read: bool,
-    /// Open-loop host interface state (`ssd/open_loop.rs`), once started.
-    open_loop: Option<Box<open_loop::OpenLoop>>,
-}
-
-/// What the report subtracts: the counters of the parts that keep their own, taken when the
-/// measurement starts.
-#[derive(Debug, Default)]
-struct MeasureStart {
-    /// The chip ops per register mode.
-    chip_ops: ChipOpModes,
-    /// The controller's resource totals (controller costs on).
-    controller: ControllerTotals,
-    /// Per placement id host and GC page counters.
-    placement: (Vec<u64>, Vec<u64>),
 }
 
 pub use crate::config::logical_pages;
@@ -281,43 +252,23 @@ impl Ssd {
                 logical,
             )?;
         }
-        let front_out = PageWrites::new(geometry.page_size_bytes, full);
         let search = SearchRegion::new(f, logical);
         if search.is_some() {
             flash.search_pool = Some(f.placement_ids);
         }
         Ok(Ssd {
             search,
-            requests: RequestTable::new(f.queue_depth),
-            deferred: DeferredTable::default(),
-            events: EventQueue::with_capacity(4),
-            completions: Vec::with_capacity(64),
-            stage_done: Vec::new(),
+            host: HostInterface::new(f.queue_depth),
             now: SimTime::ZERO,
-            page_size_bytes: geometry.page_size_bytes,
-            logical_pages: logical,
-            measure: Measure::default(),
-            hint: Vec::new(),
-            host_ops_since_hint: 0,
-            scratch: Vec::new(),
-            watch: None,
-            watched: None,
-            fua_slots: Vec::new(),
-            fua_slots_set: 0,
+            measurement: Measurement::new(f.hint_refresh_ops),
             sched: FlashScheduler::new(SchedConfig::of(f), &geometry),
             controller: Controller::new(&f.controller, geometry.page_size_bytes),
-            start: MeasureStart::default(),
-            txn: txn::TxCounters::default(),
-            uncopied_read: false,
-            open_loop: None,
+            layout: Layout::new(seed, geometry, logical),
+            chip: ChipPort::new(nand),
             config,
-            seed,
-            geometry,
-            nand,
             mapper,
             flash,
             front,
-            front_out,
         })
     }
 
@@ -327,11 +278,11 @@ impl Ssd {
     }
     /// The chip geometry.
     pub fn geometry(&self) -> &Geometry {
-        &self.geometry
+        &self.layout.geometry
     }
     /// The chip model (read-only: statistics, block table).
     pub fn nand(&self) -> &NandSim {
-        &self.nand
+        &self.chip.nand
     }
     /// Simulated time of the last event processed.
     pub fn now(&self) -> SimTime {
@@ -339,19 +290,19 @@ impl Ssd {
     }
     /// Co-design hint (SPEC F7): the flash page size.
     pub fn page_size_bytes(&self) -> u32 {
-        self.page_size_bytes
+        self.layout.page_size_bytes
     }
     /// Logical pages the host can address.
     pub fn logical_pages(&self) -> u64 {
-        u64::from(self.logical_pages)
+        u64::from(self.layout.logical_pages)
     }
     /// Logical capacity in bytes.
     pub fn logical_capacity_bytes(&self) -> u64 {
-        u64::from(self.logical_pages) * u64::from(self.page_size_bytes)
+        self.layout.logical_capacity_bytes()
     }
     /// Physical pages of the device.
     pub fn physical_pages(&self) -> u64 {
-        self.geometry.total_pages()
+        self.layout.geometry.total_pages()
     }
     /// Free (erased, unallocated) blocks of the whole device.
     pub fn free_blocks(&self) -> u32 {
@@ -384,14 +335,13 @@ impl Ssd {
     /// (per the active victim policy), as of the last refresh. The engine refreshes it every
     /// `ftl.hint_refresh_ops` host requests; [`Ssd::refresh_hint`] refreshes it now.
     pub fn next_erase_block_valid_lpas(&self) -> Vec<Lpa> {
-        self.hint.clone()
+        self.measurement.hint.clone()
     }
 
     /// Recomputes the co-design hint from the current state.
     pub fn refresh_hint(&mut self) {
         self.mapper
-            .next_erase_block_valid_lpas(&self.flash, &mut self.hint);
-        self.host_ops_since_hint = 0;
+            .next_erase_block_valid_lpas(&self.flash, self.measurement.refreshing_hint());
     }
 
     /// How many logical pages map to physical page `ppa` (0: invalid; more than 1: shared by a
@@ -480,7 +430,7 @@ impl Ssd {
             });
         }
         self.check_range(offset_bytes, size_bytes)?;
-        let page = u64::from(self.page_size_bytes);
+        let page = u64::from(self.layout.page_size_bytes);
         let mut at = offset_bytes;
         while at < offset_bytes + size_bytes {
             let lpa = Lpa((at / page) as u32);
@@ -524,6 +474,3 @@ impl Ssd {
             })
     }
 }
-
-/// `watch` value meaning "the next admitted request".
-const WATCH_NEXT: u32 = u32::MAX;

@@ -74,16 +74,17 @@ impl Ssd {
     /// commands submitted from now on). Idempotent apart from the measurement reset.
     pub fn open_loop_begin(&mut self) {
         self.reset_measurement();
-        if self.open_loop.is_none() {
-            self.open_loop = Some(Box::new(OpenLoop {
-                tag_of_slot: vec![(0, SimTime::ZERO); self.requests.slots.len()],
+        if self.host.open_loop.is_none() {
+            self.host.open_loop = Some(Box::new(OpenLoop {
+                tag_of_slot: vec![(0, SimTime::ZERO); self.host.requests.slots.len()],
                 ..OpenLoop::default()
             }));
         }
     }
 
     fn open(&mut self) -> FtlResult<&mut OpenLoop> {
-        self.open_loop
+        self.host
+            .open_loop
             .as_deref_mut()
             .ok_or_else(|| FtlError::BadRequest {
                 message: "open-loop call before Ssd::open_loop_begin".into(),
@@ -112,7 +113,7 @@ impl Ssd {
         open.next_tag += 1;
         let mut request = *request;
         request.arrival = Some(at);
-        if self.open_waiting() == 0 && self.requests.has_room() {
+        if self.open_waiting() == 0 && self.host.requests.has_room() {
             self.admit_tagged(tag, &request, data)?;
         } else {
             // the host path refuses bad arguments at admission; check the range now so the
@@ -130,11 +131,11 @@ impl Ssd {
 
     /// Commands submitted and not yet completed (admitted or waiting for a slot).
     pub fn open_in_flight(&self) -> u64 {
-        u64::from(self.requests.in_flight()) + self.open_waiting() as u64
+        u64::from(self.host.requests.in_flight()) + self.open_waiting() as u64
     }
 
     fn open_waiting(&self) -> usize {
-        self.open_loop.as_ref().map_or(0, |o| o.waiting.len())
+        self.host.open_loop.as_ref().map_or(0, |o| o.waiting.len())
     }
 
     /// Admits `request` now under `tag` (room in the queue checked by the caller).
@@ -144,7 +145,7 @@ impl Ssd {
         request: &HostRequest,
         data: Option<&[u8]>,
     ) -> FtlResult<()> {
-        let slot = self.requests.next_free().expect("room checked");
+        let slot = self.host.requests.next_free().expect("room checked");
         let at = request.arrival.unwrap_or(self.now);
         // the tag first: a command can complete inside its admission
         self.open()?.tag_of_slot[slot as usize] = (tag, at);
@@ -154,7 +155,7 @@ impl Ssd {
     /// Admits waiting commands while the queue has room; a refused one completes at once with
     /// its error.
     fn admit_waiting(&mut self) -> FtlResult<()> {
-        while self.requests.has_room() {
+        while self.host.requests.has_room() {
             let Some(w) = self.open()?.waiting.pop_front() else {
                 break;
             };
@@ -181,7 +182,7 @@ impl Ssd {
             return Ok(());
         }
         // a host event at `time`: the world loop stops there (host first on ties)
-        self.events.schedule(time, ());
+        self.host.events.schedule(time, ());
         loop {
             if self.idle_before_arrival() && self.background_gc()? {
                 self.admit_waiting()?;
@@ -189,7 +190,7 @@ impl Ssd {
             }
             match self.step_sync()? {
                 None => return Err(self.stalled()),
-                Some(_) if self.now >= time && self.events.peek_time() != Some(time) => break,
+                Some(_) if self.now >= time && self.host.events.peek_time() != Some(time) => break,
                 Some(_) => {}
             }
             self.admit_waiting()?;
@@ -213,7 +214,8 @@ impl Ssd {
 
     /// The completions since the last call, in completion order.
     pub fn take_completions(&mut self) -> Vec<HostCompletion> {
-        self.open_loop
+        self.host
+            .open_loop
             .as_deref_mut()
             .map(|o| std::mem::take(&mut o.done))
             .unwrap_or_default()
@@ -221,7 +223,7 @@ impl Ssd {
 
     /// [`Ssd::take_completions`] appending to `out` (no allocation once `out` has grown).
     pub fn take_completions_into(&mut self, out: &mut Vec<HostCompletion>) {
-        if let Some(o) = self.open_loop.as_deref_mut() {
+        if let Some(o) = self.host.open_loop.as_deref_mut() {
             out.append(&mut o.done);
         }
     }

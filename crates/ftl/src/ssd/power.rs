@@ -28,8 +28,8 @@ impl Ssd {
         // traced op each, `submit_merged`, `complete_merged`), and in cache mode a die's ops
         // still complete in submission order (a cache program's cell stage starts when the
         // previous one's ends; the chip model's rule), so both are modelled
-        if self.requests.in_flight() > 0
-            || !self.nand.is_idle()
+        if self.host.requests.in_flight() > 0
+            || !self.chip.nand.is_idle()
             || !self.sched.all_empty()
             || !self.flash.emit.ops.is_empty()
         {
@@ -45,13 +45,13 @@ impl Ssd {
         }
         // a traced device keeps every stale page's bytes until its block's erase
         self.flash.payload.set_release_stale(false);
-        let dies = self.geometry.total_dies();
-        let pages_per_die = (self.geometry.total_pages() / u64::from(dies)) as u32;
+        let dies = self.layout.geometry.total_dies();
+        let pages_per_die = (self.layout.geometry.total_pages() / u64::from(dies)) as u32;
         let base = (0..dies as usize)
             .map(|d| self.flash.oob.completed_ops(d))
             .collect();
-        let physical = self.geometry.total_pages() as u32;
-        let mut image = FlashImage::new(physical, self.geometry.pages_per_block, base);
+        let physical = self.layout.geometry.total_pages() as u32;
+        let mut image = FlashImage::new(physical, self.layout.geometry.pages_per_block, base);
         for ppa in (0..physical).map(Ppa) {
             if let Some(content) = self.flash.page_content(ppa) {
                 image.pages[ppa.index()] = PageImage::Programmed(content);
@@ -59,7 +59,7 @@ impl Ssd {
         }
         let mut trace = Trace::new(dies, pages_per_die);
         trace.image = Some(image);
-        self.flash.emit.trace = Some(Box::new(trace));
+        self.flash.add_observer(Box::new(trace));
         if self.config.ftl.map_checkpoint_interval_pages > 0 {
             // the state the device starts from (a mount's, loaded by `load_recovered`) gets a
             // checkpoint at once: the next mount reads it instead of scanning everything
@@ -103,13 +103,13 @@ impl Ssd {
 
     /// Whether the power-loss trace is on.
     pub fn power_trace_on(&self) -> bool {
-        self.flash.emit.trace.is_some()
+        self.flash.power_trace().is_some()
     }
 
     /// Admits `request` now (`data`: a write's bytes, full payload mode) if the queue has room;
     /// whether it did.
     pub fn power_admit(&mut self, request: &HostRequest, data: Option<&[u8]>) -> FtlResult<bool> {
-        if !self.requests.has_room() {
+        if !self.host.requests.has_room() {
             return Ok(false);
         }
         let now = self.now;
@@ -120,7 +120,7 @@ impl Ssd {
 
     /// Requests admitted and not completed.
     pub fn requests_in_flight(&self) -> u32 {
-        self.requests.in_flight()
+        self.host.requests.in_flight()
     }
 
     /// The time of the next event of any source (`None`: nothing pending), the trim log's
@@ -135,13 +135,13 @@ impl Ssd {
 
     /// The time of the next event of the world loop's sources.
     fn world_next_event_time(&self) -> Option<SimTime> {
-        let mut next = self.events.peek_time();
+        let mut next = self.host.events.peek_time();
         let mut fold = |t: Option<SimTime>| {
             if let Some(t) = t {
                 next = Some(next.map_or(t, |n: SimTime| n.min(t)));
             }
         };
-        fold(self.nand.next_event_time());
+        fold(self.chip.nand.next_event_time());
         if let Some(c) = &self.controller {
             fold(c.events.peek_time());
         }
@@ -171,10 +171,10 @@ impl Ssd {
     /// Processes events until nothing is pending (the trim log's writes included).
     pub fn power_drain(&mut self) -> FtlResult<()> {
         while self.power_step()?.is_some() {}
-        if self.requests.in_flight() > 0 {
+        if self.host.requests.in_flight() > 0 {
             return Err(power_error(format!(
                 "power_drain: {} requests in flight but no event pending",
-                self.requests.in_flight()
+                self.host.requests.in_flight()
             )));
         }
         Ok(())
@@ -182,7 +182,8 @@ impl Ssd {
 
     /// Whether request `slot` (as [`Ssd::power_admit_slot`] returned it) is still in flight.
     pub fn request_in_flight(&self, slot: u32) -> bool {
-        self.requests
+        self.host
+            .requests
             .slots
             .get(slot as usize)
             .is_some_and(|s| s.in_use)
@@ -196,7 +197,7 @@ impl Ssd {
         request: &HostRequest,
         data: Option<&[u8]>,
     ) -> FtlResult<Option<u32>> {
-        let Some(slot) = self.requests.next_free() else {
+        let Some(slot) = self.host.requests.next_free() else {
             return Ok(None);
         };
         let now = self.now;
@@ -207,13 +208,7 @@ impl Ssd {
 
     /// Chip ops completed since the trace started.
     pub fn chip_ops_completed(&self) -> u64 {
-        match self
-            .flash
-            .emit
-            .trace
-            .as_ref()
-            .and_then(|t| t.image.as_ref())
-        {
+        match self.flash.power_trace().and_then(|t| t.image.as_ref()) {
             Some(image) => (0..image.base.len())
                 .map(|d| self.flash.oob.completed_ops(d) - image.base[d])
                 .sum(),
@@ -223,8 +218,7 @@ impl Ssd {
 
     /// Folds the ops the chip model completed into the trace's image.
     fn fold_trace(&mut self) -> FtlResult<()> {
-        let oob = &self.flash.oob;
-        let Some(trace) = self.flash.emit.trace.as_mut() else {
+        let Some((trace, oob)) = self.flash.power_trace_with_oob() else {
             return Ok(());
         };
         let mut image = trace.image.take().expect("the trace has an image");
@@ -248,14 +242,14 @@ impl Ssd {
             .validate()
             .map_err(|m| power_error(format!("power cut: {m}")))?;
         self.fold_trace()?;
-        let Some(trace) = self.flash.emit.trace.as_ref() else {
+        let Some(trace) = self.flash.power_trace() else {
             return Err(power_error(
                 "power_cut: the power trace is not on (start_power_trace)".into(),
             ));
         };
         let image = trace.image.clone().expect("the trace has an image");
         let mut cell_started: Vec<Vec<bool>> = vec![Vec::new(); trace.dies.len()];
-        for op in self.nand.in_flight_ops() {
+        for op in self.chip.nand.in_flight_ops() {
             // a merged multiplane op stands for its members, traced one by one in the order
             // they complete: one cell stage for all, so a cut during it tears every member
             let members = match crate::flash::emit::Tag::decode(op.tag) {
@@ -283,7 +277,7 @@ impl Ssd {
             });
         }
         let mut stage_pages = Vec::new();
-        for lpa in (0..self.logical_pages).map(Lpa) {
+        for lpa in (0..self.layout.logical_pages).map(Lpa) {
             if let Some(stage) = self.front.holder(lpa) {
                 stage_pages.push(StagePage {
                     lpa,
@@ -292,15 +286,15 @@ impl Ssd {
                 });
             }
         }
-        let timing = self.nand.timing();
-        let energy_model = EnergyModel::new(self.nand.config());
-        let ppb = self.geometry.pages_per_block;
+        let timing = self.chip.nand.timing();
+        let energy_model = EnergyModel::new(self.chip.nand.config());
+        let ppb = self.layout.geometry.pages_per_block;
         let slowest = (0..ppb).map(|p| timing.program_time(p)).max();
         let energy = EnergyCosts {
             program_pj: energy_model.stage_pj(Stage::Tin, slowest.unwrap_or(SimTime::ZERO))
                 + energy_model.stage_pj(
                     Stage::Tir,
-                    timing.transfer_time(self.geometry.page_size_bytes),
+                    timing.transfer_time(self.layout.geometry.page_size_bytes),
                 ),
             erase_pj: energy_model.stage_pj(Stage::Ber, timing.erase),
         };
@@ -358,8 +352,8 @@ impl Ssd {
         use crate::flash::HostWrite;
         use crate::flash::emit::Tag;
         use crate::mapping::Mapping;
-        if self.requests.in_flight() > 0
-            || !self.nand.is_idle()
+        if self.host.requests.in_flight() > 0
+            || !self.chip.nand.is_idle()
             || self.flash.write_sequence > 0
             || self.power_trace_on()
         {
@@ -367,14 +361,14 @@ impl Ssd {
                 "load_recovered: needs a new, idle device without a power trace".into(),
             ));
         }
-        if recovered.map.len() != self.logical_pages as usize {
+        if recovered.map.len() != self.layout.logical_pages as usize {
             return Err(power_error(format!(
                 "load_recovered: the mount has {} logical pages, the device {}",
                 recovered.map.len(),
-                self.logical_pages
+                self.layout.logical_pages
             )));
         }
-        let mut pages: Vec<(u64, Lpa)> = (0..self.logical_pages)
+        let mut pages: Vec<(u64, Lpa)> = (0..self.layout.logical_pages)
             .map(Lpa)
             .filter(|lpa| recovered.map[lpa.index()].is_some())
             .map(|lpa| (recovered.sequence[lpa.index()], lpa))

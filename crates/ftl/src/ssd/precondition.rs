@@ -71,7 +71,7 @@ impl Ssd {
         progress: impl FnMut(u64, u64) -> ControlFlow<()>,
     ) -> FtlResult<()> {
         p.validate()?;
-        if self.requests.in_flight() > 0 || !self.nand.is_idle() {
+        if self.host.requests.in_flight() > 0 || !self.chip.nand.is_idle() {
             return Err(FtlError::BadRequest {
                 message: "precondition needs an idle device".into(),
             });
@@ -84,7 +84,7 @@ impl Ssd {
                         .into(),
             });
         }
-        let filled = p.filled_pages(u64::from(self.logical_pages));
+        let filled = p.filled_pages(u64::from(self.layout.logical_pages));
         self.flash.emit.enabled = false;
         let mut ticker = Ticker {
             done: 0,
@@ -116,7 +116,7 @@ impl Ssd {
         if filled == 0 {
             return Ok(());
         }
-        let mut rng = SimRng::stream(self.seed, "ftl.precondition");
+        let mut rng = SimRng::stream(self.layout.seed, "ftl.precondition");
         // the LPAs are drawn a few writes ahead (same sequence) so their mapping-table entries
         // can be prefetched: random overwrites of a large table are cache misses otherwise
         let mut ahead = [Lpa(0); LOOKAHEAD];
@@ -207,7 +207,7 @@ impl Ssd {
         total: u64,
         progress: impl FnMut(u64, u64) -> ControlFlow<()>,
     ) -> FtlResult<u64> {
-        if self.requests.in_flight() > 0 || !self.nand.is_idle() {
+        if self.host.requests.in_flight() > 0 || !self.chip.nand.is_idle() {
             return Err(FtlError::BadRequest {
                 message: "precondition needs an idle device".into(),
             });
@@ -223,11 +223,11 @@ impl Ssd {
             for lpa in lpas {
                 let lpa = u32::try_from(lpa)
                     .ok()
-                    .filter(|&l| u64::from(l) < u64::from(self.logical_pages))
+                    .filter(|&l| u64::from(l) < u64::from(self.layout.logical_pages))
                     .ok_or_else(|| FtlError::BadRequest {
                         message: format!(
                             "precondition page {lpa} is beyond the {} logical pages",
-                            self.logical_pages
+                            self.layout.logical_pages
                         ),
                     })?;
                 if self.mapper.locate(Lpa(lpa)).is_none() {

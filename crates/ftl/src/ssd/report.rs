@@ -18,7 +18,7 @@ impl Ssd {
     /// is a cache-mode op. A multiplane op counts once, as multiplane, whatever its kind and
     /// mode (a 2-plane copyback is multiplane, not copyback), so the modes partition the ops.
     fn chip_ops_now(&self) -> ChipOpModes {
-        let stats = self.nand.stats();
+        let stats = self.chip.nand.stats();
         let ops = |kind: OpKind| stats.kind(kind).ops;
         let sched = self.sched.counters();
         let merged = |kind: OpKind| sched.multiplane_ops[kind.index()];
@@ -57,27 +57,27 @@ impl Ssd {
     pub fn reset_measurement(&mut self) {
         let mut energy = [0.0; OpKind::COUNT];
         for kind in OpKind::ALL {
-            energy[kind.index()] = self.nand.stats().energy_uj(kind) * 1e6;
+            energy[kind.index()] = self.chip.nand.stats().energy_uj(kind) * 1e6;
         }
-        self.measure = Measure {
+        self.measurement.measure = Measure {
             started: self.now,
             last_completion: self.now,
             counters_at_start: self.flash.counters.clone(),
             energy_pj_at_start: energy,
-            idle_energy_pj_at_start: self.nand.idle_energy_pj(),
+            idle_energy_pj_at_start: self.chip.nand.idle_energy_pj(),
             ..Measure::default()
         };
         self.flash.gc_latency = LatencyHistogram::new();
         if let Some(c) = &self.controller {
-            self.start.controller = c.totals();
+            self.measurement.start.controller = c.totals();
         }
-        self.start.placement = self.flash.placement.snapshot();
-        self.start.chip_ops = self.chip_ops_now();
+        self.measurement.start.placement = self.flash.placement.snapshot();
+        self.measurement.start.chip_ops = self.chip_ops_now();
     }
 
     /// The report of the current measurement.
     pub fn report(&self) -> SsdReport {
-        let m = &self.measure;
+        let m = &self.measurement.measure;
         let elapsed_s = (m.last_completion - m.started).as_s_f64();
         let section = |op: HostOp| {
             let o = &m.by_op[op_index(op)];
@@ -92,10 +92,10 @@ impl Ssd {
             }
         };
         let counters = self.flash.counters.since(&m.counters_at_start);
-        let stats = self.nand.stats();
+        let stats = self.chip.nand.stats();
         let mj =
             |kind: OpKind| (stats.energy_uj(kind) * 1e6 - m.energy_pj_at_start[kind.index()]) / 1e9;
-        let idle_mj = (self.nand.idle_energy_pj() - m.idle_energy_pj_at_start) / 1e9;
+        let idle_mj = (self.chip.nand.idle_energy_pj() - m.idle_energy_pj_at_start) / 1e9;
         let energy = EnergySection {
             read_mj: mj(OpKind::Read),
             program_mj: mj(OpKind::Program),
@@ -107,13 +107,13 @@ impl Ssd {
         let blocks = &self.flash.blocks;
         let controller = self.controller.as_ref().map(|c| {
             c.section(
-                &self.start.controller,
+                &self.measurement.start.controller,
                 m.last_completion - m.started,
                 energy.total_mj,
             )
         });
         SsdReport {
-            seed: self.seed,
+            seed: self.layout.seed,
             submitted: m.submitted,
             completed: m.completed,
             sim_time_us: elapsed_s * 1e6,
@@ -126,7 +126,7 @@ impl Ssd {
             gc_latency: self.flash.gc_latency.summary(),
             erase_counts: erase_summary(blocks.erase_counts()),
             chip_ops: {
-                let (now, start) = (self.chip_ops_now(), &self.start.chip_ops);
+                let (now, start) = (self.chip_ops_now(), &self.measurement.start.chip_ops);
                 now.since(start)
             },
             energy,
@@ -136,11 +136,11 @@ impl Ssd {
                 pages_per_block: blocks.pages_per_block(),
                 valid_pages: blocks.valid_counts().to_vec(),
             },
-            logical_pages: u64::from(self.logical_pages),
-            physical_pages: self.geometry.total_pages(),
-            page_size_bytes: self.page_size_bytes,
+            logical_pages: u64::from(self.layout.logical_pages),
+            physical_pages: self.layout.geometry.total_pages(),
+            page_size_bytes: self.layout.page_size_bytes,
             placement: self.flash.placement.report(
-                &self.start.placement,
+                &self.measurement.start.placement,
                 |b| blocks.states()[b] != BlockUse::Free,
                 |b| blocks.valid_counts()[b],
             ),

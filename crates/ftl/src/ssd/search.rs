@@ -93,6 +93,7 @@ impl Ssd {
             }
             SearchOp::Search(keys) => {
                 let max = self
+                    .chip
                     .nand
                     .search_config()
                     .map_or(1, |c| c.batch_keys_max as usize);
@@ -116,13 +117,12 @@ impl Ssd {
         start: SimTime,
     ) -> FtlResult<u32> {
         let slot = self
+            .host
             .requests
             .alloc()
             .expect("admit needs room in the queue");
-        if self.watch == Some(super::WATCH_NEXT) {
-            self.watch = Some(slot);
-        }
-        let s = &mut self.requests.slots[slot as usize];
+        self.host.admitted(slot);
+        let s = &mut self.host.requests.slots[slot as usize];
         s.data.clear();
         // what crosses the host link: 16 bytes per key in; 64 per bitmap or chunk out
         let (op, bytes, args, keys_bytes) = match &request.op {
@@ -143,12 +143,12 @@ impl Ssd {
         };
         s.op = op;
         s.start = start;
-        s.offset_bytes = u64::from(request.lpa.0) * u64::from(self.page_size_bytes);
+        s.offset_bytes = u64::from(request.lpa.0) * u64::from(self.layout.page_size_bytes);
         s.size_bytes = bytes;
         s.placement_id = 0;
         s.outstanding = 1;
         s.sim_args = args;
-        self.measure.submitted += 1;
+        self.measurement.measure.submitted += 1;
         if let Some(c) = &mut self.controller {
             let ready = c.command(self.now, keys_bytes);
             c.events.schedule(ready, CtrlEvent::Decide(slot));
@@ -161,10 +161,10 @@ impl Ssd {
     /// the write buffer's copy or a never-written page (zeros).
     pub(super) fn decide_search(&mut self, slot: u32) -> FtlResult<()> {
         let (op, offset, args) = {
-            let s = &self.requests.slots[slot as usize];
+            let s = &self.host.requests.slots[slot as usize];
             (s.op, s.offset_bytes, s.sim_args)
         };
-        let lpa = Lpa((offset / u64::from(self.page_size_bytes)) as u32);
+        let lpa = Lpa((offset / u64::from(self.layout.page_size_bytes)) as u32);
         let buffered = !self.front.is_empty() && self.front.contains(lpa);
         let located = if buffered {
             None
@@ -204,7 +204,7 @@ impl Ssd {
         let zeros = [0u8; SIM_PAGE_BYTES as usize];
         let page = self.front.page(lpa).unwrap_or(&zeros);
         let search = self.search.as_mut().expect("SiM region");
-        let out = &mut self.requests.slots[slot as usize].data;
+        let out = &mut self.host.requests.slots[slot as usize].data;
         answer(search, page, op, args, out);
     }
 
@@ -212,7 +212,7 @@ impl Ssd {
     /// the region's scratch and clears the data for the results.
     fn take_keys(&mut self, slot: u32) {
         let search = self.search.as_mut().expect("SiM region");
-        let data = &mut self.requests.slots[slot as usize].data;
+        let data = &mut self.host.requests.slots[slot as usize].data;
         search.keys.clear();
         search
             .keys
@@ -231,7 +231,7 @@ impl Ssd {
         let id = if search.contains(lpa) {
             search.pool
         } else if let Tag::Host(slot) = tag {
-            self.requests.slots[slot as usize].placement_id
+            self.host.requests.slots[slot as usize].placement_id
         } else {
             return 0;
         };
@@ -277,13 +277,13 @@ impl Ssd {
             BlockMode::Storage
         };
         let address = self.sched.codec().address(ppa)?;
-        if self.nand.block_mode(&address)? == want {
+        if self.chip.nand.block_mode(&address)? == want {
             return Ok(());
         }
         let block = self.flash.blocks.block_of(ppa);
         let first = self.flash.blocks.page(block, 0);
         let first = self.sched.codec().address(first)?;
-        self.nand.set_block_mode(&first, want)?;
+        self.chip.nand.set_block_mode(&first, want)?;
         let c = &mut self.search.as_mut().expect("SiM region").counters;
         match want {
             BlockMode::Match => c.blocks_to_match += 1,
@@ -296,13 +296,13 @@ impl Ssd {
     /// the integrity layer: header in chunk 0, chunk ECC in the spare area).
     fn program_pool_page(&mut self, die: DieId, op: PendingOp) -> FtlResult<()> {
         let address = self.sched.codec().address(op.source)?;
-        let chip_ppa = self.nand.geometry().ppa(&address).0;
+        let chip_ppa = self.chip.nand.geometry().ppa(&address).0;
         let search = self.search.as_mut().expect("SiM region");
         let mut page = std::mem::take(&mut search.page);
         page.clear();
         match self.flash.payload.read(op.source) {
             Some(bytes) => page.extend_from_slice(bytes),
-            None => page.resize(self.page_size_bytes as usize, 0),
+            None => page.resize(self.layout.page_size_bytes as usize, 0),
         }
         if search.integrity.is_some() {
             // the page's LPA (the mapping recorded it in the OOB when it decided the program)
@@ -316,9 +316,10 @@ impl Ssd {
         } else {
             randomize::randomize_page(chip_ppa, &mut page);
         }
-        let result = self
-            .nand
-            .program_page(self.now, address, &page, op.tag.encode_with_die(die));
+        let result =
+            self.chip
+                .nand
+                .program_page(self.now, address, &page, op.tag.encode_with_die(die));
         let search = self.search.as_mut().expect("SiM region");
         search.page = page;
         result?;
@@ -359,7 +360,8 @@ impl Ssd {
                 // timing only: the chip needs the page programmed (without bytes) to open it
                 let address = self.sched.codec().address(ppa)?;
                 let tag = Tag::Internal.encode_with_die(die);
-                self.nand
+                self.chip
+                    .nand
                     .submit(self.now, &FlashOp::program(address).with_tag(tag))?;
                 self.flash.oob.submitted(die, ppa);
             }
@@ -377,15 +379,15 @@ impl Ssd {
             unreachable!("SiM commands are host requests");
         };
         let address = self.sched.codec().address(op.source)?;
-        let chip_ppa = self.nand.geometry().ppa(&address).0;
+        let chip_ppa = self.chip.nand.geometry().ppa(&address).0;
         let tag = op.tag.encode_with_die(die);
         let (args, offset) = {
-            let s = &self.requests.slots[slot as usize];
+            let s = &self.host.requests.slots[slot as usize];
             (s.sim_args, s.offset_bytes)
         };
-        let lpa = Lpa((offset / u64::from(self.page_size_bytes)) as u32);
+        let lpa = Lpa((offset / u64::from(self.layout.page_size_bytes)) as u32);
         // the chip has the page's bytes when it was programmed with them (full payloads)
-        let functional = self.nand.stored_page(&address).is_some();
+        let functional = self.chip.nand.stored_page(&address).is_some();
         let chip_ops = if op.kind == OpKind::Search {
             self.take_keys(slot);
             let keys = std::mem::take(&mut self.search.as_mut().expect("SiM region").keys);
@@ -404,7 +406,7 @@ impl Ssd {
             )?
         };
         // the decided op counted once; the chip completes each of its ops
-        self.requests.slots[slot as usize].outstanding += chip_ops - 1;
+        self.host.requests.slots[slot as usize].outstanding += chip_ops - 1;
         for _ in 0..chip_ops {
             self.flash.oob.submitted(die, Ppa::NONE);
         }
@@ -430,19 +432,19 @@ impl Ssd {
         functional: bool,
     ) -> FtlResult<u32> {
         let now = self.now;
-        let window = self.nand.page_open(now, address, tag)?;
+        let window = self.chip.nand.page_open(now, address, tag)?;
         let search = self.search.as_mut().expect("SiM region");
         let verdict = if functional {
             search.check_window(&window, chip_ppa, lpa, now)
         } else {
             Verdict::OnChip
         };
-        let mut out = std::mem::take(&mut self.requests.slots[slot as usize].data);
+        let mut out = std::mem::take(&mut self.host.requests.slots[slot as usize].data);
         out.clear();
         let result = self.run_search_ops(
             address, chip_ppa, lpa, tag, keys, functional, verdict, &mut out,
         );
-        self.requests.slots[slot as usize].data = out;
+        self.host.requests.slots[slot as usize].data = out;
         result?;
         self.search
             .as_mut()
@@ -467,7 +469,7 @@ impl Ssd {
         let now = self.now;
         if verdict != Verdict::OnChip {
             // optimistic correction failed: close, read in full, answer from the copy
-            self.nand.page_close(now, address, tag)?;
+            self.chip.nand.page_close(now, address, tag)?;
             self.search.as_mut().expect("SiM region").queue_refresh(lpa);
             if self.search_full_read(address, chip_ppa, tag)? {
                 let search = self.search.as_mut().expect("SiM region");
@@ -485,16 +487,16 @@ impl Ssd {
                 .expect("SiM region")
                 .integrity
                 .is_some();
-            for bitmap in self.nand.search_page(now, address, keys, tag)? {
+            for bitmap in self.chip.nand.search_page(now, address, keys, tag)? {
                 push_bitmap(out, bitmap, clear);
             }
         } else {
-            self.nand.submit(
+            self.chip.nand.submit(
                 now,
                 &FlashOp::search(address, keys.len() as u32).with_tag(tag),
             )?;
         }
-        self.nand.page_close(now, address, tag)?;
+        self.chip.nand.page_close(now, address, tag)?;
         Ok(())
     }
 
@@ -518,16 +520,18 @@ impl Ssd {
             .counters
             .chip_gathers += 1;
         if !functional {
-            self.nand
+            self.chip
+                .nand
                 .submit(now, &FlashOp::gather(address, chunks.0).with_tag(tag))?;
             return Ok(1);
         }
-        let mut out = std::mem::take(&mut self.requests.slots[slot as usize].data);
+        let mut out = std::mem::take(&mut self.host.requests.slots[slot as usize].data);
         out.clear();
-        let raw = self.nand.gather_chunks(now, address, chunks, tag)?;
+        let raw = self.chip.nand.gather_chunks(now, address, chunks, tag)?;
         let search = self.search.as_mut().expect("SiM region");
         let ops = if search.integrity.is_none() {
             let ecc = self
+                .chip
                 .nand
                 .search_config()
                 .map_or(0, |c| c.chunk_ecc_bytes as usize);
@@ -551,11 +555,11 @@ impl Ssd {
                     out.extend_from_slice(format::chunk_bytes(&search.corrected, chunk));
                 }
             }
-            self.requests.slots[slot as usize].data = out;
+            self.host.requests.slots[slot as usize].data = out;
             decoded?;
             return Ok(2);
         };
-        self.requests.slots[slot as usize].data = out;
+        self.host.requests.slots[slot as usize].data = out;
         Ok(ops)
     }
 }

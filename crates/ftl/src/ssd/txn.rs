@@ -110,7 +110,7 @@ impl Ssd {
 
     /// The transactional mode's counters since the device was built.
     pub fn tx_stats(&self) -> TxStats {
-        self.txn.stats
+        self.host.txn.stats
     }
 
     /// Opens a transaction: host writes from now until the commit or abort belong to it.
@@ -119,7 +119,7 @@ impl Ssd {
             Mapper::Page(p) => p.tx_begin()?,
             _ => return Err(usage("transactions: not enabled".into())),
         }
-        self.txn.stats.begun += 1;
+        self.host.txn.stats.begun += 1;
         Ok(())
     }
 
@@ -134,7 +134,7 @@ impl Ssd {
         let (record, data) = self.tx_record_request()?;
         let written = self.execute(&record, data.as_deref());
         if let Err(e) = written {
-            self.txn.record_armed = false;
+            self.host.txn.record_armed = false;
             return Err(e);
         }
         self.tx_finish_commit()?;
@@ -152,14 +152,14 @@ impl Ssd {
             },
             _ => return Err(usage("transactions: not enabled".into())),
         };
-        let page = u64::from(self.page_size_bytes);
-        self.txn.record_armed = true;
+        let page = u64::from(self.layout.page_size_bytes);
+        self.host.txn.record_armed = true;
         let request =
             HostRequest::new(HostOp::Write, u64::from(record_lpa.0) * page, page).with_fua();
         let data = self.flash.payload.enabled().then(|| {
             let mut bytes = vec![0u8; page as usize];
             bytes[..16].copy_from_slice(COMMIT_RECORD_MAGIC);
-            bytes[16..24].copy_from_slice(&(self.txn.stats.commits + 1).to_le_bytes());
+            bytes[16..24].copy_from_slice(&(self.host.txn.stats.commits + 1).to_le_bytes());
             bytes[24..32].copy_from_slice(&(pages as u64).to_le_bytes());
             bytes
         });
@@ -168,13 +168,13 @@ impl Ssd {
 
     /// Step 3 of a commit (after the commit record's write completed): the mapping switch.
     pub fn tx_finish_commit(&mut self) -> FtlResult<()> {
-        self.txn.record_armed = false;
+        self.host.txn.record_armed = false;
         let Mapper::Page(p) = &mut self.mapper else {
             return Err(usage("transactions: not enabled".into()));
         };
         let pages = p.tx_switch(&mut self.flash)?;
-        self.txn.stats.commits += 1;
-        self.txn.stats.pages_committed += pages as u64;
+        self.host.txn.stats.commits += 1;
+        self.host.txn.stats.pages_committed += pages as u64;
         Ok(())
     }
 
@@ -182,13 +182,13 @@ impl Ssd {
     /// rewritten (plain writes) with its committed bytes, zeros when it had none, so that no
     /// later commit watermark can make an aborted page win at a mount.
     pub fn tx_abort(&mut self) -> FtlResult<()> {
-        self.txn.record_armed = false;
+        self.host.txn.record_armed = false;
         let lpas = match &mut self.mapper {
             Mapper::Page(p) => p.tx_drop(&mut self.flash)?,
             _ => return Err(usage("transactions: not enabled".into())),
         };
-        self.txn.stats.aborts += 1;
-        let page = u64::from(self.page_size_bytes);
+        self.host.txn.stats.aborts += 1;
+        let page = u64::from(self.layout.page_size_bytes);
         for lpa in lpas {
             let data = self.flash.payload.enabled().then(|| {
                 self.read_bytes(u64::from(lpa.0) * page, page)
@@ -196,22 +196,22 @@ impl Ssd {
             });
             let request = HostRequest::new(HostOp::Write, u64::from(lpa.0) * page, page);
             self.execute(&request, data.as_deref())?;
-            self.txn.stats.abort_rewrites += 1;
+            self.host.txn.stats.abort_rewrites += 1;
         }
         Ok(())
     }
 
     /// Whether a request of `size_bytes` at `offset_bytes` is the armed commit record.
     pub(super) fn is_commit_record(&self, offset_bytes: u64, size_bytes: u64) -> bool {
-        let page = u64::from(self.page_size_bytes);
-        self.txn.record_armed
+        let page = u64::from(self.layout.page_size_bytes);
+        self.host.txn.record_armed
             && size_bytes == page
-            && offset_bytes == u64::from(self.logical_pages) * page
+            && offset_bytes == u64::from(self.layout.logical_pages) * page
     }
 
     /// The LPA of the commit record (just past the host's range).
     pub fn tx_record_lpa(&self) -> Lpa {
-        Lpa(self.logical_pages)
+        Lpa(self.layout.logical_pages)
     }
 }
 

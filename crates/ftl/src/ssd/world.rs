@@ -58,13 +58,13 @@ impl Ssd {
         let mut arrival_scheduled = false;
         loop {
             while let Some(request) = next {
-                if !self.requests.has_room() {
+                if !self.host.requests.has_room() {
                     break;
                 }
                 let at = request.arrival.unwrap_or(self.now);
                 if at > self.now {
                     if !arrival_scheduled {
-                        self.events.schedule(at, ());
+                        self.host.events.schedule(at, ());
                         arrival_scheduled = true;
                     }
                     break;
@@ -83,7 +83,7 @@ impl Ssd {
                 Some(true) => arrival_scheduled = false,
                 Some(false) => {}
                 None => {
-                    if next.is_some() || self.requests.in_flight() > 0 {
+                    if next.is_some() || self.host.requests.in_flight() > 0 {
                         return Err(self.stalled());
                     }
                     break;
@@ -109,12 +109,12 @@ impl Ssd {
     /// arrival) is in the future.
     pub(super) fn idle_before_arrival(&self) -> bool {
         self.config.ftl.idle_gc_threshold_blocks > 0
-            && self.nand.next_event_time().is_none()
+            && self.chip.nand.next_event_time().is_none()
             && self
                 .controller
                 .as_ref()
                 .is_none_or(|c| c.events.peek_time().is_none())
-            && self.events.peek_time().is_some_and(|h| h > self.now)
+            && self.host.events.peek_time().is_some_and(|h| h > self.now)
     }
 
     /// One background GC step now; whether it started any flash work.
@@ -131,7 +131,7 @@ impl Ssd {
     fn prefetch_far(&self, request: Option<&HostRequest>) {
         if let Some(r) = request {
             self.mapper.prefetch_far(Lpa(
-                (r.offset_bytes / u64::from(self.page_size_bytes)) as u32
+                (r.offset_bytes / u64::from(self.layout.page_size_bytes)) as u32,
             ));
         }
     }
@@ -143,7 +143,7 @@ impl Ssd {
             && r.op == crate::host::HostOp::Write
         {
             self.mapper.prefetch_near(Lpa(
-                (r.offset_bytes / u64::from(self.page_size_bytes)) as u32
+                (r.offset_bytes / u64::from(self.layout.page_size_bytes)) as u32,
             ));
         }
     }
@@ -203,9 +203,9 @@ impl Ssd {
                 message: format!("execute_read_uncopied of a {:?}", request.op),
             });
         }
-        self.uncopied_read = true;
+        self.host.uncopied_read = true;
         let done = self.execute(request, None);
-        self.uncopied_read = false;
+        self.host.uncopied_read = false;
         done
     }
 
@@ -216,15 +216,14 @@ impl Ssd {
         at: nandlab_core::SimTime,
         admit: impl FnOnce(&mut Self) -> FtlResult<()>,
     ) -> FtlResult<Executed> {
-        while !self.requests.has_room() {
+        while !self.host.requests.has_room() {
             if self.step_sync()?.is_none() {
                 return Err(self.stalled());
             }
         }
-        self.watched = None;
-        self.watch = Some(super::WATCH_NEXT);
+        self.host.watch_next();
         if at > self.now {
-            self.events.schedule(at, ());
+            self.host.events.schedule(at, ());
             while self.now < at {
                 if self.idle_before_arrival() && self.background_gc()? {
                     continue;
@@ -235,22 +234,22 @@ impl Ssd {
             }
         }
         if let Err(e) = admit(self) {
-            self.watch = None;
+            self.host.unwatch();
             return Err(e);
         }
-        while self.watched.is_none() {
+        while !self.host.watched_completed() {
             if self.step_sync()?.is_none() {
                 return Err(self.stalled());
             }
         }
-        self.watch = None;
-        Ok(self.watched.take().expect("watched request completed"))
+        self.host.unwatch();
+        Ok(self.host.take_watched().expect("watched request completed"))
     }
 
     /// Simulates until nothing is in flight (GC work included).
     pub fn drain(&mut self) -> FtlResult<()> {
         while self.step_sync()?.is_some() {}
-        if self.requests.in_flight() > 0 {
+        if self.host.requests.in_flight() > 0 {
             return Err(self.stalled());
         }
         Ok(())
@@ -271,8 +270,8 @@ impl Ssd {
         FtlError::Stalled {
             message: format!(
                 "{} requests and {} deferred steps in flight but no event pending at {}",
-                self.requests.in_flight(),
-                self.deferred.in_flight(),
+                self.host.requests.in_flight(),
+                self.host.deferred.in_flight(),
                 self.now
             ),
         }
@@ -283,8 +282,8 @@ impl Ssd {
     /// that order on ties. `None`
     /// when nothing is pending; `Some(true)` for a host arrival, `Some(false)` otherwise.
     pub(super) fn step(&mut self) -> FtlResult<Option<bool>> {
-        let host = self.events.peek_time();
-        let chip = self.nand.next_event_time();
+        let host = self.host.events.peek_time();
+        let chip = self.chip.nand.next_event_time();
         if (self.controller.is_some() || self.front.is_timed())
             && self.step_other_source(host, chip)?
         {
@@ -293,12 +292,12 @@ impl Ssd {
         match (host, chip) {
             (None, None) => Ok(None),
             (Some(h), c) if c.is_none_or(|c| h <= c) => {
-                let (time, ()) = self.events.pop().expect("peeked");
+                let (time, ()) = self.host.events.pop().expect("peeked");
                 self.set_now(time);
                 if time.is_end() {
                     // the arrival of the next request is what reached the end
                     return Err(FtlError::EndOfTime {
-                        request: self.measure.submitted + 1,
+                        request: self.measurement.measure.submitted + 1,
                     });
                 }
                 Ok(Some(true))
@@ -335,7 +334,7 @@ impl Ssd {
     /// The time before which the chip model may run events back to back: the next host or
     /// front-end event.
     fn next_other_event(&self) -> Option<nandlab_core::SimTime> {
-        let mut next = self.events.peek_time();
+        let mut next = self.host.events.peek_time();
         let mut fold = |t: Option<nandlab_core::SimTime>| {
             if let Some(t) = t {
                 next = Some(next.map_or(t, |n| n.min(t)));
@@ -373,26 +372,11 @@ impl Ssd {
     }
 
     fn step_chip(&mut self) -> FtlResult<()> {
-        let mut completions = std::mem::take(&mut self.completions);
+        let mut completions = std::mem::take(&mut self.chip.completions);
         // chip events that complete nothing need no controller action: run them back to back
         // while no other source's event is due first (ties go to the host and the stages)
         let other = self.next_other_event();
-        let mut time = self
-            .nand
-            .process_next(&mut completions)
-            .expect("chip event peeked");
-        while completions.is_empty() {
-            let Some(next) = self.nand.next_event_time() else {
-                break;
-            };
-            if other.is_some_and(|h| h <= next) {
-                break;
-            }
-            time = self
-                .nand
-                .process_next(&mut completions)
-                .expect("chip event peeked");
-        }
+        let time = self.chip.run_to_completion(&mut completions, other);
         self.set_now(time);
         if time.is_end() {
             return Err(self.end_of_time());
@@ -417,7 +401,7 @@ impl Ssd {
             }
         }
         completions.clear();
-        self.completions = completions;
+        self.chip.completions = completions;
         if result.is_ok() && self.sched.gates_held() {
             result = self.release_gates(completed_dies);
         }
@@ -427,8 +411,8 @@ impl Ssd {
     /// Processes front-end stage `index`'s next device event: the requests it completed
     /// progress, and pages it released are written (tracked by no request).
     fn step_stage(&mut self, index: usize) -> FtlResult<()> {
-        let mut done = std::mem::take(&mut self.stage_done);
-        let mut out = std::mem::take(&mut self.front_out);
+        let mut done = std::mem::take(&mut self.host.stage_done);
+        let mut out = std::mem::take(&mut self.front.out);
         let time = self
             .front
             .process_stage(
@@ -461,15 +445,15 @@ impl Ssd {
                 }
             }
         }
-        self.front_out = out;
-        self.stage_done = done;
+        self.front.out = out;
+        self.host.stage_done = done;
         result
     }
 
     /// Time arithmetic saturates at the end of simulated time: reaching it stops the run.
     fn end_of_time(&self) -> FtlError {
         FtlError::EndOfTime {
-            request: self.measure.submitted.max(1),
+            request: self.measurement.measure.submitted.max(1),
         }
     }
 
@@ -508,7 +492,7 @@ impl Ssd {
 
     /// One op (or deferred step) of request `slot` finished.
     pub(super) fn op_done(&mut self, slot: u32) {
-        let s = &mut self.requests.slots[slot as usize];
+        let s = &mut self.host.requests.slots[slot as usize];
         debug_assert!(s.in_use && s.outstanding > 0);
         s.outstanding -= 1;
         if s.outstanding == 0 {
@@ -517,7 +501,7 @@ impl Ssd {
     }
 
     pub(super) fn complete(&mut self, slot: u32) {
-        let s = &self.requests.slots[slot as usize];
+        let s = &self.host.requests.slots[slot as usize];
         // a read's data, a SiM search's bitmaps or a gather's chunks cross the host link
         if matches!(s.op, HostOp::Read | HostOp::Search | HostOp::Gather)
             && let Some(c) = &mut self.controller
@@ -532,15 +516,16 @@ impl Ssd {
 
     /// Request `slot` completes to the host now.
     fn finish(&mut self, slot: u32) {
-        let s = &mut self.requests.slots[slot as usize];
+        let watched = self.host.is_watched(slot);
+        let s = &mut self.host.requests.slots[slot as usize];
         let latency = self.now - s.start;
-        let m = self.measure.op_mut(s.op);
+        let m = self.measurement.measure.op_mut(s.op);
         m.requests += 1;
         m.bytes += s.size_bytes;
         m.latency.record(latency);
-        self.measure.completed += 1;
-        self.measure.last_completion = self.now;
-        if self.watch == Some(slot) {
+        self.measurement.measure.completed += 1;
+        self.measurement.measure.last_completion = self.now;
+        if watched {
             // a read's bytes (and a SiM search's bitmap or gather's chunks) go to the caller;
             // a write's stay in the slot (its capacity is reused by the next request: no
             // allocation per partial-page write)
@@ -549,7 +534,7 @@ impl Ssd {
             } else {
                 Vec::new()
             };
-            self.watched = Some(Executed {
+            self.host.watched_done(Executed {
                 latency,
                 completed: self.now,
                 data,
@@ -558,7 +543,7 @@ impl Ssd {
             // a SiM command of `Ssd::run_search`: the batch scheduler hands its result out
             let data = std::mem::take(&mut s.data);
             self.search_finished(slot, data);
-        } else if let Some(open) = self.open_loop.as_deref_mut() {
+        } else if let Some(open) = self.host.open_loop.as_deref_mut() {
             let data = if s.op == HostOp::Read {
                 std::mem::take(&mut s.data)
             } else {
@@ -566,7 +551,7 @@ impl Ssd {
             };
             open.finished(slot, self.now, data);
         }
-        self.requests.release(slot);
+        self.host.requests.release(slot);
     }
 
     /// Queues every decided op on its die, in decision order, counts it against its owner,
@@ -621,7 +606,7 @@ impl Ssd {
                 if let Tag::Multi(id) = op.tag {
                     // the members that joined the first
                     for member in &self.sched.merged_members(id)[1..] {
-                        count_submitted(&mut self.requests, &mut self.flash, member.tag);
+                        count_submitted(&mut self.host.requests, &mut self.flash, member.tag);
                     }
                 }
                 op
@@ -630,7 +615,10 @@ impl Ssd {
             };
             if op.kind == OpKind::Erase && !self.flash.erase_waits.is_empty() {
                 let die = self.sched.codec().die_of(op.source);
-                if let Some(op) = self.sched.place_erase(die, op, &mut self.flash, &self.nand) {
+                if let Some(op) = self
+                    .sched
+                    .place_erase(die, op, &mut self.flash, &self.chip.nand)
+                {
                     self.submit_to_chip(die, op)?;
                 }
             } else {
@@ -645,7 +633,7 @@ impl Ssd {
     #[inline(always)]
     fn dispatch(&mut self, op: PendingOp) -> FtlResult<()> {
         let die = self.sched.codec().die_of(op.source);
-        if self.sched.place(die, op, &self.nand, &self.flash.oob) {
+        if self.sched.place(die, op, &self.chip.nand, &self.flash.oob) {
             self.submit_to_chip(die, op)
         } else {
             Ok(())
@@ -655,13 +643,13 @@ impl Ssd {
     /// An op of `tag` goes to the chip: its owner waits for one more op.
     #[inline]
     fn count_submitted(&mut self, tag: Tag) {
-        count_submitted(&mut self.requests, &mut self.flash, tag);
+        count_submitted(&mut self.host.requests, &mut self.flash, tag);
     }
 
     /// Submits queued ops of `die` while it has room (see `sched::scheduler::ssd_die_slots`).
     #[inline(always)]
     pub(super) fn pump(&mut self, die: DieId) -> FtlResult<()> {
-        while let Some(op) = self.sched.next(die, &self.nand, &self.flash) {
+        while let Some(op) = self.sched.next(die, &self.chip.nand, &self.flash) {
             self.submit_to_chip(die, op)?;
         }
         Ok(())
@@ -678,7 +666,7 @@ impl Ssd {
             return Ok(());
         }
         self.sched
-            .submit(die, op, &mut self.nand, &mut self.flash, self.now)
+            .submit(die, op, &mut self.chip.nand, &mut self.flash, self.now)
     }
 
     /// Merged group `id` completed on `die`: each member completes in turn.

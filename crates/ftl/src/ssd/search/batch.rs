@@ -93,16 +93,16 @@ impl Ssd {
         let mut pending = batches.len();
         let mut arrival_scheduled = false;
         let mut finished = Vec::new();
-        self.watch = None;
+        self.host.unwatch();
         while pending > 0 {
-            while self.requests.has_room() {
+            while self.host.requests.has_room() {
                 // a follow-up takes a free slot before any planned command waiting for one
                 let b = if let Some(b) = follow_ups.pop_front() {
                     b
                 } else if let Some(&b) = order.get(next_planned) {
                     if batches[b].dispatch > self.now {
                         if !arrival_scheduled {
-                            self.events.schedule(batches[b].dispatch, ());
+                            self.host.events.schedule(batches[b].dispatch, ());
                             arrival_scheduled = true;
                         }
                         break;
@@ -175,7 +175,7 @@ impl Ssd {
             if pending == 0 {
                 break;
             }
-            if !follow_ups.is_empty() && self.requests.has_room() {
+            if !follow_ups.is_empty() && self.host.requests.has_room() {
                 continue; // a follow-up to admit now
             }
             match self.step_sync()? {
@@ -204,6 +204,7 @@ impl Ssd {
     fn plan_batches(&mut self, requests: &[SearchRequest], arrivals: &[SimTime]) -> Vec<Batch> {
         let deadline = SimTime::from_ps(self.config.ftl.sim_batch_deadline_ns.saturating_mul(1000));
         let keys_max = self
+            .chip
             .nand
             .search_config()
             .map_or(1, |c| c.batch_keys_max as usize);

@@ -24,7 +24,7 @@ impl Ssd {
         chip_ppa: u64,
         tag: u64,
     ) -> FtlResult<bool> {
-        let read = self.nand.read_page_data(self.now, address, tag)?;
+        let read = self.chip.nand.read_page_data(self.now, address, tag)?;
         let search = self.search.as_mut().expect("SiM region");
         search.counters.fallback_reads += 1;
         search.counters.fallback_read_retries += u64::from(read.read_retries);
@@ -81,7 +81,7 @@ impl Ssd {
             page.clear();
             match self.flash.payload.read(ppa) {
                 Some(bytes) => page.extend_from_slice(bytes),
-                None => page.resize(self.page_size_bytes as usize, 0),
+                None => page.resize(self.layout.page_size_bytes as usize, 0),
             }
             let write = HostWrite {
                 lpa,

@@ -1,0 +1,30 @@
+//! The device layout: what the SSD was built as (chip geometry, flash page size, the logical
+//! pages the mapping leaves the host) and the seed behind every random choice. Fixed at build.
+
+use nandlab_nand::Geometry;
+
+#[derive(Debug)]
+pub(super) struct Layout {
+    pub seed: u64,
+    pub geometry: Geometry,
+    /// The flash page size (the host's page: SPEC F7).
+    pub page_size_bytes: u32,
+    /// Logical pages the host can address.
+    pub logical_pages: u32,
+}
+
+impl Layout {
+    pub fn new(seed: u64, geometry: Geometry, logical_pages: u32) -> Self {
+        Layout {
+            seed,
+            page_size_bytes: geometry.page_size_bytes,
+            geometry,
+            logical_pages,
+        }
+    }
+
+    /// Logical capacity in bytes.
+    pub fn logical_capacity_bytes(&self) -> u64 {
+        u64::from(self.logical_pages) * u64::from(self.page_size_bytes)
+    }
+}
