@@ -1,5 +1,6 @@
 //! Typed fio jobs and their translation into [`SyntheticSpec`]s.
 
+use super::extras::{BlockSplit, StreamShape, Zones};
 use super::keys;
 use super::layout::FilePlace;
 use super::parse::{Entry, RawJob};
@@ -49,11 +50,6 @@ impl FioRw {
     ];
 
     fn parse(text: &str) -> Result<FioRw, String> {
-        if text.contains(':') {
-            return Err(format!(
-                "bad rw \"{text}\": offset modifiers (rw=randread:8) are not supported"
-            ));
-        }
         Self::NAMES
             .iter()
             .find(|(name, _)| *name == text)
@@ -148,6 +144,24 @@ fn parse_amount(text: &str) -> Result<FioAmount, String> {
         },
         None => parse_fio_size(text).map(FioAmount::Bytes),
     }
+}
+
+/// The `:N` of `rw=read:N`: for sequential jobs, bytes added to each next offset (fio's
+/// `ddir_seq_add`, negative to go backwards); random jobs' `:N` (a new random offset every N
+/// requests) is refused.
+fn parse_rw_modifier(text: &str, modifier: &str, rw: FioRw) -> Result<i64, String> {
+    if rw.is_random() {
+        return Err(format!(
+            "bad rw \"{text}\": a random offset every N requests (rw=randread:N) is not supported; sequential holes (rw=read:8k) are"
+        ));
+    }
+    let (negative, magnitude) = match modifier.trim().strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, modifier.trim()),
+    };
+    let bytes = parse_fio_size(magnitude).map_err(|e| format!("bad rw \"{text}\": {e}"))?;
+    let bytes = i64::try_from(bytes).map_err(|_| format!("bad rw \"{text}\": too large"))?;
+    Ok(if negative { -bytes } else { bytes })
 }
 
 fn parse_distribution(text: &str) -> Result<AddressDistribution, String> {
@@ -312,6 +326,15 @@ pub struct FioJob {
     pub rate_bytes_per_s: Option<u64>,
     /// `rate_process=poisson`: exponential gaps instead of fixed ones.
     pub rate_poisson: bool,
+    /// `bssplit`: block sizes drawn per request (fio counts the job's bytes, not requests).
+    pub split: Option<BlockSplit>,
+    /// `rw=read:N`: bytes skipped (negative: stepped back) between sequential requests.
+    pub seq_add: i64,
+    /// `random_distribution=zoned:…`.
+    pub zones: Option<Zones>,
+    /// `flow`: the job's weight among the jobs of its group (fio keeps their I/O counts in
+    /// this ratio); replaces `iodepth` as the merge weight.
+    pub flow: Option<u32>,
     key_lines: Vec<(&'static str, u64)>,
 }
 
@@ -353,6 +376,10 @@ impl FioJob {
             rate_iops: None,
             rate_bytes_per_s: None,
             rate_poisson: false,
+            split: None,
+            seq_add: 0,
+            zones: None,
+            flow: None,
             key_lines: Vec::new(),
         };
         for entry in raw.entries {
@@ -376,7 +403,30 @@ impl FioJob {
         };
         match key {
             "name" => self.name = value.to_owned(),
-            "rw" => self.rw = FioRw::parse(value)?,
+            "rw" => {
+                let (pattern, modifier) = match value.split_once(':') {
+                    Some((p, m)) => (p, Some(m)),
+                    None => (value, None),
+                };
+                self.rw = FioRw::parse(pattern)?;
+                self.seq_add = match modifier {
+                    None => 0,
+                    Some(m) => parse_rw_modifier(value, m, self.rw)?,
+                };
+            }
+            "bssplit" => self.split = Some(BlockSplit::parse(value)?),
+            "flow" => {
+                let weight = value
+                    .trim()
+                    .parse::<i64>()
+                    .map_err(|_| format!("bad flow \"{value}\": expected an integer weight"))?;
+                if weight < 0 {
+                    return Err(format!(
+                        "flow={weight}: negative flow weights are not supported (fio takes their magnitude in one flow)"
+                    ));
+                }
+                self.flow = u32::try_from(weight).ok().filter(|w| *w > 0);
+            }
             "bs" => {
                 if value.contains(',') {
                     return Err(format!(
@@ -412,7 +462,16 @@ impl FioJob {
             "rwmixwrite" => {
                 self.rwmixread_percent = 100 - parse_bounded(value, key, 0, 100)? as u32
             }
-            "random_distribution" => self.distribution = parse_distribution(value)?,
+            "random_distribution" => match value.strip_prefix("zoned:") {
+                Some(list) => {
+                    self.zones = Some(Zones::parse(list)?);
+                    self.distribution = AddressDistribution::Uniform;
+                }
+                None => {
+                    self.distribution = parse_distribution(value)?;
+                    self.zones = None;
+                }
+            },
             "norandommap" => self.random_map = !parse_bool(Some(value), key)?,
             "number_ios" => self.number_ios = Some(parse_bounded(value, key, 1, u64::MAX)?),
             "numjobs" => {
@@ -498,6 +557,26 @@ impl FioJob {
         Ok(())
     }
 
+    /// `bs`, or with `bssplit` the smallest size of the split (fio's `min_bs`).
+    pub(crate) fn min_block_bytes(&self) -> u64 {
+        self.split
+            .as_ref()
+            .map_or(self.block_size_bytes, BlockSplit::min_bytes)
+    }
+
+    /// What the spec of a clone does not say about offsets and sizes; `spec` is that spec.
+    pub(crate) fn shape(&self, spec: &SyntheticSpec) -> StreamShape {
+        StreamShape {
+            split: self.split.clone(),
+            seq_add: self.seq_add,
+            zones: self.zones.clone().filter(|_| self.rw.is_random()),
+            random: self.rw.is_random(),
+            io_bytes: self
+                .io_size_bytes
+                .unwrap_or(spec.span_bytes.saturating_mul(self.loops)),
+        }
+    }
+
     /// The arrival rate of `rate_iops` or `rate`, if any.
     pub(crate) fn requests_per_s(&self) -> Option<f64> {
         match (self.rate_iops, self.rate_bytes_per_s) {
@@ -573,7 +652,9 @@ impl FioJob {
                     "verify with loops > 1 is not supported (fio verifies after each loop)",
                 );
             }
-            if self.rw.is_random() && (!self.random_map || self.distribution_is_skewed()) {
+            if self.rw.is_random()
+                && (!self.random_map || self.distribution_is_skewed() || self.zones.is_some())
+            {
                 return error(
                     "verify",
                     "verify of random writes that may overlap (norandommap or zipf) is not supported: fio then reads back each block once, sorted",
@@ -600,9 +681,11 @@ impl FioJob {
         let error =
             |key: &str, message: String| WorkloadError::parse(path, self.line_of(key), message);
         let base = file.size_bytes;
+        // fio's min_bs: the smallest size of a bssplit
+        let block_size_bytes = self.min_block_bytes();
         let align = |amount: FioAmount, bytes: u64| match amount {
             // fio aligns percentage offsets to the block size
-            FioAmount::Percent(_) => bytes / self.block_size_bytes * self.block_size_bytes,
+            FioAmount::Percent(_) => bytes / block_size_bytes * block_size_bytes,
             FioAmount::Bytes(_) => bytes,
         };
         let increment = self
@@ -642,21 +725,21 @@ impl FioJob {
                 format!("the region of job \"{}\" is empty", self.name),
             ));
         }
-        if self.block_size_bytes > span_bytes {
+        if block_size_bytes > span_bytes {
             return Err(error(
                 "bs",
                 format!(
                     "bs {} is larger than the region ({span_bytes} bytes)",
-                    self.block_size_bytes
+                    block_size_bytes
                 ),
             ));
         }
-        if self.block_size_bytes > device_size_bytes {
+        if block_size_bytes > device_size_bytes {
             return Err(error(
                 "bs",
                 format!(
                     "bs {} is larger than the device ({device_size_bytes} bytes)",
-                    self.block_size_bytes
+                    block_size_bytes
                 ),
             ));
         }
@@ -670,17 +753,14 @@ impl FioJob {
         let io_bytes = self
             .io_size_bytes
             .unwrap_or(span_bytes.saturating_mul(self.loops));
-        let mut request_count = io_bytes / self.block_size_bytes;
+        let mut request_count = io_bytes / block_size_bytes;
         if let Some(limit) = self.number_ios {
             request_count = request_count.min(limit);
         }
         if request_count == 0 {
             return Err(error(
                 "io_size",
-                format!(
-                    "io_size {io_bytes} is smaller than bs {}",
-                    self.block_size_bytes
-                ),
+                format!("io_size {io_bytes} is smaller than bs {}", block_size_bytes),
             ));
         }
         let (read_fraction, trim_fraction) = self.rw.mix(self.rwmixread_percent);
@@ -690,11 +770,16 @@ impl FioJob {
             (true, true) => (Pattern::Shuffled, AddressDistribution::Uniform),
             (true, false) => (Pattern::Random, self.distribution),
         };
+        // zoned draws replace the offsets of a uniform draw with replacement
+        let (pattern, distribution) = match self.zones {
+            Some(_) if self.rw.is_random() => (Pattern::Random, AddressDistribution::Uniform),
+            _ => (pattern, distribution),
+        };
         let spec = SyntheticSpec {
             pattern,
             read_fraction,
             trim_fraction,
-            request_size_bytes: self.block_size_bytes,
+            request_size_bytes: block_size_bytes,
             alignment_bytes: self.block_align_bytes,
             offset_bytes,
             span_bytes,

@@ -55,6 +55,7 @@
 //!   iodepths of the largest group). What is lost: per-job queues — in fio a job with a slow
 //!   request stalls only its own `iodepth` slots, here one shared queue of that total depth.
 
+mod extras;
 mod job;
 mod keys;
 mod layout;
@@ -62,6 +63,7 @@ mod parse;
 mod phases;
 mod stream;
 
+pub use extras::{BlockSplit, StreamShape, Zones};
 pub use job::{
     FioAmount, FioJob, FioRw, MAX_IODEPTH, MAX_NUMJOBS, parse_fio_size, parse_fio_time_ns,
 };
@@ -94,6 +96,8 @@ pub struct FioJobFile {
     pub path: PathBuf,
     /// The job sections in file order, `[global]` applied.
     pub jobs: Vec<FioJob>,
+    /// Keys accepted with a note (`line N: what the simulation does instead`), in file order.
+    pub key_notes: Vec<String>,
 }
 
 /// splitmix64 finalizer: distinct, well-mixed seeds for consecutive stream indices.
@@ -108,7 +112,11 @@ impl FioJobFile {
     /// Parses a job file from `reader`; `path` labels error messages.
     pub fn parse<R: BufRead>(reader: R, path: impl Into<PathBuf>) -> Result<Self, WorkloadError> {
         let path = path.into();
-        let (raw_jobs, last_line) = parse::parse_sections(reader, &path)?;
+        let parse::Sections {
+            jobs: raw_jobs,
+            last_line,
+            notes: key_notes,
+        } = parse::parse_sections(reader, &path)?;
         if raw_jobs.is_empty() {
             return Err(WorkloadError::parse(
                 &path,
@@ -123,7 +131,14 @@ impl FioJobFile {
         for job in &jobs {
             job.check_combinations(&path)?;
         }
-        Ok(FioJobFile { path, jobs })
+        Ok(FioJobFile {
+            path,
+            jobs,
+            key_notes: key_notes
+                .into_iter()
+                .map(|(line, note)| format!("line {line}: {note}"))
+                .collect(),
+        })
     }
 
     /// Opens and parses the job file at `path`.
@@ -193,19 +208,22 @@ impl FioJobFile {
             let base_seed = job.randseed.unwrap_or(context.seed);
             for clone_index in 0..job.numjobs {
                 let seed = mix_seed(base_seed, streams.len() as u64);
+                let spec = job.to_spec_at(
+                    &self.path,
+                    context.device_size_bytes,
+                    seed,
+                    places[job_index],
+                    clone_index,
+                )?;
                 streams.push(FioStream {
                     job_name: job.name.clone(),
                     clone_index,
                     group_index,
                     iodepth: job.iodepth,
-                    spec: job.to_spec_at(
-                        &self.path,
-                        context.device_size_bytes,
-                        seed,
-                        places[job_index],
-                        clone_index,
-                    )?,
+                    shape: job.shape(&spec),
+                    spec,
                     plan: job.plan(),
+                    flow: job.flow,
                 });
             }
         }
@@ -261,6 +279,7 @@ impl FioJobFile {
                 engines.join(",")
             ));
         }
+        notes.extend(self.key_notes.iter().cloned());
         let streams = self.streams(context)?;
         let end = streams
             .iter()

@@ -1,6 +1,7 @@
 //! One clone of an fio job over time: its I/O phase (bounded by size, `number_ios`, and with a
 //! clock by `runtime`/`time_based`/`ramp_time`), then its verify phase.
 
+use super::extras::{Shaped, StreamShape};
 use super::stream::StreamPlan;
 use crate::synthetic::{ArrivalProcess, Pattern, SyntheticGenerator, SyntheticSpec};
 use crate::{BlockRequest, IoOp, WorkloadError};
@@ -22,10 +23,16 @@ enum Offsets {
         read_fraction: f64,
         op_rng: SimRng,
     },
+    /// `bssplit`, `rw=read:N` or a zoned distribution (see `extras.rs`).
+    Shaped(Box<Shaped>),
 }
 
 impl Offsets {
-    fn new(spec: &SyntheticSpec, per_direction: bool) -> Result<Self, WorkloadError> {
+    fn new(
+        spec: &SyntheticSpec,
+        per_direction: bool,
+        shape: &StreamShape,
+    ) -> Result<Self, WorkloadError> {
         // unbounded here: the job stream counts
         let unbounded_count = match spec.arrival {
             // as many as fit in simulated time (2^64 ps)
@@ -42,6 +49,14 @@ impl Offsets {
             request_count: Some(unbounded_count.max(spec.request_count.unwrap_or(1))),
             ..spec.clone()
         };
+        if !shape.is_plain() {
+            // per-direction positions are the shaped stream's own (fio's last_pos[ddir])
+            return Ok(Offsets::Shaped(Box::new(Shaped::new(
+                unbounded.generator()?,
+                shape.clone(),
+                spec,
+            ))));
+        }
         if !per_direction {
             return Ok(Offsets::Shared(unbounded.generator()?));
         }
@@ -62,6 +77,7 @@ impl Offsets {
     fn next(&mut self) -> Option<BlockRequest> {
         match self {
             Offsets::Shared(generator) => generator.next(),
+            Offsets::Shaped(shaped) => shaped.next(),
             Offsets::PerDirection {
                 reads,
                 writes,
@@ -95,8 +111,11 @@ pub(crate) struct JobStream {
     phase: Phase,
     /// Requests of the job's size (what a pass issues, after any ramp).
     size_count: u64,
-    /// Requests left in the current counting period.
+    /// Requests (bytes, with `bssplit`) left in the current counting period.
     remaining: u64,
+    /// Whether `size_count` and `remaining` count bytes (`bssplit`: fio stops a job after
+    /// its bytes, whatever the sizes drawn).
+    counts_bytes: bool,
     /// Requests issued in all (for `number_ios`).
     issued: u64,
     /// Writes issued, and writes read back so far in the verify phase.
@@ -107,17 +126,26 @@ pub(crate) struct JobStream {
 }
 
 impl JobStream {
-    pub(crate) fn new(spec: &SyntheticSpec, plan: &StreamPlan) -> Result<Self, WorkloadError> {
-        let size_count = spec
-            .request_count
-            .ok_or_else(|| WorkloadError::invalid("request_count", "a fio stream counts"))?;
+    pub(crate) fn new(
+        spec: &SyntheticSpec,
+        plan: &StreamPlan,
+        shape: &StreamShape,
+    ) -> Result<Self, WorkloadError> {
+        let counts_bytes = shape.split.is_some();
+        let size_count = if counts_bytes {
+            shape.io_bytes
+        } else {
+            spec.request_count
+                .ok_or_else(|| WorkloadError::invalid("request_count", "a fio stream counts"))?
+        };
         Ok(JobStream {
-            offsets: Offsets::new(spec, plan.per_direction)?,
+            offsets: Offsets::new(spec, plan.per_direction, shape)?,
             replay: if plan.verify {
-                Some(Offsets::new(spec, plan.per_direction)?)
+                Some(Offsets::new(spec, plan.per_direction, shape)?)
             } else {
                 None
             },
+            counts_bytes,
             plan: *plan,
             phase: Phase::Io,
             size_count,
@@ -178,7 +206,12 @@ impl JobStream {
             return None;
         }
         let request = self.offsets.next()?;
-        self.remaining -= 1;
+        let cost = if self.counts_bytes {
+            request.size_bytes
+        } else {
+            1
+        };
+        self.remaining = self.remaining.saturating_sub(cost);
         self.issued += 1;
         if request.op == IoOp::Write {
             self.writes += 1;

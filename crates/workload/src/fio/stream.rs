@@ -1,5 +1,6 @@
 //! Merging the streams of concurrent fio jobs into one request stream.
 
+use super::extras::StreamShape;
 use super::phases::JobStream;
 use crate::synthetic::SyntheticSpec;
 use crate::{BlockRequest, WorkloadError};
@@ -21,6 +22,11 @@ pub struct FioStream {
     pub spec: SyntheticSpec,
     /// What the job adds to the spec: time limits, verify, per-direction offsets.
     pub plan: StreamPlan,
+    /// Offsets and sizes beyond the spec: `bssplit`, `rw=read:N`, zoned distributions.
+    pub shape: StreamShape,
+    /// `flow`: the merge weight instead of `iodepth` (fio keeps the jobs of a flow at
+    /// this ratio of I/Os).
+    pub flow: Option<u32>,
 }
 
 /// The parts of a job that a [`SyntheticSpec`] does not express.
@@ -88,10 +94,10 @@ impl FioGenerator {
                 depths.push(0);
             }
             groups[group].push(Member {
-                generator: JobStream::new(&stream.spec, &stream.plan)?,
+                generator: JobStream::new(&stream.spec, &stream.plan, &stream.shape)?,
                 exitall: stream.plan.exitall,
                 timed: stream.plan.runtime_ns.is_some(),
-                weight: i64::from(stream.iodepth.max(1)),
+                weight: i64::from(stream.flow.unwrap_or(stream.iodepth).max(1)),
                 credit: 0,
                 exhausted: false,
             });

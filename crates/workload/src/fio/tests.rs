@@ -87,7 +87,7 @@ fn bad_values_name_their_line() {
         ),
         (
             "[a]\nrw=randread:8\n",
-            "job.fio:2: bad rw \"randread:8\": offset modifiers",
+            "job.fio:2: bad rw \"randread:8\": a random offset every N requests",
         ),
         (
             "[a]\nbs=4k,8k\n",
