@@ -369,3 +369,159 @@ mod tests {
         assert!((4_700..5_300).contains(&first_zone), "{first_zone}");
     }
 }
+
+/// The reshaped jobs end to end, through the job file, against fio's semantics computed by
+/// hand (offsets of `get_next_seq_offset`, bytes of `bssplit`, ratios of `flow`).
+#[cfg(test)]
+mod job_file_tests {
+    use crate::fio::{FioContext, FioJobFile};
+    use crate::{BlockRequest, IoOp};
+
+    const KIB: u64 = 1024;
+    const CONTEXT: FioContext = FioContext {
+        device_size_bytes: 1 << 30,
+        seed: 3,
+    };
+
+    fn file(text: &str) -> FioJobFile {
+        FioJobFile::parse(text.as_bytes(), "job.fio").unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn requests(text: &str) -> Vec<BlockRequest> {
+        file(text).generator(&CONTEXT).expect("valid").collect()
+    }
+
+    fn offsets_kib(requests: &[BlockRequest]) -> Vec<u64> {
+        requests.iter().map(|r| r.offset_bytes / KIB).collect()
+    }
+
+    #[test]
+    fn backwards_reads_step_back_and_wrap_to_the_end_as_fio_does() {
+        // fio examples/backwards-read.fio on a 64 KiB region: 0, then end - 8k, stepping 4k back
+        let run = requests("[a]\nbs=4k\nrw=read:-8k\nsize=64k\n");
+        assert_eq!(
+            offsets_kib(&run),
+            [0, 56, 52, 48, 44, 40, 36, 32, 28, 24, 20, 16, 12, 8, 4, 0]
+        );
+        assert!(
+            run.iter()
+                .all(|r| r.op == IoOp::Read && r.size_bytes == 4 * KIB)
+        );
+    }
+
+    #[test]
+    fn holes_skip_bytes_and_wrap_to_the_start() {
+        let run = requests("[a]\nbs=4k\nrw=write:4k\nsize=64k\n");
+        assert_eq!(
+            offsets_kib(&run),
+            [0, 8, 16, 24, 32, 40, 48, 56, 0, 8, 16, 24, 32, 40, 48, 56]
+        );
+        assert!(run.iter().all(|r| r.op == IoOp::Write));
+    }
+
+    #[test]
+    fn bssplit_draws_sizes_by_percentage_and_counts_bytes() {
+        let run = requests("[a]\nrw=randrw\nrwmixread=80\nbssplit=4k/75:64k/25\nsize=64m\n");
+        let bytes: u64 = run.iter().map(|r| r.size_bytes).sum();
+        assert!(
+            (64 << 20..(64 << 20) + 64 * KIB).contains(&bytes),
+            "fio stops after the job's bytes: {bytes}"
+        );
+        let small = run.iter().filter(|r| r.size_bytes == 4 * KIB).count();
+        let large = run.iter().filter(|r| r.size_bytes == 64 * KIB).count();
+        assert_eq!(small + large, run.len());
+        let small_share = small as f64 / run.len() as f64;
+        assert!((0.72..0.78).contains(&small_share), "{small_share}");
+        let reads = run.iter().filter(|r| r.op == IoOp::Read).count() as f64;
+        assert!((0.77..0.83).contains(&(reads / run.len() as f64)));
+        // aligned to the smallest size and inside the region
+        assert!(
+            run.iter()
+                .all(|r| r.offset_bytes % (4 * KIB) == 0 && r.end_bytes() <= 64 << 20)
+        );
+        // separate lists: reads 64k, writes 4k
+        let run = requests("[a]\nrw=randrw\nbssplit=64k/100,4k/100\nsize=16m\n");
+        for r in &run {
+            let expected = if r.op == IoOp::Read { 64 } else { 4 };
+            assert_eq!(r.size_bytes, expected * KIB, "{r:?}");
+        }
+    }
+
+    #[test]
+    fn sequential_bssplit_advances_by_the_size_drawn() {
+        let run = requests("[a]\nrw=write\nbssplit=4k/50:8k/50\nsize=1m\n");
+        let mut expected = 0;
+        for r in &run {
+            assert_eq!(r.offset_bytes, expected % (1 << 20), "{r:?}");
+            expected = r.end_bytes();
+        }
+        let bytes: u64 = run.iter().map(|r| r.size_bytes).sum();
+        assert_eq!(
+            bytes,
+            1 << 20,
+            "one pass of the region, no request past its end"
+        );
+    }
+
+    #[test]
+    fn zoned_accesses_fall_in_their_zones() {
+        // fio examples/rand-zones.fio: 50% in the first 5%, 30% in the next 15%, 20% after
+        let run = requests(
+            "[a]\nbs=4k\nrw=randread\nnorandommap\nsize=64m\nrandom_distribution=zoned:50/5:30/15:20/\n",
+        );
+        let share = |low: f64, high: f64| {
+            let n = run
+                .iter()
+                .filter(|r| {
+                    let at = r.offset_bytes as f64 / (64u64 << 20) as f64;
+                    (low..high).contains(&at)
+                })
+                .count();
+            n as f64 / run.len() as f64
+        };
+        assert_eq!(run.len(), 16_384);
+        assert!((0.48..0.52).contains(&share(0.0, 0.05)));
+        assert!((0.28..0.32).contains(&share(0.05, 0.20)));
+        assert!((0.18..0.22).contains(&share(0.20, 1.0)));
+    }
+
+    #[test]
+    fn flow_weights_set_the_ratio_of_the_jobs() {
+        // fio examples/flow.fio: flow=1 (writes) and flow=8 (reads), same iodepth
+        let text = "[global]\niodepth=256\nbs=8k\nsize=64m\nflow_sleep=1000\n\
+                    [w]\nrw=write\nflow=1\n[r]\nrw=randread\nflow=8\n";
+        let run: Vec<BlockRequest> = file(text).generator(&CONTEXT).unwrap().take(900).collect();
+        let writes = run.iter().filter(|r| r.op == IoOp::Write).count();
+        assert_eq!(writes, 100, "1 write per 8 reads");
+        let notes = file(text).notes(&CONTEXT).unwrap();
+        assert!(
+            notes.iter().any(|n| n.starts_with("line 5: flow:")),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
+    fn host_only_keys_run_with_a_note_naming_their_line() {
+        let text = "[a]\nrw=write\nsize=1m\nsync=1\nfsync=4\nwritefua=1\npi_act=1\n";
+        let notes = file(text).notes(&CONTEXT).unwrap();
+        let flushes: Vec<&String> = notes.iter().filter(|n| n.contains("flush")).collect();
+        assert_eq!(flushes.len(), 1, "one note per kind: {notes:?}");
+        assert!(flushes[0].starts_with("line 4: sync/fsync"), "{notes:?}");
+        assert!(notes.iter().any(|n| n.starts_with("line 7: protection")));
+        // the requests are those of the job without the keys
+        assert_eq!(requests(text), requests("[a]\nrw=write\nsize=1m\n"));
+        // as 0 (their default) they need no note
+        let notes = file("[a]\nsize=1m\nsync=0\n").notes(&CONTEXT).unwrap();
+        assert!(notes.is_empty(), "{notes:?}");
+    }
+
+    #[test]
+    fn a_garbage_key_gives_a_short_error() {
+        let garbage = "x".repeat(2_000);
+        let e = FioJobFile::parse(format!("[a]\n{garbage}\n").as_bytes(), "job.fio")
+            .unwrap_err()
+            .to_string();
+        assert!(e.len() < 200, "{} bytes: {e}", e.len());
+        assert!(e.starts_with("job.fio:2: unsupported key \"xxxx"), "{e}");
+    }
+}
