@@ -223,8 +223,8 @@ fn engines_and_host_keys_are_accepted_and_device_keys_refused_with_reasons() {
     assert!(notes[0].starts_with("ioengine=io_uring: the simulation models the device"));
     for (text, prefix) in [
         (
-            "[a]\nverify_backlog=8\n",
-            "job.fio:2: unsupported key \"verify_backlog\"",
+            "[a]\nverify_backlog_batch=8\n",
+            "job.fio:2: unsupported key \"verify_backlog_batch\"",
         ),
         (
             "[a]\nbssplit=4k/60:8k/50\n",

@@ -216,6 +216,67 @@ fn zone_blocks(blocks: u64, start_percent: u64, size_percent: u64) -> (u64, u64)
     (first, end.saturating_sub(first))
 }
 
+/// io_uring_cmd's `write_mode`: each write is issued as one of NVMe's write commands, drawn
+/// by percentage. The simulated device sees Write and Write Zeroes as writes of the range,
+/// Write Uncorrectable as a trim (the range's data is gone), and Verify as a read (the
+/// device reads the media, nothing is transferred).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WriteModes {
+    /// `(operation on the simulated device, percent)`, percentages summing to 100.
+    pub modes: Vec<(IoOp, u32)>,
+}
+
+impl WriteModes {
+    /// Parses `mode` or `mode/perc:mode/perc…` (modes `write`, `zeroes`, `uncor`, `verify`;
+    /// fio's rules: several entries add up to 100).
+    pub fn parse(text: &str) -> Result<WriteModes, String> {
+        let bad = |why: &str| format!("bad write_mode \"{text}\": {why}");
+        let op = |mode: &str| match mode.trim() {
+            "write" | "zeroes" => Ok(IoOp::Write),
+            "uncor" => Ok(IoOp::Trim),
+            "verify" => Ok(IoOp::Read),
+            "zone_append" => Err(bad("zone append needs a zoned device (zonemode=zbd)")),
+            _ => Err(bad("expected write, zeroes, uncor or verify")),
+        };
+        if !text.contains('/') {
+            return Ok(WriteModes {
+                modes: vec![(op(text)?, 100)],
+            });
+        }
+        let mut modes = Vec::new();
+        for entry in text.split(':') {
+            let (mode, percent) = entry
+                .split_once('/')
+                .ok_or_else(|| bad("expected mode/percent entries"))?;
+            let percent = percent
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|p| *p <= 100)
+                .ok_or_else(|| bad("percentages are 0 to 100"))?;
+            modes.push((op(mode)?, percent));
+        }
+        if modes.len() < 2 || modes.len() > 8 {
+            return Err(bad("2 to 8 entries"));
+        }
+        if modes.iter().map(|(_, p)| p).sum::<u32>() != 100 {
+            return Err(bad("percentages must add up to 100"));
+        }
+        Ok(WriteModes { modes })
+    }
+
+    fn draw(&self, u: f64) -> IoOp {
+        let mut cumulative = 0.0;
+        for (op, percent) in &self.modes {
+            cumulative += f64::from(*percent);
+            if u * 100.0 < cumulative {
+                return *op;
+            }
+        }
+        IoOp::Write
+    }
+}
+
 /// What a job asks beyond its spec.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StreamShape {
@@ -229,12 +290,25 @@ pub struct StreamShape {
     pub random: bool,
     /// Bytes the job moves per pass (with `bssplit`, fio counts bytes, not requests).
     pub io_bytes: u64,
+    /// `write_mode` (io_uring_cmd).
+    pub write_modes: Option<WriteModes>,
+    /// `random_distribution=sequence:…`: block indices (of the smallest block size) in
+    /// order, repeated; with `random_sequence_stride`, each repetition moves on by the
+    /// sequence's length.
+    pub sequence: Option<(Vec<u64>, bool)>,
+    /// `nrfiles`: the region is split into this many files, served round-robin (1: none).
+    pub files: u64,
 }
 
 impl StreamShape {
     /// Whether the shape changes anything (else the spec's generator runs as is).
     pub fn is_plain(&self) -> bool {
-        self.split.is_none() && self.seq_add == 0 && self.zones.is_none()
+        self.split.is_none()
+            && self.seq_add == 0
+            && self.zones.is_none()
+            && self.write_modes.is_none()
+            && self.sequence.is_none()
+            && self.files <= 1
     }
 }
 
@@ -248,8 +322,12 @@ pub(crate) struct Shaped {
     region_bytes: u64,
     block_bytes: u64,
     align_bytes: u64,
-    /// fio's `last_pos[ddir]` relative to the region, per direction.
-    last_pos: [u64; 3],
+    /// fio's `last_pos[ddir]` relative to its file, per file and direction.
+    last_pos: Vec<[u64; 3]>,
+    /// Requests placed so far (the file of the next one, with `nrfiles`).
+    turn: u64,
+    /// fio's `io_issues[ddir]`: requests issued per direction.
+    issued: [u64; 3],
     rng: SimRng,
 }
 
@@ -268,19 +346,48 @@ impl Shaped {
                 .alignment_bytes
                 .unwrap_or(spec.request_size_bytes)
                 .max(1),
-            last_pos: [0; 3],
+            last_pos: vec![[0; 3]],
+            turn: 0,
+            issued: [0; 3],
             rng: SimRng::stream(spec.seed, "workload.fio.shape"),
             shape,
         }
     }
 
     pub(crate) fn next(&mut self) -> Option<BlockRequest> {
-        let mut request = self.base.next()?;
-        let region = self.region_bytes;
+        let drawn = self.base.next()?;
+        let mut request = self.place(drawn)?;
+        if let Some(modes) = &self.shape.write_modes
+            && request.op == IoOp::Write
+        {
+            request.op = modes.draw(self.rng.unit_f64());
+            if request.op != IoOp::Write {
+                request.placement_id = 0;
+            }
+        }
+        Some(request)
+    }
+
+    /// The request's offset and size (its direction and arrival are the base generator's).
+    fn place(&mut self, mut request: BlockRequest) -> Option<BlockRequest> {
+        // nrfiles: the files split the region; fio's default file_service_type=roundrobin
+        // moves to the next file after every request
+        let files = self.shape.files.max(1);
+        let file = (self.turn % files) as usize;
+        self.turn += 1;
+        let region = if files > 1 {
+            self.region_bytes / files / self.align_bytes * self.align_bytes
+        } else {
+            self.region_bytes
+        };
+        let start = self.region_start + file as u64 * region;
         if !self.shape.random {
             // fio's get_next_seq_offset: holes (or backwards steps) between requests
             let d = direction_index(request.op);
-            let mut pos = self.last_pos[d];
+            if self.last_pos.len() <= file {
+                self.last_pos.resize(file + 1, [0; 3]);
+            }
+            let mut pos = self.last_pos[file][d];
             if pos >= region {
                 pos = 0;
             }
@@ -294,33 +401,48 @@ impl Shaped {
                     (region as i128 + i128::from(self.shape.seq_add)).max(0) as u64
                 };
             }
-            let size = self.size_for(request.op, pos);
+            let size = self.size_for(request.op, pos, region);
             if pos + size > region {
                 // the end of the region: start over from its beginning
                 pos = 0;
             }
             let size = size.min(region);
-            request.offset_bytes = self.region_start + pos;
+            request.offset_bytes = start + pos;
             request.size_bytes = size;
-            self.last_pos[d] = pos + size;
+            self.last_pos[file][d] = pos + size;
             return Some(request);
         }
-        let mut pos = request.offset_bytes - self.region_start;
+        // the base draw over the whole region, folded into the file of the turn
+        let mut pos = (request.offset_bytes - self.region_start) % region;
+        if let Some((sequence, stride)) = &self.shape.sequence {
+            // fio's __get_next_rand_offset_sequence; a block past the region ends the job
+            let d = direction_index(request.op);
+            let count = self.issued[d];
+            self.issued[d] += 1;
+            let length = sequence.len() as u64;
+            let mut block = sequence[(count % length) as usize];
+            if *stride {
+                block = block.saturating_add((count / length).saturating_mul(length));
+            }
+            pos = block.checked_mul(self.block_bytes)?;
+            if pos.checked_add(self.block_bytes)? > region {
+                return None;
+            }
+        }
         if let Some(zones) = &self.shape.zones {
             let blocks = ((region.saturating_sub(self.block_bytes)) / self.align_bytes).max(0) + 1;
             pos = zones.draw(blocks, &mut self.rng) * self.align_bytes;
         }
-        let size = self.size_for(request.op, pos);
+        let size = self.size_for(request.op, pos, region);
         if pos + size > region {
             pos = (region - size) / self.align_bytes * self.align_bytes;
         }
-        request.offset_bytes = self.region_start + pos;
+        request.offset_bytes = start + pos;
         request.size_bytes = size;
         Some(request)
     }
 
-    fn size_for(&mut self, op: IoOp, pos: u64) -> u64 {
-        let region = self.region_bytes;
+    fn size_for(&mut self, op: IoOp, pos: u64, region: u64) -> u64 {
         match &self.shape.split {
             Some(split) => {
                 let u = self.rng.unit_f64();
@@ -523,5 +645,173 @@ mod job_file_tests {
             .to_string();
         assert!(e.len() < 200, "{} bytes: {e}", e.len());
         assert!(e.starts_with("job.fio:2: unsupported key \"xxxx"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod verify_and_write_mode_tests {
+    use crate::fio::{FioContext, FioJobFile};
+    use crate::{BlockRequest, IoOp};
+
+    const CONTEXT: FioContext = FioContext {
+        device_size_bytes: 1 << 30,
+        seed: 5,
+    };
+
+    fn requests(text: &str) -> Vec<BlockRequest> {
+        FioJobFile::parse(text.as_bytes(), "job.fio")
+            .unwrap_or_else(|e| panic!("{e}"))
+            .generator(&CONTEXT)
+            .expect("valid")
+            .collect()
+    }
+
+    #[test]
+    fn verify_backlog_reads_back_every_n_writes_then_the_rest() {
+        // 10 writes, backlog 4: w w w w r r r r w w w w r r r r w w r r
+        let run = requests("[a]\nrw=write\nbs=4k\nsize=40k\nverify=crc32c\nverify_backlog=4\n");
+        let ops: String = run
+            .iter()
+            .map(|r| if r.op == IoOp::Write { 'w' } else { 'r' })
+            .collect();
+        assert_eq!(ops, "wwwwrrrrwwwwrrrrwwrr");
+        let written: Vec<u64> = run
+            .iter()
+            .filter(|r| r.op == IoOp::Write)
+            .map(|r| r.offset_bytes)
+            .collect();
+        let read: Vec<u64> = run
+            .iter()
+            .filter(|r| r.op == IoOp::Read)
+            .map(|r| r.offset_bytes)
+            .collect();
+        assert_eq!(written, read, "each write read back once, in order");
+        // overlapping random writes are read back as written (fio's io history)
+        let run = requests(
+            "[a]\nrw=randwrite\nnorandommap\nbs=4k\nsize=1m\nloops=2\nverify=md5\nverify_backlog=1\n",
+        );
+        assert_eq!(run.len(), 2 * 2 * 256);
+        for pair in run.chunks(2) {
+            assert_eq!((pair[0].op, pair[1].op), (IoOp::Write, IoOp::Read));
+            assert_eq!(pair[0].offset_bytes, pair[1].offset_bytes);
+        }
+    }
+
+    #[test]
+    fn write_modes_are_drawn_per_write_as_device_operations() {
+        let run = requests(
+            "[a]\nrw=write\nbs=4k\nsize=64m\nwrite_mode=write/40:zeroes/30:uncor/20:verify/10\n",
+        );
+        let share = |op: IoOp| run.iter().filter(|r| r.op == op).count() as f64 / run.len() as f64;
+        assert!((0.68..0.72).contains(&share(IoOp::Write)));
+        assert!((0.18..0.22).contains(&share(IoOp::Trim)));
+        assert!((0.08..0.12).contains(&share(IoOp::Read)));
+        // still one sequential pass of the region
+        assert!(
+            run.iter()
+                .enumerate()
+                .all(|(i, r)| r.offset_bytes == i as u64 * 4096)
+        );
+        let all = requests("[a]\nrw=write\nbs=4k\nsize=1m\nwrite_mode=verify\n");
+        assert!(all.iter().all(|r| r.op == IoOp::Read));
+        let e = FioJobFile::parse("[a]\nwrite_mode=zone_append\n".as_bytes(), "job.fio")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("job.fio:2: bad write_mode"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod sequence_tests {
+    use crate::fio::{FioContext, FioJobFile};
+
+    #[test]
+    fn sequences_repeat_or_stride_as_fio_does() {
+        let context = FioContext {
+            device_size_bytes: 1 << 30,
+            seed: 1,
+        };
+        let blocks = |text: &str| -> Vec<u64> {
+            FioJobFile::parse(text.as_bytes(), "job.fio")
+                .unwrap_or_else(|e| panic!("{e}"))
+                .generator(&context)
+                .unwrap()
+                .map(|r| r.offset_bytes / 4096)
+                .collect()
+        };
+        // fio's examples/sequence-distribution.fio: 12 blocks, io_size of 6
+        let base =
+            "[a]\nrw=randread\nbs=4k\nsize=48k\nio_size=24k\nrandom_distribution=sequence:2,0,1\n";
+        assert_eq!(blocks(base), [2, 0, 1, 2, 0, 1]);
+        assert_eq!(
+            blocks(&format!("{base}random_sequence_stride=1\n")),
+            [2, 0, 1, 5, 3, 4]
+        );
+        // a block past the region ends the job (fio's out-of-bounds offset)
+        let past = "[a]\nrw=randread\nbs=4k\nsize=16k\nio_size=32k\nrandom_distribution=sequence:1,0\nrandom_sequence_stride=1\n";
+        assert_eq!(blocks(past), [1, 0, 3, 2]);
+    }
+}
+
+#[cfg(test)]
+mod nrfiles_tests {
+    use crate::fio::{FioContext, FioJobFile};
+
+    #[test]
+    fn files_split_the_region_and_take_turns() {
+        let context = FioContext {
+            device_size_bytes: 1 << 30,
+            seed: 1,
+        };
+        let run = |text: &str| -> Vec<u64> {
+            FioJobFile::parse(text.as_bytes(), "job.fio")
+                .unwrap_or_else(|e| panic!("{e}"))
+                .generator(&context)
+                .unwrap()
+                .map(|r| r.offset_bytes / 4096)
+                .collect()
+        };
+        // fio's examples/gfapi.fio: 4 files of 16k, sequential writes, one request per turn
+        assert_eq!(
+            run("[a]\nrw=write\nnrfiles=4\nfilesize=16k\nsize=64k\n"),
+            [0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15]
+        );
+        // random: each request lands in the file of its turn
+        let blocks = run("[a]\nrw=randwrite\nnr_files=8\nsize=8m\n");
+        assert_eq!(blocks.len(), 2048);
+        for (i, block) in blocks.iter().enumerate() {
+            assert_eq!(block / 256, i as u64 % 8, "request {i} at block {block}");
+        }
+        let e = FioJobFile::parse("[a]\nfilename=f\nnrfiles=2\n".as_bytes(), "job.fio")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("job.fio:3: nrfiles with filename"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod trimwrite_tests {
+    use crate::IoOp;
+    use crate::fio::{FioContext, FioJobFile};
+
+    #[test]
+    fn trimwrite_trims_each_block_then_writes_it() {
+        let context = FioContext {
+            device_size_bytes: 1 << 30,
+            seed: 1,
+        };
+        let run: Vec<_> =
+            FioJobFile::parse("[a]\nrw=trimwrite\nbs=4k\nsize=32k\n".as_bytes(), "j.fio")
+                .unwrap()
+                .generator(&context)
+                .unwrap()
+                .collect();
+        // fio counts the writes' bytes: 8 writes, each after the trim of its block
+        assert_eq!(run.len(), 16);
+        for (i, pair) in run.chunks(2).enumerate() {
+            assert_eq!((pair[0].op, pair[1].op), (IoOp::Trim, IoOp::Write));
+            assert_eq!(pair[0].offset_bytes, i as u64 * 4096);
+            assert_eq!(pair[1].offset_bytes, pair[0].offset_bytes);
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! Typed fio jobs and their translation into [`SyntheticSpec`]s.
 
-use super::extras::{BlockSplit, StreamShape, Zones};
+use super::extras::{BlockSplit, StreamShape, WriteModes, Zones};
 use super::keys;
 use super::layout::FilePlace;
 use super::parse::{Entry, RawJob};
@@ -9,6 +9,12 @@ use crate::WorkloadError;
 use crate::synthetic::{AddressDistribution, ArrivalProcess, Pattern, SyntheticSpec};
 use crate::units::parse_u64;
 use std::path::Path;
+
+/// Most files (`nrfiles`) of one job.
+pub const MAX_NRFILES: u64 = 65_536;
+
+/// Most writes a `verify_backlog` holds before they are read back.
+pub const MAX_VERIFY_BACKLOG: u64 = 65_536;
 
 /// Most I/O depth of one job, and most clones (`numjobs`) of one job.
 pub const MAX_IODEPTH: u32 = 65_536;
@@ -34,10 +40,14 @@ pub enum FioRw {
     ReadWrite,
     /// `randrw`: random mixed reads and writes (`rwmixread`).
     RandReadWrite,
+    /// `trimwrite`: each block trimmed, then written (sequential).
+    TrimWrite,
+    /// `randtrimwrite`: each block trimmed, then written (random).
+    RandTrimWrite,
 }
 
 impl FioRw {
-    const NAMES: [(&'static str, FioRw); 9] = [
+    const NAMES: [(&'static str, FioRw); 11] = [
         ("read", FioRw::Read),
         ("write", FioRw::Write),
         ("trim", FioRw::Trim),
@@ -47,6 +57,8 @@ impl FioRw {
         ("rw", FioRw::ReadWrite),
         ("readwrite", FioRw::ReadWrite),
         ("randrw", FioRw::RandReadWrite),
+        ("trimwrite", FioRw::TrimWrite),
+        ("randtrimwrite", FioRw::RandTrimWrite),
     ];
 
     fn parse(text: &str) -> Result<FioRw, String> {
@@ -55,7 +67,7 @@ impl FioRw {
             .find(|(name, _)| *name == text)
             .map(|(_, rw)| *rw)
             .ok_or_else(|| {
-                format!("bad rw \"{text}\": expected one of read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw")
+                format!("bad rw \"{text}\": expected one of read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw, trimwrite, randtrimwrite")
             })
     }
 
@@ -63,7 +75,11 @@ impl FioRw {
     pub fn is_random(self) -> bool {
         matches!(
             self,
-            FioRw::RandRead | FioRw::RandWrite | FioRw::RandTrim | FioRw::RandReadWrite
+            FioRw::RandRead
+                | FioRw::RandWrite
+                | FioRw::RandTrim
+                | FioRw::RandReadWrite
+                | FioRw::RandTrimWrite
         )
     }
 
@@ -71,7 +87,8 @@ impl FioRw {
     fn mix(self, rwmixread_percent: u32) -> (f64, f64) {
         match self {
             FioRw::Read | FioRw::RandRead => (1.0, 0.0),
-            FioRw::Write | FioRw::RandWrite => (0.0, 0.0),
+            // trimwrite: the writes are drawn, each preceded by its trim (see `StreamPlan`)
+            FioRw::Write | FioRw::RandWrite | FioRw::TrimWrite | FioRw::RandTrimWrite => (0.0, 0.0),
             FioRw::Trim | FioRw::RandTrim => (0.0, 1.0),
             FioRw::ReadWrite | FioRw::RandReadWrite => (f64::from(rwmixread_percent) / 100.0, 0.0),
         }
@@ -144,6 +161,23 @@ fn parse_amount(text: &str) -> Result<FioAmount, String> {
         },
         None => parse_fio_size(text).map(FioAmount::Bytes),
     }
+}
+
+/// The block indices of `random_distribution=sequence:2,0,1` (at most 64, as fio).
+fn parse_sequence(text: &str, list: &str) -> Result<Vec<u64>, String> {
+    let blocks = list
+        .split(',')
+        .map(|b| b.trim().parse::<u64>())
+        .collect::<Result<Vec<u64>, _>>()
+        .map_err(|_| {
+            format!("bad random_distribution \"{text}\": expected sequence:block,block,...")
+        })?;
+    if blocks.is_empty() || blocks.len() > 64 {
+        return Err(format!(
+            "bad random_distribution \"{text}\": 1 to 64 block indices"
+        ));
+    }
+    Ok(blocks)
 }
 
 /// The `:N` of `rw=read:N`: for sequential jobs, bytes added to each next offset (fio's
@@ -332,6 +366,18 @@ pub struct FioJob {
     pub seq_add: i64,
     /// `random_distribution=zoned:…`.
     pub zones: Option<Zones>,
+    /// `random_distribution=sequence:…` block indices and `random_sequence_stride`.
+    pub sequence: Option<Vec<u64>>,
+    /// `random_sequence_stride`.
+    pub sequence_stride: bool,
+    /// `nrfiles` (`nr_files`): the job's region is split into this many files of equal
+    /// size, served round-robin one request each (fio's default `file_service_type`).
+    pub nrfiles: u64,
+    /// `write_mode` (io_uring_cmd): NVMe write commands drawn per write.
+    pub write_modes: Option<WriteModes>,
+    /// `verify_backlog`: with `verify`, the last N writes are read back after every N
+    /// writes (and the rest at the end), instead of all of them after the job.
+    pub verify_backlog: Option<u64>,
     /// `flow`: the job's weight among the jobs of its group (fio keeps their I/O counts in
     /// this ratio); replaces `iodepth` as the merge weight.
     pub flow: Option<u32>,
@@ -380,6 +426,11 @@ impl FioJob {
             seq_add: 0,
             zones: None,
             flow: None,
+            verify_backlog: None,
+            write_modes: None,
+            sequence: None,
+            sequence_stride: false,
+            nrfiles: 1,
             key_lines: Vec::new(),
         };
         for entry in raw.entries {
@@ -415,6 +466,16 @@ impl FioJob {
                 };
             }
             "bssplit" => self.split = Some(BlockSplit::parse(value)?),
+            "write_mode" => self.write_modes = Some(WriteModes::parse(value)?),
+            "verify_backlog" => {
+                let n = parse_fio_size(value)?;
+                if n > MAX_VERIFY_BACKLOG {
+                    return Err(format!(
+                        "verify_backlog {n}: at most {MAX_VERIFY_BACKLOG} writes are held for verifying"
+                    ));
+                }
+                self.verify_backlog = Some(n).filter(|n| *n > 0);
+            }
             "flow" => {
                 let weight = value
                     .trim()
@@ -462,16 +523,20 @@ impl FioJob {
             "rwmixwrite" => {
                 self.rwmixread_percent = 100 - parse_bounded(value, key, 0, 100)? as u32
             }
-            "random_distribution" => match value.strip_prefix("zoned:") {
-                Some(list) => {
+            "random_distribution" => {
+                self.zones = None;
+                self.sequence = None;
+                self.distribution = AddressDistribution::Uniform;
+                if let Some(list) = value.strip_prefix("zoned:") {
                     self.zones = Some(Zones::parse(list)?);
-                    self.distribution = AddressDistribution::Uniform;
-                }
-                None => {
+                } else if let Some(list) = value.strip_prefix("sequence:") {
+                    self.sequence = Some(parse_sequence(value, list)?);
+                } else {
                     self.distribution = parse_distribution(value)?;
-                    self.zones = None;
                 }
-            },
+            }
+            "nrfiles" => self.nrfiles = parse_bounded(value, key, 1, MAX_NRFILES)?,
+            "random_sequence_stride" => self.sequence_stride = parse_bool(Some(value), key)?,
             "norandommap" => self.random_map = !parse_bool(Some(value), key)?,
             "number_ios" => self.number_ios = Some(parse_bounded(value, key, 1, u64::MAX)?),
             "numjobs" => {
@@ -574,6 +639,13 @@ impl FioJob {
             io_bytes: self
                 .io_size_bytes
                 .unwrap_or(spec.span_bytes.saturating_mul(self.loops)),
+            write_modes: self.write_modes.clone(),
+            sequence: self
+                .sequence
+                .clone()
+                .filter(|_| self.rw.is_random())
+                .map(|s| (s, self.sequence_stride)),
+            files: self.nrfiles,
         }
     }
 
@@ -626,6 +698,10 @@ impl FioJob {
             verify: self.verify && self.do_verify && self.rw != FioRw::Read,
             per_direction: self.rw == FioRw::ReadWrite,
             exitall: self.exitall,
+            verify_backlog: self
+                .verify_backlog
+                .filter(|_| self.verify && self.do_verify),
+            trim_before_write: matches!(self.rw, FioRw::TrimWrite | FioRw::RandTrimWrite),
         }
     }
 
@@ -633,13 +709,20 @@ impl FioJob {
     pub(crate) fn check_combinations(&self, path: &Path) -> Result<(), WorkloadError> {
         let error =
             |key: &str, message: &str| Err(WorkloadError::parse(path, self.line_of(key), message));
+        if self.nrfiles > 1 && self.filename.is_some() {
+            return error(
+                "nrfiles",
+                "nrfiles with filename is not supported: the job's files are named by filename_format (leave filename out)",
+            );
+        }
         if self.time_based && self.runtime_ns.is_none() {
             return error(
                 "time_based",
                 "time_based needs runtime (without it fio runs until stopped)",
             );
         }
-        if self.verify && self.do_verify {
+        // with verify_backlog, the writes themselves are read back, whatever their pattern
+        if self.verify && self.do_verify && self.verify_backlog.is_none() {
             if self.time_based {
                 return error(
                     "verify",
@@ -653,7 +736,10 @@ impl FioJob {
                 );
             }
             if self.rw.is_random()
-                && (!self.random_map || self.distribution_is_skewed() || self.zones.is_some())
+                && (!self.random_map
+                    || self.distribution_is_skewed()
+                    || self.zones.is_some()
+                    || self.sequence.is_some())
             {
                 return error(
                     "verify",
@@ -731,6 +817,20 @@ impl FioJob {
                 format!(
                     "bs {} is larger than the region ({span_bytes} bytes)",
                     block_size_bytes
+                ),
+            ));
+        }
+        let largest_block = self
+            .split
+            .as_ref()
+            .map_or(block_size_bytes, BlockSplit::max_bytes);
+        if self.nrfiles > 1 && span_bytes / self.nrfiles < largest_block.max(1) {
+            return Err(error(
+                "nrfiles",
+                format!(
+                    "{} files of {} bytes each (the region of {span_bytes} bytes split) are smaller than a block",
+                    self.nrfiles,
+                    span_bytes / self.nrfiles
                 ),
             ));
         }

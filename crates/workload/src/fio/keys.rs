@@ -209,14 +209,6 @@ pub(crate) const REFUSED_WITH_REASON: &[(&str, &str)] = &[
         "include files are not supported; inline the options",
     ),
     (
-        "nrfiles",
-        "several files per job (round-robin between them) are not supported: one file per job",
-    ),
-    (
-        "nr_files",
-        "several files per job (round-robin between them) are not supported: one file per job",
-    ),
-    (
         "zonemode",
         "zoned I/O patterns are not supported by this fio subset",
     ),
@@ -229,24 +221,12 @@ pub(crate) const REFUSED_WITH_REASON: &[(&str, &str)] = &[
         "zoned I/O patterns are not supported by this fio subset",
     ),
     (
-        "verify_backlog",
-        "verifying while writing (verify_backlog) is not supported; verify= reads back after the writes",
-    ),
-    (
         "exit_what",
         "only exitall's default (end the stonewall group) is supported",
     ),
     (
-        "write_mode",
-        "write variants (zeroes, uncorrectable, verify, zone append) are not simulated commands",
-    ),
-    (
         "sprandom",
         "sprandom preconditioning (regions at a target write amplification) is not supported; use [precondition]",
-    ),
-    (
-        "random_sequence_stride",
-        "random_distribution=sequence is not supported",
     ),
     (
         "skip_bad",

@@ -16,7 +16,10 @@
 //! `ramp_time` (simulated time, with a clock), `filename` and `filesize` (files get separate
 //! ranges of the device, see `layout.rs`), `fill_device`, `verify`/`do_verify` (read-back
 //! phase), `rate`/`rate_iops`/`rate_process` (one-stream files), `ioengine` (storage engines
-//! only), `fdp`/`fdp_pli`. Sizes follow fio's default `kb_base=1024`: `4k` = 4096, and (fio's
+//! only), `fdp`/`fdp_pli`, `bssplit`, sequential `rw=read:N` modifiers,
+//! `random_distribution=zoned:…`/`sequence:…` (`random_sequence_stride`), `flow`,
+//! `verify_backlog`, `write_mode`, `nrfiles` (see `extras.rs`); keys that change only fio's
+//! host are accepted with a note (`keys::NOTED_KEYS`). Sizes follow fio's default `kb_base=1024`: `4k` = 4096, and (fio's
 //! compatibility rule) `4kib` = 4000. `${VAR}` is substituted from the environment.
 //!
 //! # Ignored keys
@@ -63,7 +66,7 @@ mod parse;
 mod phases;
 mod stream;
 
-pub use extras::{BlockSplit, StreamShape, Zones};
+pub use extras::{BlockSplit, StreamShape, WriteModes, Zones};
 pub use job::{
     FioAmount, FioJob, FioRw, MAX_IODEPTH, MAX_NUMJOBS, parse_fio_size, parse_fio_time_ns,
 };
@@ -280,6 +283,12 @@ impl FioJobFile {
             ));
         }
         notes.extend(self.key_notes.iter().cloned());
+        if let Some(job) = self.jobs.iter().find(|j| j.write_modes.is_some()) {
+            notes.push(format!(
+                "line {}: write_mode: Write Zeroes is simulated as a write of the range, Write Uncorrectable as a trim (the data is gone), Verify as a read of the range (the device reads the media)",
+                job.line_of("write_mode")
+            ));
+        }
         let streams = self.streams(context)?;
         let end = streams
             .iter()

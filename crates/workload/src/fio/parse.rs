@@ -46,6 +46,10 @@ pub(crate) const SUPPORTED_KEYS: &[(&str, &[&str])] = &[
     ("rate_process", &[]),
     ("flow", &[]),
     ("bssplit", &[]),
+    ("verify_backlog", &[]),
+    ("write_mode", &[]),
+    ("random_sequence_stride", &[]),
+    ("nrfiles", &["nr_files"]),
 ];
 
 /// Keys accepted and ignored: they affect the host (engine, caching, CPU placement) or the

@@ -123,6 +123,11 @@ pub(crate) struct JobStream {
     verified: u64,
     clocked: bool,
     ramped: bool,
+    /// `verify_backlog`: writes not yet read back, and whether they are being read back now.
+    backlog: std::collections::VecDeque<BlockRequest>,
+    draining: bool,
+    /// `trimwrite`: the write that follows the trim just issued.
+    pending_write: Option<BlockRequest>,
 }
 
 impl JobStream {
@@ -140,7 +145,7 @@ impl JobStream {
         };
         Ok(JobStream {
             offsets: Offsets::new(spec, plan.per_direction, shape)?,
-            replay: if plan.verify {
+            replay: if plan.verify && plan.verify_backlog.is_none() {
                 Some(Offsets::new(spec, plan.per_direction, shape)?)
             } else {
                 None
@@ -155,6 +160,9 @@ impl JobStream {
             verified: 0,
             clocked: false,
             ramped: plan.ramp_time_ns.is_none(),
+            backlog: std::collections::VecDeque::new(),
+            draining: false,
+            pending_write: None,
         })
     }
 
@@ -169,12 +177,48 @@ impl JobStream {
     /// The next request, `elapsed_ns` after the job's group started (`None`: no clock).
     pub(crate) fn next(&mut self, elapsed_ns: Option<u64>) -> Option<BlockRequest> {
         if self.phase == Phase::Io {
+            if self.draining {
+                match self.backlog.pop_front() {
+                    Some(write) => return Some(as_verify_read(write)),
+                    None => self.draining = false,
+                }
+            }
+            if let Some(write) = self.pending_write.take() {
+                return Some(self.track_backlog(write));
+            }
             match self.next_io(elapsed_ns) {
-                Some(request) => return Some(request),
+                Some(write) if self.plan.trim_before_write && write.op == IoOp::Write => {
+                    self.pending_write = Some(write);
+                    return Some(BlockRequest {
+                        op: IoOp::Trim,
+                        placement_id: 0,
+                        ..write
+                    });
+                }
+                Some(request) => return Some(self.track_backlog(request)),
                 None => self.phase = Phase::Verify,
             }
         }
+        self.next_after_io()
+    }
+
+    /// A write joins the verify backlog, which starts draining when it is full.
+    fn track_backlog(&mut self, request: BlockRequest) -> BlockRequest {
+        if let Some(n) = self.plan.verify_backlog
+            && request.op == IoOp::Write
+        {
+            self.backlog.push_back(request);
+            self.draining = self.backlog.len() as u64 >= n;
+        }
+        request
+    }
+
+    /// The verify phase after the I/O phase.
+    fn next_after_io(&mut self) -> Option<BlockRequest> {
         if self.phase == Phase::Verify {
+            if let Some(write) = self.backlog.pop_front() {
+                return Some(as_verify_read(write));
+            }
             if let Some(request) = self.next_verify() {
                 return Some(request);
             }
@@ -227,13 +271,18 @@ impl JobStream {
             let request = replay.next()?;
             if request.op == IoOp::Write {
                 self.verified += 1;
-                return Some(BlockRequest {
-                    op: IoOp::Read,
-                    placement_id: 0,
-                    ..request
-                });
+                return Some(as_verify_read(request));
             }
         }
         None
+    }
+}
+
+/// A write read back by fio's verify.
+fn as_verify_read(write: BlockRequest) -> BlockRequest {
+    BlockRequest {
+        op: IoOp::Read,
+        placement_id: 0,
+        ..write
     }
 }

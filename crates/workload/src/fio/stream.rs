@@ -46,6 +46,11 @@ pub struct StreamPlan {
     pub per_direction: bool,
     /// `exitall`: the stream's group ends when it does.
     pub exitall: bool,
+    /// `verify_backlog` (with `verify`): after every N writes they are read back.
+    pub verify_backlog: Option<u64>,
+    /// `trimwrite`/`randtrimwrite`: each write is preceded by a trim of its range (fio
+    /// counts the writes' bytes toward the size).
+    pub trim_before_write: bool,
 }
 
 /// A stream in the merge with its smooth weighted round-robin credit.
