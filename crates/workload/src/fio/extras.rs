@@ -119,11 +119,7 @@ fn parse_split_list(list: &str, whole: &str) -> Result<Vec<(u64, u32)>, String> 
     if given > 100 {
         return Err(bad("percentages add to more than 100"));
     }
-    let share = if missing == 0 {
-        0
-    } else {
-        (100 - given) / missing
-    };
+    let share = (100 - given).checked_div(missing).unwrap_or(0);
     let mut out: Vec<(u64, u32)> = entries
         .into_iter()
         .map(|(bytes, p)| (bytes, p.unwrap_or(share)))
@@ -131,7 +127,7 @@ fn parse_split_list(list: &str, whole: &str) -> Result<Vec<(u64, u32)>, String> 
     if out.iter().map(|(_, p)| p).sum::<u32>() == 0 {
         return Err(bad("no entry has a percentage above 0"));
     }
-    out.sort_by(|a, b| b.1.cmp(&a.1));
+    out.sort_by_key(|entry| std::cmp::Reverse(entry.1));
     Ok(out)
 }
 
@@ -175,11 +171,7 @@ impl Zones {
             if given > 100 {
                 return Err(bad(&format!("{what} percentages add to more than 100")));
             }
-            let share = if missing == 0 {
-                0
-            } else {
-                (100 - given) / missing
-            };
+            let share = (100 - given).checked_div(missing).unwrap_or(0);
             Ok(values.into_iter().map(|v| v.unwrap_or(share)).collect())
         };
         let access = fill(zones.iter().map(|z| z.0).collect(), "access")?;
@@ -430,7 +422,7 @@ impl Shaped {
             }
         }
         if let Some(zones) = &self.shape.zones {
-            let blocks = ((region.saturating_sub(self.block_bytes)) / self.align_bytes).max(0) + 1;
+            let blocks = region.saturating_sub(self.block_bytes) / self.align_bytes + 1;
             pos = zones.draw(blocks, &mut self.rng) * self.align_bytes;
         }
         let size = self.size_for(request.op, pos, region);
