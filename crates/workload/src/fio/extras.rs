@@ -372,6 +372,10 @@ impl Shaped {
         } else {
             self.region_bytes
         };
+        if region == 0 {
+            // (refused when the job is built: files smaller than a block)
+            return None;
+        }
         let start = self.region_start + file as u64 * region;
         if !self.shape.random {
             // fio's get_next_seq_offset: holes (or backwards steps) between requests
@@ -425,7 +429,7 @@ impl Shaped {
             let blocks = region.saturating_sub(self.block_bytes) / self.align_bytes + 1;
             pos = zones.draw(blocks, &mut self.rng) * self.align_bytes;
         }
-        let size = self.size_for(request.op, pos, region);
+        let size = self.size_for(request.op, pos, region).min(region);
         if pos + size > region {
             pos = (region - size) / self.align_bytes * self.align_bytes;
         }
@@ -805,5 +809,33 @@ mod trimwrite_tests {
             assert_eq!(pair[0].offset_bytes, i as u64 * 4096);
             assert_eq!(pair[1].offset_bytes, pair[0].offset_bytes);
         }
+    }
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use crate::fio::{FioContext, FioJobFile};
+
+    #[test]
+    fn backlogs_and_files_are_bounded_with_errors_naming_the_line() {
+        let context = FioContext {
+            device_size_bytes: 1 << 30,
+            seed: 1,
+        };
+        let error = |text: &str| {
+            FioJobFile::parse(text.as_bytes(), "j.fio")
+                .and_then(|f| f.generator(&context).map(|_| ()))
+                .unwrap_err()
+                .to_string()
+        };
+        let e = error("[a]\nrw=write\nverify=md5\nverify_backlog=65536\nnumjobs=32\n");
+        assert!(
+            e.starts_with("j.fio:4: verify_backlog x numjobs holds 2097152"),
+            "{e}"
+        );
+        let e = error("[a]\nrw=write\nverify_backlog=65537\n");
+        assert!(e.starts_with("j.fio:3: verify_backlog 65537"), "{e}");
+        let e = error("[a]\nrw=randwrite\nsize=64k\nblockalign=64k\nnrfiles=2\n");
+        assert!(e.starts_with("j.fio:5: 2 files of 32768 bytes"), "{e}");
     }
 }

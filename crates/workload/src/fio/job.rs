@@ -824,7 +824,8 @@ impl FioJob {
             .split
             .as_ref()
             .map_or(block_size_bytes, BlockSplit::max_bytes);
-        if self.nrfiles > 1 && span_bytes / self.nrfiles < largest_block.max(1) {
+        let file_floor = largest_block.max(self.block_align_bytes.unwrap_or(1));
+        if self.nrfiles > 1 && span_bytes / self.nrfiles < file_floor {
             return Err(error(
                 "nrfiles",
                 format!(

@@ -80,6 +80,9 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
+/// Most writes all `verify_backlog`s of a file hold together (`verify_backlog` x `numjobs`).
+pub const MAX_VERIFY_BACKLOG_TOTAL: u64 = 1 << 20;
+
 /// Most streams (jobs times `numjobs`) in one job file.
 pub const MAX_STREAMS: u64 = 4_096;
 
@@ -181,6 +184,25 @@ impl FioJobFile {
                 job.line_of(key),
                 format!(
                     "{key}: a rate limit is supported for a file with one stream (one job, numjobs=1), not {total}: timed requests of several jobs would queue behind each other in one merged stream"
+                ),
+            ));
+        }
+        let held: u64 = self
+            .jobs
+            .iter()
+            .map(|j| j.plan().verify_backlog.unwrap_or(0) * u64::from(j.numjobs))
+            .sum();
+        if held > MAX_VERIFY_BACKLOG_TOTAL {
+            let line = self
+                .jobs
+                .iter()
+                .find(|j| j.verify_backlog.is_some())
+                .map_or(0, |j| j.line_of("verify_backlog"));
+            return Err(WorkloadError::parse(
+                &self.path,
+                line,
+                format!(
+                    "verify_backlog x numjobs holds {held} writes in all; at most {MAX_VERIFY_BACKLOG_TOTAL}"
                 ),
             ));
         }
