@@ -223,12 +223,12 @@ fn engines_and_host_keys_are_accepted_and_device_keys_refused_with_reasons() {
     assert!(notes[0].starts_with("ioengine=io_uring: the simulation models the device"));
     for (text, prefix) in [
         (
-            "[a]\nsync=1\n",
-            "job.fio:2: unsupported key \"sync\"; O_SYNC",
+            "[a]\nverify_backlog_batch=8\n",
+            "job.fio:2: unsupported key \"verify_backlog_batch\"",
         ),
         (
-            "[a]\nbssplit=4k/50:8k/50\n",
-            "job.fio:2: unsupported key \"bssplit\"",
+            "[a]\nbssplit=4k/60:8k/50\n",
+            "job.fio:2: bad bssplit \"4k/60:8k/50\": percentages add to more than 100",
         ),
         ("[a]\nbsrange=4k-8k\n", "job.fio:2: bsrange \"4k-8k\""),
         ("[a]\nioengine=net\n", "job.fio:2: ioengine=net moves data"),

@@ -1,5 +1,6 @@
 //! Typed fio jobs and their translation into [`SyntheticSpec`]s.
 
+use super::extras::{BlockSplit, StreamShape, WriteModes, Zones};
 use super::keys;
 use super::layout::FilePlace;
 use super::parse::{Entry, RawJob};
@@ -8,6 +9,12 @@ use crate::WorkloadError;
 use crate::synthetic::{AddressDistribution, ArrivalProcess, Pattern, SyntheticSpec};
 use crate::units::parse_u64;
 use std::path::Path;
+
+/// Most files (`nrfiles`) of one job.
+pub const MAX_NRFILES: u64 = 65_536;
+
+/// Most writes a `verify_backlog` holds before they are read back.
+pub const MAX_VERIFY_BACKLOG: u64 = 65_536;
 
 /// Most I/O depth of one job, and most clones (`numjobs`) of one job.
 pub const MAX_IODEPTH: u32 = 65_536;
@@ -33,10 +40,14 @@ pub enum FioRw {
     ReadWrite,
     /// `randrw`: random mixed reads and writes (`rwmixread`).
     RandReadWrite,
+    /// `trimwrite`: each block trimmed, then written (sequential).
+    TrimWrite,
+    /// `randtrimwrite`: each block trimmed, then written (random).
+    RandTrimWrite,
 }
 
 impl FioRw {
-    const NAMES: [(&'static str, FioRw); 9] = [
+    const NAMES: [(&'static str, FioRw); 11] = [
         ("read", FioRw::Read),
         ("write", FioRw::Write),
         ("trim", FioRw::Trim),
@@ -46,20 +57,17 @@ impl FioRw {
         ("rw", FioRw::ReadWrite),
         ("readwrite", FioRw::ReadWrite),
         ("randrw", FioRw::RandReadWrite),
+        ("trimwrite", FioRw::TrimWrite),
+        ("randtrimwrite", FioRw::RandTrimWrite),
     ];
 
     fn parse(text: &str) -> Result<FioRw, String> {
-        if text.contains(':') {
-            return Err(format!(
-                "bad rw \"{text}\": offset modifiers (rw=randread:8) are not supported"
-            ));
-        }
         Self::NAMES
             .iter()
             .find(|(name, _)| *name == text)
             .map(|(_, rw)| *rw)
             .ok_or_else(|| {
-                format!("bad rw \"{text}\": expected one of read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw")
+                format!("bad rw \"{text}\": expected one of read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw, trimwrite, randtrimwrite")
             })
     }
 
@@ -67,7 +75,11 @@ impl FioRw {
     pub fn is_random(self) -> bool {
         matches!(
             self,
-            FioRw::RandRead | FioRw::RandWrite | FioRw::RandTrim | FioRw::RandReadWrite
+            FioRw::RandRead
+                | FioRw::RandWrite
+                | FioRw::RandTrim
+                | FioRw::RandReadWrite
+                | FioRw::RandTrimWrite
         )
     }
 
@@ -75,7 +87,8 @@ impl FioRw {
     fn mix(self, rwmixread_percent: u32) -> (f64, f64) {
         match self {
             FioRw::Read | FioRw::RandRead => (1.0, 0.0),
-            FioRw::Write | FioRw::RandWrite => (0.0, 0.0),
+            // trimwrite: the writes are drawn, each preceded by its trim (see `StreamPlan`)
+            FioRw::Write | FioRw::RandWrite | FioRw::TrimWrite | FioRw::RandTrimWrite => (0.0, 0.0),
             FioRw::Trim | FioRw::RandTrim => (0.0, 1.0),
             FioRw::ReadWrite | FioRw::RandReadWrite => (f64::from(rwmixread_percent) / 100.0, 0.0),
         }
@@ -148,6 +161,41 @@ fn parse_amount(text: &str) -> Result<FioAmount, String> {
         },
         None => parse_fio_size(text).map(FioAmount::Bytes),
     }
+}
+
+/// The block indices of `random_distribution=sequence:2,0,1` (at most 64, as fio).
+fn parse_sequence(text: &str, list: &str) -> Result<Vec<u64>, String> {
+    let blocks = list
+        .split(',')
+        .map(|b| b.trim().parse::<u64>())
+        .collect::<Result<Vec<u64>, _>>()
+        .map_err(|_| {
+            format!("bad random_distribution \"{text}\": expected sequence:block,block,...")
+        })?;
+    if blocks.is_empty() || blocks.len() > 64 {
+        return Err(format!(
+            "bad random_distribution \"{text}\": 1 to 64 block indices"
+        ));
+    }
+    Ok(blocks)
+}
+
+/// The `:N` of `rw=read:N`: for sequential jobs, bytes added to each next offset (fio's
+/// `ddir_seq_add`, negative to go backwards); random jobs' `:N` (a new random offset every N
+/// requests) is refused.
+fn parse_rw_modifier(text: &str, modifier: &str, rw: FioRw) -> Result<i64, String> {
+    if rw.is_random() {
+        return Err(format!(
+            "bad rw \"{text}\": a random offset every N requests (rw=randread:N) is not supported; sequential holes (rw=read:8k) are"
+        ));
+    }
+    let (negative, magnitude) = match modifier.trim().strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, modifier.trim()),
+    };
+    let bytes = parse_fio_size(magnitude).map_err(|e| format!("bad rw \"{text}\": {e}"))?;
+    let bytes = i64::try_from(bytes).map_err(|_| format!("bad rw \"{text}\": too large"))?;
+    Ok(if negative { -bytes } else { bytes })
 }
 
 fn parse_distribution(text: &str) -> Result<AddressDistribution, String> {
@@ -312,6 +360,27 @@ pub struct FioJob {
     pub rate_bytes_per_s: Option<u64>,
     /// `rate_process=poisson`: exponential gaps instead of fixed ones.
     pub rate_poisson: bool,
+    /// `bssplit`: block sizes drawn per request (fio counts the job's bytes, not requests).
+    pub split: Option<BlockSplit>,
+    /// `rw=read:N`: bytes skipped (negative: stepped back) between sequential requests.
+    pub seq_add: i64,
+    /// `random_distribution=zoned:…`.
+    pub zones: Option<Zones>,
+    /// `random_distribution=sequence:…` block indices and `random_sequence_stride`.
+    pub sequence: Option<Vec<u64>>,
+    /// `random_sequence_stride`.
+    pub sequence_stride: bool,
+    /// `nrfiles` (`nr_files`): the job's region is split into this many files of equal
+    /// size, served round-robin one request each (fio's default `file_service_type`).
+    pub nrfiles: u64,
+    /// `write_mode` (io_uring_cmd): NVMe write commands drawn per write.
+    pub write_modes: Option<WriteModes>,
+    /// `verify_backlog`: with `verify`, the last N writes are read back after every N
+    /// writes (and the rest at the end), instead of all of them after the job.
+    pub verify_backlog: Option<u64>,
+    /// `flow`: the job's weight among the jobs of its group (fio keeps their I/O counts in
+    /// this ratio); replaces `iodepth` as the merge weight.
+    pub flow: Option<u32>,
     key_lines: Vec<(&'static str, u64)>,
 }
 
@@ -353,6 +422,15 @@ impl FioJob {
             rate_iops: None,
             rate_bytes_per_s: None,
             rate_poisson: false,
+            split: None,
+            seq_add: 0,
+            zones: None,
+            flow: None,
+            verify_backlog: None,
+            write_modes: None,
+            sequence: None,
+            sequence_stride: false,
+            nrfiles: 1,
             key_lines: Vec::new(),
         };
         for entry in raw.entries {
@@ -376,7 +454,40 @@ impl FioJob {
         };
         match key {
             "name" => self.name = value.to_owned(),
-            "rw" => self.rw = FioRw::parse(value)?,
+            "rw" => {
+                let (pattern, modifier) = match value.split_once(':') {
+                    Some((p, m)) => (p, Some(m)),
+                    None => (value, None),
+                };
+                self.rw = FioRw::parse(pattern)?;
+                self.seq_add = match modifier {
+                    None => 0,
+                    Some(m) => parse_rw_modifier(value, m, self.rw)?,
+                };
+            }
+            "bssplit" => self.split = Some(BlockSplit::parse(value)?),
+            "write_mode" => self.write_modes = Some(WriteModes::parse(value)?),
+            "verify_backlog" => {
+                let n = parse_fio_size(value)?;
+                if n > MAX_VERIFY_BACKLOG {
+                    return Err(format!(
+                        "verify_backlog {n}: at most {MAX_VERIFY_BACKLOG} writes are held for verifying"
+                    ));
+                }
+                self.verify_backlog = Some(n).filter(|n| *n > 0);
+            }
+            "flow" => {
+                let weight = value
+                    .trim()
+                    .parse::<i64>()
+                    .map_err(|_| format!("bad flow \"{value}\": expected an integer weight"))?;
+                if weight < 0 {
+                    return Err(format!(
+                        "flow={weight}: negative flow weights are not supported (fio takes their magnitude in one flow)"
+                    ));
+                }
+                self.flow = u32::try_from(weight).ok().filter(|w| *w > 0);
+            }
             "bs" => {
                 if value.contains(',') {
                     return Err(format!(
@@ -412,7 +523,20 @@ impl FioJob {
             "rwmixwrite" => {
                 self.rwmixread_percent = 100 - parse_bounded(value, key, 0, 100)? as u32
             }
-            "random_distribution" => self.distribution = parse_distribution(value)?,
+            "random_distribution" => {
+                self.zones = None;
+                self.sequence = None;
+                self.distribution = AddressDistribution::Uniform;
+                if let Some(list) = value.strip_prefix("zoned:") {
+                    self.zones = Some(Zones::parse(list)?);
+                } else if let Some(list) = value.strip_prefix("sequence:") {
+                    self.sequence = Some(parse_sequence(value, list)?);
+                } else {
+                    self.distribution = parse_distribution(value)?;
+                }
+            }
+            "nrfiles" => self.nrfiles = parse_bounded(value, key, 1, MAX_NRFILES)?,
+            "random_sequence_stride" => self.sequence_stride = parse_bool(Some(value), key)?,
             "norandommap" => self.random_map = !parse_bool(Some(value), key)?,
             "number_ios" => self.number_ios = Some(parse_bounded(value, key, 1, u64::MAX)?),
             "numjobs" => {
@@ -498,6 +622,33 @@ impl FioJob {
         Ok(())
     }
 
+    /// `bs`, or with `bssplit` the smallest size of the split (fio's `min_bs`).
+    pub(crate) fn min_block_bytes(&self) -> u64 {
+        self.split
+            .as_ref()
+            .map_or(self.block_size_bytes, BlockSplit::min_bytes)
+    }
+
+    /// What the spec of a clone does not say about offsets and sizes; `spec` is that spec.
+    pub(crate) fn shape(&self, spec: &SyntheticSpec) -> StreamShape {
+        StreamShape {
+            split: self.split.clone(),
+            seq_add: self.seq_add,
+            zones: self.zones.clone().filter(|_| self.rw.is_random()),
+            random: self.rw.is_random(),
+            io_bytes: self
+                .io_size_bytes
+                .unwrap_or(spec.span_bytes.saturating_mul(self.loops)),
+            write_modes: self.write_modes.clone(),
+            sequence: self
+                .sequence
+                .clone()
+                .filter(|_| self.rw.is_random())
+                .map(|s| (s, self.sequence_stride)),
+            files: self.nrfiles,
+        }
+    }
+
     /// The arrival rate of `rate_iops` or `rate`, if any.
     pub(crate) fn requests_per_s(&self) -> Option<f64> {
         match (self.rate_iops, self.rate_bytes_per_s) {
@@ -547,6 +698,10 @@ impl FioJob {
             verify: self.verify && self.do_verify && self.rw != FioRw::Read,
             per_direction: self.rw == FioRw::ReadWrite,
             exitall: self.exitall,
+            verify_backlog: self
+                .verify_backlog
+                .filter(|_| self.verify && self.do_verify),
+            trim_before_write: matches!(self.rw, FioRw::TrimWrite | FioRw::RandTrimWrite),
         }
     }
 
@@ -554,13 +709,20 @@ impl FioJob {
     pub(crate) fn check_combinations(&self, path: &Path) -> Result<(), WorkloadError> {
         let error =
             |key: &str, message: &str| Err(WorkloadError::parse(path, self.line_of(key), message));
+        if self.nrfiles > 1 && self.filename.is_some() {
+            return error(
+                "nrfiles",
+                "nrfiles with filename is not supported: the job's files are named by filename_format (leave filename out)",
+            );
+        }
         if self.time_based && self.runtime_ns.is_none() {
             return error(
                 "time_based",
                 "time_based needs runtime (without it fio runs until stopped)",
             );
         }
-        if self.verify && self.do_verify {
+        // with verify_backlog, the writes themselves are read back, whatever their pattern
+        if self.verify && self.do_verify && self.verify_backlog.is_none() {
             if self.time_based {
                 return error(
                     "verify",
@@ -573,7 +735,12 @@ impl FioJob {
                     "verify with loops > 1 is not supported (fio verifies after each loop)",
                 );
             }
-            if self.rw.is_random() && (!self.random_map || self.distribution_is_skewed()) {
+            if self.rw.is_random()
+                && (!self.random_map
+                    || self.distribution_is_skewed()
+                    || self.zones.is_some()
+                    || self.sequence.is_some())
+            {
                 return error(
                     "verify",
                     "verify of random writes that may overlap (norandommap or zipf) is not supported: fio then reads back each block once, sorted",
@@ -600,9 +767,11 @@ impl FioJob {
         let error =
             |key: &str, message: String| WorkloadError::parse(path, self.line_of(key), message);
         let base = file.size_bytes;
+        // fio's min_bs: the smallest size of a bssplit
+        let block_size_bytes = self.min_block_bytes();
         let align = |amount: FioAmount, bytes: u64| match amount {
             // fio aligns percentage offsets to the block size
-            FioAmount::Percent(_) => bytes / self.block_size_bytes * self.block_size_bytes,
+            FioAmount::Percent(_) => bytes / block_size_bytes * block_size_bytes,
             FioAmount::Bytes(_) => bytes,
         };
         let increment = self
@@ -642,21 +811,36 @@ impl FioJob {
                 format!("the region of job \"{}\" is empty", self.name),
             ));
         }
-        if self.block_size_bytes > span_bytes {
+        if block_size_bytes > span_bytes {
             return Err(error(
                 "bs",
                 format!(
                     "bs {} is larger than the region ({span_bytes} bytes)",
-                    self.block_size_bytes
+                    block_size_bytes
                 ),
             ));
         }
-        if self.block_size_bytes > device_size_bytes {
+        let largest_block = self
+            .split
+            .as_ref()
+            .map_or(block_size_bytes, BlockSplit::max_bytes);
+        let file_floor = largest_block.max(self.block_align_bytes.unwrap_or(1));
+        if self.nrfiles > 1 && span_bytes / self.nrfiles < file_floor {
+            return Err(error(
+                "nrfiles",
+                format!(
+                    "{} files of {} bytes each (the region of {span_bytes} bytes split) are smaller than a block",
+                    self.nrfiles,
+                    span_bytes / self.nrfiles
+                ),
+            ));
+        }
+        if block_size_bytes > device_size_bytes {
             return Err(error(
                 "bs",
                 format!(
                     "bs {} is larger than the device ({device_size_bytes} bytes)",
-                    self.block_size_bytes
+                    block_size_bytes
                 ),
             ));
         }
@@ -670,17 +854,14 @@ impl FioJob {
         let io_bytes = self
             .io_size_bytes
             .unwrap_or(span_bytes.saturating_mul(self.loops));
-        let mut request_count = io_bytes / self.block_size_bytes;
+        let mut request_count = io_bytes / block_size_bytes;
         if let Some(limit) = self.number_ios {
             request_count = request_count.min(limit);
         }
         if request_count == 0 {
             return Err(error(
                 "io_size",
-                format!(
-                    "io_size {io_bytes} is smaller than bs {}",
-                    self.block_size_bytes
-                ),
+                format!("io_size {io_bytes} is smaller than bs {}", block_size_bytes),
             ));
         }
         let (read_fraction, trim_fraction) = self.rw.mix(self.rwmixread_percent);
@@ -690,11 +871,16 @@ impl FioJob {
             (true, true) => (Pattern::Shuffled, AddressDistribution::Uniform),
             (true, false) => (Pattern::Random, self.distribution),
         };
+        // zoned draws replace the offsets of a uniform draw with replacement
+        let (pattern, distribution) = match self.zones {
+            Some(_) if self.rw.is_random() => (Pattern::Random, AddressDistribution::Uniform),
+            _ => (pattern, distribution),
+        };
         let spec = SyntheticSpec {
             pattern,
             read_fraction,
             trim_fraction,
-            request_size_bytes: self.block_size_bytes,
+            request_size_bytes: block_size_bytes,
             alignment_bytes: self.block_align_bytes,
             offset_bytes,
             span_bytes,

@@ -188,24 +188,12 @@ pub(crate) const HARMLESS_KEYS: &[&str] = &[
 /// Refused keys with the reason; every other unknown key gets the generic hint.
 pub(crate) const REFUSED_WITH_REASON: &[(&str, &str)] = &[
     (
-        "ratemin",
-        "minimum rates are checks on the host's measured bandwidth, not device traffic",
-    ),
-    (
         "thinktime",
         "think time between requests is not supported; use a SyntheticSpec with an open-loop arrival process",
     ),
     (
         "startdelay",
         "delayed job starts are not supported: the merged stream has one start per stonewall group",
-    ),
-    (
-        "flow",
-        "flow control between jobs (relative progress) is not supported",
-    ),
-    (
-        "flow_sleep",
-        "flow control between jobs (relative progress) is not supported",
     ),
     (
         "bsrange",
@@ -221,14 +209,6 @@ pub(crate) const REFUSED_WITH_REASON: &[(&str, &str)] = &[
         "include files are not supported; inline the options",
     ),
     (
-        "nrfiles",
-        "several files per job (round-robin between them) are not supported: one file per job",
-    ),
-    (
-        "nr_files",
-        "several files per job (round-robin between them) are not supported: one file per job",
-    ),
-    (
         "zonemode",
         "zoned I/O patterns are not supported by this fio subset",
     ),
@@ -241,100 +221,12 @@ pub(crate) const REFUSED_WITH_REASON: &[(&str, &str)] = &[
         "zoned I/O patterns are not supported by this fio subset",
     ),
     (
-        "verify_backlog",
-        "verifying while writing (verify_backlog) is not supported; verify= reads back after the writes",
-    ),
-    (
-        "steadystate",
-        "stopping on steady state needs the host's measured IOPS/latency, which the request stream cannot see",
-    ),
-    (
-        "ss",
-        "stopping on steady state needs the host's measured IOPS/latency, which the request stream cannot see",
-    ),
-    (
-        "latency_target",
-        "latency targets change the queue depth from measured latency, which the request stream cannot see",
-    ),
-    (
-        "latency_window",
-        "latency targets change the queue depth from measured latency, which the request stream cannot see",
-    ),
-    (
-        "latency_percentile",
-        "latency targets change the queue depth from measured latency, which the request stream cannot see",
-    ),
-    (
         "exit_what",
         "only exitall's default (end the stonewall group) is supported",
     ),
     (
-        "sync",
-        "O_SYNC/O_DSYNC writes need a flush per write, which the simulated host interface does not issue",
-    ),
-    (
-        "fsync",
-        "fsync needs a flush command, which the simulated host interface does not issue",
-    ),
-    (
-        "fdatasync",
-        "fdatasync needs a flush command, which the simulated host interface does not issue",
-    ),
-    (
-        "end_fsync",
-        "fsync needs a flush command, which the simulated host interface does not issue",
-    ),
-    (
-        "writefua",
-        "FUA writes are not modelled: the simulated host interface has no FUA flag",
-    ),
-    (
-        "readfua",
-        "FUA reads are not modelled: the simulated host interface has no FUA flag",
-    ),
-    (
-        "write_mode",
-        "write variants (zeroes, uncorrectable, verify, zone append) are not simulated commands",
-    ),
-    (
-        "sg_write_mode",
-        "SCSI write variants (write same, write and verify) are not simulated commands",
-    ),
-    (
-        "num_range",
-        "multi-range trims (one command, several ranges) are not simulated commands",
-    ),
-    (
-        "pi_act",
-        "end-to-end protection information needs a metadata LBA format, which the simulated device has not",
-    ),
-    (
-        "pi_chk",
-        "end-to-end protection information needs a metadata LBA format, which the simulated device has not",
-    ),
-    (
-        "md_per_io_size",
-        "per-I/O metadata needs a metadata LBA format, which the simulated device has not",
-    ),
-    (
-        "apptag",
-        "end-to-end protection information needs a metadata LBA format, which the simulated device has not",
-    ),
-    (
-        "apptag_mask",
-        "end-to-end protection information needs a metadata LBA format, which the simulated device has not",
-    ),
-    (
-        "atomic",
-        "atomic (untorn) writes are a device guarantee the simulated device does not model",
-    ),
-    (
         "sprandom",
         "sprandom preconditioning (regions at a target write amplification) is not supported; use [precondition]",
-    ),
-    (
-        "random_sequence_stride",
-        "random_distribution=sequence is not supported",
     ),
     (
         "skip_bad",
@@ -394,6 +286,136 @@ pub(crate) const REFUSED_WITH_REASON: &[(&str, &str)] = &[
     ),
 ];
 
+/// Keys accepted with a `note:` on stderr: they change what fio's host does (a check, a wait,
+/// a flag on the command, a metadata payload) in a way the simulation does not reproduce, but
+/// the reads, writes and trims the device sees are the job's own. One note per key.
+pub(crate) const NOTED_KEYS: &[(&str, &str)] = &[
+    (
+        "ratemin",
+        "ratemin: minimum-rate checks are not applied (fio ends a job whose measured rate falls below them)",
+    ),
+    (
+        "rate_iops_min",
+        "rate_iops_min: minimum-rate checks are not applied (fio ends a job whose measured rate falls below them)",
+    ),
+    (
+        "ratecycle",
+        "ratecycle: minimum-rate checks are not applied (fio ends a job whose measured rate falls below them)",
+    ),
+    (
+        "steadystate",
+        "steadystate: steady state is not detected; the job runs to its runtime or size (fio may stop it earlier)",
+    ),
+    (
+        "ss",
+        "steadystate: steady state is not detected; the job runs to its runtime or size (fio may stop it earlier)",
+    ),
+    (
+        "steadystate_duration",
+        "steadystate: steady state is not detected; the job runs to its runtime or size (fio may stop it earlier)",
+    ),
+    (
+        "ss_dur",
+        "steadystate: steady state is not detected; the job runs to its runtime or size (fio may stop it earlier)",
+    ),
+    (
+        "steadystate_ramp_time",
+        "steadystate: steady state is not detected; the job runs to its runtime or size (fio may stop it earlier)",
+    ),
+    (
+        "ss_ramp",
+        "steadystate: steady state is not detected; the job runs to its runtime or size (fio may stop it earlier)",
+    ),
+    (
+        "steadystate_check_interval",
+        "steadystate: steady state is not detected; the job runs to its runtime or size (fio may stop it earlier)",
+    ),
+    (
+        "ss_interval",
+        "steadystate: steady state is not detected; the job runs to its runtime or size (fio may stop it earlier)",
+    ),
+    (
+        "latency_target",
+        "latency_target: the queue depth stays at iodepth (fio lowers it to meet the target from measured latency)",
+    ),
+    (
+        "latency_window",
+        "latency_target: the queue depth stays at iodepth (fio lowers it to meet the target from measured latency)",
+    ),
+    (
+        "latency_percentile",
+        "latency_target: the queue depth stays at iodepth (fio lowers it to meet the target from measured latency)",
+    ),
+    (
+        "latency_run",
+        "latency_target: the queue depth stays at iodepth (fio lowers it to meet the target from measured latency)",
+    ),
+    (
+        "sync",
+        "sync/fsync/fdatasync/FUA: the simulated host interface has no flush or FUA command; writes complete when the simulated SSD acknowledges them and the flushes fio would add are not issued",
+    ),
+    (
+        "fsync",
+        "sync/fsync/fdatasync/FUA: the simulated host interface has no flush or FUA command; writes complete when the simulated SSD acknowledges them and the flushes fio would add are not issued",
+    ),
+    (
+        "fdatasync",
+        "sync/fsync/fdatasync/FUA: the simulated host interface has no flush or FUA command; writes complete when the simulated SSD acknowledges them and the flushes fio would add are not issued",
+    ),
+    (
+        "end_fsync",
+        "sync/fsync/fdatasync/FUA: the simulated host interface has no flush or FUA command; writes complete when the simulated SSD acknowledges them and the flushes fio would add are not issued",
+    ),
+    (
+        "fsync_on_close",
+        "sync/fsync/fdatasync/FUA: the simulated host interface has no flush or FUA command; writes complete when the simulated SSD acknowledges them and the flushes fio would add are not issued",
+    ),
+    (
+        "writefua",
+        "sync/fsync/fdatasync/FUA: the simulated host interface has no flush or FUA command; writes complete when the simulated SSD acknowledges them and the flushes fio would add are not issued",
+    ),
+    (
+        "readfua",
+        "sync/fsync/fdatasync/FUA: the simulated host interface has no flush or FUA command; writes complete when the simulated SSD acknowledges them and the flushes fio would add are not issued",
+    ),
+    (
+        "num_range",
+        "num_range: each range of a multi-range trim is issued as its own trim request (same ranges and bytes; fio sends num_range of them per command)",
+    ),
+    (
+        "pi_act",
+        "protection information (pi_act, pi_chk, apptag, md_per_io_size): the data transfers are simulated; the per-block metadata and its checks are not",
+    ),
+    (
+        "pi_chk",
+        "protection information (pi_act, pi_chk, apptag, md_per_io_size): the data transfers are simulated; the per-block metadata and its checks are not",
+    ),
+    (
+        "apptag",
+        "protection information (pi_act, pi_chk, apptag, md_per_io_size): the data transfers are simulated; the per-block metadata and its checks are not",
+    ),
+    (
+        "apptag_mask",
+        "protection information (pi_act, pi_chk, apptag, md_per_io_size): the data transfers are simulated; the per-block metadata and its checks are not",
+    ),
+    (
+        "md_per_io_size",
+        "protection information (pi_act, pi_chk, apptag, md_per_io_size): the data transfers are simulated; the per-block metadata and its checks are not",
+    ),
+    (
+        "atomic",
+        "atomic: writes are issued as ordinary writes (an untorn-write guarantee matters only at a power cut, which nandlab fio does not simulate)",
+    ),
+    (
+        "sg_write_mode",
+        "sg_write_mode: WRITE AND VERIFY and WRITE SAME are issued as writes of the same range (the device's internal compare and WRITE SAME's one-block payload are not modelled)",
+    ),
+    (
+        "flow_sleep",
+        "flow: jobs of a flow interleave in the ratio of their flow weights; flow_sleep (how long fio's host waits) has no effect",
+    ),
+];
+
 /// Refused keys that are accepted with a zero value (their default: nothing to honour).
 pub(crate) const ACCEPTED_WHEN_ZERO: &[&str] = &[
     "sync",
@@ -416,6 +438,14 @@ pub(crate) fn refusal_reason(key: &str) -> Option<&'static str> {
         .iter()
         .find(|(k, _)| *k == key)
         .map(|(_, reason)| *reason)
+}
+
+/// The note of a key accepted with one.
+pub(crate) fn note_of(key: &str) -> Option<&'static str> {
+    NOTED_KEYS
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, note)| *note)
 }
 
 /// The reason an engine is refused, or `None` for a storage engine.
@@ -444,6 +474,17 @@ mod tests {
             assert!(
                 !REFUSED_WITH_REASON.iter().any(|(k, _)| k == key),
                 "{key} both harmless and refused"
+            );
+            assert!(!super::super::parse::IGNORED_KEYS.contains(key), "{key}");
+        }
+        for (key, _) in NOTED_KEYS {
+            assert!(
+                !HARMLESS_KEYS.contains(key),
+                "{key} both harmless and noted"
+            );
+            assert!(
+                !REFUSED_WITH_REASON.iter().any(|(k, _)| k == key),
+                "{key} both noted and refused"
             );
             assert!(!super::super::parse::IGNORED_KEYS.contains(key), "{key}");
         }

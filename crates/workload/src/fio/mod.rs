@@ -16,7 +16,10 @@
 //! `ramp_time` (simulated time, with a clock), `filename` and `filesize` (files get separate
 //! ranges of the device, see `layout.rs`), `fill_device`, `verify`/`do_verify` (read-back
 //! phase), `rate`/`rate_iops`/`rate_process` (one-stream files), `ioengine` (storage engines
-//! only), `fdp`/`fdp_pli`. Sizes follow fio's default `kb_base=1024`: `4k` = 4096, and (fio's
+//! only), `fdp`/`fdp_pli`, `bssplit`, sequential `rw=read:N` modifiers,
+//! `random_distribution=zoned:…`/`sequence:…` (`random_sequence_stride`), `flow`,
+//! `verify_backlog`, `write_mode`, `nrfiles` (see `extras.rs`); keys that change only fio's
+//! host are accepted with a note (`keys::NOTED_KEYS`). Sizes follow fio's default `kb_base=1024`: `4k` = 4096, and (fio's
 //! compatibility rule) `4kib` = 4000. `${VAR}` is substituted from the environment.
 //!
 //! # Ignored keys
@@ -55,6 +58,7 @@
 //!   iodepths of the largest group). What is lost: per-job queues — in fio a job with a slow
 //!   request stalls only its own `iodepth` slots, here one shared queue of that total depth.
 
+mod extras;
 mod job;
 mod keys;
 mod layout;
@@ -62,6 +66,7 @@ mod parse;
 mod phases;
 mod stream;
 
+pub use extras::{BlockSplit, StreamShape, WriteModes, Zones};
 pub use job::{
     FioAmount, FioJob, FioRw, MAX_IODEPTH, MAX_NUMJOBS, parse_fio_size, parse_fio_time_ns,
 };
@@ -74,6 +79,9 @@ use crate::WorkloadError;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
+
+/// Most writes all `verify_backlog`s of a file hold together (`verify_backlog` x `numjobs`).
+pub const MAX_VERIFY_BACKLOG_TOTAL: u64 = 1 << 20;
 
 /// Most streams (jobs times `numjobs`) in one job file.
 pub const MAX_STREAMS: u64 = 4_096;
@@ -94,6 +102,8 @@ pub struct FioJobFile {
     pub path: PathBuf,
     /// The job sections in file order, `[global]` applied.
     pub jobs: Vec<FioJob>,
+    /// Keys accepted with a note (`line N: what the simulation does instead`), in file order.
+    pub key_notes: Vec<String>,
 }
 
 /// splitmix64 finalizer: distinct, well-mixed seeds for consecutive stream indices.
@@ -108,7 +118,11 @@ impl FioJobFile {
     /// Parses a job file from `reader`; `path` labels error messages.
     pub fn parse<R: BufRead>(reader: R, path: impl Into<PathBuf>) -> Result<Self, WorkloadError> {
         let path = path.into();
-        let (raw_jobs, last_line) = parse::parse_sections(reader, &path)?;
+        let parse::Sections {
+            jobs: raw_jobs,
+            last_line,
+            notes: key_notes,
+        } = parse::parse_sections(reader, &path)?;
         if raw_jobs.is_empty() {
             return Err(WorkloadError::parse(
                 &path,
@@ -123,7 +137,14 @@ impl FioJobFile {
         for job in &jobs {
             job.check_combinations(&path)?;
         }
-        Ok(FioJobFile { path, jobs })
+        Ok(FioJobFile {
+            path,
+            jobs,
+            key_notes: key_notes
+                .into_iter()
+                .map(|(line, note)| format!("line {line}: {note}"))
+                .collect(),
+        })
     }
 
     /// Opens and parses the job file at `path`.
@@ -166,6 +187,25 @@ impl FioJobFile {
                 ),
             ));
         }
+        let held: u64 = self
+            .jobs
+            .iter()
+            .map(|j| j.plan().verify_backlog.unwrap_or(0) * u64::from(j.numjobs))
+            .sum();
+        if held > MAX_VERIFY_BACKLOG_TOTAL {
+            let line = self
+                .jobs
+                .iter()
+                .find(|j| j.verify_backlog.is_some())
+                .map_or(0, |j| j.line_of("verify_backlog"));
+            return Err(WorkloadError::parse(
+                &self.path,
+                line,
+                format!(
+                    "verify_backlog x numjobs holds {held} writes in all; at most {MAX_VERIFY_BACKLOG_TOTAL}"
+                ),
+            ));
+        }
         let mut streams = Vec::with_capacity(total as usize);
         let places = layout::place_files(&self.jobs, context.device_size_bytes);
         let mut group_index = 0;
@@ -193,19 +233,22 @@ impl FioJobFile {
             let base_seed = job.randseed.unwrap_or(context.seed);
             for clone_index in 0..job.numjobs {
                 let seed = mix_seed(base_seed, streams.len() as u64);
+                let spec = job.to_spec_at(
+                    &self.path,
+                    context.device_size_bytes,
+                    seed,
+                    places[job_index],
+                    clone_index,
+                )?;
                 streams.push(FioStream {
                     job_name: job.name.clone(),
                     clone_index,
                     group_index,
                     iodepth: job.iodepth,
-                    spec: job.to_spec_at(
-                        &self.path,
-                        context.device_size_bytes,
-                        seed,
-                        places[job_index],
-                        clone_index,
-                    )?,
+                    shape: job.shape(&spec),
+                    spec,
                     plan: job.plan(),
+                    flow: job.flow,
                 });
             }
         }
@@ -259,6 +302,13 @@ impl FioJobFile {
             notes.push(format!(
                 "ioengine={}: the simulation models the device, not the engine; the jobs' requests reach the simulated SSD as issued",
                 engines.join(",")
+            ));
+        }
+        notes.extend(self.key_notes.iter().cloned());
+        if let Some(job) = self.jobs.iter().find(|j| j.write_modes.is_some()) {
+            notes.push(format!(
+                "line {}: write_mode: Write Zeroes is simulated as a write of the range, Write Uncorrectable as a trim (the data is gone), Verify as a read of the range (the device reads the media)",
+                job.line_of("write_mode")
             ));
         }
         let streams = self.streams(context)?;

@@ -44,6 +44,12 @@ pub(crate) const SUPPORTED_KEYS: &[(&str, &[&str])] = &[
     ("rate", &[]),
     ("rate_iops", &[]),
     ("rate_process", &[]),
+    ("flow", &[]),
+    ("bssplit", &[]),
+    ("verify_backlog", &[]),
+    ("write_mode", &[]),
+    ("random_sequence_stride", &[]),
+    ("nrfiles", &["nr_files"]),
 ];
 
 /// Keys accepted and ignored: they affect the host (engine, caching, CPU placement) or the
@@ -131,7 +137,15 @@ fn strip_comment(line: &str) -> &str {
     trimmed
 }
 
+/// Most characters of a key quoted in an error (a garbage line is not echoed whole).
+const MAX_KEY_SHOWN: usize = 48;
+
 fn unsupported(path: &Path, line: u64, key: &str) -> WorkloadError {
+    let key = match key.char_indices().nth(MAX_KEY_SHOWN) {
+        Some((end, _)) => format!("{}...", &key[..end]),
+        None => key.to_owned(),
+    };
+    let key = key.as_str();
     let hint = match keys::refusal_reason(key) {
         Some(reason) => format!("; {reason}"),
         None => "; see docs/workloads.md for the supported fio subset".to_owned(),
@@ -240,12 +254,22 @@ fn check_ignored_value(key: &str, value: Option<&str>) -> Result<(), String> {
     Ok(())
 }
 
+/// What [`parse_sections`] found: the jobs, the last line, and the keys accepted with a note
+/// (`keys::NOTED_KEYS`), each note once, with the line of its first key.
+#[derive(Debug)]
+pub(crate) struct Sections {
+    pub(crate) jobs: Vec<RawJob>,
+    pub(crate) last_line: u64,
+    pub(crate) notes: Vec<(u64, &'static str)>,
+}
+
 /// Splits a job file into jobs, applying `[global]` inheritance, refusing unknown keys and
 /// dropping ignored ones.
 pub(crate) fn parse_sections<R: BufRead>(
     reader: R,
     path: &Path,
-) -> Result<(Vec<RawJob>, u64), WorkloadError> {
+) -> Result<Sections, WorkloadError> {
+    let mut notes: Vec<(u64, &'static str)> = Vec::new();
     let mut lines = LineReader::new(reader, path);
     let mut global: Vec<Entry> = Vec::new();
     let mut jobs: Vec<RawJob> = Vec::new();
@@ -298,6 +322,12 @@ pub(crate) fn parse_sections<R: BufRead>(
         if zero && keys::ACCEPTED_WHEN_ZERO.contains(&key) {
             continue;
         }
+        if let Some(note) = keys::note_of(key) {
+            if !notes.iter().any(|(_, n)| *n == note) {
+                notes.push((line_number, note));
+            }
+            continue;
+        }
         let key = match canonical_key(key) {
             Some(key) => key,
             None => {
@@ -332,7 +362,11 @@ pub(crate) fn parse_sections<R: BufRead>(
         }
         entries.push(entry);
     }
-    Ok((jobs, last_line))
+    Ok(Sections {
+        jobs,
+        last_line,
+        notes,
+    })
 }
 
 #[cfg(test)]

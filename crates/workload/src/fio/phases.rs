@@ -1,6 +1,7 @@
 //! One clone of an fio job over time: its I/O phase (bounded by size, `number_ios`, and with a
 //! clock by `runtime`/`time_based`/`ramp_time`), then its verify phase.
 
+use super::extras::{Shaped, StreamShape};
 use super::stream::StreamPlan;
 use crate::synthetic::{ArrivalProcess, Pattern, SyntheticGenerator, SyntheticSpec};
 use crate::{BlockRequest, IoOp, WorkloadError};
@@ -22,10 +23,16 @@ enum Offsets {
         read_fraction: f64,
         op_rng: SimRng,
     },
+    /// `bssplit`, `rw=read:N` or a zoned distribution (see `extras.rs`).
+    Shaped(Box<Shaped>),
 }
 
 impl Offsets {
-    fn new(spec: &SyntheticSpec, per_direction: bool) -> Result<Self, WorkloadError> {
+    fn new(
+        spec: &SyntheticSpec,
+        per_direction: bool,
+        shape: &StreamShape,
+    ) -> Result<Self, WorkloadError> {
         // unbounded here: the job stream counts
         let unbounded_count = match spec.arrival {
             // as many as fit in simulated time (2^64 ps)
@@ -42,6 +49,14 @@ impl Offsets {
             request_count: Some(unbounded_count.max(spec.request_count.unwrap_or(1))),
             ..spec.clone()
         };
+        if !shape.is_plain() {
+            // per-direction positions are the shaped stream's own (fio's last_pos[ddir])
+            return Ok(Offsets::Shaped(Box::new(Shaped::new(
+                unbounded.generator()?,
+                shape.clone(),
+                spec,
+            ))));
+        }
         if !per_direction {
             return Ok(Offsets::Shared(unbounded.generator()?));
         }
@@ -62,6 +77,7 @@ impl Offsets {
     fn next(&mut self) -> Option<BlockRequest> {
         match self {
             Offsets::Shared(generator) => generator.next(),
+            Offsets::Shaped(shaped) => shaped.next(),
             Offsets::PerDirection {
                 reads,
                 writes,
@@ -95,8 +111,11 @@ pub(crate) struct JobStream {
     phase: Phase,
     /// Requests of the job's size (what a pass issues, after any ramp).
     size_count: u64,
-    /// Requests left in the current counting period.
+    /// Requests (bytes, with `bssplit`) left in the current counting period.
     remaining: u64,
+    /// Whether `size_count` and `remaining` count bytes (`bssplit`: fio stops a job after
+    /// its bytes, whatever the sizes drawn).
+    counts_bytes: bool,
     /// Requests issued in all (for `number_ios`).
     issued: u64,
     /// Writes issued, and writes read back so far in the verify phase.
@@ -104,20 +123,34 @@ pub(crate) struct JobStream {
     verified: u64,
     clocked: bool,
     ramped: bool,
+    /// `verify_backlog`: writes not yet read back, and whether they are being read back now.
+    backlog: std::collections::VecDeque<BlockRequest>,
+    draining: bool,
+    /// `trimwrite`: the write that follows the trim just issued.
+    pending_write: Option<BlockRequest>,
 }
 
 impl JobStream {
-    pub(crate) fn new(spec: &SyntheticSpec, plan: &StreamPlan) -> Result<Self, WorkloadError> {
-        let size_count = spec
-            .request_count
-            .ok_or_else(|| WorkloadError::invalid("request_count", "a fio stream counts"))?;
+    pub(crate) fn new(
+        spec: &SyntheticSpec,
+        plan: &StreamPlan,
+        shape: &StreamShape,
+    ) -> Result<Self, WorkloadError> {
+        let counts_bytes = shape.split.is_some();
+        let size_count = if counts_bytes {
+            shape.io_bytes
+        } else {
+            spec.request_count
+                .ok_or_else(|| WorkloadError::invalid("request_count", "a fio stream counts"))?
+        };
         Ok(JobStream {
-            offsets: Offsets::new(spec, plan.per_direction)?,
-            replay: if plan.verify {
-                Some(Offsets::new(spec, plan.per_direction)?)
+            offsets: Offsets::new(spec, plan.per_direction, shape)?,
+            replay: if plan.verify && plan.verify_backlog.is_none() {
+                Some(Offsets::new(spec, plan.per_direction, shape)?)
             } else {
                 None
             },
+            counts_bytes,
             plan: *plan,
             phase: Phase::Io,
             size_count,
@@ -127,6 +160,9 @@ impl JobStream {
             verified: 0,
             clocked: false,
             ramped: plan.ramp_time_ns.is_none(),
+            backlog: std::collections::VecDeque::new(),
+            draining: false,
+            pending_write: None,
         })
     }
 
@@ -141,12 +177,48 @@ impl JobStream {
     /// The next request, `elapsed_ns` after the job's group started (`None`: no clock).
     pub(crate) fn next(&mut self, elapsed_ns: Option<u64>) -> Option<BlockRequest> {
         if self.phase == Phase::Io {
+            if self.draining {
+                match self.backlog.pop_front() {
+                    Some(write) => return Some(as_verify_read(write)),
+                    None => self.draining = false,
+                }
+            }
+            if let Some(write) = self.pending_write.take() {
+                return Some(self.track_backlog(write));
+            }
             match self.next_io(elapsed_ns) {
-                Some(request) => return Some(request),
+                Some(write) if self.plan.trim_before_write && write.op == IoOp::Write => {
+                    self.pending_write = Some(write);
+                    return Some(BlockRequest {
+                        op: IoOp::Trim,
+                        placement_id: 0,
+                        ..write
+                    });
+                }
+                Some(request) => return Some(self.track_backlog(request)),
                 None => self.phase = Phase::Verify,
             }
         }
+        self.next_after_io()
+    }
+
+    /// A write joins the verify backlog, which starts draining when it is full.
+    fn track_backlog(&mut self, request: BlockRequest) -> BlockRequest {
+        if let Some(n) = self.plan.verify_backlog
+            && request.op == IoOp::Write
+        {
+            self.backlog.push_back(request);
+            self.draining = self.backlog.len() as u64 >= n;
+        }
+        request
+    }
+
+    /// The verify phase after the I/O phase.
+    fn next_after_io(&mut self) -> Option<BlockRequest> {
         if self.phase == Phase::Verify {
+            if let Some(write) = self.backlog.pop_front() {
+                return Some(as_verify_read(write));
+            }
             if let Some(request) = self.next_verify() {
                 return Some(request);
             }
@@ -178,7 +250,12 @@ impl JobStream {
             return None;
         }
         let request = self.offsets.next()?;
-        self.remaining -= 1;
+        let cost = if self.counts_bytes {
+            request.size_bytes
+        } else {
+            1
+        };
+        self.remaining = self.remaining.saturating_sub(cost);
         self.issued += 1;
         if request.op == IoOp::Write {
             self.writes += 1;
@@ -194,13 +271,18 @@ impl JobStream {
             let request = replay.next()?;
             if request.op == IoOp::Write {
                 self.verified += 1;
-                return Some(BlockRequest {
-                    op: IoOp::Read,
-                    placement_id: 0,
-                    ..request
-                });
+                return Some(as_verify_read(request));
             }
         }
         None
+    }
+}
+
+/// A write read back by fio's verify.
+fn as_verify_read(write: BlockRequest) -> BlockRequest {
+    BlockRequest {
+        op: IoOp::Read,
+        placement_id: 0,
+        ..write
     }
 }

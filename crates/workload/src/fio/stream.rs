@@ -1,5 +1,6 @@
 //! Merging the streams of concurrent fio jobs into one request stream.
 
+use super::extras::StreamShape;
 use super::phases::JobStream;
 use crate::synthetic::SyntheticSpec;
 use crate::{BlockRequest, WorkloadError};
@@ -21,6 +22,11 @@ pub struct FioStream {
     pub spec: SyntheticSpec,
     /// What the job adds to the spec: time limits, verify, per-direction offsets.
     pub plan: StreamPlan,
+    /// Offsets and sizes beyond the spec: `bssplit`, `rw=read:N`, zoned distributions.
+    pub shape: StreamShape,
+    /// `flow`: the merge weight instead of `iodepth` (fio keeps the jobs of a flow at
+    /// this ratio of I/Os).
+    pub flow: Option<u32>,
 }
 
 /// The parts of a job that a [`SyntheticSpec`] does not express.
@@ -40,6 +46,11 @@ pub struct StreamPlan {
     pub per_direction: bool,
     /// `exitall`: the stream's group ends when it does.
     pub exitall: bool,
+    /// `verify_backlog` (with `verify`): after every N writes they are read back.
+    pub verify_backlog: Option<u64>,
+    /// `trimwrite`/`randtrimwrite`: each write is preceded by a trim of its range (fio
+    /// counts the writes' bytes toward the size).
+    pub trim_before_write: bool,
 }
 
 /// A stream in the merge with its smooth weighted round-robin credit.
@@ -88,10 +99,10 @@ impl FioGenerator {
                 depths.push(0);
             }
             groups[group].push(Member {
-                generator: JobStream::new(&stream.spec, &stream.plan)?,
+                generator: JobStream::new(&stream.spec, &stream.plan, &stream.shape)?,
                 exitall: stream.plan.exitall,
                 timed: stream.plan.runtime_ns.is_some(),
-                weight: i64::from(stream.iodepth.max(1)),
+                weight: i64::from(stream.flow.unwrap_or(stream.iodepth).max(1)),
                 credit: 0,
                 exhausted: false,
             });

@@ -81,13 +81,10 @@ fn unknown_keys_are_errors_naming_key_and_line() {
 #[test]
 fn bad_values_name_their_line() {
     let cases = [
-        (
-            "[a]\nrw=randtrimwrite\n",
-            "job.fio:2: bad rw \"randtrimwrite\"",
-        ),
+        ("[a]\nrw=trimread\n", "job.fio:2: bad rw \"trimread\""),
         (
             "[a]\nrw=randread:8\n",
-            "job.fio:2: bad rw \"randread:8\": offset modifiers",
+            "job.fio:2: bad rw \"randread:8\": a random offset every N requests",
         ),
         (
             "[a]\nbs=4k,8k\n",
