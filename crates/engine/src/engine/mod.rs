@@ -65,6 +65,24 @@ pub struct EngineConfig {
     /// left is not reused before it. Off by default (the paper's engine has no durability
     /// point; results without flushes are unchanged either way, except U2DI placement).
     pub crash_consistent: bool,
+    /// Where an insert goes with IAA when no target page has a free slot (default: the next
+    /// page in rotation, paper 002).
+    pub codesign_fallback: CoDesignFallback,
+}
+
+/// The co-designed engine's insert placement when IAA has no target with a free slot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CoDesignFallback {
+    /// A free slot in the page after the one the last fallback insert went to (wrapping): the
+    /// target LPA changes on every insert, "LPA0 → LPA1 → LPA2 … to evenly distribute data
+    /// over all the available pages" (paper 002). A fill spreads the rows over every page, so
+    /// at 20 % free every page is valid and 80 % full (paper 000 §4.1).
+    #[default]
+    RotatePages,
+    /// The next free slot after the last appended row (wrapping): rows packed page by page
+    /// (nandlab before issue 30).
+    Append,
 }
 
 /// The conventional engine's insert placement (without IAA).
@@ -99,6 +117,7 @@ impl EngineConfig {
             table_page_count: None,
             conventional_insert: ConventionalInsert::FirstFit,
             crash_consistent: false,
+            codesign_fallback: CoDesignFallback::RotatePages,
         }
     }
 
@@ -398,7 +417,8 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
         }
     }
 
-    /// IAA's choice if enabled and possible (else the circular append position); without IAA
+    /// IAA's choice if enabled and possible (else the fallback: the next page in rotation, or
+    /// the circular append position); without IAA
     /// the conventional policy's slot.
     fn choose_insert_slot(&mut self) -> Result<u32, EngineError> {
         let full = || EngineError::TableFull {
@@ -431,7 +451,16 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
             .table
             .next_free_slot_from(self.append_cursor)
             .ok_or_else(full)?;
-        self.append_cursor = u64::from(slot) + 1;
+        self.append_cursor = if self.config.insert_address_assist
+            && self.config.codesign_fallback == CoDesignFallback::RotatePages
+        {
+            // the next fallback insert starts at the next page
+            let layout = self.table.layout();
+            let next_page = (u64::from(layout.lpa_of_slot(slot).0) + 1) % layout.page_count();
+            u64::from(layout.first_slot_of(Lpa(next_page as u32)))
+        } else {
+            u64::from(slot) + 1
+        };
         self.metrics.append_placements += 1;
         Ok(slot)
     }
