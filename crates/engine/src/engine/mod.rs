@@ -3,7 +3,7 @@
 //!
 //! | query  | conventional                       | co-designed                                  |
 //! |--------|------------------------------------|----------------------------------------------|
-//! | Insert | append after the last row          | IAA: free slot in a page of the next erase block, else append |
+//! | Insert | append after the last row          | IAA: free slot in a page of the next erase block, else the next page in rotation |
 //! | Delete | mark the row free, no device I/O   | same; the hole gets priority for the next insert (Fig. 11)    |
 //! | Update | rewrite in place (read-modify-write of the page) | U2DI: Delete + Insert (the row moves)          |
 //!
@@ -11,9 +11,10 @@
 //! address order (paper 000 §3: rows are appended "to avoid data fragmentation in logical address
 //! space", and Fig. 8(b)'s insert after "Delete in LPA12" fills that empty row, below the last
 //! row in LPA43), or the hole the most recent Delete left, else a circular append (the policy
-//! before issue 13). With IAA the fallback is always the circular append: the next free slot at
-//! or after the slot after the last appended row, wrapping to the start of the table once the
-//! end is reached. Under either conventional policy U2DI alone puts an updated row back into
+//! before issue 13). With IAA the fallback is [`CoDesignFallback`]: by default the first free
+//! slot of the page after the one the last fallback insert went to (paper 002's LPA rotation; a
+//! fill spreads rows over every page, paper 000 §4.1), or the circular append: the next free
+//! slot after the last appended row, wrapping to the start of the table. Under either conventional policy U2DI alone puts an updated row back into
 //! the slot it just left (or a lower hole) — an in-place-like rewrite — which is why it gives
 //! no gain without IAA (Fig. 14).
 //!
