@@ -19,7 +19,7 @@ pub mod workload;
 
 pub use btree::{BTree, BTreeConfig};
 pub use device::{BlockDevice, CoDesignHints, DeviceCounters, Lpa};
-pub use engine::{ConventionalInsert, Engine, EngineConfig, Query};
+pub use engine::{CoDesignFallback, ConventionalInsert, Engine, EngineConfig, Query};
 pub use error::EngineError;
 pub use layout::RowLayout;
 pub use mem::{MemDevice, MemFtl, MemFtlConfig};

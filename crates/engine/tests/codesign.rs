@@ -35,10 +35,13 @@ fn run(config: EngineConfig, protocol: &ConstantFreeSpace) -> (RunMetrics, Engin
 /// query, had its valid copy in the block the FTL erases next (the FIFO victim of MemFtl). A
 /// bug in the hint plumbing, the target bookkeeping or the LPA arithmetic of the row layout
 /// would place rows elsewhere and silently turn the co-designed engine into a conventional one.
+/// (With the packed `append` fallback: under the default page rotation the rotation itself
+/// rewrites the victim's pages first and IAA places few rows.)
 #[test]
 fn iaa_places_rows_in_pages_of_the_next_erase_block() {
     let config = EngineConfig {
         hint_refresh_queries: 1,
+        codesign_fallback: CoDesignFallback::Append,
         ..EngineConfig::co_designed()
     };
     let mut engine = Engine::new(ftl(), config).unwrap();
@@ -149,6 +152,83 @@ fn drifting_free_space_reaches_its_end_and_co_design_copies_less() {
     }
     assert!(results[1].device.page_copies < results[0].device.page_copies);
     assert!(results[1].queries_per_s() > results[0].queries_per_s());
+}
+
+/// Rows per logical page of the table (live rows only).
+fn rows_per_lpa(engine: &Engine<MemFtl>) -> Vec<u32> {
+    let mut counts = vec![0; engine.layout().page_count() as usize];
+    for id in 0..engine.row_id_bound() {
+        if let Some(lpa) = engine.row_lpa(RowId(id)) {
+            counts[lpa.0 as usize] += 1;
+        }
+    }
+    counts
+}
+
+/// Guards paper 000 §4.1's layout (issue 30): "when SSD free space is 20 %, 80 % of the pages
+/// … are valid and completely filled up in the conventional scheme while in the proposed
+/// scheme, all the pages are valid and filled with 80 % of the page size". The co-designed
+/// fill rotates over the pages (paper 002: LPA0 -> LPA1 -> LPA2 …), the conventional one packs.
+#[test]
+fn co_designed_fill_spreads_rows_over_every_page_conventional_packs_them() {
+    for (config, spread) in [
+        (EngineConfig::co_designed(), true),
+        (EngineConfig::conventional(), false),
+    ] {
+        let mut engine = Engine::new(ftl(), config).unwrap();
+        workload::fill_to_free_space(&mut engine, 0.2).unwrap();
+        let per_page = engine.layout().rows_per_page();
+        let counts = rows_per_lpa(&engine);
+        let full = counts.iter().filter(|&&n| n == per_page).count();
+        let empty = counts.iter().filter(|&&n| n == 0).count();
+        if spread {
+            // every page valid and 80 % full (the rotation, with IAA's targets taking a row
+            // now and then, leaves at most two rows of difference between pages)
+            let (low, high) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
+            assert!(high - low <= 2, "rows per page {low}..{high}");
+            assert!((f64::from(*low) / f64::from(per_page) - 0.8).abs() < 0.05);
+            assert_eq!((full, empty), (0, 0));
+        } else {
+            // about 80 % of the pages full, the rest empty
+            let pages = counts.len() as f64;
+            assert!((full as f64 / pages - 0.8).abs() < 0.02, "{full} full");
+            assert!((empty as f64 / pages - 0.2).abs() < 0.02, "{empty} empty");
+        }
+    }
+}
+
+/// Guards the co-designed engine's write amplification on Table I's protocol (issue 30: it
+/// was 1.32 with the packed fallback, the paper's W/E implies 1.00): with the spread layout
+/// every victim page has free slots, so GC copies nothing; the old `append` fallback copies.
+#[test]
+fn drifting_free_space_codesign_write_amplification_is_one() {
+    let protocol = DriftingFreeSpace {
+        free_space_fraction_start: 0.8,
+        free_space_fraction_end: 0.2,
+        mix: QueryMix::table_i(),
+        query_count_max: 1_000_000,
+        seed: 5,
+    };
+    let copies = |fallback| {
+        let config = EngineConfig {
+            codesign_fallback: fallback,
+            ..EngineConfig::co_designed()
+        };
+        let mut engine = Engine::new(ftl(), config).unwrap();
+        let metrics = protocol.run(&mut engine).unwrap();
+        assert_eq!(engine.verify_all().unwrap(), engine.live_row_count());
+        (metrics.device.page_copies, metrics.device.host_writes)
+    };
+    let (spread, writes) = copies(CoDesignFallback::RotatePages);
+    assert!(
+        spread * 1000 < writes,
+        "{spread} copies for {writes} writes"
+    );
+    let (packed, _) = copies(CoDesignFallback::Append);
+    assert!(
+        packed > 20 * spread.max(1),
+        "append fallback copied only {packed}"
+    );
 }
 
 /// Guards determinism (SPEC B4): the same configuration and seed give identical metrics, and

@@ -3,7 +3,7 @@
 //!
 //! | query  | conventional                       | co-designed                                  |
 //! |--------|------------------------------------|----------------------------------------------|
-//! | Insert | append after the last row          | IAA: free slot in a page of the next erase block, else append |
+//! | Insert | append after the last row          | IAA: free slot in a page of the next erase block, else the next page in rotation |
 //! | Delete | mark the row free, no device I/O   | same; the hole gets priority for the next insert (Fig. 11)    |
 //! | Update | rewrite in place (read-modify-write of the page) | U2DI: Delete + Insert (the row moves)          |
 //!
@@ -11,9 +11,10 @@
 //! address order (paper 000 §3: rows are appended "to avoid data fragmentation in logical address
 //! space", and Fig. 8(b)'s insert after "Delete in LPA12" fills that empty row, below the last
 //! row in LPA43), or the hole the most recent Delete left, else a circular append (the policy
-//! before issue 13). With IAA the fallback is always the circular append: the next free slot at
-//! or after the slot after the last appended row, wrapping to the start of the table once the
-//! end is reached. Under either conventional policy U2DI alone puts an updated row back into
+//! before issue 13). With IAA the fallback is [`CoDesignFallback`]: by default the first free
+//! slot of the page after the one the last fallback insert went to (paper 002's LPA rotation; a
+//! fill spreads rows over every page, paper 000 §4.1), or the circular append: the next free
+//! slot after the last appended row, wrapping to the start of the table. Under either conventional policy U2DI alone puts an updated row back into
 //! the slot it just left (or a lower hole) — an in-place-like rewrite — which is why it gives
 //! no gain without IAA (Fig. 14).
 //!
@@ -65,6 +66,24 @@ pub struct EngineConfig {
     /// left is not reused before it. Off by default (the paper's engine has no durability
     /// point; results without flushes are unchanged either way, except U2DI placement).
     pub crash_consistent: bool,
+    /// Where an insert goes with IAA when no target page has a free slot (default: the next
+    /// page in rotation, paper 002).
+    pub codesign_fallback: CoDesignFallback,
+}
+
+/// The co-designed engine's insert placement when IAA has no target with a free slot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CoDesignFallback {
+    /// A free slot in the page after the one the last fallback insert went to (wrapping): the
+    /// target LPA changes on every insert, "LPA0 → LPA1 → LPA2 … to evenly distribute data
+    /// over all the available pages" (paper 002). A fill spreads the rows over every page, so
+    /// at 20 % free every page is valid and 80 % full (paper 000 §4.1).
+    #[default]
+    RotatePages,
+    /// The next free slot after the last appended row (wrapping): rows packed page by page
+    /// (nandlab before issue 30).
+    Append,
 }
 
 /// The conventional engine's insert placement (without IAA).
@@ -99,6 +118,7 @@ impl EngineConfig {
             table_page_count: None,
             conventional_insert: ConventionalInsert::FirstFit,
             crash_consistent: false,
+            codesign_fallback: CoDesignFallback::RotatePages,
         }
     }
 
@@ -398,7 +418,8 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
         }
     }
 
-    /// IAA's choice if enabled and possible (else the circular append position); without IAA
+    /// IAA's choice if enabled and possible (else the fallback: the next page in rotation, or
+    /// the circular append position); without IAA
     /// the conventional policy's slot.
     fn choose_insert_slot(&mut self) -> Result<u32, EngineError> {
         let full = || EngineError::TableFull {
@@ -431,7 +452,16 @@ impl<D: BlockDevice + CoDesignHints> Engine<D> {
             .table
             .next_free_slot_from(self.append_cursor)
             .ok_or_else(full)?;
-        self.append_cursor = u64::from(slot) + 1;
+        self.append_cursor = if self.config.insert_address_assist
+            && self.config.codesign_fallback == CoDesignFallback::RotatePages
+        {
+            // the next fallback insert starts at the next page
+            let layout = self.table.layout();
+            let next_page = (u64::from(layout.lpa_of_slot(slot).0) + 1) % layout.page_count();
+            u64::from(layout.first_slot_of(Lpa(next_page as u32)))
+        } else {
+            u64::from(slot) + 1
+        };
         self.metrics.append_placements += 1;
         Ok(slot)
     }

@@ -9,6 +9,7 @@ use super::points::{
 use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::LabResult;
 use crate::stack::{EngineSection, Stack, StackOutcome};
+use nandlab_engine::CoDesignFallback;
 use nandlab_nand::{FlashOp, NandSim, PageAddress, preset};
 
 /// Paper 000 Fig. 12 at 20 % free space (co-designed against conventional).
@@ -345,10 +346,18 @@ fn emulator(s: Size, pages_per_block: u32) -> EngineDevice {
     }
 }
 
-/// [`engine`] with the emulator's buffered host-write path.
+/// [`engine`] with the emulator's buffered host-write path. The co-designed engine keeps the
+/// packed fallback of before issue 30 (`codesign_fallback = "append"`) here: with paper 000
+/// §4.1's spread layout (`rotate-pages`) every co-designed query reads a page that is not in
+/// the write buffer, and that read waits behind a whole program on its die (the chip model
+/// suspends a program only once its array stage has begun, and the buffered program a read
+/// meets is still taking its data in), so the run measures the chip's read blocking rather
+/// than the engine (docs/experiments.md, R-E1). The spread layout on this path is the
+/// labelled extra `…_rotate_pages` of `miyaji-freespace`.
 fn emulator_engine(iaa: bool, u2di: bool) -> EngineSection {
     EngineSection {
         write_buffer_pages: EMULATOR_WRITE_BUFFER_PAGES,
+        codesign_fallback: CoDesignFallback::Append,
         ..engine(iaa, u2di, 119)
     }
 }
@@ -414,6 +423,13 @@ fn freespace(options: &RunOptions) -> LabResult<ExperimentResult> {
     for (_, engine) in both(119) {
         points.push(constant(options, s, chip, &engine, 0.2)?);
     }
+    // labelled extra: the co-designed engine with paper 000 §4.1's spread layout (the engine's
+    // default fallback, `rotate-pages`) on the emulator path, against the conventional point
+    let spread = EngineSection {
+        codesign_fallback: CoDesignFallback::RotatePages,
+        ..emulator_engine(true, true)
+    };
+    points.push(constant(options, s, dev, &spread, 0.2)?);
     let mut result = ExperimentResult::default();
     let rows = finished(run_points(options, &points)?);
     let n = frees.len() * 2;
@@ -424,6 +440,11 @@ fn freespace(options: &RunOptions) -> LabResult<ExperimentResult> {
             "at_20pct_pure_chip",
             &rows[n + 2],
             &rows[n + 3],
+        );
+        triple(&mut result, "at_20pct_rotate_pages", &rows[0], &rows[n + 4]);
+        result.metric(
+            "page_copies_codesign_20pct_rotate_pages",
+            rows[n + 4].get("page_copies"),
         );
     }
     let mut columns = COLUMNS;

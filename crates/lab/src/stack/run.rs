@@ -532,6 +532,7 @@ impl Stack {
             hint_refresh_queries: e.hint_refresh_queries,
             verify: e.verify,
             conventional_insert: e.conventional_insert,
+            codesign_fallback: e.codesign_fallback,
             ..EngineConfig::conventional().with_switches(e.iaa, e.u2di)
         };
         let ssd = self.new_ssd(self.ssd_config(), self.config.run.seed)?;

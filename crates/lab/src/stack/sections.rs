@@ -1,7 +1,7 @@
 //! The sections of a stack config besides `[nand]` and `[ssd]`: `[run]`, `[engine]` and
 //! `[workload]` (`[precondition]` is the FTL's [`nandlab_ftl::Precondition`]).
 
-use nandlab_engine::{ConventionalInsert, QueryMix};
+use nandlab_engine::{CoDesignFallback, ConventionalInsert, QueryMix};
 use nandlab_workload::SyntheticSpec;
 use serde::{Deserialize, Serialize};
 
@@ -37,6 +37,10 @@ pub struct EngineSection {
     /// Where an insert goes without IAA: `first-fit` (default) or `recent-hole`.
     #[serde(default)]
     pub conventional_insert: ConventionalInsert,
+    /// Where an insert goes with IAA when no hinted page has a free slot: `rotate-pages`
+    /// (default; the next page in rotation, paper 002) or `append` (before issue 30).
+    #[serde(default, skip_serializing_if = "is_default_fallback")]
+    pub codesign_fallback: CoDesignFallback,
     /// Each page write waits until the SSD is idle, so GC it triggered on any die blocks the
     /// query (paper 000 §2's foreground GC); off: only GC on the write's own die does.
     #[serde(default)]
@@ -60,10 +64,15 @@ impl Default for EngineSection {
             hint_refresh_queries: default_hint_refresh(),
             verify: true,
             conventional_insert: ConventionalInsert::default(),
+            codesign_fallback: CoDesignFallback::default(),
             wait_for_gc: false,
             write_buffer_pages: 0,
         }
     }
+}
+
+fn is_default_fallback(fallback: &CoDesignFallback) -> bool {
+    *fallback == CoDesignFallback::default()
 }
 
 fn is_zero_u32(n: &u32) -> bool {
