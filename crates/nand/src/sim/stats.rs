@@ -179,6 +179,27 @@ impl NandStats {
         k.stage_plane_time.add(stage, time * u64::from(planes));
     }
 
+    /// Accounts the bus stages of one burst: CLE, ALE, TIR, TOR and status time in
+    /// picoseconds (bus stages count once, whatever the planes).
+    #[inline]
+    pub(crate) fn add_bus_stages(&mut self, kind: OpKind, parts: [u64; 5]) {
+        const STAGES: [usize; 5] = [
+            Stage::Cle as usize,
+            Stage::Ale as usize,
+            Stage::Tir as usize,
+            Stage::Tor as usize,
+            Stage::Status as usize,
+        ];
+        let k = self.kind_mut(kind);
+        for (i, time) in STAGES.into_iter().zip(parts) {
+            let add = |total: &mut SimTime| {
+                *total = SimTime::from_ps(total.as_ps().saturating_add(time));
+            };
+            add(&mut k.stage_time.0[i]);
+            add(&mut k.stage_plane_time.0[i]);
+        }
+    }
+
     /// Takes back `time` of a cell stage counted whole when it started but cut short (a
     /// suspended program or erase: the rest is counted again when it resumes).
     pub(crate) fn remove_stage(&mut self, kind: OpKind, stage: Stage, time: SimTime, planes: u32) {
