@@ -328,8 +328,13 @@ impl NandSim {
             let plan = &self.search_plan;
             k.bytes_transferred += u64::from(plan.data_in_bytes + plan.data_out_bytes);
         }
-        self.ready.push_back(slot);
-        self.run_ready();
+        // (the ready list is empty between events: the op starts at once, then whatever its
+        // first steps woke)
+        debug_assert!(self.ready.is_empty());
+        let mut none = Vec::new();
+        self.advance(slot, &mut none);
+        self.run_ready_into(&mut none);
+        debug_assert!(none.is_empty(), "an op completed at its submission");
         Ok(())
     }
 
@@ -555,14 +560,6 @@ impl NandSim {
     /// Processes events until nothing is in flight.
     pub fn run_until_idle(&mut self, completed: &mut Vec<Completion>) {
         while self.process_next(completed).is_some() {}
-    }
-
-    fn run_ready(&mut self) {
-        // Ops advanced at submit time cannot complete (every chain has a timed step), so no
-        // completion can be produced here.
-        let mut none = Vec::new();
-        self.run_ready_into(&mut none);
-        debug_assert!(none.is_empty());
     }
 
     fn run_ready_into(&mut self, completed: &mut Vec<Completion>) {
