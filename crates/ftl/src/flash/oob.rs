@@ -124,7 +124,7 @@ impl Narrow for SequenceCode {
     #[inline(always)]
     fn narrow(value: u64) -> Option<u32> {
         let number = value & !DURABLE_SOURCE_BIT;
-        (number < 1 << 31).then(|| number as u32 | ((value >> 32) as u32 & (1 << 31)))
+        (number < 1 << 31).then_some(number as u32 | ((value >> 32) as u32 & (1 << 31)))
     }
     #[inline(always)]
     fn widen(value: u32) -> u64 {
