@@ -93,6 +93,10 @@ pub struct BenchArgs {
     /// every measured write pays its share of GC).
     #[arg(long)]
     steady: bool,
+    /// `bench ssd` only: a device this many times larger (blocks per plane × N; same channels,
+    /// dies and planes), to measure what device size costs per request.
+    #[arg(long, default_value_t = 1)]
+    scale: u32,
     /// Print one JSON line instead of the table (to track speed across commits).
     #[arg(long)]
     json: bool,
@@ -285,6 +289,15 @@ pub fn bench_cmd(args: BenchArgs, control: &Control) -> LabResult<()> {
             args.target
         )));
     }
+    if args.scale != 1 && args.target != "ssd" {
+        return Err(LabError::Usage(format!(
+            "--scale applies to `bench ssd` only, not `bench {}`",
+            args.target
+        )));
+    }
+    if args.scale == 0 {
+        return Err(LabError::Usage("--scale must be at least 1".into()));
+    }
     if args.target == "sql" {
         return sql::bench(
             args.device.as_deref(),
@@ -301,6 +314,7 @@ pub fn bench_cmd(args: BenchArgs, control: &Control) -> LabResult<()> {
         &args.target,
         args.requests,
         steady,
+        args.scale,
         args.json,
     )
 }

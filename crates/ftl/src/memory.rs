@@ -13,9 +13,10 @@ const CHECK_THRESHOLD_BYTES: u64 = 256 << 20;
 /// free-list entry (and slack).
 const BLOCK_STATE_BYTES: u64 = 32;
 
-/// Bytes of the compact OOB table per physical page: an LPA (4), a sequence number (8) and the
-/// number of the op that programs it (8).
-const OOB_TABLE_BYTES_PER_PAGE: u64 = 20;
+/// Bytes of the compact OOB table per physical page: an LPA (4), a sequence number (4) and the
+/// number of the op that programs it (4) (`flash/oob.rs`; a column doubles only in a run of
+/// more than 2^31 host writes or 2^32 ops on a die).
+const OOB_TABLE_BYTES_PER_PAGE: u64 = 12;
 
 /// The parts of a config's memory estimate, in bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -304,18 +304,19 @@ pub fn bench(
     target: &str,
     requests: Option<u64>,
     steady: bool,
+    scale: u32,
     json: bool,
 ) -> LabResult<()> {
     match target {
         "ssd" => {
             let requests = requests.unwrap_or(4_000_000);
             let b = if steady {
-                crate::bench::bench_ssd_steady(requests, 0)?
+                crate::bench::bench_ssd_steady_scaled(requests, 0, scale)?
             } else {
-                crate::bench::bench_ssd(requests, 0)?
+                crate::bench::bench_ssd_scaled(requests, 0, scale)?
             };
             if json {
-                let line = serde_json::json!({
+                let mut line = serde_json::json!({
                     "target": "ssd",
                     "steady": steady,
                     "requests": b.requests,
@@ -326,12 +327,16 @@ pub fn bench(
                     "waf": b.waf,
                     "peak_rss_mb": peak_rss_kb().map(|kb| kb as f64 / 1024.0),
                 });
+                if scale != 1 {
+                    line["scale"] = scale.into();
+                }
                 say!(w, "{line}");
                 return Ok(());
             }
             say!(
                 w,
-                "nandlab bench ssd: 4 ch x 2 chips x 2 dies x 2 planes x 128 blocks x 256 pages x 8 KiB,"
+                "nandlab bench ssd: 4 ch x 2 chips x 2 dies x 2 planes x {} blocks x 256 pages x 8 KiB,",
+                128 * scale
             );
             say!(
                 w,

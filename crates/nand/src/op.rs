@@ -217,7 +217,14 @@ impl FlashOp {
             });
         }
         let mut planes_seen = 0u32;
-        for target in &self.targets {
+        // a single-plane op (the usual one) only needs its address in range
+        let others: &[PageAddress] = if self.targets.len() == 1 {
+            geometry.check(&first)?;
+            &[]
+        } else {
+            &self.targets
+        };
+        for target in others {
             geometry.check(target)?;
             let same_die =
                 (target.channel, target.chip, target.die) == (first.channel, first.chip, first.die);

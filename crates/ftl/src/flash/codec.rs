@@ -13,6 +13,10 @@ pub(crate) struct AddressCodec {
     /// Bits of (page, block, plane, die, chip), lowest level first; `None` if any count is
     /// not a power of two.
     bits: Option<[u32; 5]>,
+    /// With `bits`: the shift of each level (page, block, plane, die, chip, channel) and the
+    /// mask of each level below the channel, computed once.
+    shifts: [u32; 6],
+    masks: [u32; 5],
     pages_per_die: u32,
 }
 
@@ -25,13 +29,26 @@ impl AddressCodec {
             geometry.dies_per_chip,
             geometry.chips_per_channel,
         ];
+        // (a device of 2^32 pages below the channel level takes the general path: the channel
+        // shift must stay below 32)
         let bits = counts
             .iter()
             .all(|c| c.is_power_of_two())
-            .then(|| counts.map(u32::trailing_zeros));
+            .then(|| counts.map(u32::trailing_zeros))
+            .filter(|b| b.iter().sum::<u32>() < 32);
+        let mut shifts = [0; 6];
+        let mut masks = [0; 5];
+        if let Some(b) = bits {
+            for level in 0..5 {
+                shifts[level + 1] = shifts[level] + b[level];
+                masks[level] = (1 << b[level]) - 1;
+            }
+        }
         AddressCodec {
             geometry: geometry.clone(),
             bits,
+            shifts,
+            masks,
             pages_per_die: geometry.planes_per_die
                 * geometry.blocks_per_plane
                 * geometry.pages_per_block,
@@ -47,28 +64,18 @@ impl AddressCodec {
     }
 
     pub fn address(&self, ppa: Ppa) -> FtlResult<PageAddress> {
-        let Some(b) = self.bits else {
+        if self.bits.is_none() {
             return Ok(self.geometry.address_of(ppa.into())?);
-        };
+        }
         debug_assert!(u64::from(ppa.0) < self.geometry.total_pages());
-        let mut rest = ppa.0;
-        let mut take = |bits: u32| {
-            let v = rest & ((1 << bits) - 1);
-            rest >>= bits;
-            v
-        };
-        let page = take(b[0]);
-        let block = take(b[1]);
-        let plane = take(b[2]);
-        let die = take(b[3]);
-        let chip = take(b[4]);
+        let (s, m, p) = (&self.shifts, &self.masks, ppa.0);
         Ok(PageAddress {
-            channel: rest,
-            chip,
-            die,
-            plane,
-            block,
-            page,
+            channel: p >> s[5],
+            chip: (p >> s[4]) & m[4],
+            die: (p >> s[3]) & m[3],
+            plane: (p >> s[2]) & m[2],
+            block: (p >> s[1]) & m[1],
+            page: p & m[0],
         })
     }
 }

@@ -9,7 +9,9 @@
 //! identical).
 //!
 //! Kept compactly for every physical page in both payload modes (an LPA, a sequence number and
-//! the number of the op that programs it: 20 bytes per page); in `full` payload mode the
+//! the number of the op that programs it, each in 32 bits: 12 bytes per page; a column widens
+//! to 64 bits the first time a value does not fit, after 2^31 host writes or 2^32 ops on a
+//! die, so no run is limited by it); in `full` payload mode the
 //! 16-byte record with its CRC is also stored in the page's spare area by
 //! [`super::payload::Payload`]. Nothing is allocated after construction.
 //!
@@ -85,10 +87,10 @@ pub(crate) struct OobStore {
     /// device writes nothing here.
     lpa: Vec<u32>,
     /// Sequence number of each programmed page (0: erased), with [`DURABLE_SOURCE_BIT`].
-    sequence: Vec<u64>,
+    sequence: Column<SequenceCode>,
     /// Per page, the die-local number of the op that programs it ([`DONE`]: completed without
     /// an op, [`NOT_SUBMITTED`]: decided, still in the controller's queue).
-    ticket: Vec<u64>,
+    ticket: Column<TicketCode>,
     /// Per die, ops handed to the chip model / completed by it (a die runs its ops in
     /// submission order, so op `t` has completed when `t <= completed`).
     submitted: Vec<u64>,
@@ -107,6 +109,106 @@ const DONE: u64 = 0;
 /// Ticket of a page whose program op has not reached the chip model yet.
 const NOT_SUBMITTED: u64 = u64::MAX;
 
+/// How a column keeps its `u64` values in 32 bits while they fit.
+trait Narrow {
+    /// The 32-bit form of `value`, if it has one.
+    fn narrow(value: u64) -> Option<u32>;
+    fn widen(value: u32) -> u64;
+}
+
+/// Sequence numbers: the number in the low 31 bits, [`DURABLE_SOURCE_BIT`] in bit 31.
+#[derive(Debug)]
+struct SequenceCode;
+
+impl Narrow for SequenceCode {
+    #[inline(always)]
+    fn narrow(value: u64) -> Option<u32> {
+        let number = value & !DURABLE_SOURCE_BIT;
+        (number < 1 << 31).then_some(number as u32 | ((value >> 32) as u32 & (1 << 31)))
+    }
+    #[inline(always)]
+    fn widen(value: u32) -> u64 {
+        u64::from(value & !(1 << 31)) | (u64::from(value >> 31) << 63)
+    }
+}
+
+/// Tickets: [`NOT_SUBMITTED`] as `u32::MAX`, the others as they are.
+#[derive(Debug)]
+struct TicketCode;
+
+impl Narrow for TicketCode {
+    #[inline(always)]
+    fn narrow(value: u64) -> Option<u32> {
+        if value == NOT_SUBMITTED {
+            Some(u32::MAX)
+        } else {
+            u32::try_from(value).ok().filter(|v| *v != u32::MAX)
+        }
+    }
+    #[inline(always)]
+    fn widen(value: u32) -> u64 {
+        if value == u32::MAX {
+            NOT_SUBMITTED
+        } else {
+            u64::from(value)
+        }
+    }
+}
+
+/// A per-page column of `u64` values stored in 32 bits each until one does not fit; then the
+/// whole column is widened to 64 bits (once), so no value is ever limited.
+#[derive(Debug)]
+enum Column<C: Narrow> {
+    Narrow(Vec<u32>, std::marker::PhantomData<C>),
+    Wide(Vec<u64>),
+}
+
+impl<C: Narrow> Column<C> {
+    /// `len` values of 0 (zero-initialised: building a large device writes nothing here).
+    fn zeros(len: usize) -> Self {
+        debug_assert_eq!(C::narrow(0), Some(0));
+        Column::Narrow(vec![0; len], std::marker::PhantomData)
+    }
+
+    #[inline(always)]
+    fn get(&self, i: usize) -> u64 {
+        match self {
+            Column::Narrow(v, _) => C::widen(v[i]),
+            Column::Wide(v) => v[i],
+        }
+    }
+
+    #[inline(always)]
+    fn set(&mut self, i: usize, value: u64) {
+        match self {
+            Column::Narrow(v, _) => match C::narrow(value) {
+                Some(n) => v[i] = n,
+                None => self.widen_and_set(i, value),
+            },
+            Column::Wide(v) => v[i] = value,
+        }
+    }
+
+    /// Widens the column to 64 bits (the first value that does not fit) and sets it.
+    #[cold]
+    #[inline(never)]
+    fn widen_and_set(&mut self, i: usize, value: u64) {
+        if let Column::Narrow(v, _) = self {
+            let wide = v.iter().map(|n| C::widen(*n)).collect();
+            *self = Column::Wide(wide);
+        }
+        self.set(i, value);
+    }
+
+    /// Sets `range` to 0.
+    fn clear(&mut self, range: std::ops::Range<usize>) {
+        match self {
+            Column::Narrow(v, _) => v[range].fill(0),
+            Column::Wide(v) => v[range].fill(0),
+        }
+    }
+}
+
 impl OobStore {
     pub fn new(physical_pages: u32, pages_per_block: u32, pages_per_die: u32) -> Self {
         let dies = (physical_pages / pages_per_die) as usize;
@@ -117,8 +219,8 @@ impl OobStore {
                 .is_power_of_two()
                 .then(|| pages_per_die.trailing_zeros()),
             lpa: vec![0; physical_pages as usize],
-            sequence: vec![0; physical_pages as usize],
-            ticket: vec![DONE; physical_pages as usize],
+            sequence: Column::zeros(physical_pages as usize),
+            ticket: Column::zeros(physical_pages as usize),
             submitted: vec![0; dies],
             completed: vec![0; dies],
             block_unsubmitted: vec![0; (physical_pages / pages_per_block) as usize],
@@ -129,27 +231,35 @@ impl OobStore {
     /// Records the OOB of a host write programmed at `ppa` (`done`: no op will be timed).
     #[inline]
     pub fn program(&mut self, ppa: Ppa, lpa: Lpa, sequence: u64, done: bool) {
-        debug_assert_eq!(self.sequence[ppa.index()], 0, "ppa {ppa} programmed twice");
+        debug_assert_eq!(
+            self.sequence.get(ppa.index()),
+            0,
+            "ppa {ppa} programmed twice"
+        );
         debug_assert!(sequence > 0 && sequence < DURABLE_SOURCE_BIT);
         self.lpa[ppa.index()] = lpa.0;
-        self.sequence[ppa.index()] = sequence;
+        self.sequence.set(ppa.index(), sequence);
         self.decided(ppa, done);
     }
 
     /// One more (partial-page) program of `ppa`, already programmed since its erase (an
     /// In-Page Logging log page): its OOB stays, its program is pending again.
     pub fn reprogram(&mut self, ppa: Ppa, done: bool) {
-        debug_assert_ne!(self.sequence[ppa.index()], 0, "ppa {ppa} not programmed");
+        debug_assert_ne!(
+            self.sequence.get(ppa.index()),
+            0,
+            "ppa {ppa} not programmed"
+        );
         self.decided(ppa, done);
     }
 
     /// Ticket of a page just decided (`done`: no op will be timed).
-    #[inline]
+    #[inline(always)]
     fn decided(&mut self, ppa: Ppa, done: bool) {
         if done {
-            self.ticket[ppa.index()] = DONE;
+            self.ticket.set(ppa.index(), DONE);
         } else {
-            self.ticket[ppa.index()] = NOT_SUBMITTED;
+            self.ticket.set(ppa.index(), NOT_SUBMITTED);
             self.block_unsubmitted[(ppa.0 / self.pages_per_block) as usize] += 1;
         }
     }
@@ -158,7 +268,7 @@ impl OobStore {
     #[inline]
     pub fn copy(&mut self, source: Ppa, target: Ppa, done: bool) {
         debug_assert_eq!(
-            self.sequence[target.index()],
+            self.sequence.get(target.index()),
             0,
             "ppa {target} programmed twice"
         );
@@ -170,14 +280,16 @@ impl OobStore {
             0
         };
         self.lpa[target.index()] = self.lpa[source.index()];
-        self.sequence[target.index()] = self.sequence[source.index()] | flag;
+        self.sequence
+            .set(target.index(), self.sequence.get(source.index()) | flag);
         self.decided(target, done);
     }
 
     /// Forgets the OOB of the pages of `block` (erase).
     pub fn erase(&mut self, block: BlockId) {
         let first = block.index() * self.pages_per_block as usize;
-        self.sequence[first..first + self.pages_per_block as usize].fill(0);
+        self.sequence
+            .clear(first..first + self.pages_per_block as usize);
     }
 
     /// An op was handed to the chip model on `die`; `programmed` is the page it programs
@@ -187,7 +299,7 @@ impl OobStore {
         let count = &mut self.submitted[die.index()];
         *count += 1;
         if !programmed.is_none() {
-            self.ticket[programmed.index()] = *count;
+            self.ticket.set(programmed.index(), *count);
             let block = (programmed.0 / self.pages_per_block) as usize;
             debug_assert!(self.block_unsubmitted[block] > 0);
             self.block_unsubmitted[block] -= 1;
@@ -209,7 +321,7 @@ impl OobStore {
 
     /// `(lpa, sequence)` of a programmed page; `None` when erased.
     pub fn get(&self, ppa: Ppa) -> Option<(Option<Lpa>, u64)> {
-        let sequence = self.sequence[ppa.index()] & !DURABLE_SOURCE_BIT;
+        let sequence = self.sequence.get(ppa.index()) & !DURABLE_SOURCE_BIT;
         (sequence != 0).then(|| (Lpa(self.lpa[ppa.index()]).get(), sequence))
     }
 
@@ -224,7 +336,7 @@ impl OobStore {
 
     /// The program of `ppa` has completed.
     pub fn is_durable(&self, ppa: Ppa) -> bool {
-        let ticket = self.ticket[ppa.index()];
+        let ticket = self.ticket.get(ppa.index());
         let die = self.die_of(ppa);
         ticket != NOT_SUBMITTED && ticket <= self.completed[die.index()]
     }
@@ -249,13 +361,13 @@ impl OobStore {
     /// completed when the copy was decided ([`DURABLE_SOURCE_BIT`]).
     #[inline]
     pub fn copy_of_durable_source(&self, ppa: Ppa) -> bool {
-        self.sequence[ppa.index()] & DURABLE_SOURCE_BIT != 0
+        self.sequence.get(ppa.index()) & DURABLE_SOURCE_BIT != 0
     }
 
     /// The data of `ppa` is on flash: its program completed, or it is a copy of a page whose
     /// program had completed when the copy was decided (that page stays until the copy is done).
     pub fn data_is_durable(&self, ppa: Ppa) -> bool {
-        self.is_durable(ppa) || self.sequence[ppa.index()] & DURABLE_SOURCE_BIT != 0
+        self.is_durable(ppa) || self.sequence.get(ppa.index()) & DURABLE_SOURCE_BIT != 0
     }
 }
 
@@ -276,6 +388,36 @@ mod tests {
         assert_ne!(
             oob_crc(Some(Lpa(1)), 2, None),
             oob_crc(Some(Lpa(2)), 1, None)
+        );
+    }
+
+    #[test]
+    fn columns_widen_when_a_value_does_not_fit() {
+        let mut s = OobStore::new(8, 4, 8);
+        s.program(Ppa(0), Lpa(5), (1 << 31) - 1, false);
+        s.submitted(DieId(0), Ppa(0));
+        s.completed(DieId(0));
+        s.copy(Ppa(0), Ppa(1), false);
+        assert!(matches!(s.sequence, Column::Narrow(..)));
+        assert!(s.copy_of_durable_source(Ppa(1)));
+        s.program(Ppa(2), Lpa(6), 1 << 40, false);
+        assert!(matches!(s.sequence, Column::Wide(..)));
+        assert_eq!(s.get(Ppa(0)), Some((Some(Lpa(5)), (1 << 31) - 1)));
+        assert_eq!(s.get(Ppa(1)), Some((Some(Lpa(5)), (1 << 31) - 1)));
+        assert!(s.copy_of_durable_source(Ppa(1)) && !s.copy_of_durable_source(Ppa(0)));
+        assert_eq!(s.get(Ppa(2)), Some((Some(Lpa(6)), 1 << 40)));
+        assert!(!s.is_durable(Ppa(2)));
+
+        let mut tickets = Column::<TicketCode>::zeros(3);
+        tickets.set(0, NOT_SUBMITTED);
+        tickets.set(1, u64::from(u32::MAX) - 1);
+        assert!(matches!(tickets, Column::Narrow(..)));
+        tickets.set(2, u64::from(u32::MAX));
+        assert!(matches!(tickets, Column::Wide(..)));
+        let values: Vec<u64> = (0..3).map(|i| tickets.get(i)).collect();
+        assert_eq!(
+            values,
+            [NOT_SUBMITTED, u64::from(u32::MAX) - 1, u64::from(u32::MAX)]
         );
     }
 

@@ -17,7 +17,10 @@ pub use pcm::{
     PCM_BENCH_SPAN_PAGES, PcmBench, PcmBenchRow, bench_pcm, drive_ssd, drive_stage, pcm_bench_spec,
     pcm_bench_stack, process_cpu_s,
 };
-pub use ssd::{BenchResult, bench_ssd, bench_ssd_config, bench_ssd_steady};
+pub use ssd::{
+    BenchResult, bench_ssd, bench_ssd_config, bench_ssd_config_scaled, bench_ssd_scaled,
+    bench_ssd_steady, bench_ssd_steady_scaled,
+};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct ChipBench {

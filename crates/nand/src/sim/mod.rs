@@ -27,7 +27,6 @@ use crate::op::{FlashOp, OpKind, RegisterMode};
 use crate::reliability::BlockTable;
 use crate::search::BlockMode;
 use crate::search::state::{SearchPlan, SearchState};
-use crate::stage::Stage;
 use crate::timing::TimingModel;
 use nandlab_core::{EventQueue, SimRng, SimTime};
 use std::collections::VecDeque;
@@ -329,8 +328,13 @@ impl NandSim {
             let plan = &self.search_plan;
             k.bytes_transferred += u64::from(plan.data_in_bytes + plan.data_out_bytes);
         }
-        self.ready.push_back(slot);
-        self.run_ready();
+        // (the ready list is empty between events: the op starts at once, then whatever its
+        // first steps woke)
+        debug_assert!(self.ready.is_empty());
+        let mut none = Vec::new();
+        self.advance(slot, &mut none);
+        self.run_ready_into(&mut none);
+        debug_assert!(none.is_empty(), "an op completed at its submission");
         Ok(())
     }
 
@@ -558,14 +562,6 @@ impl NandSim {
         while self.process_next(completed).is_some() {}
     }
 
-    fn run_ready(&mut self) {
-        // Ops advanced at submit time cannot complete (every chain has a timed step), so no
-        // completion can be produced here.
-        let mut none = Vec::new();
-        self.run_ready_into(&mut none);
-        debug_assert!(none.is_empty());
-    }
-
     fn run_ready_into(&mut self, completed: &mut Vec<Completion>) {
         while let Some(slot) = self.ready.pop_front() {
             self.advance(slot, completed);
@@ -585,6 +581,16 @@ impl NandSim {
                 Step::Acquire(mask) => {
                     let order = o.order;
                     let d = &self.dies[die];
+                    if d.waiters.is_empty() {
+                        // nobody waits: the op takes what it wants if it is free
+                        if d.held & mask == 0 {
+                            self.dies[die].held |= mask;
+                            self.ops[slot as usize].next += 1;
+                            continue;
+                        }
+                        self.dies[die].waiters.push_back(slot);
+                        return;
+                    }
                     // waiters older than this op keep their claim on what they wait for
                     let older = d
                         .waiters
@@ -702,20 +708,20 @@ impl NandSim {
         o.next += 1;
         let kind = o.kind;
         let channel = o.channel as usize;
+        // the stage times in plain integer picoseconds: each is a few cycles times a cycle
+        // time (far from overflowing), and every stage is accounted, zero or not
         let t = &self.timing;
+        let command = t.command_cycle.as_ps();
         let (tir, tor) = burst.transfer_times(t);
         let parts = [
-            (Stage::Cle, t.cle() * u64::from(burst.command_cycles)),
-            (Stage::Ale, t.ale(u32::from(burst.address_cycles))),
-            (Stage::Tir, tir),
-            (Stage::Tor, tor),
-            (Stage::Status, t.status() * u64::from(burst.status_reads)),
+            command * u64::from(burst.command_cycles),
+            command * u64::from(burst.address_cycles),
+            tir.as_ps(),
+            tor.as_ps(),
+            (command + t.transfer.as_ps()) * u64::from(burst.status_reads),
         ];
-        let mut duration = SimTime::ZERO;
-        for (stage, time) in parts {
-            duration += time;
-            self.stats.add_stage(kind, stage, time, 1);
-        }
+        self.stats.add_bus_stages(kind, parts);
+        let duration = SimTime::from_ps(parts.iter().sum());
         debug_assert_eq!(duration, burst.duration(&self.timing));
         let c = &mut self.channels[channel];
         // hard invariants (cheap): two bursts never overlap on a channel

@@ -35,8 +35,9 @@ pub struct KindStats {
     pub bytes_transferred: u64,
     pub latency: LatencyHistogram,
     pub stage_time: PerStage<SimTime>,
-    /// Stage time × planes working in it (cell stages of multiplane ops work on every plane;
-    /// bus stages count once): energy is this times the stage's power.
+    /// Stage time × planes working in it, of the cell stages (cell stages of multiplane ops
+    /// work on every plane): energy is this times the stage's power. Bus stages count once, so
+    /// their plane time is their `stage_time` and is not kept here (zero).
     pub stage_plane_time: PerStage<SimTime>,
     pub bus_wait: SimTime,
     pub latency_sum: SimTime,
@@ -116,7 +117,14 @@ impl NandStats {
         } else {
             &self.stage_watts
         };
-        for (stage, time) in self.kind(kind).stage_plane_time.iter() {
+        let k = self.kind(kind);
+        for (stage, plane_time) in k.stage_plane_time.iter() {
+            // (bus stages count once: their plane time is their time)
+            let time = if stage.is_bus() {
+                k.stage_time.get(stage)
+            } else {
+                plane_time
+            };
             energy.add(stage, watts.get(stage) * time.as_ps() as f64);
         }
         energy
@@ -171,12 +179,33 @@ impl NandStats {
             / 1e6
     }
 
-    /// Accounts `time` of `stage` on `planes` planes (1 for bus stages).
+    /// Accounts `time` of cell stage `stage` on `planes` planes.
     #[inline]
     pub(crate) fn add_stage(&mut self, kind: OpKind, stage: Stage, time: SimTime, planes: u32) {
+        debug_assert!(!stage.is_bus(), "bus stages go through add_bus_stages");
         let k = self.kind_mut(kind);
         k.stage_time.add(stage, time);
         k.stage_plane_time.add(stage, time * u64::from(planes));
+    }
+
+    /// Accounts the bus stages of one burst: CLE, ALE, TIR, TOR and status time in
+    /// picoseconds (bus stages count once, whatever the planes).
+    #[inline]
+    pub(crate) fn add_bus_stages(&mut self, kind: OpKind, parts: [u64; 5]) {
+        const STAGES: [usize; 5] = [
+            Stage::Cle as usize,
+            Stage::Ale as usize,
+            Stage::Tir as usize,
+            Stage::Tor as usize,
+            Stage::Status as usize,
+        ];
+        // (a total of picoseconds: plain adds, far from overflowing; bus stages' plane time is
+        // their time, see `KindStats::stage_plane_time`)
+        let k = self.kind_mut(kind);
+        for (i, time) in STAGES.into_iter().zip(parts) {
+            let total = &mut k.stage_time.0[i];
+            *total = SimTime::from_ps(total.as_ps().wrapping_add(time));
+        }
     }
 
     /// Takes back `time` of a cell stage counted whole when it started but cut short (a

@@ -159,23 +159,27 @@ pub(crate) fn compile(
                 steps.push(Step::Release(ARRAY));
                 steps.push(Step::Bus(status));
             } else {
-                steps.push(Step::Acquire(ALL));
-                steps.push(Step::Bus(data));
-                steps.push(Step::Cell(Stage::Tin, inputs.program_time, planes));
-                steps.push(Step::Bus(status));
-                steps.push(Step::Release(ALL));
+                steps.extend_from_slice(&[
+                    Step::Acquire(ALL),
+                    Step::Bus(data),
+                    Step::Cell(Stage::Tin, inputs.program_time, planes),
+                    Step::Bus(status),
+                    Step::Release(ALL),
+                ]);
             }
         }
         OpKind::Erase => {
-            steps.push(Step::Acquire(ALL));
-            steps.push(Step::Bus(Burst {
-                command_cycles: cycles(2 * planes),
-                address_cycles: cycles(t.block_address_cycles * planes),
-                ..Burst::default()
-            }));
-            steps.push(Step::Cell(Stage::Ber, t.erase, planes));
-            steps.push(Step::Bus(status));
-            steps.push(Step::Release(ALL));
+            steps.extend_from_slice(&[
+                Step::Acquire(ALL),
+                Step::Bus(Burst {
+                    command_cycles: cycles(2 * planes),
+                    address_cycles: cycles(t.block_address_cycles * planes),
+                    ..Burst::default()
+                }),
+                Step::Cell(Stage::Ber, t.erase, planes),
+                Step::Bus(status),
+                Step::Release(ALL),
+            ]);
         }
         OpKind::Copyback => {
             steps.push(Step::Acquire(ALL));

@@ -5,6 +5,7 @@
 use super::*;
 use crate::geometry::PageAddress;
 use crate::preset::preset;
+use crate::stage::Stage;
 
 fn sim(name: &str) -> NandSim {
     NandSim::new(preset(name).unwrap(), 1).unwrap()
