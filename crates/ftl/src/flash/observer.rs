@@ -30,8 +30,9 @@ impl PageContent {
 }
 
 /// Watches the flash ops. Every call comes off the hot path (only when an observer is plugged
-/// in); `as_any` lets the feature that plugged it in find it again.
-pub(crate) trait FlashObserver: std::fmt::Debug {
+/// in); `as_any` lets the feature that plugged it in find it again. `Send`: a device (with its
+/// observers) moves to the thread that serves it (`crates/nbd`).
+pub(crate) trait FlashObserver: std::fmt::Debug + Send {
     /// An op was decided (in decision order).
     fn decided(&mut self, kind: OpKind, source: Ppa, target: Ppa);
     /// The op just decided programs `ppa` with `content`.
