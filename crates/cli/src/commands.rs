@@ -249,6 +249,7 @@ pub fn reproduce(args: ReproduceArgs, control: &Control) -> LabResult<()> {
         seed: args.seed,
         control: control.clone(),
         cache_dir: Some(out.join("cache")),
+        plan: None,
     };
     let result = experiments::reproduce(&id, &options, &out)?;
     out!("{id}:");

@@ -54,6 +54,7 @@ pub fn reproduce_json(
         control: control.clone(),
         // the Python extension cannot tell its own build apart: no cache
         cache_dir: None,
+        plan: None,
     };
     experiments::reproduce(id, &options, out)?;
     std::fs::read_to_string(out.join("summary.json")).map_err(|source| LabError::Read {
