@@ -36,6 +36,13 @@ def reproduce(
     scale: str,
     seed: int,
     progress: Callable[[int, int | None], object] | None = None,
+    cache_dir: Path | str | None = None,
+) -> str: ...
+def experiment_plan(id: str, scale: str, seed: int, cache_dir: Path | str) -> str: ...
+def measure_point(
+    measure: str,
+    point: str,
+    progress: Callable[[int, int | None], object] | None = None,
 ) -> str: ...
 def run_ssd(
     origin: str,

@@ -120,6 +120,14 @@ fn json_measure<M: Measure>(point: &str, control: &Control) -> LabResult<Option<
 static MEASURES: &[(&str, JsonMeasure)] = &[
     (super::sim::Eval::NAME, json_measure::<super::sim::Eval>),
     (super::sim::Batch::NAME, json_measure::<super::sim::Batch>),
+    (
+        super::nfs::ChipRun::NAME,
+        json_measure::<super::nfs::ChipRun>,
+    ),
+    (
+        super::nfs::Migrate::NAME,
+        json_measure::<super::nfs::Migrate>,
+    ),
 ];
 
 /// The names of the registered measures.

@@ -14,6 +14,7 @@ mod pcm_join_users;
 pub mod pcm_run;
 pub mod points;
 mod sim;
+pub mod workers;
 
 pub use paper::{Paper, PaperValue};
 
