@@ -7,7 +7,9 @@ from typing import Any, final
 __all__ = [
     "SqlConnection",
     "check_run_config",
+    "experiment_plan",
     "experiments",
+    "measure_point",
     "metric_defs",
     "preset_names",
     "preset_toml",
