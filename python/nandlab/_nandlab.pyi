@@ -7,7 +7,9 @@ from typing import Any, final
 __all__ = [
     "SqlConnection",
     "check_run_config",
+    "experiment_plan",
     "experiments",
+    "measure_point",
     "metric_defs",
     "preset_names",
     "preset_toml",
@@ -35,6 +37,13 @@ def reproduce(
     out: Path | str,
     scale: str,
     seed: int,
+    progress: Callable[[int, int | None], object] | None = None,
+    cache_dir: Path | str | None = None,
+) -> str: ...
+def experiment_plan(id: str, scale: str, seed: int, cache_dir: Path | str) -> str: ...
+def measure_point(
+    measure: str,
+    point: str,
     progress: Callable[[int, int | None], object] | None = None,
 ) -> str: ...
 def run_ssd(

@@ -41,3 +41,40 @@ def test_summary_json_is_byte_identical_from_cli_and_python(tmp_path: Path) -> N
     assert (tmp_path / "py" / "summary.json").read_bytes() == (
         tmp_path / "cli" / "summary.json"
     ).read_bytes()
+
+
+def _outputs(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def test_an_experiment_on_a_process_pool_and_on_dask_gives_the_serial_bytes(
+    tmp_path: Path,
+) -> None:
+    """The experiment's points go to the executor by measure name (plain JSON in and out); the
+    outputs are the bytes of a run in this process."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    serial = nandlab.reproduce("sim-batch", tmp_path / "serial", scale="quick", progress=False)
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        pooled = nandlab.reproduce(
+            "sim-batch", tmp_path / "pool", scale="quick", progress=False, executor=pool
+        )
+    assert pooled.metrics == serial.metrics
+    assert _outputs(tmp_path / "pool") == _outputs(tmp_path / "serial")
+    import pytest
+
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        nandlab.reproduce(
+            "sim-batch",
+            tmp_path / "dask",
+            scale="quick",
+            progress=False,
+            executor=client.get_executor(),
+        )
+    assert _outputs(tmp_path / "dask") == _outputs(tmp_path / "serial")

@@ -79,6 +79,10 @@ pub struct ReproduceArgs {
     full: bool,
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Measure the points in N worker processes (the experiment's registered measures; the
+    /// others run here). Outputs are the same bytes as without. Default: threads in this one.
+    #[arg(long)]
+    jobs: Option<usize>,
 }
 
 #[derive(Args, Debug)]
@@ -253,7 +257,14 @@ pub fn reproduce(args: ReproduceArgs, control: &Control) -> LabResult<()> {
         seed: args.seed,
         control: control.clone(),
         cache_dir: Some(out.join("cache")),
+        plan: None,
     };
+    if let Some(jobs) = args.jobs {
+        if jobs == 0 {
+            return Err(LabError::Usage("--jobs must be at least 1".into()));
+        }
+        experiments::workers::measure_in_workers(&id, &options, jobs, &worker_exe()?)?;
+    }
     let result = experiments::reproduce(&id, &options, &out)?;
     out!("{id}:");
     for (k, v) in &result.metrics {
@@ -379,6 +390,15 @@ pub fn fio(args: FioArgs, control: &Control) -> LabResult<()> {
     console::finish(&mut stdout(), &stack, &run, args.out, args.json)
 }
 
+/// The `nandlab` binary, which the worker processes run (`nandlab sweep-worker`).
+fn worker_exe() -> LabResult<PathBuf> {
+    std::env::current_exe().map_err(|e| {
+        LabError::Usage(format!(
+            "cannot find the nandlab binary for the workers: {e}"
+        ))
+    })
+}
+
 pub fn sweep(args: SweepArgs, control: &Control) -> LabResult<()> {
     let sweep = nandlab_lab::sweep::Sweep::load(&args.sweep)?;
     let jobs = args
@@ -394,12 +414,7 @@ pub fn sweep(args: SweepArgs, control: &Control) -> LabResult<()> {
             .map_or("sweep".into(), |s| s.to_string_lossy().into_owned());
         PathBuf::from("results").join(stem)
     });
-    let exe = std::env::current_exe().map_err(|e| {
-        LabError::Usage(format!(
-            "cannot find the nandlab binary for the workers: {e}"
-        ))
-    })?;
-    let outcome = nandlab_lab::sweep_run::run_sweep(&sweep, jobs, &exe, &out, control)?;
+    let outcome = nandlab_lab::sweep_run::run_sweep(&sweep, jobs, &worker_exe()?, &out, control)?;
     out_raw!("{}", outcome.csv);
     out!(
         "{} points ({} from the cache) | wrote {}",

@@ -185,3 +185,33 @@ fn ctrl_c_stops_a_sweep_and_the_rerun_resumes_it() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `reproduce --jobs 2` measures the experiment's points in worker processes: the outputs are
+/// the bytes of a run in one process, and every point is in the cache for a rerun.
+#[test]
+fn reproduce_on_worker_processes_gives_the_same_outputs() {
+    let (one, two) = (temp("reproduce-1"), temp("reproduce-2"));
+    for (dir, jobs) in [(&one, None), (&two, Some("2"))] {
+        let mut args = vec![
+            "reproduce",
+            "sim-batch",
+            "--quick",
+            "--out",
+            dir.to_str().unwrap(),
+        ];
+        args.extend(jobs.iter().flat_map(|j| ["--jobs", j]));
+        let (code, _, err) = nandlab(&args);
+        assert_eq!(code, 0, "{err}");
+    }
+    for name in ["summary.json", "batch.csv", "paper.csv"] {
+        let read = |dir: &PathBuf| std::fs::read_to_string(dir.join(name)).unwrap();
+        assert_eq!(read(&one), read(&two), "{name}");
+    }
+    // 5 distributions x (FCFS, batched)
+    assert_eq!(std::fs::read_dir(two.join("cache")).unwrap().count(), 10);
+    let (code, _, err) = nandlab(&["reproduce", "sim-batch", "--quick", "--jobs", "0"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--jobs must be at least 1"), "{err}");
+    std::fs::remove_dir_all(&one).ok();
+    std::fs::remove_dir_all(&two).ok();
+}

@@ -30,14 +30,31 @@ pub fn run_chip_json(spec_json: &str, control: &Control) -> LabResult<String> {
 }
 
 /// Runs experiment `id` into `out` and returns the text of its `summary.json` (with
-/// `"interrupted": true` when `control` was cancelled before it finished).
+/// `"interrupted": true` when `control` was cancelled before it finished). With `cache_dir`,
+/// points whose outputs are there (see [`plan_json`]) are read back instead of measured.
 pub fn reproduce_json(
     id: &str,
     out: &Path,
     scale: &str,
     seed: u64,
+    cache_dir: Option<&Path>,
     control: &Control,
 ) -> LabResult<String> {
+    let options = RunOptions {
+        control: control.clone(),
+        // the Python extension cannot tell its own build apart: a cache only where the caller
+        // made a fresh one for this run
+        cache_dir: cache_dir.map(Path::to_path_buf),
+        ..run_options(scale, seed)?
+    };
+    experiments::reproduce(id, &options, out)?;
+    std::fs::read_to_string(out.join("summary.json")).map_err(|source| LabError::Read {
+        path: out.join("summary.json").display().to_string(),
+        source,
+    })
+}
+
+fn run_options(scale: &str, seed: u64) -> LabResult<RunOptions> {
     let scale = match scale {
         "quick" => Scale::Quick,
         "standard" => Scale::Standard,
@@ -48,18 +65,34 @@ pub fn reproduce_json(
             )));
         }
     };
-    let options = RunOptions {
+    Ok(RunOptions {
         scale,
         seed,
-        control: control.clone(),
-        // the Python extension cannot tell its own build apart: no cache
-        cache_dir: None,
-    };
-    experiments::reproduce(id, &options, out)?;
-    std::fs::read_to_string(out.join("summary.json")).map_err(|source| LabError::Read {
-        path: out.join("summary.json").display().to_string(),
-        source,
+        ..RunOptions::default()
     })
+}
+
+/// The points of experiment `id` not yet in `cache_dir`, as JSON
+/// `[{"measure", "point", "key"}, …]`: measure each anywhere with [`measure_point_json`], write
+/// its output to `cache_dir/KEY.json`, plan again until the list is empty, then
+/// [`reproduce_json`] with the same `cache_dir` reads them all.
+pub fn plan_json(id: &str, scale: &str, seed: u64, cache_dir: &Path) -> LabResult<String> {
+    let options = RunOptions {
+        cache_dir: Some(cache_dir.to_path_buf()),
+        ..run_options(scale, seed)?
+    };
+    let tasks = experiments::workers::plan(id, &options)?;
+    Ok(serde_json::to_string(&tasks).expect("tasks serialize"))
+}
+
+/// One planned point measured (a registered measure's name and the point's JSON text): the
+/// output's JSON text, `None` if `control` cancelled it.
+pub fn measure_point_json(
+    measure: &str,
+    point: &str,
+    control: &Control,
+) -> LabResult<Option<String>> {
+    experiments::measure::measure_json(measure, point, control)
 }
 
 /// `[[id, reference, title], …]` of every experiment.

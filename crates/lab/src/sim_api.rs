@@ -72,17 +72,26 @@ fn default_preset() -> String {
     "sim2024".into()
 }
 
+/// The chip of a harness run, through the stack's one chip builder: `[nand] preset = …`, with
+/// the raw bit error rates set to 0 unless `bit_errors`.
 fn chip(preset: &str, bit_errors: bool) -> LabResult<NandConfig> {
-    let mut config = nandlab_nand::preset(preset).map_err(|e| usage("preset", e))?;
+    use crate::experiments::points::set;
+    let mut nand = toml::Table::new();
+    set(&mut nand, "preset", preset.into());
+    if !bit_errors {
+        set(&mut nand, "reliability.rber_base", 0.0.into());
+        set(
+            &mut nand,
+            "reliability.rber_retention_coeff_per_day",
+            0.0.into(),
+        );
+    }
+    let config = crate::stack::chip_from_table("sim harness", &nand)?;
     if config.search.is_none() {
         return Err(usage(
             "preset",
             format!("{preset:?} has no [search] section (use sim2024)"),
         ));
-    }
-    if !bit_errors {
-        config.reliability.rber_base = 0.0;
-        config.reliability.rber_retention_coeff_per_day = 0.0;
     }
     Ok(config)
 }
@@ -426,4 +435,26 @@ fn quartiles_json(latency_ns: &[f64; 4]) -> serde_json::Value {
         "p75": latency_ns[2],
         "p99": latency_ns[3],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chip;
+
+    /// The harness's chip comes from the stack's chip builder: the preset as it is with bit
+    /// errors, the raw bit error rates 0 without; a chip without Search-in-Memory or an
+    /// unknown preset is a one-line error naming the key.
+    #[test]
+    fn the_chip_is_the_presets_through_the_builder() {
+        let preset = nandlab_nand::preset("sim2024").unwrap();
+        assert_eq!(chip("sim2024", true).unwrap(), preset);
+        let quiet = chip("sim2024", false).unwrap();
+        assert_eq!(quiet.reliability.rber_base, 0.0);
+        assert_eq!(quiet.reliability.rber_retention_coeff_per_day, 0.0);
+        assert_eq!(quiet.timing, preset.timing);
+        let e = chip("mlc1", false).unwrap_err().to_string();
+        assert!(e.contains("no [search] section"), "{e}");
+        let e = chip("no-such", false).unwrap_err().to_string();
+        assert!(e.contains("nand.preset") && !e.contains('\n'), "{e}");
+    }
 }

@@ -64,8 +64,18 @@ pub fn run_job(job: &Job, control: &Control) -> JobResult {
     }
 }
 
-/// The worker loop: one [`Job`] per input line, one [`JobResult`] per output line, until the
-/// input ends or `control` is cancelled.
+/// What a worker is given: a sweep point, or one point of an experiment's registered measure
+/// (`nandlab reproduce --jobs`, [`crate::experiments::workers`]).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum WorkerJob {
+    Sweep(Job),
+    Measure(crate::experiments::measure::Task),
+}
+
+/// The worker loop: one [`Job`] (or measure task) per input line, one [`JobResult`] (or
+/// [`crate::experiments::workers::TaskResult`]) per output line, until the input ends or
+/// `control` is cancelled.
 pub fn serve_worker(
     input: impl BufRead,
     mut output: impl Write,
@@ -73,10 +83,15 @@ pub fn serve_worker(
 ) -> LabResult<()> {
     for line in input.lines() {
         let line = line.map_err(|e| LabError::Usage(format!("sweep worker: {e}")))?;
-        let job: Job = serde_json::from_str(&line)
+        let job: WorkerJob = serde_json::from_str(&line)
             .map_err(|e| LabError::Usage(format!("sweep worker: bad job: {e}")))?;
-        let result = run_job(&job, control);
-        let text = serde_json::to_string(&result).expect("results serialize");
+        let text = match job {
+            WorkerJob::Sweep(job) => serde_json::to_string(&run_job(&job, control)),
+            WorkerJob::Measure(task) => {
+                serde_json::to_string(&crate::experiments::workers::run_task(&task, control))
+            }
+        }
+        .expect("results serialize");
         if writeln!(output, "{text}")
             .and_then(|()| output.flush())
             .is_err()
@@ -276,7 +291,7 @@ fn worker_thread(
 
 /// Whether a worker's `status` is that of a Ctrl-C (SIGINT, or exit status 130 after a second
 /// Ctrl-C).
-fn interrupted_by_ctrl_c(status: &std::process::ExitStatus) -> bool {
+pub(crate) fn interrupted_by_ctrl_c(status: &std::process::ExitStatus) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;
@@ -289,7 +304,7 @@ fn interrupted_by_ctrl_c(status: &std::process::ExitStatus) -> bool {
 
 /// How a worker ended, for an error message: "was killed by signal 9 (SIGKILL: the OOM
 /// killer?)" or "exited with status N".
-fn ended_how(status: &std::process::ExitStatus) -> String {
+pub(crate) fn ended_how(status: &std::process::ExitStatus) -> String {
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;

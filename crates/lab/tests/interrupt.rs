@@ -81,6 +81,7 @@ fn a_cancelled_reproduction_writes_the_points_it_finished() {
         seed: 0,
         control: Control::new(),
         cache_dir: None,
+        plan: None,
     };
     options.control.cancel();
     let result = experiments::reproduce("miyaji-freespace", &options, &dir).unwrap();
@@ -116,6 +117,7 @@ fn the_gc_policy_sweep_stops_between_points() {
         seed: 0,
         control: Control::with_sink(StopAfter(2)),
         cache_dir: None,
+        plan: None,
     };
     let result = experiments::reproduce("ftl-gc-policies", &options, &dir).unwrap();
     assert!(result.interrupted);
@@ -154,6 +156,7 @@ fn every_experiment_stops_cleanly_when_cancelled() {
             seed: 0,
             control: Control::new(),
             cache_dir: None,
+            plan: None,
         };
         options.control.cancel();
         let result = experiments::reproduce(experiment.id, &options, &dir)
@@ -178,6 +181,7 @@ fn a_rerun_reads_finished_points_from_the_cache() {
         seed: 0,
         control: Control::new(),
         cache_dir: Some(dir.join("cache")),
+        plan: None,
     };
     let first = experiments::reproduce("miyaji-ablation", &options, &dir).unwrap();
     let cached = std::fs::read_dir(dir.join("cache")).unwrap().count();

@@ -110,7 +110,7 @@ fn run_chip(py: Python<'_>, spec_json: String) -> PyResult<String> {
 /// Runs experiment `id` into `out`; returns the text of `summary.json`. Releases the GIL;
 /// `progress(points_done, points_total_or_None)`.
 #[pyfunction]
-#[pyo3(signature = (id, out, scale, seed, progress=None))]
+#[pyo3(signature = (id, out, scale, seed, progress=None, cache_dir=None))]
 fn reproduce(
     py: Python<'_>,
     id: String,
@@ -118,9 +118,39 @@ fn reproduce(
     scale: String,
     seed: u64,
     progress: Option<Py<PyAny>>,
+    cache_dir: Option<PathBuf>,
 ) -> PyResult<String> {
     controlled(py, progress, |control| {
-        nandlab_lab::api::reproduce_json(&id, &out, &scale, seed, control)
+        nandlab_lab::api::reproduce_json(&id, &out, &scale, seed, cache_dir.as_deref(), control)
+    })
+}
+
+/// The points of experiment `id` not yet in `cache_dir` (JSON list of `{measure, point, key}`).
+#[pyfunction]
+fn experiment_plan(
+    py: Python<'_>,
+    id: String,
+    scale: String,
+    seed: u64,
+    cache_dir: PathBuf,
+) -> PyResult<String> {
+    controlled(py, None, |_| {
+        nandlab_lab::api::plan_json(&id, &scale, seed, &cache_dir)
+    })
+}
+
+/// One planned point measured: its output as JSON text.
+#[pyfunction]
+#[pyo3(signature = (measure, point, progress=None))]
+fn measure_point(
+    py: Python<'_>,
+    measure: String,
+    point: String,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    controlled(py, progress, |control| {
+        nandlab_lab::api::measure_point_json(&measure, &point, control)?
+            .ok_or(nandlab_lab::LabError::Interrupted)
     })
 }
 
@@ -306,6 +336,8 @@ fn _nandlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sql::run_tpcc, m)?)?;
     m.add_function(wrap_pyfunction!(run_chip, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(measure_point, m)?)?;
     m.add_function(wrap_pyfunction!(run_ssd, m)?)?;
     m.add_function(wrap_pyfunction!(check_run_config, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;

@@ -3,6 +3,7 @@
 
 mod ftl;
 pub mod gc_policies;
+pub mod measure;
 mod miyaji;
 mod nfs;
 mod paper;
@@ -13,6 +14,7 @@ mod pcm_join_users;
 pub mod pcm_run;
 pub mod points;
 mod sim;
+pub mod workers;
 
 pub use paper::{Paper, PaperValue};
 
@@ -43,6 +45,9 @@ pub struct RunOptions {
     /// cache). Keyed by the point's config, the version and the build, so a rerun with the same
     /// binary skips the points it finished and a rebuilt one recomputes them.
     pub cache_dir: Option<PathBuf>,
+    /// A dry run: the points of registered measures not in the cache are recorded here instead
+    /// of measured (see [`measure::Plan`]); every other point is skipped.
+    pub plan: Option<std::sync::Arc<measure::Plan>>,
 }
 
 /// A table of numbers with named columns (one CSV file).

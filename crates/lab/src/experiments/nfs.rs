@@ -262,7 +262,7 @@ fn spec(options: &RunOptions, preset: &str, workload: ChipWorkloadKind) -> ChipR
 
 /// What the experiments take from a chip run (what the point runner caches).
 #[derive(Clone, Debug, Serialize, Deserialize)]
-struct ChipMeasure {
+pub(super) struct ChipMeasure {
     mb_per_s: f64,
     bus_contention_fraction: f64,
     iops: f64,
@@ -285,20 +285,40 @@ impl ChipMeasure {
     }
 }
 
+/// One chip run (a [`ChipRunSpec`]: a chip workload on a preset with overrides).
+pub(super) struct ChipRun;
+
+impl super::measure::Measure for ChipRun {
+    const NAME: &'static str = "chip-run";
+    type Point = ChipRunSpec;
+    type Output = ChipMeasure;
+    fn measure(spec: &ChipRunSpec, _: &crate::control::Control) -> LabResult<Option<ChipMeasure>> {
+        Ok(Some(ChipMeasure::of(&spec.run()?)))
+    }
+}
+
+/// Page migration of `blocks` mlc1 blocks in one mode (legacy, cache, internal, 2x, …): its
+/// time in ms and energy in uJ.
+pub(super) struct Migrate;
+
+impl super::measure::Measure for Migrate {
+    const NAME: &'static str = "nfs-migrate";
+    type Point = (String, u32);
+    type Output = (f64, f64);
+    fn measure(
+        (mode, blocks): &(String, u32),
+        _: &crate::control::Control,
+    ) -> LabResult<Option<(f64, f64)>> {
+        migrate(mode, *blocks).map(Some)
+    }
+}
+
 /// The chip runs of `specs` through the point runner ([`super::points::run_measured`]:
 /// progress, the machine's cores, the result cache), in order; [`LabError::Interrupted`] once
 /// the run is cancelled (a chip experiment's metrics compare points across its whole sweep,
 /// so a cancelled one keeps none; the finished points stay cached).
 fn run_chips(options: &RunOptions, specs: &[ChipRunSpec]) -> LabResult<Vec<ChipMeasure>> {
-    let measured = super::points::run_measured(
-        options,
-        specs,
-        |spec| {
-            let point = serde_json::to_string(spec).expect("chip specs serialize");
-            crate::sweep::measure_cache_key("chip-run", &point)
-        },
-        |spec, _| Ok(Some(ChipMeasure::of(&spec.run()?))),
-    )?;
+    let measured = super::measure::run_measure::<ChipRun>(options, specs)?;
     measured
         .into_iter()
         .collect::<Option<Vec<_>>>()
@@ -615,16 +635,12 @@ fn migration(options: &RunOptions) -> LabResult<ExperimentResult> {
         .iter()
         .flat_map(|&mode| block_counts.iter().map(move |&blocks| (mode, blocks)))
         .collect();
-    let measured = super::points::run_measured(
-        options,
-        &points,
-        |(mode, blocks)| {
-            let point = format!("mode={mode} blocks={blocks}");
-            crate::sweep::measure_cache_key("nfs-migrate", &point)
-        },
-        |&(mode, blocks), _| migrate(mode, blocks).map(Some),
-    )?;
-    for (&(mode, blocks), m) in points.iter().zip(measured) {
+    let points: Vec<(String, u32)> = points
+        .into_iter()
+        .map(|(mode, blocks)| (mode.to_string(), blocks))
+        .collect();
+    let measured = super::measure::run_measure::<Migrate>(options, &points)?;
+    for ((mode, blocks), m) in points.iter().map(|(m, b)| (m.as_str(), *b)).zip(measured) {
         let (ms, uj) = m.ok_or(LabError::Interrupted)?;
         curve.push(vec![mode.into(), blocks.into(), ms.into(), uj.into()]);
         if blocks == most {

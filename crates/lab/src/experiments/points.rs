@@ -89,6 +89,10 @@ where
     K: Fn(&P) -> String + Sync,
     F: Fn(&P, &Control) -> LabResult<Option<M>> + Sync,
 {
+    if options.plan.is_some() {
+        // a dry run records the points of registered measures only (super::measure::Plan)
+        return Ok(points.iter().map(|_| None).collect());
+    }
     // the points are independent: they run on the machine's cores (same rows as in order)
     super::parallel::map_points(points.len(), &options.control, |i| {
         measure_one(options, &points[i], &key, &measure)
@@ -129,7 +133,7 @@ where
     Ok(measured)
 }
 
-fn read_cached<M: DeserializeOwned>(dir: &Path, key: &str) -> Option<M> {
+pub(super) fn read_cached<M: DeserializeOwned>(dir: &Path, key: &str) -> Option<M> {
     let text = std::fs::read_to_string(dir.join(format!("{key}.json"))).ok()?;
     serde_json::from_str(&text).ok()
 }

@@ -3,11 +3,14 @@
 //! cache-coverage × distribution grid of Figs. 12–15 (QPS, NAND energy, read latency), and the
 //! deadline batch scheduler of Fig. 17.
 
+use super::measure::{Measure, run_measure};
 use super::paper::{Paper, PaperValue, pv};
 use super::{Curve, CurveValue, Experiment, ExperimentResult, RunOptions, Scale};
+use crate::control::Control;
 use crate::error::{LabError, LabResult};
 use crate::sim_eval::{
-    BatchConfig, EvalConfig, EvalMode, EvalResult, PAPER_DEADLINE, run_batched, run_eval, table1,
+    BatchConfig, BatchResult, EvalConfig, EvalMode, EvalResult, PAPER_DEADLINE, run_batched,
+    run_eval, table1,
 };
 use nandlab_nand::preset;
 use nandlab_workload::ycsb::YcsbDistribution;
@@ -225,14 +228,67 @@ fn search_error(e: nandlab_search::SearchError) -> LabError {
     LabError::Usage(format!("sim harness: {e}"))
 }
 
+/// One run of the evaluation harness ([`run_eval`] on the `sim2024` chip).
+pub(super) struct Eval;
+
+impl Measure for Eval {
+    const NAME: &'static str = "sim-eval";
+    type Point = EvalConfig;
+    type Output = EvalResult;
+    fn measure(config: &EvalConfig, _: &Control) -> LabResult<Option<EvalResult>> {
+        let chip = preset("sim2024")?;
+        run_eval(&chip, config).map(Some).map_err(search_error)
+    }
+}
+
+/// One run of the batched read-only harness ([`run_batched`] on the `sim2024` chip).
+pub(super) struct Batch;
+
+impl Measure for Batch {
+    const NAME: &'static str = "sim-batch";
+    type Point = BatchConfig;
+    type Output = BatchResult;
+    fn measure(config: &BatchConfig, _: &Control) -> LabResult<Option<BatchResult>> {
+        let chip = preset("sim2024")?;
+        run_batched(&chip, config).map(Some).map_err(search_error)
+    }
+}
+
+/// The outputs of `points` in pairs (`[a, b, a, b, …]` → `[(a, b), …]`), up to the first pair
+/// a cancel left unfinished; whether one did.
+fn pairs<T>(measured: Vec<Option<T>>) -> (Vec<(T, T)>, bool) {
+    let mut out = Vec::with_capacity(measured.len() / 2);
+    let mut it = measured.into_iter();
+    while let (Some(a), Some(b)) = (it.next(), it.next()) {
+        match (a, b) {
+            (Some(a), Some(b)) => out.push((a, b)),
+            _ => return (out, true),
+        }
+    }
+    (out, false)
+}
+
 fn sim_table1(options: &RunOptions) -> LabResult<ExperimentResult> {
-    options.control.start(Some(1));
-    if !options.control.poll() {
+    // The same lookup on the chip model (preset sim2024: Table II's 80 MT/s match bus, the
+    // 256-byte window, 4-byte chunk ECC, command and address cycles; full reads at 800 MT/s).
+    let modes = [EvalMode::Sim, EvalMode::Baseline];
+    let points: Vec<EvalConfig> = modes
+        .iter()
+        .map(|&mode| EvalConfig {
+            leaves: 4,
+            fill_slots: 100,
+            queries: 20,
+            warmup_share: 0.0,
+            ..EvalConfig::new(mode, 1.0, 0.0, YcsbDistribution::Uniform)
+        })
+        .collect();
+    let measured = run_measure::<Eval>(options, &points)?;
+    let Some(runs) = measured.into_iter().collect::<Option<Vec<_>>>() else {
         return Ok(ExperimentResult {
             interrupted: true,
             ..ExperimentResult::default()
         });
-    }
+    };
     let t = table1();
     let mut result = ExperimentResult::default();
     for (name, column) in [("sim", t.sim), ("full", t.full)] {
@@ -242,9 +298,6 @@ fn sim_table1(options: &RunOptions) -> LabResult<ExperimentResult> {
     }
     result.metric("host_bytes_reduction", t.host_reduction());
     result.metric("internal_bytes_reduction", t.internal_reduction());
-    // The same lookup on the chip model (preset sim2024: Table II's 80 MT/s match bus, the
-    // 256-byte window, 4-byte chunk ECC, command and address cycles; full reads at 800 MT/s).
-    let chip = preset("sim2024")?;
     let mut curve = Curve::new(
         "lookup",
         &[
@@ -255,15 +308,7 @@ fn sim_table1(options: &RunOptions) -> LabResult<ExperimentResult> {
             "latency_us",
         ],
     );
-    for mode in [EvalMode::Sim, EvalMode::Baseline] {
-        let config = EvalConfig {
-            leaves: 4,
-            fill_slots: 100,
-            queries: 20,
-            warmup_share: 0.0,
-            ..EvalConfig::new(mode, 1.0, 0.0, YcsbDistribution::Uniform)
-        };
-        let r = run_eval(&chip, &config).map_err(search_error)?;
+    for (mode, r) in modes.into_iter().zip(runs) {
         let per_query = |v: f64| v / r.queries_measured as f64;
         let name = mode.label();
         result.metric(
@@ -287,7 +332,6 @@ fn sim_table1(options: &RunOptions) -> LabResult<ExperimentResult> {
         ]);
     }
     result.curves.push(curve);
-    options.control.advance(1);
     Ok(result)
 }
 
@@ -341,44 +385,45 @@ fn grid_scale(scale: Scale) -> GridScale {
     }
 }
 
+/// The grid's points (both read paths at each), measured by the point runner; the points
+/// finished, whether a cancel stopped the run.
 fn run_grid(options: &RunOptions) -> LabResult<(Vec<GridPoint>, bool)> {
     let scale = grid_scale(options.scale);
-    let total = scale.reads.len() * scale.coverages.len() * scale.distributions.len();
-    options.control.start(Some(total as u64));
-    let chip = preset("sim2024")?;
-    let mut points = Vec::with_capacity(total);
+    let mut grid = Vec::new();
     for &distribution in scale.distributions {
         for &read_share in scale.reads {
             for &coverage in scale.coverages {
-                if !options.control.poll() {
-                    return Ok((points, true));
-                }
-                let run = |mode| {
-                    let config = EvalConfig {
-                        leaves: scale.leaves,
-                        fill_slots: scale.fill_slots,
-                        queries: scale.queries,
-                        seed: options.seed,
-                        ..EvalConfig::new(mode, read_share, coverage, distribution)
-                    };
-                    run_eval(&chip, &config).map_err(search_error)
-                };
-                let base = run(EvalMode::Baseline)?;
-                let sim = run(EvalMode::Sim)?;
-                points.push(GridPoint {
-                    distribution,
-                    read_share,
-                    coverage,
-                    base,
-                    sim,
-                });
-                if !options.control.advance(1) {
-                    return Ok((points, true));
-                }
+                grid.push((distribution, read_share, coverage));
             }
         }
     }
-    Ok((points, false))
+    let configs: Vec<EvalConfig> = grid
+        .iter()
+        .flat_map(|&(distribution, read_share, coverage)| {
+            [EvalMode::Baseline, EvalMode::Sim].map(|mode| EvalConfig {
+                leaves: scale.leaves,
+                fill_slots: scale.fill_slots,
+                queries: scale.queries,
+                seed: options.seed,
+                ..EvalConfig::new(mode, read_share, coverage, distribution)
+            })
+        })
+        .collect();
+    let (runs, interrupted) = pairs(run_measure::<Eval>(options, &configs)?);
+    let points = grid
+        .into_iter()
+        .zip(runs)
+        .map(
+            |((distribution, read_share, coverage), (base, sim))| GridPoint {
+                distribution,
+                read_share,
+                coverage,
+                base,
+                sim,
+            },
+        )
+        .collect();
+    Ok((points, interrupted))
 }
 
 fn percent(v: f64) -> CurveValue {
@@ -597,9 +642,26 @@ fn sim_batch(options: &RunOptions) -> LabResult<ExperimentResult> {
         Zipf { alpha: 1.1 },
         Zipf { alpha: 1.3 },
     ];
-    options.control.start(Some(distributions.len() as u64));
-    let chip = preset("sim2024")?;
-    let mut result = ExperimentResult::default();
+    let configs: Vec<BatchConfig> = distributions
+        .iter()
+        .flat_map(|&distribution| {
+            [None, Some(PAPER_DEADLINE)].map(|deadline| BatchConfig {
+                leaves,
+                fill_slots: 50,
+                clients: 32,
+                queries,
+                warmup_share: 0.3,
+                distribution,
+                deadline,
+                seed: options.seed,
+            })
+        })
+        .collect();
+    let (runs, interrupted) = pairs(run_measure::<Batch>(options, &configs)?);
+    let mut result = ExperimentResult {
+        interrupted,
+        ..ExperimentResult::default()
+    };
     let mut curve = Curve::new(
         "batch",
         &[
@@ -613,26 +675,7 @@ fn sim_batch(options: &RunOptions) -> LabResult<ExperimentResult> {
             "p50_us_batched",
         ],
     );
-    for distribution in distributions {
-        if !options.control.poll() {
-            result.interrupted = true;
-            break;
-        }
-        let run = |deadline| {
-            let config = BatchConfig {
-                leaves,
-                fill_slots: 50,
-                clients: 32,
-                queries,
-                warmup_share: 0.3,
-                distribution,
-                deadline,
-                seed: options.seed,
-            };
-            run_batched(&chip, &config).map_err(search_error)
-        };
-        let plain = run(None)?;
-        let batched = run(Some(PAPER_DEADLINE))?;
+    for (distribution, (plain, batched)) in distributions.into_iter().zip(runs) {
         let speedup = batched.qps / plain.qps;
         let label = distribution.label().replace('.', "_");
         result.metric(&format!("speedup_{label}"), speedup);
@@ -650,10 +693,6 @@ fn sim_batch(options: &RunOptions) -> LabResult<ExperimentResult> {
             (plain.read_latency_ns[1] / 1e3).into(),
             (batched.read_latency_ns[1] / 1e3).into(),
         ]);
-        if !options.control.advance(1) {
-            result.interrupted = true;
-            break;
-        }
     }
     result.curves.push(curve);
     Ok(result)
@@ -665,10 +704,31 @@ fn sim_fullpage(options: &RunOptions) -> LabResult<ExperimentResult> {
     let shares = [0.0, 0.25, 0.5, 0.75, 1.0];
     let mixes = [("write_dominant", 0.2), ("read_dominant", 0.8)];
     let distributions = [Uniform, Zipf { alpha: 0.9 }];
-    options
-        .control
-        .start(Some((mixes.len() * distributions.len()) as u64));
-    let chip = preset("sim2024")?;
+    let coverage = 0.25;
+    let groups: Vec<_> = mixes
+        .iter()
+        .flat_map(|&mix| distributions.iter().map(move |&d| (mix, d)))
+        .collect();
+    // per group: the baseline, then SiM at each share of reads served by search + gather
+    let configs: Vec<EvalConfig> = groups
+        .iter()
+        .flat_map(|&((_, read_share), distribution)| {
+            let config = move |mode, sim_read_share| EvalConfig {
+                leaves: scale.leaves,
+                fill_slots: scale.fill_slots,
+                queries: scale.queries,
+                seed: options.seed,
+                sim_read_share,
+                ..EvalConfig::new(mode, read_share, coverage, distribution)
+            };
+            std::iter::once(config(EvalMode::Baseline, 1.0)).chain(
+                shares
+                    .iter()
+                    .map(move |&share| config(EvalMode::Sim, share)),
+            )
+        })
+        .collect();
+    let measured = run_measure::<Eval>(options, &configs)?;
     let mut result = ExperimentResult::default();
     let mut curve = Curve::new(
         "fullpage",
@@ -681,48 +741,32 @@ fn sim_fullpage(options: &RunOptions) -> LabResult<ExperimentResult> {
             "speedup",
         ],
     );
-    let coverage = 0.25;
-    'points: for (mix, read_share) in mixes {
-        for distribution in distributions {
-            if !options.control.poll() {
-                result.interrupted = true;
-                break 'points;
-            }
-            let config = |mode, sim_read_share| EvalConfig {
-                leaves: scale.leaves,
-                fill_slots: scale.fill_slots,
-                queries: scale.queries,
-                seed: options.seed,
-                sim_read_share,
-                ..EvalConfig::new(mode, read_share, coverage, distribution)
-            };
-            let base = run_eval(&chip, &config(EvalMode::Baseline, 1.0)).map_err(search_error)?;
-            let mut speedups = Vec::new();
-            for share in shares {
-                let sim = run_eval(&chip, &config(EvalMode::Sim, share)).map_err(search_error)?;
-                speedups.push(sim.qps / base.qps);
-                curve.push(vec![
-                    mix.into(),
-                    distribution.label().as_str().into(),
-                    percent(share),
-                    base.qps.round().into(),
-                    sim.qps.round().into(),
-                    (sim.qps / base.qps).into(),
-                ]);
-            }
-            let label = format!("{mix}_{}", distribution.label().replace('.', "_"));
-            result.metric(
-                &format!("speedup_all_sim_{label}"),
-                speedups[speedups.len() - 1],
-            );
-            result.metric(&format!("speedup_no_sim_{label}"), speedups[0]);
-            let rising = speedups.windows(2).all(|w| w[1] >= w[0] * 0.98);
-            result.metric(&format!("rising_{label}"), f64::from(u8::from(rising)));
-            if !options.control.advance(1) {
-                result.interrupted = true;
-                break 'points;
-            }
+    for (&((mix, _), distribution), runs) in groups.iter().zip(measured.chunks(1 + shares.len())) {
+        let Some(runs) = runs.iter().cloned().collect::<Option<Vec<_>>>() else {
+            result.interrupted = true;
+            break;
+        };
+        let (base, sims) = runs.split_first().expect("a baseline per group");
+        let mut speedups = Vec::new();
+        for (&share, sim) in shares.iter().zip(sims) {
+            speedups.push(sim.qps / base.qps);
+            curve.push(vec![
+                mix.into(),
+                distribution.label().as_str().into(),
+                percent(share),
+                base.qps.round().into(),
+                sim.qps.round().into(),
+                (sim.qps / base.qps).into(),
+            ]);
         }
+        let label = format!("{mix}_{}", distribution.label().replace('.', "_"));
+        result.metric(
+            &format!("speedup_all_sim_{label}"),
+            speedups[speedups.len() - 1],
+        );
+        result.metric(&format!("speedup_no_sim_{label}"), speedups[0]);
+        let rising = speedups.windows(2).all(|w| w[1] >= w[0] * 0.98);
+        result.metric(&format!("rising_{label}"), f64::from(u8::from(rising)));
     }
     result.curves.push(curve);
     Ok(result)

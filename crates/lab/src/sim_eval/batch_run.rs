@@ -25,7 +25,7 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 /// The paper's deadline (§VII-E).
 pub const PAPER_DEADLINE: SimTime = SimTime::from_ns(4000);
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BatchConfig {
     pub leaves: u32,
     pub fill_slots: usize,
@@ -33,13 +33,14 @@ pub struct BatchConfig {
     pub clients: u32,
     pub queries: u64,
     pub warmup_share: f64,
+    #[serde(with = "super::Distribution")]
     pub distribution: YcsbDistribution,
     /// `None`: no batching.
     pub deadline: Option<SimTime>,
     pub seed: u64,
 }
 
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BatchResult {
     pub queries_measured: u64,
     pub qps: f64,

@@ -34,10 +34,12 @@ use nandlab_search::index::{chip_bus_bytes, chip_energy_pj};
 use nandlab_search::leaf::{EMPTY_KEY, LEAF_SLOTS};
 use nandlab_search::{SearchError, SearchResult};
 use nandlab_workload::ycsb::{YcsbDistribution, YcsbOp, YcsbSpec, key_value, query_concentration};
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// Which read path the host uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum EvalMode {
     Baseline,
     Sim,
@@ -57,8 +59,24 @@ pub const HOST_BUS_BYTES_PER_NS: f64 = 128.0 / 8.0 * 0.25;
 /// A search's result bitmap on the host bus (512 bits, §VII-B).
 pub const BITMAP_BYTES: u64 = 64;
 
+/// [`YcsbDistribution`] as a config's JSON (a harness run is an experiment's point).
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "YcsbDistribution", rename_all = "lowercase")]
+pub(crate) enum Distribution {
+    Uniform,
+    Zipfian,
+    Latest,
+    Hotspot {
+        data_fraction: f64,
+        op_fraction: f64,
+    },
+    Zipf {
+        alpha: f64,
+    },
+}
+
 /// One run of the harness.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EvalConfig {
     pub mode: EvalMode,
     /// Leaves of the index (each a key page and a value page).
@@ -69,6 +87,7 @@ pub struct EvalConfig {
     pub cache_coverage: f64,
     /// Share of reads (the rest are updates).
     pub read_share: f64,
+    #[serde(with = "Distribution")]
     pub distribution: YcsbDistribution,
     pub queries: u64,
     /// Share of the queries run before measuring (paper: 30 %).
@@ -145,7 +164,7 @@ impl EvalConfig {
 }
 
 /// What a run measured (over the queries after warm-up).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct EvalResult {
     pub queries_measured: u64,
     pub elapsed_ns: f64,

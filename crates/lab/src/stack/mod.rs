@@ -482,6 +482,13 @@ fn with_ssd_preset(source: Source<'_>, table: toml::Table) -> LabResult<toml::Ta
     Ok(merged)
 }
 
+/// A chip config from a `[nand]` table (`preset`, `file` relative to the working folder, and
+/// keys over them), checked as a stack config's; errors name `nand.KEY` in `origin`.
+pub(crate) fn chip_from_table(origin: &str, nand: &toml::Table) -> LabResult<NandConfig> {
+    let source = Source { origin, text: "" };
+    resolve_nand(source, nand, Path::new("."))
+}
+
 /// `[nand]`: `preset` or `file` (or neither: the table is a whole chip config), then the rest
 /// of the table merged over it and checked as a chip config.
 fn resolve_nand(source: Source<'_>, nand: &toml::Table, base_dir: &Path) -> LabResult<NandConfig> {
