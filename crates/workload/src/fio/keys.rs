@@ -229,16 +229,8 @@ pub(crate) const REFUSED_WITH_REASON: &[(&str, &str)] = &[
         "several files per job (round-robin between them) are not supported: one file per job",
     ),
     (
-        "zonemode",
-        "zoned I/O patterns are not supported by this fio subset",
-    ),
-    (
-        "zonesize",
-        "zoned I/O patterns are not supported by this fio subset",
-    ),
-    (
         "zoneskip",
-        "zoned I/O patterns are not supported by this fio subset",
+        "zonemode=strided (zones of a conventional device) is not supported; zonemode=zbd is",
     ),
     (
         "verify_backlog",

@@ -61,12 +61,14 @@ mod layout;
 mod parse;
 mod phases;
 mod stream;
+mod zoned;
 
 pub use job::{
     FioAmount, FioJob, FioRw, MAX_IODEPTH, MAX_NUMJOBS, parse_fio_size, parse_fio_time_ns,
 };
 pub use parse::IGNORED_KEYS;
 pub use stream::{FioGenerator, FioStream, StreamPlan};
+pub use zoned::{ZbdDevice, ZonedOptions};
 
 use nandlab_core::SimClock;
 
@@ -164,6 +166,14 @@ impl FioJobFile {
                 format!(
                     "{key}: a rate limit is supported for a file with one stream (one job, numjobs=1), not {total}: timed requests of several jobs would queue behind each other in one merged stream"
                 ),
+            ));
+        }
+        if let Some(job) = self.jobs.iter().find(|j| !j.zoned.zone_units.is_empty()) {
+            let (key, n) = job.zoned.zone_units[0];
+            return Err(WorkloadError::parse(
+                &self.path,
+                job.line_of(key),
+                format!("{key}={n}z: zone units need zonemode=zbd on a zoned namespace"),
             ));
         }
         let mut streams = Vec::with_capacity(total as usize);
@@ -281,6 +291,26 @@ impl FioJobFile {
         Ok(notes)
     }
 
+    /// [`FioJobFile::generator_with_clock`] (or without a clock) whose requests are rewritten
+    /// as fio's `zonemode=zbd` and placement-id lists do on `device` (see `zoned.rs`); the
+    /// file must have passed [`FioJobFile::with_device_zones`].
+    pub fn zoned_generator(
+        &self,
+        context: &FioContext,
+        clock: Option<SimClock>,
+        device: Option<&ZbdDevice>,
+    ) -> Result<FioGenerator, WorkloadError> {
+        let streams = self.streams(context)?;
+        let generator = match clock {
+            Some(clock) => self.generator_with_clock(context, clock)?,
+            None => self.generator(context)?,
+        };
+        Ok(match zoned::ZoneHost::new(self, &streams, device) {
+            Some(host) => generator.with_zones(host),
+            None => generator,
+        })
+    }
+
     /// The merged request stream of every job (see the module documentation).
     /// Offsets beyond the device fold into it; without a clock time limits do not apply
     /// (see [`FioJobFile::generator_with_clock`]).
@@ -304,3 +334,6 @@ mod tests;
 
 #[cfg(test)]
 mod compat_tests;
+
+#[cfg(test)]
+mod zoned_tests;
