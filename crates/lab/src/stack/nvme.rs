@@ -105,41 +105,15 @@ where
         let ns32 = ns as u32;
         let command = match r.op {
             IoOp::Read => NvmeCommand::Read { lba: rel, lbas },
-            IoOp::Trim => match host.zones(ns32).map(|z| z.config().zone_size_lbas) {
-                // whole zones from a zone's start: Zone Resets (fio's zbd trims)
-                Some(size) if rel % size == 0 && lbas >= size => {
-                    for k in 0..lbas / size {
-                        let zslba = rel + k * size;
-                        if let Some(w) = written[ns].get_mut((zslba / size) as usize) {
-                            *w = 0;
-                        }
-                        host.submit(0, ns32, at, zone_reset(zslba))?;
-                    }
+            IoOp::Trim => {
+                if zone_resets(&mut host, ns32, at, rel, lbas, &mut written[ns])? {
                     continue;
                 }
-                _ => NvmeCommand::Trim { lba: rel, lbas },
-            },
+                NvmeCommand::Trim { lba: rel, lbas }
+            }
             IoOp::Write => {
-                if let Some(zones) = host.zones(ns32) {
-                    let c = zones.config().clone();
-                    let zone = (rel / c.zone_size_lbas) as usize;
-                    let offset = rel % c.zone_size_lbas;
-                    if let Some(w) = written[ns].get_mut(zone) {
-                        if offset == 0 && *w > 0 {
-                            let zslba = zone as u64 * c.zone_size_lbas;
-                            host.submit(0, ns32, at, zone_reset(zslba))?;
-                            *w = 0;
-                        }
-                        if offset != *w || offset + lbas > c.zone_capacity_lbas {
-                            return Err(bad(format!(
-                                "writes LBAs {rel}..{} of zoned namespace {ns}, not at zone {zone}'s write pointer {} within its capacity {}: a zoned namespace takes sequential writes (workload.pattern = \"sequential\")",
-                                rel + lbas,
-                                zone as u64 * c.zone_size_lbas + *w,
-                                c.zone_capacity_lbas
-                            )));
-                        }
-                        *w += lbas;
-                    }
+                if let Some(w) = written.get_mut(ns) {
+                    zoned_write(&mut host, ns32, at, rel, lbas, w).map_err(bad)?;
                 }
                 NvmeCommand::Write {
                     lba: rel,
@@ -156,6 +130,70 @@ where
         interrupted: false,
         nvme: Some(Box::new(host.report(ssd))),
     })
+}
+
+/// The host's side of a write of `lbas` LBAs at `rel` to zoned namespace `ns` (none for a
+/// conventional one): a write back at a zone's start resets the zone first; any other write
+/// off the write pointer `written[zone]` is refused.
+fn zoned_write(
+    host: &mut NvmeHost,
+    ns: u32,
+    at: SimTime,
+    rel: u64,
+    lbas: u64,
+    written: &mut [u64],
+) -> Result<(), String> {
+    let Some(zones) = host.zones(ns) else {
+        return Ok(());
+    };
+    let c = zones.config().clone();
+    let zone = (rel / c.zone_size_lbas) as usize;
+    let offset = rel % c.zone_size_lbas;
+    let Some(w) = written.get_mut(zone) else {
+        return Ok(());
+    };
+    if offset == 0 && *w > 0 {
+        let zslba = zone as u64 * c.zone_size_lbas;
+        host.submit(0, ns, at, zone_reset(zslba))
+            .map_err(|e| e.to_string())?;
+        *w = 0;
+    }
+    if offset != *w || offset + lbas > c.zone_capacity_lbas {
+        return Err(format!(
+            "writes LBAs {rel}..{} of zoned namespace {ns}, not at zone {zone}'s write pointer {} within its capacity {}: a zoned namespace takes sequential writes (workload.pattern = \"sequential\")",
+            rel + lbas,
+            zone as u64 * c.zone_size_lbas + *w,
+            c.zone_capacity_lbas
+        ));
+    }
+    *w += lbas;
+    Ok(())
+}
+
+/// A trim of whole zones from a zone's start on zoned namespace `ns`: Zone Resets of those
+/// zones (fio's zbd trims); false for any other trim.
+fn zone_resets(
+    host: &mut NvmeHost,
+    ns: u32,
+    at: SimTime,
+    rel: u64,
+    lbas: u64,
+    written: &mut [u64],
+) -> LabResult<bool> {
+    let Some(size) = host.zones(ns).map(|z| z.config().zone_size_lbas) else {
+        return Ok(false);
+    };
+    if !rel.is_multiple_of(size) || lbas < size {
+        return Ok(false);
+    }
+    for k in 0..lbas / size {
+        let zslba = rel + k * size;
+        if let Some(w) = written.get_mut((zslba / size) as usize) {
+            *w = 0;
+        }
+        host.submit(0, ns, at, zone_reset(zslba))?;
+    }
+    Ok(true)
 }
 
 fn zone_reset(zslba: u64) -> NvmeCommand {

@@ -61,6 +61,7 @@ mod layout;
 mod parse;
 mod phases;
 mod stream;
+mod zbd;
 mod zoned;
 
 pub use job::{
@@ -168,14 +169,7 @@ impl FioJobFile {
                 ),
             ));
         }
-        if let Some(job) = self.jobs.iter().find(|j| !j.zoned.zone_units.is_empty()) {
-            let (key, n) = job.zoned.zone_units[0];
-            return Err(WorkloadError::parse(
-                &self.path,
-                job.line_of(key),
-                format!("{key}={n}z: zone units need zonemode=zbd on a zoned namespace"),
-            ));
-        }
+        self.check_zone_units()?;
         let mut streams = Vec::with_capacity(total as usize);
         let places = layout::place_files(&self.jobs, context.device_size_bytes);
         let mut group_index = 0;
