@@ -571,27 +571,42 @@ impl NvmeHost {
     /// Simulates until every queued command has completed; returns the completions not yet
     /// taken, in completion order.
     pub fn drain(&mut self, ssd: &mut Ssd) -> FtlResult<Vec<NvmeCompletion>> {
-        loop {
-            self.fetch(ssd)?;
-            let in_device = ssd.open_in_flight();
-            let next_arrival = self
-                .queues
-                .iter()
-                .filter_map(|q| q.front().map(|c| c.arrival))
-                .min();
-            match next_arrival {
-                None if in_device == 0 => break,
-                Some(t) if in_device == 0 || (t > ssd.now() && in_device < self.depth) => {
-                    ssd.advance_to(t.max(ssd.now()))?;
-                }
-                _ => {
-                    ssd.advance_to_completion()?;
-                }
-            }
-            self.collect(ssd);
-        }
+        while self.step(ssd)? {}
         self.collect(ssd);
         Ok(std::mem::take(&mut self.done))
+    }
+
+    /// One step of [`NvmeHost::drain`]: fetches what the device has room for, then advances
+    /// the device to the next arrival or completion. False when nothing is left to do.
+    pub fn step(&mut self, ssd: &mut Ssd) -> FtlResult<bool> {
+        self.fetch(ssd)?;
+        let in_device = ssd.open_in_flight();
+        let next_arrival = self
+            .queues
+            .iter()
+            .filter_map(|q| q.front().map(|c| c.arrival))
+            .min();
+        match next_arrival {
+            None if in_device == 0 => return Ok(false),
+            Some(t) if in_device == 0 || (t > ssd.now() && in_device < self.depth) => {
+                ssd.advance_to(t.max(ssd.now()))?;
+            }
+            _ => {
+                ssd.advance_to_completion()?;
+            }
+        }
+        self.collect(ssd);
+        Ok(true)
+    }
+
+    /// Commands submitted and not yet completed (queued or in the device).
+    pub fn outstanding(&self) -> u64 {
+        self.queues.iter().map(|q| q.len() as u64).sum::<u64>() + self.in_device.len() as u64
+    }
+
+    /// Takes the completions collected so far.
+    pub fn take_completions(&mut self) -> Vec<NvmeCompletion> {
+        std::mem::take(&mut self.done)
     }
 
     /// The next queue to fetch from among those whose head has arrived by `now`.

@@ -20,6 +20,13 @@ use nandlab_workload::{
 use serde::Serialize;
 use std::path::Path;
 
+/// A parsed fio job file, its context and the zoned namespace `zonemode=zbd` sees.
+type FioSetup = (
+    nandlab_workload::fio::FioJobFile,
+    nandlab_workload::fio::FioContext,
+    Option<nandlab_workload::fio::ZbdDevice>,
+);
+
 /// A metric a run reports: its name (the CSV column and JSON key), unit and meaning.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct MetricDef {
@@ -294,7 +301,17 @@ impl Stack {
         let capacity_bytes = ssd.logical_capacity_bytes();
         let fio = match workload {
             WorkloadSection::Fio(f) => {
-                let job = nandlab_workload::fio::FioJobFile::open(self.path(&f.path))?;
+                let zbd = self
+                    .config
+                    .ssd
+                    .nvme
+                    .as_ref()
+                    .and_then(|n| super::nvme::zbd_device(n, &ssd));
+                let job = nandlab_workload::fio::FioJobFile::open(self.path(&f.path))?
+                    .with_device_zones(zbd.as_ref())?;
+                for note in job.zoned_notes(zbd.as_ref()) {
+                    eprintln!("note: {note}");
+                }
                 let context = nandlab_workload::fio::FioContext {
                     device_size_bytes: capacity_bytes,
                     seed,
@@ -310,7 +327,7 @@ impl Stack {
                     config.ftl.queue_depth = depth;
                     ssd = self.new_ssd(config, seed)?;
                 }
-                Some((job, context))
+                Some((job, context, zbd))
             }
             _ => None,
         };
@@ -327,7 +344,10 @@ impl Stack {
         }
         let precondition_reads = match workload {
             WorkloadSection::Trace(t) => t.precondition_reads,
-            WorkloadSection::Fio(f) => f.precondition_reads,
+            // in zonemode=zbd fio reads only what it has written
+            WorkloadSection::Fio(f) => {
+                f.precondition_reads && !fio.as_ref().is_some_and(|f| f.0.zoned())
+            }
             _ => false,
         };
         if precondition_reads {
@@ -370,14 +390,13 @@ impl Stack {
         let requests = with_progress(source, total, what, control);
         let content = self.config.content.as_ref().map(|spec| (spec, seed));
         let (run, folded) = match &self.config.ssd.nvme {
-            Some(nvme)
-                if capture.is_none() && content.is_none() && fold.is_none() && clock.is_none() =>
-            {
-                (super::nvme::drive(&mut ssd, nvme, requests)?, 0)
-            }
+            Some(nvme) if capture.is_none() && content.is_none() && fold.is_none() => (
+                super::nvme::drive(&mut ssd, nvme, requests, clock.as_ref())?,
+                0,
+            ),
             Some(_) => {
                 return Err(crate::LabError::Usage(
-                    "ssd.nvme: runs synthetic and fio workloads without --capture, [content] or a time-based fio job"
+                    "ssd.nvme: runs synthetic and fio workloads without --capture or [content]"
                         .into(),
                 ));
             }
@@ -402,10 +421,7 @@ impl Stack {
         &self,
         workload: &WorkloadSection,
         capacity_bytes: u64,
-        fio: Option<&(
-            nandlab_workload::fio::FioJobFile,
-            nandlab_workload::fio::FioContext,
-        )>,
+        fio: Option<&FioSetup>,
         clock: Option<&nandlab_core::SimClock>,
     ) -> LabResult<(BlockSource, Option<u64>)> {
         match workload {
@@ -431,9 +447,11 @@ impl Stack {
             }
             WorkloadSection::Trace(t) => Ok((self.open_trace(t)?, Some(capacity_bytes))),
             WorkloadSection::Fio(_) => {
-                let (job, context) = fio.expect("a fio workload has its job file");
+                let (job, context, zbd) = fio.expect("a fio workload has its job file");
                 let generator = match clock {
-                    Some(clock) => job.generator_with_clock(context, clock.clone())?,
+                    Some(clock) => {
+                        job.zoned_generator(context, Some(clock.clone()), zbd.as_ref())?
+                    }
                     // the read-before-write scan: only writes that surely happen count
                     None => job.generator(context)?.for_footprint(),
                 };

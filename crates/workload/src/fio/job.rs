@@ -326,8 +326,11 @@ pub struct FioJob {
     pub stonewall: bool,
     /// `fdp`: Flexible Data Placement on.
     pub fdp: bool,
-    /// `fdp_pli`: the placement id this job's writes carry (needs `fdp=1`).
+    /// `fdp_pli`: the placement id this job's writes carry (needs `fdp=1`); with a list,
+    /// the first, and `zoned.plis` holds the list.
     pub fdp_pli: Option<u16>,
+    /// `zonemode=zbd` and its keys, and lists of placement ids (see `zoned.rs`).
+    pub zoned: super::zoned::ZonedOptions,
     /// `ioengine` (a storage engine; the device is simulated, not the engine).
     pub ioengine: Option<String>,
     /// `filename`: jobs naming the same file share its range of the device; `/dev/...` (and
@@ -407,6 +410,7 @@ impl FioJob {
             stonewall: false,
             fdp: false,
             fdp_pli: None,
+            zoned: Default::default(),
             ioengine: None,
             filename: None,
             filesize: None,
@@ -452,6 +456,14 @@ impl FioJob {
             (None, true) => "1",
             (None, false) => return Err(format!("{key} needs a value ({key}=...)")),
         };
+        if super::zoned::KEYS.contains(&key) || self.zoned.take_zone_units(key, value) {
+            if super::zoned::KEYS.contains(&key) {
+                self.zoned.apply(key, value)?;
+            }
+            self.key_lines.retain(|(k, _)| *k != key);
+            self.key_lines.push((key, entry.line));
+            return Ok(());
+        }
         match key {
             "name" => self.name = value.to_owned(),
             "rw" => {
@@ -546,12 +558,12 @@ impl FioJob {
             "stonewall" => self.stonewall = parse_bool(Some(value), key)?,
             "fdp" => self.fdp = parse_bool(Some(value), key)?,
             "fdp_pli" => {
-                if value.contains(',') {
-                    return Err(format!(
-                        "fdp_pli \"{value}\": one placement id per job is supported (split the job to use several)"
-                    ));
-                }
-                self.fdp_pli = Some(parse_bounded(value, key, 0, u64::from(u16::MAX))? as u16);
+                let ids = value
+                    .split(',')
+                    .map(|v| parse_bounded(v.trim(), key, 0, u64::from(u16::MAX)).map(|v| v as u16))
+                    .collect::<Result<Vec<u16>, String>>()?;
+                self.fdp_pli = ids.first().copied();
+                self.zoned.plis = if ids.len() > 1 { ids } else { Vec::new() };
             }
             "ioengine" => {
                 if let Some(reason) = keys::engine_refusal(value) {
@@ -646,6 +658,17 @@ impl FioJob {
                 .filter(|_| self.rw.is_random())
                 .map(|s| (s, self.sequence_stride)),
             files: self.nrfiles,
+        }
+    }
+
+    /// Sets an amount given in zones (`size=8z`) once the zone size is known.
+    pub(crate) fn set_bytes(&mut self, key: &str, bytes: u64) {
+        match key {
+            "size" => self.size = Some(FioAmount::Bytes(bytes)),
+            "offset" => self.offset = FioAmount::Bytes(bytes),
+            "io_size" => self.io_size_bytes = Some(bytes),
+            "offset_increment" => self.offset_increment = Some(FioAmount::Bytes(bytes)),
+            _ => unreachable!("not a zone-unit key: {key}"),
         }
     }
 

@@ -209,16 +209,8 @@ pub(crate) const REFUSED_WITH_REASON: &[(&str, &str)] = &[
         "include files are not supported; inline the options",
     ),
     (
-        "zonemode",
-        "zoned I/O patterns are not supported by this fio subset",
-    ),
-    (
-        "zonesize",
-        "zoned I/O patterns are not supported by this fio subset",
-    ),
-    (
         "zoneskip",
-        "zoned I/O patterns are not supported by this fio subset",
+        "zonemode=strided (zones of a conventional device) is not supported; zonemode=zbd is",
     ),
     (
         "exit_what",

@@ -65,6 +65,8 @@ mod layout;
 mod parse;
 mod phases;
 mod stream;
+mod zbd;
+mod zoned;
 
 pub use extras::{BlockSplit, StreamShape, WriteModes, Zones};
 pub use job::{
@@ -72,6 +74,7 @@ pub use job::{
 };
 pub use parse::IGNORED_KEYS;
 pub use stream::{FioGenerator, FioStream, StreamPlan};
+pub use zoned::{ZbdDevice, ZonedOptions};
 
 use nandlab_core::SimClock;
 
@@ -206,6 +209,7 @@ impl FioJobFile {
                 ),
             ));
         }
+        self.check_zone_units()?;
         let mut streams = Vec::with_capacity(total as usize);
         let places = layout::place_files(&self.jobs, context.device_size_bytes);
         let mut group_index = 0;
@@ -331,6 +335,26 @@ impl FioJobFile {
         Ok(notes)
     }
 
+    /// [`FioJobFile::generator_with_clock`] (or without a clock) whose requests are rewritten
+    /// as fio's `zonemode=zbd` and placement-id lists do on `device` (see `zoned.rs`); the
+    /// file must have passed [`FioJobFile::with_device_zones`].
+    pub fn zoned_generator(
+        &self,
+        context: &FioContext,
+        clock: Option<SimClock>,
+        device: Option<&ZbdDevice>,
+    ) -> Result<FioGenerator, WorkloadError> {
+        let streams = self.streams(context)?;
+        let generator = match clock {
+            Some(clock) => self.generator_with_clock(context, clock)?,
+            None => self.generator(context)?,
+        };
+        Ok(match zoned::ZoneHost::new(self, &streams, device) {
+            Some(host) => generator.with_zones(host),
+            None => generator,
+        })
+    }
+
     /// The merged request stream of every job (see the module documentation).
     /// Offsets beyond the device fold into it; without a clock time limits do not apply
     /// (see [`FioJobFile::generator_with_clock`]).
@@ -354,3 +378,6 @@ mod tests;
 
 #[cfg(test)]
 mod compat_tests;
+
+#[cfg(test)]
+mod zoned_tests;

@@ -119,6 +119,7 @@ fn canonical_key(key: &str) -> Option<&'static str> {
         .iter()
         .find(|(name, aliases)| *name == key || aliases.contains(&key))
         .map(|(name, _)| *name)
+        .or_else(|| super::zoned::KEYS.iter().find(|k| **k == key).copied())
 }
 
 /// Removes a `;` or `#` comment: the whole line when it starts with one, or the rest of the

@@ -57,6 +57,8 @@ pub struct StreamPlan {
 #[derive(Debug)]
 struct Member {
     generator: JobStream,
+    /// Index of the stream in the file (for the zoned state).
+    stream: usize,
     exitall: bool,
     /// The stream stops at a simulated time (`runtime`): its writes may not all happen.
     timed: bool,
@@ -84,6 +86,8 @@ pub struct FioGenerator {
     capacity_bytes: u64,
     /// Leave out the writes of streams with a `runtime` (see [`FioGenerator::for_footprint`]).
     skip_timed_writes: bool,
+    /// `zonemode=zbd` and placement-id lists (see `zoned.rs`).
+    zones: Option<Box<super::zoned::ZoneHost>>,
 }
 
 impl FioGenerator {
@@ -98,8 +102,10 @@ impl FioGenerator {
                 groups.push(Vec::new());
                 depths.push(0);
             }
+            let index = groups.iter().map(Vec::len).sum();
             groups[group].push(Member {
                 generator: JobStream::new(&stream.spec, &stream.plan, &stream.shape)?,
+                stream: index,
                 exitall: stream.plan.exitall,
                 timed: stream.plan.runtime_ns.is_some(),
                 weight: i64::from(stream.flow.unwrap_or(stream.iodepth).max(1)),
@@ -116,6 +122,7 @@ impl FioGenerator {
             group_start: None,
             capacity_bytes: u64::MAX,
             skip_timed_writes: false,
+            zones: None,
         })
     }
 
@@ -135,6 +142,12 @@ impl FioGenerator {
     /// is known only when simulating; their reads and every other request stay.
     pub fn for_footprint(mut self) -> Self {
         self.skip_timed_writes = true;
+        self
+    }
+
+    /// Rewrites each stream's requests through `zones` (fio's `zonemode=zbd`).
+    pub(crate) fn with_zones(mut self, zones: super::zoned::ZoneHost) -> Self {
+        self.zones = Some(Box::new(zones));
         self
     }
 
@@ -168,6 +181,7 @@ impl FioGenerator {
         members: &mut [Member],
         elapsed_ns: Option<u64>,
         skip_timed_writes: bool,
+        zones: &mut Option<Box<super::zoned::ZoneHost>>,
     ) -> Option<BlockRequest> {
         loop {
             let total: i64 = members
@@ -190,7 +204,11 @@ impl FioGenerator {
             }
             let chosen = chosen?;
             members[chosen].credit -= total;
-            match members[chosen].generator.next(elapsed_ns) {
+            let mut next = members[chosen].generator.next(elapsed_ns);
+            if let (Some(request), Some(zones)) = (next, zones.as_mut()) {
+                next = zones.adjust(members[chosen].stream, request);
+            }
+            match next {
                 Some(request)
                     if skip_timed_writes
                         && members[chosen].timed
@@ -217,7 +235,9 @@ impl Iterator for FioGenerator {
                 now.saturating_sub(start).as_ps() / nandlab_core::time::PS_PER_NS
             });
             let group = &mut self.groups[self.current_group];
-            if let Some(request) = Self::next_in_group(group, elapsed_ns, self.skip_timed_writes) {
+            if let Some(request) =
+                Self::next_in_group(group, elapsed_ns, self.skip_timed_writes, &mut self.zones)
+            {
                 return Some(self.fold_request(request));
             }
             self.current_group += 1;
