@@ -160,6 +160,31 @@ impl FioJobFile {
         FioJobFile::parse(BufReader::new(file), path)
     }
 
+    /// The writes `verify_backlog` holds over all jobs' clones stay within
+    /// [`MAX_VERIFY_BACKLOG_TOTAL`].
+    fn check_verify_backlog(&self) -> Result<(), WorkloadError> {
+        let held: u64 = self
+            .jobs
+            .iter()
+            .map(|j| j.plan().verify_backlog.unwrap_or(0) * u64::from(j.numjobs))
+            .sum();
+        if held <= MAX_VERIFY_BACKLOG_TOTAL {
+            return Ok(());
+        }
+        let line = self
+            .jobs
+            .iter()
+            .find(|j| j.verify_backlog.is_some())
+            .map_or(0, |j| j.line_of("verify_backlog"));
+        Err(WorkloadError::parse(
+            &self.path,
+            line,
+            format!(
+                "verify_backlog x numjobs holds {held} writes in all; at most {MAX_VERIFY_BACKLOG_TOTAL}"
+            ),
+        ))
+    }
+
     /// Every stream of the file: each job's `numjobs` clones, in file order.
     pub fn streams(&self, context: &FioContext) -> Result<Vec<FioStream>, WorkloadError> {
         if context.device_size_bytes == 0 {
@@ -190,25 +215,7 @@ impl FioJobFile {
                 ),
             ));
         }
-        let held: u64 = self
-            .jobs
-            .iter()
-            .map(|j| j.plan().verify_backlog.unwrap_or(0) * u64::from(j.numjobs))
-            .sum();
-        if held > MAX_VERIFY_BACKLOG_TOTAL {
-            let line = self
-                .jobs
-                .iter()
-                .find(|j| j.verify_backlog.is_some())
-                .map_or(0, |j| j.line_of("verify_backlog"));
-            return Err(WorkloadError::parse(
-                &self.path,
-                line,
-                format!(
-                    "verify_backlog x numjobs holds {held} writes in all; at most {MAX_VERIFY_BACKLOG_TOTAL}"
-                ),
-            ));
-        }
+        self.check_verify_backlog()?;
         self.check_zone_units()?;
         let mut streams = Vec::with_capacity(total as usize);
         let places = layout::place_files(&self.jobs, context.device_size_bytes);
