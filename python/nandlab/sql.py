@@ -22,9 +22,11 @@ simulated commit latency.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import re
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Any
@@ -32,10 +34,18 @@ from typing import Any
 from nandlab._nandlab import SqlConnection, run_tpcc
 
 __all__ = [
+    "BINARY",
+    "DATETIME",
+    "NUMBER",
+    "ROWID",
+    "STRING",
+    "Binary",
     "Connection",
     "Cursor",
     "DataError",
     "DatabaseError",
+    "Date",
+    "DateFromTicks",
     "Error",
     "IntegrityError",
     "InterfaceError",
@@ -43,6 +53,10 @@ __all__ = [
     "NotSupportedError",
     "OperationalError",
     "ProgrammingError",
+    "Time",
+    "TimeFromTicks",
+    "Timestamp",
+    "TimestampFromTicks",
     "Warning",
     "apilevel",
     "connect",
@@ -98,7 +112,74 @@ class NotSupportedError(DatabaseError):
     """Not supported here."""
 
 
-_DML = re.compile(r"^\s*(INSERT|UPDATE|DELETE|REPLACE)\b", re.IGNORECASE)
+# PEP 249 constructors: values are stored as ``sqlite3``'s default adapters store them
+# (dates and times as ISO 8601 text, binary as a BLOB)
+Date = datetime.date
+Time = datetime.time
+Timestamp = datetime.datetime
+Binary = bytes
+
+
+def DateFromTicks(ticks: float) -> datetime.date:  # noqa: N802 (PEP 249's name)
+    """The local date of ``ticks`` seconds since the epoch."""
+    return Date(*time.localtime(ticks)[:3])
+
+
+def TimeFromTicks(ticks: float) -> datetime.time:  # noqa: N802 (PEP 249's name)
+    """The local time of day of ``ticks`` seconds since the epoch."""
+    return Time(*time.localtime(ticks)[3:6])
+
+
+def TimestampFromTicks(ticks: float) -> datetime.datetime:  # noqa: N802 (PEP 249's name)
+    """The local date and time of ``ticks`` seconds since the epoch."""
+    return Timestamp(*time.localtime(ticks)[:6])
+
+
+class DBAPITypeObject:
+    """A PEP 249 type object: equal to each Python type its column values may have (SQLite
+    types values, not columns: ``description``'s type code is ``None``, compare the values)."""
+
+    def __init__(self, name: str, *types: type) -> None:
+        self.name = name
+        self.types = types
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, DBAPITypeObject):
+            return self is other
+        return isinstance(other, type) and issubclass(other, self.types)
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __repr__(self) -> str:
+        return f"<nandlab.sql.{self.name}>"
+
+
+STRING = DBAPITypeObject("STRING", str)
+BINARY = DBAPITypeObject("BINARY", bytes, bytearray, memoryview)
+NUMBER = DBAPITypeObject("NUMBER", int, float)
+DATETIME = DBAPITypeObject("DATETIME", datetime.date, datetime.time)
+ROWID = DBAPITypeObject("ROWID", int)
+
+
+def _adapt(value: Any) -> Any:
+    """A parameter as SQLite stores it: dates and times as ISO 8601 text (as ``sqlite3``'s
+    default adapters), bytearray and memoryview as bytes."""
+    if isinstance(value, datetime.datetime):
+        return value.isoformat(" ")
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    return value
+
+
+# the statement's first keyword, after whitespace and SQL comments (-- to the end of the
+# line, /* ... */)
+_DML = re.compile(
+    r"^(?:\s+|--[^\n]*(?:\n|$)|/\*.*?(?:\*/|$))*(INSERT|UPDATE|DELETE|REPLACE)\b",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
 def _error(e: Exception) -> Error:
@@ -132,13 +213,18 @@ def _device_text(device: Any) -> str:
     return str(device)
 
 
-def _check_int(name: str, value: Any, optional: bool = False) -> None:
-    """Refuses an argument that is not an int (bools excluded; or None when ``optional``)."""
+def _check_int(name: str, value: Any, optional: bool = False, low: int = 0) -> None:
+    """Refuses an argument that is not an int >= ``low`` (bools excluded; or None when
+    ``optional``), naming it."""
     if value is None and optional:
         return
     if isinstance(value, bool) or not isinstance(value, int):
         expected = "an integer or None" if optional else "an integer"
         raise ProgrammingError(f"{name} {value!r}: expected {expected}")
+    if value < low:
+        raise ProgrammingError(f"{name} {value}: expected an integer >= {low}")
+    if value >= 1 << 64:
+        raise ProgrammingError(f"{name} {value}: expected an integer below 2**64")
 
 
 def connect(
@@ -168,12 +254,10 @@ def connect(
     _check_str("db_name", db_name)
     _check_str("synchronous", synchronous, optional=True)
     _check_str("isolation_level", isolation_level, optional=True)
-    for name, value in (
-        ("seed", seed),
-        ("page_size_bytes", page_size_bytes),
-        ("cache_size", cache_size),
-    ):
-        _check_int(name, value, optional=True)
+    _check_int("seed", seed, optional=True)
+    _check_int("page_size_bytes", page_size_bytes, optional=True, low=1)
+    # a negative cache_size is SQLite's size in KiB
+    _check_int("cache_size", cache_size, optional=True, low=-(1 << 62))
     if db_name.strip() in ("", ":memory:") or db_name.startswith("file:"):
         raise ProgrammingError(
             f"db_name {db_name!r}: a file name is needed (SQLite keeps '' and ':memory:' "
@@ -228,13 +312,13 @@ def tpcc(
     report of those that completed (``"interrupted": true``)."""
     device = _device_text(device)
     _check_str("journal_mode", journal_mode)
-    for name, value in (
-        ("warehouses", warehouses),
-        ("terminals", terminals),
-        ("transactions", transactions),
-        ("seed", seed),
+    for name, value, low in (
+        ("warehouses", warehouses, 1),
+        ("terminals", terminals, 1),
+        ("transactions", transactions, 0),
+        ("seed", seed, 0),
     ):
-        _check_int(name, value)
+        _check_int(name, value, low=low)
     if not isinstance(small, bool):
         raise ProgrammingError(f"small {small!r}: expected True or False")
     try:
@@ -270,6 +354,8 @@ class Connection:
 
     def _run(self, sql: str, params: Sequence[Any]) -> tuple[list[str], list[list[Any]], int, int]:
         inner = self._live()
+        _check_str("sql", sql)
+        params = [_adapt(p) for p in params]
         if self.isolation_level is not None and not inner.in_transaction and _DML.match(sql):
             self._raw(f"BEGIN {self.isolation_level}")
         return self._raw(sql, params)
@@ -314,6 +400,7 @@ class Connection:
 
     def executescript(self, sql: str) -> Cursor:
         """Commits an open transaction, then runs every statement of ``sql`` as written."""
+        _check_str("sql", sql)
         self.commit()
         cursor = self.cursor()
         try:

@@ -228,3 +228,75 @@ def test_sigint_stops_executescript_and_tpcc() -> None:
     assert code == 0, output
     assert "script stopped" in output, output
     assert "tpcc stopped" in output, output
+
+
+def test_pep_249_constructors_and_type_objects() -> None:
+    """PEP 249's constructors and type objects; dates and times are stored as ``sqlite3``'s
+    default adapters store them (ISO 8601 text)."""
+    import datetime
+
+    assert sql.Date(2024, 2, 29) == datetime.date(2024, 2, 29)
+    assert sql.Time(13, 5, 0) == datetime.time(13, 5)
+    assert sql.Timestamp(2024, 2, 29, 13, 5, 1) == datetime.datetime(2024, 2, 29, 13, 5, 1)
+    assert sql.Binary(b"\x00\x01") == b"\x00\x01"
+    import time
+
+    ticks = time.mktime((2001, 9, 9, 1, 46, 40, 0, 0, -1))
+    assert sql.DateFromTicks(ticks) == datetime.date(2001, 9, 9)
+    assert sql.TimeFromTicks(ticks) == datetime.time(1, 46, 40)
+    assert sql.TimestampFromTicks(ticks) == datetime.datetime(2001, 9, 9, 1, 46, 40)
+    assert sql.STRING == str and sql.BINARY == bytes and sql.NUMBER == int
+    assert sql.NUMBER == float and sql.ROWID == int and sql.DATETIME == datetime.date
+    assert sql.STRING != bytes and sql.NUMBER != str and sql.BINARY != sql.STRING
+    con = sql.connect(SMALL, seed=1)
+    values = (
+        sql.Date(2024, 2, 29),
+        sql.Time(13, 5, 0),
+        sql.Timestamp(2024, 2, 29, 13, 5, 1),
+        sql.Binary(b"\x00\xff"),
+        bytearray(b"ab"),
+    )
+    con.execute("CREATE TABLE t(d, t, ts, b, ba)")
+    con.execute("INSERT INTO t VALUES (?, ?, ?, ?, ?)", values)
+    row = con.execute("SELECT * FROM t").fetchone()
+    ref = sqlite3.connect(":memory:")
+    ref.execute("CREATE TABLE t(d, t, ts, b, ba)")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # sqlite3's default adapters
+        ref.execute("INSERT INTO t VALUES (?, ?, ?, ?, ?)", values)
+    assert row == ref.execute("SELECT * FROM t").fetchone()
+    assert row is not None and sql.BINARY == type(row[3]) and sql.STRING == type(row[0])
+
+
+def test_comments_before_dml_still_open_a_transaction() -> None:
+    """A DML statement after SQL comments opens the implicit transaction as without them
+    (rollback() then undoes it) and reports its rowcount."""
+    con = sql.connect(SMALL, seed=1)
+    con.execute("CREATE TABLE t(x)")
+    for statement in (
+        "-- a comment\nINSERT INTO t VALUES (1)",
+        "/* block\n comment */ INSERT INTO t VALUES (1)",
+        "  -- one\n  /* two */\n-- three\nINSERT INTO t VALUES (1)",
+    ):
+        cur = con.execute(statement)
+        assert con.in_transaction, statement
+        assert cur.rowcount == 1
+        con.rollback()
+    assert con.execute("SELECT count(*) FROM t").fetchone() == (0,)
+
+
+def test_more_wrong_arguments_name_the_argument() -> None:
+    for call, name in (
+        (lambda: sql.connect(seed=-1), "seed -1"),
+        (lambda: sql.connect(seed=1 << 64), "seed"),
+        (lambda: sql.connect(page_size_bytes=0), "page_size_bytes 0"),
+        (lambda: sql.tpcc(seed=-3), "seed -3"),
+        (lambda: sql.tpcc(warehouses=0), "warehouses 0"),
+        (lambda: sql.tpcc(terminals=-1), "terminals -1"),
+        (lambda: sql.connect(SMALL).execute(None), "sql None"),  # type: ignore[arg-type]
+        (lambda: sql.connect(SMALL).executescript(b"SELECT 1"), "sql b"),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(sql.ProgrammingError, match=name):
+            call()

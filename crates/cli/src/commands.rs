@@ -430,3 +430,22 @@ pub fn sweep(args: SweepArgs, control: &Control) -> LabResult<()> {
     }
     Ok(())
 }
+
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// A NAND chip preset, an SSD preset (`nandlab presets`), a device file or a stack config.
+    device: String,
+    /// Print the information as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `nandlab info DEVICE`: geometry, capacity and timings.
+pub fn info(args: InfoArgs) -> LabResult<()> {
+    let info = nandlab_lab::info::device_info(&args.device)?;
+    if args.json {
+        return crate::print_json(&info);
+    }
+    out!("{}", nandlab_lab::info::format_info(&info));
+    Ok(())
+}

@@ -20,7 +20,8 @@ pub struct CrashArgs {
     #[arg(long)]
     case: Option<u64>,
     /// A deliberately broken firmware the oracle must catch: none, no-sequence,
-    /// paired-pages-ignored, ack-before-durable, checkpoint-before-data or trim-log-skipped.
+    /// paired-pages-ignored, ack-before-durable, checkpoint-before-data, trim-log-skipped or
+    /// skip-newest-page.
     #[arg(long, default_value = "none")]
     mutation: String,
     /// Print the outcome as JSON.

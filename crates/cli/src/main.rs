@@ -122,6 +122,9 @@ enum Command {
     Demo,
     /// List the NAND chip presets and the SSD presets with their sources.
     Presets,
+    /// Print a device's geometry, capacity and timings: a chip or SSD preset, a device file
+    /// or a stack config (nothing is simulated).
+    Info(commands::InfoArgs),
     /// Cut the power of a small SSD, mount it from its pages' OOB and check every LPA with the
     /// crash oracle; or sweep cut points; or time the mount scan against capacity
     /// (docs/power.md).
@@ -268,6 +271,7 @@ fn run(cli: Cli, control: &Control) -> LabResult<()> {
         Command::Powercut(args) => powercut::powercut(args, control),
         Command::Crash(args) => crash::run(args, control),
         Command::Serve(args) => serve::serve(args),
+        Command::Info(args) => commands::info(args),
         Command::Presets => {
             out!("NAND chip presets ([nand] preset = NAME, nandlab chip --preset NAME):\n");
             for name in nandlab_lab::chip::nand_preset_names() {

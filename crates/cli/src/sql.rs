@@ -133,8 +133,14 @@ fn read_script(file: Option<&PathBuf>) -> LabResult<String> {
     }
 }
 
+/// A usage error (exit status 2) for bad input, a failure (1) for a run that failed on good
+/// input (an SQLite I/O error, a full or failing device).
 fn usage(e: nandlab_lab::sql::SqlError) -> LabError {
-    LabError::Usage(e.to_string())
+    if e.is_input_error() {
+        LabError::Usage(e.to_string())
+    } else {
+        LabError::Failed(e.to_string())
+    }
 }
 
 /// `nandlab bench sql`: wall time through the VFS vs SQLite in memory, WAL and DELETE.
@@ -330,6 +336,15 @@ pub struct SqlCrashArgs {
     /// Seed of the workload, the cut points and the cuts.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Where the cuts fall: `requests` (inside a device request) or `commits` (between
+    /// transactions, after an acknowledged commit: exactly the acknowledged transactions must
+    /// come back).
+    #[arg(long, default_value = "requests")]
+    cut_at: String,
+    /// The mount after a cut: correct, or a deliberately broken one the checks must catch
+    /// (ignore-crc, lowest-sequence-wins, no-sequence, skip-newest-page).
+    #[arg(long, default_value = "correct")]
+    recovery: String,
     /// One JSON array instead of the table.
     #[arg(long)]
     json: bool,
@@ -338,7 +353,7 @@ pub struct SqlCrashArgs {
 /// `nandlab sql-crash`: crash tests of SQLite on the simulated SSD (docs/sql.md).
 pub fn sql_crash(args: SqlCrashArgs, control: &Control) -> LabResult<()> {
     use nandlab_lab::sql::CRASH_DEVICE;
-    use nandlab_lab::sql::crash::{CrashOptions, run_crash_progress};
+    use nandlab_lab::sql::crash::{CrashOptions, CutAt, run_crash_progress};
     let modes: Vec<JournalMode> = if args.journal_mode.trim().eq_ignore_ascii_case("all") {
         JournalMode::ALL.to_vec()
     } else {
@@ -347,6 +362,9 @@ pub fn sql_crash(args: SqlCrashArgs, control: &Control) -> LabResult<()> {
     if args.cuts == 0 {
         return Err(LabError::Usage("--cuts 0: at least one cut".into()));
     }
+    let cut_at: CutAt = args.cut_at.parse().map_err(crate::usage)?;
+    let recovery = nandlab_lab::sql::crash::RecoveryVariant::parse(args.recovery.trim())
+        .map_err(|e| crate::usage(e.replace("recovery = ", "--recovery ")))?;
     let device = nandlab_lab::sql::device_spec(args.device.as_deref().unwrap_or(CRASH_DEVICE))?;
     let mut reports = Vec::new();
     for mode in modes {
@@ -355,6 +373,8 @@ pub fn sql_crash(args: SqlCrashArgs, control: &Control) -> LabResult<()> {
             transactions: args.transactions,
             cuts: args.cuts,
             seed: args.seed,
+            cut_at,
+            recovery,
         };
         if control.is_cancelled() {
             break;

@@ -215,3 +215,46 @@ fn sql_crash_runs_cuts_and_names_bad_input() {
     assert_eq!(code, 2);
     assert!(err.contains("buffer.pages = 0"), "{err}");
 }
+
+/// `--cut-at commits` catches a mount that leaves out each open block's newest page (exit 1,
+/// the violation listed); a device outside the power-loss contract (MLC without paired-page
+/// padding) and bad values of the new flags are usage errors naming the flag or the key.
+#[test]
+fn sql_crash_between_commits_catches_a_broken_mount() {
+    let base = [
+        "sql-crash",
+        "--journal-mode",
+        "wal",
+        "--cuts",
+        "8",
+        "--transactions",
+        "6",
+        "--cut-at",
+        "commits",
+    ];
+    let (code, out, err) = nandlab(&base);
+    assert_eq!(code, 0, "{out}{err}");
+    let mut broken = base.to_vec();
+    broken.extend(["--recovery", "skip-newest-page"]);
+    let (code, out, _) = nandlab(&broken);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("after the commit of transaction"), "{out}");
+    let dir = std::env::temp_dir().join(format!("nandlab-sql-crash-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let nopad = dir.join("nopad.toml");
+    std::fs::write(
+        &nopad,
+        "[ssd]\npreset = \"bench-ssd\"\n[nand.geometry]\nchannels = 1\nchips_per_channel = 1\nblocks_per_plane = 32\npages_per_block = 64\n",
+    )
+    .unwrap();
+    let (code, _, err) = nandlab(&["sql-crash", "--device", nopad.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("paired_page_padding"), "{err}");
+    let (code, _, err) = nandlab(&["sql-crash", "--cut-at", "middle"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--cut-at \"middle\""), "{err}");
+    let (code, _, err) = nandlab(&["sql-crash", "--recovery", "maybe"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--recovery \"maybe\""), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

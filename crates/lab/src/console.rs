@@ -518,8 +518,8 @@ pub fn finish(
                 say!(w, "{}", pcm_summary(pcm));
             }
             if let Some(blocks) = fitted_blocks_per_plane {
-                say!(
-                    w,
+                // notes go to stderr, beside warnings (stdout keeps the report)
+                eprintln!(
                     "note: grew the device to {blocks} blocks per plane ({} bytes logical) to hold the trace",
                     ssd_run.report.logical_pages * u64::from(ssd_run.report.page_size_bytes)
                 );
@@ -529,14 +529,12 @@ pub fn finish(
                     WorkloadSection::Fio(_) => "the jobs read",
                     _ => "the trace reads",
                 };
-                say!(
-                    w,
+                eprintln!(
                     "note: preconditioned {read_preconditioned_pages} pages {what} before writing"
                 );
             }
             if *folded_requests > 0 {
-                say!(
-                    w,
+                eprintln!(
                     "note: {folded_requests} requests beyond the SSD's logical capacity were folded into it"
                 );
             }

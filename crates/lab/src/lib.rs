@@ -9,6 +9,7 @@ pub mod console;
 pub mod control;
 pub mod error;
 pub mod experiments;
+pub mod info;
 pub mod output;
 pub mod power;
 pub mod progress;

@@ -8,6 +8,17 @@
 //!   more when the cut fell inside the next transaction;
 //! - the transfers between accounts are atomic (the balances sum to their initial total).
 //!
+//! With [`CutAt::Commits`] the cuts fall between transactions instead (after an acknowledged
+//! commit, before the next transaction's first request): the database must come back with
+//! exactly the acknowledged transactions. A cut inside a request leaves the newest pages to
+//! the transaction in flight, which SQLite may lose; a cut after a commit leaves them to the
+//! acknowledged one, so a mount that drops them (the broken `skip-newest-page` recovery) is
+//! caught there.
+//!
+//! The device must keep the power-loss contract the checks assume: on cells with paired pages
+//! (MLC, TLC, QLC) the page mapping's paired-page padding, else a cut damages pages of
+//! acknowledged writes and SQLite would be blamed for the FTL's gap ([`check_contract`]).
+//!
 //! The workload, the cut points and the cut's random choices are drawn from the seed: a run
 //! is deterministic. `journal_mode = off` is run too, but SQLite makes no promise there (a
 //! cut in a commit can corrupt the database): its findings are reported apart.
@@ -15,8 +26,9 @@
 use crate::db::{JournalMode, SqlDb, SqlOptions, SqlValue};
 use crate::device::SsdSource;
 use crate::error::{SqlError, SqlResult};
-use nandlab_ftl::Ssd;
-use nandlab_ftl::power::{CutConfig, RecoveryVariant};
+use nandlab_ftl::power::CutConfig;
+pub use nandlab_ftl::power::RecoveryVariant;
+use nandlab_ftl::{MappingKind, Ssd};
 use serde::Serialize;
 use std::ops::ControlFlow;
 
@@ -34,6 +46,11 @@ pub struct CrashOptions {
     /// Power cuts (each one a run from a new device up to its cut).
     pub cuts: u32,
     pub seed: u64,
+    /// Where the cuts fall.
+    pub cut_at: CutAt,
+    /// The mount after each cut (anything but `Correct` is a broken FTL the checks must
+    /// catch).
+    pub recovery: RecoveryVariant,
 }
 
 impl Default for CrashOptions {
@@ -43,8 +60,48 @@ impl Default for CrashOptions {
             transactions: 20,
             cuts: 20,
             seed: 0,
+            cut_at: CutAt::Requests,
+            recovery: RecoveryVariant::Correct,
         }
     }
+}
+
+/// Where a crash run's power cuts fall.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CutAt {
+    /// Inside a device request drawn among the workload's (torn programs, damaged paired
+    /// pages, interrupted erases).
+    #[default]
+    Requests,
+    /// Between transactions: after the acknowledged commit of a transaction drawn among the
+    /// workload's (the setup included), with no request in flight.
+    Commits,
+}
+
+impl std::str::FromStr for CutAt {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "requests" => Ok(CutAt::Requests),
+            "commits" => Ok(CutAt::Commits),
+            _ => Err(format!("--cut-at {text:?}: expected requests or commits")),
+        }
+    }
+}
+
+/// Refuses a device outside the power-loss contract the checks assume: cells with paired
+/// pages (MLC, TLC, QLC) need the page mapping's paired-page padding (a cut programming an
+/// upper page damages its lower page, which may hold an acknowledged write).
+pub fn check_contract(ssd: &Ssd) -> SqlResult<()> {
+    let f = &ssd.config().ftl;
+    let bits = ssd.nand().timing().layout.page_type_count();
+    if bits > 1 && !(f.paired_page_padding && f.mapping == MappingKind::Page) {
+        return Err(SqlError::Usage(format!(
+            "sql-crash: the device has {bits} bits per cell without paired-page padding, so a cut damages lower pages of acknowledged writes (the FTL's gap, not SQLite's); set [ssd.mapping] paired_page_padding = true (page mapping) or use SLC cells"
+        )));
+    }
+    Ok(())
 }
 
 /// What the cuts found.
@@ -163,6 +220,7 @@ fn open_traced_with(
     sync: Option<&'static str>,
 ) -> SqlResult<(SqlDb, u64)> {
     let (mut ssd, seed) = device.new_ssd(Some(o.seed))?;
+    check_contract(&ssd)?;
     ssd.start_power_trace()?;
     let db = SqlDb::open(ssd, seed, options_with(o.journal_mode, sync).0)?;
     Ok((db, seed))
@@ -171,9 +229,24 @@ fn open_traced_with(
 /// Runs the workload until the power is lost; returns the transactions acknowledged and the
 /// one the cut fell in (if any).
 fn run_workload(db: &mut SqlDb, steps: &[Step]) -> (i64, Option<u32>) {
+    run_workload_until(db, steps, None)
+}
+
+/// [`run_workload`], cutting the power right after step `cut_after` (its commit
+/// acknowledged) when given.
+fn run_workload_until(
+    db: &mut SqlDb,
+    steps: &[Step],
+    cut_after: Option<usize>,
+) -> (i64, Option<u32>) {
     let mut acked = -1i64; // -1: not even the setup
-    for step in steps {
+    for (i, step) in steps.iter().enumerate() {
         match db.run_script(&step.sql) {
+            Ok(_) if cut_after == Some(i) => {
+                // (a failed cut leaves no cut to take: the caller reports it)
+                let _ = db.disk().and_then(|mut d| d.cut_power_now());
+                return (i64::from(step.tx), None);
+            }
             Ok(_) => acked = i64::from(step.tx),
             Err(_) => {
                 let lost = db.disk().map(|d| d.power_lost()).unwrap_or(true);
@@ -253,33 +326,46 @@ fn run_crash_observed(
             report.interrupted = true;
             return Ok(report);
         }
-        let at_request = 1 + next(requests);
-        let after_events = next(64);
+        let point = match o.cut_at {
+            CutAt::Requests => CutPoint::Request {
+                at_request: 1 + next(requests),
+                after_events: next(64),
+            },
+            CutAt::Commits => CutPoint::AfterStep(next(steps.len() as u64) as usize),
+        };
         let config = CutConfig {
             seed: o.seed ^ u64::from(cut_index),
             ..CutConfig::default()
         };
-        let outcome = one_cut(
-            device,
-            o,
-            sync,
-            &steps,
-            (at_request, after_events),
-            config,
-            &mut report,
-        )?;
+        let outcome = one_cut(device, o, sync, &steps, point, config, &mut report)?;
         report.cuts += 1;
         if let Some(problem) = outcome {
             report.violations += 1;
             if report.examples.len() < 10 {
-                report.examples.push(format!(
-                    "cut {cut_index} (request {at_request}, after {after_events} events): {problem}"
-                ));
+                let at = match point {
+                    CutPoint::Request {
+                        at_request,
+                        after_events,
+                    } => format!("request {at_request}, after {after_events} events"),
+                    CutPoint::AfterStep(i) => format!("after the commit of transaction {i}"),
+                };
+                report
+                    .examples
+                    .push(format!("cut {cut_index} ({at}): {problem}"));
             }
         }
     }
     let _ = progress(o.cuts, o.cuts);
     Ok(report)
+}
+
+/// Where one cut falls.
+#[derive(Clone, Copy, Debug)]
+enum CutPoint {
+    /// Inside the `at_request`-th request, after `after_events` events.
+    Request { at_request: u64, after_events: u64 },
+    /// Right after the i-th step (transaction `i`, 0 the setup) was acknowledged.
+    AfterStep(usize),
 }
 
 /// One case: run to the cut, mount, reopen, check. `Some(problem)` on a violation.
@@ -288,22 +374,38 @@ fn one_cut(
     o: &CrashOptions,
     sync: &'static str,
     steps: &[Step],
-    (at_request, after_events): (u64, u64),
+    point: CutPoint,
     config: CutConfig,
     report: &mut CrashReport,
 ) -> SqlResult<Option<String>> {
     let (mut db, seed) = open_traced_with(device, o, Some(sync))?;
-    db.disk()?.arm_power_cut(at_request, after_events, config)?;
-    let (acked, in_flight) = run_workload(&mut db, steps);
+    let (acked, in_flight) = match point {
+        CutPoint::Request {
+            at_request,
+            after_events,
+        } => {
+            db.disk()?.arm_power_cut(at_request, after_events, config)?;
+            run_workload(&mut db, steps)
+        }
+        CutPoint::AfterStep(i) => {
+            db.disk()?.arm_power_cut(u64::MAX, 0, config)?;
+            run_workload_until(&mut db, steps, Some(i))
+        }
+    };
     let cut = db.disk()?.take_power_cut();
     drop(db);
     let Some(cut) = cut else {
+        if let CutPoint::AfterStep(i) = point {
+            return Err(SqlError::Usage(format!(
+                "sql-crash: the cut after transaction {i} did not happen"
+            )));
+        }
         return Ok(None); // the workload ended first
     };
     report.torn_programs += cut.report.torn_programs;
     report.interrupted_erases += cut.report.interrupted_erases;
     let (fresh, _) = device.new_ssd(Some(o.seed))?;
-    let recovered = fresh.recover_cut(&cut, RecoveryVariant::Correct);
+    let recovered = fresh.recover_cut(&cut, o.recovery);
     report.pages_uncommitted += recovered.report.pages_uncommitted;
     let mut ssd: Ssd = fresh;
     ssd.load_recovered(&cut, &recovered)?;

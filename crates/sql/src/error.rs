@@ -38,4 +38,33 @@ pub enum SqlError {
     },
 }
 
+impl SqlError {
+    /// Whether the error is the input's (a bad option, bad SQL, a constraint the SQL broke, a
+    /// missing file): a usage error. Otherwise the run failed on good input (the device
+    /// failed, filled up or lost power, SQLite met an I/O error or a corrupt file).
+    pub fn is_input_error(&self) -> bool {
+        use rusqlite::ErrorCode;
+        match self {
+            SqlError::Usage(_) | SqlError::NotFound { .. } => true,
+            SqlError::Sqlite(rusqlite::Error::SqliteFailure(failure, _)) => matches!(
+                failure.code,
+                ErrorCode::Unknown // SQLITE_ERROR: syntax, no such table, …
+                    | ErrorCode::ConstraintViolation
+                    | ErrorCode::TypeMismatch
+                    | ErrorCode::ApiMisuse
+                    | ErrorCode::ParameterOutOfRange
+                    | ErrorCode::TooBig
+                    | ErrorCode::ReadOnly
+                    | ErrorCode::AuthorizationForStatementDenied
+            ),
+            SqlError::Sqlite(_) => true, // rusqlite's own checks (parameters, NUL bytes, …)
+            SqlError::Device(_)
+            | SqlError::BadFile { .. }
+            | SqlError::PowerLost
+            | SqlError::Interrupted
+            | SqlError::NoSpace { .. } => false,
+        }
+    }
+}
+
 pub type SqlResult<T> = Result<T, SqlError>;

@@ -40,18 +40,23 @@ pub enum RecoveryVariant {
     /// Broken: the OOB carries no sequence number, so the last intact copy the scan finds
     /// (in physical order) wins.
     NoSequence,
+    /// Broken: the scan leaves out each open block's newest page holding data (an off-by-one
+    /// at the write pointer), so an older copy of its LPA, or none, comes back.
+    SkipNewestPage,
 }
 
 impl RecoveryVariant {
-    /// Parses `correct`, `ignore-crc` or `lowest-sequence-wins`.
+    /// Parses `correct`, `ignore-crc`, `lowest-sequence-wins`, `no-sequence` or
+    /// `skip-newest-page`.
     pub fn parse(text: &str) -> Result<Self, String> {
         match text {
             "correct" => Ok(RecoveryVariant::Correct),
             "ignore-crc" => Ok(RecoveryVariant::IgnoreCrc),
             "lowest-sequence-wins" => Ok(RecoveryVariant::LowestSequenceWins),
             "no-sequence" => Ok(RecoveryVariant::NoSequence),
+            "skip-newest-page" => Ok(RecoveryVariant::SkipNewestPage),
             _ => Err(format!(
-                "recovery = {text:?}: expected correct, ignore-crc, lowest-sequence-wins or no-sequence"
+                "recovery = {text:?}: expected correct, ignore-crc, lowest-sequence-wins, no-sequence or skip-newest-page"
             )),
         }
     }
@@ -261,7 +266,31 @@ fn mount(
         if first > 0 {
             write_pointer[block as usize] = first;
         }
+        // the broken variant's scan end: one short of an open block's newest programmed page
+        let skipped = (variant == RecoveryVariant::SkipNewestPage)
+            .then(|| {
+                let programmed = |o: u32| {
+                    matches!(
+                        image.page(Ppa(block * ppb + o)),
+                        Some(PageImage::Programmed(_))
+                    )
+                };
+                // open: its last page is not programmed; the newest page holding data (paired
+                // page padding programs pages without an LPA after it)
+                if programmed(ppb - 1) {
+                    return None;
+                }
+                (0..ppb).rev().find(|&o| {
+                    matches!(image.page(Ppa(block * ppb + o)),
+                        Some(PageImage::Programmed(c)) if c.lpa.is_some())
+                })
+            })
+            .flatten();
         for offset in first..ppb {
+            if skipped == Some(offset) {
+                write_pointer[block as usize] = offset + 1;
+                continue;
+            }
             let ppa = Ppa(block * ppb + offset);
             report.pages_read += 1;
             die_time[die] += timing.read_time(offset) + transfer;

@@ -34,11 +34,14 @@ pub enum Mutation {
     /// DRAM only): a trimmed LPA's older page comes back after a flush (cases drawn with
     /// frequent trims and flushes).
     TrimLogSkipped,
+    /// The mount leaves out each open block's newest page holding data (an off-by-one at the
+    /// write pointer): the newest acknowledged write of an LPA there is lost.
+    SkipNewestPage,
 }
 
 impl Mutation {
     /// Parses `none`, `no-sequence`, `paired-pages-ignored`, `ack-before-durable`,
-    /// `checkpoint-before-data` or `trim-log-skipped`.
+    /// `checkpoint-before-data`, `trim-log-skipped` or `skip-newest-page`.
     pub fn parse(text: &str) -> Result<Self, String> {
         Ok(match text {
             "none" => Mutation::None,
@@ -47,9 +50,10 @@ impl Mutation {
             "ack-before-durable" => Mutation::AckBeforeDurable,
             "checkpoint-before-data" => Mutation::CheckpointBeforeData,
             "trim-log-skipped" => Mutation::TrimLogSkipped,
+            "skip-newest-page" => Mutation::SkipNewestPage,
             _ => {
                 return Err(format!(
-                    "--mutation {text:?}: expected none, no-sequence, paired-pages-ignored, ack-before-durable, checkpoint-before-data or trim-log-skipped"
+                    "--mutation {text:?}: expected none, no-sequence, paired-pages-ignored, ack-before-durable, checkpoint-before-data, trim-log-skipped or skip-newest-page"
                 ));
             }
         })
@@ -169,10 +173,10 @@ pub fn draw_case(seed: u64, index: u64, mutation: Mutation) -> DrawnCase {
             cut_point: CutPoint::End,
             paired_damage_probability: paired_damage,
             hold_up_energy_uj: hold_up,
-            recovery: if mutation == Mutation::NoSequence {
-                RecoveryVariant::NoSequence
-            } else {
-                RecoveryVariant::Correct
+            recovery: match mutation {
+                Mutation::NoSequence => RecoveryVariant::NoSequence,
+                Mutation::SkipNewestPage => RecoveryVariant::SkipNewestPage,
+                _ => RecoveryVariant::Correct,
             },
         },
         cycles: 1 + rng.below(4),
@@ -408,6 +412,7 @@ mod tests {
             Mutation::AckBeforeDurable,
             Mutation::CheckpointBeforeData,
             Mutation::TrimLogSkipped,
+            Mutation::SkipNewestPage,
         ] {
             let s = crash(1, 600, mutation, |_| std::ops::ControlFlow::Continue(())).unwrap();
             assert!(s.violations.total() > 0, "{mutation:?}: {s:?}");

@@ -536,15 +536,16 @@ fn resolve_nand(source: Source<'_>, nand: &toml::Table, base_dir: &Path) -> LabR
     Ok(config)
 }
 
-/// Deserializes `[workload]` as the type its `kind` names, so that an error names the key
-/// inside it (`workload.request_count`): the `kind`-tagged enum alone reports every error at
-/// `workload`. Nothing to check when the kind is missing or unknown (the whole config's
-/// error names that).
 /// A synthetic workload without its own `seed` takes `[run] seed`, so that the run's one seed
 /// (`--seed`, a sweep over `run.seed`) drives the generator too; a `workload.seed` written in
-/// the config is kept (a run seed of 0, the default, gives generator seed 0 as before).
+/// the config is kept (a run seed of 0, the default, gives generator seed 0 as before). A run
+/// seed that is not a non-negative integer is left for `[run]`'s own error to name.
 fn seed_the_generator(table: &mut toml::Table) {
-    let run_seed = table.get("run").and_then(|run| run.get("seed")).cloned();
+    let run_seed = table
+        .get("run")
+        .and_then(|run| run.get("seed"))
+        .filter(|seed| seed.as_integer().is_some_and(|s| s >= 0))
+        .cloned();
     let Some(toml::Value::Table(workload)) = table.get_mut("workload") else {
         return;
     };
@@ -555,6 +556,10 @@ fn seed_the_generator(table: &mut toml::Table) {
     }
 }
 
+/// Deserializes `[workload]` as the type its `kind` names, so that an error names the key
+/// inside it (`workload.request_count`): the `kind`-tagged enum alone reports every error at
+/// `workload`. Nothing to check when the kind is missing or unknown (the whole config's
+/// error names that).
 fn check_workload_keys(source: Source<'_>, table: &toml::Table) -> LabResult<()> {
     let Some(toml::Value::Table(workload)) = table.get("workload") else {
         return Ok(());

@@ -340,3 +340,16 @@ fn same_config_and_seed_give_identical_metrics() {
     let b = stack(SMALL).unwrap().run(None, &Control::new()).unwrap();
     assert_eq!(a.metrics, b.metrics);
 }
+
+/// A bad `[run] seed` is blamed on `run.seed`, not on the `workload.seed` it would seed.
+#[test]
+fn a_bad_run_seed_names_run_seed() {
+    for bad in ["-1", "1.5", "\"x\""] {
+        let text = SMALL.replace("seed = 3", &format!("seed = {bad}"));
+        let e = error(&text);
+        assert!(
+            e.contains("run.seed") && !e.contains("workload.seed"),
+            "{bad}: {e}"
+        );
+    }
+}

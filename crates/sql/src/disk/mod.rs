@@ -255,6 +255,17 @@ impl SimDisk {
         Ok(())
     }
 
+    /// Cuts the armed power now, between requests (nothing in flight); the disk stays dead.
+    pub fn cut_power_now(&mut self) -> SqlResult<()> {
+        let Some(cut) = self.cut.as_mut() else {
+            return Err(SqlError::Usage(
+                "power cut: no cut is armed (SimDisk::arm_power_cut)".into(),
+            ));
+        };
+        cut.cut_now(&mut self.ssd)?;
+        Ok(())
+    }
+
     /// Requests counted since the cut was armed.
     pub fn requests_since_armed(&self) -> u64 {
         self.cut.as_ref().map_or(0, ArmedCut::requests)
