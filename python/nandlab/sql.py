@@ -120,17 +120,17 @@ Timestamp = datetime.datetime
 Binary = bytes
 
 
-def DateFromTicks(ticks: float) -> datetime.date:  # noqa: N802 (PEP 249's name)
+def DateFromTicks(ticks: float) -> datetime.date:
     """The local date of ``ticks`` seconds since the epoch."""
     return Date(*time.localtime(ticks)[:3])
 
 
-def TimeFromTicks(ticks: float) -> datetime.time:  # noqa: N802 (PEP 249's name)
+def TimeFromTicks(ticks: float) -> datetime.time:
     """The local time of day of ``ticks`` seconds since the epoch."""
     return Time(*time.localtime(ticks)[3:6])
 
 
-def TimestampFromTicks(ticks: float) -> datetime.datetime:  # noqa: N802 (PEP 249's name)
+def TimestampFromTicks(ticks: float) -> datetime.datetime:
     """The local date and time of ``ticks`` seconds since the epoch."""
     return Timestamp(*time.localtime(ticks)[:6])
 
