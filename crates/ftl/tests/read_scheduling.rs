@@ -75,7 +75,18 @@ fn reads_go_first_and_suspend_programs_and_erases() {
     assert_eq!(f.chip_ops.reads_ahead, 0);
     assert_eq!(f.chip_ops.suspended_reads + p.chip_ops.suspended_reads, 0);
     assert!(p.chip_ops.reads_ahead > 0 && s.chip_ops.suspended_reads > 0);
-    assert!(p.read.lat.p99_us < f.read.lat.p99_us);
+    assert!(p.read.lat.p99_us <= f.read.lat.p99_us);
     assert!(s.read.lat.p99_us < p.read.lat.p99_us);
+    // reads of pages whose GC move had not run are served from the move's source, so no read
+    // waits behind a queue of GC work: p99.9 1.9 ms under every policy (45 / 42 / 42 ms when
+    // such a read waited for its page's move and everything queued before it)
+    assert!(f.chip_ops.reads_of_moving_pages > 0);
+    for r in [&f, &p, &s] {
+        assert!(
+            r.read.lat.p999_us < 5_000.0,
+            "read p99.9 {}",
+            r.read.lat.p999_us
+        );
+    }
     suspend.check_consistency().unwrap();
 }

@@ -26,7 +26,7 @@ use crate::address::{BlockId, DieId, PlaneId, Ppa};
 use crate::config::GcScheduling;
 use crate::flash::emit::{PendingOp, Tag};
 use nandlab_nand::OpKind;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 /// A queued op and its decision number (interleaved GC orders the two queues by it).
 #[derive(Clone, Copy, Debug)]
@@ -59,6 +59,10 @@ pub(crate) struct OpQueues {
     urgent_free_blocks: u32,
     /// GC ops that went to the chip before a waiting host op because GC was urgent.
     urgent_passes: u64,
+    /// Interleaved GC: the source page of each queued GC copyback, by its destination page
+    /// (a host read of a page whose move has not run yet reads the source:
+    /// [`OpQueues::moved_from`]).
+    moves_pending: HashMap<Ppa, Ppa>,
 }
 
 impl OpQueues {
@@ -98,6 +102,7 @@ impl OpQueues {
             planes_per_die,
             urgent_free_blocks,
             urgent_passes: 0,
+            moves_pending: HashMap::new(),
         }
     }
 
@@ -217,6 +222,9 @@ impl OpQueues {
         if !(self.interleaved() && matches!(op.tag, Tag::Gc(_))) {
             return false;
         }
+        if op.kind == OpKind::Copyback {
+            self.moves_pending.insert(op.target, op.source);
+        }
         if let Some(block) = self.written_block(op) {
             self.gc_pending_by_block[block.index()] += 1;
             if op.kind == OpKind::Erase {
@@ -266,6 +274,9 @@ impl OpQueues {
     #[cold]
     #[inline(never)]
     fn depends_on_older_gc(&self, die: DieId, host: &Queued) -> bool {
+        if host.op.kind == OpKind::Read {
+            return self.read_waits_for_older_gc(die, host);
+        }
         let touched =
             [host.op.source, host.op.target].map(|p| (!p.is_none()).then(|| self.block(p)));
         self.gc[die.index()]
@@ -273,6 +284,37 @@ impl OpQueues {
             .take_while(|gc| gc.decided < host.decided)
             .filter_map(|gc| self.written_block(&gc.op))
             .any(|b| touched.contains(&Some(b)))
+    }
+
+    /// [`OpQueues::depends_on_older_gc`] for a host read: it waits only for older GC work that
+    /// programs its own page (a move whose copy it reads). The other pages GC programs into the
+    /// same block meanwhile (the GC write frontier takes a victim's valid pages one after
+    /// another) do not hold it: waiting for them had put a host read, and every host op
+    /// behind it on the die, behind whole victims' moves (seconds of die time when GC decided
+    /// several victims at once) whenever it read a page moved earlier into a block GC was
+    /// still filling. An older erase of its block needs no check of its own: a page read
+    /// after such an erase was programmed after it, and that program is older than the read.
+    fn read_waits_for_older_gc(&self, die: DieId, host: &Queued) -> bool {
+        let page = host.op.source;
+        self.gc[die.index()]
+            .iter()
+            .take_while(|gc| gc.decided < host.decided)
+            .any(|gc| match gc.op.kind {
+                OpKind::Program => gc.op.source == page,
+                OpKind::Copyback => gc.op.target == page,
+                _ => false,
+            })
+    }
+
+    /// Interleaved GC: the page a queued GC copyback moves to `page`, if its move has not gone
+    /// to the chip yet. That source page still holds the data: the victim's erase was decided
+    /// after the move and waits behind it in the die's GC queue.
+    #[inline]
+    pub fn moved_from(&self, page: Ppa) -> Option<Ppa> {
+        if self.moves_pending.is_empty() {
+            return None;
+        }
+        self.moves_pending.get(&page).copied()
     }
 
     /// The next op for `die` under the policy; `free_blocks(plane)` is the FTL's free-block
@@ -327,8 +369,11 @@ impl OpQueues {
     }
 
     /// A GC op leaves its queue: no longer pending on the block it writes (nor, an erase, on
-    /// its plane).
+    /// its plane; nor, a copyback, a move a host read may be served from).
     fn uncount_gc(&mut self, op: &PendingOp) {
+        if op.kind == OpKind::Copyback {
+            self.moves_pending.remove(&op.target);
+        }
         if let Some(block) = self.written_block(op) {
             self.gc_pending_by_block[block.index()] -= 1;
             if op.kind == OpKind::Erase {

@@ -75,6 +75,9 @@ pub(crate) struct SchedCounters {
     /// Host reads sent to the chip ahead of ops waiting in their die's queue
     /// (`ftl.read_scheduling`).
     pub reads_ahead: u64,
+    /// Host reads of a page whose GC copyback had not run, served from the copyback's source
+    /// (interleaved GC).
+    pub reads_of_moving_pages: u64,
 }
 
 /// The flash scheduler (see the module documentation).
@@ -199,17 +202,45 @@ impl FlashScheduler {
     /// die and the die has room: the caller submits it), else it is queued (ops wait only while
     /// the die is full: [`FlashScheduler::next`] runs at each of its completions).
     /// With `ftl.read_scheduling` on, a host read whose page is programmed goes now whatever
-    /// waits ([`FlashScheduler::read_goes_first`]).
+    /// waits ([`FlashScheduler::read_goes_first`]). Under interleaved GC, a host read of a page
+    /// whose GC move has not gone to the chip reads the move's source instead, now
+    /// ([`FlashScheduler::read_moved_page`]: `op` is changed).
     #[inline(always)]
-    pub fn place(&mut self, die: DieId, op: PendingOp, nand: &NandSim, oob: &OobStore) -> bool {
+    pub fn place(
+        &mut self,
+        die: DieId,
+        op: &mut PendingOp,
+        nand: &NandSim,
+        oob: &OobStore,
+    ) -> bool {
         if (self.queues.is_empty(die) && self.die_slots.can_take(nand.die_ops_in_flight(die), 0))
-            || (self.config.reads_first && self.read_goes_first(op, oob))
+            || (self.config.reads_first && self.read_goes_first(*op, oob))
+            || (self.queues.interleaved() && host_read(*op) && self.read_moved_page(op))
         {
-            true
-        } else {
-            self.queues.push(die, op);
-            false
+            return true;
         }
+        self.queues.push(die, *op);
+        false
+    }
+
+    /// Interleaved GC: whether host read `op` is of a page a queued GC copyback has not
+    /// written yet; if so it is turned into a read of the copyback's source page, which goes
+    /// to the chip now, as a controller serves a read of a page under migration from its old
+    /// location. The source still holds the data (the victim's erase waits behind the move in
+    /// the die's GC queue, and the chip runs a die's ops in submission order); waiting in the
+    /// queue instead would put the read, and the host ops behind it, behind every GC op queued
+    /// before the move. Only copybacks are tracked (source and copy on one plane, so the read
+    /// stays on its die); a read of a page moved by a read and a program waits for the
+    /// program ([`OpQueues`]).
+    #[cold]
+    #[inline(never)]
+    fn read_moved_page(&mut self, op: &mut PendingOp) -> bool {
+        let Some(source) = self.queues.moved_from(op.source) else {
+            return false;
+        };
+        op.source = source;
+        self.counters.reads_of_moving_pages += 1;
+        true
     }
 
     /// Whether host read `op` may go to the chip ahead of the ops waiting for its die: its

@@ -45,6 +45,7 @@ impl Ssd {
             multiplane_from_queue: sched.queued_merges,
             reads_ahead: sched.reads_ahead,
             suspended_reads: stats.suspended_reads,
+            reads_of_moving_pages: sched.reads_of_moving_pages,
         }
     }
 }

@@ -631,9 +631,12 @@ impl Ssd {
     /// Hands `op` to the chip now if nothing waits for its die and the die has room, else
     /// the scheduler queues it.
     #[inline(always)]
-    fn dispatch(&mut self, op: PendingOp) -> FtlResult<()> {
+    fn dispatch(&mut self, mut op: PendingOp) -> FtlResult<()> {
         let die = self.sched.codec().die_of(op.source);
-        if self.sched.place(die, op, &self.chip.nand, &self.flash.oob) {
+        if self
+            .sched
+            .place(die, &mut op, &self.chip.nand, &self.flash.oob)
+        {
             self.submit_to_chip(die, op)
         } else {
             Ok(())

@@ -114,6 +114,10 @@ pub struct ChipOpModes {
     /// (`ftl.read_scheduling = "suspend"`; absent when 0).
     #[serde(skip_serializing_if = "is_zero_u64")]
     pub suspended_reads: u64,
+    /// Host reads of a page whose GC move had not run yet, served from the page it was
+    /// moved from (interleaved GC; absent when 0).
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub reads_of_moving_pages: u64,
 }
 
 fn is_zero_u64(n: &u64) -> bool {
@@ -136,6 +140,7 @@ impl ChipOpModes {
             multiplane_from_queue: self.multiplane_from_queue - start.multiplane_from_queue,
             reads_ahead: self.reads_ahead - start.reads_ahead,
             suspended_reads: self.suspended_reads - start.suspended_reads,
+            reads_of_moving_pages: self.reads_of_moving_pages - start.reads_of_moving_pages,
         }
     }
 }
