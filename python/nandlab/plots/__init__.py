@@ -15,7 +15,8 @@ summary.json) marked on the plot::
 ``@plots.register("ftl-gc-policies")`` above a function of the same shape (a module of
 figures for another paper imports `register` from here and is imported at the end of this one).
 The figures live by paper: `nandlab.plots.nfs` (NANDFlashSim), `nandlab.plots.miyaji` (paper 000,
-Miyaji et al.) and `nandlab.plots.ftl` (the FTL's GC policies).
+Miyaji et al.), `nandlab.plots.ftl` (the FTL's GC policies) and `nandlab.plots.ctrl` (read
+scheduling and program/erase suspension).
 """
 
 from __future__ import annotations
@@ -149,6 +150,7 @@ def png_bytes(fig: Figure, dpi: int = 150) -> bytes:
 
 
 # The figure modules register themselves on import; they import the names above, so they come last.
+from nandlab.plots.ctrl import ctrl_suspend  # noqa: E402
 from nandlab.plots.ftl import ftl_gc_policies  # noqa: E402
 from nandlab.plots.miyaji import (  # noqa: E402
     miyaji_ablation,
@@ -179,6 +181,7 @@ __all__ = [
     "FIGURES",
     "FigureFunction",
     "Source",
+    "ctrl_suspend",
     "ftl_gc_policies",
     "load",
     "miyaji_ablation",

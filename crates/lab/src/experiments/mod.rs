@@ -1,6 +1,7 @@
 //! Paper reproductions: each experiment is a configuration sweep over the stack whose outputs
 //! are a flat `summary.json` (`"experiment": id` plus named numeric metrics) and CSV curves.
 
+mod ctrl;
 mod ftl;
 pub mod gc_policies;
 pub mod measure;
@@ -208,6 +209,7 @@ pub fn registry() -> impl Iterator<Item = &'static Experiment> {
     miyaji::EXPERIMENTS
         .iter()
         .chain(ftl::EXPERIMENTS)
+        .chain(ctrl::EXPERIMENTS)
         .chain(nfs::EXPERIMENTS)
         .chain(pcm::EXPERIMENTS)
         .chain(pcm_join::EXPERIMENTS)
