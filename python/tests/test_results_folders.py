@@ -49,7 +49,12 @@ def test_run_folders_load_with_their_metrics(root: Path) -> None:
     r = plots.load(root / "run")
     assert r.experiment == "run"
     assert r.metrics["requests"] == 2000
-    assert {"latency_cdf", "erase_histogram", "valid_page_map"} <= set(r.curves())
+    assert {"latency_cdf", "erase_histogram", "valid_page_map", "timeseries"} <= set(r.curves())
+    series = r.curve("timeseries")
+    # every request completed in some interval: the rows add up to the run's requests
+    widths = series["t_end_s"].diff().fillna(series["t_end_s"].iloc[0])
+    done = ((series["read_iops"] + series["write_iops"]) * widths).sum()
+    assert done == pytest.approx(2000, rel=1e-6)
     engine = plots.load(root / "engine")
     assert engine.experiment == "run"
     assert "queries_per_s" in engine.metrics
@@ -66,6 +71,7 @@ def test_every_kind_of_folder_has_a_figure(root: Path, name: str) -> None:
     titles = [ax.get_title() for ax in fig.axes if ax.get_visible()]
     if name in ("run", "replay"):
         assert titles[:3] == ["latency CDF", "erase-count histogram", "valid pages per block"]
+        assert titles[3:5] == ["throughput over time", "p99 latency over time"]
     if name == "sweep":
         # one panel per metric that varies, against the key varying fastest
         assert "waf" in titles

@@ -133,7 +133,13 @@ def test_report_files_are_byte_identical_from_cli_and_python(tmp_path: Path) -> 
         check=True,
         capture_output=True,
     )
-    files = ["report.json", "latency_cdf.csv", "erase_histogram.csv", "valid_page_map.csv"]
+    files = [
+        "report.json",
+        "latency_cdf.csv",
+        "erase_histogram.csv",
+        "valid_page_map.csv",
+        "timeseries.csv",
+    ]
     for name in files:
         py, cli = (tmp_path / side / name for side in ("py", "cli"))
         assert py.read_bytes() == cli.read_bytes(), name

@@ -82,4 +82,4 @@ pub use ssd::{
     PRECONDITION_PROGRESS_WRITES, Precondition, Ssd, TxStats, WriteState, WriteStateCounts,
     logical_pages, simulate,
 };
-pub use stats::{ChipOpModes, FtlCounters, SsdReport};
+pub use stats::{ChipOpModes, FtlCounters, SsdReport, TimeSeriesRow};

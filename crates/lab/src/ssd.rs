@@ -139,8 +139,9 @@ impl<I: Iterator<Item = Result<BlockRequest, WorkloadError>>> Iterator for Fold<
     }
 }
 
-/// Writes `report.json` (fio-like sections), `latency_cdf.csv`, `erase_histogram.csv` and
-/// `valid_page_map.csv` into `dir`.
+/// Writes `report.json` (fio-like sections), `latency_cdf.csv`, `erase_histogram.csv`,
+/// `valid_page_map.csv` and `timeseries.csv` (the run per interval of simulated time) into
+/// `dir`.
 pub fn write_ssd_results(run: &SsdRun, dir: &Path) -> LabResult<()> {
     write_file(&dir.join("report.json"), &(run.to_json_pretty() + "\n"))?;
     let report = &run.report;
@@ -160,6 +161,10 @@ pub fn write_ssd_results(run: &SsdRun, dir: &Path) -> LabResult<()> {
         hist += &format!("{},{}\n", bin.erase_count, bin.blocks);
     }
     write_file(&dir.join("erase_histogram.csv"), &hist)?;
+    write_file(
+        &dir.join("timeseries.csv"),
+        &timeseries_csv(&report.timeseries),
+    )?;
     let map = &report.valid_page_map;
     let mut csv = String::from("plane,block,valid_pages\n");
     for row in 0..map.rows {
@@ -168,6 +173,32 @@ pub fn write_ssd_results(run: &SsdRun, dir: &Path) -> LabResult<()> {
         }
     }
     write_file(&dir.join("valid_page_map.csv"), &csv)
+}
+
+/// `timeseries.csv`: one row per interval of simulated time (`nandlab_ftl::TimeSeriesRow`).
+pub fn timeseries_csv(rows: &[nandlab_ftl::TimeSeriesRow]) -> String {
+    let mut csv = String::from(
+        "t_end_s,read_iops,write_iops,read_mib_s,write_mib_s,read_p50_us,read_p99_us,\
+         write_p50_us,write_p99_us,write_p999_us,waf,free_blocks\n",
+    );
+    for r in rows {
+        csv += &format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            r.t_end_s,
+            r.read_iops,
+            r.write_iops,
+            r.read_mib_s,
+            r.write_mib_s,
+            r.read_p50_us,
+            r.read_p99_us,
+            r.write_p50_us,
+            r.write_p99_us,
+            r.write_p999_us,
+            r.waf,
+            r.free_blocks
+        );
+    }
+    csv
 }
 
 /// Writes the files of `nandlab run --out` for any stack run: `config.json` (the resolved

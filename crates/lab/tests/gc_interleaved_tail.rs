@@ -121,3 +121,37 @@ fn interleaved_gc_keeps_read_and_write_tails_short_with_reads_in_the_mix() {
     );
     assert!(read_p99(&interleaved) * 100.0 < read_p99(&blocking));
 }
+
+/// The time series of the example's run shows the GC cliff as it happens (issue 34 item 5):
+/// under blocking GC some intervals' writes wait behind whole GC rounds (their p99 over
+/// 100 ms), under interleaved GC none does; both series cover the run and add up to its writes.
+#[test]
+fn the_time_series_shows_when_blocking_gc_stalls_writes() {
+    use nandlab_lab::stack::StackOutcome;
+    let series = |run: &StackRun| match &run.outcome {
+        StackOutcome::Ssd { run, .. } => run.report.timeseries.clone(),
+        _ => panic!("a block run"),
+    };
+    let (blocking, interleaved) = (run("blocking"), run("interleaved"));
+    for (run, rows) in [
+        (&blocking, series(&blocking)),
+        (&interleaved, series(&interleaved)),
+    ] {
+        assert!(rows.len() >= 100, "{} rows", rows.len());
+        let mut written = 0.0;
+        let mut start = 0.0;
+        for r in &rows {
+            written += r.write_iops * (r.t_end_s - start);
+            start = r.t_end_s;
+        }
+        assert!(
+            (written - metric(run, "requests")).abs() < 1e-3,
+            "{written}"
+        );
+    }
+    let worst = |rows: &[nandlab_ftl::TimeSeriesRow]| {
+        rows.iter().map(|r| r.write_p99_us).fold(0.0, f64::max)
+    };
+    assert!(worst(&series(&blocking)) > 100_000.0);
+    assert!(worst(&series(&interleaved)) < 50_000.0);
+}

@@ -1,8 +1,9 @@
 """Figures of `nandlab run`, `replay`, `fio` and `sweep` results folders.
 
 A run folder (report.json, metrics.json, and for block workloads latency_cdf.csv,
-erase_histogram.csv, valid_page_map.csv) gets the latency CDF per operation, the erase-count
-histogram and the valid-page map as a heat map (plane by block); an engine run (report.json
+erase_histogram.csv, valid_page_map.csv, timeseries.csv) gets the latency CDF per operation,
+the erase-count histogram, the valid-page map as a heat map (plane by block), and throughput and
+p99 latency over simulated time; an engine run (report.json
 with the engine's metrics only) gets its metric row. A sweep folder (sweep.csv) gets each
 metric against the swept key (the key varying fastest on the x axis, one line per value of
 the other keys).
@@ -49,13 +50,45 @@ def run_figure(source: Source) -> Figure:
     title = f"nandlab run: {r.out.name}" + (" (interrupted)" if r.interrupted else "")
     if not panels:
         return _metrics_figure(title, r.metrics)
-    axes = _figure(title, len(panels), len(panels), (4.6, 3.9))
-    for ax, name in zip(axes, panels, strict=True):
+    series = "timeseries" in curves
+    count = len(panels) + (2 if series else 0)
+    axes = _figure(title, count, min(count, 3), (4.6, 3.9))
+    for ax, name in zip(axes[: len(panels)], panels, strict=True):
         df = r.curve(name)
         {"latency_cdf": _cdf, "erase_histogram": _histogram, "valid_page_map": _valid_map}[name](
             ax, df
         )
+    if series:
+        df = r.curve("timeseries")
+        _throughput_over_time(axes[len(panels)], df)
+        _latency_over_time(axes[len(panels) + 1], df)
     return axes[0].figure  # type: ignore[return-value]
+
+
+def _throughput_over_time(ax: Axes, df: pd.DataFrame) -> None:
+    """Requests completed per second in each interval of `timeseries.csv` (a stall: zero)."""
+    for op in ("read", "write"):
+        if df[f"{op}_iops"].any():
+            ax.step(df["t_end_s"], df[f"{op}_iops"], where="post", label=op, linewidth=0.8)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("completed requests per second")
+    ax.set_title("throughput over time")
+    if ax.get_lines():
+        ax.legend(frameon=False)
+
+
+def _latency_over_time(ax: Axes, df: pd.DataFrame) -> None:
+    """The p99 latency of the requests completed in each interval (log scale)."""
+    for op in ("read", "write"):
+        done = df[df[f"{op}_iops"] > 0]
+        if len(done):
+            ax.plot(done["t_end_s"], done[f"{op}_p99_us"], label=f"{op} p99", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("latency (µs)")
+    ax.set_title("p99 latency over time")
+    if ax.get_lines():
+        ax.legend(frameon=False)
 
 
 def _cdf(ax: Axes, df: pd.DataFrame) -> None:

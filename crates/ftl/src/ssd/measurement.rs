@@ -4,11 +4,14 @@
 
 use crate::address::Lpa;
 use crate::controller::Totals as ControllerTotals;
+use crate::stats::timeseries::TimeSeries;
 use crate::stats::{ChipOpModes, Measure};
 
 #[derive(Debug, Default)]
 pub(super) struct Measurement {
     pub measure: Measure,
+    /// The measurement per interval of simulated time.
+    pub series: TimeSeries,
     /// The counters at the start of the measurement ([`super::Ssd::reset_measurement`]).
     pub start: MeasureStart,
     /// The LPAs of the valid pages of the block GC erases next, as of the last refresh.

@@ -68,6 +68,8 @@ impl Ssd {
             idle_energy_pj_at_start: self.chip.nand.idle_energy_pj(),
             ..Measure::default()
         };
+        self.measurement.series =
+            crate::stats::timeseries::TimeSeries::new(self.now, self.series_state());
         self.flash.gc_latency = LatencyHistogram::new();
         if let Some(c) = &self.controller {
             self.measurement.start.controller = c.totals();
@@ -151,6 +153,28 @@ impl Ssd {
                 gather: section(HostOp::Gather),
                 counters: s.counters,
             }),
+            timeseries: self
+                .measurement
+                .series
+                .rows(m.last_completion, self.series_state()),
+        }
+    }
+
+    /// The device state a time-series interval closes with.
+    pub(super) fn series_state(&self) -> crate::stats::timeseries::DeviceState {
+        let m = &self.measurement.measure;
+        let (read, write) = (
+            &m.by_op[op_index(HostOp::Read)],
+            &m.by_op[op_index(HostOp::Write)],
+        );
+        crate::stats::timeseries::DeviceState {
+            reads: read.requests,
+            writes: write.requests,
+            read_bytes: read.bytes,
+            write_bytes: write.bytes,
+            host_pages_written: self.flash.counters.host_pages_written,
+            flash_pages_programmed: self.flash.counters.flash_pages_programmed,
+            free_blocks: self.flash.blocks.free_total(),
         }
     }
 }

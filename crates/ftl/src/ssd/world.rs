@@ -519,6 +519,13 @@ impl Ssd {
         let watched = self.host.is_watched(slot);
         let s = &mut self.host.requests.slots[slot as usize];
         let latency = self.now - s.start;
+        let op = s.op;
+        if self.measurement.series.due(self.now) {
+            let state = self.series_state();
+            self.measurement.series.close_until(self.now, state);
+        }
+        self.measurement.series.record(op, latency);
+        let s = &mut self.host.requests.slots[slot as usize];
         let m = self.measurement.measure.op_mut(s.op);
         m.requests += 1;
         m.bytes += s.size_bytes;

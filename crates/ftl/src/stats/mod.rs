@@ -2,11 +2,13 @@
 //! fio-like [`SsdReport`].
 
 mod report;
+pub(crate) mod timeseries;
 
 pub use report::{
     ChipOpModes, EnergySection, EraseBin, EraseSummary, IoSection, PlacementReport, SimSection,
     SsdReport, ValidPageMap,
 };
+pub use timeseries::TimeSeriesRow;
 
 use crate::host::HostOp;
 use nandlab_core::{LatencyHistogram, SimTime};
