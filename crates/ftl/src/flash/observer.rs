@@ -42,6 +42,9 @@ pub(crate) trait FlashObserver: std::fmt::Debug + Send {
     /// A chip op that stands for no decision of its own went to `die` right after the op just
     /// submitted there (a search command's page-open and page-close, a fallback read).
     fn extra(&mut self, die: usize, kind: OpKind);
+    /// The host read of `from` decided for `die` (not yet submitted) reads `to` instead: the
+    /// page `from` was moved from by a GC copyback that has not run yet.
+    fn read_redirected(&mut self, _die: usize, _from: Ppa, _to: Ppa) {}
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
 }
@@ -87,6 +90,16 @@ impl Flash {
     pub(crate) fn trace_content(&mut self, ppa: Ppa) {
         if self.observed() {
             self.trace_content_slow(ppa);
+        }
+    }
+
+    /// The host read of `from` on `die` reads `to` instead, the source of the GC copyback that
+    /// has not written `from` yet (observers only).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn trace_read_redirected(&mut self, die: usize, from: Ppa, to: Ppa) {
+        for o in &mut self.emit.observers {
+            o.read_redirected(die, from, to);
         }
     }
 

@@ -179,6 +179,17 @@ impl FlashObserver for Trace {
         Trace::submitted(self, die, kind, source, target);
     }
 
+    /// The staged read of `from` reads `to` (a read changes no page: only its match with the
+    /// submission changes).
+    fn read_redirected(&mut self, die: usize, from: Ppa, to: Ppa) {
+        if let Some(op) = self.staged[die]
+            .iter_mut()
+            .find(|op| op.kind == OpKind::Read && op.source == from)
+        {
+            op.source = to;
+        }
+    }
+
     /// Joins the die's submitted ops as a programming-free op, so the fold takes one
     /// completion for it.
     fn extra(&mut self, die: usize, kind: OpKind) {

@@ -638,13 +638,19 @@ impl Ssd {
     /// Hands `op` to the chip now if nothing waits for its die and the die has room, else
     /// the scheduler queues it.
     #[inline(always)]
-    fn dispatch(&mut self, mut op: PendingOp) -> FtlResult<()> {
+    fn dispatch(&mut self, op: PendingOp) -> FtlResult<()> {
         let die = self.sched.codec().die_of(op.source);
+        let mut placed = op;
         if self
             .sched
-            .place(die, &mut op, &self.chip.nand, &self.flash.oob)
+            .place(die, &mut placed, &self.chip.nand, &self.flash.oob)
         {
-            self.submit_to_chip(die, op)
+            if placed.source != op.source && self.flash.observed() {
+                // a read of a page under GC migration reads the move's source
+                self.flash
+                    .trace_read_redirected(die.index(), op.source, placed.source);
+            }
+            self.submit_to_chip(die, placed)
         } else {
             Ok(())
         }
