@@ -2,16 +2,23 @@
 //!
 //! Latencies are recorded in nanoseconds into an HDR histogram with three significant digits
 //! (relative error below 0.1 %), so memory stays fixed however long the run. Exact count, sum,
-//! min and max are kept beside it.
+//! min and max are kept beside it. Runs of one value (an uncontended chip gives the same latency
+//! to op after op) are counted in front of the histogram and recorded in one `record_n`, which
+//! leaves the histogram exactly as recording them one by one would.
 
 use crate::time::SimTime;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// Latency distribution of a stream of requests.
 #[derive(Clone, Debug)]
 pub struct LatencyHistogram {
     histogram: Histogram<u64>,
+    /// The value of the current run of equal samples, not yet in `histogram`.
+    run_ns: u64,
+    /// Length of that run (0: none).
+    run_count: u64,
     sum_ns: u128,
     min_ns: u64,
     max_ns: u64,
@@ -48,6 +55,8 @@ impl LatencyHistogram {
         LatencyHistogram {
             // Auto-resizing, 3 significant digits; starts small and grows with the range seen.
             histogram: Histogram::new(3).expect("3 significant digits is a valid HDR precision"),
+            run_ns: 0,
+            run_count: 0,
             sum_ns: 0,
             min_ns: u64::MAX,
             max_ns: 0,
@@ -57,18 +66,41 @@ impl LatencyHistogram {
     #[inline]
     pub fn record(&mut self, latency: SimTime) {
         let ns = latency.as_ps().div_ceil(1_000);
-        // Auto-resize makes record infallible for u64 values below 2^63.
-        self.histogram
-            .record(ns)
-            .expect("auto-resizing histogram accepts any latency below 2^63 ns");
+        if ns == self.run_ns {
+            self.run_count += 1;
+        } else {
+            self.flush_run();
+            self.run_ns = ns;
+            self.run_count = 1;
+        }
         self.sum_ns += u128::from(ns);
         self.min_ns = self.min_ns.min(ns);
         self.max_ns = self.max_ns.max(ns);
     }
 
+    /// Records the pending run of equal samples into the histogram.
+    #[inline]
+    fn flush_run(&mut self) {
+        if self.run_count > 0 {
+            record_run(&mut self.histogram, self.run_ns, self.run_count);
+            self.run_count = 0;
+        }
+    }
+
+    /// The histogram with the pending run in it (a copy only when a run is pending).
+    fn full(&self) -> Cow<'_, Histogram<u64>> {
+        if self.run_count == 0 {
+            return Cow::Borrowed(&self.histogram);
+        }
+        let mut h = self.histogram.clone();
+        record_run(&mut h, self.run_ns, self.run_count);
+        Cow::Owned(h)
+    }
+
     pub fn merge(&mut self, other: &LatencyHistogram) {
+        self.flush_run();
         self.histogram
-            .add(&other.histogram)
+            .add(&*other.full())
             .expect("auto-resizing histograms always merge");
         self.sum_ns += other.sum_ns;
         self.min_ns = self.min_ns.min(other.min_ns);
@@ -76,7 +108,7 @@ impl LatencyHistogram {
     }
 
     pub fn count(&self) -> u64 {
-        self.histogram.len()
+        self.histogram.len() + self.run_count
     }
 
     pub fn is_empty(&self) -> bool {
@@ -85,6 +117,10 @@ impl LatencyHistogram {
 
     /// Latency at quantile `q` in `[0, 1]`, in microseconds (0 when empty).
     pub fn quantile_us(&self, q: f64) -> f64 {
+        self.quantile_in(&self.full(), q)
+    }
+
+    fn quantile_in(&self, histogram: &Histogram<u64>, q: f64) -> f64 {
         if self.is_empty() {
             return 0.0;
         }
@@ -92,7 +128,7 @@ impl LatencyHistogram {
             return self.max_ns as f64 / 1_000.0;
         }
         // HDR reports the top of the value's bucket; never beyond the exact maximum
-        self.histogram.value_at_quantile(q).min(self.max_ns) as f64 / 1_000.0
+        histogram.value_at_quantile(q).min(self.max_ns) as f64 / 1_000.0
     }
 
     pub fn mean_us(&self) -> f64 {
@@ -106,14 +142,15 @@ impl LatencyHistogram {
         if self.is_empty() {
             return LatencySummary::default();
         }
+        let h = self.full();
         LatencySummary {
             count: self.count(),
             mean_us: self.mean_us(),
             min_us: self.min_ns as f64 / 1_000.0,
-            p50_us: self.quantile_us(0.50),
-            p90_us: self.quantile_us(0.90),
-            p99_us: self.quantile_us(0.99),
-            p999_us: self.quantile_us(0.999),
+            p50_us: self.quantile_in(&h, 0.50),
+            p90_us: self.quantile_in(&h, 0.90),
+            p99_us: self.quantile_in(&h, 0.99),
+            p999_us: self.quantile_in(&h, 0.999),
             max_us: self.max_ns as f64 / 1_000.0,
         }
     }
@@ -126,10 +163,11 @@ impl LatencyHistogram {
         }
         let mut points = Vec::new();
         let mut seen = 0u64;
-        for value in self.histogram.iter_recorded() {
+        let histogram = self.full();
+        for value in histogram.iter_recorded() {
             seen += value.count_at_value();
             points.push(CdfPoint {
-                latency_us: self.histogram.highest_equivalent(value.value_iterated_to()) as f64
+                latency_us: histogram.highest_equivalent(value.value_iterated_to()) as f64
                     / 1_000.0,
                 fraction: seen as f64 / total as f64,
             });
@@ -139,6 +177,15 @@ impl LatencyHistogram {
         }
         points
     }
+}
+
+/// Records `count` samples of `ns`.
+#[inline]
+fn record_run(histogram: &mut Histogram<u64>, ns: u64, count: u64) {
+    // Auto-resize makes record infallible for u64 values below 2^63.
+    histogram
+        .record_n(ns, count)
+        .expect("auto-resizing histogram accepts any latency below 2^63 ns");
 }
 
 #[cfg(test)]
@@ -183,6 +230,33 @@ mod tests {
         let h = LatencyHistogram::new();
         assert_eq!(h.summary(), LatencySummary::default());
         assert!(h.cdf().is_empty());
+    }
+
+    /// Runs of equal samples are counted in front of the histogram: every figure must still be
+    /// the one a plain HDR histogram fed sample by sample gives, before and after a merge.
+    #[test]
+    fn runs_of_equal_samples_report_like_single_records() {
+        let samples = [7u64, 7, 7, 3, 3, 900, 900, 900, 900, 7, 12_000, 12_000];
+        let mut h = LatencyHistogram::new();
+        let mut plain = Histogram::<u64>::new(3).unwrap();
+        for (i, us) in samples.iter().enumerate() {
+            h.record(SimTime::from_us(*us));
+            plain.record(us * 1_000).unwrap();
+            assert_eq!(h.count(), i as u64 + 1);
+            assert_eq!(*h.full(), plain);
+            let max_ns = samples[..=i].iter().max().unwrap() * 1_000;
+            let q = h.quantile_us(0.5);
+            assert_eq!(q, plain.value_at_quantile(0.5).min(max_ns) as f64 / 1_000.0);
+        }
+        assert_eq!(h.cdf().len(), 4);
+        let mut other = LatencyHistogram::new();
+        other.record(SimTime::from_us(5));
+        other.record(SimTime::from_us(5));
+        h.merge(&other);
+        plain.record_n(5_000, 2).unwrap();
+        assert_eq!(h.run_count, 0);
+        assert_eq!(h.histogram, plain);
+        assert_eq!(h.count(), samples.len() as u64 + 2);
     }
 
     #[test]

@@ -70,6 +70,9 @@ pub struct Trace {
     pub(crate) pending_checkpoint: Option<super::checkpoint::PendingCheckpoint>,
     /// The write sequence at the last checkpoint taken.
     pub(crate) checkpoint_sequence: u64,
+    /// Decided pages between map checkpoints (`ftl.map_checkpoint_interval_pages`; 0: none),
+    /// given when the trace starts.
+    pub(crate) checkpoint_interval_pages: u32,
     /// When a checkpoint commits (the `checkpoint-before-data` mutation breaks it).
     pub(crate) checkpoint_order: super::checkpoint::CheckpointOrder,
     /// Checkpoints committed since the trace started.
@@ -85,7 +88,7 @@ pub struct Trace {
 }
 
 impl Trace {
-    pub(crate) fn new(dies: u32, pages_per_die: u32) -> Self {
+    pub(crate) fn new(dies: u32, pages_per_die: u32, checkpoint_interval_pages: u32) -> Self {
         Trace {
             pages_per_die,
             dies: (0..dies).map(|_| VecDeque::new()).collect(),
@@ -95,6 +98,7 @@ impl Trace {
             image: None,
             pending_checkpoint: None,
             checkpoint_sequence: 0,
+            checkpoint_interval_pages,
             checkpoint_order: super::checkpoint::CheckpointOrder::AfterData,
             checkpoints_committed: 0,
             trimmed_at: Vec::new(),

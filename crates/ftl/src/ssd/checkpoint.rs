@@ -149,15 +149,16 @@ impl Ssd {
     /// Commits the pending checkpoint if it may, and takes a new one if one is due (called
     /// after every step of the power driver).
     pub(super) fn checkpoint_step(&mut self) {
-        let interval = self.config.ftl.map_checkpoint_interval_pages;
-        if interval == 0 {
-            return;
-        }
         let now_ps = self.now.as_ps();
         let write_sequence = self.flash.write_sequence;
         let Some(trace) = self.flash.power_trace_mut() else {
             return;
         };
+        // the trace's own setting, given when it started (no whole-config read here)
+        let interval = trace.checkpoint_interval_pages;
+        if interval == 0 {
+            return;
+        }
         if let Some(pending) = &trace.pending_checkpoint {
             let data_on_flash = trace.checkpoint_order == CheckpointOrder::BeforeData
                 || trace.done_through(pending.decided_through);

@@ -57,10 +57,11 @@ impl Ssd {
                 image.pages[ppa.index()] = PageImage::Programmed(content);
             }
         }
-        let mut trace = Trace::new(dies, pages_per_die);
+        let interval = self.config.ftl.map_checkpoint_interval_pages;
+        let mut trace = Trace::new(dies, pages_per_die, interval);
         trace.image = Some(image);
         self.flash.add_observer(Box::new(trace));
-        if self.config.ftl.map_checkpoint_interval_pages > 0 {
+        if interval > 0 {
             // the state the device starts from (a mount's, loaded by `load_recovered`) gets a
             // checkpoint at once: the next mount reads it instead of scanning everything
             self.take_checkpoint();
