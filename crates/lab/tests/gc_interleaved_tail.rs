@@ -14,10 +14,16 @@ use std::path::Path;
 const EXAMPLE: &str = include_str!("../../../examples/ssd-gc-interleaved.toml");
 
 fn run(scheduling: &str) -> StackRun {
-    let overrides = [(
+    run_with(scheduling, &[])
+}
+
+/// The example under `scheduling` with `more` overrides.
+fn run_with(scheduling: &str, more: &[(&str, toml::Value)]) -> StackRun {
+    let mut overrides = vec![(
         "ssd.gc.scheduling".to_string(),
         toml::Value::String(scheduling.into()),
     )];
+    overrides.extend(more.iter().map(|(k, v)| (k.to_string(), v.clone())));
     let stack = Stack::from_toml(
         "ssd-gc-interleaved.toml",
         EXAMPLE,
@@ -71,28 +77,13 @@ fn interleaved_gc_keeps_the_example_write_tail_hundreds_of_times_shorter() {
 /// is being moved from (the move's source is erased only after the move); with that the
 /// read p99.9 is 3.5 ms and the write p99.9 4.7 ms, at the same WAF.
 fn run_mixed(scheduling: &str) -> StackRun {
-    let overrides = [
-        (
-            "ssd.gc.scheduling".to_string(),
-            toml::Value::String(scheduling.into()),
-        ),
-        (
-            "workload.read_fraction".to_string(),
-            toml::Value::Float(0.5),
-        ),
-        (
-            "workload.request_count".to_string(),
-            toml::Value::Integer(40_000),
-        ),
-    ];
-    let stack = Stack::from_toml(
-        "ssd-gc-interleaved.toml",
-        EXAMPLE,
-        Path::new("."),
-        &overrides,
+    run_with(
+        scheduling,
+        &[
+            ("workload.read_fraction", toml::Value::Float(0.5)),
+            ("workload.request_count", toml::Value::Integer(40_000)),
+        ],
     )
-    .unwrap();
-    stack.run(None, &Control::new()).unwrap()
 }
 
 #[test]
