@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli import NANDLAB
 
 import nandlab
 from nandlab import plots, report
@@ -117,3 +118,17 @@ def test_a_folder_without_results_is_refused(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_chip_run_folder_gets_its_cdf_per_op_kind(tmp_path: Path) -> None:
+    # `nandlab chip --out` writes its CDF per op kind (`kind`), not per host op (`op`): the
+    # run figure failed on it with KeyError: 'op'
+    subprocess.run(
+        [str(NANDLAB), "chip", "--requests", "500", "--out", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
+    fig = plots.plot(tmp_path)
+    cdf = fig.axes[0]
+    assert cdf.get_title() == "latency CDF"
+    assert [line.get_label() for line in cdf.get_lines()] == ["write"]

@@ -92,7 +92,9 @@ def _latency_over_time(ax: Axes, df: pd.DataFrame) -> None:
 
 
 def _cdf(ax: Axes, df: pd.DataFrame) -> None:
-    for op, rows in df.groupby("op", sort=False):
+    # an SSD run's CDF is per host operation (`op`), a chip run's per op kind (`kind`)
+    key = "op" if "op" in df.columns else "kind"
+    for op, rows in df.groupby(key, sort=False):
         ax.step(rows["latency_us"], rows["fraction"], where="post", label=str(op))
     positive = df["latency_us"][df["latency_us"] > 0]
     if len(positive) and positive.max() / max(positive.min(), 1e-9) > 100:
