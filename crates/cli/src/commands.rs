@@ -309,6 +309,11 @@ pub fn bench_cmd(args: BenchArgs, control: &Control) -> LabResult<()> {
     if args.scale == 0 {
         return Err(LabError::Usage("--scale must be at least 1".into()));
     }
+    if args.requests == Some(0) {
+        return Err(LabError::Usage(
+            "--requests must be at least 1 (a bench of nothing measures nothing)".into(),
+        ));
+    }
     if args.target == "sql" {
         return sql::bench(
             args.device.as_deref(),

@@ -91,6 +91,32 @@ fn usage_errors_exit_2() {
     assert!(stderr.contains("chip-ops"), "{stderr}");
 }
 
+/// Arguments that made a run test nothing were accepted with exit 0 (issue 31 item 6): now a
+/// usage error naming the argument.
+#[test]
+fn runs_that_would_test_nothing_are_refused() {
+    for (args, names) in [
+        (&["powercut", "--queue-depth", "0"][..], "queue_depth"),
+        (&["powercut", "--requests", "0"][..], "requests"),
+        (
+            &[
+                "powercut",
+                "--read-probability",
+                "0.6",
+                "--trim-probability",
+                "0.5",
+            ][..],
+            "read_probability",
+        ),
+        (&["bench", "sql", "--requests", "0"][..], "--requests"),
+    ] {
+        let (code, stdout, stderr) = nandlab(args);
+        assert_eq!(code, 2, "{args:?}: {stdout}{stderr}");
+        assert!(stderr.contains(names), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    }
+}
+
 #[test]
 fn a_failed_write_to_stdout_is_an_error() {
     let full = std::fs::OpenOptions::new().write(true).open("/dev/full");

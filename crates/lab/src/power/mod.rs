@@ -294,6 +294,20 @@ fn validate(case: &CrashCase) -> Result<(), String> {
     if w.write_pages_max == 0 {
         return Err("write_pages_max = 0: must be at least 1".into());
     }
+    let others = w.flush_probability + w.trim_probability + w.read_probability;
+    if others >= 1.0 {
+        return Err(format!(
+            "read_probability = {}: with flush_probability {} and trim_probability {} it \
+             leaves no writes (the three must sum below 1), so the cut would test nothing",
+            w.read_probability, w.flush_probability, w.trim_probability
+        ));
+    }
+    if w.requests == 0 {
+        return Err("requests = 0: must be at least 1 (no request, nothing to cut)".into());
+    }
+    if case.device.queue_depth == 0 {
+        return Err("queue_depth = 0: must be at least 1".into());
+    }
     Ok(())
 }
 
