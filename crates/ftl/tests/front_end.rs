@@ -2,7 +2,8 @@
 //! through `Ssd::with_front_ends`, becomes an event source of the world loop, holds host
 //! writes until its device completes and releases pages to flash later, without any change to
 //! the controller. Checked: latency includes the stage's device time, reads see the stage's
-//! copy then the flash copy, a Flush drains the stage, and runs are deterministic.
+//! copy then the flash copy, a Flush drains a volatile stage and leaves a non-volatile one's
+//! pages where they are (durable there), and runs are deterministic.
 
 mod common;
 
@@ -15,10 +16,12 @@ use std::collections::VecDeque;
 
 const PAGE: u32 = 512;
 
-/// A non-volatile staging memory with one write port: each page write occupies the port for
-/// `write_ns`; a page is released to flash `release_after` writes later (FIFO).
+/// A staging memory (non-volatile unless `volatile`) with one write port: each page write
+/// occupies the port for `write_ns`; a page is released to flash `release_after` writes later
+/// (FIFO).
 #[derive(Debug)]
 struct StagingMemory {
+    volatile: bool,
     write_ns: u64,
     release_after: usize,
     /// Pages held, oldest first, with their bytes.
@@ -29,6 +32,7 @@ struct StagingMemory {
 impl StagingMemory {
     fn new(write_ns: u64, release_after: usize) -> Self {
         StagingMemory {
+            volatile: false,
             write_ns,
             release_after,
             held: VecDeque::new(),
@@ -42,7 +46,7 @@ impl FrontEnd for StagingMemory {
         "staging memory"
     }
     fn volatile(&self) -> bool {
-        false
+        self.volatile
     }
     fn contains(&self, lpa: Lpa) -> bool {
         self.held.iter().any(|(l, _, _)| *l == lpa)
@@ -97,10 +101,14 @@ impl FrontEnd for StagingMemory {
 }
 
 fn ssd(write_ns: u64, release_after: usize) -> Ssd {
+    ssd_with(StagingMemory::new(write_ns, release_after))
+}
+
+fn ssd_with(stage: StagingMemory) -> Ssd {
     let mut c = common::slc(1, 2, 16, 8, PAGE);
     c.ftl.payload = PayloadMode::Full;
     c.ftl.op_fraction = 0.5;
-    let stage: Box<dyn FrontEnd> = Box::new(StagingMemory::new(write_ns, release_after));
+    let stage: Box<dyn FrontEnd> = Box::new(stage);
     Ssd::with_front_ends(c, 1, vec![stage]).unwrap()
 }
 
@@ -139,16 +147,54 @@ fn a_timed_stage_is_an_event_source_that_holds_writes() {
             vec![fill; PAGE as usize]
         );
     }
-    // a flush drains the stage to flash
+    // a flush leaves the non-volatile stage's pages in it: they are durable there
     s.execute(&HostRequest::new(HostOp::Flush, 0, 0), None)
         .unwrap();
     assert_eq!(
         s.nand().stats().ops_completed(),
-        3 + 1,
-        "two more programs and the read of lpa 3"
+        1 + 1,
+        "the program of lpa 3 and its read"
     );
     assert_eq!(s.read_bytes(u64::from(4 * PAGE), 4).unwrap(), vec![0xA2; 4]);
     s.check_consistency().unwrap();
+}
+
+#[test]
+fn a_flush_drains_a_volatile_stage_and_keeps_a_non_volatile_one() {
+    for volatile in [true, false] {
+        let mut s = ssd_with(StagingMemory {
+            volatile,
+            ..StagingMemory::new(1_000, 8)
+        });
+        for (lpa, fill) in [(3, 0xB1), (4, 0xB2), (5, 0xB3)] {
+            let (r, d) = write(lpa, fill);
+            s.execute(&r, Some(&d)).unwrap();
+            let state = s.write_state(Lpa(lpa));
+            let expected = if volatile {
+                WriteState::Acknowledged
+            } else {
+                WriteState::Durable
+            };
+            assert_eq!(state, Some(expected), "volatile {volatile}");
+        }
+        assert_eq!(s.nand().stats().ops_completed(), 0);
+        s.execute(&HostRequest::new(HostOp::Flush, 0, 0), None)
+            .unwrap();
+        let programs = if volatile { 3 } else { 0 };
+        assert_eq!(
+            s.nand().stats().ops_completed(),
+            programs,
+            "volatile {volatile}"
+        );
+        for (lpa, fill) in [(3, 0xB1), (4, 0xB2), (5, 0xB3)] {
+            assert_eq!(
+                s.read_bytes(u64::from(lpa * PAGE), 4).unwrap(),
+                vec![fill; 4]
+            );
+            assert_eq!(s.write_state(Lpa(lpa)), Some(WriteState::Durable));
+        }
+        s.check_consistency().unwrap();
+    }
 }
 
 #[test]

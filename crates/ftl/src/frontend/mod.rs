@@ -352,7 +352,10 @@ impl Chain {
         hold
     }
 
-    /// Empties every stage in order (a host Flush); the pages for flash are in `out`.
+    /// A host Flush: empties every volatile stage in order; the pages for flash are in `out`.
+    /// A non-volatile stage (PCM) keeps what it holds: its pages are already durable (a power
+    /// cut reads them back at mount), so a sync does not force them to flash; it only passes
+    /// on what the volatile stages before it release.
     pub fn flush(
         &mut self,
         now: SimTime,
@@ -364,7 +367,9 @@ impl Chain {
         let mut hold = 0;
         for i in 0..self.stages.len() {
             // what stage i released (its own flush, after what earlier stages gave it)
-            self.stages[i].flush(&mut self.outputs[i]);
+            if self.stages[i].volatile() {
+                self.stages[i].flush(&mut self.outputs[i]);
+            }
             let (_, rest) = self.stages.split_at_mut(i + 1);
             hold += Self::pass_down(rest, &mut self.outputs[i..], now, request, counters);
             if i + 1 < self.stages.len() {
