@@ -173,6 +173,7 @@ from nandlab.plots.nfs import (  # noqa: E402
 )
 from nandlab.plots.pcm import pcm_hashjoin, pcm_join_users  # noqa: E402
 from nandlab.plots.pcm_buffer import pcm_buffer, pcm_combined, pcm_dedup  # noqa: E402
+from nandlab.plots.pcm_tpcc import pcm_tpcc  # noqa: E402
 from nandlab.plots.runs import run_figure, sweep_figure  # noqa: E402
 from nandlab.plots.sim import sim_energy, sim_latency, sim_speedup  # noqa: E402
 from nandlab.plots.sim_bars import sim_batch, sim_fullpage, sim_table1  # noqa: E402
@@ -204,6 +205,7 @@ __all__ = [
     "pcm_dedup",
     "pcm_hashjoin",
     "pcm_join_users",
+    "pcm_tpcc",
     "plot",
     "png_bytes",
     "register",

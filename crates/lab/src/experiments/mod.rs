@@ -13,6 +13,7 @@ mod pcm;
 mod pcm_join;
 mod pcm_join_users;
 pub mod pcm_run;
+mod pcm_tpcc;
 pub mod points;
 mod sim;
 pub mod workers;
@@ -212,6 +213,7 @@ pub fn registry() -> impl Iterator<Item = &'static Experiment> {
         .chain(ctrl::EXPERIMENTS)
         .chain(nfs::EXPERIMENTS)
         .chain(pcm::EXPERIMENTS)
+        .chain(pcm_tpcc::EXPERIMENTS)
         .chain(pcm_join::EXPERIMENTS)
         .chain(pcm_join_users::EXPERIMENTS)
         .chain(sim::EXPERIMENTS)

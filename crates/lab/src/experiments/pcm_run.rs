@@ -11,7 +11,7 @@
 
 use crate::error::{LabError, LabResult};
 use crate::stack::Stack;
-use nandlab_ftl::{HostOp, HostRequest, PcmStage, Ssd};
+use nandlab_ftl::{HostOp, HostRequest, PcmStage, Ssd, SsdReport};
 use nandlab_workload::content::{DesktopGenerator, DesktopSpec};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -167,6 +167,12 @@ pub fn run_point(stack: &Stack, spec: &DesktopSpec, seed: u64) -> LabResult<PcmM
     ssd.execute(&HostRequest::new(HostOp::Flush, 0, 0), None)?;
     ssd.drain()?;
     let report = ssd.report();
+    Ok(measure(&ssd, &report, &start, write_time.as_s_f64()))
+}
+
+/// What `ssd` measured since `start` ([`Snapshot::of`] when the measurement began); `report`
+/// is the SSD's report now, counting from the same moment (its measurement was reset then).
+pub fn measure(ssd: &Ssd, report: &SsdReport, start: &Snapshot, write_time_s: f64) -> PcmMeasure {
     let c = &report.counters;
     let mut m = PcmMeasure {
         host_page_writes: c.host_pages_written,
@@ -176,7 +182,7 @@ pub fn run_point(stack: &Stack, spec: &DesktopSpec, seed: u64) -> LabResult<PcmM
         ftl_merges_switch: c.merges_switch,
         ftl_merges_partial: c.merges_partial,
         ftl_merges_full: c.merges_full,
-        write_time_s: write_time.as_s_f64(),
+        write_time_s,
         nand_energy_mj: report.energy.total_mj,
         ..PcmMeasure::default()
     };
@@ -213,8 +219,8 @@ pub fn run_point(stack: &Stack, spec: &DesktopSpec, seed: u64) -> LabResult<PcmM
         m.log_sector_copies = a.sector_copies - start.log_sector_copies;
         m.log_area_erases = a.erases - start.log_area_erases;
     }
-    m.space_saved_fraction = space_saved(&ssd);
-    Ok(m)
+    m.space_saved_fraction = space_saved(ssd);
+    m
 }
 
 /// Σ (refcount − 1) over physical pages, over the logical pages mapped.
@@ -235,8 +241,8 @@ fn space_saved(ssd: &Ssd) -> f64 {
 }
 
 /// The stage's counters when the measurement starts.
-#[derive(Default)]
-struct Snapshot {
+#[derive(Debug, Default)]
+pub struct Snapshot {
     pcm_read_pj: f64,
     pcm_write_pj: f64,
     merges: u64,
@@ -254,7 +260,7 @@ struct Snapshot {
 }
 
 impl Snapshot {
-    fn of(ssd: &Ssd) -> Snapshot {
+    pub fn of(ssd: &Ssd) -> Snapshot {
         let Some(stage) = ssd.front_end::<PcmStage>() else {
             return Snapshot::default();
         };

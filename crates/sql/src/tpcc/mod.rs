@@ -140,11 +140,30 @@ pub fn run_tpcc_with(
     config: &TpccConfig,
     progress: &mut dyn FnMut(u64, u64) -> ControlFlow<()>,
 ) -> SqlResult<TpccReport> {
+    let wall_s_load = load_tpcc(db, config)?;
+    run_tpcc_loaded(db, config, wall_s_load, progress)
+}
+
+/// The load half of [`run_tpcc_with`]: creates and fills the tables of `config`; returns the
+/// wall seconds it took. A caller measuring the run alone (the device's counters after the
+/// load) calls this, takes its snapshot, then [`run_tpcc_loaded`].
+pub fn load_tpcc(db: &mut SqlDb, config: &TpccConfig) -> SqlResult<f64> {
     config.validate()?;
     let mut rng = TpccRng::new(config.seed, "tpcc-load");
     let start = Instant::now();
     load::load(db, config.warehouses, &config.scale, &mut rng)?;
-    let wall_s_load = start.elapsed().as_secs_f64();
+    Ok(start.elapsed().as_secs_f64())
+}
+
+/// The run half of [`run_tpcc_with`] on a database [`load_tpcc`] loaded with the same
+/// `config`; `wall_s_load` is reported as given.
+pub fn run_tpcc_loaded(
+    db: &mut SqlDb,
+    config: &TpccConfig,
+    wall_s_load: f64,
+    progress: &mut dyn FnMut(u64, u64) -> ControlFlow<()>,
+) -> SqlResult<TpccReport> {
+    config.validate()?;
     db.reset_metrics()?;
 
     let mut rng = TpccRng::new(config.seed, "tpcc-run");
