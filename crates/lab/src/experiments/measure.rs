@@ -128,6 +128,10 @@ static MEASURES: &[(&str, JsonMeasure)] = &[
         super::nfs::Migrate::NAME,
         json_measure::<super::nfs::Migrate>,
     ),
+    (
+        super::pcm_tpcc::PcmTpcc::NAME,
+        json_measure::<super::pcm_tpcc::PcmTpcc>,
+    ),
 ];
 
 /// The names of the registered measures.

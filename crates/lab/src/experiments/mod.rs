@@ -13,7 +13,7 @@ mod pcm;
 mod pcm_join;
 mod pcm_join_users;
 pub mod pcm_run;
-mod pcm_tpcc;
+pub mod pcm_tpcc;
 pub mod points;
 mod sim;
 pub mod workers;

@@ -22,12 +22,14 @@
 use super::paper::{Paper, PaperValue, pv};
 use super::pcm_run::{PcmMeasure, Snapshot, measure, stack, table};
 use super::{Curve, CurveValue, Experiment, ExperimentResult, RunOptions, Scale};
+use crate::control::Control;
 use crate::error::{LabError, LabResult};
 use crate::sql::tpcc::{TpccConfig, TpccScale, load_tpcc, run_tpcc_loaded};
 use crate::sql::{DeviceSpec, JournalMode, SqlDb, SqlOptions};
-use crate::stack::Stack;
+use crate::stack::{Stack, StackConfig};
 use serde::{Deserialize, Serialize};
 use std::ops::ControlFlow;
+use std::path::Path;
 
 /// Thesis 001 Fig. 5.8 (R-P1), set beside the page-mapped TPC-C run of dedup + the region.
 const PAPER: &[PaperValue] = &[
@@ -84,12 +86,60 @@ fn size(scale: Scale) -> Size {
     }
 }
 
-/// One point: a mapping, a journal mode and a `[pcm]` section (or none).
+/// One point: a mapping, a journal mode and a `[pcm]` section (or none), with the measure's
+/// point.
 struct Point {
     mapping: &'static str,
     journal: JournalMode,
     variant: String,
-    stack: Stack,
+    point: TpccPoint,
+}
+
+/// What the `pcm-tpcc` measure reads: the stack (its `[workload]` a placeholder), the journal
+/// mode, the transactions and the seed (of the population, the transactions and the SSD).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TpccPoint {
+    pub stack: StackConfig,
+    pub journal: String,
+    pub transactions: u64,
+    pub seed: u64,
+}
+
+/// The measure of a [`TpccPoint`]: TPC-C loaded, then its transactions measured.
+#[derive(Debug)]
+pub struct PcmTpcc;
+
+impl super::measure::Measure for PcmTpcc {
+    const NAME: &'static str = "pcm-tpcc";
+    type Point = TpccPoint;
+    type Output = TpccMeasure;
+    fn measure(p: &TpccPoint, _: &Control) -> LabResult<Option<TpccMeasure>> {
+        // SQLite's pseudo-random generator (WAL salts, journal nonces) is process-wide and
+        // seeded when a database opens: two points on parallel threads would draw from one
+        // stream in an order that varies run to run. One point at a time per process keeps a
+        // point a function of its JSON text (worker processes still run in parallel).
+        static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _turn = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let source = crate::stack::Source {
+            origin: "pcm-tpcc point",
+            text: "",
+        };
+        let stack = Stack::resolve(source, p.stack.clone(), Path::new("."))?;
+        let journal: JournalMode = p
+            .journal
+            .parse()
+            .map_err(|e| LabError::Usage(format!("pcm-tpcc point: journal: {e}")))?;
+        let config = TpccConfig {
+            warehouses: 1,
+            terminals: 10,
+            transactions: p.transactions,
+            seed: p.seed,
+            scale: TpccScale::small(),
+        };
+        run_point(&stack, journal, &config).map(Some)
+    }
 }
 
 /// What a point measured: the PCM experiments' measure plus the database's view.
@@ -152,7 +202,13 @@ fn combined_section() -> toml::Table {
 /// The buffer size of R-P2's points: 1 MiB of PCM (the middle of `pcm-buffer`'s sizes).
 const LOG_BYTES: u64 = 1 << 20;
 
-fn points(s: &Size) -> LabResult<Vec<Point>> {
+fn points(s: &Size, seed: u64) -> LabResult<Vec<Point>> {
+    let point = |journal: JournalMode, stack: Stack| TpccPoint {
+        stack: stack.config,
+        journal: journal.to_string(),
+        transactions: s.transactions,
+        seed,
+    };
     let mut points = Vec::new();
     for mapping in ["block", "page"] {
         for journal in [JournalMode::Wal, JournalMode::Delete] {
@@ -161,11 +217,14 @@ fn points(s: &Size) -> LabResult<Vec<Point>> {
                     mapping,
                     journal,
                     variant: variant.to_string(),
-                    stack: stack(
-                        s.blocks_per_plane,
-                        mapping,
-                        buffer_section(variant, LOG_BYTES),
-                    )?,
+                    point: point(
+                        journal,
+                        stack(
+                            s.blocks_per_plane,
+                            mapping,
+                            buffer_section(variant, LOG_BYTES),
+                        )?,
+                    ),
                 });
             }
         }
@@ -174,41 +233,25 @@ fn points(s: &Size) -> LabResult<Vec<Point>> {
         mapping: "page",
         journal: JournalMode::Wal,
         variant: "dedup+region".into(),
-        stack: stack(s.blocks_per_plane, "page", Some(combined_section()))?,
+        point: point(
+            JournalMode::Wal,
+            stack(s.blocks_per_plane, "page", Some(combined_section()))?,
+        ),
     });
     Ok(points)
 }
 
-fn tpcc_config(s: &Size, seed: u64) -> TpccConfig {
-    TpccConfig {
-        warehouses: 1,
-        terminals: 10,
-        transactions: s.transactions,
-        seed,
-        scale: TpccScale::small(),
-    }
-}
-
-fn point_key(p: &Point, config: &TpccConfig) -> String {
-    let point = serde_json::json!({
-        "stack": p.stack.resolved_json(),
-        "tpcc": config,
-        "journal": p.journal.to_string(),
-    });
-    crate::sweep::measure_cache_key("pcm-tpcc", &point.to_string())
-}
-
 /// Runs one point: TPC-C loaded, then its transactions measured.
-fn run_point(p: &Point, config: &TpccConfig) -> LabResult<TpccMeasure> {
+fn run_point(stack: &Stack, journal: JournalMode, config: &TpccConfig) -> LabResult<TpccMeasure> {
     let usage = |e: crate::sql::SqlError| LabError::Usage(format!("pcm-tpcc point: {e}"));
     let spec = DeviceSpec {
-        config: p.stack.ssd_config(),
+        config: stack.ssd_config(),
         seed: None,
         precondition: None,
-        pcm: p.stack.pcm_stage()?,
+        pcm: stack.pcm_stage()?,
     };
     let options = SqlOptions {
-        journal_mode: p.journal,
+        journal_mode: journal,
         ..SqlOptions::default()
     };
     let mut db = SqlDb::open_device(&spec, Some(config.seed), options).map_err(usage)?;
@@ -242,15 +285,10 @@ fn n(v: impl Into<f64>) -> CurveValue {
 
 fn tpcc(options: &RunOptions) -> LabResult<ExperimentResult> {
     let s = size(options.scale);
-    let config = tpcc_config(&s, options.seed);
-    let points = points(&s)?;
+    let points = points(&s, options.seed)?;
     let mut result = ExperimentResult::default();
-    let measured = super::points::run_measured(
-        options,
-        &points,
-        |p| point_key(p, &config),
-        |p, _| run_point(p, &config).map(Some),
-    )?;
+    let measure_points: Vec<TpccPoint> = points.iter().map(|p| p.point.clone()).collect();
+    let measured = super::measure::run_measure::<PcmTpcc>(options, &measure_points)?;
     let Some(m) = measured.into_iter().collect::<Option<Vec<_>>>() else {
         result.interrupted = true;
         return Ok(result);

@@ -236,10 +236,23 @@ pub struct SimLookupWorkload {
     /// Open-loop arrivals at this rate (rounded to whole ns between arrivals).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lookups_per_s: Option<f64>,
+    /// Closed loop instead: this many clients, each with one lookup in flight, submitting its
+    /// next lookup when the previous one completes (give this or the open-loop arrivals).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clients: Option<u32>,
     /// A hit's value chunk is gathered from the value page when its search completes; off:
     /// a lookup is its search alone.
     #[serde(default = "default_true")]
     pub gather_values: bool,
+    /// How a lookup reads the leaf: `sim` (default: a search command on the key page, then a
+    /// gather of the value chunk) or `full-page` (paper 004's baseline: host reads of the whole
+    /// key page, a host-side scan, then of the whole value page; needs `clients`).
+    #[serde(default = "default_lookup_path")]
+    pub path: String,
+}
+
+fn default_lookup_path() -> String {
+    "sim".into()
 }
 
 fn default_distribution() -> String {

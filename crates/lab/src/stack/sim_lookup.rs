@@ -9,12 +9,14 @@
 //!   2j + 1`) with its value in the same slot; unused slots hold `u64::MAX`. With the
 //!   integrity layer chunk 0 is the controller's header, so the entries start at slot 8.
 //!   The host keeps the inner level: a sorted table of the leaves' low keys.
-//! - **Run**: `request_count` lookups arriving open-loop every `interarrival_ns`; a lookup
-//!   is a one-key search command on its key's key page, run concurrently with the others
-//!   through [`Ssd::run_search_chained`] (so `ssd.sim.batch_deadline_ns` batches searches of a
-//!   page); with `gather_values`, a hit's search completion issues the gather of the value
-//!   page's chunk holding the matched slot. A lookup's latency runs from its arrival to its
-//!   search's completion (a miss, or without gathers) or its gather's completion.
+//! - **Run**: `request_count` lookups arriving open-loop every `interarrival_ns`, or from
+//!   `clients` closed-loop clients (each submits its next lookup when its previous one
+//!   completes); a lookup is a one-key search command on its key's key page, run concurrently
+//!   with the others through [`Ssd::run_search_chained`] (so `ssd.sim.batch_deadline_ns`
+//!   batches searches of a page); with `gather_values`, a hit's search completion issues the
+//!   gather of the value page's chunk holding the matched slot. A lookup's latency runs from
+//!   its arrival (closed loop: its submission) to its search's completion (a miss, or without
+//!   gathers) or its gather's completion.
 //! - **Verify**: a hit's bitmap must be exactly the key's slot and its gathered value the
 //!   stored value; a miss's bitmap must be empty. Every other answer is a verification
 //!   failure (counted; the first one is described in the report).
@@ -101,7 +103,8 @@ pub(super) fn check(w: &SimLookupWorkload, ftl: &FtlConfig, source: Source<'_>) 
     }
     layout(w, ftl).map_err(|(key, m)| source.error(key, m))?;
     distribution(w).map_err(|(key, m)| source.error(key, m))?;
-    interarrival(w).map_err(|(key, m)| source.error(key, m))?;
+    arrivals(w).map_err(|(key, m)| source.error(key, m))?;
+    full_page(w).map_err(|(key, m)| source.error(key, m))?;
     if !(1..=REQUESTS_MAX).contains(&w.request_count) {
         return Err(source.error(
             "workload.request_count",
@@ -204,6 +207,45 @@ fn distribution(w: &SimLookupWorkload) -> Result<YcsbDistribution, KeyError> {
     Ok(d)
 }
 
+/// How lookups arrive.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Arrivals {
+    /// Open loop: one every this long from the start.
+    Every(SimTime),
+    /// Closed loop: this many clients with one lookup in flight each.
+    Clients(u32),
+}
+
+/// The arrivals the workload gives: `clients` (closed loop) or the open-loop spacing.
+fn arrivals(w: &SimLookupWorkload) -> Result<Arrivals, KeyError> {
+    match w.clients {
+        None => interarrival(w).map(Arrivals::Every),
+        Some(_) if w.interarrival_ns.is_some() || w.lookups_per_s.is_some() => Err((
+            "workload.clients",
+            "give clients (closed loop) or interarrival_ns / lookups_per_s (open loop), not both"
+                .into(),
+        )),
+        Some(0) => Err(("workload.clients", "must be at least 1".into())),
+        Some(n) => Ok(Arrivals::Clients(n)),
+    }
+}
+
+/// Whether lookups read whole pages (the baseline) instead of searching; checks `path`.
+fn full_page(w: &SimLookupWorkload) -> Result<bool, KeyError> {
+    match w.path.as_str() {
+        "sim" => Ok(false),
+        "full-page" if w.clients.is_none() => Err((
+            "workload.path",
+            "`full-page` lookups run closed loop: give clients".into(),
+        )),
+        "full-page" => Ok(true),
+        other => Err((
+            "workload.path",
+            format!("`{other}` is not a lookup path (sim, full-page)"),
+        )),
+    }
+}
+
 /// The time between arrivals; all of them within [`ARRIVALS_SPAN_MAX`].
 fn interarrival(w: &SimLookupWorkload) -> Result<SimTime, KeyError> {
     let gap_ps = match (w.interarrival_ns, w.lookups_per_s) {
@@ -224,7 +266,7 @@ fn interarrival(w: &SimLookupWorkload) -> Result<SimTime, KeyError> {
         (None, None) => {
             return Err((
                 "workload.interarrival_ns",
-                "give the open-loop arrivals: interarrival_ns or lookups_per_s".into(),
+                "give the open-loop arrivals (interarrival_ns or lookups_per_s) or clients".into(),
             ));
         }
     };
@@ -353,7 +395,7 @@ impl super::Stack {
         let seed = self.config.run.seed;
         let layout = layout(w, &self.ftl).map_err(|(key, m)| usage(key, m))?;
         let distribution = distribution(w).map_err(|(key, m)| usage(key, m))?;
-        let gap = interarrival(w).map_err(|(key, m)| usage(key, m))?;
+        let arrivals = arrivals(w).map_err(|(key, m)| usage(key, m))?;
         let mut ssd = self.new_ssd(self.ssd_config(), seed)?;
         let region = ssd
             .search_region()
@@ -362,38 +404,29 @@ impl super::Stack {
         let leaves = Leaves::generate(w, layout, seed);
         load(&mut ssd, &leaves, first_lpa)?;
         let start = ssd.now();
+        let gap = match arrivals {
+            Arrivals::Every(gap) => Some(gap),
+            Arrivals::Clients(_) => None,
+        };
         let (requests, expected) = plan(w, &leaves, distribution, gap, start, first_lpa, seed)?;
         let n = requests.len();
+        // open loop: every lookup is submitted up front; closed loop: one per client, the
+        // rest as follow-ups of completed lookups
+        let initial = match arrivals {
+            Arrivals::Every(_) => n,
+            Arrivals::Clients(c) => (c as usize).min(n),
+        };
         control.start(Some(w.request_count));
         if control.is_cancelled() {
             return Ok(self.sim_lookup_run(&leaves, w, &ssd, Measured::new(), true));
         }
-        ssd.reset_measurement();
-        let counters_start = ssd.search_counters();
-        // follow[i]: the index of lookup i's value gather
-        let mut follow: Vec<Option<usize>> = vec![None; n];
-        let mut gathers = 0;
-        let results = ssd.run_search_chained(&requests, |index, done| {
-            if index >= n {
-                return None; // a gather completed
-            }
-            control.advance(1);
-            if !w.gather_values {
-                return None;
-            }
-            let slot = Ssd::bitmap_of(done)?.slots().next()?;
-            follow[index] = Some(n + gathers);
-            gathers += 1;
-            let value_page = Lpa(requests[index].lpa.0 + 1);
-            Some(SearchRequest::gather(
-                value_page,
-                ChunkMask::single(slot / SLOTS_PER_CHUNK),
-            ))
-        })?;
-        control.finish();
-        let mut measured = check_answers(&requests, &expected, &results, &follow, start);
-        measured.counters = ssd.search_counters().since(&counters_start);
-        measured.gathers = gathers as u64;
+        if full_page(w).map_err(|(key, m)| usage(key, m))? {
+            let clients = (w.clients.unwrap_or(1) as usize).min(n);
+            let measured = full_page_lookups(&mut ssd, w, &requests, &expected, clients, control)?;
+            let interrupted = measured.lookups < n as u64;
+            return Ok(self.sim_lookup_run(&leaves, w, &ssd, measured, interrupted));
+        }
+        let measured = sim_path_lookups(&mut ssd, w, &requests, &expected, initial, control)?;
         Ok(self.sim_lookup_run(&leaves, w, &ssd, measured, false))
     }
 
@@ -441,6 +474,69 @@ impl super::Stack {
     }
 }
 
+/// The SiM path's lookups: searches (and gathers of hits) through
+/// [`Ssd::run_search_chained`]; the first `initial` submitted at once (open loop: all), each
+/// later one when a client's lookup completes.
+fn sim_path_lookups(
+    ssd: &mut Ssd,
+    w: &SimLookupWorkload,
+    requests: &[SearchRequest],
+    expected: &[Expected],
+    initial: usize,
+    control: &Control,
+) -> LabResult<Measured> {
+    let n = requests.len();
+    let start = ssd.now();
+    ssd.reset_measurement();
+    let counters_start = ssd.search_counters();
+    // the result index of each command: searched[i] of lookup i's search, follow[i] of
+    // its value gather; lookup_of[r] the lookup whose search result r is
+    let mut searched: Vec<usize> = (0..initial).collect();
+    let mut lookup_of: Vec<Option<usize>> = (0..initial).map(Some).collect();
+    let mut follow: Vec<Option<usize>> = vec![None; n];
+    let mut gathers = 0;
+    let results = ssd.run_search_chained(&requests[..initial], |index, done| {
+        // a closed-loop client's next lookup, once its current one is done
+        let mut next_lookup = |lookup_of: &mut Vec<Option<usize>>| {
+            let k = searched.len();
+            if initial == n || k >= n {
+                return None;
+            }
+            searched.push(lookup_of.len());
+            lookup_of.push(Some(k));
+            let mut request = requests[k].clone();
+            request.arrival = None;
+            Some(request)
+        };
+        let Some(i) = lookup_of[index] else {
+            return next_lookup(&mut lookup_of); // a gather completed
+        };
+        control.advance(1);
+        let slot = w
+            .gather_values
+            .then(|| Ssd::bitmap_of(done)?.slots().next())
+            .flatten();
+        let Some(slot) = slot else {
+            return next_lookup(&mut lookup_of);
+        };
+        follow[i] = Some(lookup_of.len());
+        lookup_of.push(None);
+        gathers += 1;
+        let value_page = Lpa(requests[i].lpa.0 + 1);
+        Some(SearchRequest::gather(
+            value_page,
+            ChunkMask::single(slot / SLOTS_PER_CHUNK),
+        ))
+    })?;
+    control.finish();
+    let mut measured = check_answers(
+        requests, expected, &results, initial, &searched, &follow, start,
+    );
+    measured.counters = ssd.search_counters().since(&counters_start);
+    measured.gathers = gathers as u64;
+    Ok(measured)
+}
+
 /// Writes every leaf's key and value pages by ordinary host writes of the region's LPAs, then
 /// flushes and runs the device to idle.
 fn load(ssd: &mut Ssd, leaves: &Leaves, first_lpa: u64) -> LabResult<()> {
@@ -464,14 +560,15 @@ fn load(ssd: &mut Ssd, leaves: &Leaves, first_lpa: u64) -> LabResult<()> {
     Ok(ssd.drain()?)
 }
 
-/// The lookups: a search of each key's key page arriving every `gap` from `start`, and the
+/// The lookups: a search of each key's key page arriving every `gap` from `start` (closed
+/// loop, no `gap`: all at `start`, the follow-ups' arrivals cleared when submitted), and the
 /// answer each must give.
 #[allow(clippy::too_many_arguments)]
 fn plan(
     w: &SimLookupWorkload,
     leaves: &Leaves,
     distribution: YcsbDistribution,
-    gap: SimTime,
+    gap: Option<SimTime>,
     start: SimTime,
     first_lpa: u64,
     seed: u64,
@@ -485,7 +582,7 @@ fn plan(
     let mut requests = Vec::with_capacity(n);
     let mut expected: Vec<Expected> = Vec::with_capacity(n);
     for i in 0..w.request_count {
-        let arrival = start + SimTime::from_ps(gap.as_ps() * i);
+        let arrival = start + SimTime::from_ps(gap.map_or(0, |g| g.as_ps()) * i);
         let (key, answer) = if w.miss_fraction > 0.0 && miss_rng.chance(w.miss_fraction) {
             let key = loop {
                 let key = absent_rng.below(EMPTY_KEY);
@@ -506,22 +603,31 @@ fn plan(
     Ok((requests, expected))
 }
 
-/// Checks every lookup's answer and measures its latency (`follow[i]`: the result index of
-/// lookup `i`'s value gather).
+/// Checks every lookup's answer and measures its latency (`searched[i]` and `follow[i]`: the
+/// result indices of lookup `i`'s search and value gather). A lookup's arrival is its planned
+/// one if it was among the `initial` requests (open loop: all), else its search's submission
+/// (a closed-loop client's next lookup).
+#[allow(clippy::too_many_arguments)]
 fn check_answers(
     requests: &[SearchRequest],
     expected: &[Expected],
     results: &[nandlab_ftl::Executed],
+    initial: usize,
+    searched: &[usize],
     follow: &[Option<usize>],
     start: SimTime,
 ) -> Measured {
     let mut measured = Measured::new();
     let mut end = start;
-    for (i, answer) in expected.iter().enumerate() {
-        let search = &results[i];
+    for (i, answer) in expected.iter().enumerate().take(searched.len()) {
+        let search = &results[searched[i]];
         let gather = follow[i].map(|g| &results[g]);
         let done = gather.map_or(search.completed, |g| g.completed);
-        let arrival = requests[i].arrival.expect("arrival set");
+        let arrival = if i < initial {
+            requests[i].arrival.expect("arrival set")
+        } else {
+            search.completed - search.latency
+        };
         measured.latency.record(done - arrival);
         end = end.max(done);
         measured.lookups += 1;
@@ -557,6 +663,14 @@ struct Measured {
 }
 
 impl Measured {
+    /// Counts a wrong answer of lookup `i` (of `key`), keeping the first description.
+    fn fail(&mut self, i: usize, key: u64, message: String) {
+        self.failures += 1;
+        if self.first_failure.is_none() {
+            self.first_failure = Some(format!("lookup {i} (key {key:#x}): {message}"));
+        }
+    }
+
     fn new() -> Self {
         Measured {
             lookups: 0,
@@ -637,6 +751,9 @@ pub fn sim_lookup_metrics(r: &SimLookupReport) -> Vec<(&'static str, f64)> {
         .zip(values)
         .collect()
 }
+
+mod full_page;
+use full_page::full_page_lookups;
 
 #[cfg(test)]
 mod tests;
