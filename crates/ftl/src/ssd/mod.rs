@@ -25,6 +25,7 @@ mod report;
 mod search;
 #[cfg(test)]
 mod staged_tests;
+mod stages;
 #[cfg(test)]
 mod superblock_tests;
 #[cfg(test)]
@@ -59,6 +60,7 @@ use layout::Layout;
 use measurement::Measurement;
 use nandlab_core::SimTime;
 use nandlab_nand::{Geometry, NandSim};
+use stages::Stages;
 
 /// Result of one synchronously executed request ([`Ssd::execute`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,11 +95,9 @@ pub struct Ssd {
     measurement: Measurement,
     /// The flash scheduler: per-die queues, multiplane merging, erase gates, chip submission.
     sched: FlashScheduler,
-    /// The controller's resources (`None`: no controller costs, the pure-chip path).
-    controller: Option<Controller>,
-    /// The Search-in-Memory component: region, pool, integrity, batcher (`ftl.sim_pages > 0`;
-    /// `search/`, its SSD side in `ssd/search.rs`).
-    search: Option<Box<SearchRegion>>,
+    /// The optional features chosen at build time (controller costs, the SiM region) and the
+    /// paths they select (`stages.rs`).
+    stages: Stages,
 }
 
 pub use crate::config::logical_pages;
@@ -256,13 +256,19 @@ impl Ssd {
         if search.is_some() {
             flash.search_pool = Some(f.placement_ids);
         }
+        let built = stages::Built {
+            timed_front: front.is_timed(),
+            no_front: front.is_empty(),
+            page_payloads: flash.payload.enabled() && matches!(mapper, Mapper::Page(_)),
+            placement: flash.placement.active(),
+        };
+        let controller = Controller::new(&f.controller, geometry.page_size_bytes);
         Ok(Ssd {
-            search,
+            stages: Stages::new(controller, search, built),
             host: HostInterface::new(f.queue_depth),
             now: SimTime::ZERO,
             measurement: Measurement::new(f.hint_refresh_ops),
             sched: FlashScheduler::new(SchedConfig::of(f), &geometry),
-            controller: Controller::new(&f.controller, geometry.page_size_bytes),
             layout: Layout::new(seed, geometry, logical),
             chip: ChipPort::new(nand),
             config,
@@ -326,7 +332,8 @@ impl Ssd {
     /// Controller-side energy (controller, DRAM, host link; not static power) since the SSD was
     /// built, in millijoules; 0 without controller costs.
     pub fn controller_energy_mj(&self) -> f64 {
-        self.controller
+        self.stages
+            .controller
             .as_ref()
             .map_or(0.0, |c| c.totals().energy_pj() / 1e9)
     }

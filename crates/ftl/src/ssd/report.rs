@@ -71,7 +71,7 @@ impl Ssd {
         self.measurement.series =
             crate::stats::timeseries::TimeSeries::new(self.now, self.series_state());
         self.flash.gc_latency = LatencyHistogram::new();
-        if let Some(c) = &self.controller {
+        if let Some(c) = &self.stages.controller {
             self.measurement.start.controller = c.totals();
         }
         self.measurement.start.placement = self.flash.placement.snapshot();
@@ -108,7 +108,7 @@ impl Ssd {
             total_mj: OpKind::ALL.iter().map(|k| mj(*k)).sum::<f64>() + idle_mj,
         };
         let blocks = &self.flash.blocks;
-        let controller = self.controller.as_ref().map(|c| {
+        let controller = self.stages.controller.as_ref().map(|c| {
             c.section(
                 &self.measurement.start.controller,
                 m.last_completion - m.started,
@@ -148,11 +148,15 @@ impl Ssd {
                 |b| blocks.valid_counts()[b],
             ),
             controller,
-            sim: self.search.as_ref().map(|s| crate::stats::SimSection {
-                search: section(HostOp::Search),
-                gather: section(HostOp::Gather),
-                counters: s.counters,
-            }),
+            sim: self
+                .stages
+                .search
+                .as_ref()
+                .map(|s| crate::stats::SimSection {
+                    search: section(HostOp::Search),
+                    gather: section(HostOp::Gather),
+                    counters: s.counters,
+                }),
             timeseries: self
                 .measurement
                 .series
