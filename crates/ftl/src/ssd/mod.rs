@@ -77,7 +77,6 @@ pub struct Executed {
 /// A simulated SSD: the components the world loop (`world.rs`) drives, each owning its state.
 #[derive(Debug)]
 pub struct Ssd {
-    config: SsdConfig,
     /// Seed, geometry, page size, logical pages (`layout.rs`).
     layout: Layout,
     /// The chip model and its completions (`chip_port.rs`).
@@ -261,26 +260,44 @@ impl Ssd {
             no_front: front.is_empty(),
             page_payloads: flash.payload.enabled() && matches!(mapper, Mapper::Page(_)),
             placement: flash.placement.active(),
+            idle_gc: f.idle_gc_threshold_blocks > 0,
+            checkpoint_interval_pages: f.map_checkpoint_interval_pages,
         };
         let controller = Controller::new(&f.controller, geometry.page_size_bytes);
         Ok(Ssd {
             stages: Stages::new(controller, search, built),
-            host: HostInterface::new(f.queue_depth),
+            host: HostInterface::new(f.queue_depth, f.placement_ids),
             now: SimTime::ZERO,
             measurement: Measurement::new(f.hint_refresh_ops),
             sched: FlashScheduler::new(SchedConfig::of(f), &geometry),
             layout: Layout::new(seed, geometry, logical),
             chip: ChipPort::new(nand),
-            config,
             mapper,
             flash,
             front,
         })
     }
 
-    /// The configuration the SSD was built from.
-    pub fn config(&self) -> &SsdConfig {
-        &self.config
+    /// Requests the host interface holds in flight at most (`ftl.queue_depth`).
+    pub fn queue_depth(&self) -> u32 {
+        self.host.requests.slots.len() as u32
+    }
+    /// Placement ids the host may name (`ftl.placement_ids`).
+    pub fn placement_ids(&self) -> u16 {
+        self.host.placement_ids
+    }
+    /// Whether the device keeps page bytes (`ftl.payload = "full"`).
+    pub fn keeps_payloads(&self) -> bool {
+        self.flash.payload.enabled()
+    }
+    /// Whether the page mapping pads word lines so no acknowledged lower page waits for its
+    /// paired upper page (`ftl.paired_page_padding` on the page mapping).
+    pub fn pads_paired_pages(&self) -> bool {
+        self.flash.pads()
+    }
+    /// The controller's costs (`None`: no controller costs, the pure-chip path).
+    pub fn controller_costs(&self) -> Option<&crate::controller::ControllerCosts> {
+        self.stages.controller.as_ref().map(|c| c.costs())
     }
     /// The chip geometry.
     pub fn geometry(&self) -> &Geometry {
@@ -362,6 +379,12 @@ impl Ssd {
         self.flash.log_area.as_ref().map(|a| a.stats)
     }
 
+    /// Whether a front-end stage (the write buffer, …) sits between the host path and the
+    /// mapping: a write may complete before it reaches flash.
+    pub fn has_front_end(&self) -> bool {
+        !self.front.is_empty()
+    }
+
     /// The first front-end stage of type `T` (one that offers [`FrontEnd::as_any`]).
     pub fn front_end<T: 'static>(&self) -> Option<&T> {
         self.front
@@ -431,7 +454,7 @@ impl Ssd {
         size_bytes: u64,
         mut piece: impl FnMut(usize, Option<&[u8]>),
     ) -> FtlResult<()> {
-        if self.config.ftl.payload != PayloadMode::Full {
+        if !self.flash.payload.enabled() {
             return Err(FtlError::BadRequest {
                 message: "read_bytes needs ftl.payload = \"full\"".into(),
             });

@@ -57,7 +57,7 @@ impl Ssd {
                 image.pages[ppa.index()] = PageImage::Programmed(content);
             }
         }
-        let interval = self.config.ftl.map_checkpoint_interval_pages;
+        let interval = self.stages.checkpoint_interval_pages;
         let mut trace = Trace::new(
             dies,
             pages_per_die,
@@ -336,7 +336,7 @@ impl Ssd {
             self.geometry(),
             self.nand().timing(),
             variant,
-            self.config().ftl.mapping == crate::config::MappingKind::Page,
+            matches!(self.mapper, crate::mapping::Mapper::Page(_)),
         )
     }
 

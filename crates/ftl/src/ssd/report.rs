@@ -25,7 +25,7 @@ impl Ssd {
         let multiplane: u64 = sched.multiplane_ops.iter().sum();
         let copyback = ops(OpKind::Copyback) - merged(OpKind::Copyback);
         let all: u64 = OpKind::ALL.iter().map(|&k| ops(k)).sum();
-        let cache = if self.config.ftl.cache_mode {
+        let cache = if self.sched.cache_mode() {
             ops(OpKind::Read) + ops(OpKind::Program)
                 - merged(OpKind::Read)
                 - merged(OpKind::Program)

@@ -29,6 +29,11 @@ pub(super) struct Stages {
     pub search_placement: bool,
     /// Flash ops pass the SiM region's chip path (match-mode blocks, search commands).
     pub search_path: bool,
+    /// Background GC collects while the device idles (`ftl.idle_gc_threshold_blocks > 0`).
+    pub idle_gc: bool,
+    /// Pages between map checkpoints of a power trace, once one starts
+    /// (`ftl.map_checkpoint_interval_pages`; 0: none).
+    pub checkpoint_interval_pages: u32,
 }
 
 /// What the build decided that the paths depend on besides the features themselves.
@@ -41,6 +46,10 @@ pub(super) struct Built {
     pub page_payloads: bool,
     /// More than one placement id is in use.
     pub placement: bool,
+    /// Background GC is configured.
+    pub idle_gc: bool,
+    /// The power trace's checkpoint interval.
+    pub checkpoint_interval_pages: u32,
 }
 
 impl Stages {
@@ -56,6 +65,8 @@ impl Stages {
             plain_page_writes: built.no_front && built.page_payloads && !searching,
             search_placement: searching && built.placement,
             search_path: searching,
+            idle_gc: built.idle_gc,
+            checkpoint_interval_pages: built.checkpoint_interval_pages,
             controller,
             search,
         }

@@ -108,7 +108,7 @@ impl Ssd {
     /// Background GC is on, the chip model has nothing to do, and the next host event (a timed
     /// arrival) is in the future.
     pub(super) fn idle_before_arrival(&self) -> bool {
-        self.config.ftl.idle_gc_threshold_blocks > 0
+        self.stages.idle_gc
             && self.chip.nand.next_event_time().is_none()
             && self
                 .stages

@@ -202,7 +202,12 @@ impl Ssd {
 
     /// The scheduler's decisions: the commands to dispatch, each with its dispatch time.
     fn plan_batches(&mut self, requests: &[SearchRequest], arrivals: &[SimTime]) -> Vec<Batch> {
-        let deadline = SimTime::from_ps(self.config.ftl.sim_batch_deadline_ns.saturating_mul(1000));
+        let deadline = self
+            .stages
+            .search
+            .as_ref()
+            .expect("checked: SiM region")
+            .batch_deadline;
         let keys_max = self
             .chip
             .nand
