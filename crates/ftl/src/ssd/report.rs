@@ -95,18 +95,7 @@ impl Ssd {
             }
         };
         let counters = self.flash.counters.since(&m.counters_at_start);
-        let stats = self.chip.nand.stats();
-        let mj =
-            |kind: OpKind| (stats.energy_uj(kind) * 1e6 - m.energy_pj_at_start[kind.index()]) / 1e9;
-        let idle_mj = (self.chip.nand.idle_energy_pj() - m.idle_energy_pj_at_start) / 1e9;
-        let energy = EnergySection {
-            read_mj: mj(OpKind::Read),
-            program_mj: mj(OpKind::Program),
-            erase_mj: mj(OpKind::Erase),
-            copyback_mj: mj(OpKind::Copyback),
-            idle_mj,
-            total_mj: OpKind::ALL.iter().map(|k| mj(*k)).sum::<f64>() + idle_mj,
-        };
+        let energy = self.energy_section();
         let blocks = &self.flash.blocks;
         let controller = self.stages.controller.as_ref().map(|c| {
             c.section(
@@ -161,6 +150,23 @@ impl Ssd {
                 .measurement
                 .series
                 .rows(m.last_completion, self.series_state()),
+        }
+    }
+
+    /// The chip's energy since the measurement started.
+    fn energy_section(&self) -> EnergySection {
+        let m = &self.measurement.measure;
+        let stats = self.chip.nand.stats();
+        let mj =
+            |kind: OpKind| (stats.energy_uj(kind) * 1e6 - m.energy_pj_at_start[kind.index()]) / 1e9;
+        let idle_mj = (self.chip.nand.idle_energy_pj() - m.idle_energy_pj_at_start) / 1e9;
+        EnergySection {
+            read_mj: mj(OpKind::Read),
+            program_mj: mj(OpKind::Program),
+            erase_mj: mj(OpKind::Erase),
+            copyback_mj: mj(OpKind::Copyback),
+            idle_mj,
+            total_mj: OpKind::ALL.iter().map(|k| mj(*k)).sum::<f64>() + idle_mj,
         }
     }
 
