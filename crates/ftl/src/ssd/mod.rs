@@ -27,6 +27,8 @@ mod search;
 mod staged_tests;
 mod stages;
 #[cfg(test)]
+mod stages_tests;
+#[cfg(test)]
 mod superblock_tests;
 #[cfg(test)]
 pub(crate) mod test_device;
