@@ -32,14 +32,11 @@ pub(super) struct HostInterface {
     pub txn: TxCounters,
     /// Open-loop host interface state (`open_loop.rs`), once started.
     pub open_loop: Option<Box<OpenLoop>>,
-    /// Placement ids the host may name (`ftl.placement_ids`).
-    pub placement_ids: u16,
 }
 
 impl HostInterface {
-    pub fn new(queue_depth: u32, placement_ids: u16) -> Self {
+    pub fn new(queue_depth: u32) -> Self {
         HostInterface {
-            placement_ids,
             requests: RequestTable::new(queue_depth),
             deferred: DeferredTable::default(),
             events: EventQueue::with_capacity(4),

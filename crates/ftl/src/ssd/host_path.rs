@@ -55,11 +55,14 @@ impl Ssd {
                 ),
             });
         }
-        if request.placement_id >= self.host.placement_ids {
+        if request.placement_id >= self.layout.placement_ids {
             return Err(FtlError::BadRequest {
                 message: format!(
                     "placement id {} of a {:?} at offset {}: the device has {} (ftl.placement_ids)",
-                    request.placement_id, request.op, request.offset_bytes, self.host.placement_ids
+                    request.placement_id,
+                    request.op,
+                    request.offset_bytes,
+                    self.layout.placement_ids
                 ),
             });
         }

@@ -268,11 +268,11 @@ impl Ssd {
         let controller = Controller::new(&f.controller, geometry.page_size_bytes);
         Ok(Ssd {
             stages: Stages::new(controller, search, built),
-            host: HostInterface::new(f.queue_depth, f.placement_ids),
+            host: HostInterface::new(f.queue_depth),
             now: SimTime::ZERO,
             measurement: Measurement::new(f.hint_refresh_ops),
             sched: FlashScheduler::new(SchedConfig::of(f), &geometry),
-            layout: Layout::new(seed, geometry, logical),
+            layout: Layout::new(seed, geometry, logical, f.placement_ids),
             chip: ChipPort::new(nand),
             mapper,
             flash,
@@ -286,7 +286,7 @@ impl Ssd {
     }
     /// Placement ids the host may name (`ftl.placement_ids`).
     pub fn placement_ids(&self) -> u16 {
-        self.host.placement_ids
+        self.layout.placement_ids
     }
     /// Whether the device keeps page bytes (`ftl.payload = "full"`).
     pub fn keeps_payloads(&self) -> bool {
