@@ -36,7 +36,7 @@ fn config(mapping: MappingKind, payload: PayloadMode, buffer_pages: u32) -> SsdC
 /// Reads every physical page's OOB and checks it against the mapping and `last_write` (the
 /// sequence number of each LPA's last write).
 fn check_oob(ssd: &Ssd, last_write: &HashMap<Lpa, u64>, buffered: &[Lpa]) {
-    let full = ssd.config().ftl.payload == PayloadMode::Full;
+    let full = ssd.keeps_payloads();
     // what a recovery scan finds: the newest write of each LPA, and how many pages hold it
     let mut newest: HashMap<Lpa, u64> = HashMap::new();
     for ppa in (0..ssd.physical_pages() as u32).map(Ppa) {
@@ -106,7 +106,7 @@ fn write_randomly(ssd: &mut Ssd, count: usize, seed: u64) -> HashMap<Lpa, u64> {
         previous = sequence;
         last_write.insert(lpa, sequence);
         // the request completed: its write is acknowledged, and durable unless buffered
-        let expected = if ssd.config().ftl.write_buffer_pages > 0 {
+        let expected = if ssd.has_front_end() {
             WriteState::Acknowledged
         } else {
             WriteState::Durable

@@ -26,9 +26,9 @@
 use crate::db::{JournalMode, SqlDb, SqlOptions, SqlValue};
 use crate::device::SsdSource;
 use crate::error::{SqlError, SqlResult};
+use nandlab_ftl::Ssd;
 use nandlab_ftl::power::CutConfig;
 pub use nandlab_ftl::power::RecoveryVariant;
-use nandlab_ftl::{MappingKind, Ssd};
 use serde::Serialize;
 use std::ops::ControlFlow;
 
@@ -94,9 +94,8 @@ impl std::str::FromStr for CutAt {
 /// pages (MLC, TLC, QLC) need the page mapping's paired-page padding (a cut programming an
 /// upper page damages its lower page, which may hold an acknowledged write).
 pub fn check_contract(ssd: &Ssd) -> SqlResult<()> {
-    let f = &ssd.config().ftl;
     let bits = ssd.nand().timing().layout.page_type_count();
-    if bits > 1 && !(f.paired_page_padding && f.mapping == MappingKind::Page) {
+    if bits > 1 && !ssd.pads_paired_pages() {
         return Err(SqlError::Usage(format!(
             "sql-crash: the device has {bits} bits per cell without paired-page padding, so a cut damages lower pages of acknowledged writes (the FTL's gap, not SQLite's); set [ssd.mapping] paired_page_padding = true (page mapping) or use SLC cells"
         )));

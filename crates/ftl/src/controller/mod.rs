@@ -150,6 +150,11 @@ impl Controller {
         })
     }
 
+    /// The costs it was built from.
+    pub fn costs(&self) -> &ControllerCosts {
+        &self.costs
+    }
+
     fn transfer(ps_per_byte: f64, bytes: u64) -> SimTime {
         SimTime::from_ps((ps_per_byte * bytes as f64).round() as u64)
     }

@@ -45,8 +45,26 @@ pub(crate) trait FlashObserver: std::fmt::Debug + Send {
     /// The host read of `from` decided for `die` (not yet submitted) reads `to` instead: the
     /// page `from` was moved from by a GC copyback that has not run yet.
     fn read_redirected(&mut self, _die: usize, _from: Ppa, _to: Ppa) {}
+    /// The host path decided a trim of `lpa` at write sequence `sequence`.
+    fn trimmed(&mut self, _lpa: Lpa, _sequence: u64) {}
+    /// The host path decided the Flush (or FUA write) `flush`; returns how many more steps
+    /// the request waits for before it may complete.
+    fn flushed(&mut self, _flush: &FlushDecided) -> u32 {
+        0
+    }
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+/// A Flush (or FUA write) the host path decided, as its observers see it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FlushDecided {
+    /// The request slot of the flush.
+    pub slot: u32,
+    /// Simulated time of the decision (ps).
+    pub now_ps: u64,
+    /// Whether other requests are in flight.
+    pub others_in_flight: bool,
 }
 
 impl Flash {
@@ -75,6 +93,24 @@ impl Flash {
     #[inline]
     pub(crate) fn observed(&self) -> bool {
         !self.emit.observers.is_empty()
+    }
+
+    /// The host path decided a trim of `lpa` (observers only; the sequence is the last write's).
+    #[inline]
+    pub(crate) fn trace_trim(&mut self, lpa: Lpa) {
+        let sequence = self.write_sequence;
+        for o in &mut self.emit.observers {
+            o.trimmed(lpa, sequence);
+        }
+    }
+
+    /// The host path decided `flush`: the further steps its observers hold it for.
+    pub(crate) fn trace_flush(&mut self, flush: &FlushDecided) -> u32 {
+        self.emit
+            .observers
+            .iter_mut()
+            .map(|o| o.flushed(flush))
+            .sum()
     }
 
     /// A chip op that stands for no decision of its own went to `die` right after the op just

@@ -268,6 +268,8 @@ pub(crate) struct Chain {
     outputs: Vec<PageWrites>,
     /// Whether any stage has its own events (the world loop then asks them).
     timed: bool,
+    /// Whether a stage keeps a log area on flash (In-Page Logging), resolved once.
+    logs_on_flash: bool,
     /// Pages leaving the chain for the mapping (reused).
     pub out: PageWrites,
     /// A whole page merged from a partial write and the page's current bytes before it enters
@@ -278,6 +280,7 @@ pub(crate) struct Chain {
 impl Chain {
     pub fn new(stages: Vec<Box<dyn FrontEnd>>, page_size_bytes: u32, keep_bytes: bool) -> Self {
         let timed = stages.iter().any(|s| s.has_events());
+        let logs_on_flash = stages.iter().any(|s| s.flash_log_area().is_some());
         let outputs = stages
             .iter()
             .map(|_| PageWrites::new(page_size_bytes, keep_bytes))
@@ -286,6 +289,7 @@ impl Chain {
             stages,
             outputs,
             timed,
+            logs_on_flash,
             out: PageWrites::new(page_size_bytes, keep_bytes),
             scratch: Vec::new(),
         }
@@ -318,6 +322,10 @@ impl Chain {
     }
     pub fn contains(&self, lpa: Lpa) -> bool {
         self.stages.iter().any(|s| s.contains(lpa))
+    }
+    /// Whether `lpa`'s changes are in the flash log area of a stage (In-Page Logging).
+    pub fn logged_on_flash(&self, lpa: Lpa) -> bool {
+        self.logs_on_flash && self.contains(lpa)
     }
     pub fn page(&self, lpa: Lpa) -> Option<&[u8]> {
         self.stages.iter().find_map(|s| s.page(lpa))

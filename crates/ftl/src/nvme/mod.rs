@@ -457,7 +457,7 @@ impl NvmeHost {
                 Some(c) => {
                     let fdp = Fdp::new(c.clone())
                         .map_err(|e| config_error(&key(&format!("fdp.{}", e.key)), e.message))?;
-                    let ids = ssd.config().ftl.placement_ids;
+                    let ids = ssd.placement_ids();
                     if fdp.streams() > ids {
                         return Err(config_error(
                             &key("fdp.handles"),
@@ -492,7 +492,7 @@ impl NvmeHost {
             arbitration: config.arbitration,
             queues: vec![VecDeque::new(); config.queue_weights.len()],
             turn: (0, 0),
-            depth: u64::from(ssd.config().ftl.queue_depth),
+            depth: u64::from(ssd.queue_depth()),
             next_cid: 0,
             in_device: HashMap::new(),
             done: Vec::new(),

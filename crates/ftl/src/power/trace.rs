@@ -16,10 +16,10 @@
 //! folds completed ops after every step ([`super::image::FlashImage::fold`]). The number of
 //! unfolded ops is bounded by [`TRACE_OPS_MAX`].
 
-use crate::address::Ppa;
+use crate::address::{Lpa, Ppa};
 use crate::flash::Flash;
-use crate::flash::observer::FlashObserver;
 pub use crate::flash::observer::PageContent;
+use crate::flash::observer::{FlashObserver, FlushDecided};
 use nandlab_nand::OpKind;
 use std::any::Any;
 use std::collections::VecDeque;
@@ -85,11 +85,23 @@ pub struct Trace {
     /// Flushes decided while other requests were in flight, each held until every op decided
     /// before it has completed: (request slot, the decision index to reach).
     pub(crate) flush_barriers: Vec<(u32, u64)>,
+    /// Time to write one page of the metadata area (ps), given when the trace starts.
+    pub(crate) metadata_page_ps: u64,
+    /// The page size in bytes (a trim-log record's size), given when the trace starts.
+    pub(crate) page_size_bytes: u32,
 }
 
 impl Trace {
-    pub(crate) fn new(dies: u32, pages_per_die: u32, checkpoint_interval_pages: u32) -> Self {
+    pub(crate) fn new(
+        dies: u32,
+        pages_per_die: u32,
+        checkpoint_interval_pages: u32,
+        metadata_page_ps: u64,
+        page_size_bytes: u32,
+    ) -> Self {
         Trace {
+            metadata_page_ps,
+            page_size_bytes,
             pages_per_die,
             dies: (0..dies).map(|_| VecDeque::new()).collect(),
             staged: (0..dies).map(|_| VecDeque::new()).collect(),
@@ -206,6 +218,38 @@ impl FlashObserver for Trace {
             decided,
         });
         self.unfolded += 1;
+    }
+
+    /// Notes the trim in the checkpoint's trim table and the trim log.
+    fn trimmed(&mut self, lpa: Lpa, sequence: u64) {
+        let trims = &mut self.trimmed_at;
+        if trims.len() <= lpa.index() {
+            trims.resize(lpa.index() + 1, 0);
+        }
+        trims[lpa.index()] = sequence;
+        self.trim_log.note(lpa, sequence);
+    }
+
+    /// A Flush logs the trims not yet logged and waits for the record
+    /// ([`crate::power::trim_log`]); with other requests in flight it also waits for every op
+    /// decided before it (a write that completed into the write buffer may have been evicted
+    /// by a later write still in flight, whose program the flush would not otherwise wait
+    /// for: the queue-depth crash runs found it).
+    fn flushed(&mut self, flush: &FlushDecided) -> u32 {
+        let mut waits = 0;
+        if self.trim_log.on_flush(
+            flush.slot,
+            flush.now_ps,
+            self.metadata_page_ps,
+            self.page_size_bytes,
+        ) {
+            waits += 1;
+        }
+        if flush.others_in_flight && !self.done_through(self.decided) {
+            self.flush_barriers.push((flush.slot, self.decided));
+            waits += 1;
+        }
+        waits
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -163,6 +163,11 @@ impl FlashScheduler {
     }
 
     /// GC ops the interleaved scheduler sent before a waiting host op because GC was urgent.
+    pub fn cache_mode(&self) -> bool {
+        self.config.cache_mode
+    }
+
+    /// GC ops sent to the chip before a waiting host op because GC was urgent.
     pub fn urgent_passes(&self) -> u64 {
         self.queues.urgent_passes()
     }

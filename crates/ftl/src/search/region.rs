@@ -169,6 +169,8 @@ pub(crate) struct SearchRegion {
     pub(crate) pages: u32,
     /// Placement id of the pool.
     pub(crate) pool: u16,
+    /// How long a search waits for others to join its batch (`ftl.sim_batch_deadline_ns`).
+    pub(crate) batch_deadline: SimTime,
     /// Scratch: a page's randomized bytes for a program.
     pub(crate) page: Vec<u8>,
     /// Scratch: a search command's keys.
@@ -192,6 +194,7 @@ impl SearchRegion {
                 first_lpa: logical - config.sim_pages,
                 pages: config.sim_pages,
                 pool: config.placement_ids,
+                batch_deadline: SimTime::from_ps(config.sim_batch_deadline_ns.saturating_mul(1000)),
                 page: Vec::new(),
                 keys: Vec::new(),
                 corrected: Vec::new(),

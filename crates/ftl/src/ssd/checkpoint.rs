@@ -27,19 +27,6 @@ impl Ssd {
         }
     }
 
-    /// Notes a trim of `lpa` decided now (the checkpoint's trim table and the trim log).
-    pub(super) fn checkpoint_trim(&mut self, lpa: Lpa) {
-        let sequence = self.flash.write_sequence;
-        if let Some(trace) = self.flash.power_trace_mut() {
-            let trims = &mut trace.trimmed_at;
-            if trims.len() <= lpa.index() {
-                trims.resize(lpa.index() + 1, 0);
-            }
-            trims[lpa.index()] = sequence;
-            trace.trim_log.note(lpa, sequence);
-        }
-    }
-
     /// Time to write one page of the metadata area (ps): the slowest program of a block's
     /// page types plus the page's transfer.
     pub(super) fn metadata_page_ps(&self) -> u64 {
@@ -51,30 +38,7 @@ impl Ssd {
         (program + timing.transfer_time(self.layout.geometry.page_size_bytes)).as_ps()
     }
 
-    /// A Flush (or FUA write) of request `slot` was decided: under the power trace it logs the
-    /// trims not yet logged and waits for the record ([`crate::power::trim_log`]); with other
-    /// requests in flight it also waits for every op decided before it (a write that completed
-    /// into the write buffer may have been evicted by a later write still in flight, whose
-    /// program the flush would not otherwise wait for: the queue-depth crash runs found it).
-    pub(super) fn power_on_flush(&mut self, slot: u32) {
-        let page_ps = self.metadata_page_ps();
-        let (now_ps, page_size) = (self.now.as_ps(), self.layout.geometry.page_size_bytes);
-        let others_in_flight = self.host.requests.in_flight() > 1;
-        let Some(trace) = self.flash.power_trace_mut() else {
-            return;
-        };
-        let mut waits = 0;
-        if trace.trim_log.on_flush(slot, now_ps, page_ps, page_size) {
-            waits += 1;
-        }
-        if others_in_flight && !trace.done_through(trace.decided) {
-            trace.flush_barriers.push((slot, trace.decided));
-            waits += 1;
-        }
-        self.host.requests.slots[slot as usize].outstanding += waits;
-    }
-
-    /// Lets the flushes held by [`Ssd::power_on_flush`] go on once the ops decided before them
+    /// Lets the flushes held by the power trace's flush hook go on once the ops decided before them
     /// have completed.
     pub(super) fn flush_barrier_step(&mut self) {
         let Some(trace) = self.flash.power_trace_mut() else {

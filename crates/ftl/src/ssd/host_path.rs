@@ -6,11 +6,12 @@ use crate::address::{Lpa, Ppa};
 use crate::controller::CtrlEvent;
 use crate::error::{FtlError, FtlResult};
 use crate::flash::emit::Tag;
+use crate::flash::observer::FlushDecided;
 use crate::flash::{HostWrite, PageData};
 use crate::frontend::{PageWrite, PageWrites};
 use crate::host::queue::Deferred;
 use crate::host::{HostOp, HostRequest};
-use crate::mapping::{Mapper, Mapping};
+use crate::mapping::Mapping;
 use nandlab_core::SimTime;
 use nandlab_nand::OpKind;
 
@@ -54,14 +55,14 @@ impl Ssd {
                 ),
             });
         }
-        if request.placement_id >= self.config.ftl.placement_ids {
+        if request.placement_id >= self.layout.placement_ids {
             return Err(FtlError::BadRequest {
                 message: format!(
                     "placement id {} of a {:?} at offset {}: the device has {} (ftl.placement_ids)",
                     request.placement_id,
                     request.op,
                     request.offset_bytes,
-                    self.config.ftl.placement_ids
+                    self.layout.placement_ids
                 ),
             });
         }
@@ -88,7 +89,7 @@ impl Ssd {
         let aligned =
             request.offset_bytes.is_multiple_of(page) && request.size_bytes.is_multiple_of(page);
         // (with controller costs the decision comes later, so the data is kept in the slot)
-        let direct = request.op == HostOp::Write && aligned && self.controller.is_none();
+        let direct = request.op == HostOp::Write && aligned && self.stages.direct_writes;
         // ... or, for one whole page on the plain page mapping (no front-end stage, SiM region
         // or power trace), in the payload slot its program will take (copied once, not twice)
         let stage = !direct
@@ -96,11 +97,8 @@ impl Ssd {
             && aligned
             && request.size_bytes == page
             && data.is_some()
-            && self.flash.payload.enabled()
-            && self.front.is_empty()
-            && self.search.is_none()
-            && !self.flash.observed()
-            && matches!(self.mapper, Mapper::Page(_));
+            && self.stages.plain_page_writes
+            && !self.flash.observed();
         {
             let s = &mut self.host.requests.slots[slot as usize];
             s.op = request.op;
@@ -129,7 +127,7 @@ impl Ssd {
         if self.measurement.host_op() {
             self.refresh_hint();
         }
-        if let Some(c) = &mut self.controller {
+        if let Some(c) = &mut self.stages.controller {
             // the data crosses the host link, the firmware processes the command, then the
             // FTL decides (a controller event)
             let write_bytes = if request.op == HostOp::Write {
@@ -188,7 +186,7 @@ impl Ssd {
     /// A page of request `tag` moves into or out of the DRAM buffer (controller costs): the
     /// request waits for the transfer.
     pub(super) fn dram_page(&mut self, tag: Tag) {
-        if let Some(c) = &mut self.controller
+        if let Some(c) = &mut self.stages.controller
             && let Some(done) = c.dram_pages(self.now, 1)
             && let Tag::Host(slot) = tag
         {
@@ -240,7 +238,7 @@ impl Ssd {
                     self.dram_page(Tag::Host(slot));
                     continue;
                 }
-                if self.flash.log_area.is_some() && self.front.contains(lpa) {
+                if self.front.logged_on_flash(lpa) {
                     // In-Page Logging: the page's changes are in log pages on flash
                     self.flash.read_log_pages_of(lpa, Tag::Host(slot));
                 }
@@ -381,9 +379,7 @@ impl Ssd {
         debug_assert!(matches!(tag, Tag::Host(_)), "write_page writes host pages");
         let placement = match tag {
             // (a SiM region is a placement id of its own: placement is active with one)
-            Tag::Host(_) if self.flash.placement.active() && self.search.is_some() => {
-                self.search_placement(lpa, tag)
-            }
+            Tag::Host(_) if self.stages.search_placement => self.search_placement(lpa, tag),
             Tag::Host(slot) if self.flash.placement.active() => {
                 let id = self.host.requests.slots[slot as usize].placement_id;
                 self.flash.placement.host_pages[id as usize] += 1;
@@ -470,9 +466,7 @@ impl Ssd {
             self.flash.counters.host_pages_trimmed += 1;
             self.front.trim(lpa);
             self.mapper.trim(&mut self.flash, lpa);
-            if self.flash.power_trace().is_some() {
-                self.checkpoint_trim(lpa);
-            }
+            self.flash.trace_trim(lpa);
         }
         // the zoned mapping erases a zone whose last page this trim invalidated (a reset)
         self.mapper.trim_done(&mut self.flash, Tag::Host(slot));
@@ -505,10 +499,15 @@ impl Ssd {
             // the flushed pages' word lines are completed before the flush completes
             self.mapper.pad_open_blocks(&mut self.flash, tag);
         }
-        if result.is_ok() && self.flash.power_trace().is_some() {
-            // the trims decided before it are logged before it completes (and with other
-            // requests in flight, it waits for the ops decided before it)
-            self.power_on_flush(slot);
+        if result.is_ok() {
+            // its observers may hold it (the power trace logs the trims decided before it, and
+            // with other requests in flight waits for the ops decided before it)
+            let flush = FlushDecided {
+                slot,
+                now_ps: self.now.as_ps(),
+                others_in_flight: self.host.requests.in_flight() > 1,
+            };
+            self.host.requests.slots[slot as usize].outstanding += self.flash.trace_flush(&flush);
         }
         result
     }

@@ -1,5 +1,6 @@
 //! The device layout: what the SSD was built as (chip geometry, flash page size, the logical
-//! pages the mapping leaves the host) and the seed behind every random choice. Fixed at build.
+//! pages the mapping leaves the host, the placement ids it may name) and the seed behind every
+//! random choice. Fixed at build.
 
 use nandlab_nand::Geometry;
 
@@ -11,12 +12,15 @@ pub(super) struct Layout {
     pub page_size_bytes: u32,
     /// Logical pages the host can address.
     pub logical_pages: u32,
+    /// Placement ids the host may name (`ftl.placement_ids`).
+    pub placement_ids: u16,
 }
 
 impl Layout {
-    pub fn new(seed: u64, geometry: Geometry, logical_pages: u32) -> Self {
+    pub fn new(seed: u64, geometry: Geometry, logical_pages: u32, placement_ids: u16) -> Self {
         Layout {
             seed,
+            placement_ids,
             page_size_bytes: geometry.page_size_bytes,
             geometry,
             logical_pages,

@@ -25,6 +25,9 @@ mod report;
 mod search;
 #[cfg(test)]
 mod staged_tests;
+mod stages;
+#[cfg(test)]
+mod stages_tests;
 #[cfg(test)]
 mod superblock_tests;
 #[cfg(test)]
@@ -59,6 +62,7 @@ use layout::Layout;
 use measurement::Measurement;
 use nandlab_core::SimTime;
 use nandlab_nand::{Geometry, NandSim};
+use stages::Stages;
 
 /// Result of one synchronously executed request ([`Ssd::execute`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,7 +79,6 @@ pub struct Executed {
 /// A simulated SSD: the components the world loop (`world.rs`) drives, each owning its state.
 #[derive(Debug)]
 pub struct Ssd {
-    config: SsdConfig,
     /// Seed, geometry, page size, logical pages (`layout.rs`).
     layout: Layout,
     /// The chip model and its completions (`chip_port.rs`).
@@ -93,11 +96,9 @@ pub struct Ssd {
     measurement: Measurement,
     /// The flash scheduler: per-die queues, multiplane merging, erase gates, chip submission.
     sched: FlashScheduler,
-    /// The controller's resources (`None`: no controller costs, the pure-chip path).
-    controller: Option<Controller>,
-    /// The Search-in-Memory component: region, pool, integrity, batcher (`ftl.sim_pages > 0`;
-    /// `search/`, its SSD side in `ssd/search.rs`).
-    search: Option<Box<SearchRegion>>,
+    /// The optional features chosen at build time (controller costs, the SiM region) and the
+    /// paths they select (`stages.rs`).
+    stages: Stages,
 }
 
 pub use crate::config::logical_pages;
@@ -256,25 +257,49 @@ impl Ssd {
         if search.is_some() {
             flash.search_pool = Some(f.placement_ids);
         }
+        let built = stages::Built {
+            timed_front: front.is_timed(),
+            no_front: front.is_empty(),
+            page_payloads: flash.payload.enabled() && matches!(mapper, Mapper::Page(_)),
+            placement: flash.placement.active(),
+            idle_gc: f.idle_gc_threshold_blocks > 0,
+            checkpoint_interval_pages: f.map_checkpoint_interval_pages,
+        };
+        let controller = Controller::new(&f.controller, geometry.page_size_bytes);
         Ok(Ssd {
-            search,
+            stages: Stages::new(controller, search, built),
             host: HostInterface::new(f.queue_depth),
             now: SimTime::ZERO,
             measurement: Measurement::new(f.hint_refresh_ops),
             sched: FlashScheduler::new(SchedConfig::of(f), &geometry),
-            controller: Controller::new(&f.controller, geometry.page_size_bytes),
-            layout: Layout::new(seed, geometry, logical),
+            layout: Layout::new(seed, geometry, logical, f.placement_ids),
             chip: ChipPort::new(nand),
-            config,
             mapper,
             flash,
             front,
         })
     }
 
-    /// The configuration the SSD was built from.
-    pub fn config(&self) -> &SsdConfig {
-        &self.config
+    /// Requests the host interface holds in flight at most (`ftl.queue_depth`).
+    pub fn queue_depth(&self) -> u32 {
+        self.host.requests.slots.len() as u32
+    }
+    /// Placement ids the host may name (`ftl.placement_ids`).
+    pub fn placement_ids(&self) -> u16 {
+        self.layout.placement_ids
+    }
+    /// Whether the device keeps page bytes (`ftl.payload = "full"`).
+    pub fn keeps_payloads(&self) -> bool {
+        self.flash.payload.enabled()
+    }
+    /// Whether the page mapping pads word lines so no acknowledged lower page waits for its
+    /// paired upper page (`ftl.paired_page_padding` on the page mapping).
+    pub fn pads_paired_pages(&self) -> bool {
+        self.flash.pads()
+    }
+    /// The controller's costs (`None`: no controller costs, the pure-chip path).
+    pub fn controller_costs(&self) -> Option<&crate::controller::ControllerCosts> {
+        self.stages.controller.as_ref().map(|c| c.costs())
     }
     /// The chip geometry.
     pub fn geometry(&self) -> &Geometry {
@@ -326,7 +351,8 @@ impl Ssd {
     /// Controller-side energy (controller, DRAM, host link; not static power) since the SSD was
     /// built, in millijoules; 0 without controller costs.
     pub fn controller_energy_mj(&self) -> f64 {
-        self.controller
+        self.stages
+            .controller
             .as_ref()
             .map_or(0.0, |c| c.totals().energy_pj() / 1e9)
     }
@@ -353,6 +379,12 @@ impl Ssd {
     /// What In-Page Logging's log area did on the chip (`None`: no stage asked for one).
     pub fn log_area_stats(&self) -> Option<crate::LogAreaStats> {
         self.flash.log_area.as_ref().map(|a| a.stats)
+    }
+
+    /// Whether a front-end stage (the write buffer, …) sits between the host path and the
+    /// mapping: a write may complete before it reaches flash.
+    pub fn has_front_end(&self) -> bool {
+        !self.front.is_empty()
     }
 
     /// The first front-end stage of type `T` (one that offers [`FrontEnd::as_any`]).
@@ -424,7 +456,7 @@ impl Ssd {
         size_bytes: u64,
         mut piece: impl FnMut(usize, Option<&[u8]>),
     ) -> FtlResult<()> {
-        if self.config.ftl.payload != PayloadMode::Full {
+        if !self.flash.payload.enabled() {
             return Err(FtlError::BadRequest {
                 message: "read_bytes needs ftl.payload = \"full\"".into(),
             });

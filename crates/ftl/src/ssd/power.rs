@@ -57,8 +57,14 @@ impl Ssd {
                 image.pages[ppa.index()] = PageImage::Programmed(content);
             }
         }
-        let interval = self.config.ftl.map_checkpoint_interval_pages;
-        let mut trace = Trace::new(dies, pages_per_die, interval);
+        let interval = self.stages.checkpoint_interval_pages;
+        let mut trace = Trace::new(
+            dies,
+            pages_per_die,
+            interval,
+            self.metadata_page_ps(),
+            self.layout.geometry.page_size_bytes,
+        );
         trace.image = Some(image);
         self.flash.add_observer(Box::new(trace));
         if interval > 0 {
@@ -143,7 +149,7 @@ impl Ssd {
             }
         };
         fold(self.chip.nand.next_event_time());
-        if let Some(c) = &self.controller {
+        if let Some(c) = &self.stages.controller {
             fold(c.events.peek_time());
         }
         if self.front.is_timed() {
@@ -330,7 +336,7 @@ impl Ssd {
             self.geometry(),
             self.nand().timing(),
             variant,
-            self.config().ftl.mapping == crate::config::MappingKind::Page,
+            matches!(self.mapper, crate::mapping::Mapper::Page(_)),
         )
     }
 
@@ -387,6 +393,7 @@ impl Ssd {
         let mut result = Ok(());
         // a SiM region's pages go back into the pool's blocks (its own placement id)
         let pool = self
+            .stages
             .search
             .as_ref()
             .map(|s| (s.pool, s.first_lpa..s.first_lpa + s.pages));
@@ -415,7 +422,7 @@ impl Ssd {
         self.flash.emit.ops.clear();
         self.flash.write_sequence = self.flash.write_sequence.max(highest);
         result?;
-        if self.search.is_some() {
+        if self.stages.search.is_some() {
             self.load_search_pool()?;
         }
         Ok(())

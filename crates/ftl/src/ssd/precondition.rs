@@ -76,7 +76,7 @@ impl Ssd {
                 message: "precondition needs an idle device".into(),
             });
         }
-        if self.search.is_some() {
+        if self.stages.search.is_some() {
             // (functional writes would leave the SiM pool's pages without bytes on the chip)
             return Err(FtlError::BadRequest {
                 message:

@@ -25,7 +25,7 @@ impl Ssd {
         let multiplane: u64 = sched.multiplane_ops.iter().sum();
         let copyback = ops(OpKind::Copyback) - merged(OpKind::Copyback);
         let all: u64 = OpKind::ALL.iter().map(|&k| ops(k)).sum();
-        let cache = if self.config.ftl.cache_mode {
+        let cache = if self.sched.cache_mode() {
             ops(OpKind::Read) + ops(OpKind::Program)
                 - merged(OpKind::Read)
                 - merged(OpKind::Program)
@@ -71,7 +71,7 @@ impl Ssd {
         self.measurement.series =
             crate::stats::timeseries::TimeSeries::new(self.now, self.series_state());
         self.flash.gc_latency = LatencyHistogram::new();
-        if let Some(c) = &self.controller {
+        if let Some(c) = &self.stages.controller {
             self.measurement.start.controller = c.totals();
         }
         self.measurement.start.placement = self.flash.placement.snapshot();
@@ -95,20 +95,9 @@ impl Ssd {
             }
         };
         let counters = self.flash.counters.since(&m.counters_at_start);
-        let stats = self.chip.nand.stats();
-        let mj =
-            |kind: OpKind| (stats.energy_uj(kind) * 1e6 - m.energy_pj_at_start[kind.index()]) / 1e9;
-        let idle_mj = (self.chip.nand.idle_energy_pj() - m.idle_energy_pj_at_start) / 1e9;
-        let energy = EnergySection {
-            read_mj: mj(OpKind::Read),
-            program_mj: mj(OpKind::Program),
-            erase_mj: mj(OpKind::Erase),
-            copyback_mj: mj(OpKind::Copyback),
-            idle_mj,
-            total_mj: OpKind::ALL.iter().map(|k| mj(*k)).sum::<f64>() + idle_mj,
-        };
+        let energy = self.energy_section();
         let blocks = &self.flash.blocks;
-        let controller = self.controller.as_ref().map(|c| {
+        let controller = self.stages.controller.as_ref().map(|c| {
             c.section(
                 &self.measurement.start.controller,
                 m.last_completion - m.started,
@@ -148,15 +137,36 @@ impl Ssd {
                 |b| blocks.valid_counts()[b],
             ),
             controller,
-            sim: self.search.as_ref().map(|s| crate::stats::SimSection {
-                search: section(HostOp::Search),
-                gather: section(HostOp::Gather),
-                counters: s.counters,
-            }),
+            sim: self
+                .stages
+                .search
+                .as_ref()
+                .map(|s| crate::stats::SimSection {
+                    search: section(HostOp::Search),
+                    gather: section(HostOp::Gather),
+                    counters: s.counters,
+                }),
             timeseries: self
                 .measurement
                 .series
                 .rows(m.last_completion, self.series_state()),
+        }
+    }
+
+    /// The chip's energy since the measurement started.
+    fn energy_section(&self) -> EnergySection {
+        let m = &self.measurement.measure;
+        let stats = self.chip.nand.stats();
+        let mj =
+            |kind: OpKind| (stats.energy_uj(kind) * 1e6 - m.energy_pj_at_start[kind.index()]) / 1e9;
+        let idle_mj = (self.chip.nand.idle_energy_pj() - m.idle_energy_pj_at_start) / 1e9;
+        EnergySection {
+            read_mj: mj(OpKind::Read),
+            program_mj: mj(OpKind::Program),
+            erase_mj: mj(OpKind::Erase),
+            copyback_mj: mj(OpKind::Copyback),
+            idle_mj,
+            total_mj: OpKind::ALL.iter().map(|k| mj(*k)).sum::<f64>() + idle_mj,
         }
     }
 

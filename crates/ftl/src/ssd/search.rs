@@ -22,14 +22,16 @@ use nandlab_nand::{BlockMode, ChunkMask, FlashOp, MatchBitmap, OpKind, PageAddre
 impl Ssd {
     /// The SiM region's logical pages (`ftl.sim_pages`), if the device has one.
     pub fn search_region(&self) -> Option<std::ops::Range<u64>> {
-        self.search
+        self.stages
+            .search
             .as_ref()
             .map(|s| u64::from(s.first_lpa)..u64::from(s.first_lpa) + u64::from(s.pages))
     }
 
     /// The SiM region's counters (zero without a region).
     pub fn search_counters(&self) -> SearchCounters {
-        self.search
+        self.stages
+            .search
             .as_ref()
             .map_or_else(SearchCounters::default, |s| s.counters)
     }
@@ -64,7 +66,7 @@ impl Ssd {
     }
 
     pub(super) fn check_search(&self, request: &SearchRequest) -> FtlResult<()> {
-        let Some(search) = &self.search else {
+        let Some(search) = &self.stages.search else {
             return Err(FtlError::BadRequest {
                 message: "SiM command on a device without a SiM region (ftl.sim_pages = 0)".into(),
             });
@@ -149,7 +151,7 @@ impl Ssd {
         s.outstanding = 1;
         s.sim_args = args;
         self.measurement.measure.submitted += 1;
-        if let Some(c) = &mut self.controller {
+        if let Some(c) = &mut self.stages.controller {
             let ready = c.command(self.now, keys_bytes);
             c.events.schedule(ready, CtrlEvent::Decide(slot));
             return Ok(slot);
@@ -190,7 +192,8 @@ impl Ssd {
     /// The controller answers command `slot` from the current bytes of `lpa` (buffered, or
     /// zeros), not randomized.
     fn search_answer(&mut self, slot: u32, op: HostOp, args: (u64, u64), lpa: Lpa) {
-        self.search
+        self.stages
+            .search
             .as_mut()
             .expect("SiM region")
             .counters
@@ -203,7 +206,7 @@ impl Ssd {
         }
         let zeros = [0u8; SIM_PAGE_BYTES as usize];
         let page = self.front.page(lpa).unwrap_or(&zeros);
-        let search = self.search.as_mut().expect("SiM region");
+        let search = self.stages.search.as_mut().expect("SiM region");
         let out = &mut self.host.requests.slots[slot as usize].data;
         answer(search, page, op, args, out);
     }
@@ -211,7 +214,7 @@ impl Ssd {
     /// Moves the keys of search command `slot` (kept in its data until the command runs) into
     /// the region's scratch and clears the data for the results.
     fn take_keys(&mut self, slot: u32) {
-        let search = self.search.as_mut().expect("SiM region");
+        let search = self.stages.search.as_mut().expect("SiM region");
         let data = &mut self.host.requests.slots[slot as usize].data;
         search.keys.clear();
         search
@@ -227,7 +230,7 @@ impl Ssd {
     /// The placement id of a write of `lpa` with `tag` on a device with a SiM region: the
     /// pool's for the region's pages, else the request's (and the per-id host counter).
     pub(super) fn search_placement(&mut self, lpa: Lpa, tag: Tag) -> u16 {
-        let search = self.search.as_ref().expect("SiM region");
+        let search = self.stages.search.as_ref().expect("SiM region");
         let id = if search.contains(lpa) {
             search.pool
         } else if let Tag::Host(slot) = tag {
@@ -284,7 +287,7 @@ impl Ssd {
         let first = self.flash.blocks.page(block, 0);
         let first = self.sched.codec().address(first)?;
         self.chip.nand.set_block_mode(&first, want)?;
-        let c = &mut self.search.as_mut().expect("SiM region").counters;
+        let c = &mut self.stages.search.as_mut().expect("SiM region").counters;
         match want {
             BlockMode::Match => c.blocks_to_match += 1,
             BlockMode::Storage => c.blocks_to_storage += 1,
@@ -297,7 +300,7 @@ impl Ssd {
     fn program_pool_page(&mut self, die: DieId, op: PendingOp) -> FtlResult<()> {
         let address = self.sched.codec().address(op.source)?;
         let chip_ppa = self.chip.nand.geometry().ppa(&address).0;
-        let search = self.search.as_mut().expect("SiM region");
+        let search = self.stages.search.as_mut().expect("SiM region");
         let mut page = std::mem::take(&mut search.page);
         page.clear();
         match self.flash.payload.read(op.source) {
@@ -320,7 +323,7 @@ impl Ssd {
             self.chip
                 .nand
                 .program_page(self.now, address, &page, op.tag.encode_with_die(die));
-        let search = self.search.as_mut().expect("SiM region");
+        let search = self.stages.search.as_mut().expect("SiM region");
         search.page = page;
         result?;
         search.counters.pool_programs += 1;
@@ -335,7 +338,7 @@ impl Ssd {
     /// address (sealed with a header with the integrity layer; without bytes in timing-only
     /// mode), switching its block to match mode first, and simulates until the chip is idle.
     pub(super) fn load_search_pool(&mut self) -> FtlResult<()> {
-        let search = self.search.as_ref().expect("SiM region");
+        let search = self.stages.search.as_ref().expect("SiM region");
         let mut pages: Vec<Ppa> = (search.first_lpa..search.first_lpa + search.pages)
             .filter_map(|lpa| self.mapper.locate(Lpa(lpa)))
             .collect();
@@ -390,9 +393,9 @@ impl Ssd {
         let functional = self.chip.nand.stored_page(&address).is_some();
         let chip_ops = if op.kind == OpKind::Search {
             self.take_keys(slot);
-            let keys = std::mem::take(&mut self.search.as_mut().expect("SiM region").keys);
+            let keys = std::mem::take(&mut self.stages.search.as_mut().expect("SiM region").keys);
             let result = self.submit_search(address, chip_ppa, lpa, slot, tag, &keys, functional);
-            self.search.as_mut().expect("SiM region").keys = keys;
+            self.stages.search.as_mut().expect("SiM region").keys = keys;
             result?
         } else {
             self.submit_gather(
@@ -433,7 +436,7 @@ impl Ssd {
     ) -> FtlResult<u32> {
         let now = self.now;
         let window = self.chip.nand.page_open(now, address, tag)?;
-        let search = self.search.as_mut().expect("SiM region");
+        let search = self.stages.search.as_mut().expect("SiM region");
         let verdict = if functional {
             search.check_window(&window, chip_ppa, lpa, now)
         } else {
@@ -446,7 +449,8 @@ impl Ssd {
         );
         self.host.requests.slots[slot as usize].data = out;
         result?;
-        self.search
+        self.stages
+            .search
             .as_mut()
             .expect("SiM region")
             .counters
@@ -470,9 +474,13 @@ impl Ssd {
         if verdict != Verdict::OnChip {
             // optimistic correction failed: close, read in full, answer from the copy
             self.chip.nand.page_close(now, address, tag)?;
-            self.search.as_mut().expect("SiM region").queue_refresh(lpa);
+            self.stages
+                .search
+                .as_mut()
+                .expect("SiM region")
+                .queue_refresh(lpa);
             if self.search_full_read(address, chip_ppa, tag)? {
-                let search = self.search.as_mut().expect("SiM region");
+                let search = self.stages.search.as_mut().expect("SiM region");
                 search.counters.corrected_answers += 1;
                 for k in keys {
                     push_bitmap(out, format::match_page(&search.corrected, *k), true);
@@ -482,6 +490,7 @@ impl Ssd {
         }
         if functional {
             let clear = self
+                .stages
                 .search
                 .as_ref()
                 .expect("SiM region")
@@ -514,7 +523,8 @@ impl Ssd {
         functional: bool,
     ) -> FtlResult<u32> {
         let now = self.now;
-        self.search
+        self.stages
+            .search
             .as_mut()
             .expect("SiM region")
             .counters
@@ -528,7 +538,7 @@ impl Ssd {
         let mut out = std::mem::take(&mut self.host.requests.slots[slot as usize].data);
         out.clear();
         let raw = self.chip.nand.gather_chunks(now, address, chunks, tag)?;
-        let search = self.search.as_mut().expect("SiM region");
+        let search = self.stages.search.as_mut().expect("SiM region");
         let ops = if search.integrity.is_none() {
             let ecc = self
                 .chip
@@ -548,7 +558,7 @@ impl Ssd {
             out.clear();
             search.queue_refresh(lpa);
             let decoded = self.search_full_read(address, chip_ppa, tag);
-            let search = self.search.as_mut().expect("SiM region");
+            let search = self.stages.search.as_mut().expect("SiM region");
             if matches!(decoded, Ok(true)) {
                 search.counters.corrected_answers += 1;
                 for chunk in chunks.chunks() {

@@ -108,9 +108,10 @@ impl Ssd {
     /// Background GC is on, the chip model has nothing to do, and the next host event (a timed
     /// arrival) is in the future.
     pub(super) fn idle_before_arrival(&self) -> bool {
-        self.config.ftl.idle_gc_threshold_blocks > 0
+        self.stages.idle_gc
             && self.chip.nand.next_event_time().is_none()
             && self
+                .stages
                 .controller
                 .as_ref()
                 .is_none_or(|c| c.events.peek_time().is_none())
@@ -284,9 +285,7 @@ impl Ssd {
     pub(super) fn step(&mut self) -> FtlResult<Option<bool>> {
         let host = self.host.events.peek_time();
         let chip = self.chip.nand.next_event_time();
-        if (self.controller.is_some() || self.front.is_timed())
-            && self.step_other_source(host, chip)?
-        {
+        if self.stages.other_sources && self.step_other_source(host, chip)? {
             return Ok(Some(false));
         }
         match (host, chip) {
@@ -314,7 +313,11 @@ impl Ssd {
         host: Option<nandlab_core::SimTime>,
         chip: Option<nandlab_core::SimTime>,
     ) -> FtlResult<bool> {
-        let controller = self.controller.as_ref().and_then(|c| c.events.peek_time());
+        let controller = self
+            .stages
+            .controller
+            .as_ref()
+            .and_then(|c| c.events.peek_time());
         let stage = if self.front.is_timed() {
             self.front.next_event()
         } else {
@@ -340,7 +343,7 @@ impl Ssd {
                 next = Some(next.map_or(t, |n| n.min(t)));
             }
         };
-        if let Some(c) = &self.controller {
+        if let Some(c) = &self.stages.controller {
             fold(c.events.peek_time());
         }
         if self.front.is_timed() {
@@ -352,7 +355,11 @@ impl Ssd {
     /// Processes the controller's next event (a processed command, a finished DRAM transfer
     /// or ECC decode, read data sent).
     fn step_controller(&mut self) -> FtlResult<()> {
-        let c = self.controller.as_mut().expect("controller event peeked");
+        let c = self
+            .stages
+            .controller
+            .as_mut()
+            .expect("controller event peeked");
         let (time, event) = c.events.pop().expect("controller event peeked");
         self.set_now(time);
         if time.is_end() {
@@ -467,13 +474,13 @@ impl Ssd {
         match tag {
             Tag::Host(slot) => {
                 // a page read for the host is ECC-decoded before the request goes on
-                let decoded = match &mut self.controller {
+                let decoded = match &mut self.stages.controller {
                     Some(c) if kind == OpKind::Read => c.ecc(self.now, read_retries),
                     _ => None,
                 };
                 match decoded {
                     Some(t) => {
-                        let c = self.controller.as_mut().expect("decoded by it");
+                        let c = self.stages.controller.as_mut().expect("decoded by it");
                         c.events.schedule(t, CtrlEvent::StepDone(slot));
                     }
                     None => self.op_done(slot),
@@ -504,7 +511,7 @@ impl Ssd {
         let s = &self.host.requests.slots[slot as usize];
         // a read's data, a SiM search's bitmaps or a gather's chunks cross the host link
         if matches!(s.op, HostOp::Read | HostOp::Search | HostOp::Gather)
-            && let Some(c) = &mut self.controller
+            && let Some(c) = &mut self.stages.controller
             && let Some(t) = c.read_out(self.now, s.size_bytes)
         {
             // the data crosses the host link first
@@ -567,7 +574,7 @@ impl Ssd {
     /// and feeds the chip model.
     pub(super) fn submit_pending(&mut self) -> FtlResult<()> {
         let mut ops = std::mem::take(&mut self.flash.emit.ops);
-        if let Some(c) = &mut self.controller {
+        if let Some(c) = &mut self.stages.controller {
             // the firmware handles every GC / wear-leveling page move (its program side)
             let moves = ops
                 .iter()
@@ -675,7 +682,7 @@ impl Ssd {
     /// and programs (match-mode blocks, `ssd/search.rs`).
     #[inline]
     fn submit_to_chip(&mut self, die: DieId, op: PendingOp) -> FtlResult<()> {
-        if self.search.is_some()
+        if self.stages.search_path
             && !matches!(op.tag, Tag::Multi(_))
             && self.submit_search_path(die, op)?
         {

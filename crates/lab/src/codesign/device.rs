@@ -136,7 +136,7 @@ impl SsdDevice {
     /// Page writes go through a host write buffer of `pages` pages (0: synchronous writes).
     /// At most the SSD's submission-queue depth of them can be in flight.
     pub fn buffered_writes(self, pages: u32) -> Self {
-        let pages = pages.min(self.ssd.config().ftl.queue_depth);
+        let pages = pages.min(self.ssd.queue_depth());
         SsdDevice {
             write_buffer_pages: pages,
             buffered: VecDeque::with_capacity(pages as usize),
@@ -360,8 +360,11 @@ impl BlockDevice for SsdDevice {
     /// PCM front end (`[pcm]`), the PCM's reads, writes and SHA-1 hashing.
     fn energy_mj(&self) -> f64 {
         let stats = self.ssd.nand().stats();
-        let hits_nj =
-            self.buffer_hits as f64 * self.ssd.config().ftl.controller.controller_command_nj;
+        let command_nj = self
+            .ssd
+            .controller_costs()
+            .map_or(0.0, |c| c.controller_command_nj);
+        let hits_nj = self.buffer_hits as f64 * command_nj;
         let nand_mj = OpKind::ALL.iter().map(|k| stats.energy_uj(*k)).sum::<f64>() / 1e3;
         nand_mj + self.ssd.controller_energy_mj() + hits_nj / 1e6 + self.pcm_energy_mj()
     }

@@ -351,7 +351,7 @@ impl Run {
         ssd.set_trim_log_mode(*trim_log_mode);
         let logical = ssd.logical_pages() as u32;
         let page = ssd.page_size_bytes();
-        let depth = ssd.config().ftl.queue_depth.max(1) as usize;
+        let depth = ssd.queue_depth().max(1) as usize;
         let span = if w.lpa_span == 0 {
             logical
         } else {

@@ -76,7 +76,7 @@ where
         .map(|ns| vec![0; host.zones(ns).map_or(0, |z| z.config().zone_count as usize)])
         .collect();
     let mut last = SimTime::ZERO;
-    let depth = u64::from(ssd.config().ftl.queue_depth.max(1));
+    let depth = u64::from(ssd.queue_depth().max(1));
     for (i, request) in requests.enumerate() {
         if let Some(clock) = clock {
             while host.outstanding() >= depth {

@@ -30,7 +30,7 @@ pub use lock::{FileLocks, LockLevel};
 use crate::error::{SqlError, SqlResult};
 use crate::extent::{Extent, ExtentAllocator, grow_pages};
 use nandlab_core::{Lpa, SimTime};
-use nandlab_ftl::{ArmedCut, CutOutcome, Executed, HostOp, HostRequest, PayloadMode, Ssd};
+use nandlab_ftl::{ArmedCut, CutOutcome, Executed, HostOp, HostRequest, Ssd};
 use nandlab_nand::OpKind;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -137,7 +137,7 @@ impl SimDisk {
     /// memory follows the disk's live pages, not every page programmed. With the trace on
     /// they are kept until their block's erase, for the recovery scan.
     pub fn new(mut ssd: Ssd, seed: u64) -> SqlResult<SimDisk> {
-        if ssd.config().ftl.payload != PayloadMode::Full {
+        if !ssd.keeps_payloads() {
             return Err(SqlError::Usage(
                 "ssd.payload: SQLite needs the page bytes; set [ssd] payload = \"full\"".into(),
             ));

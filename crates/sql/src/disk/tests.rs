@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::device::named::build_ssd;
+use nandlab_ftl::PayloadMode;
 use proptest::prelude::*;
 
 /// A small full-payload device (32 blocks per plane of the bench SSD).

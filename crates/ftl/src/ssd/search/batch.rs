@@ -74,7 +74,7 @@ impl Ssd {
         }
         // forget the commands of an earlier call that ended in an error: they complete
         // unreported
-        let search = self.search.as_mut().expect("checked: SiM region");
+        let search = self.stages.search.as_mut().expect("checked: SiM region");
         search.in_flight.clear();
         search.finished.clear();
         let mut arrivals: Vec<SimTime> = requests
@@ -113,10 +113,10 @@ impl Ssd {
                     break;
                 };
                 let slot = self.admit_search(&batches[b].request, batches[b].dispatch)?;
-                let search = self.search.as_mut().expect("checked: SiM region");
+                let search = self.stages.search.as_mut().expect("checked: SiM region");
                 search.in_flight.push((slot, b));
             }
-            let search = self.search.as_mut().expect("checked: SiM region");
+            let search = self.stages.search.as_mut().expect("checked: SiM region");
             std::mem::swap(&mut finished, &mut search.finished);
             for (b, completed, data) in finished.drain(..) {
                 pending -= 1;
@@ -170,7 +170,7 @@ impl Ssd {
                     out[member] = Some(done);
                 }
             }
-            let search = self.search.as_mut().expect("checked: SiM region");
+            let search = self.stages.search.as_mut().expect("checked: SiM region");
             std::mem::swap(&mut finished, &mut search.finished);
             if pending == 0 {
                 break;
@@ -193,7 +193,7 @@ impl Ssd {
     /// A SiM command of [`Ssd::run_search`] completed now with `data`.
     pub(in crate::ssd) fn search_finished(&mut self, slot: u32, data: Vec<u8>) {
         let now = self.now;
-        let search = self.search.as_mut().expect("SiM command");
+        let search = self.stages.search.as_mut().expect("SiM command");
         if let Some(i) = search.in_flight.iter().position(|&(s, _)| s == slot) {
             let (_, batch) = search.in_flight.swap_remove(i);
             search.finished.push((batch, now, data));
@@ -202,7 +202,12 @@ impl Ssd {
 
     /// The scheduler's decisions: the commands to dispatch, each with its dispatch time.
     fn plan_batches(&mut self, requests: &[SearchRequest], arrivals: &[SimTime]) -> Vec<Batch> {
-        let deadline = SimTime::from_ps(self.config.ftl.sim_batch_deadline_ns.saturating_mul(1000));
+        let deadline = self
+            .stages
+            .search
+            .as_ref()
+            .expect("checked: SiM region")
+            .batch_deadline;
         let keys_max = self
             .chip
             .nand
@@ -259,7 +264,12 @@ impl Ssd {
                 open.insert(request.lpa.0, batches.len() - 1);
             }
         }
-        let c = &mut self.search.as_mut().expect("checked: SiM region").counters;
+        let c = &mut self
+            .stages
+            .search
+            .as_mut()
+            .expect("checked: SiM region")
+            .counters;
         c.batches += searches;
         c.merged_searches += merged;
         batches

@@ -25,7 +25,7 @@ impl Ssd {
         tag: u64,
     ) -> FtlResult<bool> {
         let read = self.chip.nand.read_page_data(self.now, address, tag)?;
-        let search = self.search.as_mut().expect("SiM region");
+        let search = self.stages.search.as_mut().expect("SiM region");
         search.counters.fallback_reads += 1;
         search.counters.fallback_read_retries += u64::from(read.read_retries);
         search.corrected.clear();
@@ -45,7 +45,8 @@ impl Ssd {
 
     /// Pages of the SiM region waiting to be refreshed (`ftl.sim_integrity`).
     pub fn search_refresh_queue_len(&self) -> usize {
-        self.search
+        self.stages
+            .search
             .as_ref()
             .and_then(|s| s.integrity.as_ref())
             .map_or(0, |i| i.refresh.len())
@@ -56,7 +57,7 @@ impl Ssd {
     /// device is idle; returns how many were rewritten. A queued page rewritten by the host or
     /// trimmed meanwhile is dropped from the queue without a write.
     pub fn search_refresh(&mut self, pages_max: usize) -> FtlResult<usize> {
-        let Some(search) = self.search.as_mut() else {
+        let Some(search) = self.stages.search.as_mut() else {
             return Ok(0);
         };
         let pool = search.pool;
@@ -64,7 +65,7 @@ impl Ssd {
         let mut done = 0;
         let mut result = Ok(());
         while done < pages_max {
-            let search = self.search.as_mut().expect("SiM region");
+            let search = self.stages.search.as_mut().expect("SiM region");
             let Some(integrity) = search.integrity.as_mut() else {
                 break;
             };
@@ -96,14 +97,15 @@ impl Ssd {
             if result.is_err() {
                 break;
             }
-            self.search
+            self.stages
+                .search
                 .as_mut()
                 .expect("SiM region")
                 .counters
                 .refreshes_done += 1;
             done += 1;
         }
-        self.search.as_mut().expect("SiM region").page = page;
+        self.stages.search.as_mut().expect("SiM region").page = page;
         result?;
         self.drain()?;
         Ok(done)
