@@ -9,7 +9,7 @@ use nandlab_lab::control::Control;
 use nandlab_lab::power::scaling::recovery_scaling_checkpointed;
 use nandlab_lab::power::sweep::{SweepMode, sweep_progress};
 use nandlab_lab::power::{CrashCase, CrashDevice, CrashWorkload, CutPoint, ps_to_us, run_case};
-use nandlab_lab::power::{GcScheduling, RecoveryVariant, parse_config_name};
+use nandlab_lab::power::{RecoveryVariant, parse_config_name};
 use nandlab_lab::{LabError, LabResult};
 
 #[derive(Args, Debug)]
@@ -76,9 +76,9 @@ pub struct PowercutArgs {
     /// page, block or hybrid.
     #[arg(long, default_value = "page")]
     mapping: String,
-    /// greedy, fifo, cost-benefit or random.
-    #[arg(long, default_value = "greedy")]
-    gc_policy: String,
+    /// greedy (the default), fifo, cost-benefit or random (page mapping).
+    #[arg(long)]
+    gc_policy: Option<String>,
     /// Host requests (closed loop at --queue-depth).
     #[arg(long, default_value_t = 400)]
     requests: u32,
@@ -235,39 +235,8 @@ pub fn powercut(args: PowercutArgs, control: &Control) -> LabResult<()> {
         }
         _ => CutPoint::End,
     };
-    let mapping = parse_config_name("--mapping", &args.mapping)?;
-    let gc_policy = parse_config_name("--gc-policy", &args.gc_policy)?;
-    let gc_scheduling: GcScheduling = parse_config_name("--gc-scheduling", &args.gc_scheduling)?;
-    if args.gc_urgent_free_blocks > 0 && gc_scheduling != GcScheduling::Interleaved {
-        return Err(usage(
-            "--gc-urgent-free-blocks: applies to --gc-scheduling interleaved only".into(),
-        ));
-    }
     let case = CrashCase {
-        device: CrashDevice {
-            preset: args.preset,
-            dies_per_chip: args.dies,
-            planes_per_die: args.planes,
-            blocks_per_plane: args.blocks,
-            pages_per_block: args.pages,
-            page_size_bytes: args.page_size,
-            op_fraction: args.op,
-            write_buffer_pages: args.buffer_pages,
-            copyback: args.copyback,
-            mapping,
-            gc_policy,
-            paired_page_padding: !args.no_paired_padding,
-            map_checkpoint_interval_pages: args.checkpoint_interval,
-            checkpoint_before_data: args.checkpoint_before_data,
-            trim_log_skipped: args.no_trim_log,
-            queue_depth: args.queue_depth,
-            gc_scheduling,
-            gc_urgent_free_blocks: args.gc_urgent_free_blocks,
-            multiplane: args.multiplane,
-            cache_mode: args.cache_mode,
-            superpage_planes: args.superpage_planes,
-            ..CrashDevice::default()
-        },
+        device: device(&args)?,
         workload: CrashWorkload {
             requests: args.requests,
             lpa_span: args.lpa_span,
@@ -400,6 +369,143 @@ pub fn powercut(args: PowercutArgs, control: &Control) -> LabResult<()> {
         out!("  {e}");
     }
     violations_found(o.violations.total(), "the cut")
+}
+
+/// The device of the flags: the crash device's stack config with each flag's key set; the
+/// stack builder parses the names (an error names the key and its flag).
+fn device(args: &PowercutArgs) -> LabResult<CrashDevice> {
+    let mut d = CrashDevice {
+        checkpoint_before_data: args.checkpoint_before_data,
+        trim_log_skipped: args.no_trim_log,
+        ..CrashDevice::default()
+    };
+    let mut keys: Vec<(&str, &str)> = Vec::new();
+    let mut set = |d: &mut CrashDevice, flag, key, value: toml::Value| {
+        keys.push((flag, key));
+        d.set(key, value);
+    };
+    set(
+        &mut d,
+        "--preset",
+        "nand.preset",
+        args.preset.clone().into(),
+    );
+    set(
+        &mut d,
+        "--dies",
+        "nand.geometry.dies_per_chip",
+        args.dies.into(),
+    );
+    set(
+        &mut d,
+        "--planes",
+        "nand.geometry.planes_per_die",
+        args.planes.into(),
+    );
+    set(
+        &mut d,
+        "--blocks",
+        "nand.geometry.blocks_per_plane",
+        args.blocks.into(),
+    );
+    set(
+        &mut d,
+        "--pages",
+        "nand.geometry.pages_per_block",
+        args.pages.into(),
+    );
+    set(
+        &mut d,
+        "--page-size",
+        "nand.geometry.page_size_bytes",
+        args.page_size.into(),
+    );
+    set(&mut d, "--op", "ssd.op_fraction", args.op.into());
+    set(
+        &mut d,
+        "--buffer-pages",
+        "ssd.buffer.pages",
+        args.buffer_pages.into(),
+    );
+    set(
+        &mut d,
+        "--copyback",
+        "ssd.gc.copyback",
+        args.copyback.into(),
+    );
+    // away from the page mapping, the crash device's GC policy and paired-page padding go
+    d.set_mapping(parse_config_name("--mapping", &args.mapping)?);
+    if let Some(policy) = &args.gc_policy {
+        set(
+            &mut d,
+            "--gc-policy",
+            "ssd.gc.policy",
+            policy.clone().into(),
+        );
+    }
+    if args.no_paired_padding {
+        set(
+            &mut d,
+            "--no-paired-padding",
+            "ssd.mapping.paired_page_padding",
+            false.into(),
+        );
+    }
+    let interval = args.checkpoint_interval;
+    set(
+        &mut d,
+        "--checkpoint-interval",
+        "ssd.mapping.map_checkpoint_interval_pages",
+        interval.into(),
+    );
+    set(
+        &mut d,
+        "--queue-depth",
+        "ssd.host.queue_depth",
+        args.queue_depth.into(),
+    );
+    set(
+        &mut d,
+        "--gc-scheduling",
+        "ssd.gc.scheduling",
+        args.gc_scheduling.clone().into(),
+    );
+    if args.gc_urgent_free_blocks > 0 {
+        let urgent = args.gc_urgent_free_blocks;
+        set(
+            &mut d,
+            "--gc-urgent-free-blocks",
+            "ssd.gc.urgent_free_blocks",
+            urgent.into(),
+        );
+    }
+    set(
+        &mut d,
+        "--multiplane",
+        "ssd.scheduler.multiplane",
+        args.multiplane.into(),
+    );
+    set(
+        &mut d,
+        "--cache-mode",
+        "ssd.scheduler.cache",
+        args.cache_mode.into(),
+    );
+    let planes = args.superpage_planes;
+    set(
+        &mut d,
+        "--superpage-planes",
+        "ssd.scheduler.superpage_planes",
+        planes.into(),
+    );
+    // resolved here so that an error names the flag beside the key
+    d.config().map_err(
+        |e| match keys.iter().find(|(_, key)| e.contains(&format!("`{key}`"))) {
+            Some((flag, _)) => usage(format!("{flag}: {e}")),
+            None => usage(e),
+        },
+    )?;
+    Ok(d)
 }
 
 /// `Ok` when no cut failed; else the error that gives exit status 1.
