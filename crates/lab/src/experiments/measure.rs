@@ -128,6 +128,11 @@ static MEASURES: &[(&str, JsonMeasure)] = &[
         super::nfs::Migrate::NAME,
         json_measure::<super::nfs::Migrate>,
     ),
+    (super::ftl::GcWaf::NAME, json_measure::<super::ftl::GcWaf>),
+    (
+        super::pcm_run::PcmDesktop::NAME,
+        json_measure::<super::pcm_run::PcmDesktop>,
+    ),
 ];
 
 /// The names of the registered measures.
