@@ -130,6 +130,10 @@ static MEASURES: &[(&str, JsonMeasure)] = &[
     ),
     (super::ftl::GcWaf::NAME, json_measure::<super::ftl::GcWaf>),
     (
+        super::points::StackRun::NAME,
+        json_measure::<super::points::StackRun>,
+    ),
+    (
         super::pcm_run::PcmDesktop::NAME,
         json_measure::<super::pcm_run::PcmDesktop>,
     ),
