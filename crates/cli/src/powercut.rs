@@ -379,133 +379,105 @@ fn device(args: &PowercutArgs) -> LabResult<CrashDevice> {
         trim_log_skipped: args.no_trim_log,
         ..CrashDevice::default()
     };
-    let mut keys: Vec<(&str, &str)> = Vec::new();
-    let mut set = |d: &mut CrashDevice, flag, key, value: toml::Value| {
-        keys.push((flag, key));
-        d.set(key, value);
-    };
-    set(
-        &mut d,
-        "--preset",
-        "nand.preset",
-        args.preset.clone().into(),
-    );
-    set(
-        &mut d,
-        "--dies",
-        "nand.geometry.dies_per_chip",
-        args.dies.into(),
-    );
-    set(
-        &mut d,
-        "--planes",
-        "nand.geometry.planes_per_die",
-        args.planes.into(),
-    );
-    set(
-        &mut d,
-        "--blocks",
-        "nand.geometry.blocks_per_plane",
-        args.blocks.into(),
-    );
-    set(
-        &mut d,
-        "--pages",
-        "nand.geometry.pages_per_block",
-        args.pages.into(),
-    );
-    set(
-        &mut d,
-        "--page-size",
-        "nand.geometry.page_size_bytes",
-        args.page_size.into(),
-    );
-    set(&mut d, "--op", "ssd.op_fraction", args.op.into());
-    set(
-        &mut d,
-        "--buffer-pages",
-        "ssd.buffer.pages",
-        args.buffer_pages.into(),
-    );
-    set(
-        &mut d,
-        "--copyback",
-        "ssd.gc.copyback",
-        args.copyback.into(),
-    );
     // away from the page mapping, the crash device's GC policy and paired-page padding go
     d.set_mapping(parse_config_name("--mapping", &args.mapping)?);
+    let keys = flag_keys(args);
+    for (_, key, value) in &keys {
+        d.set(key, value);
+    }
+    // resolved here so that an error names the flag beside the key
+    d.config().map_err(|e| {
+        match keys
+            .iter()
+            .find(|(_, key, _)| e.contains(&format!("`{key}`")))
+        {
+            Some((flag, _, _)) => usage(format!("{flag}: {e}")),
+            None => usage(e),
+        }
+    })?;
+    Ok(d)
+}
+
+/// The device flags of `args` as stack-config keys: (flag, key, value).
+fn flag_keys(args: &PowercutArgs) -> Vec<(&'static str, &'static str, toml::Value)> {
+    use toml::Value;
+    let mut keys = vec![
+        ("--preset", "nand.preset", Value::from(args.preset.clone())),
+        ("--dies", "nand.geometry.dies_per_chip", args.dies.into()),
+        (
+            "--planes",
+            "nand.geometry.planes_per_die",
+            args.planes.into(),
+        ),
+        (
+            "--blocks",
+            "nand.geometry.blocks_per_plane",
+            args.blocks.into(),
+        ),
+        (
+            "--pages",
+            "nand.geometry.pages_per_block",
+            args.pages.into(),
+        ),
+        (
+            "--page-size",
+            "nand.geometry.page_size_bytes",
+            args.page_size.into(),
+        ),
+        ("--op", "ssd.op_fraction", args.op.into()),
+        (
+            "--buffer-pages",
+            "ssd.buffer.pages",
+            args.buffer_pages.into(),
+        ),
+        ("--copyback", "ssd.gc.copyback", args.copyback.into()),
+        (
+            "--checkpoint-interval",
+            "ssd.mapping.map_checkpoint_interval_pages",
+            args.checkpoint_interval.into(),
+        ),
+        (
+            "--queue-depth",
+            "ssd.host.queue_depth",
+            args.queue_depth.into(),
+        ),
+        (
+            "--gc-scheduling",
+            "ssd.gc.scheduling",
+            args.gc_scheduling.clone().into(),
+        ),
+        (
+            "--multiplane",
+            "ssd.scheduler.multiplane",
+            args.multiplane.into(),
+        ),
+        (
+            "--cache-mode",
+            "ssd.scheduler.cache",
+            args.cache_mode.into(),
+        ),
+        (
+            "--superpage-planes",
+            "ssd.scheduler.superpage_planes",
+            args.superpage_planes.into(),
+        ),
+    ];
     if let Some(policy) = &args.gc_policy {
-        set(
-            &mut d,
-            "--gc-policy",
-            "ssd.gc.policy",
-            policy.clone().into(),
-        );
+        keys.push(("--gc-policy", "ssd.gc.policy", policy.clone().into()));
     }
     if args.no_paired_padding {
-        set(
-            &mut d,
-            "--no-paired-padding",
-            "ssd.mapping.paired_page_padding",
-            false.into(),
-        );
+        let key = "ssd.mapping.paired_page_padding";
+        keys.push(("--no-paired-padding", key, false.into()));
     }
-    let interval = args.checkpoint_interval;
-    set(
-        &mut d,
-        "--checkpoint-interval",
-        "ssd.mapping.map_checkpoint_interval_pages",
-        interval.into(),
-    );
-    set(
-        &mut d,
-        "--queue-depth",
-        "ssd.host.queue_depth",
-        args.queue_depth.into(),
-    );
-    set(
-        &mut d,
-        "--gc-scheduling",
-        "ssd.gc.scheduling",
-        args.gc_scheduling.clone().into(),
-    );
     if args.gc_urgent_free_blocks > 0 {
-        let urgent = args.gc_urgent_free_blocks;
-        set(
-            &mut d,
+        let key = "ssd.gc.urgent_free_blocks";
+        keys.push((
             "--gc-urgent-free-blocks",
-            "ssd.gc.urgent_free_blocks",
-            urgent.into(),
-        );
+            key,
+            args.gc_urgent_free_blocks.into(),
+        ));
     }
-    set(
-        &mut d,
-        "--multiplane",
-        "ssd.scheduler.multiplane",
-        args.multiplane.into(),
-    );
-    set(
-        &mut d,
-        "--cache-mode",
-        "ssd.scheduler.cache",
-        args.cache_mode.into(),
-    );
-    let planes = args.superpage_planes;
-    set(
-        &mut d,
-        "--superpage-planes",
-        "ssd.scheduler.superpage_planes",
-        planes.into(),
-    );
-    // resolved here so that an error names the flag beside the key
-    d.config().map_err(
-        |e| match keys.iter().find(|(_, key)| e.contains(&format!("`{key}`"))) {
-            Some((flag, _)) => usage(format!("{flag}: {e}")),
-            None => usage(e),
-        },
-    )?;
-    Ok(d)
+    keys
 }
 
 /// `Ok` when no cut failed; else the error that gives exit status 1.
