@@ -9,7 +9,7 @@ use nandlab_lab::control::Control;
 use nandlab_lab::power::scaling::recovery_scaling_checkpointed;
 use nandlab_lab::power::sweep::{SweepMode, sweep_progress};
 use nandlab_lab::power::{CrashCase, CrashDevice, CrashWorkload, CutPoint, ps_to_us, run_case};
-use nandlab_lab::power::{GcScheduling, RecoveryVariant, parse_config_name};
+use nandlab_lab::power::{RecoveryVariant, parse_config_name};
 use nandlab_lab::{LabError, LabResult};
 
 #[derive(Args, Debug)]
@@ -76,9 +76,9 @@ pub struct PowercutArgs {
     /// page, block or hybrid.
     #[arg(long, default_value = "page")]
     mapping: String,
-    /// greedy, fifo, cost-benefit or random.
-    #[arg(long, default_value = "greedy")]
-    gc_policy: String,
+    /// greedy (the default), fifo, cost-benefit or random (page mapping).
+    #[arg(long)]
+    gc_policy: Option<String>,
     /// Host requests (closed loop at --queue-depth).
     #[arg(long, default_value_t = 400)]
     requests: u32,
@@ -235,39 +235,8 @@ pub fn powercut(args: PowercutArgs, control: &Control) -> LabResult<()> {
         }
         _ => CutPoint::End,
     };
-    let mapping = parse_config_name("--mapping", &args.mapping)?;
-    let gc_policy = parse_config_name("--gc-policy", &args.gc_policy)?;
-    let gc_scheduling: GcScheduling = parse_config_name("--gc-scheduling", &args.gc_scheduling)?;
-    if args.gc_urgent_free_blocks > 0 && gc_scheduling != GcScheduling::Interleaved {
-        return Err(usage(
-            "--gc-urgent-free-blocks: applies to --gc-scheduling interleaved only".into(),
-        ));
-    }
     let case = CrashCase {
-        device: CrashDevice {
-            preset: args.preset,
-            dies_per_chip: args.dies,
-            planes_per_die: args.planes,
-            blocks_per_plane: args.blocks,
-            pages_per_block: args.pages,
-            page_size_bytes: args.page_size,
-            op_fraction: args.op,
-            write_buffer_pages: args.buffer_pages,
-            copyback: args.copyback,
-            mapping,
-            gc_policy,
-            paired_page_padding: !args.no_paired_padding,
-            map_checkpoint_interval_pages: args.checkpoint_interval,
-            checkpoint_before_data: args.checkpoint_before_data,
-            trim_log_skipped: args.no_trim_log,
-            queue_depth: args.queue_depth,
-            gc_scheduling,
-            gc_urgent_free_blocks: args.gc_urgent_free_blocks,
-            multiplane: args.multiplane,
-            cache_mode: args.cache_mode,
-            superpage_planes: args.superpage_planes,
-            ..CrashDevice::default()
-        },
+        device: device(&args)?,
         workload: CrashWorkload {
             requests: args.requests,
             lpa_span: args.lpa_span,
@@ -400,6 +369,115 @@ pub fn powercut(args: PowercutArgs, control: &Control) -> LabResult<()> {
         out!("  {e}");
     }
     violations_found(o.violations.total(), "the cut")
+}
+
+/// The device of the flags: the crash device's stack config with each flag's key set; the
+/// stack builder parses the names (an error names the key and its flag).
+fn device(args: &PowercutArgs) -> LabResult<CrashDevice> {
+    let mut d = CrashDevice {
+        checkpoint_before_data: args.checkpoint_before_data,
+        trim_log_skipped: args.no_trim_log,
+        ..CrashDevice::default()
+    };
+    // away from the page mapping, the crash device's GC policy and paired-page padding go
+    d.set_mapping(parse_config_name("--mapping", &args.mapping)?);
+    let keys = flag_keys(args);
+    for (_, key, value) in &keys {
+        d.set(key, value);
+    }
+    // resolved here so that an error names the flag beside the key
+    d.config().map_err(|e| {
+        match keys
+            .iter()
+            .find(|(_, key, _)| e.contains(&format!("`{key}`")))
+        {
+            Some((flag, _, _)) => usage(format!("{flag}: {e}")),
+            None => usage(e),
+        }
+    })?;
+    Ok(d)
+}
+
+/// The device flags of `args` as stack-config keys: (flag, key, value).
+fn flag_keys(args: &PowercutArgs) -> Vec<(&'static str, &'static str, toml::Value)> {
+    use toml::Value;
+    let mut keys = vec![
+        ("--preset", "nand.preset", Value::from(args.preset.clone())),
+        ("--dies", "nand.geometry.dies_per_chip", args.dies.into()),
+        (
+            "--planes",
+            "nand.geometry.planes_per_die",
+            args.planes.into(),
+        ),
+        (
+            "--blocks",
+            "nand.geometry.blocks_per_plane",
+            args.blocks.into(),
+        ),
+        (
+            "--pages",
+            "nand.geometry.pages_per_block",
+            args.pages.into(),
+        ),
+        (
+            "--page-size",
+            "nand.geometry.page_size_bytes",
+            args.page_size.into(),
+        ),
+        ("--op", "ssd.op_fraction", args.op.into()),
+        (
+            "--buffer-pages",
+            "ssd.buffer.pages",
+            args.buffer_pages.into(),
+        ),
+        ("--copyback", "ssd.gc.copyback", args.copyback.into()),
+        (
+            "--checkpoint-interval",
+            "ssd.mapping.map_checkpoint_interval_pages",
+            args.checkpoint_interval.into(),
+        ),
+        (
+            "--queue-depth",
+            "ssd.host.queue_depth",
+            args.queue_depth.into(),
+        ),
+        (
+            "--gc-scheduling",
+            "ssd.gc.scheduling",
+            args.gc_scheduling.clone().into(),
+        ),
+        (
+            "--multiplane",
+            "ssd.scheduler.multiplane",
+            args.multiplane.into(),
+        ),
+        (
+            "--cache-mode",
+            "ssd.scheduler.cache",
+            args.cache_mode.into(),
+        ),
+        (
+            "--superpage-planes",
+            "ssd.scheduler.superpage_planes",
+            args.superpage_planes.into(),
+        ),
+    ];
+    if let Some(policy) = &args.gc_policy {
+        keys.push(("--gc-policy", "ssd.gc.policy", policy.clone().into()));
+    }
+    if args.no_paired_padding {
+        let key = "ssd.mapping.paired_page_padding";
+        keys.push(("--no-paired-padding", key, false.into()));
+    }
+    if args.gc_urgent_free_blocks > 0 {
+        let key = "ssd.gc.urgent_free_blocks";
+        keys.push((
+            "--gc-urgent-free-blocks",
+            key,
+            args.gc_urgent_free_blocks.into(),
+        ));
+    }
+    keys
 }
 
 /// `Ok` when no cut failed; else the error that gives exit status 1.

@@ -29,7 +29,13 @@ fn files(dir: &std::path::Path) -> Vec<(String, String)> {
 
 #[test]
 fn points_measured_by_name_give_the_same_outputs() {
-    for id in ["sim-table1", "sim-batch"] {
+    for id in [
+        "sim-table1",
+        "sim-batch",
+        "ftl-gc-policies",
+        "pcm-dedup",
+        "miyaji-table1",
+    ] {
         let here = temp(&format!("{id}-here"));
         let there = temp(&format!("{id}-there"));
         let options = RunOptions {

@@ -3,6 +3,8 @@
 use super::paper::Paper;
 use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::LabResult;
+use nandlab_ftl::GcPolicy;
+use serde::{Deserialize, Serialize};
 
 pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
     id: "ftl-gc-policies",
@@ -12,23 +14,42 @@ pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
     paper: Paper::None("SPEC F3/F4 checks of the GC policies, not a paper figure: no paper value"),
 }];
 
+/// One point of `ftl-gc-policies`: a GC policy at an over-provisioning (percent).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(super) struct GcPoint {
+    policy: GcPolicy,
+    op_percent: u32,
+    quick: bool,
+    seed: u64,
+}
+
+/// The WAF curve row of one [`GcPoint`] (a steady-state random-write run).
+#[derive(Debug)]
+pub(super) struct GcWaf;
+
+impl super::measure::Measure for GcWaf {
+    const NAME: &'static str = "ftl-gc-policies";
+    type Point = GcPoint;
+    type Output = super::gc_policies::CurveRow;
+    fn measure(p: &GcPoint, _: &crate::control::Control) -> LabResult<Option<Self::Output>> {
+        let row = super::gc_policies::gc_policies_point(p.policy, p.op_percent, p.quick, p.seed)?;
+        Ok(Some(row))
+    }
+}
+
 fn gc_policies(options: &RunOptions) -> LabResult<ExperimentResult> {
-    use super::gc_policies::{GcPoliciesResult, gc_policies_point, gc_policies_points};
+    use super::gc_policies::{GcPoliciesResult, gc_policies_points};
     let quick = options.scale == Scale::Quick;
-    let points = gc_policies_points();
-    let measured = super::points::run_measured(
-        options,
-        &points,
-        |(policy, op)| {
-            let point = format!(
-                "policy={} op_percent={op} quick={quick} seed={}",
-                policy.name(),
-                options.seed
-            );
-            crate::sweep::measure_cache_key("ftl-gc-policies", &point)
-        },
-        |&(policy, op), _| Ok(Some(gc_policies_point(policy, op, quick, options.seed)?)),
-    )?;
+    let points: Vec<GcPoint> = gc_policies_points()
+        .into_iter()
+        .map(|(policy, op_percent)| GcPoint {
+            policy,
+            op_percent,
+            quick,
+            seed: options.seed,
+        })
+        .collect();
+    let measured = super::measure::run_measure::<GcWaf>(options, &points)?;
     // the points finished in order (a cancel keeps the ones before the first it stopped)
     let rows: Vec<_> = measured.into_iter().map_while(|row| row).collect();
     let interrupted = rows.len() < points.len();

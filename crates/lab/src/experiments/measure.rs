@@ -128,6 +128,15 @@ static MEASURES: &[(&str, JsonMeasure)] = &[
         super::nfs::Migrate::NAME,
         json_measure::<super::nfs::Migrate>,
     ),
+    (super::ftl::GcWaf::NAME, json_measure::<super::ftl::GcWaf>),
+    (
+        super::points::StackRun::NAME,
+        json_measure::<super::points::StackRun>,
+    ),
+    (
+        super::pcm_run::PcmDesktop::NAME,
+        json_measure::<super::pcm_run::PcmDesktop>,
+    ),
     (
         super::pcm_tpcc::PcmTpcc::NAME,
         json_measure::<super::pcm_tpcc::PcmTpcc>,

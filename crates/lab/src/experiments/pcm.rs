@@ -10,7 +10,7 @@
 //!   energy.
 
 use super::paper::{Paper, PaperValue, pv};
-use super::pcm_run::{PAGES_PER_BLOCK, PcmMeasure, point_key, run_point, stack, table};
+use super::pcm_run::{PAGES_PER_BLOCK, PcmDesktop, PcmMeasure, PcmPoint, stack, table};
 use super::{Curve, CurveValue, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::LabResult;
 use crate::stack::Stack;
@@ -131,20 +131,23 @@ fn n(v: impl Into<f64>) -> CurveValue {
     CurveValue::Number(v.into())
 }
 
-/// Runs `points` through the point runner ([`super::points::run_measured`]: progress, the
-/// machine's cores, the result cache); `None` when cancelled (the finished points stay
-/// cached).
+/// Runs `points` through the point runner (the registered measure [`PcmDesktop`]: progress,
+/// the machine's cores or worker processes, the result cache); `None` when cancelled (the
+/// finished points stay cached).
 fn run_points(
     options: &RunOptions,
     points: &[(String, Stack)],
     spec: &DesktopSpec,
 ) -> LabResult<Option<Vec<PcmMeasure>>> {
-    let out = super::points::run_measured(
-        options,
-        points,
-        |(_, stack)| point_key(stack, spec, options.seed),
-        |(_, stack), _| run_point(stack, spec, options.seed).map(Some),
-    )?;
+    let points: Vec<PcmPoint> = points
+        .iter()
+        .map(|(_, stack)| PcmPoint {
+            stack: stack.config.clone(),
+            desktop: spec.clone(),
+            seed: options.seed,
+        })
+        .collect();
+    let out = super::measure::run_measure::<PcmDesktop>(options, &points)?;
     Ok(out.into_iter().collect())
 }
 

@@ -129,14 +129,31 @@ pub fn table<const N: usize>(entries: [(&str, toml::Value); N]) -> toml::Table {
         .collect()
 }
 
-/// The cache key of a point of [`run_point`]: its stack, workload and seed.
-pub fn point_key(stack: &Stack, spec: &DesktopSpec, seed: u64) -> String {
-    let point = serde_json::json!({
-        "stack": stack.resolved_json(),
-        "desktop": spec,
-        "seed": seed,
-    });
-    crate::sweep::measure_cache_key("pcm-desktop", &point.to_string())
+/// One point of the PCM experiments: a stack config (its `[workload]` a placeholder), the
+/// desktop workload that runs on it and the seed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PcmPoint {
+    pub stack: crate::stack::StackConfig,
+    pub desktop: DesktopSpec,
+    pub seed: u64,
+}
+
+/// The measure of a [`PcmPoint`] ([`run_point`] on its resolved stack).
+#[derive(Debug)]
+pub struct PcmDesktop;
+
+impl super::measure::Measure for PcmDesktop {
+    const NAME: &'static str = "pcm-desktop";
+    type Point = PcmPoint;
+    type Output = PcmMeasure;
+    fn measure(p: &PcmPoint, _: &crate::control::Control) -> LabResult<Option<PcmMeasure>> {
+        let source = crate::stack::Source {
+            origin: "pcm point",
+            text: "",
+        };
+        let stack = Stack::resolve(source, p.stack.clone(), Path::new("."))?;
+        run_point(&stack, &p.desktop, p.seed).map(Some)
+    }
 }
 
 /// Runs one point: the desktop workload (`spec` over the device) on `stack`.

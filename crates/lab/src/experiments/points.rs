@@ -9,10 +9,9 @@ use super::RunOptions;
 use crate::control::Control;
 use crate::error::{LabError, LabResult};
 use crate::stack::{
-    ConstantFreeSpaceWorkload, DriftingFreeSpaceWorkload, EngineSection, Stack, WorkloadSection,
-    device_stack_from_table,
+    ConstantFreeSpaceWorkload, DriftingFreeSpaceWorkload, EngineSection, Stack, StackConfig,
+    WorkloadSection, device_stack_from_table,
 };
-use crate::sweep::cache_key;
 use nandlab_engine::QueryMix;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -33,21 +32,39 @@ impl Row {
     }
 }
 
-/// Runs `points` (several at once on the machine's cores, [`super::parallel`]); the rows in
-/// point order, `None` in place of a point a cancel cut short or stopped from starting.
-/// Progress counts points; the points of a run of the same experiment already in the cache
-/// are read back instead of run.
+/// Runs `points` (several at once on the machine's cores, [`super::parallel`], or on workers:
+/// the registered measure [`StackRun`]); the rows in point order, `None` in place of a point a
+/// cancel cut short or stopped from starting. Progress counts points; the points of a run of
+/// the same experiment already in the cache are read back instead of run.
 pub fn run_points(options: &RunOptions, points: &[Stack]) -> LabResult<Vec<Option<Row>>> {
-    let measured = run_measured(options, points, cache_key, |stack, control| {
+    let configs: Vec<StackConfig> = points.iter().map(|s| s.config.clone()).collect();
+    let measured = super::measure::run_measure::<StackRun>(options, &configs)?;
+    Ok(measured.into_iter().map(|m| m.map(Row)).collect())
+}
+
+/// The metric row of one stack config (its paths relative to the working folder), run to its
+/// end: the measure of every stack point of an experiment.
+#[derive(Debug)]
+pub struct StackRun;
+
+impl super::measure::Measure for StackRun {
+    const NAME: &'static str = "stack-run";
+    type Point = StackConfig;
+    type Output = Vec<(String, f64)>;
+    fn measure(config: &StackConfig, control: &Control) -> LabResult<Option<Self::Output>> {
+        let source = crate::stack::Source {
+            origin: "experiment point",
+            text: "",
+        };
+        let stack = Stack::resolve(source, config.clone(), Path::new("."))?;
         let run = stack.run(None, control)?;
         Ok((!run.interrupted()).then(|| {
             run.metrics
                 .iter()
                 .map(|(k, v)| ((*k).to_string(), *v))
-                .collect::<Vec<_>>()
+                .collect()
         }))
-    })?;
-    Ok(measured.into_iter().map(|m| m.map(Row)).collect())
+    }
 }
 
 /// The one point runner: `measure(point, control)` for every point (several at once on the

@@ -9,7 +9,7 @@
 
 use super::cycles::{CyclesOutcome, run_cycles};
 use super::oracle::Violations;
-use super::{CrashCase, CrashDevice, CrashWorkload, CutPoint, GcPolicy, GcScheduling, MappingKind};
+use super::{CrashCase, CrashDevice, CrashWorkload, CutPoint, GcScheduling, MappingKind};
 use nandlab_core::SimRng;
 use nandlab_ftl::power::RecoveryVariant;
 use serde::Serialize;
@@ -116,38 +116,40 @@ pub fn draw_case(seed: u64, index: u64, mutation: Mutation) -> DrawnCase {
         buffer = buffer.max(8);
         hold_up = Some(0.0);
     }
-    let device = CrashDevice {
-        preset: preset.into(),
-        dies_per_chip: 1 + rng.below(2) as u32,
-        planes_per_die: if page { 1 + rng.below(2) as u32 } else { 1 },
-        blocks_per_plane: if page { 12 + rng.below(5) as u32 } else { 16 },
-        pages_per_block,
-        page_size_bytes: 512,
-        op_fraction: if page {
-            0.5 + 0.1 * rng.below(5) as f64
-        } else {
-            0.5
-        },
-        gc_threshold_blocks: 2,
-        write_buffer_pages: buffer,
-        copyback: rng.chance(0.5),
-        mapping,
-        gc_policy: pick(
-            &mut rng,
-            &[
-                GcPolicy::Greedy,
-                GcPolicy::Fifo,
-                GcPolicy::CostBenefit,
-                GcPolicy::Random,
-            ],
-        ),
-        paired_page_padding: mutation != Mutation::PairedPagesIgnored,
+    let dies = 1 + rng.below(2) as i64;
+    let planes = if page { 1 + rng.below(2) as i64 } else { 1 };
+    let blocks = if page { 12 + rng.below(5) as i64 } else { 16 };
+    let op_fraction = if page {
+        0.5 + 0.1 * rng.below(5) as f64
+    } else {
+        0.5
+    };
+    let copyback = rng.chance(0.5);
+    let gc_policy = pick(&mut rng, &["greedy", "fifo", "cost-benefit", "random"]);
+    // the device as a stack config, over the default crash device (checkpoints, queue depth,
+    // GC scheduling and urgency, multiplane merging, cache mode and superblocks start at its
+    // values and are drawn below)
+    let mut device = CrashDevice {
         checkpoint_before_data: mutation == Mutation::CheckpointBeforeData,
         trim_log_skipped: mutation == Mutation::TrimLogSkipped,
-        // checkpoints, queue depth, GC scheduling and urgency, multiplane merging, cache mode
-        // and superblocks start at the defaults and are drawn below
         ..CrashDevice::default()
     };
+    device.set("nand.preset", preset);
+    device.set("nand.geometry.dies_per_chip", dies);
+    device.set("nand.geometry.planes_per_die", planes);
+    device.set("nand.geometry.blocks_per_plane", blocks);
+    device.set("nand.geometry.pages_per_block", pages_per_block);
+    device.set("ssd.op_fraction", op_fraction);
+    device.set("ssd.buffer.pages", i64::from(buffer));
+    device.set("ssd.gc.copyback", copyback);
+    device.set_mapping(mapping);
+    if page {
+        device.set("ssd.gc.policy", gc_policy);
+        device.set(
+            "ssd.mapping.paired_page_padding",
+            mutation != Mutation::PairedPagesIgnored,
+        );
+    }
     // paired-page padding covers the page mapping; block and hybrid mappings program a page
     // at its LPA's offset, so their lower pages are not protected: no paired damage there
     let paired_damage = if page {
@@ -183,49 +185,46 @@ pub fn draw_case(seed: u64, index: u64, mutation: Mutation) -> DrawnCase {
     };
     // map checkpoints (page mapping), drawn last so the draws above stay as they were
     let device = &mut drawn.case.device;
-    if device.mapping == MappingKind::Page {
-        device.map_checkpoint_interval_pages = if mutation == Mutation::CheckpointBeforeData {
+    if page {
+        let interval = if mutation == Mutation::CheckpointBeforeData {
             pick(&mut rng, &[2, 4, 8])
         } else {
             pick(&mut rng, &[0, 0, 4, 16, 32])
         };
+        device.set("ssd.mapping.map_checkpoint_interval_pages", interval);
     }
     // host queue depth, drawn after everything else (the draws above stay as they were)
-    drawn.case.device.queue_depth = pick(&mut rng, &[1, 1, 2, 4]);
+    device.set("ssd.host.queue_depth", pick(&mut rng, &[1, 1, 2, 4]));
     // GC scheduling, drawn after the queue depth (the draws above stay as they were):
     // interleaved in one case out of three (it was kept blocking here while interleaved GC
     // could program a block out of order, fixed in `sched/queues.rs`)
-    drawn.case.device.gc_scheduling = pick(
-        &mut rng,
-        &[
-            GcScheduling::Blocking,
-            GcScheduling::Blocking,
-            GcScheduling::Interleaved,
-        ],
+    let interleaved = pick(&mut rng, &[false, false, true]);
+    device.set(
+        "ssd.gc.scheduling",
+        if interleaved {
+            "interleaved"
+        } else {
+            "blocking"
+        },
     );
     // urgent GC (interleaved only), drawn after the scheduling (the draws above stay as they
     // were): GC goes before host ops while a plane has fewer free blocks than this; on these
     // 12-16-block planes 2-4 makes it urgent much of the time, so cuts fall on that path
-    if drawn.case.device.gc_scheduling == GcScheduling::Interleaved {
-        drawn.case.device.gc_urgent_free_blocks = pick(&mut rng, &[0, 2, 3, 4]);
+    if interleaved {
+        device.set("ssd.gc.urgent_free_blocks", pick(&mut rng, &[0, 2, 3, 4]));
     }
     // multiplane merging and cache mode, drawn after the urgency (the draws above stay as they
     // were): merging in a third of the cases with two planes, cache mode in a quarter of all
     // cases
-    let device = &mut drawn.case.device;
-    if device.planes_per_die > 1 && rng.chance(1.0 / 3.0) {
-        device.multiplane = true;
+    let multiplane = planes > 1 && rng.chance(1.0 / 3.0);
+    if multiplane {
+        device.set("ssd.scheduler.multiplane", true);
     }
-    device.cache_mode = rng.chance(0.25);
+    device.set("ssd.scheduler.cache", rng.chance(0.25));
     // superblocks, drawn last (the draws above stay as they were): half the merging cases
     // whose device allows them (page mapping, no copyback, two planes forming the superblock)
-    if device.multiplane
-        && device.mapping == MappingKind::Page
-        && !device.copyback
-        && device.planes_per_die == 2
-        && rng.chance(0.5)
-    {
-        device.superpage_planes = 2;
+    if multiplane && page && !copyback && planes == 2 && rng.chance(0.5) {
+        device.set("ssd.scheduler.superpage_planes", 2);
     }
     if mutation == Mutation::TrimLogSkipped {
         let w = &mut drawn.case.workload;
@@ -352,14 +351,14 @@ pub fn crash(
         s.recovery_pages_read += o.recovery_pages_read;
         s.full_scan_pages_read += o.full_scan_pages_read;
         s.trim_records_written += o.trim_records_written;
-        s.cases_deep_queue += u64::from(drawn.case.device.queue_depth > 1);
-        s.cases_interleaved_gc +=
-            u64::from(drawn.case.device.gc_scheduling == GcScheduling::Interleaved);
-        s.cases_urgent_gc += u64::from(drawn.case.device.gc_urgent_free_blocks > 0);
+        let f = drawn.case.device.config()?.ftl;
+        s.cases_deep_queue += u64::from(f.queue_depth > 1);
+        s.cases_interleaved_gc += u64::from(f.gc_scheduling == GcScheduling::Interleaved);
+        s.cases_urgent_gc += u64::from(f.gc_urgent_free_blocks > 0);
         s.urgent_gc_passes += o.urgent_gc_passes;
-        s.cases_multiplane += u64::from(drawn.case.device.multiplane);
-        s.cases_superblock += u64::from(drawn.case.device.superpage_planes > 1);
-        s.cases_cache_mode += u64::from(drawn.case.device.cache_mode);
+        s.cases_multiplane += u64::from(f.multiplane);
+        s.cases_superblock += u64::from(f.superpage_planes > 1);
+        s.cases_cache_mode += u64::from(f.cache_mode);
         if o.violations.total() > 0 {
             s.failing_cases += 1;
             s.violations.add(&o.violations);

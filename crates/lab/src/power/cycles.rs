@@ -119,8 +119,8 @@ mod tests {
                 },
                 ..CrashCase::default()
             };
-            case.device.mapping = mapping;
-            case.device.blocks_per_plane = blocks;
+            case.device.set_mapping(mapping);
+            case.device.set("nand.geometry.blocks_per_plane", blocks);
             for seed in 1..=5 {
                 case.seed = seed;
                 let o = run_cycles(&case, 8).unwrap();
@@ -144,7 +144,8 @@ mod tests {
             },
             ..CrashCase::default()
         };
-        case.device.map_checkpoint_interval_pages = 64;
+        case.device
+            .set("ssd.mapping.map_checkpoint_interval_pages", 64);
         let (mut mounts, mut cycles, mut read, mut full) = (0, 0, 0, 0);
         for seed in 1..=5 {
             case.seed = seed;

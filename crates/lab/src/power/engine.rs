@@ -85,7 +85,11 @@ pub fn draw_engine_case(seed: u64, index: u64, mutation: EngineMutation) -> Engi
     match mutation {
         EngineMutation::ReuseMovedSlots => variant = EngineVariant::CoDesigned,
         EngineMutation::NoDeviceFlush => {
-            device.write_buffer_pages = device.write_buffer_pages.max(8);
+            let pages = device
+                .get("ssd.buffer.pages")
+                .and_then(toml::Value::as_integer)
+                .unwrap_or(0);
+            device.set("ssd.buffer.pages", pages.max(8));
             hold_up = None;
         }
         _ => {}

@@ -35,87 +35,110 @@ use nandlab_core::{Lpa, SimRng, SimTime};
 use nandlab_ftl::power::checkpoint::CheckpointOrder;
 use nandlab_ftl::power::trim_log::TrimLogMode;
 use nandlab_ftl::power::{CutConfig, CutReport, PowerCut, Recovered, RecoveryReport};
-use nandlab_ftl::{FtlConfig, HostRequest, PayloadMode, Ssd, SsdConfig};
+use nandlab_ftl::{HostRequest, PayloadMode, Ssd, SsdConfig};
 use oracle::{FlushCover, Oracle, Violations};
 use serde::Serialize;
 
-/// A small device for crash runs.
+/// The device of a crash run when nothing else is said: a stack config's `[nand]` and
+/// `[ssd]` (docs/stack.md): 2 SLC dies × 1 plane × 12 blocks × 8 pages of 512 B, 50 %
+/// over-provisioning, page mapping with greedy GC and paired-page padding, full payloads
+/// (the oracle reads bytes), queue depth 1. `nand.geometry.spare_bytes_per_page`, when not
+/// given, is an eighth of the page (at least the OOB record).
+pub const CRASH_DEVICE: &str = r#"
+[nand]
+preset = "slc"
+
+[nand.geometry]
+channels = 1
+chips_per_channel = 1
+dies_per_chip = 2
+planes_per_die = 1
+blocks_per_plane = 12
+pages_per_block = 8
+page_size_bytes = 512
+
+[ssd]
+op_fraction = 0.5
+payload = "full"
+
+[ssd.host]
+queue_depth = 1
+
+[ssd.mapping]
+kind = "page"
+paired_page_padding = true
+
+[ssd.gc]
+policy = "greedy"
+threshold_blocks = 2
+copyback = false
+"#;
+
+/// A small device for crash runs: a stack config's `[nand]` and `[ssd]` (resolved by the
+/// stack builder, [`crate::stack::DeviceFile`]), and the firmware mutations the harness can
+/// turn on.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CrashDevice {
-    /// NAND preset (slc, mlc1, mlc2, tlc-b17a, qlc-n18a, ...).
-    pub preset: String,
-    pub dies_per_chip: u32,
-    pub planes_per_die: u32,
-    pub blocks_per_plane: u32,
-    pub pages_per_block: u32,
-    pub page_size_bytes: u32,
-    /// Spare / logical.
-    pub op_fraction: f64,
-    pub gc_threshold_blocks: u32,
-    /// DRAM write buffer pages (0: none).
-    pub write_buffer_pages: u32,
-    /// Copyback for same-plane GC moves.
-    pub copyback: bool,
-    /// Page, block or hybrid mapping.
-    pub mapping: MappingKind,
-    pub gc_policy: GcPolicy,
-    /// Paired-page padding (`ftl.paired_page_padding`, page mapping on MLC/TLC/QLC); off is
-    /// the "paired pages ignored" mutation.
-    pub paired_page_padding: bool,
-    /// Map checkpoints every this many pages decided (0: none; page mapping only).
-    pub map_checkpoint_interval_pages: u32,
+    /// `[nand]` and `[ssd]` of a stack config.
+    #[serde(flatten)]
+    pub stack: toml::Table,
     /// The `checkpoint-before-data` mutation: a checkpoint counts as committed once written,
     /// before the data it maps is on flash.
     pub checkpoint_before_data: bool,
     /// The `trim-log-skipped` mutation: a Flush does not log the trims before it.
     pub trim_log_skipped: bool,
-    /// Host queue depth: the driver keeps this many requests outstanding.
-    pub queue_depth: u32,
-    /// Blocking or interleaved GC scheduling.
-    pub gc_scheduling: GcScheduling,
-    /// Interleaved GC: GC goes before host ops while a plane has fewer free blocks than this
-    /// (`ftl.gc_urgent_free_blocks`; 0: never).
-    pub gc_urgent_free_blocks: u32,
-    /// The scheduler merges ops of one die (same page offset, other planes) into multiplane
-    /// ops (`ftl.multiplane`).
-    pub multiplane: bool,
-    /// Reads and programs go to the chip in cache mode (`ftl.cache_mode`).
-    pub cache_mode: bool,
-    /// Superblocks of this many planes (`ftl.superpage_planes`, 1: off; needs `multiplane`,
-    /// the page mapping and no copyback).
-    pub superpage_planes: u32,
 }
 
 impl Default for CrashDevice {
     fn default() -> Self {
         CrashDevice {
-            preset: "slc".into(),
-            dies_per_chip: 2,
-            planes_per_die: 1,
-            blocks_per_plane: 12,
-            pages_per_block: 8,
-            page_size_bytes: 512,
-            op_fraction: 0.5,
-            gc_threshold_blocks: 2,
-            write_buffer_pages: 0,
-            copyback: false,
-            mapping: MappingKind::Page,
-            gc_policy: GcPolicy::Greedy,
-            paired_page_padding: true,
-            map_checkpoint_interval_pages: 0,
+            stack: toml::from_str(CRASH_DEVICE).expect("the crash device parses"),
             checkpoint_before_data: false,
             trim_log_skipped: false,
-            queue_depth: 1,
-            gc_scheduling: GcScheduling::Blocking,
-            gc_urgent_free_blocks: 0,
-            multiplane: false,
-            cache_mode: false,
-            superpage_planes: 1,
         }
     }
 }
 
 impl CrashDevice {
+    /// Sets stack-config key `key` (a dot path such as `ssd.gc.policy`) to `value`; names are
+    /// checked when the device is resolved ([`CrashDevice::config`]).
+    pub fn set(&mut self, key: &str, value: impl Serialize) {
+        let value = toml::Value::try_from(value).expect("a TOML value");
+        crate::stack::set_key(&mut self.stack, key, value);
+    }
+
+    /// Sets `ssd.mapping.kind`; away from the page mapping, the page mapping's keys of the
+    /// default device (GC victim policy, paired-page padding) are dropped.
+    pub fn set_mapping(&mut self, kind: MappingKind) {
+        self.set("ssd.mapping.kind", kind);
+        if kind != MappingKind::Page {
+            for (table, key) in [("gc", "policy"), ("mapping", "paired_page_padding")] {
+                if let Some(t) = self
+                    .stack
+                    .get_mut("ssd")
+                    .and_then(|ssd| ssd.get_mut(table))
+                    .and_then(toml::Value::as_table_mut)
+                {
+                    t.remove(key);
+                }
+            }
+        }
+    }
+
+    /// The value of stack-config key `key` as written (not a default).
+    pub fn get(&self, key: &str) -> Option<&toml::Value> {
+        let mut parts = key.split('.').peekable();
+        let mut table = &self.stack;
+        while let Some(part) = parts.next() {
+            let value = table.get(part)?;
+            if parts.peek().is_none() {
+                return Some(value);
+            }
+            table = value.as_table()?;
+        }
+        None
+    }
+
     /// When this device's map checkpoints commit.
     pub fn checkpoint_order(&self) -> CheckpointOrder {
         if self.checkpoint_before_data {
@@ -134,41 +157,26 @@ impl CrashDevice {
         }
     }
 
-    /// The SSD config (full payload mode: the oracle reads bytes).
+    /// The SSD config, resolved and checked by the stack builder (full payload mode: the
+    /// oracle reads bytes); an error names the stack-config key.
     pub fn config(&self) -> Result<SsdConfig, String> {
-        let mut c = SsdConfig::from_preset(&self.preset);
-        let overrides = format!(
-            "[geometry]\nchannels = 1\nchips_per_channel = 1\ndies_per_chip = {}\n\
-             planes_per_die = {}\nblocks_per_plane = {}\npages_per_block = {}\n\
-             page_size_bytes = {}\nspare_bytes_per_page = {}\n",
-            self.dies_per_chip,
-            self.planes_per_die,
-            self.blocks_per_plane,
-            self.pages_per_block,
-            self.page_size_bytes,
-            (self.page_size_bytes / 8).max(nandlab_ftl::OOB_BYTES as u32)
-        );
-        c.device.overrides =
-            Some(toml::from_str(&overrides).map_err(|e| format!("crash device geometry: {e}"))?);
-        c.ftl = FtlConfig {
-            op_fraction: self.op_fraction,
-            gc_threshold_blocks: self.gc_threshold_blocks,
-            write_buffer_pages: self.write_buffer_pages,
-            copyback: self.copyback,
-            mapping: self.mapping,
-            gc_policy: self.gc_policy,
-            paired_page_padding: self.paired_page_padding,
-            map_checkpoint_interval_pages: self.map_checkpoint_interval_pages,
-            payload: PayloadMode::Full,
-            queue_depth: self.queue_depth.max(1),
-            gc_scheduling: self.gc_scheduling,
-            gc_urgent_free_blocks: self.gc_urgent_free_blocks,
-            multiplane: self.multiplane,
-            cache_mode: self.cache_mode,
-            superpage_planes: self.superpage_planes,
-            ..FtlConfig::default()
-        };
-        Ok(c)
+        let mut stack = self.stack.clone();
+        if self.get("nand.geometry.spare_bytes_per_page").is_none() {
+            let page = self
+                .get("nand.geometry.page_size_bytes")
+                .and_then(toml::Value::as_integer)
+                .unwrap_or(0);
+            let spare = (page / 8).max(nandlab_ftl::OOB_BYTES as i64);
+            crate::stack::set_key(
+                &mut stack,
+                "nand.geometry.spare_bytes_per_page",
+                spare.into(),
+            );
+        }
+        let mut config = crate::stack::DeviceFile::from_table("crash device", stack)
+            .map_err(|e| e.to_string())?;
+        config.ftl.payload = PayloadMode::Full;
+        Ok(config)
     }
 }
 
@@ -304,9 +312,6 @@ fn validate(case: &CrashCase) -> Result<(), String> {
     }
     if w.requests == 0 {
         return Err("requests = 0: must be at least 1 (no request, nothing to cut)".into());
-    }
-    if case.device.queue_depth == 0 {
-        return Err("queue_depth = 0: must be at least 1".into());
     }
     Ok(())
 }

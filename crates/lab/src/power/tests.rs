@@ -36,10 +36,10 @@ fn every_cut_of_the_correct_ftl_keeps_the_contract() {
 #[test]
 fn timed_cuts_on_a_multi_plane_device() {
     let mut c = case();
-    c.device.planes_per_die = 2;
-    c.device.blocks_per_plane = 10;
-    c.device.op_fraction = 0.8;
-    c.device.copyback = true;
+    c.device.set("nand.geometry.planes_per_die", 2);
+    c.device.set("nand.geometry.blocks_per_plane", 10);
+    c.device.set("ssd.op_fraction", 0.8);
+    c.device.set("ssd.gc.copyback", true);
     let s = sweep(&c, SweepMode::Times, 1, 400).expect("sweep runs");
     assert!(s.cuts >= 400, "{s:?}");
     assert!(s.torn_programs > 0 && s.interrupted_erases > 0, "{s:?}");
@@ -50,7 +50,7 @@ fn timed_cuts_on_a_multi_plane_device() {
 #[test]
 fn power_loss_protection_keeps_completed_writes() {
     let mut c = case();
-    c.device.write_buffer_pages = 8;
+    c.device.set("ssd.buffer.pages", 8);
     c.hold_up_energy_uj = Some(1e6);
     let s = run(&c, SweepMode::Events);
     assert_eq!(s.volatile_pages_lost, 0);
@@ -85,13 +85,13 @@ fn broken_recoveries_are_caught() {
 fn paired_page_padding_protects_durable_lower_pages() {
     for (preset, pages) in [("mlc1", 8), ("tlc-b17a", 9)] {
         let mut c = case();
-        c.device.preset = preset.into();
-        c.device.pages_per_block = pages;
+        c.device.set("nand.preset", preset);
+        c.device.set("nand.geometry.pages_per_block", pages);
         c.paired_damage_probability = 1.0;
         let s = run(&c, SweepMode::Events);
         assert!(s.damaged_lower_pages > 0, "{preset}: {s:?}");
         assert_eq!(s.violations.total(), 0, "{preset}: {:?}", s.violations);
-        c.device.paired_page_padding = false;
+        c.device.set("ssd.mapping.paired_page_padding", false);
         let s = run(&c, SweepMode::Events);
         assert!(
             s.violations.lost + s.violations.resurrected > 0,
@@ -111,7 +111,7 @@ fn gc_erases_wait_for_the_programs_that_superseded_their_pages() {
     c.workload.requests = 600;
     c.workload.trim_probability = 0.0;
     for buffer in [4, 8, 16] {
-        c.device.write_buffer_pages = buffer;
+        c.device.set("ssd.buffer.pages", buffer);
         let s = run(&c, SweepMode::Events);
         assert!(s.cuts > 300 && s.interrupted_erases > 0, "{s:?}");
         assert_eq!(
@@ -129,9 +129,12 @@ fn gc_erases_wait_for_the_programs_that_superseded_their_pages() {
 fn fua_writes_are_durable_at_completion() {
     for preset in ["slc", "tlc-b17a"] {
         let mut c = case();
-        c.device.preset = preset.into();
-        c.device.pages_per_block = if preset == "slc" { 8 } else { 9 };
-        c.device.write_buffer_pages = 8;
+        c.device.set("nand.preset", preset);
+        c.device.set(
+            "nand.geometry.pages_per_block",
+            if preset == "slc" { 8 } else { 9 },
+        );
+        c.device.set("ssd.buffer.pages", 8);
         c.workload.flush_probability = 0.0;
         c.workload.fua_probability = 0.5;
         c.paired_damage_probability = 1.0;
@@ -145,8 +148,8 @@ fn fua_writes_are_durable_at_completion() {
 #[test]
 fn crash_runs_are_deterministic() {
     let mut c = case();
-    c.device.preset = "tlc-b17a".into();
-    c.device.pages_per_block = 9;
+    c.device.set("nand.preset", "tlc-b17a");
+    c.device.set("nand.geometry.pages_per_block", 9);
     c.cut_point = CutPoint::AfterEvents(200);
     let a = run_case(&c).unwrap();
     assert_eq!(a, run_case(&c).unwrap());
@@ -167,8 +170,8 @@ fn bad_parameters_are_one_line_errors() {
     c.workload.write_pages_max = 0;
     assert!(run_case(&c).unwrap_err().contains("write_pages_max"));
     let mut c = case();
-    c.device.pages_per_block = 7;
-    c.device.preset = "mlc1".into();
+    c.device.set("nand.geometry.pages_per_block", 7);
+    c.device.set("nand.preset", "mlc1");
     assert!(run_case(&c).is_err());
     assert!(
         sweep(&case(), SweepMode::Events, 0, 10)
@@ -182,7 +185,7 @@ fn bad_parameters_are_one_line_errors() {
 fn every_gc_policy_keeps_the_contract() {
     for policy in [GcPolicy::Fifo, GcPolicy::CostBenefit, GcPolicy::Random] {
         let mut c = case();
-        c.device.gc_policy = policy;
+        c.device.set("ssd.gc.policy", policy);
         let s = run(&c, SweepMode::Events);
         assert!(
             s.torn_programs > 0 && s.interrupted_erases > 0,
@@ -199,8 +202,8 @@ fn every_gc_policy_keeps_the_contract() {
 fn block_and_hybrid_mappings_keep_the_contract() {
     for mapping in [MappingKind::Block, MappingKind::Hybrid] {
         let mut c = case();
-        c.device.mapping = mapping;
-        c.device.blocks_per_plane = 16;
+        c.device.set_mapping(mapping);
+        c.device.set("nand.geometry.blocks_per_plane", 16);
         let s = run(&c, SweepMode::Events);
         assert!(s.cuts > 300, "{mapping:?}: {s:?}");
         assert_eq!(s.violations.total(), 0, "{mapping:?}: {:?}", s.violations);
@@ -214,8 +217,9 @@ fn block_and_hybrid_mappings_keep_the_contract() {
 fn map_checkpoints_keep_the_contract_and_read_less() {
     for (interval, buffer) in [(4, 0), (16, 0), (4, 8)] {
         let mut c = case();
-        c.device.map_checkpoint_interval_pages = interval;
-        c.device.write_buffer_pages = buffer;
+        c.device
+            .set("ssd.mapping.map_checkpoint_interval_pages", interval);
+        c.device.set("ssd.buffer.pages", buffer);
         let s = run(&c, SweepMode::Events);
         assert_eq!(
             s.violations.total(),
@@ -229,9 +233,9 @@ fn map_checkpoints_keep_the_contract_and_read_less() {
     }
     // MLC with paired damage: the lower pages below a checkpoint's write pointer are reread
     let mut c = case();
-    c.device.preset = "mlc1".into();
-    c.device.pages_per_block = 16;
-    c.device.map_checkpoint_interval_pages = 8;
+    c.device.set("nand.preset", "mlc1");
+    c.device.set("nand.geometry.pages_per_block", 16);
+    c.device.set("ssd.mapping.map_checkpoint_interval_pages", 8);
     c.paired_damage_probability = 1.0;
     let s = run(&c, SweepMode::Events);
     assert!(s.damaged_lower_pages > 0, "{s:?}");
@@ -243,8 +247,8 @@ fn map_checkpoints_keep_the_contract_and_read_less() {
 #[test]
 fn a_checkpoint_committed_before_its_data_is_caught() {
     let mut c = case();
-    c.device.map_checkpoint_interval_pages = 2;
-    c.device.write_buffer_pages = 8;
+    c.device.set("ssd.mapping.map_checkpoint_interval_pages", 2);
+    c.device.set("ssd.buffer.pages", 8);
     c.device.checkpoint_before_data = true;
     let s = run(&c, SweepMode::Events);
     assert!(s.violations.total() > 0, "{s:?}");
@@ -261,8 +265,9 @@ fn trims_are_durable_after_a_flush() {
         let mut c = case();
         c.workload.trim_probability = 0.15;
         c.workload.flush_probability = 0.15;
-        c.device.write_buffer_pages = buffer;
-        c.device.map_checkpoint_interval_pages = interval;
+        c.device.set("ssd.buffer.pages", buffer);
+        c.device
+            .set("ssd.mapping.map_checkpoint_interval_pages", interval);
         let s = run(&c, SweepMode::Events);
         assert!(s.cuts > 300, "{s:?}");
         assert_eq!(
@@ -293,8 +298,8 @@ fn trims_are_durable_after_a_flush() {
 fn deep_queues_keep_the_contract() {
     for buffer in [0, 8] {
         let mut c = case();
-        c.device.queue_depth = 4;
-        c.device.write_buffer_pages = buffer;
+        c.device.set("ssd.host.queue_depth", 4);
+        c.device.set("ssd.buffer.pages", buffer);
         c.workload.trim_probability = 0.05;
         let s = run(&c, SweepMode::Events);
         assert!(s.cuts > 200 && s.torn_programs > 0, "{s:?}");
@@ -324,18 +329,19 @@ fn multiplane_and_cache_mode_keep_the_contract() {
         (true, 2, false, "mlc1", 4, 8, 0),
     ] {
         let mut c = case();
-        c.device.preset = preset.into();
-        c.device.planes_per_die = 2;
-        c.device.blocks_per_plane = 10;
-        c.device.op_fraction = 0.8;
-        c.device.multiplane = multiplane;
-        c.device.superpage_planes = superpage;
-        c.device.cache_mode = cache;
-        c.device.queue_depth = depth;
-        c.device.write_buffer_pages = buffer;
-        c.device.map_checkpoint_interval_pages = interval;
+        c.device.set("nand.preset", preset);
+        c.device.set("nand.geometry.planes_per_die", 2);
+        c.device.set("nand.geometry.blocks_per_plane", 10);
+        c.device.set("ssd.op_fraction", 0.8);
+        c.device.set("ssd.scheduler.multiplane", multiplane);
+        c.device.set("ssd.scheduler.superpage_planes", superpage);
+        c.device.set("ssd.scheduler.cache", cache);
+        c.device.set("ssd.host.queue_depth", depth);
+        c.device.set("ssd.buffer.pages", buffer);
+        c.device
+            .set("ssd.mapping.map_checkpoint_interval_pages", interval);
         if preset == "mlc1" {
-            c.device.pages_per_block = 16;
+            c.device.set("nand.geometry.pages_per_block", 16);
             c.paired_damage_probability = 1.0;
         }
         c.workload.write_pages_max = 3;
@@ -358,13 +364,13 @@ fn multiplane_and_cache_mode_keep_the_contract() {
 #[test]
 fn superblocks_with_a_buffer_keep_the_contract() {
     let mut c = case();
-    c.device.planes_per_die = 2;
-    c.device.blocks_per_plane = 10;
-    c.device.op_fraction = 0.8;
-    c.device.multiplane = true;
-    c.device.superpage_planes = 2;
-    c.device.queue_depth = 4;
-    c.device.write_buffer_pages = 8;
+    c.device.set("nand.geometry.planes_per_die", 2);
+    c.device.set("nand.geometry.blocks_per_plane", 10);
+    c.device.set("ssd.op_fraction", 0.8);
+    c.device.set("ssd.scheduler.multiplane", true);
+    c.device.set("ssd.scheduler.superpage_planes", 2);
+    c.device.set("ssd.host.queue_depth", 4);
+    c.device.set("ssd.buffer.pages", 8);
     c.workload.write_pages_max = 3;
     let s = run(&c, SweepMode::Events);
     assert_eq!(s.violations.total(), 0, "{:?}", s.violations);
@@ -378,10 +384,10 @@ fn urgent_gc_keeps_the_contract() {
     for (depth, buffer, urgent) in [(4, 0, 3), (4, 8, 3), (2, 0, 4)] {
         let mut c = case();
         c.workload.requests = 600;
-        c.device.gc_scheduling = GcScheduling::Interleaved;
-        c.device.gc_urgent_free_blocks = urgent;
-        c.device.queue_depth = depth;
-        c.device.write_buffer_pages = buffer;
+        c.device.set("ssd.gc.scheduling", GcScheduling::Interleaved);
+        c.device.set("ssd.gc.urgent_free_blocks", urgent);
+        c.device.set("ssd.host.queue_depth", depth);
+        c.device.set("ssd.buffer.pages", buffer);
         let uncut = run_case(&c).unwrap();
         assert!(uncut.urgent_gc_passes > 10, "{}", uncut.urgent_gc_passes);
         let s = run(&c, SweepMode::Events);
@@ -403,10 +409,11 @@ fn interleaved_gc_keeps_the_contract() {
     for (depth, buffer, interval) in [(1, 0, 0), (4, 8, 0), (1, 0, 16)] {
         let mut c = case();
         c.workload.requests = 600;
-        c.device.gc_scheduling = GcScheduling::Interleaved;
-        c.device.queue_depth = depth;
-        c.device.write_buffer_pages = buffer;
-        c.device.map_checkpoint_interval_pages = interval;
+        c.device.set("ssd.gc.scheduling", GcScheduling::Interleaved);
+        c.device.set("ssd.host.queue_depth", depth);
+        c.device.set("ssd.buffer.pages", buffer);
+        c.device
+            .set("ssd.mapping.map_checkpoint_interval_pages", interval);
         let s = run(&c, SweepMode::Events);
         assert!(s.cuts > 300 && s.interrupted_erases > 0, "{s:?}");
         assert_eq!(
@@ -416,4 +423,47 @@ fn interleaved_gc_keeps_the_contract() {
             s.violations
         );
     }
+}
+
+/// The crash device is a stack config resolved by the stack builder: its default is the small
+/// SLC device the harness always used, keys set on it are stack-config keys parsed by the
+/// config itself, and a bad name or a key that does not apply is an error naming the key.
+#[test]
+fn the_crash_device_is_a_stack_config() {
+    let d = CrashDevice::default();
+    let c = d.config().unwrap();
+    let g = &c.device.nand.as_ref().expect("a resolved chip").geometry;
+    assert_eq!(
+        (
+            g.channels,
+            g.dies_per_chip,
+            g.blocks_per_plane,
+            g.pages_per_block
+        ),
+        (1, 2, 12, 8)
+    );
+    assert_eq!((g.page_size_bytes, g.spare_bytes_per_page), (512, 64));
+    assert_eq!(c.ftl.payload, PayloadMode::Full);
+    assert_eq!((c.ftl.gc_threshold_blocks, c.ftl.copyback), (2, false));
+    assert!(c.ftl.paired_page_padding);
+    let mut d = CrashDevice::default();
+    d.set("ssd.gc.policy", "cost-benefit");
+    d.set("nand.geometry.page_size_bytes", 4096);
+    let c = d.config().unwrap();
+    assert_eq!(c.ftl.gc_policy, GcPolicy::CostBenefit);
+    let g = &c.device.nand.as_ref().unwrap().geometry;
+    assert_eq!(g.spare_bytes_per_page, 512);
+    d.set("ssd.gc.policy", "bogus");
+    let e = d.config().unwrap_err();
+    assert!(e.contains("`ssd.gc.policy`") && e.contains("bogus"), "{e}");
+    // away from the page mapping the page-only defaults go; a page-only key is refused
+    let mut d = CrashDevice::default();
+    d.set_mapping(MappingKind::Block);
+    assert_eq!(d.config().unwrap().ftl.mapping, MappingKind::Block);
+    d.set("ssd.gc.policy", "fifo");
+    let e = d.config().unwrap_err();
+    assert!(
+        e.contains("`ssd.gc.policy`") && e.contains("page mapping"),
+        "{e}"
+    );
 }

@@ -323,6 +323,22 @@ impl DeviceFile {
         ))
     }
 
+    /// The SSD of a device given as a table (`[nand]` and `[ssd]`, built as typed values;
+    /// errors name the key in `origin`).
+    pub fn from_table(origin: &str, table: toml::Table) -> LabResult<SsdConfig> {
+        let source = Source { origin, text: "" };
+        let table = with_ssd_preset(source, table)?;
+        let device: DeviceFile = deserialize(source, "", toml::Value::Table(table))?;
+        if device.pcm.is_some() {
+            return Err(source.error("pcm", "this device takes no PCM stage"));
+        }
+        let (nand, ftl) = device.resolve(source, Path::new("."))?;
+        Ok(SsdConfig {
+            ftl,
+            ..SsdConfig::from_nand(nand)
+        })
+    }
+
     /// The SSD of preset `name` alone.
     pub fn preset(name: &str) -> LabResult<SsdConfig> {
         DeviceFile::load("preset", &preset_device_text(name), Path::new("."))
@@ -618,6 +634,24 @@ pub(crate) fn merge_tables(base: &mut toml::Table, overrides: &toml::Table) {
             }
         }
     }
+}
+
+/// Sets key `path` (dot separated) of `table` to `value`, creating the tables on the way (a
+/// value in the way is replaced by a table).
+pub fn set_key(table: &mut toml::Table, path: &str, value: toml::Value) {
+    let mut parts: Vec<&str> = path.split('.').collect();
+    let leaf = parts.pop().expect("split yields one part");
+    let mut t = table;
+    for part in parts {
+        let entry = t
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        if !entry.is_table() {
+            *entry = toml::Value::Table(toml::Table::new());
+        }
+        t = entry.as_table_mut().expect("a table");
+    }
+    t.insert(leaf.to_string(), value);
 }
 
 /// Makes sure every table on `path` exists (creating empty ones), so the leaf can be set.

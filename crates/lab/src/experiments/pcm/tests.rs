@@ -2,6 +2,7 @@
 //! findings that differ from the thesis pinned as well (docs/experiments.md explains them).
 
 use super::*;
+use crate::experiments::pcm_run::run_point;
 use std::collections::BTreeMap;
 
 fn quick(id: &str) -> BTreeMap<String, f64> {
