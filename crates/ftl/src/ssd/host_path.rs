@@ -240,6 +240,11 @@ impl Ssd {
                     self.dram_page(Tag::Host(slot));
                     continue;
                 }
+                if let Some(op) = self.front.flash_read(lpa) {
+                    // the SLC cache: the page is in an SLC-mode block
+                    self.flash.log_area_op(op, Tag::Host(slot))?;
+                    continue;
+                }
                 if self.flash.log_area.is_some() && self.front.contains(lpa) {
                     // In-Page Logging: the page's changes are in log pages on flash
                     self.flash.read_log_pages_of(lpa, Tag::Host(slot));
