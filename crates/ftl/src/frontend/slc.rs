@@ -345,4 +345,68 @@ mod tests {
         let err = Ssd::with_front_ends(config(), 1, vec![Box::new(cache)]).unwrap_err();
         assert!(err.to_string().contains("ssd.slc_cache.blocks"), "{err}");
     }
+
+    proptest::proptest! {
+        /// Any sequence of writes and trims: every logical page is either in the cache (its
+        /// latest bytes) or was passed down by a fold with its latest bytes, never both;
+        /// live counts match the slot owners; folds erase only blocks without live pages (but the one the write goes to).
+        #[test]
+        fn folding_keeps_the_cache_index_consistent(
+            blocks in 1u32..5, bits in 1u32..4,
+            ops in proptest::collection::vec((0u32..40, proptest::bool::weighted(0.85)), 1..300),
+        ) {
+            let mut c = SlcCache::new(SlcCacheConfig { blocks }, 6, bits, true);
+            let mut out = PageWrites::new(PAGE as u32, true);
+            let mut counters = FtlCounters::default();
+            // where each page's latest bytes are: Some(true) in the cache, Some(false) below
+            let mut latest: HashMap<u32, (u32, bool)> = HashMap::new();
+            let mut below: HashMap<u32, Vec<u8>> = HashMap::new();
+            for (step, &(lpa, write)) in ops.iter().enumerate() {
+                out.clear();
+                if write {
+                    let data = bytes(step as u32);
+                    let page = PageWrite {
+                        lpa: Lpa(lpa), sequence: step as u64 + 1, data: Some(&data),
+                        placement: 0, request: 0,
+                    };
+                    c.write(SimTime::ZERO, page, &mut out, &mut counters);
+                    latest.insert(lpa, (step as u32, true));
+                } else {
+                    c.trim(Lpa(lpa));
+                    latest.remove(&lpa);
+                }
+                let mut erased = Vec::new();
+                for op in out.log_ops() {
+                    if let LogAreaOp::SlcErase { index, .. } = *op {
+                        // the erased block may take only the page just written
+                        proptest::prop_assert!(c.live[index as usize] <= u32::from(write));
+                        erased.push(index);
+                    }
+                }
+                for i in 0..out.len() {
+                    let o = out.get(i);
+                    proptest::prop_assert!(!c.contains(o.lpa));
+                    below.insert(o.lpa.0, o.data.unwrap().to_vec());
+                    if let Some(l) = latest.get_mut(&o.lpa.0) {
+                        l.1 = false;
+                    }
+                }
+                let live: u32 = c.live.iter().sum();
+                proptest::prop_assert_eq!(live, c.held_pages());
+                proptest::prop_assert!(c.used_pages() <= c.capacity_pages());
+                for (&lpa, h) in &c.held {
+                    proptest::prop_assert_eq!(c.owner[h.slot as usize], lpa);
+                }
+            }
+            for (&lpa, &(step, in_cache)) in &latest {
+                let want = bytes(step);
+                if in_cache {
+                    proptest::prop_assert_eq!(c.page(Lpa(lpa)).unwrap(), &want[..]);
+                } else {
+                    proptest::prop_assert!(!c.contains(Lpa(lpa)));
+                    proptest::prop_assert_eq!(&below[&lpa], &want);
+                }
+            }
+        }
+    }
 }
