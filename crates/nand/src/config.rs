@@ -159,6 +159,13 @@ pub struct TimingConfig {
     /// page type is not given there, so any value here is an assumption of the run.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub program_variation: f64,
+    /// tR of a page in a block programmed in SLC mode (one bit per cell; SPEC C3), for the
+    /// controller's SLC cache on TLC/QLC devices. Absent: the device offers no SLC mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slc_read_us: Option<f64>,
+    /// tPROG of a page in a block programmed in SLC mode (with `slc_read_us`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slc_program_us: Option<f64>,
     /// tBERS: block erase (BER).
     pub erase_us: f64,
     /// Data transfers per second on the bus in millions (40 = 25 ns per byte on an 8-bit bus).
@@ -422,6 +429,23 @@ impl NandConfig {
                     t.program_variation
                 ),
             ));
+        }
+        match (t.slc_read_us, t.slc_program_us) {
+            (None, None) => {}
+            (Some(read), Some(program)) => {
+                positive("timing.slc_read_us", read)?;
+                within("timing.slc_read_us", read, ARRAY_TIME_US, "us")?;
+                positive("timing.slc_program_us", program)?;
+                within("timing.slc_program_us", program, ARRAY_TIME_US, "us")?;
+            }
+            (Some(_), None) | (None, Some(_)) => {
+                return Err(config_error(
+                    "timing.slc_read_us",
+                    String::from(
+                        "SLC mode needs both timing.slc_read_us and timing.slc_program_us",
+                    ),
+                ));
+            }
         }
         positive("timing.erase_us", t.erase_us)?;
         within("timing.erase_us", t.erase_us, ARRAY_TIME_US, "us")?;

@@ -23,6 +23,10 @@ pub struct TimingModel {
     read: [SimTime; 4],
     program: [SimTime; 4],
     pub erase: SimTime,
+    /// TON and TIN of a page in a block programmed in SLC mode (`timing.slc_read_us` /
+    /// `slc_program_us`; the page-type times of page 0 when absent).
+    pub slc_read: SimTime,
+    pub slc_program: SimTime,
     /// One data transfer of a SiM op on the bus in match mode (equals `transfer` without a
     /// `[search]` section).
     pub match_transfer: SimTime,
@@ -76,6 +80,8 @@ impl TimingModel {
             read,
             program,
             erase: SimTime::from_us_f64(t.erase_us),
+            slc_read: t.slc_read_us.map_or(read[0], SimTime::from_us_f64),
+            slc_program: t.slc_program_us.map_or(program[0], SimTime::from_us_f64),
             match_transfer,
             match_read,
             match_program,

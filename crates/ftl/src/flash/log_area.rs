@@ -56,6 +56,27 @@ pub enum LogAreaOp {
         /// Sectors programmed.
         count: u32,
     },
+    /// The SLC cache (`frontend/slc.rs`) programs page `page` of its block `index`.
+    SlcProgram {
+        /// The cache's block index.
+        index: u32,
+        /// The page in the block.
+        page: u32,
+    },
+    /// The SLC cache reads page `page` of its block `index`.
+    SlcRead {
+        /// The cache's block index.
+        index: u32,
+        /// The page in the block.
+        page: u32,
+    },
+    /// The SLC cache erases its block `index` (`page` unused).
+    SlcErase {
+        /// The cache's block index.
+        index: u32,
+        /// Unused (0).
+        page: u32,
+    },
 }
 
 const NO_UNIT: u32 = u32::MAX;
@@ -192,6 +213,9 @@ impl Flash {
 
     /// Applies a stage's log-area operation; its chip ops carry `tag`.
     pub fn log_area_op(&mut self, op: LogAreaOp, tag: Tag) -> FtlResult<()> {
+        if let Some(result) = self.slc_area_op(op, tag) {
+            return result;
+        }
         let Some(mut area) = self.log_area.take() else {
             return Err(FtlError::BadRequest {
                 message: "a front-end stage wrote log sectors but no log area is reserved".into(),
@@ -214,6 +238,7 @@ impl Flash {
                 }
                 r
             }
+            _ => unreachable!("SLC cache ops are handled above"),
         };
         self.log_area = Some(area);
         result

@@ -14,6 +14,7 @@ pub(crate) mod observer;
 pub(crate) mod oob;
 pub(crate) mod payload;
 pub(crate) mod placement;
+pub(crate) mod slc_area;
 
 use crate::address::{BlockId, Lpa, Ppa};
 use crate::stats::FtlCounters;
@@ -163,6 +164,8 @@ pub(crate) struct Flash {
     pub erased_since_gates: bool,
     /// In-Page Logging's log sectors on the chip, when a front-end stage asked for them.
     pub log_area: Option<Box<log_area::LogArea>>,
+    /// The SLC cache's reserved blocks (`slc_area.rs`), when a stage asks for them.
+    pub slc_area: Option<slc_area::SlcArea>,
     /// The placement id of the Search-in-Memory pool (`ftl.sim_pages > 0`): its blocks are
     /// in match mode on the chip.
     pub search_pool: Option<u16>,
@@ -202,6 +205,7 @@ impl Flash {
             pad_pages: 0,
             erased_since_gates: false,
             log_area: None,
+            slc_area: None,
             search_pool: None,
         }
     }

@@ -13,6 +13,7 @@
 
 pub(crate) mod buffer;
 pub mod pcm;
+pub mod slc;
 
 use crate::address::Lpa;
 pub use crate::flash::log_area::{FlashLogArea, LogAreaOp};
@@ -196,6 +197,20 @@ pub trait FrontEnd: std::fmt::Debug + Send {
     fn flash_log_area(&self) -> Option<FlashLogArea> {
         None
     }
+    /// Blocks the stage keeps on flash in SLC mode (the SLC cache, `slc.rs`), reserved when the
+    /// SSD is built; 0 for other stages.
+    fn slc_blocks(&self) -> u32 {
+        0
+    }
+    /// A host read of `lpa` the stage serves from its flash pages: the op to read it
+    /// (applied like log-area work); `None` when the stage does not hold `lpa` on flash.
+    fn flash_read(&mut self, _lpa: Lpa) -> Option<LogAreaOp> {
+        None
+    }
+    /// SLC cache pages in use (the time series' occupancy column); `None` for other stages.
+    fn slc_occupancy(&self) -> Option<u32> {
+        None
+    }
     /// Whether the stage has its own device events (it is then an event source of the world
     /// loop). Fixed for the stage's lifetime.
     fn has_events(&self) -> bool {
@@ -309,6 +324,14 @@ impl Chain {
     /// The log area on flash a stage asks for (the first that does).
     pub fn flash_log_area(&self) -> Option<FlashLogArea> {
         self.stages.iter().find_map(|s| s.flash_log_area())
+    }
+    /// SLC-mode blocks the stages ask for (the SLC cache).
+    pub fn slc_blocks(&self) -> u32 {
+        self.stages.iter().map(|s| s.slc_blocks()).sum()
+    }
+    /// The flash op of a host read of `lpa` a stage serves from its flash pages.
+    pub fn flash_read(&mut self, lpa: Lpa) -> Option<LogAreaOp> {
+        self.stages.iter_mut().find_map(|s| s.flash_read(lpa))
     }
     pub fn is_timed(&self) -> bool {
         self.timed

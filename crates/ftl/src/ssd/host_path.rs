@@ -238,6 +238,11 @@ impl Ssd {
                     self.dram_page(Tag::Host(slot));
                     continue;
                 }
+                if let Some(op) = self.front.flash_read(lpa) {
+                    // the SLC cache: the page is in an SLC-mode block
+                    self.flash.log_area_op(op, Tag::Host(slot))?;
+                    continue;
+                }
                 if self.front.logged_on_flash(lpa) {
                     // In-Page Logging: the page's changes are in log pages on flash
                     self.flash.read_log_pages_of(lpa, Tag::Host(slot));

@@ -148,7 +148,7 @@ impl Ssd {
         let payload_limit = config.check_memory_budget()?;
         let nand_config = config.nand_config()?;
         let geometry = nand_config.geometry.clone();
-        let nand = NandSim::new(nand_config, seed)?;
+        let mut nand = NandSim::new(nand_config, seed)?;
         let f = &config.ftl;
         let physical = geometry.total_pages() as u32;
         let mut logical = logical_pages(&geometry, f.op_fraction) as u32;
@@ -252,6 +252,13 @@ impl Ssd {
                 nand.config().reliability.nop_limit,
                 logical,
             )?;
+        }
+        let slc_blocks = front.slc_blocks();
+        if slc_blocks > 0 {
+            for block in flash.reserve_slc_area(slc_blocks, logical)? {
+                let first = flash.blocks.page(block, 0);
+                nand.set_block_slc(&geometry.address_of(first.into())?, true)?;
+            }
         }
         let search = SearchRegion::new(f, logical);
         if search.is_some() {

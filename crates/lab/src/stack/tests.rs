@@ -85,6 +85,8 @@ mod bench_literal {
                 read_us: PerPageType::One(75.0),
                 program_us: PerPageType::One(750.0),
                 program_variation: 0.0,
+                slc_read_us: None,
+                slc_program_us: None,
                 erase_us: 3800.0,
                 bus_data_rate_mts: 333.0,
                 bus_width_bits: 8,

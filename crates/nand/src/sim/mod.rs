@@ -132,6 +132,9 @@ pub struct NandSim {
     /// TIN depends on the page type only (no `[search]` match-mode blocks, no
     /// `timing.program_variation`): one test on the program path instead of two.
     plain_program_times: bool,
+    /// Which blocks are in SLC mode (SPEC C3; `None` until the controller puts one there, so
+    /// the read and program paths test one `Option` when the SLC cache is off).
+    slc_blocks: Option<Vec<bool>>,
     /// Suspend timing (`[suspend]`); `None`: reads never suspend.
     suspend: Option<suspend::SuspendTimes>,
     /// Stale events still in the queue (see `OpSlot::stale`); 0 keeps the check off the
@@ -193,6 +196,7 @@ impl NandSim {
                 .clone()
                 .map(|s| SearchState::new(s, &geometry, seed)),
             search_plan: SearchPlan::default(),
+            slc_blocks: None,
             suspend: config.suspend.as_ref().map(suspend::SuspendTimes::new),
             stale_events: 0,
             promoted_order: NOT_PROMOTED,
@@ -485,10 +489,50 @@ impl NandSim {
             .is_some_and(|s| s.mode(address) == BlockMode::Match)
     }
 
-    /// TON of `address`: SLC time in a match-mode block, else by page type.
+    /// Whether `address`'s block is in SLC mode ([`NandSim::set_block_slc`]).
+    #[inline]
+    fn in_slc_mode(&self, address: &crate::geometry::PageAddress) -> bool {
+        self.slc_blocks
+            .as_ref()
+            .is_some_and(|b| b[self.geometry.block_id(address).index()])
+    }
+
+    /// Puts the block of `block` in SLC mode (one bit per cell: `timing.slc_read_us` and
+    /// `slc_program_us` for its pages) or back in the preset's mode. The controller sets the
+    /// mode while the block is erased (the data of an SLC block are the FTL's to place:
+    /// the chip does not check page capacity). Refused on a device without SLC-mode times.
+    pub fn set_block_slc(
+        &mut self,
+        block: &crate::geometry::PageAddress,
+        slc: bool,
+    ) -> NandResult<()> {
+        if self.config.timing.slc_program_us.is_none() {
+            return Err(crate::error::config_error(
+                "timing.slc_program_us",
+                format!(
+                    "preset {} has no SLC-mode times (set timing.slc_read_us and slc_program_us)",
+                    self.config.name
+                ),
+            ));
+        }
+        let blocks = self.geometry.total_blocks() as usize;
+        let index = self.geometry.block_id(block).index();
+        self.slc_blocks.get_or_insert_with(|| vec![false; blocks])[index] = slc;
+        self.plain_program_times = false;
+        Ok(())
+    }
+
+    /// Whether the block of `block` is in SLC mode.
+    pub fn block_is_slc(&self, block: &crate::geometry::PageAddress) -> bool {
+        self.in_slc_mode(block)
+    }
+
+    /// TON of `address`: SLC time in a match-mode or SLC-mode block, else by page type.
     #[inline]
     fn read_time(&self, address: &crate::geometry::PageAddress) -> SimTime {
-        if self.in_match_mode(address) {
+        if self.in_slc_mode(address) {
+            self.timing.slc_read
+        } else if self.in_match_mode(address) {
             self.timing.match_read
         } else {
             self.timing.read_time(address.page)
@@ -501,6 +545,8 @@ impl NandSim {
     fn program_time(&self, address: &crate::geometry::PageAddress) -> SimTime {
         if self.plain_program_times {
             self.timing.program_time(address.page)
+        } else if self.in_slc_mode(address) {
+            self.timing.slc_program
         } else if self.in_match_mode(address) {
             self.timing.match_program
         } else if self.timing.varies_program() {

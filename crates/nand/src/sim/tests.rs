@@ -458,3 +458,49 @@ fn an_op_past_the_end_of_time_completes_at_the_end_instead_of_panicking() {
     assert!(done[0].completed.is_end(), "{:?}", done[0].completed);
     assert!(s.now().is_end());
 }
+
+fn mlc1_with_slc_mode() -> NandSim {
+    let mut config = preset("mlc1").unwrap();
+    config.timing.slc_read_us = Some(30.0);
+    config.timing.slc_program_us = Some(200.0);
+    NandSim::new(config, 1).unwrap()
+}
+
+#[test]
+fn slc_mode_blocks_use_slc_times_by_hand() {
+    let mut s = mlc1_with_slc_mode();
+    s.set_block_slc(&page(0, 0, 1, 0), true).unwrap();
+    assert!(s.block_is_slc(&page(0, 0, 1, 7)));
+    assert!(!s.block_is_slc(&page(0, 0, 0, 0)));
+    // page 4 of block 1 (an MSB page in MLC mode, 2,200 us) in SLC mode: TIN 200 us
+    let c = run(&mut s, vec![FlashOp::program(page(0, 0, 1, 4))]);
+    let program = ns(25 + 125 + 51_200 + 25 + 200_000 + 50);
+    assert_eq!(c[0].completed, program);
+    // CLE + 5 ALE + CLE 175 ns, TON 30 us (not 50), TOR 51.2 us
+    let c = run(&mut s, vec![FlashOp::read(page(0, 0, 1, 4))]);
+    assert_eq!(c[0].completed, program + ns(175 + 30_000 + 51_200));
+    // block 0 keeps the preset's times: MSB TIN 2,200 us, TON 50 us
+    let start = s.now();
+    let c = run(&mut s, vec![FlashOp::program(page(0, 0, 0, 4))]);
+    assert_eq!(
+        c[0].completed,
+        start + ns(25 + 125 + 51_200 + 25 + 2_200_000 + 50)
+    );
+    let start = s.now();
+    let c = run(&mut s, vec![FlashOp::read(page(0, 0, 0, 4))]);
+    assert_eq!(c[0].completed, start + ns(175 + 50_000 + 51_200));
+    // back in the preset's mode after an erase
+    s.set_block_slc(&page(0, 0, 1, 0), false).unwrap();
+    assert!(!s.block_is_slc(&page(0, 0, 1, 4)));
+}
+
+#[test]
+fn slc_mode_needs_slc_times() {
+    let mut s = sim("mlc1");
+    let err = s.set_block_slc(&page(0, 0, 1, 0), true).unwrap_err();
+    assert!(err.to_string().contains("timing.slc_program_us"), "{err}");
+    let mut config = preset("mlc1").unwrap();
+    config.timing.slc_read_us = Some(30.0);
+    let err = NandSim::new(config, 1).unwrap_err();
+    assert!(err.to_string().contains("slc_program_us"), "{err}");
+}
