@@ -98,6 +98,8 @@ pub struct Ssd {
     /// The Search-in-Memory component: region, pool, integrity, batcher (`ftl.sim_pages > 0`;
     /// `search/`, its SSD side in `ssd/search.rs`).
     search: Option<Box<SearchRegion>>,
+    /// The cached mapping table (`ftl.cmt_entries > 0`; `mapping/dftl`).
+    cmt: Option<Box<crate::mapping::dftl::Cmt>>,
 }
 
 pub use crate::config::logical_pages;
@@ -223,6 +225,15 @@ impl Ssd {
                 Mapper::Zoned(m)
             }
         };
+        let cmt = crate::mapping::dftl::Cmt::new(
+            f.cmt_entries,
+            logical,
+            geometry.page_size_bytes,
+            f.mapping == MappingKind::Page,
+        )?;
+        if let Some(c) = &cmt {
+            logical = c.host_pages(); // the rest hold translation pages
+        }
         if logical == 0 || u64::from(f.write_buffer_pages) > u64::from(logical) {
             return Err(crate::error::config_error(
                 "ftl.mapping",
@@ -258,6 +269,7 @@ impl Ssd {
         }
         Ok(Ssd {
             search,
+            cmt,
             host: HostInterface::new(f.queue_depth),
             now: SimTime::ZERO,
             measurement: Measurement::new(f.hint_refresh_ops),

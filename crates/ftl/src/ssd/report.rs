@@ -153,6 +153,7 @@ impl Ssd {
                 gather: section(HostOp::Gather),
                 counters: s.counters,
             }),
+            cmt: self.cmt.as_ref().map(|c| c.counters),
             timeseries: self
                 .measurement
                 .series
