@@ -319,6 +319,11 @@ pub struct FtlConfig {
     /// GC and no multiplane merging. 0 (default): no SiM region.
     #[serde(skip_serializing_if = "is_zero_u32")]
     pub sim_pages: u32,
+    /// A cached mapping table (DFTL, `mapping/dftl`): this many mapping entries in DRAM, the
+    /// rest in translation pages on flash (page mapping only). 0 (default): the whole table
+    /// in DRAM.
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub cmt_entries: u32,
     /// The controller's integrity layer on the SiM region (paper 004 §IV-C, SPEC S4): chunk 0
     /// of every region page holds a verification header (CRC-64, write time, magic, LPA) on
     /// flash and the spare area a 4-byte ECC per chunk; page-open checks the header, a failed
@@ -371,6 +376,7 @@ impl Default for FtlConfig {
             paired_page_padding: false,
             map_checkpoint_interval_pages: 0,
             sim_pages: 0,
+            cmt_entries: 0,
             sim_integrity: false,
             sim_refresh_age_s: SIM_REFRESH_AGE_S,
             sim_batch_deadline_ns: 0,

@@ -75,6 +75,7 @@ pub use flash::placement::PlacementReport;
 pub use frontend::pcm::{LogBufferConfig, PcmStage, PcmStageConfig, PcmStageReport};
 pub use frontend::{FlashLogArea, FrontEnd, LogAreaOp, Outgoing, PageWrite, PageWrites, StagePort};
 pub use host::{HostOp, HostRequest};
+pub use mapping::dftl::CmtCounters;
 pub use memory::MemoryEstimate;
 pub use search::{SearchCounters, SearchOp, SearchRequest};
 pub use ssd::{

@@ -5,6 +5,7 @@
 //! a new scheme adds a variant and one line per method in `dispatch!`).
 
 pub(crate) mod block;
+pub(crate) mod dftl;
 pub(crate) mod hybrid;
 pub(crate) mod page;
 pub(crate) mod superblock;

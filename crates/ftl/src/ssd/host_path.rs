@@ -248,6 +248,15 @@ impl Ssd {
                     self.flash.read_log_pages_of(lpa, Tag::Host(slot));
                 }
             }
+            if let Some(c) = &mut self.cmt {
+                c.access(
+                    lpa,
+                    false,
+                    &mut self.mapper,
+                    &mut self.flash,
+                    Tag::Host(slot),
+                )?;
+            }
             if let Some(ppa) = self.mapper.locate(lpa) {
                 self.flash
                     .emit
@@ -392,6 +401,9 @@ impl Ssd {
             }
             _ => 0,
         };
+        if let Some(c) = &mut self.cmt {
+            c.access(lpa, true, &mut self.mapper, &mut self.flash, tag)?;
+        }
         if self.front.is_empty() {
             let write = HostWrite {
                 lpa,
@@ -451,6 +463,9 @@ impl Ssd {
                 data: o.data.into(),
                 placement: o.placement,
             };
+            if let Some(c) = &mut self.cmt {
+                c.access(o.lpa, true, &mut self.mapper, &mut self.flash, tag)?;
+            }
             self.mapper.write(&mut self.flash, write, tag)?;
         }
         for &op in out.log_ops() {

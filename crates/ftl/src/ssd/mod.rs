@@ -99,6 +99,8 @@ pub struct Ssd {
     /// The optional features chosen at build time (controller costs, the SiM region) and the
     /// paths they select (`stages.rs`).
     stages: Stages,
+    /// The cached mapping table (`ftl.cmt_entries > 0`; `mapping/dftl`).
+    cmt: Option<Box<crate::mapping::dftl::Cmt>>,
 }
 
 pub use crate::config::logical_pages;
@@ -224,6 +226,15 @@ impl Ssd {
                 Mapper::Zoned(m)
             }
         };
+        let cmt = crate::mapping::dftl::Cmt::new(
+            f.cmt_entries,
+            logical,
+            geometry.page_size_bytes,
+            f.mapping == MappingKind::Page,
+        )?;
+        if let Some(c) = &cmt {
+            logical = c.host_pages(); // the rest hold translation pages
+        }
         if logical == 0 || u64::from(f.write_buffer_pages) > u64::from(logical) {
             return Err(crate::error::config_error(
                 "ftl.mapping",
@@ -275,6 +286,7 @@ impl Ssd {
         let controller = Controller::new(&f.controller, geometry.page_size_bytes);
         Ok(Ssd {
             stages: Stages::new(controller, search, built),
+            cmt,
             host: HostInterface::new(f.queue_depth),
             now: SimTime::ZERO,
             measurement: Measurement::new(f.hint_refresh_ops),

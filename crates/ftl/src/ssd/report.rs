@@ -117,10 +117,7 @@ impl Ssd {
             counters,
             gc_latency: self.flash.gc_latency.summary(),
             erase_counts: erase_summary(blocks.erase_counts()),
-            chip_ops: {
-                let (now, start) = (self.chip_ops_now(), &self.measurement.start.chip_ops);
-                now.since(start)
-            },
+            chip_ops: self.chip_ops_now().since(&self.measurement.start.chip_ops),
             energy,
             valid_page_map: ValidPageMap {
                 rows: blocks.planes(),
@@ -146,6 +143,7 @@ impl Ssd {
                     gather: section(HostOp::Gather),
                     counters: s.counters,
                 }),
+            cmt: self.cmt.as_ref().map(|c| c.counters),
             timeseries: self
                 .measurement
                 .series

@@ -182,6 +182,10 @@ pub struct SsdReport {
     /// (present when `ftl.sim_pages` > 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sim: Option<SimSection>,
+    /// The cached mapping table's counters since the device was built (present when
+    /// `ftl.cmt_entries` > 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cmt: Option<crate::CmtCounters>,
     /// The run per interval of simulated time (issue 34 item 5): written by `nandlab run
     /// --out` as `timeseries.csv`, not part of the report's JSON.
     #[serde(skip)]

@@ -138,6 +138,10 @@ pub struct MappingSection {
     /// Planes per zone (zoned mapping only; 0 = every plane).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zone_planes: Option<u32>,
+    /// A cached mapping table (DFTL): mapping entries kept in DRAM, the rest in translation
+    /// pages on flash (page mapping only; 0 or absent: the whole table in DRAM; docs/ftl.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_entries: Option<u32>,
 }
 
 /// `[ssd.gc]`.
@@ -257,6 +261,7 @@ impl SsdSection {
         }
         set(&mut f.placement_ids, mapping.placement_ids);
         set(&mut f.zone_planes, mapping.zone_planes);
+        set(&mut f.cmt_entries, mapping.cache_entries);
         if let Some(gc) = &self.gc {
             self.apply_gc(gc, &mut f)?;
         }
@@ -482,6 +487,7 @@ pub const FTL_KEYS: &[(&str, &str)] = &[
     ("ftl.hint_refresh_ops", "ssd.hints.refresh_ops"),
     ("ftl.hint_all_planes", "ssd.hints.all_planes"),
     ("ftl.sim_pages", "ssd.sim.pages"),
+    ("ftl.cmt_entries", "ssd.mapping.cache_entries"),
     ("ftl.sim_integrity", "ssd.sim.integrity"),
     ("ftl.sim_refresh_age_s", "ssd.sim.refresh_age_s"),
     ("ftl.sim_batch_deadline_ns", "ssd.sim.batch_deadline_ns"),
