@@ -57,6 +57,11 @@ impl Ssd {
                 "transactions: shadow_pages = 0: a transaction needs at least one page".into(),
             ));
         }
+        if self.cmt.is_some() {
+            return Err(usage(
+                "transactions: ssd.mapping.cache_entries > 0 (the cached mapping table keeps its translation pages where the commit record goes); use the full table in DRAM".into(),
+            ));
+        }
         if !self.front.is_empty() {
             return Err(usage(
                 "transactions: the device has a front-end stage (write buffer or [pcm]); the transactional mode needs buffer.pages = 0 and no [pcm]".into(),
