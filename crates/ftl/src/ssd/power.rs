@@ -365,12 +365,6 @@ impl Ssd {
         use crate::flash::HostWrite;
         use crate::flash::emit::Tag;
         use crate::mapping::Mapping;
-        if self.cmt.is_some() {
-            // not yet: recovery does not rebuild the cached table's directory (issue 34 item 2)
-            return Err(power_error(
-                "start_power_trace: power-cut testing of a cached mapping table (ssd.mapping.cache_entries > 0) is not supported yet".into(),
-            ));
-        }
         if self.host.requests.in_flight() > 0
             || !self.chip.nand.is_idle()
             || self.flash.write_sequence > 0
