@@ -69,15 +69,15 @@ def pcm_tpcc(source: Source) -> Figure:
         float(combined["lifetime_vs_none"].iloc[0]),
         float(combined["energy_vs_none"].iloc[0]),
     ]
-    at = [0.0, 1.0]
-    ax.bar(at, values, 0.6, color="#2ca02c", label="nandlab, dedup + region (page mapping)")
-    label_bars(ax, at, values, "{:.2f}")
-    for x, name in zip(at, ("lifetime_ratio", "energy_ratio_max"), strict=True):
+    spots = [0.0, 1.0]
+    ax.bar(spots, values, 0.6, color="#2ca02c", label="nandlab, dedup + region (page mapping)")
+    label_bars(ax, spots, values, "{:.2f}")
+    for x, name in zip(spots, ("lifetime_ratio", "energy_ratio_max"), strict=True):
         paper = r.paper_value(name)
         if paper is not None:
             ax.plot([x], [paper], **PAPER_MARKER)
     ax.axhline(1.0, color="black", ls=":", lw=1)
-    ax.set_xticks(at, labels=["lifetime", "energy"], fontsize=9)
+    ax.set_xticks(spots, labels=["lifetime", "energy"], fontsize=9)
     ax.set_xlabel("R-P1, 16 MiB of PCM, WAL")
     ax.set_ylabel("Relative to no PCM (= 1)")
     ax.set_title("(c) Dedup + log region", fontsize=10)
