@@ -8,7 +8,7 @@ use super::emit::Tag;
 use super::{Flash, PageData};
 use crate::address::{BlockId, Lpa, Ppa};
 use crate::error::{FtlError, FtlResult};
-use crate::frontend::LogAreaOp;
+use crate::flash::log_area::LogAreaOp;
 use nandlab_nand::OpKind;
 
 /// What the SLC cache did on the chip.
