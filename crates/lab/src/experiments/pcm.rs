@@ -94,7 +94,7 @@ fn workload(s: &Size) -> DesktopSpec {
 }
 
 /// The `[pcm]` section of a point, as a typed TOML table (no config text assembled by hand).
-fn pcm_section(
+pub(super) fn pcm_section(
     capacity_bytes: u64,
     dedup_bytes: Option<u64>,
     log: Option<(&str, u64)>,

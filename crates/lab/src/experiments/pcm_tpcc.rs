@@ -20,7 +20,8 @@
 //! A host Flush (SQLite's sync) leaves the PCM's contents in PCM: they are durable there.
 
 use super::paper::{Paper, PaperValue, pv};
-use super::pcm_run::{PcmMeasure, Snapshot, measure, stack, table};
+use super::pcm::pcm_section;
+use super::pcm_run::{PcmMeasure, Snapshot, measure, stack};
 use super::{Curve, CurveValue, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::control::Control;
 use crate::error::{LabError, LabResult};
@@ -152,51 +153,18 @@ pub struct TpccMeasure {
     pub consistency_violations: u64,
 }
 
-/// The `[pcm]` section of a buffer variant with `log_bytes` of log (none for `none`).
+/// The `[pcm]` section of a buffer variant with `log_bytes` of PCM, all of it log (none for
+/// `none`).
 fn buffer_section(variant: &str, log_bytes: u64) -> Option<toml::Table> {
-    use toml::Value;
-    let int = |v: u64| Value::Integer(i64::try_from(v).expect("PCM sizes fit in an i64"));
-    if variant == "none" {
-        return None;
-    }
-    let mut log = table([("kind", Value::from(variant.trim_end_matches("-logged")))]);
-    if variant != "ipl" {
-        log.insert("region_size_bytes".into(), int(log_bytes));
-    }
-    if variant == "region-logged" {
-        log.insert("flush_whole_block".into(), Value::Boolean(false));
-    }
-    let mut pcm = table([
-        ("preset", Value::from("cidr11")),
-        ("capacity_bytes", int(log_bytes)),
-    ]);
-    pcm.insert("log".into(), Value::Table(log));
-    Some(pcm)
+    (variant != "none").then(|| pcm_section(log_bytes, None, Some((variant, log_bytes))))
 }
 
 /// R-P1's PCM: 16 MiB, a 1 MiB fingerprint store (4 segments, binary search) and the log
 /// region in the rest (as `pcm-combined`).
 fn combined_section() -> toml::Table {
-    use toml::Value;
     let (capacity, store) = (16u64 << 20, 1u64 << 20);
     let log = capacity - store - (store / 4096) * 170 * 16;
-    let int = |v: u64| Value::Integer(i64::try_from(v).expect("PCM sizes fit in an i64"));
-    let mut pcm = table([
-        ("preset", Value::from("cidr11")),
-        ("capacity_bytes", int(capacity)),
-    ]);
-    let dedup = table([
-        ("store_size_bytes", int(store)),
-        ("segments", Value::Integer(4)),
-        ("search", Value::from("binary")),
-    ]);
-    pcm.insert("dedup".into(), Value::Table(dedup));
-    let log = table([
-        ("kind", Value::from("region")),
-        ("region_size_bytes", int(log)),
-    ]);
-    pcm.insert("log".into(), Value::Table(log));
-    pcm
+    pcm_section(capacity, Some(store), Some(("region", log)))
 }
 
 /// The buffer size of R-P2's points: 1 MiB of PCM (the middle of `pcm-buffer`'s sizes).
