@@ -86,7 +86,10 @@ impl NandSim {
         } else {
             times.program
         };
-        let stop = now + latency;
+        // during the op's data-in (its cell stage merged with the burst and not begun) the
+        // controller issues the suspend as soon as the array stage begins
+        let begin = now.max(o.wake_at.saturating_sub(cell_time(o)));
+        let stop = begin + latency;
         if stop >= o.wake_at {
             // it ends before it could stop: the read waits for it
             return None;
@@ -130,7 +133,8 @@ impl NandSim {
         current.then_some(d.suspended_slot)
     }
 
-    /// The legacy program or erase in its cell stage on `die` now (holding the whole die).
+    /// The legacy program or erase on `die` in its cell stage now, or in the data-in burst
+    /// that leads straight into it (holding the whole die).
     fn suspendable_op(&self, now: SimTime, die: usize) -> Option<u32> {
         if self.dies[die].held != ALL {
             return None;
@@ -166,19 +170,27 @@ impl OpSlot {
 }
 
 /// Whether `o` is a program or erase (legacy: holding the whole die) whose array stage is
-/// under way at `now`. An op whose chain is over or that waits for a resource or the bus is
-/// not: its last started step is not a running cell stage.
+/// under way at `now`, or whose command and data burst is, with the array stage merged after
+/// it (a cell step merged with the burst before it starts when that burst ends). An op whose
+/// chain is over or that waits for a resource or the bus is not: its last started step is not
+/// a cell stage.
 fn in_suspendable_cell(o: &OpSlot, now: SimTime) -> bool {
     if !matches!(o.kind, OpKind::Program | OpKind::Erase) || o.next == 0 || o.next >= o.steps.len()
     {
         return false;
     }
-    let Step::Cell(stage, duration, _) = o.steps[o.next - 1] else {
+    let Step::Cell(stage, _, _) = o.steps[o.next - 1] else {
         return false;
     };
-    // a cell step merged with the burst before it starts when that burst ends
-    let started = o.wake_at.saturating_sub(duration) <= now;
-    matches!(stage, Stage::Tin | Stage::Ber) && started && now < o.wake_at && holds_all(o)
+    matches!(stage, Stage::Tin | Stage::Ber) && now < o.wake_at && holds_all(o)
+}
+
+/// The duration of the cell step `o` started last (see [`in_suspendable_cell`]).
+fn cell_time(o: &OpSlot) -> SimTime {
+    match o.steps[o.next - 1] {
+        Step::Cell(_, duration, _) => duration,
+        _ => unreachable!("suspendable ops are in a cell step"),
+    }
 }
 
 /// Whether the steps `o` has started leave it holding the whole die.
@@ -286,6 +298,28 @@ mod tests {
     }
 
     #[test]
+    fn a_read_during_data_in_suspends_the_program_when_its_array_stage_begins() {
+        let mut s = sim(4, 0.0);
+        // the program's command and data burst runs until 51,375 ns; the read comes at 1 us
+        let c = run(
+            &mut s,
+            &[
+                (0, FlashOp::program(page(0, 0))),
+                (1_000, FlashOp::read(page(1, 0))),
+            ],
+        );
+        // the suspend goes in when TIN begins and takes 10 us; the read then runs alone
+        let stop = PROGRAM_SETUP_NS + 10_000;
+        assert_eq!(c[1].completed, ns(stop + READ_NS));
+        // TIN ran 10 us and resumes with its 240 us after the read
+        assert_eq!(c[0].completed, ns(stop + READ_NS + 240_000 + STATUS_NS));
+        let tin = s.stats().kind(OpKind::Program).stage_time.get(Stage::Tin);
+        assert_eq!(tin, ns(250_000));
+        assert_eq!(s.stats().suspensions, 1);
+        assert_eq!(s.stale_events, 0);
+    }
+
+    #[test]
     fn a_read_suspends_an_erase() {
         let mut s = sim(4, 0.0);
         // erase: 125 ns of commands, BER 2,500 us; the read comes 1 ms in
@@ -354,7 +388,7 @@ mod tests {
     }
 
     #[test]
-    fn no_suspension_when_the_op_ends_first_or_has_not_started() {
+    fn no_suspension_when_the_op_ends_first() {
         let mut s = sim(4, 0.0);
         // 5 us before the TIN ends (301,375 ns): stopping takes 10 us, so the read waits
         let c = run(
@@ -366,16 +400,6 @@ mod tests {
         );
         let program_end = PROGRAM_SETUP_NS + 250_000 + STATUS_NS;
         assert_eq!(c[0].completed, ns(program_end));
-        assert_eq!(c[1].completed, ns(program_end + READ_NS));
-        // during the program's data transfer: nothing to suspend yet
-        let mut s = sim(4, 0.0);
-        let c = run(
-            &mut s,
-            &[
-                (0, FlashOp::program(page(0, 0))),
-                (20_000, FlashOp::read(page(1, 0))),
-            ],
-        );
         assert_eq!(c[1].completed, ns(program_end + READ_NS));
         assert_eq!(s.stats().suspensions, 0);
     }
