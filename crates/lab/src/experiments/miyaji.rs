@@ -266,6 +266,40 @@ const PER_PLANE_ALL_PLANES_HINT: &[Delta] = &[
     ("ssd.hints.all_planes", Setting::Bool(true)),
 ];
 
+/// The emulator's read scheduling: a read arriving at a die busy with a program or erase
+/// suspends it (MQSim's suspend times; paper 000 does not describe its emulator's scheduler,
+/// but its curves meet at large free space, so its reads did not wait behind whole programs:
+/// docs/experiments.md, R-E1).
+macro_rules! emulator_settings {
+    ($($extra:expr),*) => {
+        &[
+            $($extra,)*
+            ("ssd.scheduler.reads", Setting::Text("suspend")),
+            ("nand.suspend.program_suspend_us", Setting::Float(100.0)),
+            ("nand.suspend.erase_suspend_us", Setting::Float(700.0)),
+            ("nand.suspend.resume_penalty_us", Setting::Float(0.0)),
+            ("nand.suspend.max_suspended_reads", Setting::Int(4)),
+            (
+                "nand.suspend.source",
+                Setting::Text(
+                    "MQSim's defaults (Tavakkol et al., FAST'18, ssdconfig.xml: \
+                     Suspend_Program_Time 100 us, Suspend_Erase_Time 700 us); no resume \
+                     penalty, as MQSim",
+                ),
+            ),
+        ]
+    };
+}
+
+/// The emulator's device settings.
+const EMULATOR_SETTINGS: &[Delta] = emulator_settings!();
+
+/// The emulator's device with the block-size sweep's device-wide GC reserve: 2 free blocks for
+/// the device instead of one per plane, GC moving pages across planes (without it 8 MB blocks
+/// at 15 % OP cannot run).
+const EMULATOR_DEVICE_GC_RESERVE: &[Delta] =
+    emulator_settings!(("ssd.gc.device_reserve_blocks", Setting::Int(2)));
+
 /// A constant-free-space point (paper 000 Fig. 12 protocol) of `engine` on `dev`.
 fn constant(
     options: &RunOptions,
@@ -342,18 +376,16 @@ const EMULATOR_WRITE_BUFFER_PAGES: u32 = 8;
 fn emulator(s: Size, pages_per_block: u32) -> EngineDevice {
     EngineDevice {
         preset: "miyaji2014-emulator",
+        extra: EMULATOR_SETTINGS,
         ..device(s, 4, pages_per_block)
     }
 }
 
 /// [`engine`] with the emulator's buffered host-write path. The co-designed engine keeps the
 /// packed fallback of before issue 30 (`codesign_fallback = "append"`) here: with paper 000
-/// §4.1's spread layout (`rotate-pages`) every co-designed query reads a page that is not in
-/// the write buffer, and that read waits behind a whole program on its die (the chip model
-/// suspends a program only once its array stage has begun, and the buffered program a read
-/// meets is still taking its data in), so the run measures the chip's read blocking rather
-/// than the engine (docs/experiments.md, R-E1). The spread layout on this path is the
-/// labelled extra `…_rotate_pages` of `miyaji-freespace`.
+/// §4.1's spread layout (`rotate-pages`) `miyaji-blocksize`'s 1 MB point copies 65,524 pages
+/// against 422 (not understood yet; docs/experiments.md, R-E1). The spread layout on this path
+/// is the labelled extra `…_rotate_pages` of `miyaji-freespace`.
 fn emulator_engine(iaa: bool, u2di: bool) -> EngineSection {
     EngineSection {
         write_buffer_pages: EMULATOR_WRITE_BUFFER_PAGES,
@@ -592,10 +624,6 @@ fn ablation(options: &RunOptions) -> LabResult<ExperimentResult> {
     Ok(result)
 }
 
-/// The device-wide GC reserve of the block-size sweep: 2 free blocks for the device instead of
-/// one per plane, GC moving pages across planes (without it 8 MB blocks at 15 % OP cannot run).
-const DEVICE_GC_RESERVE: &[Delta] = &[("ssd.gc.device_reserve_blocks", Setting::Int(2))];
-
 /// The block-size sweep (paper 000 Fig. 17) at constant capacity, as the paper's 1 GB emulated
 /// SSD: pages per plane fixed, blocks per plane = pages per plane / pages per block, on the
 /// emulator path (four channels, buffered host writes, foreground GC) with a device-wide GC
@@ -613,7 +641,7 @@ fn blocksize(options: &RunOptions) -> LabResult<ExperimentResult> {
     for &p in pages {
         let dev = EngineDevice {
             blocks_per_plane: pages_per_plane / p,
-            extra: DEVICE_GC_RESERVE,
+            extra: EMULATOR_DEVICE_GC_RESERVE,
             ..emulator(s, p)
         };
         for (_, engine) in both_emulated() {

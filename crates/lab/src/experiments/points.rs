@@ -169,6 +169,7 @@ fn write_cached<M: Serialize>(dir: &Path, key: &str, measured: &M) -> LabResult<
 pub enum Setting {
     Bool(bool),
     Int(i64),
+    Float(f64),
     Text(&'static str),
 }
 
@@ -227,6 +228,7 @@ impl EngineDevice {
             let value = match value {
                 Setting::Bool(b) => toml::Value::Boolean(b),
                 Setting::Int(i) => toml::Value::Integer(i),
+                Setting::Float(f) => toml::Value::Float(f),
                 Setting::Text(t) => t.into(),
             };
             set(&mut table, path, value);
