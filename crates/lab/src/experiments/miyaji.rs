@@ -505,17 +505,37 @@ fn freespace(options: &RunOptions) -> LabResult<ExperimentResult> {
 
 fn table1(options: &RunOptions) -> LabResult<ExperimentResult> {
     let s = size(options);
-    // the paper's FTL, then the labelled extra FTL (GC per plane, every plane's victim hinted)
-    let ftls = [
-        ("", &[][..]),
-        ("_plane_gc_all_planes_hint", PER_PLANE_ALL_PLANES_HINT),
+    let chip = device(s, s.channels, s.pages_per_block);
+    // the emulator path (the paper's FTL with buffered host writes, reads suspending programs and
+    // the per-request controller energy) on the scale's device, then the labelled extras: the
+    // pure-chip path (synchronous writes, no controller energy) and, on it, the per-plane FTL
+    // (GC per plane, every plane's victim hinted)
+    let variants = [
+        (
+            "",
+            EngineDevice {
+                preset: "miyaji2014-emulator",
+                extra: EMULATOR_SETTINGS,
+                ..chip
+            },
+            EMULATOR_WRITE_BUFFER_PAGES,
+        ),
+        ("_pure_chip", chip, 0),
+        (
+            "_plane_gc_all_planes_hint",
+            EngineDevice {
+                extra: PER_PLANE_ALL_PLANES_HINT,
+                ..chip
+            },
+            0,
+        ),
     ];
     let mut points = Vec::new();
-    for (_, extra) in ftls {
+    for (_, dev, write_buffer_pages) in variants {
         for (_, engine) in both(119) {
-            let dev = EngineDevice {
-                extra,
-                ..device(s, s.channels, s.pages_per_block)
+            let engine = EngineSection {
+                write_buffer_pages,
+                ..engine
             };
             points.push(dev.stack(
                 &engine,
@@ -528,7 +548,7 @@ fn table1(options: &RunOptions) -> LabResult<ExperimentResult> {
     let rows = finished(run_points(options, &points)?);
     result.interrupted = rows.len() < points.len();
     let mut curve = Curve::new("table1", &COLUMNS);
-    for ((suffix, _), pair) in ftls.iter().zip(rows.chunks_exact(2)) {
+    for ((suffix, _, _), pair) in variants.iter().zip(rows.chunks_exact(2)) {
         for ((name, _), m) in both(119).iter().zip(pair) {
             curve.push(row(&format!("{name}{suffix}"), 0.0, m));
             result.metric(&format!("qps_{name}{suffix}"), m.get("queries_per_s"));
