@@ -315,16 +315,6 @@ fn constant(
     )
 }
 
-/// A drifting-free-space point (paper 000 Table I protocol) of `engine` on the scale's device.
-fn drifting(options: &RunOptions, s: Size, engine: &EngineSection) -> LabResult<Stack> {
-    let dev = device(s, s.channels, s.pages_per_block);
-    dev.stack(
-        engine,
-        &drifting_free_space(s.drift_queries_max),
-        options.seed,
-    )
-}
-
 /// The conventional and the co-designed engine of paper 000 with `row_size_bytes`.
 fn both(row_size_bytes: usize) -> [(&'static str, EngineSection); 2] {
     [
@@ -378,6 +368,24 @@ fn emulator(s: Size, pages_per_block: u32) -> EngineDevice {
         preset: "miyaji2014-emulator",
         extra: EMULATOR_SETTINGS,
         ..device(s, 4, pages_per_block)
+    }
+}
+
+/// The emulator path on `chip`'s geometry (the scale's device of the pure-chip experiments):
+/// the `miyaji2014-emulator` preset and reads suspending programs.
+fn emulated(chip: EngineDevice) -> EngineDevice {
+    EngineDevice {
+        preset: "miyaji2014-emulator",
+        extra: EMULATOR_SETTINGS,
+        ..chip
+    }
+}
+
+/// `engine` with the emulator's buffered host writes (its own co-designed fallback kept).
+fn buffered(engine: EngineSection) -> EngineSection {
+    EngineSection {
+        write_buffer_pages: EMULATOR_WRITE_BUFFER_PAGES,
+        ..engine
     }
 }
 
@@ -511,31 +519,24 @@ fn table1(options: &RunOptions) -> LabResult<ExperimentResult> {
     // pure-chip path (synchronous writes, no controller energy) and, on it, the per-plane FTL
     // (GC per plane, every plane's victim hinted)
     let variants = [
-        (
-            "",
-            EngineDevice {
-                preset: "miyaji2014-emulator",
-                extra: EMULATOR_SETTINGS,
-                ..chip
-            },
-            EMULATOR_WRITE_BUFFER_PAGES,
-        ),
-        ("_pure_chip", chip, 0),
+        ("", emulated(chip), true),
+        ("_pure_chip", chip, false),
         (
             "_plane_gc_all_planes_hint",
             EngineDevice {
                 extra: PER_PLANE_ALL_PLANES_HINT,
                 ..chip
             },
-            0,
+            false,
         ),
     ];
     let mut points = Vec::new();
-    for (_, dev, write_buffer_pages) in variants {
+    for (_, dev, emulator_writes) in variants {
         for (_, engine) in both(119) {
-            let engine = EngineSection {
-                write_buffer_pages,
-                ..engine
+            let engine = if emulator_writes {
+                buffered(engine)
+            } else {
+                engine
             };
             points.push(dev.stack(
                 &engine,
@@ -620,10 +621,13 @@ fn ablation(options: &RunOptions) -> LabResult<ExperimentResult> {
     let points = variants
         .iter()
         .map(|&(_, iaa, u2di, extra)| {
-            let dev = EngineDevice {
-                extra,
-                ..device(s, s.channels, s.pages_per_block)
-            };
+            let chip = device(s, s.channels, s.pages_per_block);
+            if extra.is_empty() {
+                // the paper's FTL on the emulator path
+                let engine = buffered(engine(iaa, u2di, 119));
+                return constant(options, s, emulated(chip), &engine, 0.2);
+            }
+            let dev = EngineDevice { extra, ..chip };
             constant(options, s, dev, &engine(iaa, u2di, 119), 0.2)
         })
         .collect::<LabResult<Vec<_>>>()?;
@@ -698,9 +702,14 @@ fn rowsize(options: &RunOptions) -> LabResult<ExperimentResult> {
         _ => &[64, 119, 256, 512, 1024, 2048],
     };
     let mut points = Vec::new();
+    let dev = emulated(device(s, s.channels, s.pages_per_block));
     for &bytes in sizes {
         for (_, engine) in both(bytes) {
-            points.push(drifting(options, s, &engine)?);
+            points.push(dev.stack(
+                &buffered(engine),
+                &drifting_free_space(s.drift_queries_max),
+                options.seed,
+            )?);
         }
     }
     let mut result = ExperimentResult::default();
