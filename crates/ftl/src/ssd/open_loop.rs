@@ -212,6 +212,28 @@ impl Ssd {
         Ok(!self.open()?.done.is_empty())
     }
 
+    /// [`Ssd::advance_to_completion`], but stopping at `time` at the latest: simulates the
+    /// events before `time` until a command completes; if none does, moves the simulated time
+    /// to `time` (as [`Ssd::advance_to`]). For a host with its own timers (e.g. page-cache
+    /// hits) between the device's completions. Whether completions are ready.
+    pub fn advance_to_completion_or(&mut self, time: SimTime) -> FtlResult<bool> {
+        self.open()?;
+        self.admit_waiting()?;
+        while self.open()?.done.is_empty() && self.open_in_flight() > 0 {
+            if self.next_event_time().is_none_or(|t| t >= time) {
+                break;
+            }
+            if self.step_sync()?.is_none() {
+                return Err(self.stalled());
+            }
+            self.admit_waiting()?;
+        }
+        if self.open()?.done.is_empty() {
+            self.advance_to(time)?;
+        }
+        Ok(!self.open()?.done.is_empty())
+    }
+
     /// The completions since the last call, in completion order.
     pub fn take_completions(&mut self) -> Vec<HostCompletion> {
         self.host
@@ -308,6 +330,29 @@ mod tests {
                 assert!(done.windows(2).any(|w| w[0].tag > w[1].tag), "qd {qd}");
             }
         }
+    }
+
+    #[test]
+    fn advance_to_completion_or_stops_at_the_time_or_the_completion() {
+        let mut ssd = Ssd::new(config(4), 1).unwrap();
+        ssd.open_loop_begin();
+        let page = u64::from(ssd.page_size_bytes());
+        ssd.submit(&HostRequest::write(0, page), None).unwrap();
+        // a program takes hundreds of us: nothing completes in the first microsecond
+        let early = SimTime::from_us(1);
+        assert!(!ssd.advance_to_completion_or(early).unwrap());
+        assert_eq!(ssd.now(), early);
+        assert_eq!(ssd.open_in_flight(), 1);
+        // a later bound: it stops at the completion, before the bound
+        let late = SimTime::from_ms(100);
+        assert!(ssd.advance_to_completion_or(late).unwrap());
+        let done = ssd.take_completions();
+        assert_eq!(done.len(), 1);
+        assert_eq!(ssd.now(), done[0].completed);
+        assert!(done[0].completed < late);
+        // nothing in flight: the time moves to the bound
+        assert!(!ssd.advance_to_completion_or(late).unwrap());
+        assert_eq!(ssd.now(), late);
     }
 
     #[test]

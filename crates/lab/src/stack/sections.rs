@@ -249,6 +249,17 @@ pub struct SimLookupWorkload {
     /// key page, a host-side scan, then of the whole value page; needs `clients`).
     #[serde(default = "default_lookup_path")]
     pub path: String,
+    /// The full-page path's host page cache as a share of the leaf level's pages (paper 004's
+    /// "cache coverage"; 0, the default: no cache). The SiM path bypasses the page cache.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub page_cache_coverage: f64,
+    /// What a page-cache hit costs the host, ns (default 2,000: an assumption, see docs/sim.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_cache_hit_ns: Option<u64>,
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 fn default_lookup_path() -> String {

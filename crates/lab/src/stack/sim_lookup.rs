@@ -77,6 +77,21 @@ pub struct SimLookupReport {
     /// The SiM region's counters over the lookups (searches and gathers on the chip, batches,
     /// merged searches, fallback reads, …).
     pub counters: SearchCounters,
+    /// The full-page path's host page cache, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_cache: Option<PageCacheReport>,
+}
+
+/// The full-page path's host page cache over a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct PageCacheReport {
+    /// Its size, pages (`page_cache_coverage` of the leaf level's pages).
+    pub pages: u64,
+    /// What a hit cost, ns.
+    pub hit_ns: u64,
+    /// Page lookups it served and those that went to the device.
+    pub hits: u64,
+    pub misses: u64,
 }
 
 /// Where the leaves go: entries from slot `first_slot`, `slots_per_leaf` of them per leaf.
@@ -101,7 +116,8 @@ pub(super) fn check(w: &SimLookupWorkload, ftl: &FtlConfig, source: Source<'_>) 
             "`sim-lookup` searches the bytes it wrote: it needs `payload = \"full\"`",
         ));
     }
-    layout(w, ftl).map_err(|(key, m)| source.error(key, m))?;
+    let l = layout(w, ftl).map_err(|(key, m)| source.error(key, m))?;
+    cache_spec(w, l.leaves).map_err(|(key, m)| source.error(key, m))?;
     distribution(w).map_err(|(key, m)| source.error(key, m))?;
     arrivals(w).map_err(|(key, m)| source.error(key, m))?;
     full_page(w).map_err(|(key, m)| source.error(key, m))?;
@@ -228,6 +244,39 @@ fn arrivals(w: &SimLookupWorkload) -> Result<Arrivals, KeyError> {
         Some(0) => Err(("workload.clients", "must be at least 1".into())),
         Some(n) => Ok(Arrivals::Clients(n)),
     }
+}
+
+/// What a page-cache hit costs when `page_cache_hit_ns` is not given: a `pread(2)` of a
+/// cached 4 KiB page plus the scan of its 512 slots, of the order of a microsecond or two on
+/// a current server (an assumption; paper 004 does not state it).
+const PAGE_CACHE_HIT_NS: u64 = 2_000;
+
+/// The full-page path's page cache over `leaves` (checks its keys).
+fn cache_spec(w: &SimLookupWorkload, leaves: u32) -> Result<CacheSpec, KeyError> {
+    let coverage = w.page_cache_coverage;
+    if !(0.0..=1.0).contains(&coverage) {
+        return Err((
+            "workload.page_cache_coverage",
+            format!("{coverage} is not in [0, 1]"),
+        ));
+    }
+    if coverage > 0.0 && w.path != "full-page" {
+        return Err((
+            "workload.page_cache_coverage",
+            "the SiM path bypasses the page cache (paper 004 §VII): give path = \"full-page\""
+                .into(),
+        ));
+    }
+    if w.page_cache_hit_ns.is_some() && coverage == 0.0 {
+        return Err((
+            "workload.page_cache_hit_ns",
+            "applies with page_cache_coverage > 0".into(),
+        ));
+    }
+    Ok(CacheSpec {
+        pages: (coverage * f64::from(2 * leaves)).round() as usize,
+        hit: SimTime::from_ns(w.page_cache_hit_ns.unwrap_or(PAGE_CACHE_HIT_NS)),
+    })
 }
 
 /// Whether lookups read whole pages (the baseline) instead of searching; checks `path`.
@@ -422,7 +471,9 @@ impl super::Stack {
         }
         if full_page(w).map_err(|(key, m)| usage(key, m))? {
             let clients = (w.clients.unwrap_or(1) as usize).min(n);
-            let measured = full_page_lookups(&mut ssd, w, &requests, &expected, clients, control)?;
+            let cache = cache_spec(w, layout.leaves).map_err(|(key, m)| usage(key, m))?;
+            let measured =
+                full_page_lookups(&mut ssd, w, &requests, &expected, clients, cache, control)?;
             let interrupted = measured.lookups < n as u64;
             return Ok(self.sim_lookup_run(&leaves, w, &ssd, measured, interrupted));
         }
@@ -461,6 +512,15 @@ impl super::Stack {
             first_failure: measured.first_failure,
             energy_mj: device.energy.total_mj,
             counters: measured.counters,
+            page_cache: measured.page_cache.map(|(hits, misses)| {
+                let cache = cache_spec(w, leaves.layout.leaves).expect("checked");
+                PageCacheReport {
+                    pages: cache.pages as u64,
+                    hit_ns: cache.hit.as_ps() / 1000,
+                    hits,
+                    misses,
+                }
+            }),
         };
         let metrics = sim_lookup_metrics(&report);
         StackRun {
@@ -660,6 +720,8 @@ struct Measured {
     failures: u64,
     first_failure: Option<String>,
     counters: SearchCounters,
+    /// The full-page path's page-cache hits and misses (pages), when it has a cache.
+    page_cache: Option<(u64, u64)>,
 }
 
 impl Measured {
@@ -682,6 +744,7 @@ impl Measured {
             failures: 0,
             first_failure: None,
             counters: SearchCounters::default(),
+            page_cache: None,
         }
     }
 }
@@ -753,7 +816,8 @@ pub fn sim_lookup_metrics(r: &SimLookupReport) -> Vec<(&'static str, f64)> {
 }
 
 mod full_page;
-use full_page::full_page_lookups;
+mod page_cache;
+use full_page::{CacheSpec, full_page_lookups};
 
 #[cfg(test)]
 mod tests;

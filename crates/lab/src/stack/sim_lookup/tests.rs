@@ -228,6 +228,40 @@ fn full_page_lookups_are_verified_and_sim_serves_more_under_load() {
 }
 
 #[test]
+fn a_page_cache_serves_hits_at_its_cost_and_every_answer_is_verified() {
+    // 3,000 records in 6 leaves (12 pages); Zipf 1.3 lookups
+    let lookups = format!("{LOOKUPS}clients = 4\npath = \"full-page\"\n");
+    let cold = run(&config(&lookups, "integrity = true\n"));
+    let half = run(&config(
+        &format!("{lookups}page_cache_coverage = 0.5\n"),
+        "integrity = true\n",
+    ));
+    let all = run(&config(
+        &format!("{lookups}page_cache_coverage = 1.0\npage_cache_hit_ns = 1000\n"),
+        "integrity = true\n",
+    ));
+    let (c, h, a) = (report(&cold), report(&half), report(&all));
+    for r in [c, h, a] {
+        assert_eq!(r.verification_failures, 0, "{:?}", r.first_failure);
+        assert_eq!(r.lookups, 3000);
+    }
+    assert!(c.page_cache.is_none());
+    let (hc, ac) = (
+        h.page_cache.as_ref().unwrap(),
+        a.page_cache.as_ref().unwrap(),
+    );
+    assert_eq!((hc.pages, ac.pages, ac.hit_ns), (6, 12, 1000));
+    // nothing is evicted: a page misses only until its first read is back, at most once per
+    // client (reads of the same page are not merged)
+    assert!(ac.misses <= 12 * 4, "{ac:?}");
+    assert_eq!(ac.hits + ac.misses, 3000 + a.gathers);
+    assert!(hc.hits > 0 && hc.misses > ac.misses, "{hc:?}");
+    // a lookup served from the cache takes one hit per page: 2 us with its value
+    assert_eq!(a.latency.p50_us, 2.0);
+    assert!(a.lookups_per_s > h.lookups_per_s && h.lookups_per_s > c.lookups_per_s);
+}
+
+#[test]
 fn bad_sim_lookup_input_names_the_key() {
     let good = format!("{LOOKUPS}interarrival_ns = 1000\n");
     let cases: &[(String, &str)] = &[
@@ -304,6 +338,24 @@ fn bad_sim_lookup_input_names_the_key() {
         (
             config(&format!("{good}path = \"scan\"\n"), ""),
             "workload.path",
+        ),
+        (
+            config(&format!("{good}page_cache_coverage = 0.5\n"), ""),
+            "workload.page_cache_coverage",
+        ),
+        (
+            config(&format!("{good}page_cache_hit_ns = 500\n"), ""),
+            "workload.page_cache_hit_ns",
+        ),
+        (
+            config(
+                &good.replace(
+                    "interarrival_ns = 1000\n",
+                    "clients = 2\npath = \"full-page\"\npage_cache_coverage = 1.5\n",
+                ),
+                "",
+            ),
+            "workload.page_cache_coverage",
         ),
         (
             config(
