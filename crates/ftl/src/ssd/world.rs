@@ -570,8 +570,6 @@ impl Ssd {
 
     /// Queues every decided op on its die, in decision order, counts it against its owner,
     /// and feeds the chip model.
-    /// Queues every decided op on its die, in decision order, counts it against its owner,
-    /// and feeds the chip model.
     pub(super) fn submit_pending(&mut self) -> FtlResult<()> {
         let mut ops = std::mem::take(&mut self.flash.emit.ops);
         if let Some(c) = &mut self.stages.controller {

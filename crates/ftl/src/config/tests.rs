@@ -1,0 +1,102 @@
+use super::*;
+
+#[test]
+fn preset_with_overrides_parses() {
+    let text = r#"
+        [device]
+        preset = "slc"
+        [device.overrides.geometry]
+        blocks_per_plane = 64
+        [ftl]
+        gc_policy = "cost-benefit"
+        op_fraction = 0.5
+    "#;
+    let c = SsdConfig::from_toml(text).unwrap();
+    assert_eq!(c.nand_config().unwrap().geometry.blocks_per_plane, 64);
+    assert_eq!(c.ftl.gc_policy, GcPolicy::CostBenefit);
+}
+
+#[test]
+fn errors_name_the_key() {
+    let err = SsdConfig::from_toml("[device]\npreset = \"slc\"\n[ftl]\ngc_polcy = \"fifo\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("gc_polcy"), "{err}");
+    let mut c = SsdConfig::from_preset("slc");
+    c.ftl.gc_threshold_blocks = 1;
+    assert!(
+        c.validate()
+            .unwrap_err()
+            .to_string()
+            .contains("gc_threshold_blocks")
+    );
+    c.ftl.gc_threshold_blocks = 3;
+    c.ftl.op_fraction = -1.0;
+    assert!(
+        c.validate()
+            .unwrap_err()
+            .to_string()
+            .contains("op_fraction")
+    );
+    c.ftl.op_fraction = 0.25;
+    c.ftl.map_checkpoint_interval_pages = 64;
+    assert!(c.validate().is_ok());
+    c.ftl.mapping = MappingKind::Block;
+    assert!(
+        c.validate()
+            .unwrap_err()
+            .to_string()
+            .contains("map_checkpoint_interval_pages")
+    );
+    c.ftl.mapping = MappingKind::Page;
+    c.ftl.map_checkpoint_interval_pages = 0;
+    c.ftl.allocation_order = "channel-lun".into();
+    assert!(
+        c.validate()
+            .unwrap_err()
+            .to_string()
+            .contains("allocation_order")
+    );
+    let c = SsdConfig::from_preset("mlc7");
+    assert!(
+        c.validate()
+            .unwrap_err()
+            .to_string()
+            .contains("device.preset")
+    );
+}
+
+/// Regression (issue 11): keys the chosen mapping ignores were accepted without a word;
+/// `ignored_keys` lists them so a front end can warn or refuse.
+#[test]
+fn keys_the_mapping_ignores_are_listed() {
+    let mut c = SsdConfig::from_preset("slc");
+    assert!(c.ignored_keys().is_empty());
+    c.ftl.hybrid_random_log_blocks = 2;
+    c.ftl.write_buffer_policy = BufferPolicy::Fifo;
+    assert_eq!(
+        c.ignored_keys(),
+        ["ftl.hybrid_random_log_blocks", "ftl.write_buffer_policy"]
+    );
+    c.ftl.mapping = MappingKind::Block;
+    c.ftl.gc_policy = GcPolicy::Fifo;
+    c.ftl.wear_leveling = WearLeveling::Static;
+    c.ftl.write_buffer_pages = 4;
+    assert_eq!(
+        c.ignored_keys(),
+        [
+            "ftl.gc_policy",
+            "ftl.wear_leveling",
+            "ftl.hybrid_random_log_blocks"
+        ]
+    );
+}
+
+#[test]
+fn allocation_order_fills_missing_levels() {
+    assert_eq!(
+        parse_allocation_order("plane-die").unwrap(),
+        [Level::Plane, Level::Die, Level::Channel, Level::Chip]
+    );
+    assert!(parse_allocation_order("die-die").is_err());
+}
