@@ -20,7 +20,7 @@ use nandlab_pcm::{PcmAddr, PcmDevice};
 use std::collections::{BTreeMap, HashMap};
 
 /// Where the join runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Mode {
     /// PCM is storage: pages are copied to a DRAM buffer of `buffer_bytes`.
     Storage {

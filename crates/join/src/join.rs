@@ -20,7 +20,7 @@ use crate::store::{Layout, StoredTable, decode_u32s};
 use nandlab_pcm::PcmDevice;
 
 /// Traditional or virtual partitioning.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Algorithm {
     /// Grace hash join: partitions hold copies of the tuples (thesis Alg. 1 and 3).
     Grace,

@@ -17,7 +17,7 @@ use nandlab_pcm::{PcmAddr, PcmDevice};
 use nandlab_workload::ssb::{SsbData, Table};
 
 /// How tables are laid out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Layout {
     /// Whole rows, one after another.
     Row,

@@ -35,6 +35,11 @@ fn points_measured_by_name_give_the_same_outputs() {
         "ftl-gc-policies",
         "pcm-dedup",
         "miyaji-table1",
+        "miyaji-gc-latency",
+        "miyaji-validmap",
+        "ctrl-suspend",
+        "pcm-hashjoin",
+        "pcm-join-users",
     ] {
         let here = temp(&format!("{id}-here"));
         let there = temp(&format!("{id}-there"));
@@ -47,15 +52,24 @@ fn points_measured_by_name_give_the_same_outputs() {
             cache_dir: Some(there.join("cache")),
             ..options.clone()
         };
-        let tasks = workers::plan(id, &cached).unwrap();
-        assert!(!tasks.is_empty(), "{id}: nothing planned");
-        for task in &tasks {
-            let output = measure_json(&task.measure, &task.point, &Control::new())
-                .unwrap()
-                .expect("not cancelled");
-            write_output(&there.join("cache"), task, &output).unwrap();
+        // a sweep that follows another shows up once the first is cached: plan again until
+        // nothing is left (each round measures something)
+        let mut rounds = 0;
+        loop {
+            let tasks = workers::plan(id, &cached).unwrap();
+            if tasks.is_empty() {
+                break;
+            }
+            rounds += 1;
+            assert!(rounds <= 5, "{id}: planning does not converge");
+            for task in &tasks {
+                let output = measure_json(&task.measure, &task.point, &Control::new())
+                    .unwrap()
+                    .expect("not cancelled");
+                write_output(&there.join("cache"), task, &output).unwrap();
+            }
         }
-        assert!(workers::plan(id, &cached).unwrap().is_empty(), "{id}");
+        assert!(rounds > 0, "{id}: nothing planned");
         // every point comes from the cache: a cancelled run still finishes
         let from_cache = RunOptions {
             control: Control::new(),

@@ -159,13 +159,32 @@ fn stack(point: Point, scale: Scale, seed: u64) -> LabResult<Stack> {
     Stack::from_toml("ctrl-suspend", STACK, Path::new("."), &overrides)
 }
 
-fn measure(
-    point: Point,
-    scale: Scale,
-    seed: u64,
-    control: &Control,
-) -> LabResult<Option<SuspendMeasure>> {
-    let run = stack(point, scale, seed)?.run(None, control)?;
+/// One point of `ctrl-suspend` run to its end (a point is its stack config): the registered
+/// measure, so that the points run on worker processes and Dask like the others.
+#[derive(Debug)]
+pub(super) struct Suspend;
+
+impl super::measure::Measure for Suspend {
+    const NAME: &'static str = "ctrl-suspend";
+    type Point = crate::stack::StackConfig;
+    type Output = SuspendMeasure;
+    fn measure(
+        config: &crate::stack::StackConfig,
+        control: &Control,
+    ) -> LabResult<Option<SuspendMeasure>> {
+        let source = crate::stack::Source {
+            origin: "ctrl-suspend point",
+            text: "",
+        };
+        measure(
+            &Stack::resolve(source, config.clone(), Path::new("."))?,
+            control,
+        )
+    }
+}
+
+fn measure(stack: &Stack, control: &Control) -> LabResult<Option<SuspendMeasure>> {
+    let run = stack.run(None, control)?;
     if run.interrupted() {
         return Ok(None);
     }
@@ -197,15 +216,11 @@ fn name(point: Point) -> String {
 fn suspend(options: &RunOptions) -> LabResult<ExperimentResult> {
     let (scale, seed) = (options.scale, options.seed);
     let points = points();
-    let measured = super::points::run_measured(
-        options,
-        &points,
-        |&point| {
-            let key = format!("point={} scale={scale:?} seed={seed}", name(point));
-            crate::sweep::measure_cache_key("ctrl-suspend", &key)
-        },
-        |&point, control| measure(point, scale, seed, control),
-    )?;
+    let configs = points
+        .iter()
+        .map(|&point| stack(point, scale, seed).map(|s| s.config))
+        .collect::<LabResult<Vec<_>>>()?;
+    let measured = super::measure::run_measure::<Suspend>(options, &configs)?;
     let rows: Vec<(Point, SuspendMeasure)> = points
         .iter()
         .zip(measured)

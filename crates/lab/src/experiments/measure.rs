@@ -141,6 +141,26 @@ static MEASURES: &[(&str, JsonMeasure)] = &[
         super::pcm_tpcc::PcmTpcc::NAME,
         json_measure::<super::pcm_tpcc::PcmTpcc>,
     ),
+    (
+        super::miyaji::GcTime::NAME,
+        json_measure::<super::miyaji::GcTime>,
+    ),
+    (
+        super::miyaji::ValidMap::NAME,
+        json_measure::<super::miyaji::ValidMap>,
+    ),
+    (
+        super::ctrl::Suspend::NAME,
+        json_measure::<super::ctrl::Suspend>,
+    ),
+    (
+        super::pcm_join::HashJoin::NAME,
+        json_measure::<super::pcm_join::HashJoin>,
+    ),
+    (
+        super::pcm_join_users::Users::NAME,
+        json_measure::<super::pcm_join_users::Users>,
+    ),
 ];
 
 /// The names of the registered measures.

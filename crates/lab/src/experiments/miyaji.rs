@@ -8,7 +8,7 @@ use super::points::{
 };
 use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::LabResult;
-use crate::stack::{EngineSection, Stack, StackOutcome};
+use crate::stack::{EngineSection, Stack, StackConfig, StackOutcome};
 use nandlab_engine::CoDesignFallback;
 use nandlab_nand::{FlashOp, NandSim, PageAddress, preset};
 
@@ -761,6 +761,50 @@ fn gc_time_ms(n_valid: u32) -> LabResult<f64> {
     Ok((sim.now() - start).as_ms_f64())
 }
 
+/// One GC of `n_valid` valid pages ([`gc_time_ms`]): the registered measure of
+/// `miyaji-gc-latency`, so that its points run on worker processes and Dask like the others.
+#[derive(Debug)]
+pub(super) struct GcTime;
+
+impl super::measure::Measure for GcTime {
+    const NAME: &'static str = "miyaji-gc-time";
+    type Point = u32;
+    type Output = f64;
+    fn measure(&n_valid: &u32, _: &crate::control::Control) -> LabResult<Option<f64>> {
+        gc_time_ms(n_valid).map(Some)
+    }
+}
+
+/// One engine run of `miyaji-validmap` (a point is its stack config): the valid-page map's
+/// shape (planes, blocks, pages per block), its valid pages and the device's logical pages.
+#[derive(Debug)]
+pub(super) struct ValidMap;
+
+impl super::measure::Measure for ValidMap {
+    const NAME: &'static str = "miyaji-validmap";
+    type Point = StackConfig;
+    type Output = ((u32, u32, u32), Vec<u32>, u64);
+    fn measure(
+        config: &StackConfig,
+        control: &crate::control::Control,
+    ) -> LabResult<Option<Self::Output>> {
+        let source = crate::stack::Source {
+            origin: "miyaji-validmap point",
+            text: "",
+        };
+        let stack = Stack::resolve(source, config.clone(), std::path::Path::new("."))?;
+        let run = stack.run(None, control)?;
+        let StackOutcome::Engine { device: report, .. } = &run.outcome else {
+            unreachable!("an engine workload runs the engine")
+        };
+        let map = &report.valid_page_map;
+        Ok((!run.interrupted()).then(|| {
+            let shape = (map.rows, map.cols, map.pages_per_block);
+            (shape, map.valid_pages.clone(), report.logical_pages)
+        }))
+    }
+}
+
 fn gc_latency(options: &RunOptions) -> LabResult<ExperimentResult> {
     let mut curve = Curve::new("gc_latency", &["n_valid", "t_gc_ms", "formula_ms"]);
     let mut result = ExperimentResult::default();
@@ -768,12 +812,7 @@ fn gc_latency(options: &RunOptions) -> LabResult<ExperimentResult> {
     let formula = |n: u32| f64::from(n) * (0.1 + 1.6) + 8.5;
     let mut worst: f64 = 0.0;
     let counts = [0u32, 16, 32, 64, 100, 128, 192, 255];
-    let measured = super::points::run_measured(
-        options,
-        &counts,
-        |n| crate::sweep::measure_cache_key("miyaji-gc-time", &format!("n_valid={n}")),
-        |&n, _| gc_time_ms(n).map(Some),
-    )?;
+    let measured = super::measure::run_measure::<GcTime>(options, &counts)?;
     for (&n, ms) in counts.iter().zip(&measured) {
         let Some(ms) = *ms else {
             result.interrupted = true;
@@ -804,26 +843,8 @@ fn validmap(options: &RunOptions) -> LabResult<ExperimentResult> {
         .iter()
         .map(|(_, engine)| constant(options, s, dev, engine, 0.2))
         .collect::<LabResult<Vec<_>>>()?;
-    // each point's measure: the valid-page map and the logical pages of the device at the end
-    let measured = super::points::run_measured(
-        options,
-        &points,
-        |stack| {
-            let point = stack.resolved_json().to_string();
-            crate::sweep::measure_cache_key("miyaji-validmap", &point)
-        },
-        |stack, control| {
-            let run = stack.run(None, control)?;
-            let StackOutcome::Engine { device: report, .. } = &run.outcome else {
-                unreachable!("an engine workload runs the engine")
-            };
-            let map = &report.valid_page_map;
-            Ok((!run.interrupted()).then(|| {
-                let shape = (map.rows, map.cols, map.pages_per_block);
-                (shape, map.valid_pages.clone(), report.logical_pages)
-            }))
-        },
-    )?;
+    let configs: Vec<StackConfig> = points.into_iter().map(|s| s.config).collect();
+    let measured = super::measure::run_measure::<ValidMap>(options, &configs)?;
     for ((name, _), measured) in both.iter().zip(measured) {
         let Some(((rows, cols, pages_per_block), valid_pages, logical_pages)) = measured else {
             result.interrupted = true;

@@ -9,6 +9,8 @@ use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::{LabError, LabResult};
 use nandlab_join::{Algorithm, Database, JoinSettings, Layout, Mode, PcmCost, thesis_queries};
 use nandlab_workload::ssb::SsbData;
+use serde::{Deserialize, Serialize};
+use std::sync::{Arc, Mutex};
 
 /// Thesis 001 Fig. 5.11 (R-P3): virtual partitioning against Grace, row store, PCM as main
 /// memory.
@@ -156,28 +158,69 @@ fn row(
 /// the build cost.
 type Measure = (PcmCost, u64, u64, PcmCost);
 
-/// Runs `points` (layout, mode, algorithm) on `data` (of scale factor `sf`) through the point
-/// runner ([`super::points::measure_points`]: the machine's cores, the result cache).
+/// The SSB data of scale factor `sf` and `seed`, generated once per process while points of
+/// the same data follow one another (the points of a sweep run on a process's threads, or one
+/// after another on a worker process).
+pub(super) fn ssb_data(sf: f64, seed: u64) -> LabResult<Arc<SsbData>> {
+    type Last = Option<((u64, u64), Arc<SsbData>)>;
+    static LAST: Mutex<Last> = Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+    let key = (sf.to_bits(), seed);
+    if let Some((k, data)) = last.as_ref()
+        && *k == key
+    {
+        return Ok(Arc::clone(data));
+    }
+    *last = None; // free the old data before generating the new
+    let data = Arc::new(SsbData::new(sf, seed)?);
+    *last = Some((key, Arc::clone(&data)));
+    Ok(data)
+}
+
+/// One point of `pcm-hashjoin`: the three queries on SSB data of scale factor `sf`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub(super) struct JoinPoint {
+    sf: f64,
+    layout: Layout,
+    mode: Mode,
+    algorithm: Algorithm,
+    seed: u64,
+}
+
+/// The registered measure of `pcm-hashjoin` ([`run_point`] of a [`JoinPoint`]), so that its
+/// points run on worker processes and Dask like the others.
+#[derive(Debug)]
+pub(super) struct HashJoin;
+
+impl super::measure::Measure for HashJoin {
+    const NAME: &'static str = "pcm-hashjoin";
+    type Point = JoinPoint;
+    type Output = Measure;
+    fn measure(p: &JoinPoint, _: &crate::control::Control) -> LabResult<Option<Measure>> {
+        let data = ssb_data(p.sf, p.seed)?;
+        run_point(&data, p.layout, p.algorithm, p.mode, p.seed).map(Some)
+    }
+}
+
+/// Runs `points` (layout, mode, algorithm) on SSB data of scale factor `sf` through the point
+/// runner ([`super::measure::measure_all`]: the machine's cores or worker processes, the result
+/// cache).
 fn measure(
     options: &RunOptions,
-    data: &SsbData,
     sf: f64,
     points: &[(Layout, Mode, Algorithm)],
 ) -> LabResult<Vec<Option<Measure>>> {
-    super::points::measure_points(
-        options,
-        points,
-        |&(layout, mode, algorithm)| {
-            let point = format!(
-                "sf={sf} layout={layout:?} mode={mode:?} algorithm={algorithm:?} seed={}",
-                options.seed
-            );
-            crate::sweep::measure_cache_key("pcm-hashjoin", &point)
-        },
-        |&(layout, mode, algorithm), _| {
-            run_point(data, layout, algorithm, mode, options.seed).map(Some)
-        },
-    )
+    let points: Vec<JoinPoint> = points
+        .iter()
+        .map(|&(layout, mode, algorithm)| JoinPoint {
+            sf,
+            layout,
+            mode,
+            algorithm,
+            seed: options.seed,
+        })
+        .collect();
+    super::measure::measure_all::<HashJoin>(options, &points)
 }
 
 fn hash_join(options: &RunOptions) -> LabResult<ExperimentResult> {
@@ -191,7 +234,7 @@ fn hash_join(options: &RunOptions) -> LabResult<ExperimentResult> {
         .start(Some((main_points + size_points + buffer_points) as u64));
     let mut result = ExperimentResult::default();
     let mut compare = Curve::new("joins", &COLUMNS);
-    let data = SsbData::new(sf, options.seed)?;
+    let data = ssb_data(sf, options.seed)?;
     let mut points = Vec::with_capacity(main_points);
     for layout in LAYOUTS {
         for mode in modes {
@@ -200,7 +243,7 @@ fn hash_join(options: &RunOptions) -> LabResult<ExperimentResult> {
             }
         }
     }
-    let measured = measure(options, &data, sf, &points)?;
+    let measured = measure(options, sf, &points)?;
     for (group, runs) in points
         .chunks(ALGORITHMS.len())
         .zip(measured.chunks(ALGORITHMS.len()))
@@ -243,14 +286,13 @@ fn hash_join(options: &RunOptions) -> LabResult<ExperimentResult> {
     let storage = storage(base_sf);
     for &factor in factors {
         let factor_sf = base_sf * f64::from(factor);
-        let data = SsbData::new(factor_sf, options.seed)?;
         let mut points = Vec::new();
         for layout in LAYOUTS {
             for algorithm in ALGORITHMS {
                 points.push((layout, storage, algorithm));
             }
         }
-        let measured = measure(options, &data, factor_sf, &points)?;
+        let measured = measure(options, factor_sf, &points)?;
         for (&(layout, mode, algorithm), run) in points.iter().zip(&measured) {
             let Some((c, parts, rows, _)) = *run else {
                 result.interrupted = true;
@@ -275,7 +317,7 @@ fn hash_join(options: &RunOptions) -> LabResult<ExperimentResult> {
             points.push((Layout::Row, mode, algorithm));
         }
     }
-    let measured = measure(options, &data, sf, &points)?;
+    let measured = measure(options, sf, &points)?;
     for ((share, group), runs) in BUFFER_SHARES
         .iter()
         .zip(points.chunks(ALGORITHMS.len()))

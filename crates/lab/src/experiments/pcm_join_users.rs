@@ -7,7 +7,7 @@
 //! store at the largest `U` (= 1), per role of PCM.
 
 use super::paper::Paper;
-use super::pcm_join::{ALGORITHMS, LAYOUTS, PARTITIONS, reduction_metrics, storage};
+use super::pcm_join::{ALGORITHMS, LAYOUTS, PARTITIONS, reduction_metrics, ssb_data, storage};
 use super::{Curve, CurveValue, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::{LabError, LabResult};
 use nandlab_join::{
@@ -15,6 +15,7 @@ use nandlab_join::{
     run_users,
 };
 use nandlab_workload::ssb::SsbData;
+use serde::{Deserialize, Serialize};
 
 pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
     id: "pcm-join-users",
@@ -93,13 +94,48 @@ fn run_point(
     Ok(run_users(&mut db, data, &settings, &config)?)
 }
 
+/// One point of `pcm-join-users`: U users on SSB data of scale factor `sf`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub(super) struct UsersPoint {
+    sf: f64,
+    mode: Mode,
+    users: u32,
+    layout: Layout,
+    algorithm: Algorithm,
+    transactions: u32,
+    seed: u64,
+}
+
+/// The registered measure of `pcm-join-users` ([`run_point`] of a [`UsersPoint`]), so that its
+/// points run on worker processes and Dask like the others.
+#[derive(Debug)]
+pub(super) struct Users;
+
+impl super::measure::Measure for Users {
+    const NAME: &'static str = "pcm-join-users";
+    type Point = UsersPoint;
+    type Output = UsersRun;
+    fn measure(p: &UsersPoint, _: &crate::control::Control) -> LabResult<Option<UsersRun>> {
+        let data = ssb_data(p.sf, p.seed)?;
+        let run = run_point(
+            &data,
+            p.layout,
+            p.algorithm,
+            p.mode,
+            p.users,
+            p.transactions,
+            p.seed,
+        )?;
+        Ok(Some(run))
+    }
+}
+
 fn users(options: &RunOptions) -> LabResult<ExperimentResult> {
     let (sf, counts, transactions) = scales(options.scale);
     // partitions, layouts, algorithms and the storage buffer (256 MB × SF) as pcm-hashjoin
     let modes = [storage(sf), Mode::MainMemory];
     let points = counts.len() * modes.len() * LAYOUTS.len() * ALGORITHMS.len();
     let mut result = ExperimentResult::default();
-    let data = SsbData::new(sf, options.seed)?;
     // (mode, users, layout, algorithm) → run, in that nesting order; the points run several
     // at once on the machine's cores (super::parallel), their runs kept in that order
     let mut combos = Vec::with_capacity(points);
@@ -112,30 +148,19 @@ fn users(options: &RunOptions) -> LabResult<ExperimentResult> {
             }
         }
     }
-    let measured = super::points::run_measured(
-        options,
-        &combos,
-        |&(mode, users, layout, algorithm)| {
-            let point = format!(
-                "sf={sf} mode={mode:?} users={users} layout={layout:?} algorithm={algorithm:?} \
-                 transactions={transactions} seed={}",
-                options.seed
-            );
-            crate::sweep::measure_cache_key("pcm-join-users", &point)
-        },
-        |&(mode, users, layout, algorithm), _| {
-            let run = run_point(
-                &data,
-                layout,
-                algorithm,
-                mode,
-                users,
-                transactions,
-                options.seed,
-            )?;
-            Ok(Some(run))
-        },
-    )?;
+    let points: Vec<UsersPoint> = combos
+        .iter()
+        .map(|&(mode, users, layout, algorithm)| UsersPoint {
+            sf,
+            mode,
+            users,
+            layout,
+            algorithm,
+            transactions,
+            seed: options.seed,
+        })
+        .collect();
+    let measured = super::measure::run_measure::<Users>(options, &points)?;
     // the runs finished in order (a cancel keeps the ones before the first point it stopped)
     let runs: Vec<(Mode, u32, Layout, Algorithm, UsersRun)> = combos
         .iter()
