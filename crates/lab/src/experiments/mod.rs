@@ -2,6 +2,7 @@
 //! are a flat `summary.json` (`"experiment": id` plus named numeric metrics) and CSV curves.
 
 mod ctrl;
+mod fdp;
 mod ftl;
 pub mod gc_policies;
 pub mod measure;
@@ -17,6 +18,7 @@ pub mod pcm_tpcc;
 pub mod points;
 mod sim;
 pub mod workers;
+mod zns;
 
 pub use paper::{Paper, PaperValue};
 
@@ -217,6 +219,8 @@ pub fn registry() -> impl Iterator<Item = &'static Experiment> {
         .chain(pcm_join::EXPERIMENTS)
         .chain(pcm_join_users::EXPERIMENTS)
         .chain(sim::EXPERIMENTS)
+        .chain(zns::EXPERIMENTS)
+        .chain(fdp::EXPERIMENTS)
 }
 
 pub fn find(id: &str) -> LabResult<&'static Experiment> {

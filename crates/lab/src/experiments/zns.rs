@@ -1,0 +1,273 @@
+//! ZNS against the block interface (issue 29 item 5): the workload shape of Bjørling et al.,
+//! "ZNS: Avoiding the Block Interface Tax for Flash-based SSDs", USENIX ATC'21, Figure 1 — a
+//! write workload that overwrites the usable capacity several times on SSDs with the same raw
+//! media: a block-interface SSD with 7 % and with 28 % over-provisioning against a ZNS SSD with
+//! none — with the paper's write-throughput claim declared beside nandlab's.
+//!
+//! Every point is the same chip (NANDFlashSim SLC timing, 4 planes of 128 blocks of 64 pages)
+//! behind the NVMe host interface at queue depth 8, starting empty. The block points take
+//! random 4 KiB writes over their whole namespace (the device's GC makes room); the ZNS point
+//! is written as a log-structured host writes zones: sequentially, resetting each zone before
+//! writing it again (zones of 4 planes, no device GC). Each point writes its usable capacity
+//! `passes` times; the host's own GC (ZenFS / f2fs cleaning) is not modelled.
+
+use super::paper::{Paper, pv};
+use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
+use crate::control::Control;
+use crate::error::{LabError, LabResult};
+use crate::stack::{Stack, StackOutcome};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
+    id: "zns-block-tax",
+    reference: "issue 29; Bjørling et al., ATC'21",
+    title: "write throughput and WAF of a block-interface SSD (7 % and 28 % OP) against a ZNS \
+            SSD (no OP) while the usable capacity is overwritten several times",
+    run: block_tax,
+    paper: Paper::Values(&[pv(
+        "write_throughput_zns_over_block",
+        "write_throughput_x_zns_vs_block7",
+        2.0,
+        "x",
+        "Bjørling et al. ATC'21, abstract",
+        "zone-specialized RocksDB on a ZNS SSD vs RocksDB on a block-interface SSD with \
+         identical hardware; nandlab: the Fig. 1 workload, ZNS vs 7 % OP",
+    )]),
+}];
+
+/// The device and workload of every point: `MAPPING`, `KIND` and `PATTERN` are the point's
+/// (see [`stack`]); every point sets its request count.
+const STACK: &str = r#"
+[run]
+seed = 0
+
+[nand]
+preset = "slc"
+[nand.geometry]
+page_size_bytes = 4096
+dies_per_chip = 2
+blocks_per_plane = 128
+
+[ssd]
+MAPPING
+[ssd.host]
+queue_depth = 8
+
+[ssd.nvme]
+queue_weights = [1]
+[[ssd.nvme.namespaces]]
+KIND
+
+[workload]
+kind = "synthetic"
+PATTERN
+read_fraction = 0.0
+request_size_bytes = 4096
+span_bytes = 0
+request_count = 1
+"#;
+
+const REQUEST_BYTES: f64 = 4096.0;
+
+/// A point: the interface and the over-provisioning of a block point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Point {
+    Block { op: f64, label: &'static str },
+    Zns,
+}
+
+const POINTS: [Point; 3] = [
+    Point::Block {
+        op: 0.07,
+        label: "block7",
+    },
+    Point::Block {
+        op: 0.28,
+        label: "block28",
+    },
+    Point::Zns,
+];
+
+impl Point {
+    fn name(self) -> &'static str {
+        match self {
+            Point::Block { label, .. } => label,
+            Point::Zns => "zns",
+        }
+    }
+    /// Logical pages of the point's namespace (the chip's 32,768 pages less the OP, which
+    /// the FTL rounds per plane); `measure` checks it against the report.
+    fn usable_pages(self) -> u64 {
+        match self {
+            Point::Block { op, .. } if op < 0.1 => 30_624,
+            Point::Block { .. } => 25_600,
+            Point::Zns => 32_768,
+        }
+    }
+    fn op(self) -> f64 {
+        match self {
+            Point::Block { op, .. } => op,
+            Point::Zns => 0.0,
+        }
+    }
+}
+
+/// Times each point writes its usable capacity (the paper: four).
+fn passes(scale: Scale) -> u64 {
+    match scale {
+        Scale::Quick => 2,
+        Scale::Standard | Scale::Full => 4,
+    }
+}
+
+/// What one point measured.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TaxMeasure {
+    pub usable_pages: u64,
+    pub waf: f64,
+    pub write_mib_s: f64,
+    pub write_mean_us: f64,
+    pub write_p99_us: f64,
+    pub erases: u64,
+    pub resets: u64,
+}
+
+fn stack(point: Point, scale: Scale, seed: u64) -> LabResult<Stack> {
+    use toml::Value;
+    let seed = i64::try_from(seed)
+        .map_err(|_| LabError::Usage(format!("seed {seed} is beyond what a stack takes")))?;
+    let count = point.usable_pages() * passes(scale);
+    let overrides = vec![
+        ("run.seed".to_string(), Value::Integer(seed)),
+        (
+            "workload.request_count".to_string(),
+            Value::Integer(count as i64),
+        ),
+    ];
+    let text = match point {
+        Point::Block { op, .. } => STACK
+            .replace(
+                "MAPPING",
+                &format!("op_fraction = {op}\n[ssd.gc]\nthreshold_blocks = 3"),
+            )
+            .replace("KIND", "kind = \"conventional\"")
+            .replace("PATTERN", "pattern = \"random\""),
+        Point::Zns => STACK
+            .replace(
+                "MAPPING",
+                "[ssd.mapping]\nkind = \"zoned\"\nzone_planes = 4",
+            )
+            .replace("KIND", "kind = \"zoned\"\nmax_open_zones = 8")
+            .replace("PATTERN", "pattern = \"sequential\""),
+    };
+    Stack::from_toml("zns-block-tax", &text, Path::new("."), &overrides)
+}
+
+fn measure(
+    point: Point,
+    scale: Scale,
+    seed: u64,
+    control: &Control,
+) -> LabResult<Option<TaxMeasure>> {
+    let run = stack(point, scale, seed)?.run(None, control)?;
+    if run.interrupted() {
+        return Ok(None);
+    }
+    let StackOutcome::Ssd { run, .. } = &run.outcome else {
+        return Err(LabError::Usage(
+            "zns-block-tax runs a block workload".into(),
+        ));
+    };
+    let r = &run.report;
+    if r.logical_pages != point.usable_pages() {
+        return Err(LabError::Usage(format!(
+            "zns-block-tax point {}: {} logical pages, not the {} it writes {} times",
+            point.name(),
+            r.logical_pages,
+            point.usable_pages(),
+            passes(scale)
+        )));
+    }
+    let resets = run
+        .nvme
+        .as_ref()
+        .map_or(0, |n| n.namespaces.iter().map(|ns| ns.resets).sum());
+    Ok(Some(TaxMeasure {
+        usable_pages: r.logical_pages,
+        waf: r.waf,
+        write_mib_s: r.submitted as f64 * REQUEST_BYTES / 1_048_576.0 / (r.sim_time_us / 1e6),
+        write_mean_us: r.write.lat.mean_us,
+        write_p99_us: r.write.lat.p99_us,
+        erases: r.counters.erases,
+        resets,
+    }))
+}
+
+fn block_tax(options: &RunOptions) -> LabResult<ExperimentResult> {
+    let (scale, seed) = (options.scale, options.seed);
+    let measured = super::points::run_measured(
+        options,
+        &POINTS,
+        |&point| {
+            let key = format!("point={} scale={scale:?} seed={seed}", point.name());
+            crate::sweep::measure_cache_key("zns-block-tax", &key)
+        },
+        |&point, control| measure(point, scale, seed, control),
+    )?;
+    let rows: Vec<(Point, TaxMeasure)> = POINTS
+        .iter()
+        .zip(measured)
+        .map_while(|(&p, m)| m.map(|m| (p, m)))
+        .collect();
+    let mut result = ExperimentResult {
+        interrupted: rows.len() < POINTS.len(),
+        ..ExperimentResult::default()
+    };
+    let mut curve = Curve::new(
+        "block_tax",
+        &[
+            "interface",
+            "op_fraction",
+            "usable_pages",
+            "passes",
+            "waf",
+            "write_mib_s",
+            "write_mean_us",
+            "write_p99_us",
+            "erases",
+            "resets",
+        ],
+    );
+    for (point, m) in &rows {
+        let n = point.name();
+        result.metric(&format!("waf_{n}"), m.waf);
+        result.metric(&format!("write_mib_s_{n}"), m.write_mib_s);
+        result.metric(&format!("write_p99_us_{n}"), m.write_p99_us);
+        curve.push(vec![
+            n.into(),
+            point.op().into(),
+            (m.usable_pages as f64).into(),
+            (passes(scale) as f64).into(),
+            m.waf.into(),
+            m.write_mib_s.into(),
+            m.write_mean_us.into(),
+            m.write_p99_us.into(),
+            (m.erases as f64).into(),
+            (m.resets as f64).into(),
+        ]);
+    }
+    let get = |name: &str| rows.iter().find(|(p, _)| p.name() == name).map(|(_, m)| m);
+    if let Some(zns) = get("zns") {
+        for block in ["block7", "block28"] {
+            if let Some(b) = get(block) {
+                result.metric(
+                    &format!("write_throughput_x_zns_vs_{block}"),
+                    zns.write_mib_s / b.write_mib_s,
+                );
+            }
+        }
+    }
+    result.curves.push(curve);
+    Ok(result)
+}
