@@ -324,6 +324,15 @@ pub struct FtlConfig {
     /// in DRAM.
     #[serde(skip_serializing_if = "is_zero_u32")]
     pub cmt_entries: u32,
+    /// SLC cache (SPEC C3, `frontend/slc.rs`): this many blocks in SLC mode absorb host
+    /// writes and are folded to TLC/QLC when full (page mapping; needs the chip's
+    /// `timing.slc_read_us` / `slc_program_us`). 0 (default): no cache.
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub slc_cache_blocks: u32,
+    /// SLC cache: fold the oldest cache block once the host has been idle this long (µs;
+    /// host reads and writes go first). 0 (default): fold only when the cache is full.
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub slc_idle_fold_us: u64,
     /// The controller's integrity layer on the SiM region (paper 004 §IV-C, SPEC S4): chunk 0
     /// of every region page holds a verification header (CRC-64, write time, magic, LPA) on
     /// flash and the spare area a 4-byte ECC per chunk; page-open checks the header, a failed
@@ -377,6 +386,8 @@ impl Default for FtlConfig {
             map_checkpoint_interval_pages: 0,
             sim_pages: 0,
             cmt_entries: 0,
+            slc_cache_blocks: 0,
+            slc_idle_fold_us: 0,
             sim_integrity: false,
             sim_refresh_age_s: SIM_REFRESH_AGE_S,
             sim_batch_deadline_ns: 0,
@@ -557,6 +568,27 @@ impl SsdConfig {
                     "{} pages: map checkpoints need the page mapping (the {:?} mapping programs pages out of order, so pages written after a checkpoint are not at the end of their blocks)",
                     f.map_checkpoint_interval_pages, f.mapping
                 ),
+            ));
+        }
+        if f.slc_cache_blocks > 0 && f.mapping != MappingKind::Page {
+            return Err(config_error(
+                "ftl.slc_cache_blocks",
+                format!("the SLC cache needs the page mapping, not {:?}", f.mapping),
+            ));
+        }
+        if f.slc_cache_blocks > 0 && nand.timing.slc_program_us.is_none() {
+            return Err(config_error(
+                "device.timing.slc_program_us",
+                format!(
+                    "the SLC cache needs SLC-mode times, which chip {} lacks (set timing.slc_read_us and slc_program_us)",
+                    nand.name
+                ),
+            ));
+        }
+        if f.slc_idle_fold_us > 0 && f.slc_cache_blocks == 0 {
+            return Err(config_error(
+                "ftl.slc_idle_fold_us",
+                "needs an SLC cache (`slc_cache_blocks` > 0)",
             ));
         }
         if !(f.op_fraction.is_finite() && f.op_fraction > 0.0 && f.op_fraction <= 10.0) {
