@@ -201,6 +201,15 @@ pub struct FtlConfig {
     /// in DRAM.
     #[serde(skip_serializing_if = "is_zero_u32")]
     pub cmt_entries: u32,
+    /// SLC cache (SPEC C3, `frontend/slc.rs`): this many blocks in SLC mode absorb host
+    /// writes and are folded to TLC/QLC when full (page mapping; needs the chip's
+    /// `timing.slc_read_us` / `slc_program_us`). 0 (default): no cache.
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub slc_cache_blocks: u32,
+    /// SLC cache: fold the oldest cache block once the host has been idle this long (µs;
+    /// host reads and writes go first). 0 (default): fold only when the cache is full.
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub slc_idle_fold_us: u64,
     /// The controller's integrity layer on the SiM region (paper 004 §IV-C, SPEC S4): chunk 0
     /// of every region page holds a verification header (CRC-64, write time, magic, LPA) on
     /// flash and the spare area a 4-byte ECC per chunk; page-open checks the header, a failed
@@ -254,6 +263,8 @@ impl Default for FtlConfig {
             map_checkpoint_interval_pages: 0,
             sim_pages: 0,
             cmt_entries: 0,
+            slc_cache_blocks: 0,
+            slc_idle_fold_us: 0,
             sim_integrity: false,
             sim_refresh_age_s: SIM_REFRESH_AGE_S,
             sim_batch_deadline_ns: 0,

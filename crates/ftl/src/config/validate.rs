@@ -69,6 +69,33 @@ impl SsdConfig {
                 ),
             ));
         }
+        self.validate_slc_cache(nand)
+    }
+
+    /// The SLC cache's keys (`frontend/slc.rs`).
+    fn validate_slc_cache(&self, nand: &NandConfig) -> FtlResult<()> {
+        let f = &self.ftl;
+        if f.slc_cache_blocks > 0 && f.mapping != MappingKind::Page {
+            return Err(config_error(
+                "ftl.slc_cache_blocks",
+                format!("the SLC cache needs the page mapping, not {:?}", f.mapping),
+            ));
+        }
+        if f.slc_cache_blocks > 0 && nand.timing.slc_program_us.is_none() {
+            return Err(config_error(
+                "device.timing.slc_program_us",
+                format!(
+                    "the SLC cache needs SLC-mode times, which chip {} lacks (set timing.slc_read_us and slc_program_us)",
+                    nand.name
+                ),
+            ));
+        }
+        if f.slc_idle_fold_us > 0 && f.slc_cache_blocks == 0 {
+            return Err(config_error(
+                "ftl.slc_idle_fold_us",
+                "needs an SLC cache (`slc_cache_blocks` > 0)",
+            ));
+        }
         Ok(())
     }
 

@@ -21,6 +21,8 @@ use std::collections::{HashMap, VecDeque};
 pub struct SlcCacheConfig {
     /// Blocks in SLC mode (static size).
     pub blocks: u32,
+    /// Fold the oldest block once the host has been idle this long (µs; 0: only when full).
+    pub idle_fold_us: u64,
 }
 
 /// What the SLC cache did.
@@ -265,7 +267,15 @@ mod tests {
     }
 
     fn ssd(blocks: u32) -> Ssd {
-        let cache = SlcCache::new(SlcCacheConfig { blocks }, 8, 2, true);
+        let cache = SlcCache::new(
+            SlcCacheConfig {
+                blocks,
+                idle_fold_us: 0,
+            },
+            8,
+            2,
+            true,
+        );
         Ssd::with_front_ends(config(), 1, vec![Box::new(cache)]).unwrap()
     }
 
@@ -341,7 +351,15 @@ mod tests {
 
     #[test]
     fn a_cache_too_large_names_the_key() {
-        let cache = SlcCache::new(SlcCacheConfig { blocks: 20 }, 8, 2, true);
+        let cache = SlcCache::new(
+            SlcCacheConfig {
+                blocks: 20,
+                idle_fold_us: 0,
+            },
+            8,
+            2,
+            true,
+        );
         let err = Ssd::with_front_ends(config(), 1, vec![Box::new(cache)]).unwrap_err();
         assert!(err.to_string().contains("ssd.slc_cache.blocks"), "{err}");
     }
@@ -355,7 +373,7 @@ mod tests {
             blocks in 1u32..5, bits in 1u32..4,
             ops in proptest::collection::vec((0u32..40, proptest::bool::weighted(0.85)), 1..300),
         ) {
-            let mut c = SlcCache::new(SlcCacheConfig { blocks }, 6, bits, true);
+            let mut c = SlcCache::new(SlcCacheConfig { blocks, idle_fold_us: 0 }, 6, bits, true);
             let mut out = PageWrites::new(PAGE as u32, true);
             let mut counters = FtlCounters::default();
             // where each page's latest bytes are: Some(true) in the cache, Some(false) below

@@ -255,6 +255,17 @@ impl Ssd {
             )));
         }
         stages.extend(extra);
+        if f.slc_cache_blocks > 0 {
+            // nearest the flash: the stages above it see its pages as written
+            let config = crate::frontend::slc::SlcCacheConfig {
+                blocks: f.slc_cache_blocks,
+                idle_fold_us: f.slc_idle_fold_us,
+            };
+            let bits = nand.timing().layout.cell_type().bits_per_cell();
+            let cache =
+                crate::frontend::slc::SlcCache::new(config, geometry.pages_per_block, bits, full);
+            stages.push(Box::new(cache));
+        }
         let front = Chain::new(stages, geometry.page_size_bytes, full);
         if let Some(area) = front.flash_log_area() {
             flash.reserve_log_area(

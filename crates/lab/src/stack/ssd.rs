@@ -43,6 +43,10 @@ pub struct SsdSection {
     /// link, ECC), each key optional (0 when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub controller: Option<ControllerCosts>,
+    /// `[ssd.slc_cache]`: an SLC cache on a TLC/QLC device (docs/ftl.md; needs the chip's
+    /// `timing.slc_read_us` and `slc_program_us`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slc_cache: Option<SlcCacheSection>,
     /// `[ssd.sim]`: a Search-in-Memory region (docs/sim.md; needs a `[search]` chip such as
     /// the `sim2024` preset).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -69,6 +73,20 @@ pub struct SimSection {
     /// Deadline of the search batch scheduler in ns (`ftl.sim_batch_deadline_ns`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch_deadline_ns: Option<u64>,
+}
+
+/// `[ssd.slc_cache]`: blocks programmed in SLC mode that absorb host writes, folded to the
+/// chip's own cell type when full or when the host idles (SPEC C3).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlcCacheSection {
+    /// Blocks in SLC mode (`ftl.slc_cache_blocks`; taken from the over-provisioning).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<u32>,
+    /// Fold the oldest cache block once the host has been idle this many µs (host reads and
+    /// writes go first; `ftl.slc_idle_fold_us`; 0 or absent: fold only when the cache is full).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_fold_us: Option<u64>,
 }
 
 /// `[ssd.host]`: the host interface.
@@ -294,6 +312,16 @@ impl SsdSection {
             set(&mut f.hint_all_planes, h.all_planes);
         }
         set(&mut f.controller, self.controller.clone());
+        if let Some(c) = &self.slc_cache {
+            if c.blocks.unwrap_or(0) == 0 {
+                return Err((
+                    "ssd.slc_cache.blocks".into(),
+                    "an [ssd.slc_cache] needs `blocks` > 0 (drop the section for no cache)".into(),
+                ));
+            }
+            set(&mut f.slc_cache_blocks, c.blocks);
+            set(&mut f.slc_idle_fold_us, c.idle_fold_us);
+        }
         if let Some(sim) = &self.sim {
             set(&mut f.sim_pages, sim.pages);
             set(&mut f.sim_integrity, sim.integrity);
@@ -488,6 +516,8 @@ pub const FTL_KEYS: &[(&str, &str)] = &[
     ("ftl.hint_all_planes", "ssd.hints.all_planes"),
     ("ftl.sim_pages", "ssd.sim.pages"),
     ("ftl.cmt_entries", "ssd.mapping.cache_entries"),
+    ("ftl.slc_cache_blocks", "ssd.slc_cache.blocks"),
+    ("ftl.slc_idle_fold_us", "ssd.slc_cache.idle_fold_us"),
     ("ftl.sim_integrity", "ssd.sim.integrity"),
     ("ftl.sim_refresh_age_s", "ssd.sim.refresh_age_s"),
     ("ftl.sim_batch_deadline_ns", "ssd.sim.batch_deadline_ns"),
@@ -613,6 +643,25 @@ mod tests {
             assert_eq!(got, key, "{text}");
             assert!(!message.is_empty());
         }
+    }
+
+    #[test]
+    fn slc_cache_keys_reach_the_ftl_config_and_errors_name_them() {
+        let f = section("[slc_cache]\nblocks = 12\nidle_fold_us = 500\n")
+            .to_ftl()
+            .unwrap();
+        assert_eq!((f.slc_cache_blocks, f.slc_idle_fold_us), (12, 500));
+        let (key, message) = section("[slc_cache]\nidle_fold_us = 500\n")
+            .to_ftl()
+            .unwrap_err();
+        assert_eq!(key, "ssd.slc_cache.blocks");
+        assert!(!message.contains('\n'), "{message}");
+        assert_eq!(stack_key("ftl.slc_cache_blocks"), "ssd.slc_cache.blocks");
+        assert_eq!(
+            stack_key("ftl.slc_idle_fold_us"),
+            "ssd.slc_cache.idle_fold_us"
+        );
+        assert!(toml::from_str::<SsdSection>("[slc_cache]\nsize = 3\n").is_err());
     }
 
     #[test]

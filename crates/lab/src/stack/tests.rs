@@ -355,3 +355,26 @@ fn a_bad_run_seed_names_run_seed() {
         );
     }
 }
+
+#[test]
+fn slc_cache_errors_name_the_key() {
+    let tlc = SMALL.replace("preset = \"slc\"", "preset = \"tlc-b17a\"");
+    let cached = tlc.replace("[ssd.gc]", "[ssd.slc_cache]\nblocks = 4\n[ssd.gc]");
+    // the preset publishes no SLC-mode times
+    let e = error(&cached);
+    assert!(
+        e.contains("timing.slc_program_us") && !e.contains('\n'),
+        "{e}"
+    );
+    let timed = cached.replace(
+        "[nand.geometry]",
+        "[nand.timing]\nslc_read_us = 25\nslc_program_us = 420\n[nand.geometry]",
+    );
+    let s = stack(&timed).unwrap();
+    assert_eq!(s.ftl.slc_cache_blocks, 4);
+    let e = error(&timed.replace(
+        "[ssd.gc]\npolicy = \"fifo\"",
+        "[ssd.mapping]\nkind = \"block\"",
+    ));
+    assert!(e.contains("ssd.slc_cache.blocks"), "{e}");
+}
