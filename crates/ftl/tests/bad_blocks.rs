@@ -47,7 +47,7 @@ fn bbrd_factory_and_grown_bad_blocks_are_reported_and_keep_data() {
     let pages = ssd.logical_pages();
     let mut model = vec![None; pages as usize];
     for i in 0..4000u64 {
-        let page = (i * 7919) % u64::from(pages);
+        let page = (i * 7919) % pages;
         model[page as usize] = Some(write_page(&mut ssd, page, i as u8));
     }
     for (page, expected) in model.iter().enumerate() {
@@ -94,7 +94,7 @@ proptest! {
     ) {
         let c = config(&format!("factory_bad_block_fraction = 0.03\nerase_fail_base = {fail}"));
         let mut ssd = Ssd::new(c, seed).unwrap();
-        let pages = u64::from(ssd.logical_pages());
+        let pages = ssd.logical_pages();
         let mut model = vec![None; pages as usize];
         for (i, &(page, stamp)) in writes.iter().enumerate() {
             let page = page % pages;
