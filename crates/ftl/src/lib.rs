@@ -69,6 +69,7 @@ pub use config::{
 };
 pub use controller::{ControllerCosts, ControllerSection};
 pub use error::{FtlError, FtlResult};
+pub use flash::bad_blocks::BadBlockReport;
 pub use flash::log_area::LogAreaStats;
 pub use flash::oob::{OOB_BYTES, PageOob, oob_crc};
 pub use flash::placement::PlacementReport;

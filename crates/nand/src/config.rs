@@ -252,6 +252,15 @@ pub struct ReliabilityConfig {
     pub read_retry_max: u32,
     #[serde(default = "default_retry_divisor")]
     pub read_retry_rber_divisor: f64,
+    /// Fraction of blocks marked bad at the factory (a seeded per-block draw; SPEC C4). 0: none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub factory_bad_block_fraction: f64,
+    /// Grown bad blocks: an erase fails (and the FTL retires the block) with probability
+    /// erase_fail_base + erase_fail_wear_coeff · (PE cycles)^rber_wear_exponent.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub erase_fail_base: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub erase_fail_wear_coeff: f64,
 }
 
 fn default_nop() -> u32 {
@@ -293,6 +302,9 @@ impl Default for ReliabilityConfig {
             ecc_codeword_bytes: default_codeword_bytes(),
             read_retry_max: default_retry_max(),
             read_retry_rber_divisor: default_retry_divisor(),
+            factory_bad_block_fraction: 0.0,
+            erase_fail_base: 0.0,
+            erase_fail_wear_coeff: 0.0,
         }
     }
 }
@@ -582,6 +594,7 @@ impl NandConfig {
                 "must be at least 1",
             ));
         }
+        r.validate_bad_blocks()?;
         if let Some(search) = &self.search {
             search.validate(&self.geometry)?;
         }

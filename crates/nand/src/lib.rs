@@ -26,7 +26,7 @@ pub mod stage;
 pub mod timing;
 
 pub use cell::{CellType, PageLayout, PageType};
-pub use config::NandConfig;
+pub use config::{NandConfig, ReliabilityConfig};
 pub use error::{NandError, NandResult};
 pub use geometry::{BlockId, DieId, Geometry, PageAddress, PlaneId, Ppa};
 pub use op::{FlashOp, OpKind, RegisterMode};

@@ -6,7 +6,7 @@
 //! state is left unchanged: nothing is silently accepted.
 
 use crate::config::ReliabilityConfig;
-use crate::error::{NandError, NandResult};
+use crate::error::{NandError, NandResult, config_error};
 use crate::geometry::{BlockId, Geometry, PageAddress};
 use nandlab_core::{SimRng, SimTime};
 
@@ -188,6 +188,52 @@ impl BlockTable {
     }
 }
 
+impl ReliabilityConfig {
+    /// Whether factory or grown bad blocks are modelled (SPEC C4).
+    pub fn bad_blocks_enabled(&self) -> bool {
+        self.factory_bad_block_fraction > 0.0
+            || self.erase_fail_base > 0.0
+            || self.erase_fail_wear_coeff > 0.0
+    }
+
+    /// Probability that an erase of a block erased `erase_count` times before fails (the block
+    /// then grows bad): `erase_fail_base + erase_fail_wear_coeff · erase_count^rber_wear_exponent`,
+    /// at most 1.
+    pub fn erase_fail_probability(&self, erase_count: u32) -> f64 {
+        let wear = if self.erase_fail_wear_coeff > 0.0 {
+            self.erase_fail_wear_coeff * f64::from(erase_count).powf(self.rber_wear_exponent)
+        } else {
+            0.0
+        };
+        (self.erase_fail_base + wear).min(1.0)
+    }
+
+    /// Checks the bad-block keys (called by `NandConfig::validate`).
+    pub(crate) fn validate_bad_blocks(&self) -> NandResult<()> {
+        for (key, v, max) in [
+            (
+                "reliability.factory_bad_block_fraction",
+                self.factory_bad_block_fraction,
+                0.5,
+            ),
+            ("reliability.erase_fail_base", self.erase_fail_base, 1.0),
+            (
+                "reliability.erase_fail_wear_coeff",
+                self.erase_fail_wear_coeff,
+                1.0,
+            ),
+        ] {
+            if !(v.is_finite() && (0.0..=max).contains(&v)) {
+                return Err(config_error(
+                    key,
+                    format!("{v}; must be between 0 and {max}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// P(X > t) for X ~ Poisson(lambda).
 fn poisson_tail(lambda: f64, t: u32) -> f64 {
     if lambda <= 0.0 {
@@ -294,6 +340,28 @@ mod tests {
         assert!((poisson_tail(1.0, 0) - (1.0 - (-1.0f64).exp())).abs() < 1e-12);
         assert!(poisson_tail(1e-3, 40) < 1e-100);
         assert_eq!(poisson_tail(0.0, 3), 0.0);
+    }
+
+    #[test]
+    fn bbrd_erase_fail_probability_by_hand() {
+        let r = ReliabilityConfig {
+            erase_fail_base: 1e-4,
+            erase_fail_wear_coeff: 1e-7,
+            rber_wear_exponent: 2.0,
+            ..ReliabilityConfig::default()
+        };
+        assert!(r.bad_blocks_enabled());
+        assert!(!ReliabilityConfig::default().bad_blocks_enabled());
+        assert_eq!(r.erase_fail_probability(0), 1e-4);
+        // 1e-4 + 1e-7 * 100^2 = 1e-4 + 1e-3
+        assert!((r.erase_fail_probability(100) - 1.1e-3).abs() < 1e-15);
+        assert_eq!(r.erase_fail_probability(1_000_000), 1.0);
+        let bad = ReliabilityConfig {
+            factory_bad_block_fraction: 0.7,
+            ..ReliabilityConfig::default()
+        };
+        let err = bad.validate_bad_blocks().unwrap_err().to_string();
+        assert!(err.contains("factory_bad_block_fraction"), "{err}");
     }
 
     #[test]

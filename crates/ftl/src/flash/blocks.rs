@@ -7,13 +7,15 @@ use std::collections::VecDeque;
 
 /// Life cycle of a block: free (erased) → open (being written) → closed (full) → erased; or
 /// reserved for good (In-Page Logging's log ring, `log_area.rs`: never collected, migrated or
-/// counted in wear-leveling's erase gap; it erases its blocks itself).
+/// counted in wear-leveling's erase gap; it erases its blocks itself); or bad (a factory or
+/// grown bad block, `bad_blocks.rs`: never allocated again).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BlockUse {
     Free,
     Open,
     Closed,
     Reserved,
+    Bad,
 }
 
 /// Every block of the device, indexed by the chip model's dense [`BlockId`].
@@ -305,6 +307,17 @@ impl BlockManager {
         Some(block)
     }
 
+    /// Takes the free block `block` out of use for good (a bad block); whether it was free.
+    pub fn retire_free(&mut self, block: BlockId) -> bool {
+        let plane = self.plane_of_block(block).index();
+        let Some(at) = self.free[plane].iter().position(|&b| b == block) else {
+            return false;
+        };
+        self.free[plane].remove(at);
+        self.state[block.index()] = BlockUse::Bad;
+        true
+    }
+
     /// Closes an open block (full, or abandoned by a merge).
     pub fn close(&mut self, block: BlockId) {
         self.state[block.index()] = BlockUse::Closed;
@@ -343,7 +356,10 @@ impl BlockManager {
         let mut coldest: Option<(BlockId, u32)> = None;
         let mut max = 0;
         for block in self.blocks_of_plane(plane) {
-            if self.state[block.index()] == BlockUse::Reserved {
+            if matches!(
+                self.state[block.index()],
+                BlockUse::Reserved | BlockUse::Bad
+            ) {
                 continue;
             }
             let ec = self.erase_count[block.index()];

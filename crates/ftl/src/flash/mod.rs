@@ -6,6 +6,7 @@
 //! Functional state changes here, when the FTL decides; the decided ops are then submitted to
 //! the chip model by the world loop in [`crate::ssd`], which owns the timing.
 
+pub(crate) mod bad_blocks;
 pub(crate) mod blocks;
 pub(crate) mod codec;
 pub(crate) mod emit;
@@ -169,6 +170,8 @@ pub(crate) struct Flash {
     /// The placement id of the Search-in-Memory pool (`ftl.sim_pages > 0`): its blocks are
     /// in match mode on the chip.
     pub search_pool: Option<u16>,
+    /// Factory and grown bad blocks (`bad_blocks.rs`), when the reliability config asks.
+    pub bad_blocks: Option<Box<bad_blocks::BadBlocks>>,
 }
 
 impl Flash {
@@ -207,6 +210,7 @@ impl Flash {
             log_area: None,
             slc_area: None,
             search_pool: None,
+            bad_blocks: None,
         }
     }
 
@@ -408,6 +412,9 @@ impl Flash {
             .clear_block(first, self.blocks.pages_per_block());
         self.oob.erase(block);
         self.blocks.release(block);
+        if let Some(bad) = &mut self.bad_blocks {
+            bad.after_erase(&mut self.blocks, block);
+        }
         self.counters.erases += 1;
         self.erased_since_gates = true;
         if self.emit.enabled && self.blocks.erase_queue_on() {

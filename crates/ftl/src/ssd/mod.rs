@@ -46,6 +46,7 @@ use crate::config::{MappingKind, PayloadMode, SsdConfig, parse_allocation_order}
 use crate::controller::Controller;
 use crate::error::{FtlError, FtlResult};
 use crate::flash::Flash;
+use crate::flash::bad_blocks;
 use crate::flash::blocks::BlockManager;
 use crate::flash::payload::Payload;
 use crate::frontend::{Chain, FrontEnd, buffer::WriteBuffer};
@@ -179,6 +180,13 @@ impl Ssd {
                 ),
             );
         }
+        flash.bad_blocks = bad_blocks::build_for(
+            &nand.config().reliability,
+            f,
+            seed,
+            &mut flash.blocks,
+            logical,
+        )?;
         let gc_config = GcConfig::of(f);
         if gc_config.scheduling == crate::config::GcScheduling::Interleaved {
             // which free blocks still wait for their erase (allocation prefers the others)

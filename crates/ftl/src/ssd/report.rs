@@ -130,7 +130,7 @@ impl Ssd {
             page_size_bytes: self.layout.page_size_bytes,
             placement: self.flash.placement.report(
                 &self.measurement.start.placement,
-                |b| blocks.states()[b] != BlockUse::Free,
+                |b| !matches!(blocks.states()[b], BlockUse::Free | BlockUse::Bad),
                 |b| blocks.valid_counts()[b],
             ),
             controller,
@@ -144,6 +144,7 @@ impl Ssd {
                     counters: s.counters,
                 }),
             cmt: self.cmt.as_ref().map(|c| c.counters),
+            bad_blocks: self.flash.bad_blocks.as_ref().map(|b| b.report()),
             timeseries: self
                 .measurement
                 .series

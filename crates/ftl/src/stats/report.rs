@@ -186,6 +186,10 @@ pub struct SsdReport {
     /// `ftl.cmt_entries` > 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cmt: Option<crate::CmtCounters>,
+    /// Factory and grown bad blocks since the device was built (present when
+    /// `[nand.reliability]` models bad blocks).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bad_blocks: Option<crate::BadBlockReport>,
     /// The run per interval of simulated time (issue 34 item 5): written by `nandlab run
     /// --out` as `timeseries.csv`, not part of the report's JSON.
     #[serde(skip)]
