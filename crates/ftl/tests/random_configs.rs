@@ -196,6 +196,8 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                 zone_planes: 0,
                 sim_pages: 0,
                 cmt_entries: 0,
+                slc_cache_blocks: 0,
+                slc_idle_fold_us: 0,
                 sim_integrity: false,
                 sim_refresh_age_s: nandlab_ftl::config::SIM_REFRESH_AGE_S,
                 sim_batch_deadline_ns: 0,

@@ -23,7 +23,7 @@ impl Ssd {
         let at = self
             .now
             .max(self.measurement.measure.last_completion + idle);
-        if !self.host.events.peek_time().is_some_and(|h| h > at) {
+        if self.host.events.peek_time().is_none_or(|h| h <= at) {
             return Ok(false);
         }
         let mut out = std::mem::take(&mut self.front.out);
