@@ -177,13 +177,16 @@ pub fn write_ssd_results(run: &SsdRun, dir: &Path) -> LabResult<()> {
 
 /// `timeseries.csv`: one row per interval of simulated time (`nandlab_ftl::TimeSeriesRow`).
 pub fn timeseries_csv(rows: &[nandlab_ftl::TimeSeriesRow]) -> String {
+    // the SLC cache's occupancy column only when the device has one (other runs unchanged)
+    let slc = rows.iter().any(|r| r.slc_occupancy_pages.is_some());
     let mut csv = String::from(
         "t_end_s,read_iops,write_iops,read_mib_s,write_mib_s,read_p50_us,read_p99_us,\
-         write_p50_us,write_p99_us,write_p999_us,waf,free_blocks\n",
+         write_p50_us,write_p99_us,write_p999_us,waf,free_blocks",
     );
+    csv += if slc { ",slc_occupancy_pages\n" } else { "\n" };
     for r in rows {
         csv += &format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
             r.t_end_s,
             r.read_iops,
             r.write_iops,
@@ -197,6 +200,10 @@ pub fn timeseries_csv(rows: &[nandlab_ftl::TimeSeriesRow]) -> String {
             r.waf,
             r.free_blocks
         );
+        match (slc, r.slc_occupancy_pages) {
+            (true, pages) => csv += &format!(",{}\n", pages.unwrap_or(0)),
+            (false, _) => csv.push('\n'),
+        }
     }
     csv
 }

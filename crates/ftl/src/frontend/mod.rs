@@ -211,6 +211,11 @@ pub trait FrontEnd: std::fmt::Debug + Send {
     fn slc_occupancy(&self) -> Option<u32> {
         None
     }
+    /// One step of idle-time folding (the SLC cache): a page of its oldest block goes to
+    /// `out`, or the block, emptied, is erased; `false` when there is nothing to fold.
+    fn fold_idle(&mut self, _out: &mut PageWrites) -> bool {
+        false
+    }
     /// Whether the stage has its own device events (it is then an event source of the world
     /// loop). Fixed for the stage's lifetime.
     fn has_events(&self) -> bool {
@@ -328,6 +333,14 @@ impl Chain {
     /// SLC-mode blocks the stages ask for (the SLC cache).
     pub fn slc_blocks(&self) -> u32 {
         self.stages.iter().map(|s| s.slc_blocks()).sum()
+    }
+    /// SLC cache pages in use (`None`: no SLC cache).
+    pub fn slc_occupancy(&self) -> Option<u32> {
+        self.stages.iter().find_map(|s| s.slc_occupancy())
+    }
+    /// One idle-time folding step of a stage (the SLC cache); whether it did any.
+    pub fn fold_idle(&mut self, out: &mut PageWrites) -> bool {
+        self.stages.iter_mut().any(|s| s.fold_idle(out))
     }
     /// The flash op of a host read of `lpa` a stage serves from its flash pages.
     pub fn flash_read(&mut self, lpa: Lpa) -> Option<LogAreaOp> {

@@ -36,6 +36,8 @@ pub struct SlcCacheStats {
     pub folded_pages: u64,
     /// SLC blocks folded (and erased).
     pub folds: u64,
+    /// Of `folds`, blocks folded while the host idled (`ssd.slc_cache.idle_fold_us`).
+    pub idle_folds: u64,
 }
 
 const FREE: u32 = u32::MAX;
@@ -149,6 +151,41 @@ impl SlcCache {
         self.spare.push(index);
     }
 
+    /// One idle folding step: the first live page of the oldest block goes to `out` (read
+    /// first); a block without live pages is erased (the head too: the next write opens a
+    /// fresh one). `false` when the cache holds no block.
+    fn fold_step(&mut self, out: &mut PageWrites) -> bool {
+        let Some(&index) = self.order.front() else {
+            return false;
+        };
+        if self.live[index as usize] == 0 {
+            self.order.pop_front();
+            if self.order.is_empty() {
+                self.head_page = 0;
+            }
+            out.push_log_op(LogAreaOp::SlcErase { index, page: 0 });
+            self.stats.folds += 1;
+            self.stats.idle_folds += 1;
+            self.spare.push(index);
+            return true;
+        }
+        let first = index * self.pages;
+        let page = (0..self.pages)
+            .find(|&p| self.owner[(first + p) as usize] != FREE)
+            .expect("a block with live pages has an owned slot");
+        let lpa = self.owner[(first + page) as usize];
+        let held = self.forget(Lpa(lpa)).expect("a live slot is held");
+        out.push_log_op(LogAreaOp::SlcRead { index, page });
+        out.push_placed(
+            Lpa(lpa),
+            held.sequence,
+            held.bytes.as_deref(),
+            held.placement,
+        );
+        self.stats.folded_pages += 1;
+        true
+    }
+
     /// The next free slot (folding the oldest block when none is left).
     fn next_slot(&mut self, out: &mut PageWrites) -> (u32, u32) {
         if self.order.is_empty() || self.head_page == self.pages {
@@ -234,6 +271,9 @@ impl FrontEnd for SlcCache {
     }
     fn slc_occupancy(&self) -> Option<u32> {
         Some(self.used_pages())
+    }
+    fn fold_idle(&mut self, out: &mut PageWrites) -> bool {
+        self.fold_step(out)
     }
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
@@ -347,6 +387,52 @@ mod tests {
         assert_eq!(latency[0], latency[1] + SimTime::from_us(15));
         assert!(cache(&cached).contains(Lpa(0)));
         assert_eq!(cache(&cached).stats.slc_reads, 1);
+    }
+
+    #[test]
+    fn an_idle_host_lets_the_cache_fold_and_host_requests_go_first() {
+        let mut c = config();
+        c.ftl.slc_cache_blocks = 2;
+        c.ftl.slc_idle_fold_us = 1_000;
+        let mut s = Ssd::new(c, 1).unwrap();
+        for lpa in 0..3u32 {
+            let w = HostRequest::write(u64::from(lpa) * PAGE, PAGE);
+            s.execute(&w, Some(&bytes(lpa))).unwrap();
+        }
+        // 3 pages in the 2 x 4 SLC pages: nothing folded yet
+        assert_eq!((cache(&s).held_pages(), cache(&s).used_pages()), (3, 3));
+        // a read 500 us later (within the idle time): served from SLC, nothing folded
+        let r = HostRequest::read(0, PAGE).at(s.now() + SimTime::from_us(500));
+        assert_eq!(s.execute(&r, None).unwrap().data, bytes(0));
+        assert_eq!(cache(&s).stats.folded_pages, 0);
+        // a read 100 ms later: the host idled 1 ms, then the cache folded page by page and
+        // erased its emptied block before the read arrived
+        let r = HostRequest::read(PAGE, PAGE).at(s.now() + SimTime::from_ms(100));
+        let done = s.execute(&r, None).unwrap();
+        assert_eq!(done.data, bytes(1));
+        let st = cache(&s).stats;
+        assert_eq!((st.folded_pages, st.idle_folds, st.slc_reads), (3, 1, 1));
+        assert_eq!((cache(&s).held_pages(), cache(&s).used_pages()), (0, 0));
+        for lpa in 0..3u32 {
+            let r = HostRequest::read(u64::from(lpa) * PAGE, PAGE);
+            assert_eq!(s.execute(&r, None).unwrap().data, bytes(lpa));
+        }
+        // the cache takes writes again
+        s.execute(&HostRequest::write(0, PAGE), Some(&bytes(9)))
+            .unwrap();
+        assert_eq!(cache(&s).held_pages(), 1);
+        assert_eq!(
+            s.execute(&HostRequest::read(0, PAGE), None).unwrap().data,
+            bytes(9)
+        );
+    }
+
+    #[test]
+    fn idle_folding_without_a_cache_names_the_key() {
+        let mut c = config();
+        c.ftl.slc_idle_fold_us = 1_000;
+        let err = Ssd::new(c, 1).unwrap_err();
+        assert!(err.to_string().contains("ftl.slc_idle_fold_us"), "{err}");
     }
 
     #[test]

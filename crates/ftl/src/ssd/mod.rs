@@ -23,6 +23,7 @@ mod precondition;
 mod release_tests;
 mod report;
 mod search;
+mod slc_idle;
 #[cfg(test)]
 mod staged_tests;
 mod stages;
@@ -300,6 +301,7 @@ impl Ssd {
             page_payloads: flash.payload.enabled() && matches!(mapper, Mapper::Page(_)),
             placement: flash.placement.active(),
             idle_gc: f.idle_gc_threshold_blocks > 0,
+            slc_idle_fold: (f.slc_idle_fold_us > 0).then(|| SimTime::from_us(f.slc_idle_fold_us)),
             checkpoint_interval_pages: f.map_checkpoint_interval_pages,
         };
         let controller = Controller::new(&f.controller, geometry.page_size_bytes);

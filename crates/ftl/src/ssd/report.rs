@@ -184,6 +184,7 @@ impl Ssd {
             host_pages_written: self.flash.counters.host_pages_written,
             flash_pages_programmed: self.flash.counters.flash_pages_programmed,
             free_blocks: self.flash.blocks.free_total(),
+            slc_pages: self.front.slc_occupancy(),
         }
     }
 }

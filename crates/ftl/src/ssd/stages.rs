@@ -29,8 +29,11 @@ pub(super) struct Stages {
     pub search_placement: bool,
     /// Flash ops pass the SiM region's chip path (match-mode blocks, search commands).
     pub search_path: bool,
-    /// Background GC collects while the device idles (`ftl.idle_gc_threshold_blocks > 0`).
+    /// Background work runs while the device idles: GC (`ftl.idle_gc_threshold_blocks > 0`)
+    /// or SLC cache folding (`slc_idle_fold`).
     pub idle_gc: bool,
+    /// The SLC cache folds once the host has idled this long (`ftl.slc_idle_fold_us > 0`).
+    pub slc_idle_fold: Option<nandlab_core::SimTime>,
     /// Pages between map checkpoints of a power trace, once one starts
     /// (`ftl.map_checkpoint_interval_pages`; 0: none).
     pub checkpoint_interval_pages: u32,
@@ -48,6 +51,8 @@ pub(super) struct Built {
     pub placement: bool,
     /// Background GC is configured.
     pub idle_gc: bool,
+    /// SLC idle folding is configured (its idle time).
+    pub slc_idle_fold: Option<nandlab_core::SimTime>,
     /// The power trace's checkpoint interval.
     pub checkpoint_interval_pages: u32,
 }
@@ -65,7 +70,8 @@ impl Stages {
             plain_page_writes: built.no_front && built.page_payloads && !searching,
             search_placement: searching && built.placement,
             search_path: searching,
-            idle_gc: built.idle_gc,
+            idle_gc: built.idle_gc || built.slc_idle_fold.is_some(),
+            slc_idle_fold: built.slc_idle_fold,
             checkpoint_interval_pages: built.checkpoint_interval_pages,
             controller,
             search,

@@ -120,6 +120,9 @@ impl Ssd {
 
     /// One background GC step now; whether it started any flash work.
     pub(super) fn background_gc(&mut self) -> FtlResult<bool> {
+        if self.stages.slc_idle_fold.is_some() && self.slc_idle_fold()? {
+            return Ok(true);
+        }
         let collected = self.mapper.collect_idle(&mut self.flash);
         let submitted = self.submit_pending();
         let collected = collected?;

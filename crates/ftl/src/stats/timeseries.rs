@@ -105,6 +105,8 @@ pub(crate) struct DeviceState {
     pub host_pages_written: u64,
     pub flash_pages_programmed: u64,
     pub free_blocks: u32,
+    /// SLC cache slots in use (`None`: no SLC cache).
+    pub slc_pages: Option<u32>,
 }
 
 /// One row of the series.
@@ -128,6 +130,10 @@ pub struct TimeSeriesRow {
     pub waf: f64,
     /// Free blocks of the whole device at the interval's end.
     pub free_blocks: u32,
+    /// SLC cache pages in use (programmed slots, live or stale) at the interval's end (`None`:
+    /// no SLC cache; `timeseries.csv` then has no such column).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slc_occupancy_pages: Option<u32>,
 }
 
 /// The series of the current measurement.
@@ -250,6 +256,7 @@ impl TimeSeries {
                     0.0
                 },
                 free_blocks: e.free_blocks,
+                slc_occupancy_pages: e.slc_pages,
             });
         };
         for (n, i) in self.closed.iter().enumerate() {
@@ -281,6 +288,7 @@ mod tests {
             host_pages_written: host,
             flash_pages_programmed: flash,
             free_blocks: free,
+            slc_pages: None,
         }
     }
 
