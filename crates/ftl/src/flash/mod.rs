@@ -169,6 +169,9 @@ pub(crate) struct Flash {
     /// The placement id of the Search-in-Memory pool (`ftl.sim_pages > 0`): its blocks are
     /// in match mode on the chip.
     pub search_pool: Option<u16>,
+    /// The cached mapping table's (`mapping/dftl`) log of GC moves: the LPA of each page
+    /// moved while ops are emitted, with its job's tag (`None`: no table, nothing logged).
+    pub moved_lpas: Option<Vec<(Lpa, Tag)>>,
 }
 
 impl Flash {
@@ -207,6 +210,7 @@ impl Flash {
             log_area: None,
             slc_area: None,
             search_pool: None,
+            moved_lpas: None,
         }
     }
 
@@ -377,6 +381,12 @@ impl Flash {
             self.emit.push(OpKind::Program, target, Ppa::NONE, tag);
         }
         self.trace_content(target);
+        if self.emit.enabled
+            && let Some(moved) = &mut self.moved_lpas
+            && let Some((Some(lpa), _)) = self.oob.get(target)
+        {
+            moved.push((lpa, tag));
+        }
     }
 
     /// Erases `block` (all its pages must be invalid) and returns it to its plane's free list.

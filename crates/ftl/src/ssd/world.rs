@@ -120,7 +120,10 @@ impl Ssd {
 
     /// One background GC step now; whether it started any flash work.
     pub(super) fn background_gc(&mut self) -> FtlResult<bool> {
-        let collected = self.mapper.collect_idle(&mut self.flash);
+        let collected = self
+            .mapper
+            .collect_idle(&mut self.flash)
+            .and_then(|c| self.settle_cmt().map(|()| c));
         let submitted = self.submit_pending();
         let collected = collected?;
         submitted?;
