@@ -293,6 +293,16 @@ pub fn summary_text(report: &SsdReport) -> String {
         report.counters.gc_page_copies,
         report.counters.erases
     );
+    if let Some(c) = &report.cmt {
+        out += &format!(
+            "mapping cache {} entries | hit ratio {:.4} | translation reads {} | translation writes {} ({} by GC)\n",
+            c.cache_entries,
+            c.hit_ratio(),
+            c.translation_reads,
+            c.translation_writes,
+            c.gc_translation_writes
+        );
+    }
     out += "op        requests       IOPS      MiB/s     p50 us     p99 us   p99.9 us     max us\n";
     for (name, s) in [
         ("read", &report.read),

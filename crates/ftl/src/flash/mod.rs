@@ -172,6 +172,9 @@ pub(crate) struct Flash {
     pub search_pool: Option<u16>,
     /// Factory and grown bad blocks (`bad_blocks.rs`), when the reliability config asks.
     pub bad_blocks: Option<Box<bad_blocks::BadBlocks>>,
+    /// The cached mapping table's (`mapping/dftl`) log of GC moves: the LPA of each page
+    /// moved while ops are emitted, with its job's tag (`None`: no table, nothing logged).
+    pub moved_lpas: Option<Vec<(Lpa, Tag)>>,
 }
 
 impl Flash {
@@ -211,6 +214,7 @@ impl Flash {
             slc_area: None,
             search_pool: None,
             bad_blocks: None,
+            moved_lpas: None,
         }
     }
 
@@ -381,6 +385,12 @@ impl Flash {
             self.emit.push(OpKind::Program, target, Ppa::NONE, tag);
         }
         self.trace_content(target);
+        if self.emit.enabled
+            && let Some(moved) = &mut self.moved_lpas
+            && let Some((Some(lpa), _)) = self.oob.get(target)
+        {
+            moved.push((lpa, tag));
+        }
     }
 
     /// Erases `block` (all its pages must be invalid) and returns it to its plane's free list.

@@ -157,10 +157,7 @@ impl Ssd {
             (HostOp::Read, _) => self.decide_read(slot),
             (HostOp::Write, Some(data)) => self.decide_aligned_write(slot, data),
             (HostOp::Write, None) => self.decide_write(slot),
-            (HostOp::Trim, _) => {
-                self.decide_trim(slot);
-                Ok(())
-            }
+            (HostOp::Trim, _) => self.decide_trim(slot),
             (HostOp::Flush, _) => self.decide_flush(slot),
             (HostOp::Search | HostOp::Gather, _) => self.decide_search(slot),
         };
@@ -411,7 +408,8 @@ impl Ssd {
                 data,
                 placement,
             };
-            return self.mapper.write(&mut self.flash, write, tag);
+            self.mapper.write(&mut self.flash, write, tag)?;
+            return self.settle_cmt();
         }
         let bytes = data
             .whole()
@@ -467,6 +465,7 @@ impl Ssd {
                 c.access(o.lpa, true, &mut self.mapper, &mut self.flash, tag)?;
             }
             self.mapper.write(&mut self.flash, write, tag)?;
+            self.settle_cmt()?;
         }
         for &op in out.log_ops() {
             self.flash.log_area_op(op, tag)?;
@@ -474,7 +473,7 @@ impl Ssd {
         Ok(())
     }
 
-    fn decide_trim(&mut self, slot: u32) {
+    fn decide_trim(&mut self, slot: u32) -> FtlResult<()> {
         let (offset, size) = {
             let s = &self.host.requests.slots[slot as usize];
             (s.offset_bytes, s.size_bytes)
@@ -484,12 +483,32 @@ impl Ssd {
                 continue;
             }
             self.flash.counters.host_pages_trimmed += 1;
+            if let Some(c) = &mut self.cmt {
+                // the trim changes the page's entry (DFTL: like a write's)
+                c.access(
+                    lpa,
+                    true,
+                    &mut self.mapper,
+                    &mut self.flash,
+                    Tag::Host(slot),
+                )?;
+            }
             self.front.trim(lpa);
             self.mapper.trim(&mut self.flash, lpa);
             self.flash.trace_trim(lpa);
         }
         // the zoned mapping erases a zone whose last page this trim invalidated (a reset)
         self.mapper.trim_done(&mut self.flash, Tag::Host(slot));
+        Ok(())
+    }
+
+    /// The cached mapping table pays for the GC moves just decided (`mapping/dftl`).
+    #[inline]
+    pub(super) fn settle_cmt(&mut self) -> FtlResult<()> {
+        match &mut self.cmt {
+            Some(c) => c.settle_moves(&mut self.mapper, &mut self.flash),
+            None => Ok(()),
+        }
     }
 
     /// The flush step of request `slot` if it is a FUA write (off the hot path).

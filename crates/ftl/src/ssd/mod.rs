@@ -10,6 +10,8 @@
 mod armed_cut;
 mod checkpoint;
 mod chip_port;
+#[cfg(test)]
+mod cmt_tests;
 mod durability;
 mod host_if;
 mod host_path;
@@ -294,6 +296,9 @@ impl Ssd {
         let search = SearchRegion::new(f, logical);
         if search.is_some() {
             flash.search_pool = Some(f.placement_ids);
+        }
+        if cmt.is_some() {
+            flash.moved_lpas = Some(Vec::new()); // GC moves update the cached table
         }
         let built = stages::Built {
             timed_front: front.is_timed(),

@@ -123,7 +123,10 @@ impl Ssd {
         if self.stages.slc_idle_fold.is_some() && self.slc_idle_fold()? {
             return Ok(true);
         }
-        let collected = self.mapper.collect_idle(&mut self.flash);
+        let collected = self
+            .mapper
+            .collect_idle(&mut self.flash)
+            .and_then(|c| self.settle_cmt().map(|()| c));
         let submitted = self.submit_pending();
         let collected = collected?;
         submitted?;

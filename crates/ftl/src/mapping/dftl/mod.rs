@@ -17,9 +17,14 @@
 //!   the page map's entries for the reserved pages: a remount rebuilds it from OOB like any
 //!   other mapping.
 //!
-//! What is not modeled: GC moving a data page updates its mapping in DRAM without touching
-//! its translation page (DFTL's GC pays translation reads and writes for it); TRIM updates
-//! the table without cache traffic.
+//! - GC moving a data page changes its entry (DFTL §3.4): a cached entry becomes dirty; for
+//!   the uncached ones, each translation page they fall in is read and programmed once per
+//!   batch of moves (one victim block, or the moves one host write's GC made), carrying its
+//!   cached dirty entries too. Moving a translation page only changes the global translation
+//!   directory, which is in DRAM. `Flash::move_page` logs the moved LPAs with their GC job's
+//!   tag (`Flash::moved_lpas`); `Cmt::settle_moves` pays for them in the same decision
+//!   step, so the translation I/O belongs to the GC job.
+//! - TRIM changes the entry of each trimmed page: an access like a write's.
 
 use crate::address::{Lpa, Ppa};
 use crate::error::{FtlResult, config_error};
@@ -33,8 +38,9 @@ use std::collections::BTreeMap;
 /// Bytes of one on-flash mapping entry (a physical page number).
 pub(crate) const ENTRY_BYTES: u32 = 4;
 
-/// What the cached mapping table did since the device was built.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+/// What the cached mapping table did since the device was built (its JSON adds
+/// `hit_ratio`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CmtCounters {
     /// Mapping entries in DRAM at most (`ftl.cmt_entries`).
     pub cache_entries: u32,
@@ -54,6 +60,36 @@ pub struct CmtCounters {
     pub translation_reads: u64,
     /// Translation pages programmed (write-backs).
     pub translation_writes: u64,
+    /// Data pages GC moved (each changes its entry).
+    pub gc_entry_updates: u64,
+    /// Of those, entries that were cached (made dirty, no flash I/O).
+    pub gc_cached_updates: u64,
+    /// Translation pages GC's moves of uncached entries programmed (in `translation_writes`).
+    pub gc_translation_writes: u64,
+}
+
+impl Serialize for CmtCounters {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut o = s.serialize_struct("CmtCounters", 13)?;
+        o.serialize_field("cache_entries", &self.cache_entries)?;
+        o.serialize_field(
+            "entries_per_translation_page",
+            &self.entries_per_translation_page,
+        )?;
+        o.serialize_field("translation_pages", &self.translation_pages)?;
+        o.serialize_field("hits", &self.hits)?;
+        o.serialize_field("misses", &self.misses)?;
+        o.serialize_field("hit_ratio", &self.hit_ratio())?;
+        o.serialize_field("evictions", &self.evictions)?;
+        o.serialize_field("dirty_evictions", &self.dirty_evictions)?;
+        o.serialize_field("translation_reads", &self.translation_reads)?;
+        o.serialize_field("translation_writes", &self.translation_writes)?;
+        o.serialize_field("gc_entry_updates", &self.gc_entry_updates)?;
+        o.serialize_field("gc_cached_updates", &self.gc_cached_updates)?;
+        o.serialize_field("gc_translation_writes", &self.gc_translation_writes)?;
+        o.end()
+    }
 }
 
 impl CmtCounters {
@@ -81,6 +117,8 @@ pub(crate) struct Cmt {
     /// Cached entries by stamp, least recently used first.
     lru: BTreeMap<u64, u32>,
     clock: u64,
+    /// Scratch: translation pages a batch of GC moves updates, with the tag to charge.
+    pending: Vec<(Lpa, Tag)>,
     pub counters: CmtCounters,
 }
 
@@ -126,6 +164,7 @@ impl Cmt {
             dirty: vec![false; host as usize],
             lru: BTreeMap::new(),
             clock: 0,
+            pending: Vec::new(),
             counters: CmtCounters {
                 cache_entries: entries,
                 entries_per_translation_page: per_page,
@@ -171,7 +210,47 @@ impl Cmt {
         self.stamp[i] = self.clock;
         self.dirty[i] |= dirty;
         self.lru.insert(self.clock, lpa.0);
-        Ok(())
+        // the eviction's write-back may have collected garbage
+        self.settle_moves(mapper, flash)
+    }
+
+    /// Pays for the GC moves logged since the last call: a moved page's cached entry becomes
+    /// dirty; each translation page of uncached moved entries is read and written back once
+    /// per batch. Its write-backs may move more pages: settled until none is left.
+    pub fn settle_moves(&mut self, mapper: &mut impl Mapping, flash: &mut Flash) -> FtlResult<()> {
+        loop {
+            let Some(moved) = flash.moved_lpas.as_mut().filter(|m| !m.is_empty()) else {
+                return Ok(());
+            };
+            let mut pending = std::mem::take(&mut self.pending);
+            for (lpa, tag) in moved.drain(..) {
+                if lpa.0 >= self.first_translation_lpa {
+                    continue; // a translation page: the directory is in DRAM
+                }
+                self.counters.gc_entry_updates += 1;
+                let i = lpa.0 as usize;
+                if self.stamp[i] != 0 {
+                    self.counters.gc_cached_updates += 1;
+                    self.dirty[i] = true;
+                    continue;
+                }
+                let t = self.translation_lpa(lpa);
+                if !pending.iter().any(|&(p, _)| p == t) {
+                    pending.push((t, tag));
+                }
+            }
+            let mut result = Ok(());
+            for &(t, tag) in &pending {
+                self.counters.gc_translation_writes += 1;
+                result = self.write_back(t, mapper, flash, tag);
+                if result.is_err() {
+                    break;
+                }
+            }
+            pending.clear();
+            self.pending = pending;
+            result?;
+        }
     }
 
     /// Reads translation page `t` from flash when it has been written.
@@ -194,13 +273,23 @@ impl Cmt {
             return Ok(());
         }
         self.counters.dirty_evictions += 1;
-        // batch update: the write-back carries every cached entry of the page
-        let first = victim / self.per_page * self.per_page;
+        self.write_back(self.translation_lpa(Lpa(victim)), mapper, flash, tag)
+    }
+
+    /// Writes translation page `t` back (a read of its old version, when it has one, and a
+    /// program): a batch update that carries, and cleans, every cached entry of the page.
+    fn write_back(
+        &mut self,
+        t: Lpa,
+        mapper: &mut impl Mapping,
+        flash: &mut Flash,
+        tag: Tag,
+    ) -> FtlResult<()> {
+        let first = (t.0 - self.first_translation_lpa) * self.per_page;
         let end = (first + self.per_page).min(self.first_translation_lpa);
         for d in &mut self.dirty[first as usize..end as usize] {
             *d = false;
         }
-        let t = self.translation_lpa(Lpa(victim));
         self.read_translation(t, mapper, flash, tag);
         self.counters.translation_writes += 1;
         let write = HostWrite {

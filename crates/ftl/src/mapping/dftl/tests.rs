@@ -93,8 +93,9 @@ proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
     /// Random writes and reads through a small cache, enough for GC to move translation pages:
     /// every page reads back what was last written (the table the cache fronts agrees with
-    /// the ideal one), every access is a hit or a miss, each dirty eviction writes one
-    /// translation page, and the device stays consistent.
+    /// the ideal one), every access is a hit or a miss, each dirty eviction and each batch of
+    /// GC moves of uncached entries writes one translation page, and the device stays
+    /// consistent.
     #[test]
     fn the_cached_table_agrees_with_the_ideal_one(entries in 1u32..6, seed in 0u64..1000) {
         let mut s = ssd(entries, PayloadMode::Full);
@@ -121,7 +122,14 @@ proptest::proptest! {
         let r = s.report();
         let c = r.cmt.unwrap();
         proptest::prop_assert_eq!(c.hits + c.misses, accesses);
-        proptest::prop_assert_eq!(c.translation_writes, c.dirty_evictions);
+        proptest::prop_assert_eq!(
+            c.translation_writes,
+            c.dirty_evictions + c.gc_translation_writes
+        );
+        // every GC move of a data page changed its entry (the others moved translation pages)
+        proptest::prop_assert!(c.gc_entry_updates > 0, "no data page moved");
+        proptest::prop_assert!(c.gc_entry_updates <= r.counters.gc_page_copies);
+        proptest::prop_assert!(c.gc_cached_updates <= c.gc_entry_updates);
         proptest::prop_assert!(c.evictions + u64::from(entries) >= c.misses);
         proptest::prop_assert!(r.gc_latency.count > 0, "no GC ran");
         for (lpa, byte) in &model {
