@@ -267,9 +267,7 @@ pub fn reproduce(args: ReproduceArgs, control: &Control) -> LabResult<()> {
     }
     let result = experiments::reproduce(&id, &options, &out)?;
     out!("{id}:");
-    for (k, v) in &result.metrics {
-        out!("  {k:44} {v:.4}");
-    }
+    out_raw!("{}", result.metrics_listing());
     out!("wrote {}", out.display());
     out_raw!("{}", result.paper_table());
     if result.interrupted {

@@ -2,7 +2,7 @@
 
 use crate::error::{LabError, LabResult};
 use nandlab_ftl::sched::{ChipWorkload, DriverConfig, chip_report, run_requests};
-use nandlab_nand::{NandConfig, NandSim, preset};
+use nandlab_nand::{NandConfig, NandSim};
 use serde::{Deserialize, Serialize};
 
 /// The chip-level types the front ends name (workload kinds, scheduler policies, the report).
@@ -67,38 +67,64 @@ impl ChipRunSpec {
         }
     }
 
-    /// The chip config: the preset with this spec's overrides, validated.
-    pub fn nand_config(&self) -> LabResult<NandConfig> {
-        let mut c = match &self.device {
-            Some(device) => device.clone(),
-            None => preset(&self.preset)?,
+    /// The `[nand]` table of a stack config that describes this spec's chip: its preset (or
+    /// its whole chip config) with the overrides as that table's keys (`geometry.channels`,
+    /// `timing.bus_data_rate_mts`, …).
+    pub fn nand_table(&self) -> LabResult<toml::Table> {
+        use toml::Value;
+        let mut table = match &self.device {
+            Some(device) => match Value::try_from(device) {
+                Ok(Value::Table(t)) => t,
+                Ok(_) => unreachable!("a chip config serializes as a table"),
+                Err(e) => return Err(LabError::Usage(format!("device: {e}"))),
+            },
+            None => toml::Table::from_iter([("preset".into(), Value::String(self.preset.clone()))]),
         };
-        if let Some(v) = self.channels {
-            c.geometry.channels = v;
-        }
-        if let Some(v) = self.dies {
-            // dies per channel: one chip of `v` dies on each channel
-            if c.geometry.chips_per_channel != 1 {
-                return Err(LabError::Usage(format!(
-                    "dies: sets the dies of a one-chip channel, but the chip config has chips_per_channel = {}; set geometry.dies_per_chip in a chip config instead",
-                    c.geometry.chips_per_channel
-                )));
+        let overrides = [
+            (
+                "geometry.channels",
+                self.channels.map(|v| Value::Integer(v.into())),
+            ),
+            (
+                "geometry.dies_per_chip",
+                self.dies.map(|v| Value::Integer(v.into())),
+            ),
+            (
+                "geometry.planes_per_die",
+                self.planes.map(|v| Value::Integer(v.into())),
+            ),
+            (
+                "geometry.page_size_bytes",
+                self.page_size_bytes.map(|v| Value::Integer(v.into())),
+            ),
+            (
+                "timing.bus_data_rate_mts",
+                self.bus_data_rate_mts.map(Value::Float),
+            ),
+            (
+                "timing.program_variation",
+                self.program_variation.map(Value::Float),
+            ),
+        ];
+        for (key, value) in overrides {
+            if let Some(value) = value {
+                crate::stack::set_key(&mut table, key, value);
             }
-            c.geometry.dies_per_chip = v;
         }
-        if let Some(v) = self.planes {
-            c.geometry.planes_per_die = v;
+        Ok(table)
+    }
+
+    /// The chip config: [`ChipRunSpec::nand_table`] resolved and checked by the stack
+    /// config's builder (errors name the `nand.` key).
+    pub fn nand_config(&self) -> LabResult<NandConfig> {
+        let c = crate::stack::chip_from_table("chip run", &self.nand_table()?)?;
+        // dies per channel: one chip of `dies` dies on each channel
+        if self.dies.is_some() && c.geometry.chips_per_channel != 1 {
+            return Err(LabError::Usage(format!(
+                "dies: sets the dies of a one-chip channel, but the chip config has chips_per_channel = {}; set geometry.dies_per_chip in a chip config instead",
+                c.geometry.chips_per_channel
+            )));
         }
-        if let Some(v) = self.page_size_bytes {
-            c.geometry.page_size_bytes = v;
-        }
-        if let Some(v) = self.bus_data_rate_mts {
-            c.timing.bus_data_rate_mts = v;
-        }
-        if let Some(v) = self.program_variation {
-            c.timing.program_variation = v;
-        }
-        c.validate()?;
         Ok(c)
     }
 
@@ -218,5 +244,36 @@ mod tests {
         assert!(err.contains("planes_per_die"), "{err}");
         let s = ChipRunSpec::new("nope", ChipWorkloadKind::Swr, 10);
         assert!(s.run().unwrap_err().to_string().contains("unknown preset"));
+    }
+
+    #[test]
+    fn the_stack_builder_gives_the_chip_of_a_preset_or_a_whole_config() {
+        for name in nand_preset_names() {
+            let preset = nand_preset(name).unwrap();
+            let mut s = ChipRunSpec::new(name, ChipWorkloadKind::Swr, 10);
+            assert_eq!(s.nand_config().unwrap(), preset, "{name}");
+            s.device = Some(preset.clone());
+            s.preset = "not read".into();
+            assert_eq!(s.nand_config().unwrap(), preset, "{name} as a whole config");
+        }
+    }
+
+    #[test]
+    fn overrides_land_on_their_keys() {
+        let mut s = ChipRunSpec::new("mlc1", ChipWorkloadKind::Swr, 10);
+        s.channels = Some(3);
+        s.dies = Some(2);
+        s.planes = Some(4);
+        s.page_size_bytes = Some(4096);
+        s.bus_data_rate_mts = Some(400.5);
+        s.program_variation = Some(0.25);
+        let mut want = nand_preset("mlc1").unwrap();
+        want.geometry.channels = 3;
+        want.geometry.dies_per_chip = 2;
+        want.geometry.planes_per_die = 4;
+        want.geometry.page_size_bytes = 4096;
+        want.timing.bus_data_rate_mts = 400.5;
+        want.timing.program_variation = 0.25;
+        assert_eq!(s.nand_config().unwrap(), want);
     }
 }

@@ -194,6 +194,25 @@ impl ExperimentResult {
     pub fn paper_table(&self) -> String {
         self.paper.table(&self.metrics)
     }
+
+    /// nandlab's metrics as `reproduce` lists them, one a line (`  NAME VALUE`), by name:
+    /// integers as integers, other values with four decimals; the paper's values (`paper_*`)
+    /// are left to [`ExperimentResult::paper_table`].
+    pub fn metrics_listing(&self) -> String {
+        let mut out = String::new();
+        for (k, v) in self
+            .metrics
+            .iter()
+            .filter(|(k, _)| !k.starts_with("paper_"))
+        {
+            if v.fract() == 0.0 && v.abs() < 1e15 {
+                out += &format!("  {k:44} {v:.0}\n");
+            } else {
+                out += &format!("  {k:44} {v:.4}\n");
+            }
+        }
+        out
+    }
 }
 
 /// One registered experiment.

@@ -290,4 +290,23 @@ mod tests {
         assert_eq!(Paper::None("why").to_json(&metrics).unwrap()["none"], "why");
         assert!(Paper::default().to_json(&metrics).is_none());
     }
+
+    #[test]
+    fn the_metric_listing_prints_integers_as_integers_and_leaves_paper_values_out() {
+        let mut result = super::super::ExperimentResult::default();
+        result.metric("page_copies", 13957.0);
+        result.metric("waf", 1.5);
+        result.add_paper(Paper::Values(VALUES));
+        let listing = result.metrics_listing();
+        let lines: Vec<_> = listing
+            .lines()
+            .map(str::split_whitespace)
+            .map(Vec::from_iter)
+            .collect();
+        assert_eq!(
+            lines,
+            [vec!["page_copies", "13957"], vec!["waf", "1.5000"]],
+            "{listing}"
+        );
+    }
 }
