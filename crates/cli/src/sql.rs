@@ -428,5 +428,12 @@ pub fn sql_crash(args: SqlCrashArgs, control: &Control) -> LabResult<()> {
             "sql-crash: violations where SQLite promises durability (listed above)".into(),
         ));
     }
+    if recovery != nandlab_lab::sql::crash::RecoveryVariant::Correct && !control.is_cancelled() {
+        eprintln!(
+            "note: the broken recovery {} went uncaught where SQLite promises durability \
+             (more --cuts may catch it)",
+            args.recovery.trim()
+        );
+    }
     Ok(())
 }
