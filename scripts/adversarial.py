@@ -1179,11 +1179,14 @@ def new_surface_cases() -> Iterator[Case]:
         (["fio", "{dir}/zbd.fio"], "refuse", "zoned"),
         (["fio", "{dir}/open.fio"], "refuse", "max_open_zones"),
         (["fio", "{dir}/fdp.fio"], "refuse", "fdp"),
-        (["fio", "{dir}/pli.fio"], "refuse", "placement"),
+        (["fio", "{dir}/pli.fio"], "refuse", "pli.fio:5"),
         (["fio", "{dir}/append.fio"], "refuse", "zone_append"),
         (["reproduce", "ctrl-suspend", "--quick", "--jobs", "0"], "refuse", "jobs"),
-        (["reproduce", "ctrl-suspend", "--quick", "--jobs", "-1"], "refuse", "jobs"),
+        (["reproduce", "ctrl-suspend", "--quick", "--jobs", "-1"], "refuse", "1 to 1024"),
         (["reproduce", "ctrl-suspend", "--quick", "--jobs", "x"], "refuse", "jobs"),
+        (["reproduce", "ctrl-suspend", "--quick", "--jobs", "99999"], "refuse", "1 to 1024"),
+        (["info", "{dir}/empty.toml"], "refuse", "no settings"),
+        (["fio", "{dir}/zbd-append.fio"], "refuse", "zoned"),
         (["reproduce", "nosuch", "--jobs", "2"], "refuse", "nosuch"),
         (["reproduce", "ctrl-suspend", "--quick", "--jobs", "2"], "ok", None),
     ]
@@ -1198,6 +1201,8 @@ def new_surface_cases() -> Iterator[Case]:
         "fdp.fio": job + "fdp=maybe\n",
         "pli.fio": job + "fdp=1\nfdp_pli=99\n",
         "append.fio": job + "write_mode=zone_append\n",
+        "zbd-append.fio": job + "write_mode=zone_append\nzonemode=zbd\n",
+        "empty.toml": "",
     }
     for argv, expect, names in runs:
         yield Case(f"new: {' '.join(argv)}", expect, argv=argv, files=files, names=names)
