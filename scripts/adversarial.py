@@ -1141,7 +1141,8 @@ def _preset(name: str) -> dict[str, Any]:
 
 
 def new_surface_cases() -> Iterator[Case]:
-    """Exit statuses of the crash harness, NUL bytes in SQL, crash runs' bounds."""
+    """Exit statuses of the crash harness, NUL bytes in SQL, crash runs' bounds; `info`,
+    sql-crash's cuts and recoveries, zoned and FDP fio keys, `reproduce --jobs`."""
     runs: list[tuple[list[str], str, str | None]] = [
         (["crash", "--cuts", "200", "--mutation", "no-sequence"], "refuse", "violations"),
         (["crash", "--cuts", "200", "--mutation", "no-sequence", "--json"], "refuse", "violations"),
@@ -1161,10 +1162,47 @@ def new_surface_cases() -> Iterator[Case]:
         (["sql", "{dir}/nul.sql"], "refuse", "NUL byte at line 2"),
         (["sql", "{dir}/ok.sql"], "ok", None),
         (["sql-crash", "--cuts", "0"], "refuse", "cuts"),
+        # issue 31 item 6 re-check: the surfaces added since the first pass
+        (["info", "slc"], "ok", None),
+        (["info", "bench-ssd", "--json"], "ok", None),
+        (["info", "nosuch"], "refuse", "nosuch"),
+        (["info", "{dir}/unknown.toml"], "refuse", "bogus_key"),
+        (["info", "{dir}/nul.sql"], "refuse", "nul.sql"),
+        (["info", "slc", "extra"], "refuse", "extra"),
+        (["sql-crash", "--cut-at", "bogus"], "refuse", "cut-at"),
+        (["sql-crash", "--recovery", "bogus"], "refuse", "recovery"),
+        (["sql-crash", "--cut-at", "commits", "--cuts", "2"], "ok", None),
+        (["sql-crash", "--recovery", "skip-newest-page", "--cuts", "24"], "refuse", "violations"),
+        (["crash", "--mutation", "skip-newest-page", "--cuts", "50"], "refuse", "violations"),
+        (["crash", "--engine", "--mutation", "skip-newest-page"], "refuse", "skip-newest-page"),
+        (["fio", "{dir}/zonemode.fio"], "refuse", "zonemode"),
+        (["fio", "{dir}/zbd.fio"], "refuse", "zoned"),
+        (["fio", "{dir}/open.fio"], "refuse", "max_open_zones"),
+        (["fio", "{dir}/fdp.fio"], "refuse", "fdp"),
+        (["fio", "{dir}/pli.fio"], "refuse", "pli.fio:5"),
+        (["fio", "{dir}/append.fio"], "refuse", "zone_append"),
+        (["reproduce", "ctrl-suspend", "--quick", "--jobs", "0"], "refuse", "jobs"),
+        (["reproduce", "ctrl-suspend", "--quick", "--jobs", "-1"], "refuse", "1 to 1024"),
+        (["reproduce", "ctrl-suspend", "--quick", "--jobs", "x"], "refuse", "jobs"),
+        (["reproduce", "ctrl-suspend", "--quick", "--jobs", "99999"], "refuse", "1 to 1024"),
+        (["info", "{dir}/empty.toml"], "refuse", "no settings"),
+        (["fio", "{dir}/zbd-append.fio"], "refuse", "zoned"),
+        (["reproduce", "nosuch", "--jobs", "2"], "refuse", "nosuch"),
+        (["reproduce", "ctrl-suspend", "--quick", "--jobs", "2"], "ok", None),
     ]
+    job = "[j]\nrw=write\nsize=1m\n"
     files = {
         "nul.sql": "CREATE TABLE t(x);\nINSERT INTO t VALUES(1);\0SELECT 1;\n",
         "ok.sql": "SELECT 1;\n",
+        "unknown.toml": "bogus_key = 1\n",
+        "zonemode.fio": job + "zonemode=bogus\n",
+        "zbd.fio": job + "zonemode=zbd\n",
+        "open.fio": job + "zonemode=zbd\nmax_open_zones=-1\n",
+        "fdp.fio": job + "fdp=maybe\n",
+        "pli.fio": job + "fdp=1\nfdp_pli=99\n",
+        "append.fio": job + "write_mode=zone_append\n",
+        "zbd-append.fio": job + "write_mode=zone_append\nzonemode=zbd\n",
+        "empty.toml": "",
     }
     for argv, expect, names in runs:
         yield Case(f"new: {' '.join(argv)}", expect, argv=argv, files=files, names=names)

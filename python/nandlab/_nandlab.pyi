@@ -7,6 +7,7 @@ from typing import Any, final
 __all__ = [
     "SqlConnection",
     "check_run_config",
+    "cli_main",
     "experiment_plan",
     "experiments",
     "measure_point",
@@ -31,6 +32,7 @@ __all__ = [
 ]
 
 def version() -> str: ...
+def cli_main(args: list[str], worker_exe: str | Path | None = None) -> int: ...
 def run_chip(spec_json: str) -> str: ...
 def reproduce(
     id: str,

@@ -79,9 +79,10 @@ pub struct ReproduceArgs {
     full: bool,
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Measure the points in N worker processes (the experiment's registered measures; the
-    /// others run here). Outputs are the same bytes as without. Default: threads in this one.
-    #[arg(long)]
+    /// Measure the points in N worker processes, 1 to 1024 (the experiment's registered
+    /// measures; the others run here). Outputs are the same bytes as without. Default: threads
+    /// in this one.
+    #[arg(long, value_parser = jobs_value, allow_negative_numbers = true)]
     jobs: Option<usize>,
 }
 
@@ -113,8 +114,8 @@ pub struct BenchArgs {
 pub struct SweepArgs {
     /// The sweep file (see examples/*sweep*.toml).
     sweep: PathBuf,
-    /// Worker processes (default: all cores).
-    #[arg(long)]
+    /// Worker processes, 1 to 1024 (default: all cores).
+    #[arg(long, value_parser = jobs_value, allow_negative_numbers = true)]
     jobs: Option<usize>,
     /// Results folder: sweep.csv, sweep.jsonl and the point cache (default:
     /// results/<sweep file name>). A rerun skips the points already in the cache.
@@ -260,9 +261,6 @@ pub fn reproduce(args: ReproduceArgs, control: &Control) -> LabResult<()> {
         plan: None,
     };
     if let Some(jobs) = args.jobs {
-        if jobs == 0 {
-            return Err(LabError::Usage("--jobs must be at least 1".into()));
-        }
         experiments::workers::measure_in_workers(&id, &options, jobs, &worker_exe()?)?;
     }
     let result = experiments::reproduce(&id, &options, &out)?;
@@ -393,8 +391,36 @@ pub fn fio(args: FioArgs, control: &Control) -> LabResult<()> {
     console::finish(&mut stdout(), &stack, &run, args.out, args.json)
 }
 
+/// The most worker processes `--jobs` takes: each holds a whole simulated device, and more
+/// processes than this only contend for the cores.
+const MAX_JOBS: usize = 1024;
+
+/// `--jobs N`: a whole number from 1 to [`MAX_JOBS`].
+fn jobs_value(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<i64>() {
+        Ok(n) if (1..=MAX_JOBS as i64).contains(&n) => Ok(n as usize),
+        Ok(_) => Err(format!("takes 1 to {MAX_JOBS} worker processes")),
+        Err(_) => Err(format!(
+            "takes a whole number of worker processes, 1 to {MAX_JOBS}"
+        )),
+    }
+}
+
+/// The executable the worker processes run, when not this process's own (see
+/// [`crate::run_cli`]).
+static WORKER_EXE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Makes the worker processes run `exe sweep-worker` (a `nandlab` command other than this
+/// process's executable: the Python console script, whose process is the Python interpreter).
+pub(crate) fn set_worker_exe(exe: PathBuf) {
+    let _ = WORKER_EXE.set(exe);
+}
+
 /// The `nandlab` binary, which the worker processes run (`nandlab sweep-worker`).
 fn worker_exe() -> LabResult<PathBuf> {
+    if let Some(exe) = WORKER_EXE.get() {
+        return Ok(exe.clone());
+    }
     std::env::current_exe().map_err(|e| {
         LabError::Usage(format!(
             "cannot find the nandlab binary for the workers: {e}"
@@ -406,10 +432,8 @@ pub fn sweep(args: SweepArgs, control: &Control) -> LabResult<()> {
     let sweep = nandlab_lab::sweep::Sweep::load(&args.sweep)?;
     let jobs = args
         .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if jobs == 0 {
-        return Err(LabError::Usage("--jobs must be at least 1".into()));
-    }
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .min(MAX_JOBS);
     let out = args.out.unwrap_or_else(|| {
         let stem = args
             .sweep

@@ -57,6 +57,9 @@ pub fn run(args: CrashArgs, control: &Control) -> LabResult<()> {
     interrupted(&s.cycles, control);
     if args.json {
         crate::print_json(&s)?;
+        if mutation != Mutation::None && !control.is_cancelled() {
+            uncaught(&args.mutation, s.failing_cases, args.cuts);
+        }
         return failing_cases(s.failing_cases);
     }
     out!(
@@ -121,7 +124,22 @@ pub fn run(args: CrashArgs, control: &Control) -> LabResult<()> {
             out!("  {e}");
         }
     }
+    if mutation != Mutation::None && !control.is_cancelled() {
+        uncaught(&args.mutation, s.failing_cases, args.cuts);
+    }
     failing_cases(s.failing_cases)
+}
+
+/// A `note:` on stderr when a deliberately broken firmware went uncaught: the run then tested
+/// nothing, and its exit status 0 must not read as the oracle catching the mutation.
+fn uncaught(mutation: &str, failing: u64, cuts: u64) {
+    if failing == 0 {
+        eprintln!(
+            "note: the mutation {} went uncaught in {cuts} cut-recover cycles \
+             (more --cuts may catch it)",
+            mutation.trim()
+        );
+    }
 }
 
 /// `Ok` when no case failed; else the error that gives exit status 1.
@@ -166,6 +184,9 @@ fn run_engine(args: CrashArgs, control: &Control) -> LabResult<()> {
     interrupted(&s.cycles, control);
     if args.json {
         crate::print_json(&s)?;
+        if mutation != EngineMutation::None && !control.is_cancelled() {
+            uncaught(&args.mutation, s.failing_cases, args.cuts);
+        }
         return failing_cases(s.failing_cases);
     }
     out!(
@@ -214,6 +235,9 @@ fn run_engine(args: CrashArgs, control: &Control) -> LabResult<()> {
         for e in &f.1.violations.examples {
             out!("  {e}");
         }
+    }
+    if mutation != EngineMutation::None && !control.is_cancelled() {
+        uncaught(&args.mutation, s.failing_cases, args.cuts);
     }
     failing_cases(s.failing_cases)
 }

@@ -1,9 +1,13 @@
-//! The `nandlab` command line.
+//! The `nandlab` command line, as a library: [`run_cli`] is the whole command. The `nandlab`
+//! executable (`src/bin.rs`) calls it, and so does the Python package's `nandlab` console
+//! script (through `nandlab._nandlab.cli_main`), so `pip install .` puts the same command on
+//! PATH. (This file stays `main.rs`, the crate root it was, to keep history and merges simple.)
 
 use clap::{Parser, Subcommand};
 use nandlab_lab::control::Control;
 use nandlab_lab::{LabError, LabResult, console};
-use std::process::ExitCode;
+use std::ffi::OsString;
+use std::path::PathBuf;
 
 /// `println!` that ends the process quietly when stdout is closed (e.g. piped into `head`),
 /// instead of panicking on the broken pipe; any other failed write (a full disk) is an error
@@ -141,11 +145,17 @@ enum Command {
 /// Exit status of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
 const EXIT_INTERRUPTED: u8 = 130;
 
-fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+/// Runs `nandlab ARGS` (`args[0]` is the program's name) and returns its exit status.
+/// `worker_exe` is the executable that sweep and `reproduce --jobs` workers run as
+/// `EXE sweep-worker` (default: this process's own executable).
+pub fn run_cli(args: Vec<OsString>, worker_exe: Option<PathBuf>) -> u8 {
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
-        Err(e) => return usage_error(&e),
+        Err(e) => return usage_error(&e, &args),
     };
+    if let Some(exe) = worker_exe {
+        commands::set_worker_exe(exe);
+    }
     let control = Control::new();
     match &cli.command {
         Command::Reproduce(_)
@@ -173,31 +183,31 @@ fn main() -> ExitCode {
         stdout_failed(&e);
     }
     match result {
-        Ok(()) if control.is_cancelled() => ExitCode::from(EXIT_INTERRUPTED),
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) if control.is_cancelled() => EXIT_INTERRUPTED,
+        Ok(()) => 0,
         Err(e) => {
             eprintln!("error: {e}");
             if control.is_cancelled() {
                 // a failure found before Ctrl-C is reported, but the run is still cut short
-                return ExitCode::from(EXIT_INTERRUPTED);
+                return EXIT_INTERRUPTED;
             }
-            ExitCode::from(e.exit_status())
+            e.exit_status()
         }
     }
 }
 
 /// A command-line error as one line, like every other error (clap's own is several: the
 /// error, a tip, the usage and a pointer to --help); --help and --version print as usual.
-fn usage_error(e: &clap::Error) -> ExitCode {
+fn usage_error(e: &clap::Error, args: &[OsString]) -> u8 {
     use clap::error::ErrorKind;
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             let _ = e.print();
-            return ExitCode::SUCCESS;
+            return 0;
         }
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
             eprintln!("error: a command is required (`nandlab --help` lists them)");
-            return ExitCode::from(2);
+            return 2;
         }
         _ => {}
     }
@@ -211,9 +221,16 @@ fn usage_error(e: &clap::Error) -> ExitCode {
     let message = message.join(" ");
     let message = message.strip_prefix("error: ").unwrap_or(&message);
     // a negative number is taken for a flag: name the option it was given to
-    let args: Vec<String> = std::env::args().collect();
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    // (only where clap did not take it as a number: an option's own parser names its bounds)
+    let misread =
+        e.kind() == clap::error::ErrorKind::UnknownArgument || message.contains("invalid digit");
     let negative = args.windows(2).find(|pair| {
-        pair[0].starts_with("--")
+        misread
+            && pair[0].starts_with("--")
             && pair[1].parse::<f64>().is_ok_and(|v| v < 0.0)
             && message.contains(&format!("'{}'", pair[1]))
     });
@@ -222,11 +239,11 @@ fn usage_error(e: &clap::Error) -> ExitCode {
             "error: {}: {} is negative; it takes a value of at least 0 (see --help)",
             pair[0], pair[1]
         );
-        return ExitCode::from(2);
+        return 2;
     }
     let hint = " (see --help)";
     eprintln!("error: {message}{hint}");
-    ExitCode::from(2)
+    2
 }
 
 /// The first Ctrl-C cancels `control` (the run stops admitting work and writes what it has);

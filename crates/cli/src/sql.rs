@@ -420,6 +420,17 @@ pub fn sql_crash(args: SqlCrashArgs, control: &Control) -> LabResult<()> {
             serde_json::to_string(&reports).expect("reports serialize")
         );
     }
+    crash_verdict(&reports, recovery, args.recovery.trim(), control)
+}
+
+/// A failure when SQLite's promise was broken; else `Ok`, with a `note:` when a deliberately
+/// broken recovery went uncaught (exit status 0 must not read as the checks catching it).
+fn crash_verdict(
+    reports: &[nandlab_lab::sql::crash::CrashReport],
+    recovery: nandlab_lab::sql::crash::RecoveryVariant,
+    recovery_name: &str,
+    control: &Control,
+) -> LabResult<()> {
     let broken = reports
         .iter()
         .any(|r| r.sqlite_promises && r.violations > 0);
@@ -427,6 +438,12 @@ pub fn sql_crash(args: SqlCrashArgs, control: &Control) -> LabResult<()> {
         return Err(LabError::Failed(
             "sql-crash: violations where SQLite promises durability (listed above)".into(),
         ));
+    }
+    if recovery != nandlab_lab::sql::crash::RecoveryVariant::Correct && !control.is_cancelled() {
+        eprintln!(
+            "note: the broken recovery {recovery_name} went uncaught where SQLite promises \
+             durability (more --cuts may catch it)"
+        );
     }
     Ok(())
 }

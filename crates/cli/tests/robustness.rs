@@ -231,3 +231,51 @@ fn an_error_inside_the_workload_names_its_key_and_line() {
     assert!(err.contains("allocation_order"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Issue 31 item 6: `--jobs -1` said "at least 0" and `--jobs 99999` was accepted; both are
+/// refused naming the bound, for `sweep` and `reproduce`.
+#[test]
+fn robust5_jobs_out_of_bounds_names_the_bound() {
+    for command in [
+        &["sweep", "examples/ssd-gc-sweep.toml"][..],
+        &["reproduce", "ctrl-suspend", "--quick"][..],
+    ] {
+        for jobs in ["-1", "0", "99999", "x"] {
+            let mut args = command.to_vec();
+            args.extend(["--jobs", jobs]);
+            let (code, out, err) = nandlab(&args);
+            assert_eq!(code, 2, "{args:?}: {err}");
+            assert!(out.is_empty(), "{args:?}: {out}");
+            assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+            assert!(
+                err.contains("--jobs") && err.contains("1 to 1024"),
+                "{args:?}: {err}"
+            );
+        }
+    }
+}
+
+/// Issue 31 item 6: an empty device file was "key `nand`: missing field `geometry`"; a
+/// placement id beyond the device failed the first tagged write without a job-file line.
+#[test]
+fn robust5_an_empty_device_and_a_missing_placement_id_say_what_and_where() {
+    let dir = temp("robust5-info");
+    let empty = dir.join("empty.toml");
+    std::fs::write(&empty, "").unwrap();
+    let (code, out, err) = nandlab(&["info", empty.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("empty.toml") && err.contains("no settings") && err.contains("[nand]"),
+        "{err}"
+    );
+    let job = dir.join("j.fio");
+    std::fs::write(&job, "[a]\nrw=write\nsize=1m\nfdp=1\nfdp_pli=99\n").unwrap();
+    let (code, _, err) = nandlab(&["fio", job.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("j.fio:5:") && err.contains("fdp_pli") && err.contains("placement_ids"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

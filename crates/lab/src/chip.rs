@@ -1,6 +1,7 @@
 //! Chip-level runs: a preset (or config file) with overrides, a chip workload, a scheduler.
 
 use crate::error::{LabError, LabResult};
+use crate::output::CsvText;
 use nandlab_ftl::sched::{ChipWorkload, DriverConfig, chip_report, run_requests};
 use nandlab_nand::{NandConfig, NandSim};
 use serde::{Deserialize, Serialize};
@@ -201,34 +202,55 @@ pub fn write_chip_report(
         &dir.join("report.json"),
         &(serde_json::to_string_pretty(&json).expect("report serializes") + "\n"),
     )?;
-    let mut stages = String::from("stage,time_us,time_fraction,energy_uj,energy_fraction\n");
+    let mut stages = CsvText::new([
+        "stage",
+        "time_us",
+        "time_fraction",
+        "energy_uj",
+        "energy_fraction",
+    ]);
     for s in &r.stages {
-        stages += &format!(
-            "{},{},{},{},{}\n",
-            s.stage, s.time_us, s.time_fraction, s.energy_uj, s.energy_fraction
-        );
+        stages.row([
+            s.stage.to_string(),
+            s.time_us.to_string(),
+            s.time_fraction.to_string(),
+            s.energy_uj.to_string(),
+            s.energy_fraction.to_string(),
+        ]);
     }
-    crate::output::write_file(&dir.join("stages.csv"), &stages)?;
-    let mut cdf = String::from("kind,latency_us,fraction\n");
+    crate::output::write_file(&dir.join("stages.csv"), &stages.finish())?;
+    let mut cdf = CsvText::new(["kind", "latency_us", "fraction"]);
     for (kind, points) in [("read", &r.read_cdf), ("write", &r.write_cdf)] {
         for p in points {
-            cdf += &format!("{kind},{},{}\n", p.latency_us, p.fraction);
+            cdf.row([
+                kind.to_string(),
+                p.latency_us.to_string(),
+                p.fraction.to_string(),
+            ]);
         }
     }
-    crate::output::write_file(&dir.join("latency_cdf.csv"), &cdf)?;
-    let mut kinds = String::from("kind,ops,energy_uj,energy_per_op_uj,p50_us,p99_us,max_us\n");
+    crate::output::write_file(&dir.join("latency_cdf.csv"), &cdf.finish())?;
+    let mut kinds = CsvText::new([
+        "kind",
+        "ops",
+        "energy_uj",
+        "energy_per_op_uj",
+        "p50_us",
+        "p99_us",
+        "max_us",
+    ]);
     for k in &r.op_kinds {
-        kinds += &format!(
-            "{},{},{},{},{},{},{}\n",
-            k.kind,
-            k.ops,
-            k.energy_uj,
-            k.energy_per_op_uj,
-            k.latency.p50_us,
-            k.latency.p99_us,
-            k.latency.max_us
-        );
+        kinds.row([
+            k.kind.to_string(),
+            k.ops.to_string(),
+            k.energy_uj.to_string(),
+            k.energy_per_op_uj.to_string(),
+            k.latency.p50_us.to_string(),
+            k.latency.p99_us.to_string(),
+            k.latency.max_us.to_string(),
+        ]);
     }
+    let kinds = kinds.finish();
     crate::output::write_file(&dir.join("op_kinds.csv"), &kinds)
 }
 

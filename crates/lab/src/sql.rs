@@ -111,6 +111,13 @@ fn from_file(path: &str) -> LabResult<DeviceSpec> {
     })?;
     let table: toml::Table = toml::from_str(&text)
         .map_err(|e| LabError::Usage(format!("device `{path}`: {}", e.message())))?;
+    if table.is_empty() {
+        return Err(LabError::Usage(format!(
+            "device `{path}`: the file has no settings (a device file has [nand] and [ssd] \
+             sections, as examples/device-mlc.toml; or name an SSD preset: {})",
+            ssd_preset_names().join(", ")
+        )));
+    }
     if table.contains_key("workload") {
         let stack = Stack::load(Path::new(path))?;
         let pcm = stack.pcm_stage()?;
@@ -143,6 +150,15 @@ mod tests {
         let (c, _) =
             ssd_config("[ssd]\npreset = \"miyaji2014-ssd\"\npayload = \"timing-only\"\n").unwrap();
         assert_eq!(c.ftl.payload, PayloadMode::Full);
+    }
+
+    #[test]
+    fn robust5_an_empty_device_file_says_so() {
+        let path = std::env::temp_dir().join(format!("robust5-empty-{}.toml", std::process::id()));
+        std::fs::write(&path, "# nothing\n\n").unwrap();
+        let e = ssd_config(path.to_str().unwrap()).unwrap_err().to_string();
+        std::fs::remove_file(&path).unwrap();
+        assert!(e.contains("has no settings") && e.contains("[nand]"), "{e}");
     }
 
     #[test]

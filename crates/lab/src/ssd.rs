@@ -4,7 +4,7 @@
 //! built from a stack config ([`crate::stack::Stack`]).
 
 use crate::error::LabResult;
-use crate::output::write_file;
+use crate::output::{CsvText, write_file};
 use crate::stack::{Stack, StackOutcome, StackRun};
 use nandlab_ftl::SsdReport;
 use nandlab_workload::{BlockRequest, NativeCsvWriter, WorkloadError};
@@ -145,33 +145,42 @@ impl<I: Iterator<Item = Result<BlockRequest, WorkloadError>>> Iterator for Fold<
 pub fn write_ssd_results(run: &SsdRun, dir: &Path) -> LabResult<()> {
     write_file(&dir.join("report.json"), &(run.to_json_pretty() + "\n"))?;
     let report = &run.report;
-    let mut cdf = String::from("op,latency_us,fraction\n");
+    let mut cdf = CsvText::new(["op", "latency_us", "fraction"]);
     for (op, section) in [
         ("read", &report.read),
         ("write", &report.write),
         ("trim", &report.trim),
     ] {
         for p in &section.cdf {
-            cdf += &format!("{op},{},{}\n", p.latency_us, p.fraction);
+            cdf.row([
+                op.to_string(),
+                p.latency_us.to_string(),
+                p.fraction.to_string(),
+            ]);
         }
     }
-    write_file(&dir.join("latency_cdf.csv"), &cdf)?;
-    let mut hist = String::from("erase_count,blocks\n");
+    write_file(&dir.join("latency_cdf.csv"), &cdf.finish())?;
+    let mut hist = CsvText::new(["erase_count", "blocks"]);
     for bin in &report.erase_counts.histogram {
-        hist += &format!("{},{}\n", bin.erase_count, bin.blocks);
+        hist.row([bin.erase_count.to_string(), bin.blocks.to_string()]);
     }
-    write_file(&dir.join("erase_histogram.csv"), &hist)?;
+    write_file(&dir.join("erase_histogram.csv"), &hist.finish())?;
     write_file(
         &dir.join("timeseries.csv"),
         &timeseries_csv(&report.timeseries),
     )?;
     let map = &report.valid_page_map;
-    let mut csv = String::from("plane,block,valid_pages\n");
+    let mut csv = CsvText::new(["plane", "block", "valid_pages"]);
     for row in 0..map.rows {
         for col in 0..map.cols {
-            csv += &format!("{row},{col},{}\n", map.get(row, col));
+            csv.row([
+                row.to_string(),
+                col.to_string(),
+                map.get(row, col).to_string(),
+            ]);
         }
     }
+    let csv = csv.finish();
     write_file(&dir.join("valid_page_map.csv"), &csv)
 }
 
@@ -179,33 +188,45 @@ pub fn write_ssd_results(run: &SsdRun, dir: &Path) -> LabResult<()> {
 pub fn timeseries_csv(rows: &[nandlab_ftl::TimeSeriesRow]) -> String {
     // the SLC cache's occupancy column only when the device has one (other runs unchanged)
     let slc = rows.iter().any(|r| r.slc_occupancy_pages.is_some());
-    let mut csv = String::from(
-        "t_end_s,read_iops,write_iops,read_mib_s,write_mib_s,read_p50_us,read_p99_us,\
-         write_p50_us,write_p99_us,write_p999_us,waf,free_blocks",
-    );
-    csv += if slc { ",slc_occupancy_pages\n" } else { "\n" };
-    for r in rows {
-        csv += &format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
-            r.t_end_s,
-            r.read_iops,
-            r.write_iops,
-            r.read_mib_s,
-            r.write_mib_s,
-            r.read_p50_us,
-            r.read_p99_us,
-            r.write_p50_us,
-            r.write_p99_us,
-            r.write_p999_us,
-            r.waf,
-            r.free_blocks
-        );
-        match (slc, r.slc_occupancy_pages) {
-            (true, pages) => csv += &format!(",{}\n", pages.unwrap_or(0)),
-            (false, _) => csv.push('\n'),
-        }
+    let mut header = vec![
+        "t_end_s",
+        "read_iops",
+        "write_iops",
+        "read_mib_s",
+        "write_mib_s",
+        "read_p50_us",
+        "read_p99_us",
+        "write_p50_us",
+        "write_p99_us",
+        "write_p999_us",
+        "waf",
+        "free_blocks",
+    ];
+    if slc {
+        header.push("slc_occupancy_pages");
     }
-    csv
+    let mut csv = CsvText::new(header);
+    for r in rows {
+        let mut fields = vec![
+            r.t_end_s.to_string(),
+            r.read_iops.to_string(),
+            r.write_iops.to_string(),
+            r.read_mib_s.to_string(),
+            r.write_mib_s.to_string(),
+            r.read_p50_us.to_string(),
+            r.read_p99_us.to_string(),
+            r.write_p50_us.to_string(),
+            r.write_p99_us.to_string(),
+            r.write_p999_us.to_string(),
+            r.waf.to_string(),
+            r.free_blocks.to_string(),
+        ];
+        if slc {
+            fields.push(r.slc_occupancy_pages.unwrap_or(0).to_string());
+        }
+        csv.row(fields);
+    }
+    csv.finish()
 }
 
 /// Writes the files of `nandlab run --out` for any stack run: `config.json` (the resolved

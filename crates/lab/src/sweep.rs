@@ -299,44 +299,33 @@ pub fn csv(keys: &[String], rows: &[PointResult]) -> String {
             }
         }
     }
-    let mut out = String::from("point");
-    for k in keys
-        .iter()
-        .map(String::as_str)
-        .chain(metric_names.iter().copied())
-    {
-        out.push(',');
-        out.push_str(&csv_field(k));
-    }
-    out.push('\n');
+    let header = ["point"]
+        .into_iter()
+        .chain(keys.iter().map(String::as_str))
+        .chain(metric_names.iter().copied());
+    let mut out = crate::output::CsvText::new(header);
     for row in rows {
-        out += &row.point.to_string();
-        for k in keys {
-            out.push(',');
-            let value = row.settings.iter().find(|(s, _)| s == k).map(|(_, v)| v);
-            out.push_str(&csv_field(&match value {
-                Some(serde_json::Value::String(s)) => s.clone(),
-                Some(v) => v.to_string(),
-                None => String::new(),
-            }));
-        }
-        for name in &metric_names {
-            out.push(',');
-            if let Some((_, v)) = row.metrics.iter().find(|(n, _)| n == name) {
-                out += &v.to_string();
-            }
-        }
-        out.push('\n');
+        let settings =
+            keys.iter().map(
+                |k| match row.settings.iter().find(|(s, _)| s == k).map(|(_, v)| v) {
+                    Some(serde_json::Value::String(s)) => s.clone(),
+                    Some(v) => v.to_string(),
+                    None => String::new(),
+                },
+            );
+        let metrics = metric_names.iter().map(|name| {
+            row.metrics
+                .iter()
+                .find(|(n, _)| n == name)
+                .map_or_else(String::new, |(_, v)| v.to_string())
+        });
+        out.row(
+            std::iter::once(row.point.to_string())
+                .chain(settings)
+                .chain(metrics),
+        );
     }
-    out
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
+    out.finish()
 }
 
 /// Settings as JSON values (what a row records).

@@ -8,6 +8,7 @@
 //! in its `partial_json` attribute. Any other exception raised by `progress` stops the run and
 //! is raised as is.
 
+mod cli;
 mod sql;
 
 use nandlab_lab::control::{Control, ProgressSink};
@@ -332,6 +333,7 @@ fn sim_index(py: Python<'_>, spec_json: String) -> PyResult<String> {
 #[pymodule]
 fn _nandlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;
     m.add_class::<sql::SqlConnection>()?;
     m.add_function(wrap_pyfunction!(sql::run_tpcc, m)?)?;
     m.add_function(wrap_pyfunction!(run_chip, m)?)?;

@@ -99,20 +99,14 @@ impl Curve {
         self.rows.push(row);
     }
     pub fn to_csv(&self) -> String {
-        let mut out = self.columns.join(",");
-        out.push('\n');
+        let mut out = crate::output::CsvText::new(&self.columns);
         for row in &self.rows {
-            let cells: Vec<String> = row
-                .iter()
-                .map(|v| match v {
-                    CurveValue::Number(n) => format_number(*n),
-                    CurveValue::Label(s) => s.clone(),
-                })
-                .collect();
-            out.push_str(&cells.join(","));
-            out.push('\n');
+            out.row(row.iter().map(|v| match v {
+                CurveValue::Number(n) => format_number(*n),
+                CurveValue::Label(s) => s.clone(),
+            }));
         }
-        out
+        out.finish()
     }
 }
 

@@ -309,6 +309,7 @@ impl Stack {
                     .and_then(|n| super::nvme::zbd_device(n, &ssd));
                 let job = nandlab_workload::fio::FioJobFile::open(self.path(&f.path))?
                     .with_device_zones(zbd.as_ref())?;
+                job.check_placement_ids(ssd.placement_ids())?;
                 for note in job.zoned_notes(zbd.as_ref()) {
                     eprintln!("note: {note}");
                 }

@@ -245,7 +245,7 @@ pub fn run_statement(
     for (i, p) in params.iter().enumerate() {
         stmt.raw_bind_parameter(i + 1, p)?;
     }
-    let columns: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
+    let columns: Vec<String> = stmt.column_names().map(|c| c.to_string()).collect();
     if columns.is_empty() {
         let changes = stmt.raw_execute()? as u64;
         return Ok(StatementOutput {

@@ -211,11 +211,15 @@ fn zone_blocks(blocks: u64, start_percent: u64, size_percent: u64) -> (u64, u64)
 /// io_uring_cmd's `write_mode`: each write is issued as one of NVMe's write commands, drawn
 /// by percentage. The simulated device sees Write and Write Zeroes as writes of the range,
 /// Write Uncorrectable as a trim (the range's data is gone), and Verify as a read (the
-/// device reads the media, nothing is transferred).
+/// device reads the media, nothing is transferred). `zone_append` (the whole job's writes,
+/// as fio takes it) is a write at the zone's write pointer, which is where `zonemode=zbd`
+/// puts every write: the job must have `zonemode=zbd` (checked once the job is complete).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WriteModes {
     /// `(operation on the simulated device, percent)`, percentages summing to 100.
     pub modes: Vec<(IoOp, u32)>,
+    /// `write_mode=zone_append`.
+    pub zone_append: bool,
 }
 
 impl WriteModes {
@@ -227,12 +231,19 @@ impl WriteModes {
             "write" | "zeroes" => Ok(IoOp::Write),
             "uncor" => Ok(IoOp::Trim),
             "verify" => Ok(IoOp::Read),
-            "zone_append" => Err(bad("zone append needs a zoned device (zonemode=zbd)")),
-            _ => Err(bad("expected write, zeroes, uncor or verify")),
+            "zone_append" => Err(bad("zone_append takes no percentage (all writes append)")),
+            _ => Err(bad("expected write, zeroes, uncor, verify or zone_append")),
         };
+        if text.trim() == "zone_append" {
+            return Ok(WriteModes {
+                modes: vec![(IoOp::Write, 100)],
+                zone_append: true,
+            });
+        }
         if !text.contains('/') {
             return Ok(WriteModes {
                 modes: vec![(op(text)?, 100)],
+                zone_append: false,
             });
         }
         let mut modes = Vec::new();
@@ -254,7 +265,10 @@ impl WriteModes {
         if modes.iter().map(|(_, p)| p).sum::<u32>() != 100 {
             return Err(bad("percentages must add up to 100"));
         }
-        Ok(WriteModes { modes })
+        Ok(WriteModes {
+            modes,
+            zone_append: false,
+        })
     }
 
     fn draw(&self, u: f64) -> IoOp {
@@ -713,7 +727,74 @@ mod verify_and_write_mode_tests {
         let e = FioJobFile::parse("[a]\nwrite_mode=zone_append\n".as_bytes(), "job.fio")
             .unwrap_err()
             .to_string();
+        assert!(
+            e.starts_with("job.fio:2: ") && e.contains("zonemode=zbd"),
+            "{e}"
+        );
+        let e = FioJobFile::parse(
+            "[a]\nwrite_mode=zone_append/50:write/50\nzonemode=zbd\n".as_bytes(),
+            "job.fio",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.starts_with("job.fio:2: bad write_mode"), "{e}");
+    }
+}
+
+/// Issue 31 item 7: `write_mode=zone_append` under `zonemode=zbd` (fio's
+/// uring-cmd-zoned-append.fio): the same requests as plain writes at the write pointers.
+#[cfg(test)]
+mod robust5_zone_append_tests {
+    use crate::fio::{FioContext, FioJobFile, ZbdDevice};
+    use crate::{BlockRequest, IoOp};
+
+    const CONTEXT: FioContext = FioContext {
+        device_size_bytes: 64 << 20,
+        seed: 3,
+    };
+    const DEVICE: ZbdDevice = ZbdDevice {
+        start_bytes: 0,
+        zone_size_bytes: 8 << 20,
+        zone_capacity_bytes: 8 << 20,
+        zone_count: 8,
+        max_open_zones: 0,
+    };
+
+    fn zoned_file(text: &str) -> FioJobFile {
+        FioJobFile::parse(text.as_bytes(), "job.fio")
+            .unwrap_or_else(|e| panic!("{e}"))
+            .with_device_zones(Some(&DEVICE))
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn zoned_requests(text: &str) -> Vec<BlockRequest> {
+        zoned_file(text)
+            .zoned_generator(&CONTEXT, None, Some(&DEVICE))
+            .unwrap_or_else(|e| panic!("{e}"))
+            .collect()
+    }
+
+    #[test]
+    fn robust5_zone_append_writes_as_zbd_writes_do() {
+        let plain = "[global]\nzonemode=zbd\nsize=2z\nbs=8k\n[w]\nrw=write\n[r]\nrw=randwrite\n";
+        // write_mode before zonemode, as in fio's example: the job is checked once complete
+        let append = format!("[global]\nwrite_mode=zone_append\n{}", &plain[9..]);
+        let writes = zoned_requests(plain);
+        assert_eq!(zoned_requests(&append), writes);
+        // two jobs, each over 2 zones of 8 MiB in 8 KiB blocks: 2 x 2048 writes, nothing else
+        assert_eq!(writes.len(), 2 * 2048);
+        assert!(
+            writes
+                .iter()
+                .all(|r| r.op == IoOp::Write && r.size_bytes == 8192)
+        );
+        let notes = zoned_file(&append).notes(&CONTEXT).unwrap();
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.starts_with("line 2: write_mode=zone_append")),
+            "{notes:?}"
+        );
     }
 }
 

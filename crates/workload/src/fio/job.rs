@@ -738,6 +738,13 @@ impl FioJob {
                 "nrfiles with filename is not supported: the job's files are named by filename_format (leave filename out)",
             );
         }
+        // fio's zone append writes at a zone's write pointer: zonemode=zbd (seen in any order)
+        if self.write_modes.as_ref().is_some_and(|m| m.zone_append) && !self.zoned.zbd {
+            return error(
+                "write_mode",
+                "write_mode=zone_append needs zonemode=zbd (a Zone Append writes at a zone's write pointer)",
+            );
+        }
         if self.time_based && self.runtime_ns.is_none() {
             return error(
                 "time_based",

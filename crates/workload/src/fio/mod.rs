@@ -296,6 +296,26 @@ impl FioJobFile {
         ))
     }
 
+    /// Refuses a placement id (`fdp_pli`) that a device of `device_ids` placement ids does not
+    /// have, naming the key's line (the SSD would otherwise fail the first tagged write).
+    pub fn check_placement_ids(&self, device_ids: u16) -> Result<(), WorkloadError> {
+        for job in self.jobs.iter().filter(|j| j.fdp) {
+            let mut ids = job.fdp_pli.iter().chain(&job.zoned.plis);
+            if let Some(id) = ids.find(|&&id| id >= device_ids) {
+                return Err(WorkloadError::parse(
+                    &self.path,
+                    job.line_of("fdp_pli"),
+                    format!(
+                        "fdp_pli: placement id {id}, but the device has {device_ids} (ids 0 to {}; \
+                         set ssd.mapping.placement_ids for more)",
+                        device_ids.saturating_sub(1)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// What the simulation does differently from fio for this file, one sentence each, for
     /// the user's terminal (the CLI prints them as `note:` lines).
     pub fn notes(&self, context: &FioContext) -> Result<Vec<String>, WorkloadError> {
@@ -316,7 +336,21 @@ impl FioJobFile {
             ));
         }
         notes.extend(self.key_notes.iter().cloned());
-        if let Some(job) = self.jobs.iter().find(|j| j.write_modes.is_some()) {
+        if let Some(job) = self
+            .jobs
+            .iter()
+            .find(|j| j.write_modes.as_ref().is_some_and(|m| m.zone_append))
+        {
+            notes.push(format!(
+                "line {}: write_mode=zone_append: each write is a write at its zone's write pointer, as zonemode=zbd places every write (the device does not pick the offset)",
+                job.line_of("write_mode")
+            ));
+        }
+        if let Some(job) = self
+            .jobs
+            .iter()
+            .find(|j| j.write_modes.as_ref().is_some_and(|m| !m.zone_append))
+        {
             notes.push(format!(
                 "line {}: write_mode: Write Zeroes is simulated as a write of the range, Write Uncorrectable as a trim (the data is gone), Verify as a read of the range (the device reads the media)",
                 job.line_of("write_mode")

@@ -313,3 +313,21 @@ fn fdp_placement_ids_tag_a_jobs_writes() {
         .to_string();
     assert!(e.contains("job.fio:4") && e.contains("fdp=1"), "{e}");
 }
+
+#[test]
+fn robust5_a_placement_id_beyond_the_device_names_its_line() {
+    let file = parse_ok("[a]\nrw=write\nsize=1m\nfdp=1\nfdp_pli=99\n");
+    let e = file.check_placement_ids(8).unwrap_err().to_string();
+    assert!(
+        e.starts_with("job.fio:5: ") && e.contains("99") && e.contains("has 8"),
+        "{e}"
+    );
+    let list = parse_ok("[a]\nrw=write\nsize=1m\nfdp=1\nfdp_pli=0,1,7\n");
+    list.check_placement_ids(8).unwrap();
+    let e = list.check_placement_ids(4).unwrap_err().to_string();
+    assert!(e.starts_with("job.fio:5: ") && e.contains(" 7,"), "{e}");
+    // without fdp=1 the ids are not used (generator() refuses that combination)
+    parse_ok("[a]\nrw=write\nsize=1m\nfdp_pli=99\n")
+        .check_placement_ids(1)
+        .unwrap();
+}
