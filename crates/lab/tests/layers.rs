@@ -33,10 +33,12 @@ const RULES: &[(&str, &[&str])] = &[
     ),
     // the front ends: the CLI, the Python bindings and the NBD server's nbdkit plugin
     ("cli", &["lab"]),
+    // py also runs the CLI in-process for the `nandlab` console script of `pip install`
     (
         "py",
         &[
             "core", "nand", "pcm", "ftl", "engine", "sql", "search", "join", "workload", "lab",
+            "cli",
         ],
     ),
     (
