@@ -64,7 +64,7 @@ mod wear;
 
 pub use address::{Lpa, Ppa};
 pub use config::{
-    BufferPolicy, DeviceConfig, FtlConfig, GcPolicy, GcScheduling, GcScope, MappingKind,
+    BufferPolicy, DeviceConfig, FtlConfig, GcConfig, GcPolicy, GcScheduling, GcScope, MappingKind,
     PayloadMode, ReadScheduling, SsdConfig, WearLeveling,
 };
 pub use controller::{ControllerCosts, ControllerSection};

@@ -14,11 +14,11 @@ const PAGE: u64 = 512;
 fn config(blocks: u32, reserve: u32, op: f64, policy: GcPolicy) -> SsdConfig {
     let mut c = common::slc(2, 2, blocks, 8, PAGE as u32);
     c.ftl.payload = PayloadMode::Full;
-    c.ftl.gc_scope = GcScope::Device;
-    c.ftl.gc_device_reserve_blocks = reserve;
-    c.ftl.gc_threshold_blocks = 2;
-    c.ftl.gc_policy = policy;
-    c.ftl.copyback = false;
+    c.ftl.gc.scope = GcScope::Device;
+    c.ftl.gc.device_reserve_blocks = reserve;
+    c.ftl.gc.threshold_blocks = 2;
+    c.ftl.gc.policy = policy;
+    c.ftl.gc.copyback = false;
     c.ftl.op_fraction = op;
     c
 }
@@ -38,7 +38,7 @@ fn minimal_op(blocks: u32, reserve: u32) -> f64 {
 /// Random whole-page overwrites, `device_writes` times the logical capacity; after every
 /// request the device keeps its reserve free and the bytes read back are the last written.
 fn hammer(c: SsdConfig, device_writes: u64, seed: u64) -> Ssd {
-    let reserve = c.ftl.gc_device_reserve_blocks;
+    let reserve = c.ftl.gc.device_reserve_blocks;
     let mut ssd = Ssd::new(c, seed).unwrap();
     let pages = ssd.logical_pages();
     let mut model = vec![0u8; (pages * PAGE) as usize];
@@ -104,13 +104,13 @@ fn the_device_reserve_runs_where_the_per_plane_reserve_cannot() {
 fn bad_device_reserve_configs_name_the_key() {
     let bad = |c: SsdConfig| c.validate().unwrap_err().to_string();
     let mut c = config(16, 2, 0.3, GcPolicy::Fifo);
-    c.ftl.gc_scope = GcScope::Plane;
+    c.ftl.gc.scope = GcScope::Plane;
     let err = bad(c);
     assert!(err.contains("ftl.gc_device_reserve_blocks"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     let mut c = config(16, 2, 0.3, GcPolicy::Fifo);
     c.ftl.placement_ids = 2;
-    c.ftl.gc_threshold_blocks = 3;
+    c.ftl.gc.threshold_blocks = 3;
     assert!(bad(c).contains("ftl.gc_device_reserve_blocks"));
     let err = bad(config(16, 2, 0.02, GcPolicy::Fifo));
     assert!(

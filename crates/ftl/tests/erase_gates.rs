@@ -73,7 +73,7 @@ proptest! {
         c.ftl.op_fraction = 0.25;
         c.ftl.queue_depth = queue_depth;
         if interleaved {
-            c.ftl.gc_scheduling = GcScheduling::Interleaved;
+            c.ftl.gc.scheduling = GcScheduling::Interleaved;
         }
         // (a geometry too small for the GC reserve is refused: not the case under test)
         prop_assume!(run_mix(c, max_pages, read_one_in, 1_500, seed));

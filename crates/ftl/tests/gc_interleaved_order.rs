@@ -57,14 +57,14 @@ fn run_on(
     requests: u32,
     urgent: u32,
 ) {
-    c.ftl.gc_scheduling = GcScheduling::Interleaved;
-    c.ftl.gc_policy = policy;
+    c.ftl.gc.scheduling = GcScheduling::Interleaved;
+    c.ftl.gc.policy = policy;
     c.ftl.mapping = mapping;
-    c.ftl.gc_threshold_blocks = 2;
+    c.ftl.gc.threshold_blocks = 2;
     c.ftl.op_fraction = 0.5;
     c.ftl.payload = PayloadMode::Full;
     c.ftl.queue_depth = depth;
-    c.ftl.gc_urgent_free_blocks = urgent;
+    c.ftl.gc.urgent_free_blocks = urgent;
     let mut ssd = Ssd::new(c, seed).unwrap();
     let span = span.min(ssd.logical_pages());
     let mut rng = SimRng::seed_from_u64(seed);

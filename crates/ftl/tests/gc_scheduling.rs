@@ -11,8 +11,8 @@ const PAGE: u64 = 4096;
 
 fn run(mode: GcScheduling) -> (Ssd, nandlab_ftl::SsdReport) {
     let mut c = common::slc(2, 2, 32, 64, PAGE as u32);
-    c.ftl.gc_scheduling = mode;
-    c.ftl.gc_threshold_blocks = 6;
+    c.ftl.gc.scheduling = mode;
+    c.ftl.gc.threshold_blocks = 6;
     c.ftl.op_fraction = 0.5;
     c.ftl.payload = PayloadMode::Full;
     common::steady_mix(c, PAGE, 4)
@@ -57,8 +57,8 @@ fn interleaved_gc_keeps_decisions_and_shortens_the_tail() {
 #[test]
 fn reads_return_the_last_write_under_interleaved_gc() {
     let mut c = common::slc(1, 2, 24, 16, 512);
-    c.ftl.gc_scheduling = GcScheduling::Interleaved;
-    c.ftl.gc_threshold_blocks = 4;
+    c.ftl.gc.scheduling = GcScheduling::Interleaved;
+    c.ftl.gc.threshold_blocks = 4;
     c.ftl.op_fraction = 0.6;
     c.ftl.payload = PayloadMode::Full;
     c.ftl.queue_depth = 8;

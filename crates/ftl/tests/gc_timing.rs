@@ -22,9 +22,9 @@ const ERASE_NS: u64 = 1_500_175;
 fn run(copyback: bool) -> nandlab_ftl::SsdReport {
     let mut c = common::slc(1, 1, 10, 4, 2048);
     c.ftl.op_fraction = 1.0;
-    c.ftl.gc_policy = GcPolicy::Fifo;
-    c.ftl.gc_threshold_blocks = 3;
-    c.ftl.copyback = copyback;
+    c.ftl.gc.policy = GcPolicy::Fifo;
+    c.ftl.gc.threshold_blocks = 3;
+    c.ftl.gc.copyback = copyback;
     let mut ssd = Ssd::new(c, 1).unwrap();
     assert_eq!(ssd.logical_pages(), 20);
     for lpa in 0..20 {

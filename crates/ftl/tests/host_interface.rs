@@ -113,7 +113,7 @@ fn bad_requests_are_named() {
 fn preconditioning_to_full_terminates_and_reaches_steady_state() {
     let mut c = common::slc(2, 2, 64, 16, 2048);
     c.ftl.op_fraction = 0.07;
-    c.ftl.gc_threshold_blocks = 2;
+    c.ftl.gc.threshold_blocks = 2;
     let mut ssd = Ssd::new(c, 1).unwrap();
     let logical = ssd.logical_pages();
     ssd.precondition(&Precondition::full_and_fragmented(logical))
@@ -146,8 +146,8 @@ fn hint_names_the_valid_pages_of_the_next_victim() {
         .flat_map(|p| [(p, GcScope::Plane), (p, GcScope::Device)])
     {
         let mut c = small();
-        c.ftl.gc_policy = policy;
-        c.ftl.gc_scope = scope;
+        c.ftl.gc.policy = policy;
+        c.ftl.gc.scope = scope;
         let mut ssd = Ssd::new(c, 4).unwrap();
         let logical = ssd.logical_pages();
         ssd.precondition(&Precondition::full_and_fragmented(logical))

@@ -10,9 +10,9 @@ use nandlab_ftl::{GcScope, HostRequest, PayloadMode, Precondition, Ssd, SsdConfi
 fn config(idle_threshold: u32, scope: GcScope) -> SsdConfig {
     let mut c = common::slc(2, 2, 32, 16, 2048);
     c.ftl.op_fraction = 0.25;
-    c.ftl.gc_threshold_blocks = 2;
-    c.ftl.idle_gc_threshold_blocks = idle_threshold;
-    c.ftl.gc_scope = scope;
+    c.ftl.gc.threshold_blocks = 2;
+    c.ftl.gc.idle_threshold_blocks = idle_threshold;
+    c.ftl.gc.scope = scope;
     c.ftl.payload = PayloadMode::Full;
     c
 }

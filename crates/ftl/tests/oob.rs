@@ -23,9 +23,9 @@ fn config(mapping: MappingKind, payload: PayloadMode, buffer_pages: u32) -> SsdC
     let mut c = common::slc(1, 2, 12, 4, PAGE as u32);
     c.ftl.payload = payload;
     c.ftl.op_fraction = 0.6;
-    c.ftl.gc_threshold_blocks = 2;
+    c.ftl.gc.threshold_blocks = 2;
     c.ftl.mapping = mapping;
-    c.ftl.gc_policy = GcPolicy::Greedy;
+    c.ftl.gc.policy = GcPolicy::Greedy;
     c.ftl.wear_leveling = WearLeveling::Static;
     c.ftl.wl_erase_gap_threshold = 2;
     c.ftl.write_buffer_pages = buffer_pages;

@@ -41,9 +41,9 @@ fn config(mapping: MappingKind, buffer_pages: u32, policy: GcPolicy) -> SsdConfi
     let mut c = common::slc(1, 2, 12, 4, PAGE as u32);
     c.ftl.payload = PayloadMode::Full;
     c.ftl.op_fraction = 0.6;
-    c.ftl.gc_threshold_blocks = 2;
+    c.ftl.gc.threshold_blocks = 2;
     c.ftl.mapping = mapping;
-    c.ftl.gc_policy = policy;
+    c.ftl.gc.policy = policy;
     c.ftl.wear_leveling = WearLeveling::Static;
     c.ftl.wl_erase_gap_threshold = 2;
     c.ftl.write_buffer_pages = buffer_pages;
@@ -116,7 +116,7 @@ proptest! {
     ) {
         let mut c = config(MappingKind::Page, 0, policy);
         if device_gc {
-            c.ftl.gc_scope = GcScope::Device;
+            c.ftl.gc.scope = GcScope::Device;
         }
         check(c, &actions)?;
     }
@@ -185,7 +185,7 @@ fn hybrid_merges_of_every_kind_happen() {
 fn gc_and_wear_leveling_happen_in_the_model_runs() {
     for scope in [GcScope::Plane, GcScope::Device] {
         let mut c = config(MappingKind::Page, 0, GcPolicy::Greedy);
-        c.ftl.gc_scope = scope;
+        c.ftl.gc.scope = scope;
         hot_set_run(c);
     }
 }

@@ -13,7 +13,7 @@ const PAGE: u64 = 512;
 fn config(ids: u16) -> SsdConfig {
     let mut c = common::slc(1, 2, 64, 32, PAGE as u32);
     c.ftl.op_fraction = 0.25;
-    c.ftl.gc_threshold_blocks = 3;
+    c.ftl.gc.threshold_blocks = 3;
     c.ftl.placement_ids = ids;
     c
 }
@@ -104,7 +104,7 @@ fn placement_errors_name_the_id_or_key() {
         "{e}"
     );
     let mut c = config(4);
-    c.ftl.gc_threshold_blocks = 3;
+    c.ftl.gc.threshold_blocks = 3;
     let e = Ssd::new(c, 1).unwrap_err().to_string();
     assert!(e.contains("gc_threshold_blocks"), "{e}");
     let mut c = config(2);

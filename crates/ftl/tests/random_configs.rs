@@ -6,8 +6,9 @@
 use nandlab_core::SimTime;
 use nandlab_core::memory::{BudgetSource, MemoryBudget};
 use nandlab_ftl::{
-    BufferPolicy, ControllerCosts, FtlConfig, GcPolicy, GcScheduling, GcScope, HostOp, HostRequest,
-    MappingKind, PayloadMode, Precondition, ReadScheduling, Ssd, SsdConfig, WearLeveling,
+    BufferPolicy, ControllerCosts, FtlConfig, GcConfig, GcPolicy, GcScheduling, GcScope, HostOp,
+    HostRequest, MappingKind, PayloadMode, Precondition, ReadScheduling, Ssd, SsdConfig,
+    WearLeveling,
 };
 use nandlab_nand::config::PerPageType;
 use nandlab_nand::{PageLayout, preset};
@@ -166,15 +167,19 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                 ),
             )| FtlConfig {
                 mapping,
-                gc_policy,
-                gc_threshold_blocks: gc_threshold,
-                gc_scope,
-                gc_device_reserve_blocks: device_reserve,
-                idle_gc_threshold_blocks: idle,
+                gc: GcConfig {
+                    policy: gc_policy,
+                    threshold_blocks: gc_threshold,
+                    scope: gc_scope,
+                    device_reserve_blocks: device_reserve,
+                    idle_threshold_blocks: idle,
+                    copyback,
+                    scheduling: gc_scheduling,
+                    urgent_free_blocks: gc_urgent_free_blocks,
+                },
                 op_fraction: op,
                 wear_leveling: wl,
                 wl_erase_gap_threshold: wl_gap,
-                copyback,
                 write_buffer_pages: buffer,
                 write_buffer_policy: buffer_policy,
                 payload,
@@ -185,9 +190,7 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                 hybrid_random_log_blocks: logs,
                 controller,
                 placement_ids,
-                gc_scheduling,
                 read_scheduling,
-                gc_urgent_free_blocks,
                 multiplane,
                 cache_mode,
                 paired_page_padding: padding,
@@ -381,11 +384,11 @@ fn random_configs_both_build_and_get_refused() {
 #[test]
 fn huge_gc_thresholds_are_refused_with_their_key() {
     let mut c = SsdConfig::from_preset("slc");
-    c.ftl.gc_threshold_blocks = u32::MAX;
+    c.ftl.gc.threshold_blocks = u32::MAX;
     let e = c.validate().unwrap_err().to_string();
     assert!(e.contains("ftl.gc_threshold_blocks"), "{e}");
     let mut c = SsdConfig::from_preset("slc");
-    c.ftl.idle_gc_threshold_blocks = u32::MAX;
+    c.ftl.gc.idle_threshold_blocks = u32::MAX;
     let e = c.validate().unwrap_err().to_string();
     assert!(e.contains("ftl.idle_gc_threshold_blocks"), "{e}");
 }

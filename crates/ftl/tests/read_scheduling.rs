@@ -25,8 +25,8 @@ fn device(reads: ReadScheduling) -> nandlab_ftl::SsdConfig {
         .into(),
     );
     c.ftl.read_scheduling = reads;
-    c.ftl.gc_scheduling = GcScheduling::Interleaved;
-    c.ftl.gc_threshold_blocks = 6;
+    c.ftl.gc.scheduling = GcScheduling::Interleaved;
+    c.ftl.gc.threshold_blocks = 6;
     c.ftl.op_fraction = 0.5;
     c.ftl.payload = PayloadMode::Full;
     c

@@ -11,7 +11,7 @@ use nandlab_ftl::{HostOp, HostRequest, PayloadMode, Ssd, SsdConfig};
 fn superblock_device(planes: u32, w: u32, queue_depth: u32) -> SsdConfig {
     let mut c = common::slc(1, planes, 32, 16, 2048);
     c.ftl.multiplane = w > 1;
-    c.ftl.copyback = false;
+    c.ftl.gc.copyback = false;
     c.ftl.superpage_planes = w;
     c.ftl.queue_depth = queue_depth;
     c
@@ -162,7 +162,7 @@ fn superpage_errors_name_the_key() {
     };
     bad(&|c| c.ftl.superpage_planes = 3);
     bad(&|c| c.ftl.superpage_planes = 0);
-    assert!(bad(&|c| c.ftl.copyback = true).contains("copyback"));
+    assert!(bad(&|c| c.ftl.gc.copyback = true).contains("copyback"));
     assert!(bad(&|c| c.ftl.multiplane = false).contains("multiplane"));
     assert!(bad(&|c| c.ftl.mapping = nandlab_ftl::MappingKind::Block).contains("page mapping"));
 }

@@ -344,7 +344,10 @@ mod tests {
             );
             config.ftl = FtlConfig {
                 op_fraction: 1.0,
-                gc_threshold_blocks: 3,
+                gc: nandlab_ftl::GcConfig {
+                    threshold_blocks: 3,
+                    ..Default::default()
+                },
                 payload: PayloadMode::Full,
                 sim_pages: 64,
                 sim_integrity: integrity,

@@ -13,7 +13,7 @@ fn preset_with_overrides_parses() {
     "#;
     let c = SsdConfig::from_toml(text).unwrap();
     assert_eq!(c.nand_config().unwrap().geometry.blocks_per_plane, 64);
-    assert_eq!(c.ftl.gc_policy, GcPolicy::CostBenefit);
+    assert_eq!(c.ftl.gc.policy, GcPolicy::CostBenefit);
 }
 
 #[test]
@@ -23,14 +23,14 @@ fn errors_name_the_key() {
         .to_string();
     assert!(err.contains("gc_polcy"), "{err}");
     let mut c = SsdConfig::from_preset("slc");
-    c.ftl.gc_threshold_blocks = 1;
+    c.ftl.gc.threshold_blocks = 1;
     assert!(
         c.validate()
             .unwrap_err()
             .to_string()
             .contains("gc_threshold_blocks")
     );
-    c.ftl.gc_threshold_blocks = 3;
+    c.ftl.gc.threshold_blocks = 3;
     c.ftl.op_fraction = -1.0;
     assert!(
         c.validate()
@@ -79,7 +79,7 @@ fn keys_the_mapping_ignores_are_listed() {
         ["ftl.hybrid_random_log_blocks", "ftl.write_buffer_policy"]
     );
     c.ftl.mapping = MappingKind::Block;
-    c.ftl.gc_policy = GcPolicy::Fifo;
+    c.ftl.gc.policy = GcPolicy::Fifo;
     c.ftl.wear_leveling = WearLeveling::Static;
     c.ftl.write_buffer_pages = 4;
     assert_eq!(
@@ -99,4 +99,33 @@ fn allocation_order_fills_missing_levels() {
         [Level::Plane, Level::Die, Level::Channel, Level::Chip]
     );
     assert!(parse_allocation_order("die-die").is_err());
+}
+
+/// The grouped config (de)serializes in the flat `[ftl]` form: legacy `SsdConfig` files and a
+/// resolved config's JSON (what results record and cache keys hash) keep their keys and order.
+#[test]
+fn ctrl6_grouped_config_keeps_the_flat_form() {
+    let f = FtlConfig {
+        gc: GcConfig {
+            policy: GcPolicy::Fifo,
+            urgent_free_blocks: 2,
+            ..GcConfig::default()
+        },
+        ..FtlConfig::default()
+    };
+    let json = serde_json::to_string(&f).unwrap();
+    // the flat struct's field order, defaults skipped as before
+    let head = "{\"mapping\":\"page\",\"gc_policy\":\"fifo\",\"gc_threshold_blocks\":3,\"gc_scope\":\"plane\",\"idle_gc_threshold_blocks\":0,\"gc_urgent_free_blocks\":2,\"op_fraction\":0.25,";
+    assert!(json.starts_with(head), "{json}");
+    assert!(json.contains("\"gc_urgent_free_blocks\":2"), "{json}");
+    assert!(!json.contains("\"gc\""), "{json}");
+    let back: FtlConfig = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, f);
+    let t: FtlConfig =
+        toml::from_str("gc_scheduling = \"interleaved\"\ncopyback = false\n").unwrap();
+    assert_eq!(
+        (t.gc.scheduling, t.gc.copyback),
+        (GcScheduling::Interleaved, false)
+    );
+    assert_eq!(FtlConfig::default().gc, GcConfig::default());
 }

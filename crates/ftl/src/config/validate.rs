@@ -35,12 +35,12 @@ impl SsdConfig {
             ));
         }
         let ids = f.pool_ids();
-        if ids > 1 && f.gc_threshold_blocks <= u32::from(ids) {
+        if ids > 1 && f.gc.threshold_blocks <= u32::from(ids) {
             return Err(config_error(
                 "ftl.gc_threshold_blocks",
                 format!(
                     "{} free blocks per plane cannot hold a GC block for each of {} placement ids{} (use at least {})",
-                    f.gc_threshold_blocks,
+                    f.gc.threshold_blocks,
                     ids,
                     if f.sim_pages > 0 {
                         " (one is the SiM pool)"
@@ -108,21 +108,7 @@ impl SsdConfig {
                 format!("{} must be in (0, 10]", f.op_fraction),
             ));
         }
-        if f.idle_gc_threshold_blocks != 0 && f.idle_gc_threshold_blocks <= f.gc_threshold_blocks {
-            return Err(config_error(
-                "ftl.idle_gc_threshold_blocks",
-                format!(
-                    "{} must be 0 (off) or above gc_threshold_blocks ({})",
-                    f.idle_gc_threshold_blocks, f.gc_threshold_blocks
-                ),
-            ));
-        }
-        if f.gc_threshold_blocks < 2 {
-            return Err(config_error(
-                "ftl.gc_threshold_blocks",
-                "must be at least 2 (one block is reserved for GC moves)",
-            ));
-        }
+        f.gc.validate()?;
         if f.queue_depth == 0 || f.queue_depth > 65_536 {
             return Err(config_error(
                 "ftl.queue_depth",
@@ -151,17 +137,17 @@ impl SsdConfig {
         }
         let blocks = g.blocks_per_plane;
         let logical = logical_pages(g, f.op_fraction);
-        if f.gc_device_reserve_blocks > 0 {
+        if f.gc.device_reserve_blocks > 0 {
             self.validate_device_reserve(g, logical)?;
         } else {
             self.validate_plane_reserve(g, logical)?;
         }
-        if f.idle_gc_threshold_blocks > blocks {
+        if f.gc.idle_threshold_blocks > blocks {
             return Err(config_error(
                 "ftl.idle_gc_threshold_blocks",
                 format!(
                     "{} exceeds the {blocks} blocks of a plane",
-                    f.idle_gc_threshold_blocks
+                    f.gc.idle_threshold_blocks
                 ),
             ));
         }
@@ -213,9 +199,9 @@ impl SsdConfig {
             format!("needs the page mapping (not {:?})", f.mapping)
         } else if !f.multiplane {
             "needs `multiplane` (the superblock's pages are written to form multiplane ops)".into()
-        } else if f.gc_device_reserve_blocks > 0 {
+        } else if f.gc.device_reserve_blocks > 0 {
             "does not work with `gc_device_reserve_blocks` (that keeps one GC block for the device, not a superblock)".into()
-        } else if f.copyback {
+        } else if f.gc.copyback {
             "needs `copyback` off (GC moves fill the group's GC superblock across planes; a copyback stays in its plane)".into()
         } else {
             return Ok(());
@@ -281,7 +267,7 @@ impl SsdConfig {
                 f.mapping
             ));
         }
-        if f.gc_device_reserve_blocks > 0 {
+        if f.gc.device_reserve_blocks > 0 {
             return refuse("the SiM pool needs per-plane GC reserves (gc_device_reserve_blocks = 0): device-wide GC moves pages into one shared block".into());
         }
         if f.multiplane {
@@ -305,8 +291,8 @@ impl SsdConfig {
     fn validate_device_reserve(&self, g: &nandlab_nand::Geometry, logical: u64) -> FtlResult<()> {
         let f = &self.ftl;
         let key = "ftl.gc_device_reserve_blocks";
-        let r = f.gc_device_reserve_blocks;
-        if f.mapping != MappingKind::Page || f.gc_scope != GcScope::Device {
+        let r = f.gc.device_reserve_blocks;
+        if f.mapping != MappingKind::Page || f.gc.scope != GcScope::Device {
             return Err(config_error(
                 key,
                 format!(
@@ -331,13 +317,13 @@ impl SsdConfig {
         }
         let spare = (g.total_pages() - logical) / u64::from(g.pages_per_block);
         let planes = u64::from(g.total_planes());
-        let needed = u64::from(r) + u64::from(f.gc_threshold_blocks) + planes + 1;
+        let needed = u64::from(r) + u64::from(f.gc.threshold_blocks) + planes + 1;
         if spare < needed {
             return Err(config_error(
                 "ftl.op_fraction",
                 format!(
                     "{} leaves {spare} spare blocks on the device; the device-wide GC reserve needs at least {needed} (gc_device_reserve_blocks {r} + gc_threshold_blocks {} + a host frontier per plane ({planes}) + one GC frontier)",
-                    f.op_fraction, f.gc_threshold_blocks
+                    f.op_fraction, f.gc.threshold_blocks
                 ),
             ));
         }
@@ -356,12 +342,6 @@ impl SsdConfig {
         let mut keys = Vec::new();
         if f.mapping != MappingKind::Page {
             let page_only = [
-                ("ftl.gc_policy", f.gc_policy != d.gc_policy),
-                ("ftl.gc_scope", f.gc_scope != d.gc_scope),
-                (
-                    "ftl.idle_gc_threshold_blocks",
-                    f.idle_gc_threshold_blocks != d.idle_gc_threshold_blocks,
-                ),
                 ("ftl.wear_leveling", f.wear_leveling != d.wear_leveling),
                 (
                     "ftl.wl_erase_gap_threshold",
@@ -372,6 +352,7 @@ impl SsdConfig {
                     f.hint_all_planes != d.hint_all_planes,
                 ),
             ];
+            keys.extend(f.gc.page_only_keys_set());
             keys.extend(page_only.iter().filter(|(_, set)| *set).map(|(k, _)| *k));
         } else if f.wear_leveling != WearLeveling::Static
             && f.wl_erase_gap_threshold != d.wl_erase_gap_threshold
@@ -386,8 +367,8 @@ impl SsdConfig {
         if f.write_buffer_pages == 0 && f.write_buffer_policy != d.write_buffer_policy {
             keys.push("ftl.write_buffer_policy");
         }
-        if f.gc_scheduling == GcScheduling::Blocking
-            && f.gc_urgent_free_blocks != d.gc_urgent_free_blocks
+        if f.gc.scheduling == GcScheduling::Blocking
+            && f.gc.urgent_free_blocks != d.gc.urgent_free_blocks
         {
             keys.push("ftl.gc_urgent_free_blocks");
         }
@@ -401,9 +382,9 @@ impl SsdConfig {
     fn validate_plane_reserve(&self, g: &nandlab_nand::Geometry, logical: u64) -> FtlResult<()> {
         let f = &self.ftl;
         let blocks = g.blocks_per_plane;
-        let reserved = f
-            .gc_threshold_blocks
-            .saturating_add(2 * u32::from(f.pool_ids().max(1)));
+        let reserved =
+            f.gc.threshold_blocks
+                .saturating_add(2 * u32::from(f.pool_ids().max(1)));
         if blocks <= reserved {
             return Err(config_error(
                 "ftl.gc_threshold_blocks",

@@ -152,7 +152,7 @@ pub(crate) fn build_for(
             ),
         ));
     }
-    let spare = spare_blocks(blocks, logical_pages, f.gc_threshold_blocks);
+    let spare = spare_blocks(blocks, logical_pages, f.gc.threshold_blocks);
     Ok(BadBlocks::build(config, seed, blocks, spare)?.map(Box::new))
 }
 

@@ -48,11 +48,7 @@ impl Collector {
         let first = self.next_gc_plane(map, flash);
         let planes = map.stripe().len();
         let start = map.stripe().iter().position(|&p| p == first).unwrap_or(0);
-        let count = if self.config.hint_all_planes {
-            planes
-        } else {
-            1
-        };
+        let count = if self.hint_all_planes { planes } else { 1 };
         for step in 0..count {
             let plane = map.stripe()[(start + step) % planes];
             self.policy.commit(&flash.blocks, Domain::Plane(plane));

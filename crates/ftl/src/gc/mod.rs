@@ -1,17 +1,17 @@
 //! Garbage collection (SPEC F3) as a component: a [`Collector`] with its own config
-//! ([`GcConfig`]) and a [`VictimPolicy`](policy::VictimPolicy) that picks each victim
+//! ([`GcConfig`], `[ssd.gc]`) and a [`VictimPolicy`](policy::VictimPolicy) that picks each victim
 //! (`policy/`, one file per policy). The collector decides *when* and *where* to collect
 //! (per plane, per superpage group, device-wide, or in the background while the device idles)
 //! and which block goes; the page mapping moves the victim's valid pages and erases it
 //! ([`GcSpace::relocate_block`], implemented by the page mapping's `PageMap`); the time it all takes emerges from the
-//! chip model and the scheduling mode ([`GcScheduling`], applied by the flash scheduler).
+//! chip model and the scheduling mode ([`GcScheduling`](crate::config::GcScheduling), applied by the flash scheduler).
 
 mod collect;
 mod hint;
 pub(crate) mod policy;
 
 use crate::address::{BlockId, Lpa, PlaneId};
-use crate::config::{FtlConfig, GcPolicy, GcScheduling, GcScope};
+use crate::config::{GcConfig, GcScope};
 use crate::error::FtlResult;
 use crate::flash::Flash;
 use crate::flash::blocks::BlockManager;
@@ -36,56 +36,33 @@ pub(crate) trait GcSpace: ColdMigration {
     fn push_valid_lpas(&self, flash: &Flash, block: BlockId, out: &mut Vec<Lpa>);
 }
 
-/// The collector's settings (`[ssd.gc]`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct GcConfig {
-    /// The victim policy a config names.
-    pub policy: GcPolicy,
-    /// GC keeps this many free blocks per plane (`gc_threshold_blocks`).
-    pub threshold_blocks: u32,
-    /// Background GC collects while a plane has fewer free blocks than this (0: off).
-    pub idle_threshold_blocks: u32,
-    /// One GC stream per plane or for the device.
-    pub scope: GcScope,
-    /// Free blocks kept device-wide for GC moves (0: one per plane).
-    pub device_reserve_blocks: u32,
-    /// The co-design hint covers every plane's next victim.
-    pub hint_all_planes: bool,
-    /// How GC ops are ordered against host ops on each die.
-    pub scheduling: GcScheduling,
-}
-
-impl GcConfig {
-    pub fn of(f: &FtlConfig) -> Self {
-        GcConfig {
-            policy: f.gc_policy,
-            threshold_blocks: f.gc_threshold_blocks,
-            idle_threshold_blocks: f.idle_gc_threshold_blocks,
-            scope: f.gc_scope,
-            device_reserve_blocks: f.gc_device_reserve_blocks,
-            hint_all_planes: f.hint_all_planes,
-            scheduling: f.gc_scheduling,
-        }
-    }
-}
-
 /// The garbage collector: its config and its victim policy (whose state, e.g. `random`'s
 /// draw, is the collector's too).
 #[derive(Debug)]
 pub(crate) struct Collector {
     config: GcConfig,
+    /// The co-design hint covers every plane's next victim (`ftl.hint_all_planes`).
+    hint_all_planes: bool,
     policy: Box<dyn VictimPolicy>,
 }
 
 impl Collector {
     /// A collector with the policy `config` names (`seed` feeds the `random` policy).
-    pub fn new(config: GcConfig, seed: u64) -> Self {
-        Self::with_policy(config, policy::build(config.policy, seed))
+    pub fn new(config: GcConfig, hint_all_planes: bool, seed: u64) -> Self {
+        Self::with_policy(config, hint_all_planes, policy::build(config.policy, seed))
     }
 
     /// A collector with a policy of the caller's (tests; a policy not named in configs).
-    pub fn with_policy(config: GcConfig, policy: Box<dyn VictimPolicy>) -> Self {
-        Collector { config, policy }
+    pub fn with_policy(
+        config: GcConfig,
+        hint_all_planes: bool,
+        policy: Box<dyn VictimPolicy>,
+    ) -> Self {
+        Collector {
+            config,
+            hint_all_planes,
+            policy,
+        }
     }
 
     /// Whether one GC stream serves the whole device.

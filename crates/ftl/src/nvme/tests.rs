@@ -21,7 +21,7 @@ fn sized(mapping: MappingKind, queue_depth: u32, blocks: u32) -> SsdConfig {
     c.ftl.mapping = mapping;
     c.ftl.queue_depth = queue_depth;
     c.ftl.op_fraction = 0.4;
-    c.ftl.gc_threshold_blocks = 2;
+    c.ftl.gc.threshold_blocks = 2;
     c
 }
 
@@ -387,7 +387,7 @@ fn bad_geometry_and_handles_are_one_line_errors_naming_the_key() {
 fn two_tenants(pids: (u16, u16)) -> (FdpStats, crate::SsdReport, u64) {
     let mut c = sized(MappingKind::Page, 4, 32);
     c.ftl.placement_ids = 2;
-    c.ftl.gc_threshold_blocks = 3;
+    c.ftl.gc.threshold_blocks = 3;
     let mut ssd = Ssd::new(c, 5).unwrap();
     let mut ns = NamespaceConfig::conventional(0);
     ns.fdp = Some(FdpConfig {
@@ -472,7 +472,7 @@ fn fdp_statistics_add_up_and_separate_handles_shield_a_cold_tenant() {
 fn fdp_placement_identifiers_and_handle_updates() {
     let mut c = sized(MappingKind::Page, 1, 32);
     c.ftl.placement_ids = 3;
-    c.ftl.gc_threshold_blocks = 4;
+    c.ftl.gc.threshold_blocks = 4;
     c.ftl.op_fraction = 0.5;
     let mut ssd = Ssd::new(c, 5).unwrap();
     let mut ns = NamespaceConfig::conventional(0);

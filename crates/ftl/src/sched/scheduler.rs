@@ -53,8 +53,8 @@ impl SchedConfig {
             multiplane: f.multiplane,
             cache_mode: f.cache_mode,
             superblocks: f.superpage_planes > 1,
-            gc_scheduling: f.gc_scheduling,
-            gc_urgent_free_blocks: f.gc_urgent_free_blocks,
+            gc_scheduling: f.gc.scheduling,
+            gc_urgent_free_blocks: f.gc.urgent_free_blocks,
             reads_first: f.read_scheduling != ReadScheduling::Fifo,
             reads_suspend: f.read_scheduling == ReadScheduling::Suspend,
         }

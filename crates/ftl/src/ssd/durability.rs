@@ -178,7 +178,7 @@ mod tests {
         ] {
             let mut c = crate::ssd::test_device::small_slc(4, 2, 8);
             c.ftl.write_buffer_pages = 16;
-            c.ftl.gc_scheduling = scheduling;
+            c.ftl.gc.scheduling = scheduling;
             c.ftl.multiplane = multiplane;
             c.ftl.queue_depth = 8;
             let mut s = Ssd::new(c, 7).unwrap();
@@ -230,7 +230,10 @@ mod tests {
             );
             c.ftl = FtlConfig {
                 op_fraction: 0.6,
-                gc_threshold_blocks: 2,
+                gc: crate::config::GcConfig {
+                    threshold_blocks: 2,
+                    ..Default::default()
+                },
                 paired_page_padding: padding,
                 ..FtlConfig::default()
             };

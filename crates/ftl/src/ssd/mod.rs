@@ -53,8 +53,8 @@ use crate::flash::bad_blocks;
 use crate::flash::blocks::BlockManager;
 use crate::flash::payload::Payload;
 use crate::frontend::{Chain, FrontEnd, buffer::WriteBuffer};
+use crate::gc::Collector;
 use crate::gc::policy::VictimPolicy;
-use crate::gc::{Collector, GcConfig};
 use crate::mapping::page::{PageConfig, PageFtl, PageMap};
 use crate::mapping::{Mapper, Mapping, block::BlockFtl, hybrid::HybridFtl, stripe_order};
 use crate::sched::scheduler::{FlashScheduler, SchedConfig};
@@ -168,7 +168,7 @@ impl Ssd {
             blocks,
             geometry.total_dies(),
             Payload::new(full, physical as usize, geometry.page_size_bytes as usize),
-            f.copyback,
+            f.gc.copyback,
             f.pool_ids(),
         );
         let mut flash = flash;
@@ -190,7 +190,7 @@ impl Ssd {
             &mut flash.blocks,
             logical,
         )?;
-        let gc_config = GcConfig::of(f);
+        let gc_config = f.gc;
         if gc_config.scheduling == crate::config::GcScheduling::Interleaved {
             // which free blocks still wait for their erase (allocation prefers the others)
             flash.blocks.enable_erase_queue();
@@ -203,19 +203,19 @@ impl Ssd {
         let mapper = match f.mapping {
             MappingKind::Page => {
                 let settings = PageConfig {
-                    device_reserve_blocks: f.gc_device_reserve_blocks,
+                    device_reserve_blocks: f.gc.device_reserve_blocks,
                     superpage_planes: f.superpage_planes,
                 };
                 let map = PageMap::new(logical, physical, stripe, settings, f.pool_ids());
                 let gc = match victim_policy {
-                    Some(policy) => Collector::with_policy(gc_config, policy),
-                    None => Collector::new(gc_config, seed),
+                    Some(policy) => Collector::with_policy(gc_config, f.hint_all_planes, policy),
+                    None => Collector::new(gc_config, f.hint_all_planes, seed),
                 };
                 let wear = WearLeveler::new(WearConfig::of(f));
                 Mapper::Page(PageFtl::new(map, gc, wear))
             }
             MappingKind::Block => {
-                let m = BlockFtl::new(&geometry, logical, stripe, f.gc_threshold_blocks);
+                let m = BlockFtl::new(&geometry, logical, stripe, f.gc.threshold_blocks);
                 logical = m.logical_pages();
                 Mapper::Block(m)
             }
@@ -224,7 +224,7 @@ impl Ssd {
                     &geometry,
                     logical,
                     stripe,
-                    f.gc_threshold_blocks,
+                    f.gc.threshold_blocks,
                     f.hybrid_random_log_blocks,
                 );
                 logical = m.logical_pages();
@@ -305,7 +305,7 @@ impl Ssd {
             no_front: front.is_empty(),
             page_payloads: flash.payload.enabled() && matches!(mapper, Mapper::Page(_)),
             placement: flash.placement.active(),
-            idle_gc: f.idle_gc_threshold_blocks > 0,
+            idle_gc: f.gc.idle_threshold_blocks > 0,
             slc_idle_fold: (f.slc_idle_fold_us > 0).then(|| SimTime::from_us(f.slc_idle_fold_us)),
             checkpoint_interval_pages: f.map_checkpoint_interval_pages,
         };

@@ -51,7 +51,7 @@ fn stages_resolve_the_paths_of_the_features_at_build() {
         firmware_command_ns: 500.0,
         ..ControllerCosts::default()
     };
-    c.ftl.idle_gc_threshold_blocks = 3;
+    c.ftl.gc.idle_threshold_blocks = 3;
     let costed = Ssd::new(c, 5).unwrap();
     let s = &costed.stages;
     // controller costs: a source of events of its own, and writes decided after the firmware

@@ -53,7 +53,7 @@ proptest! {
         let w = if wide { planes } else { 2 };
         let mut c = small_slc(dies, planes, 8);
         c.ftl.multiplane = true;
-        c.ftl.copyback = false;
+        c.ftl.gc.copyback = false;
         c.ftl.superpage_planes = w;
         c.ftl.queue_depth = depth;
         let mut ssd = Ssd::new(c, 1).unwrap();

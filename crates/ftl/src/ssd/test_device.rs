@@ -16,7 +16,10 @@ pub(crate) fn small_slc(dies: u32, planes: u32, pages_per_block: u32) -> SsdConf
     );
     c.ftl = FtlConfig {
         op_fraction: 0.6,
-        gc_threshold_blocks: 2,
+        gc: crate::config::GcConfig {
+            threshold_blocks: 2,
+            ..Default::default()
+        },
         ..FtlConfig::default()
     };
     c

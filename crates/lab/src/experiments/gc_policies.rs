@@ -59,9 +59,12 @@ pub fn gc_policies_config(policy: GcPolicy, op_percent: u32, quick: bool) -> Ssd
     overrides.insert("geometry".into(), toml::Value::Table(geometry));
     config.device.overrides = Some(overrides);
     config.ftl = FtlConfig {
-        gc_policy: policy,
+        gc: nandlab_ftl::GcConfig {
+            policy,
+            threshold_blocks: 3,
+            ..Default::default()
+        },
         op_fraction: f64::from(op_percent) / 100.0,
-        gc_threshold_blocks: 3,
         payload: PayloadMode::TimingOnly,
         queue_depth: 8,
         ..FtlConfig::default()

@@ -353,8 +353,8 @@ pub fn crash(
         s.trim_records_written += o.trim_records_written;
         let f = drawn.case.device.config()?.ftl;
         s.cases_deep_queue += u64::from(f.queue_depth > 1);
-        s.cases_interleaved_gc += u64::from(f.gc_scheduling == GcScheduling::Interleaved);
-        s.cases_urgent_gc += u64::from(f.gc_urgent_free_blocks > 0);
+        s.cases_interleaved_gc += u64::from(f.gc.scheduling == GcScheduling::Interleaved);
+        s.cases_urgent_gc += u64::from(f.gc.urgent_free_blocks > 0);
         s.urgent_gc_passes += o.urgent_gc_passes;
         s.cases_multiplane += u64::from(f.multiplane);
         s.cases_superblock += u64::from(f.superpage_planes > 1);

@@ -444,13 +444,13 @@ fn the_crash_device_is_a_stack_config() {
     );
     assert_eq!((g.page_size_bytes, g.spare_bytes_per_page), (512, 64));
     assert_eq!(c.ftl.payload, PayloadMode::Full);
-    assert_eq!((c.ftl.gc_threshold_blocks, c.ftl.copyback), (2, false));
+    assert_eq!((c.ftl.gc.threshold_blocks, c.ftl.gc.copyback), (2, false));
     assert!(c.ftl.paired_page_padding);
     let mut d = CrashDevice::default();
     d.set("ssd.gc.policy", "cost-benefit");
     d.set("nand.geometry.page_size_bytes", 4096);
     let c = d.config().unwrap();
-    assert_eq!(c.ftl.gc_policy, GcPolicy::CostBenefit);
+    assert_eq!(c.ftl.gc.policy, GcPolicy::CostBenefit);
     let g = &c.device.nand.as_ref().unwrap().geometry;
     assert_eq!(g.spare_bytes_per_page, 512);
     d.set("ssd.gc.policy", "bogus");

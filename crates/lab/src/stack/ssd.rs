@@ -364,21 +364,21 @@ impl SsdSection {
                 f.mapping,
             ));
         }
-        set(&mut f.gc_policy, gc.policy);
-        set(&mut f.gc_threshold_blocks, gc.threshold_blocks);
-        set(&mut f.gc_scope, gc.scope);
-        set(&mut f.gc_device_reserve_blocks, gc.device_reserve_blocks);
-        set(&mut f.idle_gc_threshold_blocks, gc.idle_threshold_blocks);
-        set(&mut f.copyback, gc.copyback);
-        set(&mut f.gc_scheduling, gc.scheduling);
+        set(&mut f.gc.policy, gc.policy);
+        set(&mut f.gc.threshold_blocks, gc.threshold_blocks);
+        set(&mut f.gc.scope, gc.scope);
+        set(&mut f.gc.device_reserve_blocks, gc.device_reserve_blocks);
+        set(&mut f.gc.idle_threshold_blocks, gc.idle_threshold_blocks);
+        set(&mut f.gc.copyback, gc.copyback);
+        set(&mut f.gc.scheduling, gc.scheduling);
         if let Some(n) = gc.urgent_free_blocks {
-            if f.gc_scheduling != GcScheduling::Interleaved {
+            if f.gc.scheduling != GcScheduling::Interleaved {
                 return Err((
                     "ssd.gc.urgent_free_blocks".into(),
                     "applies to `scheduling = \"interleaved\"` only".into(),
                 ));
             }
-            f.gc_urgent_free_blocks = n;
+            f.gc.urgent_free_blocks = n;
         }
         Ok(())
     }
@@ -448,7 +448,7 @@ fn apply_superpage(
             ));
         }
         f.multiplane = true;
-        f.copyback = false;
+        f.gc.copyback = false;
     }
     f.superpage_planes = w;
     Ok(())
@@ -581,8 +581,8 @@ mod tests {
         assert!(f.paired_page_padding);
         assert_eq!(f.op_fraction, 0.07);
         assert_eq!(f.queue_depth, 8);
-        assert_eq!(f.gc_policy, GcPolicy::Fifo);
-        assert_eq!(f.gc_threshold_blocks, 4);
+        assert_eq!(f.gc.policy, GcPolicy::Fifo);
+        assert_eq!(f.gc.threshold_blocks, 4);
         assert_eq!(f.wear_leveling, WearLeveling::Static);
         assert_eq!(f.wl_erase_gap_threshold, 9);
         assert_eq!(f.write_buffer_pages, 16);
@@ -690,7 +690,7 @@ mod tests {
             .to_ftl()
             .unwrap();
         assert_eq!(f.superpage_planes, 2);
-        assert!(f.multiplane && !f.copyback);
+        assert!(f.multiplane && !f.gc.copyback);
         // 1: nothing changes
         let f = section("[scheduler]\nsuperpage_planes = 1\n")
             .to_ftl()

@@ -119,7 +119,10 @@ mod bench_literal {
         SsdConfig {
             ftl: FtlConfig {
                 op_fraction: 0.25,
-                gc_policy: GcPolicy::Greedy,
+                gc: nandlab_ftl::GcConfig {
+                    policy: GcPolicy::Greedy,
+                    ..Default::default()
+                },
                 queue_depth: 32,
                 payload: PayloadMode::TimingOnly,
                 hint_refresh_ops: 0,
@@ -153,7 +156,7 @@ fn typed_overrides_and_grouped_keys_reach_the_device() {
     assert_eq!(s.nand.geometry.blocks_per_plane, 32);
     assert_eq!(s.nand.geometry.page_size_bytes, 4096);
     assert_eq!(s.nand.name, "slc");
-    assert_eq!(s.ftl.gc_policy, nandlab_ftl::GcPolicy::Fifo);
+    assert_eq!(s.ftl.gc.policy, nandlab_ftl::GcPolicy::Fifo);
     assert_eq!(s.config.run.seed, 3);
     let run = s.run(None, &Control::new()).unwrap();
     assert_eq!(run.metric("requests"), Some(500.0));
@@ -232,7 +235,7 @@ fn sweep_overrides_set_any_key_path() {
         ),
     ];
     let s = Stack::from_toml("t.toml", SMALL, Path::new("."), &overrides).unwrap();
-    assert_eq!(s.ftl.gc_policy, nandlab_ftl::GcPolicy::Greedy);
+    assert_eq!(s.ftl.gc.policy, nandlab_ftl::GcPolicy::Greedy);
     assert_eq!(s.ftl.queue_depth, 4);
     assert_eq!(s.nand.geometry.blocks_per_plane, 48);
     let bad = [("ssd.gc.nope".to_string(), toml::Value::Integer(1))];

@@ -39,7 +39,7 @@ impl VictimPolicy for OldestFirst {
 
 fn device(policy: GcPolicy) -> SsdConfig {
     let mut c = crate::ssd::test_device::small_slc(2, 2, 8);
-    c.ftl.gc_policy = policy;
+    c.ftl.gc.policy = policy;
     c
 }
 

@@ -24,7 +24,10 @@ pub(super) fn small_sim(sim_pages: u32, payload: PayloadMode) -> SsdConfig {
     );
     c.ftl = FtlConfig {
         op_fraction: 1.0,
-        gc_threshold_blocks: 3,
+        gc: crate::config::GcConfig {
+            threshold_blocks: 3,
+            ..Default::default()
+        },
         payload,
         sim_pages,
         ..FtlConfig::default()
