@@ -122,7 +122,7 @@ pub fn bench_sim(queries: u64) -> LabResult<SimBench> {
         queries: queries.max(1),
         ..EvalConfig::new(EvalMode::Sim, 1.0, 0.0, YcsbDistribution::Zipfian)
     };
-    let chip = nandlab_nand::preset("sim2024")?;
+    let chip = crate::stack::preset_chip("bench sim", "sim2024")?;
     let start = Instant::now();
     let result = run_eval(&chip, &config)
         .map_err(|e| crate::error::LabError::Usage(format!("bench sim: {e}")))?;

@@ -8,9 +8,9 @@ use super::points::{
 };
 use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::error::LabResult;
-use crate::stack::{EngineSection, Stack, StackConfig, StackOutcome};
+use crate::stack::{EngineSection, Stack, StackConfig, StackOutcome, preset_chip};
 use nandlab_engine::CoDesignFallback;
-use nandlab_nand::{FlashOp, NandSim, PageAddress, preset};
+use nandlab_nand::{FlashOp, NandSim, PageAddress};
 
 /// Paper 000 Fig. 12 at 20 % free space (co-designed against conventional).
 const FREESPACE_PAPER: &[PaperValue] = &[
@@ -740,7 +740,7 @@ fn rowsize(options: &RunOptions) -> LabResult<ExperimentResult> {
 /// GC of one block on the paper's chip: `n_valid` page copies through the controller (legacy
 /// read, then legacy program into a free block) and the erase, timed by the chip model.
 fn gc_time_ms(n_valid: u32) -> LabResult<f64> {
-    let mut sim = NandSim::new(preset("miyaji2014")?, 0)?;
+    let mut sim = NandSim::new(preset_chip("miyaji-gc-latency", "miyaji2014")?, 0)?;
     let mut done = Vec::new();
     let at = |block: u32, page: u32| PageAddress {
         block,

@@ -4,8 +4,9 @@ use super::paper::{Paper, PaperValue, pv};
 use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::chip::ChipRunSpec;
 use crate::error::{LabError, LabResult};
+use crate::stack::preset_chip;
 use nandlab_ftl::sched::{ChipReport, ChipWorkloadKind, SchedulerPolicy};
-use nandlab_nand::{FlashOp, NandSim, OpKind, PageAddress, Stage, preset};
+use nandlab_nand::{FlashOp, NandSim, OpKind, PageAddress, Stage};
 use serde::{Deserialize, Serialize};
 
 /// Paper 003 Fig. 18: throughput gains from 1 die (SDP) to 8 dies (ODP).
@@ -543,7 +544,7 @@ fn is_bus(stage: &str) -> bool {
 
 /// Migrates `blocks` source blocks into erased destination blocks and erases the sources.
 fn migrate(mode: &str, blocks: u32) -> LabResult<(f64, f64)> {
-    let c = preset("mlc1")?;
+    let c = preset_chip("nfs-migration", "mlc1")?;
     let pages = c.geometry.pages_per_block;
     let mut sim = NandSim::new(c, 0)?;
     let two_planes = mode.starts_with("2x");
@@ -723,7 +724,7 @@ fn energy(options: &RunOptions) -> LabResult<ExperimentResult> {
         return Err(LabError::Interrupted);
     }
     let mut result = ExperimentResult::default();
-    let mut sim = NandSim::new(preset("qdp-slc")?, 0)?;
+    let mut sim = NandSim::new(preset_chip("nfs-energy", "qdp-slc")?, 0)?;
     let block = PageAddress::default();
     let mut done = Vec::new();
     for op in [

@@ -12,7 +12,7 @@ use crate::sim_eval::{
     BatchConfig, BatchResult, EvalConfig, EvalMode, EvalResult, PAPER_DEADLINE, run_batched,
     run_eval, table1,
 };
-use nandlab_nand::preset;
+use crate::stack::preset_chip;
 use nandlab_workload::ycsb::YcsbDistribution;
 
 /// Paper 004 Table I: one point lookup with and without SiM.
@@ -236,7 +236,7 @@ impl Measure for Eval {
     type Point = EvalConfig;
     type Output = EvalResult;
     fn measure(config: &EvalConfig, _: &Control) -> LabResult<Option<EvalResult>> {
-        let chip = preset("sim2024")?;
+        let chip = preset_chip("sim-eval", "sim2024")?;
         run_eval(&chip, config).map(Some).map_err(search_error)
     }
 }
@@ -249,7 +249,7 @@ impl Measure for Batch {
     type Point = BatchConfig;
     type Output = BatchResult;
     fn measure(config: &BatchConfig, _: &Control) -> LabResult<Option<BatchResult>> {
-        let chip = preset("sim2024")?;
+        let chip = preset_chip("sim-batch", "sim2024")?;
         run_batched(&chip, config).map(Some).map_err(search_error)
     }
 }

@@ -505,6 +505,13 @@ pub(crate) fn chip_from_table(origin: &str, nand: &toml::Table) -> LabResult<Nan
     resolve_nand(source, nand, Path::new("."))
 }
 
+/// The chip of a NAND preset through the stack config's one chip builder (`[nand] preset =
+/// name`): what an experiment or a benchmark that drives a bare chip runs on.
+pub(crate) fn preset_chip(origin: &str, name: &str) -> LabResult<NandConfig> {
+    let nand = toml::Table::from_iter([("preset".to_string(), toml::Value::from(name))]);
+    chip_from_table(origin, &nand)
+}
+
 /// `[nand]`: `preset` or `file` (or neither: the table is a whole chip config), then the rest
 /// of the table merged over it and checked as a chip config.
 fn resolve_nand(source: Source<'_>, nand: &toml::Table, base_dir: &Path) -> LabResult<NandConfig> {
