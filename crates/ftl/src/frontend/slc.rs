@@ -136,16 +136,26 @@ impl SlcCache {
             if lpa == FREE {
                 continue;
             }
-            let held = self.forget(Lpa(lpa)).expect("a live slot is held");
-            out.push_log_op(LogAreaOp::SlcRead { index, page });
-            out.push_placed(
-                Lpa(lpa),
-                held.sequence,
-                held.bytes.as_deref(),
-                held.placement,
-            );
-            self.stats.folded_pages += 1;
+            self.fold_page(index, page, lpa, out);
         }
+        self.erase_folded(index, out);
+    }
+
+    /// Folds the live page `page` of block `index` (owned by `lpa`): read it, pass it down.
+    fn fold_page(&mut self, index: u32, page: u32, lpa: u32, out: &mut PageWrites) {
+        let held = self.forget(Lpa(lpa)).expect("a live slot is held");
+        out.push_log_op(LogAreaOp::SlcRead { index, page });
+        out.push_placed(
+            Lpa(lpa),
+            held.sequence,
+            held.bytes.as_deref(),
+            held.placement,
+        );
+        self.stats.folded_pages += 1;
+    }
+
+    /// Erases folded block `index` and returns it to the spares.
+    fn erase_folded(&mut self, index: u32, out: &mut PageWrites) {
         out.push_log_op(LogAreaOp::SlcErase { index, page: 0 });
         self.stats.folds += 1;
         self.spare.push(index);
@@ -163,10 +173,8 @@ impl SlcCache {
             if self.order.is_empty() {
                 self.head_page = 0;
             }
-            out.push_log_op(LogAreaOp::SlcErase { index, page: 0 });
-            self.stats.folds += 1;
+            self.erase_folded(index, out);
             self.stats.idle_folds += 1;
-            self.spare.push(index);
             return true;
         }
         let first = index * self.pages;
@@ -174,15 +182,7 @@ impl SlcCache {
             .find(|&p| self.owner[(first + p) as usize] != FREE)
             .expect("a block with live pages has an owned slot");
         let lpa = self.owner[(first + page) as usize];
-        let held = self.forget(Lpa(lpa)).expect("a live slot is held");
-        out.push_log_op(LogAreaOp::SlcRead { index, page });
-        out.push_placed(
-            Lpa(lpa),
-            held.sequence,
-            held.bytes.as_deref(),
-            held.placement,
-        );
-        self.stats.folded_pages += 1;
+        self.fold_page(index, page, lpa, out);
         true
     }
 
