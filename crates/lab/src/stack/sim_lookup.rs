@@ -512,15 +512,7 @@ impl super::Stack {
             first_failure: measured.first_failure,
             energy_mj: device.energy.total_mj,
             counters: measured.counters,
-            page_cache: measured.page_cache.map(|(hits, misses)| {
-                let cache = cache_spec(w, leaves.layout.leaves).expect("checked");
-                PageCacheReport {
-                    pages: cache.pages as u64,
-                    hit_ns: cache.hit.as_ps() / 1000,
-                    hits,
-                    misses,
-                }
-            }),
+            page_cache: measured.page_cache,
         };
         let metrics = sim_lookup_metrics(&report);
         StackRun {
@@ -720,8 +712,8 @@ struct Measured {
     failures: u64,
     first_failure: Option<String>,
     counters: SearchCounters,
-    /// The full-page path's page-cache hits and misses (pages), when it has a cache.
-    page_cache: Option<(u64, u64)>,
+    /// The full-page path's page cache (size, hit cost, hits and misses), when it has one.
+    page_cache: Option<PageCacheReport>,
 }
 
 impl Measured {

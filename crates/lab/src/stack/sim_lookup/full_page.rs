@@ -89,7 +89,12 @@ pub(super) fn full_page_lookups(
     let mut measured = run.measured;
     measured.span = run.end - start;
     if cache.pages > 0 {
-        measured.page_cache = Some((run.cache.hits, run.cache.misses));
+        measured.page_cache = Some(super::PageCacheReport {
+            pages: cache.pages as u64,
+            hit_ns: cache.hit.as_ps() / 1000,
+            hits: run.cache.hits,
+            misses: run.cache.misses,
+        });
     }
     Ok(measured)
 }
