@@ -303,7 +303,9 @@ impl Clients {
     ) -> LabResult<bool> {
         debug_assert!(!ops.is_update(i), "an update goes to its value page");
         self.measured.hits += u64::from(slot.is_some());
-        if slot.is_some() && w.gather_values {
+        if let Some(hit) = slot
+            && w.gather_values
+        {
             // the slot is checked now, the value when it arrives
             if self.path == Path::FullPage
                 && let Err(m) = check_slot(&ops.expected[i], slot)
@@ -316,10 +318,9 @@ impl Clients {
                 self.fetch(ssd, i, Step::ValuePage, lpa, submitted)?;
                 return Ok(false);
             }
-            if !self.from_cache(ssd, i, Step::ValuePage, lpa, submitted) {
-                let slot = slot.expect("a hit");
+            if !self.cached(ssd, i, Step::ValuePage, lpa, submitted) {
                 let gather =
-                    SearchRequest::gather(Lpa(lpa), ChunkMask::single(slot / SLOTS_PER_CHUNK));
+                    SearchRequest::gather(Lpa(lpa), ChunkMask::single(hit / SLOTS_PER_CHUNK));
                 self.command(ssd, &gather, (i, Step::Gather, submitted))?;
             }
             return Ok(false);
@@ -357,7 +358,7 @@ impl Clients {
         lpa: u32,
         submitted: SimTime,
     ) -> LabResult<()> {
-        if self.from_cache(ssd, i, step, lpa, submitted) {
+        if self.cached(ssd, i, step, lpa, submitted) {
             return Ok(());
         }
         let read = HostRequest::read(u64::from(lpa) * self.page_bytes, self.page_bytes);
@@ -367,14 +368,7 @@ impl Clients {
     }
 
     /// Schedules page `lpa`'s arrival from the cache after the hit's cost, if it is cached.
-    fn from_cache(
-        &mut self,
-        ssd: &Ssd,
-        i: usize,
-        step: Step,
-        lpa: u32,
-        submitted: SimTime,
-    ) -> bool {
+    fn cached(&mut self, ssd: &Ssd, i: usize, step: Step, lpa: u32, submitted: SimTime) -> bool {
         let Some(bytes) = self.cache.lookup(lpa) else {
             return false;
         };
