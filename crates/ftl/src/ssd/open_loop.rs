@@ -11,6 +11,7 @@
 use super::Ssd;
 use crate::error::{FtlError, FtlResult};
 use crate::host::{HostOp, HostRequest};
+use crate::search::SearchRequest;
 use nandlab_core::SimTime;
 use std::collections::VecDeque;
 
@@ -37,12 +38,30 @@ impl HostCompletion {
     }
 }
 
-/// A command waiting for a slot: its tag, the request (arrival set) and a write's bytes.
+/// A command waiting for a slot: its tag and the command (arrival set).
 #[derive(Debug)]
 struct Waiting {
     tag: u64,
-    request: HostRequest,
-    data: Option<Vec<u8>>,
+    command: Command,
+}
+
+/// A submitted command: a block command with a write's bytes, or a SiM command.
+#[derive(Debug)]
+enum Command {
+    Block {
+        request: HostRequest,
+        data: Option<Vec<u8>>,
+    },
+    Search(SearchRequest),
+}
+
+impl Command {
+    fn arrival(&self) -> Option<SimTime> {
+        match self {
+            Command::Block { request, .. } => request.arrival,
+            Command::Search(request) => request.arrival,
+        }
+    }
 }
 
 /// The open-loop state of an [`Ssd`]: tags of the admitted commands by request slot, commands
@@ -122,9 +141,41 @@ impl Ssd {
                 self.check_range(request.offset_bytes, request.size_bytes)?;
             }
             let data = data.map(<[u8]>::to_vec);
-            self.open()?
-                .waiting
-                .push_back(Waiting { tag, request, data });
+            let command = Command::Block { request, data };
+            self.open()?.waiting.push_back(Waiting { tag, command });
+        }
+        Ok(tag)
+    }
+
+    /// Submits a SiM command (search or gather of a page of the SiM region) arriving at
+    /// `request.arrival` (`None`: now), as [`Ssd::submit`] does a block command; its
+    /// completion's `data` is what [`Ssd::execute_search`] returns (a search's match bitmaps,
+    /// a gather's chunks). Open-loop SiM commands are dispatched one by one (the deadline
+    /// batcher is [`Ssd::run_search_chained`]'s). A command outside the SiM region, or on a
+    /// device without one, is refused here.
+    pub fn submit_search(&mut self, request: &SearchRequest) -> FtlResult<u64> {
+        self.open()?;
+        self.check_search(request)?;
+        let at = request.arrival.unwrap_or(self.now);
+        if at < self.now {
+            return Err(FtlError::BadRequest {
+                message: format!(
+                    "SiM command on lpa {} arrives at {at}, before the simulated time {}",
+                    request.lpa.0, self.now
+                ),
+            });
+        }
+        self.advance_to(at)?;
+        let open = self.open()?;
+        let tag = open.next_tag;
+        open.next_tag += 1;
+        let mut request = request.clone();
+        request.arrival = Some(at);
+        let command = Command::Search(request);
+        if self.open_waiting() == 0 && self.host.requests.has_room() {
+            self.admit_command(tag, &command)?;
+        } else {
+            self.open()?.waiting.push_back(Waiting { tag, command });
         }
         Ok(tag)
     }
@@ -152,6 +203,18 @@ impl Ssd {
         self.admit(request, at, data)
     }
 
+    fn admit_command(&mut self, tag: u64, command: &Command) -> FtlResult<()> {
+        match command {
+            Command::Block { request, data } => self.admit_tagged(tag, request, data.as_deref()),
+            Command::Search(request) => {
+                let slot = self.host.requests.next_free().expect("room checked");
+                let at = request.arrival.unwrap_or(self.now);
+                self.open()?.tag_of_slot[slot as usize] = (tag, at);
+                self.admit_search(request, at).map(|_| ())
+            }
+        }
+    }
+
     /// Admits waiting commands while the queue has room; a refused one completes at once with
     /// its error.
     fn admit_waiting(&mut self) -> FtlResult<()> {
@@ -159,11 +222,11 @@ impl Ssd {
             let Some(w) = self.open()?.waiting.pop_front() else {
                 break;
             };
-            if let Err(e) = self.admit_tagged(w.tag, &w.request, w.data.as_deref()) {
+            if let Err(e) = self.admit_command(w.tag, &w.command) {
                 let now = self.now;
                 self.open()?.done.push(HostCompletion {
                     tag: w.tag,
-                    submitted: w.request.arrival.unwrap_or(now),
+                    submitted: w.command.arrival().unwrap_or(now),
                     completed: now,
                     status: Err(e.to_string()),
                     data: Vec::new(),

@@ -394,7 +394,8 @@ impl Ssd {
         let chip_ops = if op.kind == OpKind::Search {
             self.take_keys(slot);
             let keys = std::mem::take(&mut self.stages.search.as_mut().expect("SiM region").keys);
-            let result = self.submit_search(address, chip_ppa, lpa, slot, tag, &keys, functional);
+            let result =
+                self.submit_chip_search(address, chip_ppa, lpa, slot, tag, &keys, functional);
             self.stages.search.as_mut().expect("SiM region").keys = keys;
             result?
         } else {
@@ -424,7 +425,7 @@ impl Ssd {
 
     /// A search's chip ops; their number.
     #[allow(clippy::too_many_arguments)]
-    fn submit_search(
+    fn submit_chip_search(
         &mut self,
         address: PageAddress,
         chip_ppa: u64,

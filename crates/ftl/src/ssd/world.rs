@@ -560,9 +560,14 @@ impl Ssd {
                 data,
             });
         } else if s.op.is_search() {
-            // a SiM command of `Ssd::run_search`: the batch scheduler hands its result out
+            // a SiM command of `Ssd::run_search`: the batch scheduler hands its result out;
+            // one of `Ssd::submit_search`: its completion does
             let data = std::mem::take(&mut s.data);
-            self.search_finished(slot, data);
+            if let Some(data) = self.search_finished(slot, data)
+                && let Some(open) = self.host.open_loop.as_deref_mut()
+            {
+                open.finished(slot, self.now, data);
+            }
         } else if let Some(open) = self.host.open_loop.as_deref_mut() {
             let data = if s.op == HostOp::Read {
                 std::mem::take(&mut s.data)

@@ -221,13 +221,9 @@ fn suspend(options: &RunOptions) -> LabResult<ExperimentResult> {
         .map(|&point| stack(point, scale, seed).map(|s| s.config))
         .collect::<LabResult<Vec<_>>>()?;
     let measured = super::measure::run_measure::<Suspend>(options, &configs)?;
-    let rows: Vec<(Point, SuspendMeasure)> = points
-        .iter()
-        .zip(measured)
-        .map_while(|(&p, m)| m.map(|m| (p, m)))
-        .collect();
+    let (rows, interrupted) = super::points::measured_rows(&points, measured);
     let mut result = ExperimentResult {
-        interrupted: rows.len() < points.len(),
+        interrupted,
         ..ExperimentResult::default()
     };
     let curve = latency_curve(&rows, &mut result);

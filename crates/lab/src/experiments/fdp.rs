@@ -198,22 +198,16 @@ fn measure(
 fn cachelib(options: &RunOptions) -> LabResult<ExperimentResult> {
     let (scale, seed) = (options.scale, options.seed);
     let points = points();
-    let measured = super::points::run_measured(
+    let measured = super::points::run_named(
         options,
+        "fdp-cachelib",
         &points,
-        |&point| {
-            let key = format!("point={} scale={scale:?} seed={seed}", name(point));
-            crate::sweep::measure_cache_key("fdp-cachelib", &key)
-        },
+        |&point| name(point),
         |&point, control| measure(point, scale, seed, control),
     )?;
-    let rows: Vec<(Point, CacheMeasure)> = points
-        .iter()
-        .zip(measured)
-        .map_while(|(&p, m)| m.map(|m| (p, m)))
-        .collect();
+    let (rows, interrupted) = super::points::measured_rows(&points, measured);
     let mut result = ExperimentResult {
-        interrupted: rows.len() < points.len(),
+        interrupted,
         ..ExperimentResult::default()
     };
     let mut curve = Curve::new(

@@ -364,11 +364,7 @@ const EMULATOR_WRITE_BUFFER_PAGES: u32 = 8;
 /// `miyaji2014-emulator` preset (per-request controller energy) on four channels, as the
 /// paper's four chips, with buffered host writes destaged over the dies and foreground GC.
 fn emulator(s: Size, pages_per_block: u32) -> EngineDevice {
-    EngineDevice {
-        preset: "miyaji2014-emulator",
-        extra: EMULATOR_SETTINGS,
-        ..device(s, 4, pages_per_block)
-    }
+    emulated(device(s, 4, pages_per_block))
 }
 
 /// The emulator path on `chip`'s geometry (the scale's device of the pure-chip experiments):
@@ -396,9 +392,8 @@ fn buffered(engine: EngineSection) -> EngineSection {
 /// is the labelled extra `…_rotate_pages` of `miyaji-freespace`.
 fn emulator_engine(iaa: bool, u2di: bool) -> EngineSection {
     EngineSection {
-        write_buffer_pages: EMULATOR_WRITE_BUFFER_PAGES,
         codesign_fallback: CoDesignFallback::Append,
-        ..engine(iaa, u2di, 119)
+        ..buffered(engine(iaa, u2di, 119))
     }
 }
 

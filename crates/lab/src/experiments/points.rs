@@ -92,6 +92,45 @@ where
     Ok(measures)
 }
 
+/// [`run_measured`] with the cache key every point-enum experiment uses:
+/// `point=NAME scale=… seed=…` under the experiment's `id`.
+pub fn run_named<P, M, N, F>(
+    options: &RunOptions,
+    id: &str,
+    points: &[P],
+    name: N,
+    measure: F,
+) -> LabResult<Vec<Option<M>>>
+where
+    P: Sync,
+    M: Serialize + DeserializeOwned + Send,
+    N: Fn(&P) -> String + Sync,
+    F: Fn(&P, &Control) -> LabResult<Option<M>> + Sync,
+{
+    let (scale, seed) = (options.scale, options.seed);
+    run_measured(
+        options,
+        points,
+        |point| {
+            let key = format!("point={} scale={scale:?} seed={seed}", name(point));
+            crate::sweep::measure_cache_key(id, &key)
+        },
+        measure,
+    )
+}
+
+/// The measured points before the first one missing (a cancel cut it short or stopped it from
+/// starting), each with its point, and whether any point is missing (the run was interrupted).
+pub fn measured_rows<P: Copy, M>(points: &[P], measured: Vec<Option<M>>) -> (Vec<(P, M)>, bool) {
+    let rows: Vec<(P, M)> = points
+        .iter()
+        .zip(measured)
+        .map_while(|(&p, m)| m.map(|m| (p, m)))
+        .collect();
+    let interrupted = rows.len() < points.len();
+    (rows, interrupted)
+}
+
 /// [`run_measured`] for one of several sweeps of an experiment: the progress count goes on
 /// from where it is (the experiment starts it once with its total).
 pub fn measure_points<P, M, K, F>(

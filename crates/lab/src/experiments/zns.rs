@@ -206,22 +206,16 @@ fn measure(
 
 fn block_tax(options: &RunOptions) -> LabResult<ExperimentResult> {
     let (scale, seed) = (options.scale, options.seed);
-    let measured = super::points::run_measured(
+    let measured = super::points::run_named(
         options,
+        "zns-block-tax",
         &POINTS,
-        |&point| {
-            let key = format!("point={} scale={scale:?} seed={seed}", point.name());
-            crate::sweep::measure_cache_key("zns-block-tax", &key)
-        },
+        |point| point.name().to_string(),
         |&point, control| measure(point, scale, seed, control),
     )?;
-    let rows: Vec<(Point, TaxMeasure)> = POINTS
-        .iter()
-        .zip(measured)
-        .map_while(|(&p, m)| m.map(|m| (p, m)))
-        .collect();
+    let (rows, interrupted) = super::points::measured_rows(&POINTS, measured);
     let mut result = ExperimentResult {
-        interrupted: rows.len() < POINTS.len(),
+        interrupted,
         ..ExperimentResult::default()
     };
     let mut curve = Curve::new(

@@ -163,6 +163,21 @@ pub const SIM_LOOKUP_METRICS: &[MetricDef] = &[
         "answers that differ from the loaded records (0 when correct)",
     ),
     metric("sim_time_us", "us", "simulated time of the measured run"),
+    metric(
+        "updates",
+        "1",
+        "updates completed and checked (`update_fraction`)",
+    ),
+    metric(
+        "queries_per_s",
+        "1/s",
+        "lookups and updates per simulated second (paper 004's QPS)",
+    ),
+    metric(
+        "write_backs",
+        "1",
+        "dirty pages the host page cache evicted and wrote back",
+    ),
 ];
 
 /// What a stack run produced.

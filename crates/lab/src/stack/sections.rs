@@ -249,13 +249,22 @@ pub struct SimLookupWorkload {
     /// key page, a host-side scan, then of the whole value page; needs `clients`).
     #[serde(default = "default_lookup_path")]
     pub path: String,
-    /// The full-page path's host page cache as a share of the leaf level's pages (paper 004's
-    /// "cache coverage"; 0, the default: no cache). The SiM path bypasses the page cache.
+    /// The host page cache as a share of the leaf level's pages (paper 004's "cache
+    /// coverage"; 0, the default: no cache). The full-page path keeps the pages it reads and
+    /// the pages updates dirty in it; the SiM path's lookups bypass it, so with updates it
+    /// holds only their dirty pages (a write buffer).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub page_cache_coverage: f64,
     /// What a page-cache hit costs the host, ns (default 2,000: an assumption, see docs/sim.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_cache_hit_ns: Option<u64>,
+    /// Share of the operations on loaded keys that are updates (YCSB's update proportion;
+    /// paper 004 Fig. 13's read share is 1 − this; 0, the default: lookups only; needs
+    /// `clients`). An update finds its key's slot as a lookup does, brings the value page into
+    /// the page cache (a whole-page read on a miss) and dirties it there; a dirty page is
+    /// written back when the cache evicts it (docs/sim.md).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub update_fraction: f64,
 }
 
 fn is_zero(v: &f64) -> bool {

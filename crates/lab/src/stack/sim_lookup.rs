@@ -17,23 +17,25 @@
 //!   gather of the value page's chunk holding the matched slot. A lookup's latency runs from
 //!   its arrival (closed loop: its submission) to its search's completion (a miss, or without
 //!   gathers) or its gather's completion.
+//! - **Clients with a page cache or updates** (`clients.rs`): the full-page baseline, and either
+//!   path with `update_fraction` > 0, run as closed-loop clients on the open-loop host
+//!   interface; updates dirty pages in the host page cache, which writes them back as it evicts
+//!   them (docs/sim.md).
 //! - **Verify**: a hit's bitmap must be exactly the key's slot and its gathered value the
 //!   stored value; a miss's bitmap must be empty. Every other answer is a verification
 //!   failure (counted; the first one is described in the report).
 
-use super::Source;
 use super::run::{StackOutcome, StackRun};
 use super::sections::SimLookupWorkload;
 use crate::control::Control;
 use crate::error::{LabError, LabResult};
 use nandlab_core::stats::LatencySummary;
 use nandlab_core::{LatencyHistogram, SimRng, SimTime};
-use nandlab_ftl::{FtlConfig, HostRequest, Lpa, SearchCounters, SearchRequest, Ssd};
+use nandlab_ftl::{HostRequest, Lpa, SearchCounters, SearchRequest, Ssd};
 use nandlab_nand::search::format::{SIM_PAGE_BYTES, SLOTS_PER_CHUNK};
 use nandlab_nand::{ChunkMask, SearchKey};
 use nandlab_workload::ycsb::{YcsbDistribution, YcsbSpec};
 use serde::Serialize;
-use std::collections::HashSet;
 
 /// Key of an unused slot (the search chip's leaf format, `nandlab-search`'s `EMPTY_KEY`).
 pub const EMPTY_KEY: u64 = u64::MAX;
@@ -77,9 +79,25 @@ pub struct SimLookupReport {
     /// The SiM region's counters over the lookups (searches and gathers on the chip, batches,
     /// merged searches, fallback reads, …).
     pub counters: SearchCounters,
-    /// The full-page path's host page cache, when it has one.
+    /// The host page cache, when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page_cache: Option<PageCacheReport>,
+    /// The updates (`update_fraction` > 0), when there are any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updates: Option<UpdateReport>,
+}
+
+/// The updates of a run and the write-backs they caused.
+#[derive(Clone, Debug, Serialize)]
+pub struct UpdateReport {
+    /// Updates completed and checked.
+    pub updates: u64,
+    /// Lookups and updates per second of simulated time (paper 004's QPS).
+    pub queries_per_s: f64,
+    /// Per update: submission to its page dirtied in the cache.
+    pub latency: LatencySummary,
+    /// Dirty pages the cache evicted and wrote back (page writes queued with the reads).
+    pub write_backs: u64,
 }
 
 /// The full-page path's host page cache over a run.
@@ -100,335 +118,6 @@ struct Layout {
     first_slot: u32,
     slots_per_leaf: u32,
     leaves: u32,
-}
-
-/// Checks a sim-lookup workload against the device's FTL config; errors name the key.
-pub(super) fn check(w: &SimLookupWorkload, ftl: &FtlConfig, source: Source<'_>) -> LabResult<()> {
-    if ftl.sim_pages == 0 {
-        return Err(source.error(
-            "workload.kind",
-            "`sim-lookup` runs on the SSD's SiM region: add [ssd.sim] with `pages` (docs/sim.md)",
-        ));
-    }
-    if ftl.payload != nandlab_ftl::PayloadMode::Full {
-        return Err(source.error(
-            "ssd.payload",
-            "`sim-lookup` searches the bytes it wrote: it needs `payload = \"full\"`",
-        ));
-    }
-    let l = layout(w, ftl).map_err(|(key, m)| source.error(key, m))?;
-    cache_spec(w, l.leaves).map_err(|(key, m)| source.error(key, m))?;
-    distribution(w).map_err(|(key, m)| source.error(key, m))?;
-    arrivals(w).map_err(|(key, m)| source.error(key, m))?;
-    full_page(w).map_err(|(key, m)| source.error(key, m))?;
-    if !(1..=REQUESTS_MAX).contains(&w.request_count) {
-        return Err(source.error(
-            "workload.request_count",
-            format!(
-                "{} is not in 1..={REQUESTS_MAX} (the lookups and their results are held in memory)",
-                w.request_count
-            ),
-        ));
-    }
-    if !(0.0..=1.0).contains(&w.miss_fraction) {
-        return Err(source.error(
-            "workload.miss_fraction",
-            format!("{} is not in [0, 1]", w.miss_fraction),
-        ));
-    }
-    Ok(())
-}
-
-type KeyError = (&'static str, String);
-
-fn layout(w: &SimLookupWorkload, ftl: &FtlConfig) -> Result<Layout, KeyError> {
-    let first_slot = if ftl.sim_integrity { HEADER_SLOTS } else { 0 };
-    let searchable = PAGE_SLOTS - first_slot;
-    let slots_per_leaf = match w.slots_per_leaf {
-        0 => searchable,
-        n if n <= searchable => n,
-        n => {
-            return Err((
-                "workload.slots_per_leaf",
-                format!(
-                    "{n}: a page has {searchable} searchable slots{}",
-                    if ftl.sim_integrity {
-                        " (chunk 0 is the integrity header)"
-                    } else {
-                        ""
-                    }
-                ),
-            ));
-        }
-    };
-    if !(2..=RECORDS_MAX).contains(&w.records) {
-        return Err((
-            "workload.records",
-            format!("{} is not in 2..={RECORDS_MAX}", w.records),
-        ));
-    }
-    let leaves = w.records.div_ceil(u64::from(slots_per_leaf));
-    if 2 * leaves > u64::from(ftl.sim_pages) {
-        return Err((
-            "workload.records",
-            format!(
-                "{} records take {leaves} leaves of {slots_per_leaf} slots, {} pages (a key and a value page each); the SiM region has ssd.sim.pages = {}",
-                w.records,
-                2 * leaves,
-                ftl.sim_pages
-            ),
-        ));
-    }
-    Ok(Layout {
-        first_slot,
-        slots_per_leaf,
-        leaves: leaves as u32,
-    })
-}
-
-fn distribution(w: &SimLookupWorkload) -> Result<YcsbDistribution, KeyError> {
-    let d = match w.distribution.as_str() {
-        "uniform" => YcsbDistribution::Uniform,
-        "zipfian" => YcsbDistribution::Zipfian,
-        "hotspot" => YcsbDistribution::HOTSPOT,
-        "zipf" => {
-            let alpha = w.zipf_alpha.ok_or((
-                "workload.zipf_alpha",
-                "distribution = \"zipf\" needs zipf_alpha".to_string(),
-            ))?;
-            if !(alpha.is_finite() && alpha > 0.0) {
-                return Err(("workload.zipf_alpha", format!("{alpha} is not > 0")));
-            }
-            YcsbDistribution::Zipf { alpha }
-        }
-        other => {
-            return Err((
-                "workload.distribution",
-                format!("unknown distribution {other:?} (uniform, zipfian, hotspot, zipf)"),
-            ));
-        }
-    };
-    if w.zipf_alpha.is_some() && w.distribution != "zipf" {
-        return Err((
-            "workload.zipf_alpha",
-            format!(
-                "applies to distribution = \"zipf\", not {:?}",
-                w.distribution
-            ),
-        ));
-    }
-    let spec = YcsbSpec::read_update(1.0, d, w.records as i64);
-    spec.validate()
-        .map_err(|e| ("workload.distribution", e.to_string()))?;
-    Ok(d)
-}
-
-/// How lookups arrive.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Arrivals {
-    /// Open loop: one every this long from the start.
-    Every(SimTime),
-    /// Closed loop: this many clients with one lookup in flight each.
-    Clients(u32),
-}
-
-/// The arrivals the workload gives: `clients` (closed loop) or the open-loop spacing.
-fn arrivals(w: &SimLookupWorkload) -> Result<Arrivals, KeyError> {
-    match w.clients {
-        None => interarrival(w).map(Arrivals::Every),
-        Some(_) if w.interarrival_ns.is_some() || w.lookups_per_s.is_some() => Err((
-            "workload.clients",
-            "give clients (closed loop) or interarrival_ns / lookups_per_s (open loop), not both"
-                .into(),
-        )),
-        Some(0) => Err(("workload.clients", "must be at least 1".into())),
-        Some(n) => Ok(Arrivals::Clients(n)),
-    }
-}
-
-/// What a page-cache hit costs when `page_cache_hit_ns` is not given: a `pread(2)` of a
-/// cached 4 KiB page plus the scan of its 512 slots, of the order of a microsecond or two on
-/// a current server (an assumption; paper 004 does not state it).
-const PAGE_CACHE_HIT_NS: u64 = 2_000;
-
-/// The full-page path's page cache over `leaves` (checks its keys).
-fn cache_spec(w: &SimLookupWorkload, leaves: u32) -> Result<CacheSpec, KeyError> {
-    let coverage = w.page_cache_coverage;
-    if !(0.0..=1.0).contains(&coverage) {
-        return Err((
-            "workload.page_cache_coverage",
-            format!("{coverage} is not in [0, 1]"),
-        ));
-    }
-    if coverage > 0.0 && w.path != "full-page" {
-        return Err((
-            "workload.page_cache_coverage",
-            "the SiM path bypasses the page cache (paper 004 §VII): give path = \"full-page\""
-                .into(),
-        ));
-    }
-    if w.page_cache_hit_ns.is_some() && coverage == 0.0 {
-        return Err((
-            "workload.page_cache_hit_ns",
-            "applies with page_cache_coverage > 0".into(),
-        ));
-    }
-    Ok(CacheSpec {
-        pages: (coverage * f64::from(2 * leaves)).round() as usize,
-        hit: SimTime::from_ns(w.page_cache_hit_ns.unwrap_or(PAGE_CACHE_HIT_NS)),
-    })
-}
-
-/// Whether lookups read whole pages (the baseline) instead of searching; checks `path`.
-fn full_page(w: &SimLookupWorkload) -> Result<bool, KeyError> {
-    match w.path.as_str() {
-        "sim" => Ok(false),
-        "full-page" if w.clients.is_none() => Err((
-            "workload.path",
-            "`full-page` lookups run closed loop: give clients".into(),
-        )),
-        "full-page" => Ok(true),
-        other => Err((
-            "workload.path",
-            format!("`{other}` is not a lookup path (sim, full-page)"),
-        )),
-    }
-}
-
-/// The time between arrivals; all of them within [`ARRIVALS_SPAN_MAX`].
-fn interarrival(w: &SimLookupWorkload) -> Result<SimTime, KeyError> {
-    let gap_ps = match (w.interarrival_ns, w.lookups_per_s) {
-        (Some(ns), None) => ns.saturating_mul(1000),
-        (None, Some(rate)) if rate.is_finite() && rate >= 1e-3 => (1e12 / rate).round() as u64,
-        (None, Some(rate)) => {
-            return Err((
-                "workload.lookups_per_s",
-                format!("{rate} is not a rate ≥ 0.001 per second"),
-            ));
-        }
-        (Some(_), Some(_)) => {
-            return Err((
-                "workload.lookups_per_s",
-                "give interarrival_ns or lookups_per_s, not both".into(),
-            ));
-        }
-        (None, None) => {
-            return Err((
-                "workload.interarrival_ns",
-                "give the open-loop arrivals (interarrival_ns or lookups_per_s) or clients".into(),
-            ));
-        }
-    };
-    let span = u128::from(gap_ps) * u128::from(w.request_count);
-    if span > u128::from(ARRIVALS_SPAN_MAX.as_ps()) {
-        let key = if w.interarrival_ns.is_some() {
-            "workload.interarrival_ns"
-        } else {
-            "workload.lookups_per_s"
-        };
-        return Err((
-            key,
-            format!(
-                "{} lookups at this spacing arrive over more than a simulated day",
-                w.request_count
-            ),
-        ));
-    }
-    Ok(SimTime::from_ps(gap_ps))
-}
-
-/// Longest time the arrivals may take (a simulated day).
-const ARRIVALS_SPAN_MAX: SimTime = SimTime::from_ms(86_400_000);
-
-/// One loaded record: its key and value, and where the leaf level keeps it.
-#[derive(Clone, Copy, Debug)]
-struct Record {
-    key: u64,
-    value: u64,
-    leaf: u32,
-    slot: u32,
-}
-
-/// The loaded leaf level: records by key number (the YCSB key chooser's numbering, in
-/// generation order so popular key numbers scatter over the leaves), the key numbers in key
-/// order (leaf by leaf) and the host's inner level (the leaves' low keys).
-struct Leaves {
-    layout: Layout,
-    by_keynum: Vec<Record>,
-    in_key_order: Vec<u32>,
-    low_keys: Vec<u64>,
-}
-
-impl Leaves {
-    fn generate(w: &SimLookupWorkload, layout: Layout, seed: u64) -> Leaves {
-        let mut key_rng = SimRng::stream(seed, "sim-lookup.keys");
-        let mut value_rng = SimRng::stream(seed, "sim-lookup.values");
-        let mut seen = HashSet::with_capacity(w.records as usize);
-        let mut by_keynum = Vec::with_capacity(w.records as usize);
-        while (by_keynum.len() as u64) < w.records {
-            // below(u64::MAX) never draws EMPTY_KEY
-            let key = key_rng.below(EMPTY_KEY);
-            if seen.insert(key) {
-                let value = value_rng.below(u64::MAX);
-                by_keynum.push(Record {
-                    key,
-                    value,
-                    leaf: 0,
-                    slot: 0,
-                });
-            }
-        }
-        drop(seen);
-        let mut in_key_order: Vec<u32> = (0..by_keynum.len() as u32).collect();
-        in_key_order.sort_unstable_by_key(|&i| by_keynum[i as usize].key);
-        let mut low_keys = Vec::with_capacity(layout.leaves as usize);
-        let per_leaf = layout.slots_per_leaf as usize;
-        for (position, &i) in in_key_order.iter().enumerate() {
-            let r = &mut by_keynum[i as usize];
-            let (leaf, within) = ((position / per_leaf) as u32, (position % per_leaf) as u32);
-            if within == 0 {
-                low_keys.push(if leaf == 0 { 0 } else { r.key });
-            }
-            r.leaf = leaf;
-            r.slot = layout.first_slot + within;
-        }
-        assert_eq!(low_keys.len(), layout.leaves as usize);
-        Leaves {
-            layout,
-            by_keynum,
-            in_key_order,
-            low_keys,
-        }
-    }
-
-    /// The leaf whose key range holds `key` (the host's inner level).
-    fn leaf_of(&self, key: u64) -> u32 {
-        self.low_keys
-            .partition_point(|&low| low <= key)
-            .saturating_sub(1) as u32
-    }
-
-    fn contains(&self, key: u64) -> bool {
-        self.in_key_order
-            .binary_search_by_key(&key, |&i| self.by_keynum[i as usize].key)
-            .is_ok()
-    }
-
-    /// The key page and the value page of `leaf` into `keys` and `values`.
-    fn pages_of(&self, leaf: u32, keys: &mut [u8], values: &mut [u8]) {
-        keys.fill(0xff);
-        values.fill(0xff);
-        let per_leaf = self.layout.slots_per_leaf as usize;
-        let first = leaf as usize * per_leaf;
-        let last = (first + per_leaf).min(self.in_key_order.len());
-        for &i in &self.in_key_order[first..last] {
-            let r = &self.by_keynum[i as usize];
-            debug_assert_eq!(r.leaf, leaf);
-            let at = 8 * r.slot as usize;
-            keys[at..at + 8].copy_from_slice(&r.key.to_le_bytes());
-            values[at..at + 8].copy_from_slice(&r.value.to_le_bytes());
-        }
-    }
 }
 
 /// What a lookup must answer: the matched slot and value, or nothing.
@@ -469,12 +158,19 @@ impl super::Stack {
         if control.is_cancelled() {
             return Ok(self.sim_lookup_run(&leaves, w, &ssd, Measured::new(), true));
         }
-        if full_page(w).map_err(|(key, m)| usage(key, m))? {
+        let updates = updates(w, &expected, seed);
+        let full_page = full_page(w).map_err(|(key, m)| usage(key, m))?;
+        if full_page || !updates.is_empty() {
+            let path = if full_page { Path::FullPage } else { Path::Sim };
             let clients = (w.clients.unwrap_or(1) as usize).min(n);
             let cache = cache_spec(w, layout.leaves).map_err(|(key, m)| usage(key, m))?;
-            let measured =
-                full_page_lookups(&mut ssd, w, &requests, &expected, clients, cache, control)?;
-            let interrupted = measured.lookups < n as u64;
+            let ops = clients::Ops {
+                requests: &requests,
+                expected: &expected,
+                updates: &updates,
+            };
+            let measured = run_clients(&mut ssd, w, &ops, (path, clients), cache, control)?;
+            let interrupted = measured.lookups + measured.updates < n as u64;
             return Ok(self.sim_lookup_run(&leaves, w, &ssd, measured, interrupted));
         }
         let measured = sim_path_lookups(&mut ssd, w, &requests, &expected, initial, control)?;
@@ -512,14 +208,16 @@ impl super::Stack {
             first_failure: measured.first_failure,
             energy_mj: device.energy.total_mj,
             counters: measured.counters,
-            page_cache: measured.page_cache.map(|(hits, misses)| {
-                let cache = cache_spec(w, leaves.layout.leaves).expect("checked");
-                PageCacheReport {
-                    pages: cache.pages as u64,
-                    hit_ns: cache.hit.as_ps() / 1000,
-                    hits,
-                    misses,
-                }
+            page_cache: measured.page_cache,
+            updates: (measured.updates > 0).then(|| UpdateReport {
+                updates: measured.updates,
+                queries_per_s: if span_s > 0.0 {
+                    (measured.lookups + measured.updates) as f64 / span_s
+                } else {
+                    0.0
+                },
+                latency: measured.update_latency.summary(),
+                write_backs: measured.write_backs,
             }),
         };
         let metrics = sim_lookup_metrics(&report);
@@ -720,8 +418,12 @@ struct Measured {
     failures: u64,
     first_failure: Option<String>,
     counters: SearchCounters,
-    /// The full-page path's page-cache hits and misses (pages), when it has a cache.
-    page_cache: Option<(u64, u64)>,
+    /// The full-page path's page cache (size, hit cost, hits and misses), when it has one.
+    page_cache: Option<PageCacheReport>,
+    /// Updates completed, their latencies, and the dirty pages written back.
+    updates: u64,
+    update_latency: LatencyHistogram,
+    write_backs: u64,
 }
 
 impl Measured {
@@ -745,6 +447,9 @@ impl Measured {
             first_failure: None,
             counters: SearchCounters::default(),
             page_cache: None,
+            updates: 0,
+            update_latency: LatencyHistogram::new(),
+            write_backs: 0,
         }
     }
 }
@@ -756,9 +461,21 @@ fn verify(
     bitmap: Option<nandlab_nand::MatchBitmap>,
     gathered: Option<&[u8]>,
 ) -> Result<(), String> {
+    verify_bitmap(expected, bitmap)?;
+    match (*expected, gathered) {
+        (Some((slot, value)), Some(chunk)) => verify_chunk(slot, value, chunk),
+        _ => Ok(()), // no gathers asked for
+    }
+}
+
+/// A search's bitmap must be exactly the key's slot, or empty for an absent key.
+fn verify_bitmap(
+    expected: &Expected,
+    bitmap: Option<nandlab_nand::MatchBitmap>,
+) -> Result<(), String> {
     let bitmap = bitmap.ok_or_else(|| "the search returned no bitmap".to_string())?;
     let hits: Vec<u32> = bitmap.slots().collect();
-    let Some((slot, value)) = *expected else {
+    let Some((slot, _)) = *expected else {
         return if hits.is_empty() {
             Ok(())
         } else {
@@ -768,9 +485,11 @@ fn verify(
     if hits != [slot] {
         return Err(format!("matched slots {hits:?}, stored in slot {slot}"));
     }
-    let Some(chunk) = gathered else {
-        return Ok(()); // no gathers asked for
-    };
+    Ok(())
+}
+
+/// A gathered chunk must hold `value` at `slot`.
+fn verify_chunk(slot: u32, value: u64, chunk: &[u8]) -> Result<(), String> {
     let at = 8 * (slot % SLOTS_PER_CHUNK) as usize;
     let got = chunk
         .get(at..at + 8)
@@ -807,6 +526,11 @@ pub fn sim_lookup_metrics(r: &SimLookupReport) -> Vec<(&'static str, f64)> {
         r.energy_mj,
         r.verification_failures as f64,
         r.sim_time_us,
+        r.updates.as_ref().map_or(0.0, |u| u.updates as f64),
+        r.updates
+            .as_ref()
+            .map_or(r.lookups_per_s, |u| u.queries_per_s),
+        r.updates.as_ref().map_or(0.0, |u| u.write_backs as f64),
     ];
     super::SIM_LOOKUP_METRICS
         .iter()
@@ -815,9 +539,14 @@ pub fn sim_lookup_metrics(r: &SimLookupReport) -> Vec<(&'static str, f64)> {
         .collect()
 }
 
-mod full_page;
+mod checks;
+mod clients;
+mod leaves;
 mod page_cache;
-use full_page::{CacheSpec, full_page_lookups};
+pub(super) use checks::check;
+use checks::{Arrivals, arrivals, cache_spec, distribution, full_page, layout, updates};
+use clients::{CacheSpec, Path, run_clients};
+use leaves::Leaves;
 
 #[cfg(test)]
 mod tests;

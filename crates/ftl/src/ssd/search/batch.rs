@@ -190,14 +190,17 @@ impl Ssd {
             .collect())
     }
 
-    /// A SiM command of [`Ssd::run_search`] completed now with `data`.
-    pub(in crate::ssd) fn search_finished(&mut self, slot: u32, data: Vec<u8>) {
+    /// A SiM command completed now with `data`: one of [`Ssd::run_search`] goes to its batch;
+    /// any other (an open-loop one, [`Ssd::submit_search`]) is handed back with its data.
+    pub(in crate::ssd) fn search_finished(&mut self, slot: u32, data: Vec<u8>) -> Option<Vec<u8>> {
         let now = self.now;
         let search = self.stages.search.as_mut().expect("SiM command");
-        if let Some(i) = search.in_flight.iter().position(|&(s, _)| s == slot) {
-            let (_, batch) = search.in_flight.swap_remove(i);
-            search.finished.push((batch, now, data));
-        }
+        let Some(i) = search.in_flight.iter().position(|&(s, _)| s == slot) else {
+            return Some(data);
+        };
+        let (_, batch) = search.in_flight.swap_remove(i);
+        search.finished.push((batch, now, data));
+        None
     }
 
     /// The scheduler's decisions: the commands to dispatch, each with its dispatch time.

@@ -288,3 +288,53 @@ fn bad_commands_and_configs_are_named() {
     let _ = SearchOp::Gather(ChunkMask(1));
     let _ = PageAddress::default();
 }
+
+#[test]
+fn open_loop_search_commands_complete_with_what_execute_returns() {
+    let mut rng = SimRng::stream(3, "sim-open-loop");
+    let key = 0x0BE7_0000_0000_0042;
+    let mut sync = Ssd::new(small_sim(8, PayloadMode::Full), 5).unwrap();
+    let mut open = Ssd::new(small_sim(8, PayloadMode::Full), 5).unwrap();
+    let region = sync.search_region().unwrap();
+    let pages: Vec<(u64, Vec<u8>)> = region
+        .map(|lpa| (lpa, random_page(&mut rng, key)))
+        .collect();
+    for (lpa, page) in &pages {
+        write(&mut sync, *lpa, page);
+        write(&mut open, *lpa, page);
+    }
+    open.open_loop_begin();
+    // every page's search and a gather, all submitted at once (they queue for slots and
+    // dies), mixed with a block read of the region
+    let mut tags = Vec::new();
+    for (lpa, _) in &pages {
+        let search = SearchRequest::search(Lpa(*lpa as u32), SearchKey::exact(key));
+        let gather = SearchRequest::gather(Lpa(*lpa as u32), ChunkMask(0b101));
+        let want_search = sync.execute_search(&search).unwrap().data;
+        let want_gather = sync.execute_search(&gather).unwrap().data;
+        tags.push((open.submit_search(&search).unwrap(), want_search));
+        tags.push((open.submit_search(&gather).unwrap(), want_gather));
+    }
+    let read = open
+        .submit(&HostRequest::read(pages[0].0 * PAGE, PAGE), None)
+        .unwrap();
+    let mut done = Vec::new();
+    while open.advance_to_completion().unwrap() {
+        done.extend(open.take_completions());
+    }
+    assert_eq!(done.len(), tags.len() + 1);
+    for (tag, want) in tags {
+        let got = done.iter().find(|c| c.tag == tag).unwrap();
+        assert_eq!(got.status, Ok(()));
+        assert_eq!(got.data, want, "tag {tag}");
+        assert!(got.completed > got.submitted);
+    }
+    let read = done.iter().find(|c| c.tag == read).unwrap();
+    assert_eq!(read.data, pages[0].1);
+    // outside the region: refused at submission
+    let outside = SearchRequest::search(Lpa(0), SearchKey::exact(key));
+    assert!(matches!(
+        open.submit_search(&outside),
+        Err(FtlError::BadRequest { .. })
+    ));
+}

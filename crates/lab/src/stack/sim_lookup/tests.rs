@@ -227,6 +227,65 @@ fn full_page_lookups_are_verified_and_sim_serves_more_under_load() {
     }
 }
 
+/// A run of `LOOKUPS` (3,000 operations, 20 % misses) by 4 clients on `path`, with
+/// `update_fraction` of the operations on loaded keys updates and the page cache at `coverage`.
+fn mixed(path: &str, update_fraction: f64, coverage: f64) -> StackRun {
+    run(&config(
+        &format!(
+            "{LOOKUPS}clients = 4\npath = \"{path}\"\nupdate_fraction = {update_fraction}\n\
+             page_cache_coverage = {coverage}\n"
+        ),
+        "integrity = true\n",
+    ))
+}
+
+#[test]
+fn updates_dirty_cached_pages_and_evictions_write_them_back_on_both_paths() {
+    for path in ["sim", "full-page"] {
+        let a = mixed(path, 0.5, 0.25);
+        let r = report(&a);
+        assert_eq!(r.verification_failures, 0, "{path}: {:?}", r.first_failure);
+        let u = r.updates.as_ref().expect("updates ran");
+        // every operation completed; about half of the ~2,400 on loaded keys are updates
+        assert_eq!(r.lookups + u.updates, 3000, "{path}");
+        assert!(
+            (1000..1400).contains(&u.updates),
+            "{path}: {} updates",
+            u.updates
+        );
+        // 3 of the 12 pages are cached: updates of the others evict dirty pages
+        assert!(u.write_backs > 0, "{path}: {u:?}");
+        let c = r.page_cache.as_ref().unwrap();
+        assert_eq!(c.pages, 3);
+        // the same seed gives the same run
+        assert_eq!(a.metrics, mixed(path, 0.5, 0.25).metrics, "{path}");
+    }
+    // with every page cached, nothing is evicted: no write-backs, and on the SiM path a
+    // lookup of a dirtied value page takes it from the cache instead of a gather
+    let all = mixed("sim", 0.5, 1.0);
+    let r = report(&all);
+    assert_eq!(r.verification_failures, 0, "{:?}", r.first_failure);
+    assert_eq!(r.updates.as_ref().unwrap().write_backs, 0);
+    assert!(r.counters.chip_gathers < r.gathers, "{:?}", r.counters);
+    // the SiM path's lookups bypass the cache: without updates it caches nothing, so a
+    // run without updates keeps the chained path (one chip search per lookup)
+    let none = run(&config(
+        &format!("{LOOKUPS}clients = 4\n"),
+        "integrity = true\n",
+    ));
+    assert!(report(&none).updates.is_none());
+}
+
+#[test]
+fn a_small_cache_with_updates_writes_back_more_than_a_large_one() {
+    let small = mixed("full-page", 0.8, 0.25);
+    let large = mixed("full-page", 0.8, 0.75);
+    let (s, l) = (report(&small), report(&large));
+    let (su, lu) = (s.updates.as_ref().unwrap(), l.updates.as_ref().unwrap());
+    assert!(su.write_backs > lu.write_backs, "{su:?} vs {lu:?}");
+    assert!(lu.queries_per_s > su.queries_per_s, "{lu:?} vs {su:?}");
+}
+
 #[test]
 fn a_page_cache_serves_hits_at_its_cost_and_every_answer_is_verified() {
     // 3,000 records in 6 leaves (12 pages); Zipf 1.3 lookups
@@ -363,6 +422,30 @@ fn bad_sim_lookup_input_names_the_key() {
                 "",
             ),
             "workload.clients",
+        ),
+        (
+            config(&format!("{good}update_fraction = 0.5\n"), ""),
+            "workload.update_fraction",
+        ),
+        (
+            config(
+                &good.replace(
+                    "interarrival_ns = 1000\n",
+                    "clients = 2\nupdate_fraction = 1.5\n",
+                ),
+                "",
+            ),
+            "workload.update_fraction",
+        ),
+        (
+            config(
+                &good.replace(
+                    "interarrival_ns = 1000\n",
+                    "clients = 2\nupdate_fraction = 0.5\n",
+                ),
+                "batch_deadline_ns = 4000\n",
+            ),
+            "ssd.sim.batch_deadline_ns",
         ),
         (
             config(
