@@ -26,7 +26,7 @@ it, a callable receives ``(done, total)``) and stop on Ctrl-C by raising `Interr
 KeyboardInterrupt whose ``.result`` holds the results so far (see `nandlab.progress`).
 """
 
-from nandlab import sql
+from nandlab import nvme, sql
 from nandlab._nandlab import preset_names, preset_toml, version
 from nandlab.chip import ChipResult, chip, preset
 from nandlab.config import RunConfig
@@ -55,6 +55,7 @@ __all__ = [
     "engine",
     "list_experiments",
     "metrics",
+    "nvme",
     "preset",
     "preset_names",
     "preset_toml",

@@ -10,6 +10,7 @@ pub mod control;
 pub mod error;
 pub mod experiments;
 pub mod info;
+pub mod nvme_api;
 pub mod output;
 pub mod power;
 pub mod progress;

@@ -9,6 +9,7 @@
 //! is raised as is.
 
 mod cli;
+mod nvme;
 mod sql;
 
 use nandlab_lab::control::{Control, ProgressSink};
@@ -335,6 +336,7 @@ fn _nandlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;
     m.add_class::<sql::SqlConnection>()?;
+    m.add_class::<nvme::NvmeDevice>()?;
     m.add_function(wrap_pyfunction!(sql::run_tpcc, m)?)?;
     m.add_function(wrap_pyfunction!(run_chip, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;

@@ -353,137 +353,11 @@ impl NvmeHost {
     /// The host interface of `ssd` (its open-loop operation starts here). Errors name the key
     /// (`ssd.nvme.namespaces[i].…`).
     pub fn new(config: &NvmeConfig, ssd: &mut Ssd) -> FtlResult<Self> {
-        let device = ssd.logical_pages();
-        let device_zones = ssd.zoned_layout();
-        if config.namespaces.is_empty() {
-            return Err(config_error(
-                "ssd.nvme.namespaces",
-                "at least one namespace".into(),
-            ));
-        }
-        if config.queue_weights.is_empty() || config.queue_weights.contains(&0) {
-            return Err(config_error(
-                "ssd.nvme.queue_weights",
-                "one weight of at least 1 per queue pair".into(),
-            ));
-        }
-        let mut start = 0u64;
-        let mut namespaces = Vec::new();
-        for (i, n) in config.namespaces.iter().enumerate() {
-            let key = |k: &str| format!("ssd.nvme.namespaces[{i}].{k}");
-            let left = device.saturating_sub(start);
-            let lbas = if n.lbas == 0 { left } else { n.lbas };
-            if lbas == 0 || lbas > left {
-                return Err(config_error(
-                    &key("lbas"),
-                    format!("{lbas} LBAs from LBA {start} do not fit the device's {device} pages"),
-                ));
+        let mut namespaces = build_namespaces(config, ssd)?;
+        for n in &mut namespaces {
+            if let Some(zones) = &mut n.zones {
+                recover_write_pointers(zones, n.start, ssd);
             }
-            if n.kind == NamespaceKind::Conventional && device_zones.is_some() {
-                return Err(config_error(
-                    &key("kind"),
-                    "a conventional namespace needs a conventional mapping (ftl.mapping = \"zoned\" takes only zoned namespaces)".into(),
-                ));
-            }
-            let zones = match n.kind {
-                NamespaceKind::Conventional => {
-                    if n.zone_size_lbas + n.zone_capacity_lbas > 0
-                        || n.max_open_zones + n.max_active_zones > 0
-                    {
-                        return Err(config_error(
-                            &key("kind"),
-                            "zone keys need kind = \"zoned\"".into(),
-                        ));
-                    }
-                    None
-                }
-                NamespaceKind::Zoned => {
-                    let (size, capacity) = match device_zones {
-                        Some((dsize, dcap)) => {
-                            if (n.zone_size_lbas != 0 && n.zone_size_lbas != dsize)
-                                || (n.zone_capacity_lbas != 0 && n.zone_capacity_lbas != dcap)
-                            {
-                                return Err(config_error(
-                                    &key("zone_size_lbas"),
-                                    format!(
-                                        "the zoned mapping's zones are {dsize} LBAs with capacity {dcap} (leave 0 or set those)"
-                                    ),
-                                ));
-                            }
-                            if !start.is_multiple_of(dsize) {
-                                return Err(config_error(
-                                    &key("lbas"),
-                                    format!(
-                                        "the namespace must start on a device zone (LBA {start} is not a multiple of {dsize})"
-                                    ),
-                                ));
-                            }
-                            (dsize, dcap)
-                        }
-                        None => {
-                            if n.zone_size_lbas == 0 {
-                                return Err(config_error(
-                                    &key("zone_size_lbas"),
-                                    "a zoned namespace on a conventional mapping needs its zone size".into(),
-                                ));
-                            }
-                            let cap = if n.zone_capacity_lbas == 0 {
-                                n.zone_size_lbas
-                            } else {
-                                n.zone_capacity_lbas
-                            };
-                            (n.zone_size_lbas, cap)
-                        }
-                    };
-                    let zone_count = lbas / size;
-                    if zone_count == 0 || zone_count > u64::from(u32::MAX) {
-                        return Err(config_error(
-                            &key("zone_size_lbas"),
-                            format!("zones of {size} LBAs do not fit the namespace's {lbas} LBAs"),
-                        ));
-                    }
-                    let mut z = ZonedConfig::new(zone_count as u32, size);
-                    z.zone_capacity_lbas = capacity;
-                    z.max_open_zones = n.max_open_zones;
-                    z.max_active_zones = n.max_active_zones;
-                    let zones = Zones::new(z).map_err(|e| config_error(&key(e.key), e.message))?;
-                    Some(zones)
-                }
-            };
-            // a zoned namespace covers whole zones only
-            let lbas = zones.as_ref().map_or(lbas, |z| z.config().namespace_lbas());
-            let fdp = match &n.fdp {
-                None => None,
-                Some(c) => {
-                    let fdp = Fdp::new(c.clone())
-                        .map_err(|e| config_error(&key(&format!("fdp.{}", e.key)), e.message))?;
-                    let ids = ssd.placement_ids();
-                    if fdp.streams() > ids {
-                        return Err(config_error(
-                            &key("fdp.handles"),
-                            format!(
-                                "{} handles × {} reclaim groups need {} placement streams; ftl.placement_ids is {ids}",
-                                c.handles.len(),
-                                c.reclaim_groups,
-                                fdp.streams()
-                            ),
-                        ));
-                    }
-                    Some(fdp)
-                }
-            };
-            let zone_count = zones.as_ref().map_or(0, |z| z.config().zone_count as usize);
-            namespaces.push(Namespace {
-                kind: n.kind,
-                start,
-                lbas,
-                zones,
-                fdp,
-                statuses: StatusCounts::default(),
-                zone_written: vec![0; zone_count],
-                reset_ns: vec![(0, 0); zone_count],
-            });
-            start += lbas;
         }
         ssd.open_loop_begin();
         Ok(NvmeHost {
@@ -930,6 +804,173 @@ impl NvmeHost {
         }
     }
 }
+
+/// The namespaces of `config` on `ssd`, every zone empty (errors name the key).
+fn build_namespaces(config: &NvmeConfig, ssd: &Ssd) -> FtlResult<Vec<Namespace>> {
+    let device = ssd.logical_pages();
+    if config.namespaces.is_empty() {
+        return Err(config_error(
+            "ssd.nvme.namespaces",
+            "at least one namespace".into(),
+        ));
+    }
+    if config.queue_weights.is_empty() || config.queue_weights.contains(&0) {
+        return Err(config_error(
+            "ssd.nvme.queue_weights",
+            "one weight of at least 1 per queue pair".into(),
+        ));
+    }
+    let mut start = 0u64;
+    let mut namespaces = Vec::new();
+    for (i, n) in config.namespaces.iter().enumerate() {
+        let key = |k: &str| format!("ssd.nvme.namespaces[{i}].{k}");
+        let left = device.saturating_sub(start);
+        let lbas = if n.lbas == 0 { left } else { n.lbas };
+        if lbas == 0 || lbas > left {
+            return Err(config_error(
+                &key("lbas"),
+                format!("{lbas} LBAs from LBA {start} do not fit the device's {device} pages"),
+            ));
+        }
+        let zones = namespace_zones(n, &key, start, lbas, ssd.zoned_layout())?;
+        // a zoned namespace covers whole zones only
+        let lbas = zones.as_ref().map_or(lbas, |z| z.config().namespace_lbas());
+        let fdp = match &n.fdp {
+            None => None,
+            Some(c) => {
+                let fdp = Fdp::new(c.clone())
+                    .map_err(|e| config_error(&key(&format!("fdp.{}", e.key)), e.message))?;
+                let ids = ssd.placement_ids();
+                if fdp.streams() > ids {
+                    return Err(config_error(
+                        &key("fdp.handles"),
+                        format!(
+                            "{} handles × {} reclaim groups need {} placement streams; ftl.placement_ids is {ids}",
+                            c.handles.len(),
+                            c.reclaim_groups,
+                            fdp.streams()
+                        ),
+                    ));
+                }
+                Some(fdp)
+            }
+        };
+        let zone_count = zones.as_ref().map_or(0, |z| z.config().zone_count as usize);
+        namespaces.push(Namespace {
+            kind: n.kind,
+            start,
+            lbas,
+            zones,
+            fdp,
+            statuses: StatusCounts::default(),
+            zone_written: vec![0; zone_count],
+            reset_ns: vec![(0, 0); zone_count],
+        });
+        start += lbas;
+    }
+    Ok(namespaces)
+}
+
+/// The zones of namespace `n` (`None` for a conventional one) of `lbas` LBAs from device LBA
+/// `start`, on a device whose zoned mapping has zones of `device_zones` (size, capacity).
+fn namespace_zones(
+    n: &NamespaceConfig,
+    key: &dyn Fn(&str) -> String,
+    start: u64,
+    lbas: u64,
+    device_zones: Option<(u64, u64)>,
+) -> FtlResult<Option<Zones>> {
+    if n.kind == NamespaceKind::Conventional {
+        if device_zones.is_some() {
+            return Err(config_error(
+                &key("kind"),
+                "a conventional namespace needs a conventional mapping (ftl.mapping = \"zoned\" takes only zoned namespaces)".into(),
+            ));
+        }
+        if n.zone_size_lbas + n.zone_capacity_lbas > 0 || n.max_open_zones + n.max_active_zones > 0
+        {
+            return Err(config_error(
+                &key("kind"),
+                "zone keys need kind = \"zoned\"".into(),
+            ));
+        }
+        return Ok(None);
+    }
+    let (size, capacity) = match device_zones {
+        Some((dsize, dcap)) => {
+            if (n.zone_size_lbas != 0 && n.zone_size_lbas != dsize)
+                || (n.zone_capacity_lbas != 0 && n.zone_capacity_lbas != dcap)
+            {
+                return Err(config_error(
+                    &key("zone_size_lbas"),
+                    format!(
+                        "the zoned mapping's zones are {dsize} LBAs with capacity {dcap} (leave 0 or set those)"
+                    ),
+                ));
+            }
+            if !start.is_multiple_of(dsize) {
+                return Err(config_error(
+                    &key("lbas"),
+                    format!(
+                        "the namespace must start on a device zone (LBA {start} is not a multiple of {dsize})"
+                    ),
+                ));
+            }
+            (dsize, dcap)
+        }
+        None => {
+            if n.zone_size_lbas == 0 {
+                return Err(config_error(
+                    &key("zone_size_lbas"),
+                    "a zoned namespace on a conventional mapping needs its zone size".into(),
+                ));
+            }
+            let cap = if n.zone_capacity_lbas == 0 {
+                n.zone_size_lbas
+            } else {
+                n.zone_capacity_lbas
+            };
+            (n.zone_size_lbas, cap)
+        }
+    };
+    let zone_count = lbas / size;
+    if zone_count == 0 || zone_count > u64::from(u32::MAX) {
+        return Err(config_error(
+            &key("zone_size_lbas"),
+            format!("zones of {size} LBAs do not fit the namespace's {lbas} LBAs"),
+        ));
+    }
+    let mut z = ZonedConfig::new(zone_count as u32, size);
+    z.zone_capacity_lbas = capacity;
+    z.max_open_zones = n.max_open_zones;
+    z.max_active_zones = n.max_active_zones;
+    let zones = Zones::new(z).map_err(|e| config_error(&key(e.key), e.message))?;
+    Ok(Some(zones))
+}
+
+/// The write pointers a controller finds on its media at power-on (after `[precondition]` or
+/// a power cut): each zone of a zoned namespace starting at device LBA `start` whose first
+/// LBAs are mapped on `ssd` is Full (written to capacity) or Closed, its write pointer past
+/// the LBAs mapped without a gap from its start (an LBA after a gap is past the write pointer
+/// and will be overwritten).
+fn recover_write_pointers(zones: &mut Zones, start: u64, ssd: &Ssd) {
+    let c = zones.config().clone();
+    for zone in 0..c.zone_count {
+        let first = start + zones.start_lba(zone);
+        let written = (0..c.zone_capacity_lbas)
+            .take_while(|&k| {
+                u32::try_from(first + k)
+                    .is_ok_and(|lpa| ssd.locate(crate::address::Lpa(lpa)).is_some())
+            })
+            .count() as u64;
+        if written > 0 {
+            zones.restore(zone, written);
+        }
+    }
+}
+
+mod precondition;
+pub use precondition::{has_zoned_namespace, precondition};
 
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,7 @@ use crate::host::fdp::RuhType;
 use crate::host::zns::ZoneState;
 
 /// An SLC device of 2 dies × 2 planes of 16 blocks of 16 pages of 512 bytes.
-fn device(mapping: MappingKind, queue_depth: u32) -> SsdConfig {
+pub(super) fn device(mapping: MappingKind, queue_depth: u32) -> SsdConfig {
     sized(mapping, queue_depth, 16)
 }
 
@@ -31,7 +31,7 @@ fn zoned(planes: u32, qd: u32) -> Ssd {
     Ssd::new(c, 1).unwrap()
 }
 
-fn host(ssd: &mut Ssd, namespaces: Vec<NamespaceConfig>) -> NvmeHost {
+pub(super) fn host(ssd: &mut Ssd, namespaces: Vec<NamespaceConfig>) -> NvmeHost {
     let config = NvmeConfig {
         namespaces,
         queue_weights: vec![1],

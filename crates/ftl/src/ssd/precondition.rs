@@ -10,7 +10,7 @@ use crate::flash::emit::Tag;
 use crate::mapping::Mapping;
 use nandlab_core::SimRng;
 use serde::{Deserialize, Serialize};
-use std::ops::ControlFlow;
+use std::ops::{ControlFlow, Range};
 
 /// The state to reach: the first `fill_fraction` of the logical pages written sequentially,
 /// then `random_overwrites` uniformly random page overwrites within that filled range.
@@ -71,6 +71,24 @@ impl Ssd {
         progress: impl FnMut(u64, u64) -> ControlFlow<()>,
     ) -> FtlResult<()> {
         p.validate()?;
+        let filled = p.filled_pages(u64::from(self.layout.logical_pages));
+        #[allow(clippy::single_range_in_vec_init)] // one range of LPAs, not the LPAs
+        let range = [0..filled];
+        self.precondition_ranges_with_progress(&range, &range, p.random_overwrites, progress)
+    }
+
+    /// Preconditioning by ranges: the LPAs of the `fill` ranges written in their order, then
+    /// `overwrites` uniformly random overwrites among the LPAs of the `overwrite` ranges
+    /// (none when they are empty). [`Ssd::precondition_with_progress`] is one range `0..filled`
+    /// for both; a device with zoned namespaces fills its zones as a host writes them
+    /// ([`crate::nvme::precondition`]). Progress and errors as there.
+    pub fn precondition_ranges_with_progress(
+        &mut self,
+        fill: &[Range<u32>],
+        overwrite: &[Range<u32>],
+        overwrites: u64,
+        progress: impl FnMut(u64, u64) -> ControlFlow<()>,
+    ) -> FtlResult<()> {
         if self.host.requests.in_flight() > 0 || !self.chip.nand.is_idle() {
             return Err(FtlError::BadRequest {
                 message: "precondition needs an idle device".into(),
@@ -84,19 +102,31 @@ impl Ssd {
                         .into(),
             });
         }
-        let filled = p.filled_pages(u64::from(self.layout.logical_pages));
+        let logical = self.layout.logical_pages;
+        if let Some(r) = fill.iter().chain(overwrite).find(|r| r.end > logical) {
+            return Err(FtlError::BadRequest {
+                message: format!(
+                    "precondition: LPAs {}..{} beyond the device's {logical} logical pages",
+                    r.start, r.end
+                ),
+            });
+        }
+        let filled: u64 = fill
+            .iter()
+            .map(|r| u64::from(r.end.saturating_sub(r.start)))
+            .sum();
+        let pool: u64 = overwrite
+            .iter()
+            .map(|r| u64::from(r.end.saturating_sub(r.start)))
+            .sum();
         self.flash.emit.enabled = false;
         let mut ticker = Ticker {
             done: 0,
-            total: u64::from(filled).saturating_add(if filled == 0 {
-                0
-            } else {
-                p.random_overwrites
-            }),
+            total: filled.saturating_add(if pool == 0 { 0 } else { overwrites }),
             progress,
         };
         let result = self
-            .precondition_writes(filled, p.random_overwrites, &mut ticker)
+            .precondition_writes(fill, overwrite, pool, overwrites, &mut ticker)
             .and_then(|()| ticker.finish());
         self.flash.emit.enabled = true;
         self.flash.emit.ops.clear();
@@ -105,17 +135,30 @@ impl Ssd {
 
     fn precondition_writes<F: FnMut(u64, u64) -> ControlFlow<()>>(
         &mut self,
-        filled: u32,
+        fill: &[Range<u32>],
+        overwrite: &[Range<u32>],
+        pool: u64,
         overwrites: u64,
         ticker: &mut Ticker<F>,
     ) -> FtlResult<()> {
-        for lpa in (0..filled).map(Lpa) {
+        for lpa in fill.iter().flat_map(|r| r.clone()).map(Lpa) {
             self.precondition_write(lpa)?;
             ticker.tick()?;
         }
-        if filled == 0 {
+        if pool == 0 {
             return Ok(());
         }
+        // the i-th LPA of the overwrite ranges
+        let nth = |mut i: u64| {
+            for r in overwrite {
+                let len = u64::from(r.end - r.start);
+                if i < len {
+                    return Lpa(r.start + i as u32);
+                }
+                i -= len;
+            }
+            unreachable!("an index below the ranges' length")
+        };
         let mut rng = SimRng::stream(self.layout.seed, "ftl.precondition");
         // the LPAs are drawn a few writes ahead (same sequence) so their mapping-table entries
         // can be prefetched: random overwrites of a large table are cache misses otherwise
@@ -124,14 +167,14 @@ impl Ssd {
             .iter_mut()
             .take(overwrites.min(LOOKAHEAD as u64) as usize)
         {
-            *slot = Lpa(rng.below(u64::from(filled)) as u32);
+            *slot = nth(rng.below(pool));
             self.mapper.prefetch_far(*slot);
         }
         for k in 0..overwrites {
             let at = (k % LOOKAHEAD as u64) as usize;
             let lpa = ahead[at];
             if k + (LOOKAHEAD as u64) < overwrites {
-                ahead[at] = Lpa(rng.below(u64::from(filled)) as u32);
+                ahead[at] = nth(rng.below(pool));
                 self.mapper.prefetch_far(ahead[at]);
             }
             if k + 1 < overwrites {

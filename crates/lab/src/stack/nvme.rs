@@ -71,10 +71,7 @@ where
     let spaces: Vec<(u64, u64)> = (0..host.namespace_count() as u32)
         .map(|ns| (host.namespace_start(ns), host.namespace_lbas(ns)))
         .collect();
-    // per zoned namespace, per zone: LBAs the host has written since its last reset
-    let mut written: Vec<Vec<u64>> = (0..host.namespace_count() as u32)
-        .map(|ns| vec![0; host.zones(ns).map_or(0, |z| z.config().zone_count as usize)])
-        .collect();
+    let mut written = zone_pointers(&host);
     let mut last = SimTime::ZERO;
     let depth = u64::from(ssd.queue_depth().max(1));
     for (i, request) in requests.enumerate() {
@@ -130,6 +127,21 @@ where
         interrupted: false,
         nvme: Some(Box::new(host.report(ssd))),
     })
+}
+
+/// Per zoned namespace (empty for a conventional one), per zone: the LBAs the host has written
+/// since the zone's last reset, from the zones' write pointers (a `[precondition]` may have
+/// filled zones).
+fn zone_pointers(host: &NvmeHost) -> Vec<Vec<u64>> {
+    (0..host.namespace_count() as u32)
+        .map(|ns| {
+            host.zones(ns).map_or_else(Vec::new, |z| {
+                (0..z.config().zone_count)
+                    .map(|zone| z.descriptor(zone).write_pointer_lba - z.start_lba(zone))
+                    .collect()
+            })
+        })
+        .collect()
 }
 
 /// The host's side of a write of `lbas` LBAs at `rel` to zoned namespace `ns` (none for a
@@ -238,6 +250,40 @@ mod tests {
         // every erase is a zone's block erased by a reset (4 blocks a zone)
         assert_eq!(run.report.counters.erases, ns.resets * 4);
         assert!(ns.reset_latency_mean_us > 0.0);
+    }
+
+    /// `[precondition]` on the zoned example (it broke the first zoned write): the zones are
+    /// filled as a host writes them, so the workload's first write at a filled zone's start
+    /// resets it first and every command succeeds; random overwrites are refused by key.
+    #[test]
+    fn a_precondition_fills_zones_and_the_workload_resets_them_before_rewriting() {
+        let with = |overwrites: u64| {
+            example().replace(
+                "[workload]",
+                &format!(
+                    "[precondition]\nfill_fraction = 0.5\nrandom_overwrites = {overwrites}\n\n[workload]"
+                ),
+            )
+        };
+        let r = run(&with(0)).unwrap();
+        let StackOutcome::Ssd { run: ssd_run, .. } = &r.outcome else {
+            unreachable!("a block workload")
+        };
+        let ns = &ssd_run.nvme.as_ref().unwrap().namespaces[0];
+        assert_eq!(ns.statuses.len(), 1, "success only: {:?}", ns.statuses);
+        let plain = run(&example()).unwrap();
+        let StackOutcome::Ssd { run: plain, .. } = &plain.outcome else {
+            unreachable!("a block workload")
+        };
+        // the preconditioned zones are reset when the workload reaches them the first time
+        let plain_resets = plain.nvme.as_ref().unwrap().namespaces[0].resets;
+        assert!(ns.resets > plain_resets, "{} vs {plain_resets}", ns.resets);
+        assert_eq!(ssd_run.report.waf, 1.0);
+        let e = run(&with(10)).unwrap_err();
+        assert!(
+            e.contains("precondition.random_overwrites") && !e.contains('\n'),
+            "{e}"
+        );
     }
 
     #[test]

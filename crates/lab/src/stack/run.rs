@@ -348,15 +348,27 @@ impl Stack {
             _ => None,
         };
         if let Some(p) = &self.config.precondition {
-            match ssd.precondition_with_progress(p, step_progress("precondition", control)) {
+            // with a zoned namespace each namespace is filled as its host writes it
+            // (crates/ftl/src/nvme/precondition.rs)
+            let zoned = (self.config.ssd.nvme.as_ref())
+                .filter(|n| nandlab_ftl::nvme::has_zoned_namespace(n));
+            let progress = step_progress("precondition", control);
+            let filled = match zoned {
+                Some(nvme) => nandlab_ftl::nvme::precondition(nvme, &mut ssd, p, progress),
+                None => ssd
+                    .precondition_with_progress(p, progress)
+                    .map(|()| std::iter::once(0..p.filled_pages(ssd.logical_pages())).collect()),
+            };
+            match filled {
                 // stopped before the workload: nothing was measured
                 Err(nandlab_ftl::FtlError::Interrupted { .. }) => {
                     return Ok(stopped_before_workload(&ssd, prepared));
                 }
-                other => other?,
+                Err(e) => return Err(e.into()),
+                Ok(filled) => {
+                    tell_pcm_preconditioned(&mut ssd, filled.into_iter().flatten());
+                }
             }
-            let filled = p.filled_pages(ssd.logical_pages());
-            tell_pcm_preconditioned(&mut ssd, (0..u64::from(filled)).map(|i| i as u32));
         }
         let precondition_reads = match workload {
             WorkloadSection::Trace(t) => t.precondition_reads,

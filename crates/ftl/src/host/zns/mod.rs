@@ -514,6 +514,27 @@ impl Zones {
         self.assign(zone, to);
     }
 
+    /// The controller finds `written_lbas` LBAs of `zone` on its media at power-on (after
+    /// preconditioning or a power cut): the zone, empty until now, is Full when they reach its
+    /// capacity and Closed otherwise (an open zone is closed by a power loss, ZNS 1.1
+    /// §2.1.1.4). Not a host command: no status is counted, and the limits are not checked (a
+    /// host kept them before the cut).
+    pub fn restore(&mut self, zone: u32, written_lbas: u64) {
+        let capacity = self.config.zone_capacity_lbas;
+        assert_eq!(
+            self.zones[zone as usize].state,
+            ZoneState::Empty,
+            "zone {zone} restored twice"
+        );
+        let written = written_lbas.min(capacity);
+        self.zones[zone as usize].written_lbas = written;
+        if written == capacity {
+            self.assign(zone, ZoneState::Full);
+        } else if written > 0 {
+            self.assign(zone, ZoneState::Closed);
+        }
+    }
+
     /// Report Zones: descriptors of the zones from `first_zone` on that pass `filter`, at most
     /// `limit` of them.
     pub fn report(
