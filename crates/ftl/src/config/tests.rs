@@ -129,3 +129,24 @@ fn ctrl6_grouped_config_keeps_the_flat_form() {
     );
     assert_eq!(FtlConfig::default().gc, GcConfig::default());
 }
+
+/// robust6 (issue 31's adversarial pass): a cached mapping table on the block or hybrid mapping
+/// is refused by `validate`, so the stack's error names `ssd.mapping.cache_entries` (it was
+/// found only when the SSD was built, naming the internal `ftl.cmt_entries`).
+#[test]
+fn robust6_a_cached_mapping_table_needs_the_page_mapping() {
+    for mapping in [MappingKind::Block, MappingKind::Hybrid] {
+        let mut c = SsdConfig::from_preset("slc");
+        c.ftl.cmt_entries = 64;
+        c.ftl.mapping = mapping;
+        let e = c.validate().unwrap_err();
+        assert!(
+            matches!(&e, crate::FtlError::Config { key, .. } if key == "ftl.cmt_entries"),
+            "{e}"
+        );
+        assert!(e.to_string().contains("page mapping only"), "{e}");
+    }
+    let mut c = SsdConfig::from_preset("slc");
+    c.ftl.cmt_entries = 64;
+    c.validate().unwrap();
+}

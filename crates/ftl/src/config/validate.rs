@@ -69,6 +69,16 @@ impl SsdConfig {
                 ),
             ));
         }
+        // checked here as well as in `Cmt::new`, so the error reaches the stack's key name
+        if f.cmt_entries > 0 && f.mapping != MappingKind::Page {
+            return Err(config_error(
+                "ftl.cmt_entries",
+                format!(
+                    "a cached mapping table applies to the page mapping only, not {:?}",
+                    f.mapping
+                ),
+            ));
+        }
         self.validate_slc_cache(nand)
     }
 
