@@ -7,12 +7,14 @@
 //! definition (7 % OP = 2^30 / 10^9 − 1).
 
 mod allocation;
+mod components;
 mod flat;
 mod gc;
 mod policies;
 mod validate;
 
 pub use allocation::{Level, parse_allocation_order};
+pub use components::{BufferConfig, HintsConfig, SchedulerConfig, WearConfig};
 pub use gc::GcConfig;
 pub use policies::{
     BufferPolicy, GcPolicy, GcScheduling, GcScope, MappingKind, PayloadMode, ReadScheduling,
@@ -54,8 +56,8 @@ pub struct DeviceConfig {
 /// Default of `ftl.sim_refresh_age_s`: 30 days.
 pub const SIM_REFRESH_AGE_S: u64 = 30 * 86_400;
 
-/// Controller and FTL settings. A component's keys form its own typed config (`gc`), which
-/// the component gets at construction. (De)serializes in the flat legacy `[ftl]` form
+/// Controller and FTL settings. A component's keys form its own typed config (`gc`, `wear`,
+/// `buffer`, `scheduler`, `hints`), which the component gets at construction. (De)serializes in the flat legacy `[ftl]` form
 /// (`gc_policy`, `gc_threshold_blocks`, …; `config/flat.rs`): what `SsdConfig` files and a
 /// resolved config's JSON carry.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -65,51 +67,26 @@ pub struct FtlConfig {
     pub mapping: MappingKind,
     /// Garbage collection (`[ssd.gc]`).
     pub gc: GcConfig,
-    /// How host reads are ordered against the other ops of their die (program/erase
-    /// suspension needs the chip's `[suspend]` section).
-    pub read_scheduling: ReadScheduling,
+    /// Wear-leveling (`[ssd.wear]`).
+    pub wear: WearConfig,
+    /// The DRAM write buffer (`[ssd.buffer]`).
+    pub buffer: BufferConfig,
+    /// The flash scheduler (`[ssd.scheduler]`).
+    pub scheduler: SchedulerConfig,
+    /// The co-design hint (`[ssd.hints]`).
+    pub hints: HintsConfig,
     /// Over-provisioning as spare / logical (0.25 = 25 %).
     pub op_fraction: f64,
-    /// Wear-leveling scheme.
-    pub wear_leveling: WearLeveling,
-    /// Erase-count gap (max − min within a plane) that triggers static wear-leveling.
-    pub wl_erase_gap_threshold: u32,
-    /// DRAM write-buffer capacity in pages (0 disables the buffer).
-    pub write_buffer_pages: u32,
-    /// Write-buffer eviction order.
-    pub write_buffer_policy: BufferPolicy,
     /// Whether page bytes are kept.
     pub payload: PayloadMode,
     /// Striping order of consecutive page writes over the parallel units, fastest-varying
     /// first, dash separated: any order of `channel`, `chip` (alias `way`), `die`, `plane`;
     /// levels left out vary slowest, in the order channel, chip, die, plane.
     pub allocation_order: String,
-    /// Host requests between refreshes of the co-design hint (paper 000: 16); 0 keeps no
-    /// hint up to date (a controller without the co-design interface: only an explicit
-    /// `Ssd::refresh_hint` computes one).
-    pub hint_refresh_ops: u32,
-    /// The hint lists the valid pages of the next victim of every plane (each plane collects
-    /// its own garbage), soonest first, instead of only the block erased next.
-    pub hint_all_planes: bool,
     /// Host submission-queue depth (requests in flight).
     pub queue_depth: u32,
     /// Random log blocks of the hybrid mapping.
     pub hybrid_random_log_blocks: u32,
-    /// The scheduler merges decided reads or programs of one die (same page offset, different
-    /// planes) into multiplane ops.
-    pub multiplane: bool,
-    /// Reads and programs go to the chip in cache mode: an op that follows one of the same
-    /// kind on its die moves its data through the cache register while the previous op's cell
-    /// stage runs (a change of kind drains the die first; the chip model's rule).
-    pub cache_mode: bool,
-    /// Superpage width in planes (page mapping; 1: off). With more than 1, the planes of each
-    /// die form groups of this many (planes 0..w, w..2w, …) whose host and GC write frontiers
-    /// are superblocks: one block per plane, opened together (after GC on every plane of the
-    /// group) and filled in lockstep, page offset k on each plane before k + 1, so consecutive
-    /// pages form multiplane programs. GC moves fill the group's GC superblock the same way
-    /// (a move may cross planes within the die, so no copyback: `copyback` must be off).
-    /// Needs `multiplane`; must divide the planes per die.
-    pub superpage_planes: u32,
     /// Zoned mapping: planes per zone (a zone is one block of each; 0: every plane).
     pub zone_planes: u32,
     /// Placement ids (NVMe FDP reclaim-unit handles) host writes may carry: the page mapping
@@ -166,7 +143,31 @@ pub struct FtlConfig {
 
 impl Default for FtlConfig {
     fn default() -> Self {
-        flat::FlatFtl::default().into()
+        FtlConfig {
+            mapping: MappingKind::Page,
+            gc: GcConfig::default(),
+            wear: WearConfig::default(),
+            buffer: BufferConfig::default(),
+            scheduler: SchedulerConfig::default(),
+            hints: HintsConfig::default(),
+            op_fraction: 0.25,
+            payload: PayloadMode::TimingOnly,
+            allocation_order: "channel-chip-die-plane".into(),
+            queue_depth: 32,
+            hybrid_random_log_blocks: 8,
+            placement_ids: 1,
+            paired_page_padding: false,
+            map_checkpoint_interval_pages: 0,
+            sim_pages: 0,
+            cmt_entries: 0,
+            slc_cache_blocks: 0,
+            slc_idle_fold_us: 0,
+            sim_integrity: false,
+            sim_refresh_age_s: SIM_REFRESH_AGE_S,
+            sim_batch_deadline_ns: 0,
+            zone_planes: 0,
+            controller: ControllerCosts::default(),
+        }
     }
 }
 

@@ -64,8 +64,9 @@ mod wear;
 
 pub use address::{Lpa, Ppa};
 pub use config::{
-    BufferPolicy, DeviceConfig, FtlConfig, GcConfig, GcPolicy, GcScheduling, GcScope, MappingKind,
-    PayloadMode, ReadScheduling, SsdConfig, WearLeveling,
+    BufferConfig, BufferPolicy, DeviceConfig, FtlConfig, GcConfig, GcPolicy, GcScheduling, GcScope,
+    HintsConfig, MappingKind, PayloadMode, ReadScheduling, SchedulerConfig, SsdConfig, WearConfig,
+    WearLeveling,
 };
 pub use controller::{ControllerCosts, ControllerSection};
 pub use error::{FtlError, FtlResult};

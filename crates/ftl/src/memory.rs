@@ -91,7 +91,7 @@ impl SsdConfig {
         } else {
             (0, 0)
         };
-        let buffer_pages = u64::from(f.write_buffer_pages);
+        let buffer_pages = u64::from(f.buffer.pages);
         let buffer_bytes = if buffer_pages == 0 {
             0
         } else {

@@ -291,9 +291,9 @@ fn duplicate_writes_share_physical_pages_across_gc_and_trim() {
         let mut c = common::slc(1, 2, 16, 8, PAGE);
         c.ftl.payload = PayloadMode::Full;
         c.ftl.op_fraction = 0.5;
-        c.ftl.write_buffer_pages = buffer_pages;
-        c.ftl.wear_leveling = nandlab_ftl::WearLeveling::Static;
-        c.ftl.wl_erase_gap_threshold = 2;
+        c.ftl.buffer.pages = buffer_pages;
+        c.ftl.wear.leveling = nandlab_ftl::WearLeveling::Static;
+        c.ftl.wear.erase_gap_threshold = 2;
         let stage: Box<dyn FrontEnd> = Box::<ExactDedup>::default();
         let mut s = Ssd::with_front_ends(c, 7, vec![stage]).unwrap();
         let lpas = s.logical_pages() as u32;

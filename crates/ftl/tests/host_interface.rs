@@ -207,7 +207,7 @@ fn workload_generators_drive_the_ssd() {
 fn hint_all_planes_covers_every_planes_next_victim() {
     let hint = |all: bool| {
         let mut c = small();
-        c.ftl.hint_all_planes = all;
+        c.ftl.hints.all_planes = all;
         let mut ssd = Ssd::new(c, 4).unwrap();
         let logical = ssd.logical_pages();
         ssd.precondition(&Precondition::full_and_fragmented(logical))

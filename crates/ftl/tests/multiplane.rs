@@ -19,7 +19,7 @@ fn config(multiplane: bool, preset: &str, page_size: u32) -> SsdConfig {
         .unwrap(),
     );
     c.ftl = nandlab_ftl::FtlConfig::default();
-    c.ftl.multiplane = multiplane;
+    c.ftl.scheduler.multiplane = multiplane;
     c.ftl.allocation_order = "plane-die-chip-channel".into();
     c.ftl.queue_depth = 1;
     c

@@ -26,9 +26,9 @@ fn config(mapping: MappingKind, payload: PayloadMode, buffer_pages: u32) -> SsdC
     c.ftl.gc.threshold_blocks = 2;
     c.ftl.mapping = mapping;
     c.ftl.gc.policy = GcPolicy::Greedy;
-    c.ftl.wear_leveling = WearLeveling::Static;
-    c.ftl.wl_erase_gap_threshold = 2;
-    c.ftl.write_buffer_pages = buffer_pages;
+    c.ftl.wear.leveling = WearLeveling::Static;
+    c.ftl.wear.erase_gap_threshold = 2;
+    c.ftl.buffer.pages = buffer_pages;
     c.ftl.hybrid_random_log_blocks = 2;
     c
 }

@@ -44,10 +44,10 @@ fn config(mapping: MappingKind, buffer_pages: u32, policy: GcPolicy) -> SsdConfi
     c.ftl.gc.threshold_blocks = 2;
     c.ftl.mapping = mapping;
     c.ftl.gc.policy = policy;
-    c.ftl.wear_leveling = WearLeveling::Static;
-    c.ftl.wl_erase_gap_threshold = 2;
-    c.ftl.write_buffer_pages = buffer_pages;
-    c.ftl.write_buffer_policy = BufferPolicy::Lru;
+    c.ftl.wear.leveling = WearLeveling::Static;
+    c.ftl.wear.erase_gap_threshold = 2;
+    c.ftl.buffer.pages = buffer_pages;
+    c.ftl.buffer.policy = BufferPolicy::Lru;
     c.ftl.hybrid_random_log_blocks = 2;
     c
 }

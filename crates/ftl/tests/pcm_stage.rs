@@ -57,9 +57,9 @@ fn ssd(config: PcmStageConfig, buffer_pages: u32, seed: u64) -> Ssd {
     // taken out of over-provisioning
     let ipl = matches!(config.log, Some(LogBufferConfig::Ipl(_)));
     c.ftl.op_fraction = if ipl { 1.0 } else { 0.5 };
-    c.ftl.write_buffer_pages = buffer_pages;
-    c.ftl.wear_leveling = nandlab_ftl::WearLeveling::Static;
-    c.ftl.wl_erase_gap_threshold = 2;
+    c.ftl.buffer.pages = buffer_pages;
+    c.ftl.wear.leveling = nandlab_ftl::WearLeveling::Static;
+    c.ftl.wear.erase_gap_threshold = 2;
     let logical = Ssd::new(c.clone(), seed).unwrap().logical_pages() as u32;
     let stage = PcmStage::new(config, logical, PAGE, PAGES_PER_BLOCK, seed).unwrap();
     Ssd::with_front_ends(c, seed, vec![Box::new(stage) as Box<dyn FrontEnd>]).unwrap()

@@ -6,9 +6,9 @@
 use nandlab_core::SimTime;
 use nandlab_core::memory::{BudgetSource, MemoryBudget};
 use nandlab_ftl::{
-    BufferPolicy, ControllerCosts, FtlConfig, GcConfig, GcPolicy, GcScheduling, GcScope, HostOp,
-    HostRequest, MappingKind, PayloadMode, Precondition, ReadScheduling, Ssd, SsdConfig,
-    WearLeveling,
+    BufferConfig, BufferPolicy, ControllerCosts, FtlConfig, GcConfig, GcPolicy, GcScheduling,
+    GcScope, HintsConfig, HostOp, HostRequest, MappingKind, PayloadMode, Precondition,
+    ReadScheduling, SchedulerConfig, Ssd, SsdConfig, WearConfig, WearLeveling,
 };
 use nandlab_nand::config::PerPageType;
 use nandlab_nand::{PageLayout, preset};
@@ -178,24 +178,32 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                     urgent_free_blocks: gc_urgent_free_blocks,
                 },
                 op_fraction: op,
-                wear_leveling: wl,
-                wl_erase_gap_threshold: wl_gap,
-                write_buffer_pages: buffer,
-                write_buffer_policy: buffer_policy,
+                wear: WearConfig {
+                    leveling: wl,
+                    erase_gap_threshold: wl_gap,
+                },
+                buffer: BufferConfig {
+                    pages: buffer,
+                    policy: buffer_policy,
+                },
                 payload,
                 allocation_order: order.to_string(),
-                hint_refresh_ops: hint,
-                hint_all_planes: all_planes,
+                hints: HintsConfig {
+                    refresh_ops: hint,
+                    all_planes,
+                },
                 queue_depth: depth,
                 hybrid_random_log_blocks: logs,
                 controller,
                 placement_ids,
-                read_scheduling,
-                multiplane,
-                cache_mode,
+                scheduler: SchedulerConfig {
+                    reads: read_scheduling,
+                    multiplane,
+                    cache: cache_mode,
+                    superpage_planes,
+                },
                 paired_page_padding: padding,
                 map_checkpoint_interval_pages: 0,
-                superpage_planes,
                 zone_planes: 0,
                 sim_pages: 0,
                 cmt_entries: 0,

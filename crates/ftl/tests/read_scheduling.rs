@@ -24,7 +24,7 @@ fn device(reads: ReadScheduling) -> nandlab_ftl::SsdConfig {
         .unwrap()
         .into(),
     );
-    c.ftl.read_scheduling = reads;
+    c.ftl.scheduler.reads = reads;
     c.ftl.gc.scheduling = GcScheduling::Interleaved;
     c.ftl.gc.threshold_blocks = 6;
     c.ftl.op_fraction = 0.5;

@@ -10,9 +10,9 @@ use nandlab_ftl::{HostOp, HostRequest, PayloadMode, Ssd, SsdConfig};
 /// The `slc` preset (2 KiB pages here) on one die of `planes` planes, superpages of `w` planes.
 fn superblock_device(planes: u32, w: u32, queue_depth: u32) -> SsdConfig {
     let mut c = common::slc(1, planes, 32, 16, 2048);
-    c.ftl.multiplane = w > 1;
+    c.ftl.scheduler.multiplane = w > 1;
     c.ftl.gc.copyback = false;
-    c.ftl.superpage_planes = w;
+    c.ftl.scheduler.superpage_planes = w;
     c.ftl.queue_depth = queue_depth;
     c
 }
@@ -160,9 +160,9 @@ fn superpage_errors_name_the_key() {
         assert!(e.contains("ftl.superpage_planes"), "{e}");
         e
     };
-    bad(&|c| c.ftl.superpage_planes = 3);
-    bad(&|c| c.ftl.superpage_planes = 0);
+    bad(&|c| c.ftl.scheduler.superpage_planes = 3);
+    bad(&|c| c.ftl.scheduler.superpage_planes = 0);
     assert!(bad(&|c| c.ftl.gc.copyback = true).contains("copyback"));
-    assert!(bad(&|c| c.ftl.multiplane = false).contains("multiplane"));
+    assert!(bad(&|c| c.ftl.scheduler.multiplane = false).contains("multiplane"));
     assert!(bad(&|c| c.ftl.mapping = nandlab_ftl::MappingKind::Block).contains("page mapping"));
 }

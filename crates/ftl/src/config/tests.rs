@@ -73,15 +73,15 @@ fn keys_the_mapping_ignores_are_listed() {
     let mut c = SsdConfig::from_preset("slc");
     assert!(c.ignored_keys().is_empty());
     c.ftl.hybrid_random_log_blocks = 2;
-    c.ftl.write_buffer_policy = BufferPolicy::Fifo;
+    c.ftl.buffer.policy = BufferPolicy::Fifo;
     assert_eq!(
         c.ignored_keys(),
         ["ftl.hybrid_random_log_blocks", "ftl.write_buffer_policy"]
     );
     c.ftl.mapping = MappingKind::Block;
     c.ftl.gc.policy = GcPolicy::Fifo;
-    c.ftl.wear_leveling = WearLeveling::Static;
-    c.ftl.write_buffer_pages = 4;
+    c.ftl.wear.leveling = WearLeveling::Static;
+    c.ftl.buffer.pages = 4;
     assert_eq!(
         c.ignored_keys(),
         [

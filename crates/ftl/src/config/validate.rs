@@ -28,7 +28,7 @@ impl SsdConfig {
             ));
         }
         self.validate_sim(nand)?;
-        if f.read_scheduling == ReadScheduling::Suspend && nand.suspend.is_none() {
+        if f.scheduler.reads == ReadScheduling::Suspend && nand.suspend.is_none() {
             return Err(config_error(
                 "ftl.read_scheduling",
                 "\"suspend\" needs the chip's program/erase suspend timing: add a [suspend] section to the NAND config (docs/nand.md)",
@@ -125,12 +125,7 @@ impl SsdConfig {
                 "must be between 1 and 65536",
             ));
         }
-        if f.wl_erase_gap_threshold == 0 {
-            return Err(config_error(
-                "ftl.wl_erase_gap_threshold",
-                "must be at least 1",
-            ));
-        }
+        f.wear.validate()?;
         parse_allocation_order(&f.allocation_order)?;
         Ok(())
     }
@@ -176,7 +171,7 @@ impl SsdConfig {
                 ),
             ));
         }
-        if f.write_buffer_pages as u64 > logical {
+        if f.buffer.pages as u64 > logical {
             return Err(config_error(
                 "ftl.write_buffer_pages",
                 "larger than the logical capacity",
@@ -191,7 +186,7 @@ impl SsdConfig {
     /// multiplane merging, the per-plane GC reserve and no copyback.
     fn validate_superpage(&self, g: &nandlab_nand::Geometry) -> FtlResult<()> {
         let f = &self.ftl;
-        let w = f.superpage_planes;
+        let w = f.scheduler.superpage_planes;
         let key = "ftl.superpage_planes";
         if w == 0 || w > g.planes_per_die || !g.planes_per_die.is_multiple_of(w) {
             return Err(config_error(
@@ -207,7 +202,7 @@ impl SsdConfig {
         }
         let why = if f.mapping != MappingKind::Page {
             format!("needs the page mapping (not {:?})", f.mapping)
-        } else if !f.multiplane {
+        } else if !f.scheduler.multiplane {
             "needs `multiplane` (the superblock's pages are written to form multiplane ops)".into()
         } else if f.gc.device_reserve_blocks > 0 {
             "does not work with `gc_device_reserve_blocks` (that keeps one GC block for the device, not a superblock)".into()
@@ -280,7 +275,7 @@ impl SsdConfig {
         if f.gc.device_reserve_blocks > 0 {
             return refuse("the SiM pool needs per-plane GC reserves (gc_device_reserve_blocks = 0): device-wide GC moves pages into one shared block".into());
         }
-        if f.multiplane {
+        if f.scheduler.multiplane {
             return refuse("multiplane merging would program SiM pages without their bytes (set multiplane = false)".into());
         }
         if f.placement_ids == 256 {
@@ -352,20 +347,20 @@ impl SsdConfig {
         let mut keys = Vec::new();
         if f.mapping != MappingKind::Page {
             let page_only = [
-                ("ftl.wear_leveling", f.wear_leveling != d.wear_leveling),
+                ("ftl.wear_leveling", f.wear.leveling != d.wear.leveling),
                 (
                     "ftl.wl_erase_gap_threshold",
-                    f.wl_erase_gap_threshold != d.wl_erase_gap_threshold,
+                    f.wear.erase_gap_threshold != d.wear.erase_gap_threshold,
                 ),
                 (
                     "ftl.hint_all_planes",
-                    f.hint_all_planes != d.hint_all_planes,
+                    f.hints.all_planes != d.hints.all_planes,
                 ),
             ];
             keys.extend(f.gc.page_only_keys_set());
             keys.extend(page_only.iter().filter(|(_, set)| *set).map(|(k, _)| *k));
-        } else if f.wear_leveling != WearLeveling::Static
-            && f.wl_erase_gap_threshold != d.wl_erase_gap_threshold
+        } else if f.wear.leveling != WearLeveling::Static
+            && f.wear.erase_gap_threshold != d.wear.erase_gap_threshold
         {
             keys.push("ftl.wl_erase_gap_threshold");
         }
@@ -374,7 +369,7 @@ impl SsdConfig {
         {
             keys.push("ftl.hybrid_random_log_blocks");
         }
-        if f.write_buffer_pages == 0 && f.write_buffer_policy != d.write_buffer_policy {
+        if f.buffer.pages == 0 && f.buffer.policy != d.buffer.policy {
             keys.push("ftl.write_buffer_policy");
         }
         if f.gc.scheduling == GcScheduling::Blocking

@@ -166,7 +166,7 @@ pub(crate) fn check_config(f: &crate::config::FtlConfig) -> FtlResult<()> {
         }
         return Ok(());
     }
-    if f.write_buffer_pages > 0 {
+    if f.buffer.pages > 0 {
         return error(
             "ftl.write_buffer_pages",
             "the zoned mapping takes pages in write-pointer order: no write buffer (set it to 0)"

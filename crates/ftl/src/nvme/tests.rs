@@ -345,7 +345,7 @@ fn bad_geometry_and_handles_are_one_line_errors_naming_the_key() {
             .contains("ftl.zone_planes")
     );
     let mut c = device(MappingKind::Zoned, 1);
-    c.ftl.write_buffer_pages = 8;
+    c.ftl.buffer.pages = 8;
     assert!(
         Ssd::new(c, 1)
             .unwrap_err()

@@ -50,13 +50,13 @@ impl SchedConfig {
     /// The scheduler's keys of `f`.
     pub fn of(f: &FtlConfig) -> Self {
         SchedConfig {
-            multiplane: f.multiplane,
-            cache_mode: f.cache_mode,
-            superblocks: f.superpage_planes > 1,
+            multiplane: f.scheduler.multiplane,
+            cache_mode: f.scheduler.cache,
+            superblocks: f.scheduler.superpage_planes > 1,
             gc_scheduling: f.gc.scheduling,
             gc_urgent_free_blocks: f.gc.urgent_free_blocks,
-            reads_first: f.read_scheduling != ReadScheduling::Fifo,
-            reads_suspend: f.read_scheduling == ReadScheduling::Suspend,
+            reads_first: f.scheduler.reads != ReadScheduling::Fifo,
+            reads_suspend: f.scheduler.reads == ReadScheduling::Suspend,
         }
     }
 }

@@ -160,7 +160,7 @@ mod tests {
 
     fn ssd(buffer_pages: u32) -> Ssd {
         let mut c = crate::ssd::test_device::small_slc(1, 2, 4);
-        c.ftl.write_buffer_pages = buffer_pages;
+        c.ftl.buffer.pages = buffer_pages;
         Ssd::new(c, 1).unwrap()
     }
 
@@ -177,9 +177,9 @@ mod tests {
             (GcScheduling::Interleaved, true),
         ] {
             let mut c = crate::ssd::test_device::small_slc(4, 2, 8);
-            c.ftl.write_buffer_pages = 16;
+            c.ftl.buffer.pages = 16;
             c.ftl.gc.scheduling = scheduling;
-            c.ftl.multiplane = multiplane;
+            c.ftl.scheduler.multiplane = multiplane;
             c.ftl.queue_depth = 8;
             let mut s = Ssd::new(c, 7).unwrap();
             let logical = s.logical_pages();

@@ -204,12 +204,12 @@ impl Ssd {
             MappingKind::Page => {
                 let settings = PageConfig {
                     device_reserve_blocks: f.gc.device_reserve_blocks,
-                    superpage_planes: f.superpage_planes,
+                    superpage_planes: f.scheduler.superpage_planes,
                 };
                 let map = PageMap::new(logical, physical, stripe, settings, f.pool_ids());
                 let gc = match victim_policy {
-                    Some(policy) => Collector::with_policy(gc_config, f.hint_all_planes, policy),
-                    None => Collector::new(gc_config, f.hint_all_planes, seed),
+                    Some(policy) => Collector::with_policy(gc_config, f.hints.all_planes, policy),
+                    None => Collector::new(gc_config, f.hints.all_planes, seed),
                 };
                 let wear = WearLeveler::new(WearConfig::of(f));
                 Mapper::Page(PageFtl::new(map, gc, wear))
@@ -246,22 +246,22 @@ impl Ssd {
         if let Some(c) = &cmt {
             logical = c.host_pages(); // the rest hold translation pages
         }
-        if logical == 0 || u64::from(f.write_buffer_pages) > u64::from(logical) {
+        if logical == 0 || u64::from(f.buffer.pages) > u64::from(logical) {
             return Err(crate::error::config_error(
                 "ftl.mapping",
                 format!(
                     "{:?} mapping leaves {logical} logical pages on this device (write buffer {} pages)",
-                    f.mapping, f.write_buffer_pages
+                    f.mapping, f.buffer.pages
                 ),
             ));
         }
         let mut stages: Vec<Box<dyn FrontEnd>> = Vec::new();
-        if f.write_buffer_pages > 0 {
+        if f.buffer.pages > 0 {
             stages.push(Box::new(WriteBuffer::new(
-                f.write_buffer_pages,
+                f.buffer.pages,
                 logical,
                 geometry.page_size_bytes,
-                f.write_buffer_policy,
+                f.buffer.policy,
                 full,
             )));
         }
@@ -315,7 +315,7 @@ impl Ssd {
             cmt,
             host: HostInterface::new(f.queue_depth),
             now: SimTime::ZERO,
-            measurement: Measurement::new(f.hint_refresh_ops),
+            measurement: Measurement::new(f.hints.refresh_ops),
             sched: FlashScheduler::new(SchedConfig::of(f), &geometry),
             layout: Layout::new(seed, geometry, logical, f.placement_ids),
             chip: ChipPort::new(nand),

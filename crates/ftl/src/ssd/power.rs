@@ -514,7 +514,7 @@ mod tests {
         let (mut both, mut one, mut merged) = (0, 0, 0);
         for steps in 0..12 {
             let mut c = crate::ssd::test_device::small_slc(1, 2, 4);
-            c.ftl.multiplane = true;
+            c.ftl.scheduler.multiplane = true;
             c.ftl.payload = PayloadMode::Full;
             let mut s = Ssd::new(c, 3).unwrap();
             s.start_power_trace().unwrap();

@@ -52,9 +52,9 @@ proptest! {
         let planes = if four_planes { 4 } else { 2 };
         let w = if wide { planes } else { 2 };
         let mut c = small_slc(dies, planes, 8);
-        c.ftl.multiplane = true;
+        c.ftl.scheduler.multiplane = true;
         c.ftl.gc.copyback = false;
-        c.ftl.superpage_planes = w;
+        c.ftl.scheduler.superpage_planes = w;
         c.ftl.queue_depth = depth;
         let mut ssd = Ssd::new(c, 1).unwrap();
         let pages = ssd.logical_capacity_bytes() / 512;

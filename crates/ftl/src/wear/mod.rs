@@ -25,8 +25,8 @@ pub(crate) struct WearConfig {
 impl WearConfig {
     pub fn of(f: &FtlConfig) -> Self {
         WearConfig {
-            static_gap: (f.wear_leveling == WearLeveling::Static)
-                .then_some(f.wl_erase_gap_threshold),
+            static_gap: (f.wear.leveling == WearLeveling::Static)
+                .then_some(f.wear.erase_gap_threshold),
         }
     }
 }

@@ -356,9 +356,9 @@ pub fn crash(
         s.cases_interleaved_gc += u64::from(f.gc.scheduling == GcScheduling::Interleaved);
         s.cases_urgent_gc += u64::from(f.gc.urgent_free_blocks > 0);
         s.urgent_gc_passes += o.urgent_gc_passes;
-        s.cases_multiplane += u64::from(f.multiplane);
-        s.cases_superblock += u64::from(f.superpage_planes > 1);
-        s.cases_cache_mode += u64::from(f.cache_mode);
+        s.cases_multiplane += u64::from(f.scheduler.multiplane);
+        s.cases_superblock += u64::from(f.scheduler.superpage_planes > 1);
+        s.cases_cache_mode += u64::from(f.scheduler.cache);
         if o.violations.total() > 0 {
             s.failing_cases += 1;
             s.violations.add(&o.violations);

@@ -284,32 +284,32 @@ impl SsdSection {
             self.apply_gc(gc, &mut f)?;
         }
         if let Some(w) = &self.wear {
-            set(&mut f.wear_leveling, w.leveling);
+            set(&mut f.wear.leveling, w.leveling);
             if let Some(gap) = w.erase_gap_threshold {
-                if f.wear_leveling != WearLeveling::Static {
+                if f.wear.leveling != WearLeveling::Static {
                     return Err((
                         "ssd.wear.erase_gap_threshold".into(),
                         "applies to `leveling = \"static\"` only".into(),
                     ));
                 }
-                f.wl_erase_gap_threshold = gap;
+                f.wear.erase_gap_threshold = gap;
             }
         }
         if let Some(b) = &self.buffer {
-            set(&mut f.write_buffer_pages, b.pages);
+            set(&mut f.buffer.pages, b.pages);
             if let Some(policy) = b.policy {
-                if f.write_buffer_pages == 0 {
+                if f.buffer.pages == 0 {
                     return Err((
                         "ssd.buffer.policy".into(),
                         "needs a write buffer (`ssd.buffer.pages` > 0)".into(),
                     ));
                 }
-                f.write_buffer_policy = policy;
+                f.buffer.policy = policy;
             }
         }
         if let Some(h) = &self.hints {
-            set(&mut f.hint_refresh_ops, h.refresh_ops);
-            set(&mut f.hint_all_planes, h.all_planes);
+            set(&mut f.hints.refresh_ops, h.refresh_ops);
+            set(&mut f.hints.all_planes, h.all_planes);
         }
         set(&mut f.controller, self.controller.clone());
         if let Some(c) = &self.slc_cache {
@@ -329,9 +329,9 @@ impl SsdSection {
             set(&mut f.sim_batch_deadline_ns, sim.batch_deadline_ns);
         }
         if let Some(s) = &self.scheduler {
-            set(&mut f.multiplane, s.multiplane);
-            set(&mut f.cache_mode, s.cache);
-            set(&mut f.read_scheduling, s.reads);
+            set(&mut f.scheduler.multiplane, s.multiplane);
+            set(&mut f.scheduler.cache, s.cache);
+            set(&mut f.scheduler.reads, s.reads);
             if let Some(name) = &s.policy {
                 apply_policy(name, s, &mapping, &mut f)?;
             }
@@ -418,7 +418,7 @@ fn apply_policy(
         ));
     }
     f.allocation_order = order.into();
-    f.multiplane |= policy.merges_multiplane();
+    f.scheduler.multiplane |= policy.merges_multiplane();
     Ok(())
 }
 
@@ -447,10 +447,10 @@ fn apply_superpage(
                 ),
             ));
         }
-        f.multiplane = true;
+        f.scheduler.multiplane = true;
         f.gc.copyback = false;
     }
-    f.superpage_planes = w;
+    f.scheduler.superpage_planes = w;
     Ok(())
 }
 
@@ -583,11 +583,11 @@ mod tests {
         assert_eq!(f.queue_depth, 8);
         assert_eq!(f.gc.policy, GcPolicy::Fifo);
         assert_eq!(f.gc.threshold_blocks, 4);
-        assert_eq!(f.wear_leveling, WearLeveling::Static);
-        assert_eq!(f.wl_erase_gap_threshold, 9);
-        assert_eq!(f.write_buffer_pages, 16);
-        assert_eq!(f.write_buffer_policy, BufferPolicy::Fifo);
-        assert_eq!(f.hint_refresh_ops, 0);
+        assert_eq!(f.wear.leveling, WearLeveling::Static);
+        assert_eq!(f.wear.erase_gap_threshold, 9);
+        assert_eq!(f.buffer.pages, 16);
+        assert_eq!(f.buffer.policy, BufferPolicy::Fifo);
+        assert_eq!(f.hints.refresh_ops, 0);
         // untouched keys keep the FTL's defaults
         assert_eq!(section("").to_ftl().unwrap(), FtlConfig::default());
     }
@@ -670,7 +670,7 @@ mod tests {
             .to_ftl()
             .unwrap();
         assert_eq!(f.allocation_order, "plane-channel-chip-die");
-        assert!(f.multiplane);
+        assert!(f.scheduler.multiplane);
         let f = section("[scheduler]\npolicy = \"die-first\"\n")
             .to_ftl()
             .unwrap();
@@ -689,8 +689,8 @@ mod tests {
         let f = section("[scheduler]\nsuperpage_planes = 2\n")
             .to_ftl()
             .unwrap();
-        assert_eq!(f.superpage_planes, 2);
-        assert!(f.multiplane && !f.gc.copyback);
+        assert_eq!(f.scheduler.superpage_planes, 2);
+        assert!(f.scheduler.multiplane && !f.gc.copyback);
         // 1: nothing changes
         let f = section("[scheduler]\nsuperpage_planes = 1\n")
             .to_ftl()

@@ -125,7 +125,10 @@ mod bench_literal {
                 },
                 queue_depth: 32,
                 payload: PayloadMode::TimingOnly,
-                hint_refresh_ops: 0,
+                hints: nandlab_ftl::HintsConfig {
+                    refresh_ops: 0,
+                    ..Default::default()
+                },
                 // no controller costs (only the preset's note of why)
                 controller: nandlab_ftl::ControllerCosts {
                     source: "none by design: `nandlab bench ssd` measures simulation speed on the chip model and FTL alone".into(),

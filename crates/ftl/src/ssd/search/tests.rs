@@ -206,7 +206,7 @@ fn one_search_and_one_gather_take_the_chips_stage_times() {
 #[test]
 fn buffered_and_unwritten_pages_are_answered_by_the_controller() {
     let mut c = small_sim(16, PayloadMode::Full);
-    c.ftl.write_buffer_pages = 4;
+    c.ftl.buffer.pages = 4;
     let mut ssd = Ssd::new(c, 1).unwrap();
     let lpa = ssd.search_region().unwrap().start;
     let mut rng = SimRng::stream(4, "sim-test");
@@ -273,7 +273,7 @@ fn bad_commands_and_configs_are_named() {
     assert!(matches!(err, FtlError::Config { .. }));
     assert!(err.to_string().contains("ftl.sim_pages"), "{err}");
     let mut multi = small_sim(16, PayloadMode::Full);
-    multi.ftl.multiplane = true;
+    multi.ftl.scheduler.multiplane = true;
     assert!(
         Ssd::new(multi, 1)
             .unwrap_err()

@@ -100,7 +100,7 @@ fn refusals_name_what_is_wrong() {
     let e = block.enable_transactions(8).unwrap_err().to_string();
     assert!(e.contains("ftl.mapping"), "{e}");
     let mut c = config();
-    c.ftl.write_buffer_pages = 4;
+    c.ftl.buffer.pages = 4;
     let e = Ssd::new(c, 3)
         .unwrap()
         .enable_transactions(8)
