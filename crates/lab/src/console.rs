@@ -87,6 +87,21 @@ pub fn chip_run_report(
             );
         }
     }
+    chip_stage_tables(w, r)?;
+    say!(
+        w,
+        "\nenergy {:.1} uJ (+ {:.1} uJ idle) | {} flash ops ({} multiplane) | {} events",
+        r.energy_uj,
+        r.idle_energy_uj,
+        r.flash_ops,
+        r.multiplane_ops,
+        r.events
+    );
+    Ok(())
+}
+
+/// The stage and op-kind tables of a chip report.
+fn chip_stage_tables(w: &mut dyn Write, r: &ChipReport) -> LabResult<()> {
     say!(
         w,
         "\nstage       time (ms)   time %   energy (uJ)  energy %"
@@ -117,15 +132,6 @@ pub fn chip_run_report(
             k.latency.mean_us
         );
     }
-    say!(
-        w,
-        "\nenergy {:.1} uJ (+ {:.1} uJ idle) | {} flash ops ({} multiplane) | {} events",
-        r.energy_uj,
-        r.idle_energy_uj,
-        r.flash_ops,
-        r.multiplane_ops,
-        r.events
-    );
     Ok(())
 }
 
