@@ -148,13 +148,20 @@ pub fn run_ssd_toml(
             "{origin}: the `sim-lookup` workload runs SiM commands, not block requests: use nandlab.run()"
         )));
     }
+    if let WorkloadSection::Chip(_) = &stack.config.workload {
+        return Err(LabError::Usage(format!(
+            "{origin}: the `chip` workload runs on the bare chips, not an SSD: use nandlab.run()"
+        )));
+    }
     let run = stack.run(None, control)?;
     if let Some(dir) = out {
         crate::ssd::write_stack_results(&stack, &run, dir)?;
     }
     match &run.outcome {
         StackOutcome::Ssd { run, .. } => Ok(run.to_json_pretty()),
-        StackOutcome::Engine { .. } | StackOutcome::SimLookup { .. } => {
+        StackOutcome::Engine { .. }
+        | StackOutcome::SimLookup { .. }
+        | StackOutcome::Chip { .. } => {
             unreachable!("checked above")
         }
     }
@@ -475,14 +482,16 @@ pub fn ssd_presets_json() -> LabResult<String> {
     Ok(serde_json::to_string(&list).expect("strings serialize"))
 }
 
-/// `{"ssd": [{name, unit, description}, …], "engine": […], "sim_lookup": […]}`: the metric
-/// rows of stack runs, as declared once in [`crate::stack::SSD_METRICS`],
-/// [`crate::stack::ENGINE_METRICS`] and [`crate::stack::SIM_LOOKUP_METRICS`].
+/// `{"ssd": [{name, unit, description}, …], "engine": […], "sim_lookup": […], "chip": […]}`:
+/// the metric rows of stack runs, as declared once in [`crate::stack::SSD_METRICS`],
+/// [`crate::stack::ENGINE_METRICS`], [`crate::stack::SIM_LOOKUP_METRICS`] and
+/// [`crate::stack::CHIP_METRICS`].
 pub fn metric_defs_json() -> String {
     let value = serde_json::json!({
         "ssd": crate::stack::SSD_METRICS,
         "engine": crate::stack::ENGINE_METRICS,
         "sim_lookup": crate::stack::SIM_LOOKUP_METRICS,
+        "chip": crate::stack::CHIP_METRICS,
     });
     serde_json::to_string(&value).expect("metric definitions serialize")
 }

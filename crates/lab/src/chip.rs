@@ -2,8 +2,12 @@
 
 use crate::error::{LabError, LabResult};
 use crate::output::CsvText;
-use nandlab_ftl::sched::{ChipWorkload, DriverConfig, chip_report, run_requests};
-use nandlab_nand::{NandConfig, NandSim};
+use crate::stack::{
+    ChipWorkloadSpec, RunSection, Source, Stack, StackConfig, StackOutcome, StackRun,
+    WorkloadSection,
+};
+use nandlab_ftl::sched::DriverConfig;
+use nandlab_nand::NandConfig;
 use serde::{Deserialize, Serialize};
 
 /// The chip-level types the front ends name (workload kinds, scheduler policies, the report).
@@ -46,8 +50,32 @@ pub struct ChipRunSpec {
     pub seed: u64,
 }
 
-/// Chip requests between two polls of a run's control.
-pub const CHIP_POLL_REQUESTS: u64 = 1024;
+pub use crate::stack::CHIP_POLL_REQUESTS;
+
+/// Dies per channel (`dies`) set one chip of that many dies on each channel: an error when the
+/// chip config has more than one chip per channel.
+fn check_dies(dies: Option<u32>, c: &NandConfig) -> LabResult<()> {
+    if dies.is_some() && c.geometry.chips_per_channel != 1 {
+        return Err(LabError::Usage(format!(
+            "dies: sets the dies of a one-chip channel, but the chip config has chips_per_channel = {}; set geometry.dies_per_chip in a chip config instead",
+            c.geometry.chips_per_channel
+        )));
+    }
+    Ok(())
+}
+
+/// The chip report of a `kind = "chip"` stack run, with whether a cancel cut it short.
+pub fn chip_outcome(run: StackRun) -> LabResult<(ChipReport, bool)> {
+    match run.outcome {
+        StackOutcome::Chip {
+            report,
+            interrupted,
+        } => Ok((*report, interrupted)),
+        _ => Err(LabError::Usage(
+            "workload.kind: a chip report needs `kind = \"chip\"`".into(),
+        )),
+    }
+}
 
 impl ChipRunSpec {
     pub fn new(preset: &str, workload: ChipWorkloadKind, requests: u64) -> Self {
@@ -119,18 +147,46 @@ impl ChipRunSpec {
     /// config's builder (errors name the `nand.` key).
     pub fn nand_config(&self) -> LabResult<NandConfig> {
         let c = crate::stack::chip_from_table("chip run", &self.nand_table()?)?;
-        // dies per channel: one chip of `dies` dies on each channel
-        if self.dies.is_some() && c.geometry.chips_per_channel != 1 {
-            return Err(LabError::Usage(format!(
-                "dies: sets the dies of a one-chip channel, but the chip config has chips_per_channel = {}; set geometry.dies_per_chip in a chip config instead",
-                c.geometry.chips_per_channel
-            )));
-        }
+        check_dies(self.dies, &c)?;
         Ok(c)
     }
 
+    /// The stack config of this run: [`ChipRunSpec::nand_table`] as `[nand]`, the seed as
+    /// `[run] seed` and a `kind = "chip"` workload of the spec's requests and scheduler.
+    pub fn stack_config(&self) -> LabResult<StackConfig> {
+        Ok(StackConfig {
+            run: RunSection { seed: self.seed },
+            nand: self.nand_table()?,
+            ssd: Default::default(),
+            engine: None,
+            precondition: None,
+            pcm: None,
+            content: None,
+            workload: WorkloadSection::Chip(ChipWorkloadSpec::with_driver(
+                self.workload,
+                self.requests,
+                self.request_bytes,
+                &self.driver,
+            )),
+        })
+    }
+
+    /// The stack of this run, resolved and checked by the stack config's builder.
+    pub fn stack(&self) -> LabResult<Stack> {
+        if self.requests == 0 {
+            return Err(LabError::Usage("requests must be at least 1".into()));
+        }
+        let source = Source {
+            origin: "chip run",
+            text: "",
+        };
+        let stack = Stack::resolve(source, self.stack_config()?, std::path::Path::new("."))?;
+        check_dies(self.dies, &stack.nand)?;
+        Ok(stack)
+    }
+
     pub fn run(&self) -> LabResult<ChipReport> {
-        self.run_while(|| true)
+        Ok(self.run_controlled(&crate::control::Control::new())?.0)
     }
 
     /// [`ChipRunSpec::run`] under `control`: it stops issuing requests once the control is
@@ -140,36 +196,7 @@ impl ChipRunSpec {
         &self,
         control: &crate::control::Control,
     ) -> LabResult<(ChipReport, bool)> {
-        control.start(Some(self.requests));
-        let mut issued = 0u64;
-        let report = self.run_while(|| {
-            issued += 1;
-            !issued.is_multiple_of(CHIP_POLL_REQUESTS) || control.advance(CHIP_POLL_REQUESTS)
-        })?;
-        control.finish();
-        Ok((report, control.is_cancelled()))
-    }
-
-    fn run_while(&self, mut keep_going: impl FnMut() -> bool) -> LabResult<ChipReport> {
-        if self.requests == 0 {
-            return Err(LabError::Usage("requests must be at least 1".into()));
-        }
-        let config = self.nand_config()?;
-        let request_bytes = if self.request_bytes == 0 {
-            config.geometry.page_size_bytes
-        } else {
-            self.request_bytes
-        };
-        let mut sim = NandSim::new(config, self.seed)?;
-        let span = sim.geometry().capacity_bytes();
-        let workload =
-            ChipWorkload::new(self.workload, self.requests, request_bytes, span, self.seed);
-        let stats = run_requests(
-            &mut sim,
-            &self.driver,
-            workload.take_while(|_| keep_going()),
-        )?;
-        Ok(chip_report(&sim, &stats))
+        chip_outcome(self.stack()?.run(None, control)?)
     }
 
     /// Loads a chip config file (the preset TOML format) as this run's device.
@@ -202,6 +229,11 @@ pub fn write_chip_report(
         &dir.join("report.json"),
         &(serde_json::to_string_pretty(&json).expect("report serializes") + "\n"),
     )?;
+    write_chip_tables(r, dir)
+}
+
+/// `stages.csv`, `latency_cdf.csv` and `op_kinds.csv` of a chip run into `dir`.
+pub fn write_chip_tables(r: &ChipReport, dir: &std::path::Path) -> LabResult<()> {
     let mut stages = CsvText::new([
         "stage",
         "time_us",

@@ -5,7 +5,9 @@
 use crate::chip::{ChipReport, ChipRunSpec};
 use crate::error::{LabError, LabResult};
 use crate::experiments::{self, CurveValue, RunOptions, Scale};
-use crate::stack::{PcmStageReport, Stack, StackOutcome, StackRun, WorkloadSection};
+use crate::stack::{
+    ChipWorkloadSpec, PcmStageReport, Stack, StackOutcome, StackRun, WorkloadSection,
+};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -32,15 +34,31 @@ fn stdout_error(source: std::io::Error) -> LabError {
 
 /// The chip-level run's report (`nandlab chip`).
 pub fn chip_report(w: &mut dyn Write, spec: &ChipRunSpec, r: &ChipReport) -> LabResult<()> {
+    let workload = ChipWorkloadSpec::with_driver(
+        spec.workload,
+        spec.requests,
+        spec.request_bytes,
+        &spec.driver,
+    );
+    chip_run_report(w, &spec.preset, &workload, r)
+}
+
+/// The report of a chip workload (`kind = "chip"`) on chip `name`.
+pub fn chip_run_report(
+    w: &mut dyn Write,
+    name: &str,
+    workload: &ChipWorkloadSpec,
+    r: &ChipReport,
+) -> LabResult<()> {
     say!(
         w,
         "chip run: preset {} | workload {} | {} requests | scheduler {} | cache {} | interleave {}",
-        spec.preset,
-        spec.workload.name(),
+        name,
+        workload.pattern.name(),
         r.requests,
-        spec.driver.policy.name(),
-        spec.driver.cache,
-        spec.driver.interleave
+        workload.scheduler.name(),
+        workload.cache,
+        workload.interleave
     );
     say!(
         w,
@@ -69,6 +87,21 @@ pub fn chip_report(w: &mut dyn Write, spec: &ChipRunSpec, r: &ChipReport) -> Lab
             );
         }
     }
+    chip_stage_tables(w, r)?;
+    say!(
+        w,
+        "\nenergy {:.1} uJ (+ {:.1} uJ idle) | {} flash ops ({} multiplane) | {} events",
+        r.energy_uj,
+        r.idle_energy_uj,
+        r.flash_ops,
+        r.multiplane_ops,
+        r.events
+    );
+    Ok(())
+}
+
+/// The stage and op-kind tables of a chip report.
+fn chip_stage_tables(w: &mut dyn Write, r: &ChipReport) -> LabResult<()> {
     say!(
         w,
         "\nstage       time (ms)   time %   energy (uJ)  energy %"
@@ -99,15 +132,6 @@ pub fn chip_report(w: &mut dyn Write, spec: &ChipRunSpec, r: &ChipReport) -> Lab
             k.latency.mean_us
         );
     }
-    say!(
-        w,
-        "\nenergy {:.1} uJ (+ {:.1} uJ idle) | {} flash ops ({} multiplane) | {} events",
-        r.energy_uj,
-        r.idle_energy_uj,
-        r.flash_ops,
-        r.multiplane_ops,
-        r.events
-    );
     Ok(())
 }
 
@@ -571,6 +595,11 @@ pub fn finish(
             );
         }
         StackOutcome::SimLookup { .. } => {}
+        StackOutcome::Chip { report, .. } => {
+            if let WorkloadSection::Chip(workload) = &stack.config.workload {
+                chip_run_report(w, &stack.nand.name, workload, report)?;
+            }
+        }
     }
     if let (StackOutcome::SimLookup { report: r, .. }, false) = (&run.outcome, json) {
         say!(
@@ -621,6 +650,9 @@ pub fn finish(
             ),
             StackOutcome::SimLookup { .. } => {
                 eprintln!("interrupted before the lookups: nothing measured")
+            }
+            StackOutcome::Chip { report, .. } => {
+                eprintln!("interrupted: kept results of {} requests", report.requests)
             }
         }
     }

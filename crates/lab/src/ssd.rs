@@ -294,6 +294,17 @@ pub fn write_stack_results(stack: &Stack, run: &StackRun, dir: &Path) -> LabResu
             }
             write_json(&dir.join("report.json"), &value)
         }
+        StackOutcome::Chip {
+            report,
+            interrupted,
+        } => {
+            let mut value = serde_json::json!({ "chip": report });
+            if *interrupted {
+                value["interrupted"] = serde_json::Value::Bool(true);
+            }
+            write_json(&dir.join("report.json"), &value)?;
+            crate::chip::write_chip_tables(report, dir)
+        }
     }
 }
 

@@ -2,9 +2,9 @@
 
 use super::paper::{Paper, PaperValue, pv};
 use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
-use crate::chip::ChipRunSpec;
+use crate::chip::{ChipRunSpec, chip_outcome};
 use crate::error::{LabError, LabResult};
-use crate::stack::preset_chip;
+use crate::stack::{Stack, StackConfig, preset_chip};
 use nandlab_ftl::sched::{ChipReport, ChipWorkloadKind, SchedulerPolicy};
 use nandlab_nand::{FlashOp, NandSim, OpKind, PageAddress, Stage};
 use serde::{Deserialize, Serialize};
@@ -286,15 +286,26 @@ impl ChipMeasure {
     }
 }
 
-/// One chip run (a [`ChipRunSpec`]: a chip workload on a preset with overrides).
+/// One chip run: a stack config with a `kind = "chip"` workload (a chip workload on a preset
+/// with overrides).
 pub(super) struct ChipRun;
 
 impl super::measure::Measure for ChipRun {
     const NAME: &'static str = "chip-run";
-    type Point = ChipRunSpec;
+    type Point = StackConfig;
     type Output = ChipMeasure;
-    fn measure(spec: &ChipRunSpec, _: &crate::control::Control) -> LabResult<Option<ChipMeasure>> {
-        Ok(Some(ChipMeasure::of(&spec.run()?)))
+    fn measure(
+        config: &StackConfig,
+        _: &crate::control::Control,
+    ) -> LabResult<Option<ChipMeasure>> {
+        let source = crate::stack::Source {
+            origin: "chip run",
+            text: "",
+        };
+        let stack = Stack::resolve(source, config.clone(), std::path::Path::new("."))?;
+        // run whole: a chip experiment compares points across its sweep
+        let (report, _) = chip_outcome(stack.run(None, &crate::control::Control::new())?)?;
+        Ok(Some(ChipMeasure::of(&report)))
     }
 }
 
@@ -319,7 +330,11 @@ impl super::measure::Measure for Migrate {
 /// the run is cancelled (a chip experiment's metrics compare points across its whole sweep,
 /// so a cancelled one keeps none; the finished points stay cached).
 fn run_chips(options: &RunOptions, specs: &[ChipRunSpec]) -> LabResult<Vec<ChipMeasure>> {
-    let measured = super::measure::run_measure::<ChipRun>(options, specs)?;
+    let configs = specs
+        .iter()
+        .map(|s| Ok(s.stack()?.config))
+        .collect::<LabResult<Vec<_>>>()?;
+    let measured = super::measure::run_measure::<ChipRun>(options, &configs)?;
     measured
         .into_iter()
         .collect::<Option<Vec<_>>>()

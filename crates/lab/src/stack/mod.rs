@@ -11,12 +11,14 @@
 //! [engine]       optional: paper 000's row store (iaa, u2di, row_size_bytes, …)
 //! [precondition] optional: fill_fraction, random_overwrites
 //! [workload]     kind = "synthetic" | "trace" | "fio" | "constant-free-space" |
-//!                "drifting-free-space" | "sim-lookup", with that kind's keys
+//!                "drifting-free-space" | "sim-lookup" | "chip" (bare chips: [nand] only),
+//!                with that kind's keys
 //! ```
 //! Unknown keys and keys that do not apply (e.g. a GC policy under the block mapping) are
 //! errors; every error names the key path and, when the key is in the file, its line
 //! (docs/stack.md is the reference of every key).
 
+mod chip;
 mod footprint;
 mod locate;
 mod nvme;
@@ -27,6 +29,7 @@ mod sections;
 mod sim_lookup;
 mod ssd;
 
+pub use chip::{CHIP_METRICS, CHIP_POLL_REQUESTS, chip_metrics};
 pub use locate::Source;
 /// What a `[pcm]` stage reports, and the trace formats of `[workload] kind = "trace"`.
 pub use nandlab_ftl::PcmStageReport;
@@ -38,8 +41,8 @@ pub use run::{
 };
 pub use run::{StackOutcome, StackRun};
 pub use sections::{
-    ConstantFreeSpaceWorkload, DriftingFreeSpaceWorkload, EngineSection, FioWorkload, RunSection,
-    SimLookupWorkload, TraceWorkload, WorkloadSection,
+    ChipWorkloadSpec, ConstantFreeSpaceWorkload, DriftingFreeSpaceWorkload, EngineSection,
+    FioWorkload, RunSection, SimLookupWorkload, TraceWorkload, WorkloadSection,
 };
 pub use sim_lookup::{EMPTY_KEY, SimLookupReport, sim_lookup_metrics};
 pub use ssd::{
@@ -134,6 +137,9 @@ impl Stack {
 
     /// Resolves `[nand]` and `[ssd]` of a typed config and checks the whole stack.
     pub fn resolve(source: Source<'_>, config: StackConfig, base_dir: &Path) -> LabResult<Stack> {
+        if let WorkloadSection::Chip(_) = &config.workload {
+            return Stack::resolve_chip(source, config, base_dir);
+        }
         let device = DeviceFile {
             nand: config.nand.clone(),
             ssd: config.ssd.clone(),
@@ -148,6 +154,37 @@ impl Stack {
         };
         stack.check(source)?;
         Ok(stack)
+    }
+
+    /// A `kind = "chip"` stack: the chips of `[nand]` alone (no SSD: the other sections do
+    /// not apply, and the FTL config is the unused default).
+    fn resolve_chip(source: Source<'_>, config: StackConfig, base_dir: &Path) -> LabResult<Stack> {
+        for (key, present) in [
+            ("ssd", config.ssd != SsdSection::default()),
+            ("engine", config.engine.is_some()),
+            ("precondition", config.precondition.is_some()),
+            ("pcm", config.pcm.is_some()),
+            ("content", config.content.is_some()),
+        ] {
+            if present {
+                return Err(source.error(
+                    key,
+                    "does not apply to `chip`, which runs on the bare chips of [nand] (no SSD)",
+                ));
+            }
+        }
+        if let WorkloadSection::Chip(w) = &config.workload
+            && w.request_count == 0
+        {
+            return Err(source.error("workload.request_count", "must be at least 1"));
+        }
+        let nand = resolve_nand(source, &config.nand, base_dir)?;
+        Ok(Stack {
+            config,
+            nand,
+            ftl: FtlConfig::default(),
+            base_dir: base_dir.to_path_buf(),
+        })
     }
 
     /// The SSD of this stack.
@@ -605,6 +642,7 @@ fn check_workload_keys(source: Source<'_>, table: &toml::Table) -> LabResult<()>
             deserialize::<DriftingFreeSpaceWorkload>(source, "workload", value).map(drop)
         }
         "sim-lookup" => deserialize::<SimLookupWorkload>(source, "workload", value).map(drop),
+        "chip" => deserialize::<ChipWorkloadSpec>(source, "workload", value).map(drop),
         _ => Ok(()),
     }
 }

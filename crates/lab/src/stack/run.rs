@@ -35,7 +35,11 @@ pub struct MetricDef {
     pub description: &'static str,
 }
 
-const fn metric(name: &'static str, unit: &'static str, description: &'static str) -> MetricDef {
+pub(super) const fn metric(
+    name: &'static str,
+    unit: &'static str,
+    description: &'static str,
+) -> MetricDef {
     MetricDef {
         name,
         unit,
@@ -219,14 +223,20 @@ pub enum StackOutcome {
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         interrupted: bool,
     },
+    /// Requests on the bare chips (`kind = "chip"`).
+    Chip {
+        report: Box<nandlab_ftl::sched::ChipReport>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        interrupted: bool,
+    },
 }
 
 /// A finished (or interrupted) stack run with its metric row.
 #[derive(Clone, Debug, Serialize)]
 pub struct StackRun {
     pub outcome: StackOutcome,
-    /// `(name, value)` in the declared order of [`SSD_METRICS`], [`ENGINE_METRICS`] or
-    /// [`SIM_LOOKUP_METRICS`].
+    /// `(name, value)` in the declared order of [`SSD_METRICS`], [`ENGINE_METRICS`],
+    /// [`SIM_LOOKUP_METRICS`] or [`super::CHIP_METRICS`].
     pub metrics: Vec<(&'static str, f64)>,
 }
 
@@ -237,6 +247,7 @@ impl StackRun {
             StackOutcome::Ssd { run, .. } => run.interrupted,
             StackOutcome::Engine { interrupted, .. } => *interrupted,
             StackOutcome::SimLookup { interrupted, .. } => *interrupted,
+            StackOutcome::Chip { interrupted, .. } => *interrupted,
         }
     }
 
@@ -286,6 +297,14 @@ impl Stack {
                     ));
                 }
                 self.run_sim_lookup(w, control)
+            }
+            WorkloadSection::Chip(w) => {
+                if capture.is_some() {
+                    return Err(crate::LabError::Usage(
+                        "--capture records block requests; chip requests are not captured".into(),
+                    ));
+                }
+                self.run_chip(w, control)
             }
             workload => self.run_block(workload, capture, control),
         }

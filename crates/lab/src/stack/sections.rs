@@ -2,6 +2,7 @@
 //! `[workload]` (`[precondition]` is the FTL's [`nandlab_ftl::Precondition`]).
 
 use nandlab_engine::{CoDesignFallback, ConventionalInsert, QueryMix};
+use nandlab_ftl::sched::{ChipWorkloadKind, DriverConfig, SchedulerPolicy};
 use nandlab_workload::SyntheticSpec;
 use serde::{Deserialize, Serialize};
 
@@ -108,6 +109,9 @@ pub enum WorkloadSection {
     /// Point lookups in a B+tree leaf level in the SSD's SiM region (paper 004 §V-A; needs
     /// `[ssd.sim]` and `payload = "full"`): search commands and value gathers.
     SimLookup(SimLookupWorkload),
+    /// Requests on the bare chips of `[nand]` (paper 003's chip-level workloads, driven by the
+    /// host-side chip scheduler; no SSD, so `[ssd]` and the SSD sections do not apply).
+    Chip(ChipWorkloadSpec),
 }
 
 impl WorkloadSection {
@@ -120,6 +124,7 @@ impl WorkloadSection {
             WorkloadSection::ConstantFreeSpace(_) => "constant-free-space",
             WorkloadSection::DriftingFreeSpace(_) => "drifting-free-space",
             WorkloadSection::SimLookup(_) => "sim-lookup",
+            WorkloadSection::Chip(_) => "chip",
         }
     }
 
@@ -265,6 +270,77 @@ pub struct SimLookupWorkload {
     /// written back when the cache evicts it (docs/sim.md).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub update_fraction: f64,
+}
+
+/// `kind = "chip"`: a chip-level workload on the chips of `[nand]` (`nandlab chip`; paper
+/// 003 Table II), issued by the host-side chip scheduler.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChipWorkloadSpec {
+    /// `swr`, `srd` (sequential within blocks) or a trace-like mix: `msnfs`, `fin`, `web`,
+    /// `usr`, `prn`.
+    pub pattern: ChipWorkloadKind,
+    /// Requests issued.
+    pub request_count: u64,
+    /// Request size of `swr` / `srd` (the paper uses 2 KB); 0 (default): one page.
+    #[serde(default)]
+    pub request_bytes: u32,
+    /// Where consecutive pages go: `die-first` (default) or `plane-first`.
+    #[serde(default)]
+    pub scheduler: SchedulerPolicy,
+    /// Cache-mode reads and programs.
+    #[serde(default)]
+    pub cache: bool,
+    /// The dies of a channel work at once (interleaved-die mode; default on).
+    #[serde(default = "default_true")]
+    pub interleave: bool,
+    /// Requests outstanding at the host (default 32).
+    #[serde(default = "default_chip_queue_depth")]
+    pub queue_depth: u32,
+    /// Planes merged into one multiplane op at most (plane-first only); 0 (default): all.
+    #[serde(default)]
+    pub max_planes_per_op: u32,
+}
+
+fn default_chip_queue_depth() -> u32 {
+    DriverConfig::default().queue_depth
+}
+
+impl ChipWorkloadSpec {
+    /// `request_count` requests of `pattern` with the scheduler's defaults.
+    pub fn new(pattern: ChipWorkloadKind, request_count: u64) -> Self {
+        ChipWorkloadSpec::with_driver(pattern, request_count, 0, &DriverConfig::default())
+    }
+
+    /// The workload with the host-side scheduler of `driver`.
+    pub fn with_driver(
+        pattern: ChipWorkloadKind,
+        request_count: u64,
+        request_bytes: u32,
+        driver: &DriverConfig,
+    ) -> Self {
+        ChipWorkloadSpec {
+            pattern,
+            request_count,
+            request_bytes,
+            scheduler: driver.policy,
+            cache: driver.cache,
+            interleave: driver.interleave,
+            queue_depth: driver.queue_depth,
+            max_planes_per_op: driver.max_planes_per_op,
+        }
+    }
+
+    /// The host-side chip scheduler's config.
+    pub fn driver(&self) -> DriverConfig {
+        DriverConfig {
+            policy: self.scheduler,
+            cache: self.cache,
+            interleave: self.interleave,
+            queue_depth: self.queue_depth,
+            max_planes_per_op: self.max_planes_per_op,
+        }
+    }
 }
 
 fn is_zero(v: &f64) -> bool {
