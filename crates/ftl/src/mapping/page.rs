@@ -9,6 +9,7 @@ use super::Mapping;
 use super::table::PageTable;
 use crate::address::{BlockId, Lpa, PlaneId, Ppa};
 use crate::error::{FtlError, FtlResult};
+use crate::flash::blocks::BlockUse;
 use crate::flash::emit::Tag;
 use crate::flash::{Flash, HostWrite};
 use crate::gc::{Collector, GcSpace};
@@ -444,6 +445,33 @@ impl Mapping for PageFtl {
     #[inline]
     fn prefetch_near(&self, lpa: Lpa) {
         self.map.table.prefetch_old_page(lpa);
+    }
+}
+
+impl PageFtl {
+    /// Read reclaim (`flash/read_reclaim.rs`): moves the valid pages of `block` like a GC
+    /// victim and erases it; its moves count as read-reclaim copies, not GC copies. An open
+    /// block (a write frontier) is closed first (its frontier opens a new block); not so in
+    /// a superblock, nor a block no longer holding data: then `false`, nothing done.
+    pub(crate) fn reclaim_block(&mut self, flash: &mut Flash, block: BlockId) -> FtlResult<bool> {
+        match flash.blocks.state(block) {
+            BlockUse::Closed => {}
+            BlockUse::Open if self.map.superpage <= 1 => {
+                flash.blocks.close(block);
+                self.map.drop_closed_frontiers(flash);
+            }
+            _ => return Ok(false),
+        }
+        let copies = flash.counters.gc_page_copies;
+        self.map.relocate_block(flash, block)?;
+        let moved = flash.counters.gc_page_copies - copies;
+        flash.counters.gc_page_copies = copies;
+        flash.counters.read_reclaim_page_copies += moved;
+        flash.counters.read_reclaims += 1;
+        if let Some(rr) = &mut flash.read_reclaim {
+            rr.reclaimed(moved);
+        }
+        Ok(true)
     }
 }
 
