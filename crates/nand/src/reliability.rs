@@ -217,6 +217,23 @@ impl ReliabilityConfig {
         self.factory_bad_block_fraction > 0.0
             || self.erase_fail_base > 0.0
             || self.erase_fail_wear_coeff > 0.0
+            || self.programs_fail()
+    }
+
+    /// Whether programs may fail (program-status failures retire their block).
+    pub fn programs_fail(&self) -> bool {
+        self.program_fail_base > 0.0 || self.program_fail_wear_coeff > 0.0
+    }
+
+    /// Probability that a program into a block erased `erase_count` times fails:
+    /// `program_fail_base + program_fail_wear_coeff · erase_count^rber_wear_exponent`, at most 1.
+    pub fn program_fail_probability(&self, erase_count: u32) -> f64 {
+        let wear = if self.program_fail_wear_coeff > 0.0 {
+            self.program_fail_wear_coeff * f64::from(erase_count).powf(self.rber_wear_exponent)
+        } else {
+            0.0
+        };
+        (self.program_fail_base + wear).min(1.0)
     }
 
     /// Probability that an erase of a block erased `erase_count` times before fails (the block
@@ -270,6 +287,12 @@ impl ReliabilityConfig {
             (
                 "reliability.erase_fail_wear_coeff",
                 self.erase_fail_wear_coeff,
+                1.0,
+            ),
+            ("reliability.program_fail_base", self.program_fail_base, 1.0),
+            (
+                "reliability.program_fail_wear_coeff",
+                self.program_fail_wear_coeff,
                 1.0,
             ),
             (

@@ -143,6 +143,9 @@ impl PageFtl {
                 }
                 flash.blocks.add_valid(ppa);
                 flash.program(ppa, write, base, tag);
+                if flash.bad_blocks.as_ref().is_some_and(|b| b.programs_fail()) {
+                    self.check_program_status(flash, ppa)?;
+                }
                 return Ok(());
             }
         }
@@ -472,6 +475,32 @@ impl PageFtl {
             rr.reclaimed(moved);
         }
         Ok(true)
+    }
+}
+
+impl PageFtl {
+    /// Program status (`flash/bad_blocks.rs`): if the program of `ppa` failed, the block's
+    /// valid pages (the page just written among them) are rewritten elsewhere, like a GC
+    /// victim's, and the block is retired. Not in a superblock (there a failure is ignored).
+    #[cold]
+    #[inline(never)]
+    fn check_program_status(&mut self, flash: &mut Flash, ppa: Ppa) -> FtlResult<()> {
+        let block = flash.blocks.block_of(ppa);
+        let bad = flash.bad_blocks.as_mut().expect("checked by the caller");
+        if !bad.program_failed(&flash.blocks, block) {
+            return Ok(());
+        }
+        if self.map.superpage > 1 {
+            return Ok(());
+        }
+        if flash.blocks.is_open(block) {
+            flash.blocks.close(block);
+            self.map.drop_closed_frontiers(flash);
+        }
+        self.map.relocate_block(flash, block)?;
+        let bad = flash.bad_blocks.as_mut().expect("checked by the caller");
+        bad.retire_after_program_failure(&mut flash.blocks, block);
+        Ok(())
     }
 }
 
