@@ -52,6 +52,11 @@ pub enum FtlError {
     #[error("interrupted: {message}")]
     Interrupted { message: String },
 
+    /// A read of the request failed ECC after every read-retry (`[nand.reliability]`): the
+    /// request completed with this error status and no data (never as good data).
+    #[error("uncorrectable read: {message}")]
+    Uncorrectable { message: String },
+
     /// The simulation cannot make progress (requests in flight but no event pending): a bug.
     #[error("simulation stalled: {message}")]
     Stalled { message: String },

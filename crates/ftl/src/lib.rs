@@ -74,6 +74,7 @@ pub use flash::bad_blocks::BadBlockReport;
 pub use flash::log_area::LogAreaStats;
 pub use flash::oob::{OOB_BYTES, PageOob, oob_crc};
 pub use flash::placement::PlacementReport;
+pub use flash::read_reclaim::ReadReclaimReport;
 pub use frontend::pcm::{LogBufferConfig, PcmStage, PcmStageConfig, PcmStageReport};
 pub use frontend::{FlashLogArea, FrontEnd, LogAreaOp, Outgoing, PageWrite, PageWrites, StagePort};
 pub use host::{HostOp, HostRequest};

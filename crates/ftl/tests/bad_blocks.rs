@@ -82,6 +82,42 @@ fn bbrd_other_mappings_and_bad_values_are_refused_naming_the_key() {
     assert!(err.contains("spare blocks"), "{err}");
 }
 
+/// Program-status failures: each failed program's block has its data rewritten elsewhere and
+/// is retired; no acknowledged write is lost.
+#[test]
+fn bbrd_program_failures_retire_the_block_and_keep_data() {
+    let mut ssd = Ssd::new(config("program_fail_base = 0.01"), 3).unwrap();
+    let pages = ssd.logical_pages();
+    let mut model = vec![None; pages as usize];
+    for i in 0..3000u64 {
+        let page = (i * 7919) % pages;
+        model[page as usize] = Some(write_page(&mut ssd, page, i as u8));
+    }
+    for (page, expected) in model.iter().enumerate() {
+        let Some(expected) = expected else { continue };
+        let got = ssd
+            .execute(&HostRequest::read(page as u64 * PAGE, PAGE), None)
+            .unwrap();
+        assert_eq!(&got.data[..], &expected[..], "page {page}");
+    }
+    let r = ssd.report().bad_blocks.unwrap();
+    assert!(r.program_failures > 0, "{r:?}");
+    assert_eq!(r.factory, 0);
+    // each failure retired its block while the spare lasted
+    assert_eq!(
+        r.grown + r.spare_exhausted_failures,
+        r.program_failures,
+        "{r:?}"
+    );
+    let json = ssd.report().to_json();
+    assert!(json.contains("\"program_failures\":"), "{json}");
+    let err = Ssd::new(config("program_fail_base = 1.5"), 1)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("program_fail_base"), "{err}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
     /// Whatever the seed and failure rates, retirement keeps data: every read returns the
@@ -92,7 +128,10 @@ proptest! {
         fail in 0.0f64..0.1,
         writes in proptest::collection::vec((0u64..1000, any::<u8>()), 1..600),
     ) {
-        let c = config(&format!("factory_bad_block_fraction = 0.03\nerase_fail_base = {fail}"));
+        let c = config(&format!(
+            "factory_bad_block_fraction = 0.03\nerase_fail_base = {fail}\nprogram_fail_base = {}",
+            fail / 4.0
+        ));
         let mut ssd = Ssd::new(c, seed).unwrap();
         let pages = ssd.logical_pages();
         let mut model = vec![None; pages as usize];

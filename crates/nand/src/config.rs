@@ -261,6 +261,22 @@ pub struct ReliabilityConfig {
     pub erase_fail_base: f64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub erase_fail_wear_coeff: f64,
+    /// Program-status failures: a program fails (the FTL rewrites the block's data elsewhere
+    /// and retires it) with probability program_fail_base + program_fail_wear_coeff ·
+    /// (PE cycles)^rber_wear_exponent.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub program_fail_base: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub program_fail_wear_coeff: f64,
+    /// Read disturb (issue 34 item 4): every read of a block raises the raw bit error rate of
+    /// its pages by this much until the block is erased (a linear fit of Cai et al., DSN'15,
+    /// "Read Disturb Errors in MLC NAND Flash Memory", Fig. 3). 0: off.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub read_disturb_coeff: f64,
+    /// Read reclaim: the controller rewrites a block's valid pages elsewhere once its expected
+    /// bit errors per codeword reach this fraction of `ecc_correctable_bits` (0: no reclaim).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub read_reclaim_margin: f64,
 }
 
 fn default_nop() -> u32 {
@@ -305,6 +321,10 @@ impl Default for ReliabilityConfig {
             factory_bad_block_fraction: 0.0,
             erase_fail_base: 0.0,
             erase_fail_wear_coeff: 0.0,
+            program_fail_base: 0.0,
+            program_fail_wear_coeff: 0.0,
+            read_disturb_coeff: 0.0,
+            read_reclaim_margin: 0.0,
         }
     }
 }

@@ -9,6 +9,10 @@ const PRESETS: &[(&str, &str)] = &[
     ("mlc1", include_str!("../../../presets/nand/mlc1.toml")),
     ("mlc2", include_str!("../../../presets/nand/mlc2.toml")),
     (
+        "mlc2-ber",
+        include_str!("../../../presets/nand/mlc2-ber.toml"),
+    ),
+    (
         "qdp-slc",
         include_str!("../../../presets/nand/qdp-slc.toml"),
     ),

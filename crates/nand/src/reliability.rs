@@ -19,6 +19,9 @@ pub struct BlockState {
     pub last_page_programs: u32,
     /// Time of the last program (for retention errors).
     pub programmed_at: SimTime,
+    /// Reads of the block since its last erase (read disturb; counted only when
+    /// `read_disturb_coeff` > 0).
+    pub reads_since_erase: u32,
 }
 
 /// The functional state of every block of the device.
@@ -30,6 +33,8 @@ pub struct BlockTable {
     /// Per-page program counts, kept only when out-of-order programming is allowed (otherwise
     /// only the last programmed page can be programmed again and `BlockState` suffices).
     page_programs: Vec<u8>,
+    /// Whether reads disturb (`read_disturb_coeff` > 0): then reads are counted per block.
+    read_disturb: bool,
 }
 
 impl BlockTable {
@@ -44,7 +49,20 @@ impl BlockTable {
             config: config.clone(),
             blocks: vec![BlockState::default(); geometry.total_blocks() as usize],
             page_programs,
+            read_disturb: config.read_disturb_coeff > 0.0,
         }
+    }
+
+    /// Whether reads are counted per block (read disturb modelled).
+    #[inline]
+    pub fn read_disturb(&self) -> bool {
+        self.read_disturb
+    }
+
+    /// Records a read of `address`'s block (after its errors were drawn): read disturb.
+    pub fn apply_read(&mut self, address: &PageAddress) {
+        let block = &mut self.blocks[self.geometry.block_id(address).index()];
+        block.reads_since_erase = block.reads_since_erase.saturating_add(1);
     }
 
     pub fn block(&self, id: BlockId) -> &BlockState {
@@ -143,6 +161,7 @@ impl BlockTable {
         block.erase_count += 1;
         block.last_page = None;
         block.last_page_programs = 0;
+        block.reads_since_erase = 0;
     }
 
     /// Raw bit error rate of a page of `address` read at `now`.
@@ -153,12 +172,16 @@ impl BlockTable {
         c.rber_base
             + c.rber_wear_coeff * f64::from(block.erase_count).powf(c.rber_wear_exponent)
             + c.rber_retention_coeff_per_day * days
+            + c.read_disturb_coeff * f64::from(block.reads_since_erase)
     }
 
     /// Whether the raw-bit-error model is active (any coefficient non-zero).
     pub fn error_model_enabled(&self) -> bool {
         let c = &self.config;
-        c.rber_base > 0.0 || c.rber_wear_coeff > 0.0 || c.rber_retention_coeff_per_day > 0.0
+        c.rber_base > 0.0
+            || c.rber_wear_coeff > 0.0
+            || c.rber_retention_coeff_per_day > 0.0
+            || c.read_disturb_coeff > 0.0
     }
 
     /// Draws the number of read-retry steps a read of `address` needs: 0 when the first read
@@ -194,6 +217,23 @@ impl ReliabilityConfig {
         self.factory_bad_block_fraction > 0.0
             || self.erase_fail_base > 0.0
             || self.erase_fail_wear_coeff > 0.0
+            || self.programs_fail()
+    }
+
+    /// Whether programs may fail (program-status failures retire their block).
+    pub fn programs_fail(&self) -> bool {
+        self.program_fail_base > 0.0 || self.program_fail_wear_coeff > 0.0
+    }
+
+    /// Probability that a program into a block erased `erase_count` times fails:
+    /// `program_fail_base + program_fail_wear_coeff · erase_count^rber_wear_exponent`, at most 1.
+    pub fn program_fail_probability(&self, erase_count: u32) -> f64 {
+        let wear = if self.program_fail_wear_coeff > 0.0 {
+            self.program_fail_wear_coeff * f64::from(erase_count).powf(self.rber_wear_exponent)
+        } else {
+            0.0
+        };
+        (self.program_fail_base + wear).min(1.0)
     }
 
     /// Probability that an erase of a block erased `erase_count` times before fails (the block
@@ -208,7 +248,34 @@ impl ReliabilityConfig {
         (self.erase_fail_base + wear).min(1.0)
     }
 
-    /// Checks the bad-block keys (called by `NandConfig::validate`).
+    /// Whether the controller reclaims read-disturbed blocks (read disturb modelled and a
+    /// reclaim margin set).
+    pub fn read_reclaim_enabled(&self) -> bool {
+        self.read_disturb_coeff > 0.0 && self.read_reclaim_margin > 0.0
+    }
+
+    /// Raw bit error rate of a block erased `erase_count` times and read `reads` times since,
+    /// without retention: `rber_base + rber_wear_coeff · PE^rber_wear_exponent +
+    /// read_disturb_coeff · reads` (what the controller can estimate without the program time).
+    pub fn disturbed_rber(&self, erase_count: u32, reads: u32) -> f64 {
+        let wear = if self.rber_wear_coeff > 0.0 {
+            self.rber_wear_coeff * f64::from(erase_count).powf(self.rber_wear_exponent)
+        } else {
+            0.0
+        };
+        self.rber_base + wear + self.read_disturb_coeff * f64::from(reads)
+    }
+
+    /// Whether a block erased `erase_count` times and read `reads` times since needs read
+    /// reclaim: its expected bit errors per ECC codeword (`disturbed_rber · codeword bits`)
+    /// reach `read_reclaim_margin · ecc_correctable_bits`.
+    pub fn needs_read_reclaim(&self, erase_count: u32, reads: u32) -> bool {
+        let bits = f64::from(self.ecc_codeword_bytes) * 8.0;
+        self.disturbed_rber(erase_count, reads) * bits
+            >= self.read_reclaim_margin * f64::from(self.ecc_correctable_bits)
+    }
+
+    /// Checks the bad-block and read-disturb keys (called by `NandConfig::validate`).
     pub(crate) fn validate_bad_blocks(&self) -> NandResult<()> {
         for (key, v, max) in [
             (
@@ -220,6 +287,22 @@ impl ReliabilityConfig {
             (
                 "reliability.erase_fail_wear_coeff",
                 self.erase_fail_wear_coeff,
+                1.0,
+            ),
+            ("reliability.program_fail_base", self.program_fail_base, 1.0),
+            (
+                "reliability.program_fail_wear_coeff",
+                self.program_fail_wear_coeff,
+                1.0,
+            ),
+            (
+                "reliability.read_disturb_coeff",
+                self.read_disturb_coeff,
+                1e-3,
+            ),
+            (
+                "reliability.read_reclaim_margin",
+                self.read_reclaim_margin,
                 1.0,
             ),
         ] {
@@ -391,5 +474,54 @@ mod tests {
             })
             .sum();
         assert!(worn > fresh, "worn {worn} fresh {fresh}");
+    }
+
+    /// Read disturb by hand: rber = 1e-4 + 1e-8 · reads; a codeword of 1024 B is 8192 bits,
+    /// so expected errors = 0.8192 + 8.192e-5 · reads; with t = 40 and margin 0.5 the limit
+    /// is 20 errors: reads ≥ (20 − 0.8192) / 8.192e-5 = 234,140.6…, so 234,141 reads.
+    #[test]
+    fn rd_read_reclaim_threshold_by_hand() {
+        let r = ReliabilityConfig {
+            rber_base: 1e-4,
+            read_disturb_coeff: 1e-8,
+            read_reclaim_margin: 0.5,
+            ..ReliabilityConfig::default()
+        };
+        assert!(r.read_reclaim_enabled());
+        assert!((r.disturbed_rber(0, 1000) - 1.1e-4).abs() < 1e-15);
+        assert!(!r.needs_read_reclaim(0, 234_140));
+        assert!(r.needs_read_reclaim(0, 234_141));
+        // wear adds to the base: 1e-6 · 100 = 1e-4 more, 0.8192 more errors
+        let worn = ReliabilityConfig {
+            rber_wear_coeff: 1e-6,
+            ..r.clone()
+        };
+        assert!(worn.needs_read_reclaim(100, 224_141));
+        assert!(!worn.needs_read_reclaim(100, 224_139));
+        assert!(!ReliabilityConfig::default().read_reclaim_enabled());
+        let bad = ReliabilityConfig {
+            read_reclaim_margin: 1.5,
+            ..r
+        };
+        let err = bad.validate_bad_blocks().unwrap_err().to_string();
+        assert!(err.contains("read_reclaim_margin"), "{err}");
+    }
+
+    #[test]
+    fn rd_reads_raise_the_error_rate_until_the_erase() {
+        let c = preset("slc").unwrap();
+        let r = ReliabilityConfig {
+            read_disturb_coeff: 1e-6,
+            ..ReliabilityConfig::default()
+        };
+        let mut t = BlockTable::new(&c.geometry, &r);
+        assert!(t.read_disturb() && t.error_model_enabled());
+        for _ in 0..10 {
+            t.apply_read(&at(3, 1));
+        }
+        assert!((t.raw_bit_error_rate(&at(3, 0), SimTime::ZERO) - 1e-5).abs() < 1e-18);
+        assert_eq!(t.raw_bit_error_rate(&at(4, 0), SimTime::ZERO), 0.0);
+        t.apply_erase(&at(3, 0));
+        assert_eq!(t.raw_bit_error_rate(&at(3, 0), SimTime::ZERO), 0.0);
     }
 }

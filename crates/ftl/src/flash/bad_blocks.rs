@@ -19,7 +19,7 @@
 use crate::address::BlockId;
 use crate::config::{FtlConfig, MappingKind};
 use crate::error::{FtlResult, config_error};
-use crate::flash::blocks::BlockManager;
+use crate::flash::blocks::{BlockManager, BlockUse};
 use nandlab_core::SimRng;
 use nandlab_nand::ReliabilityConfig;
 use serde::Serialize;
@@ -49,6 +49,14 @@ pub struct BadBlockReport {
     pub spare_left: u32,
     /// Erase failures after the spare ran out (the block stayed in service).
     pub spare_exhausted_failures: u32,
+    /// Program-status failures: each block's data was rewritten elsewhere and the block
+    /// retired (counted in `grown` too) while spare blocks remained (reported when non-zero).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub program_failures: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl BadBlocks {
@@ -99,6 +107,7 @@ impl BadBlocks {
                 retired_pages: u64::from(n) * u64::from(blocks.pages_per_block()),
                 spare_left: plane_spare.iter().sum(),
                 spare_exhausted_failures: 0,
+                program_failures: 0,
             },
             plane_spare,
         }))
@@ -124,6 +133,40 @@ impl BadBlocks {
         self.counts.spare_left -= 1;
         self.counts.retired_pages += u64::from(blocks.pages_per_block());
         true
+    }
+
+    /// Whether programs may fail (`program_fail_base`, `program_fail_wear_coeff`).
+    #[inline]
+    pub fn programs_fail(&self) -> bool {
+        self.config.programs_fail()
+    }
+
+    /// Draws whether a program into `block` failed (program status).
+    pub fn program_failed(&mut self, blocks: &BlockManager, block: BlockId) -> bool {
+        let p = self
+            .config
+            .program_fail_probability(blocks.erase_count(block));
+        p > 0.0 && self.rng.chance(p)
+    }
+
+    /// Retires `block` after a failed program, its data moved and the block erased (unless
+    /// its erase failed and retired it already, or the plane's spare is used up).
+    pub fn retire_after_program_failure(&mut self, blocks: &mut BlockManager, block: BlockId) {
+        self.counts.program_failures += 1;
+        if blocks.state(block) != BlockUse::Free {
+            return; // its erase failed too: retired already
+        }
+        let plane = blocks.plane_of_block(block).index();
+        if self.plane_spare[plane] == 0 {
+            self.counts.spare_exhausted_failures += 1;
+            return;
+        }
+        self.plane_spare[plane] -= 1;
+        let retired = blocks.retire_free(block);
+        debug_assert!(retired, "erased block {block} was not free");
+        self.counts.grown += 1;
+        self.counts.spare_left -= 1;
+        self.counts.retired_pages += u64::from(blocks.pages_per_block());
     }
 
     pub fn report(&self) -> BadBlockReport {
@@ -169,7 +212,6 @@ pub(crate) fn spare_blocks(blocks: &BlockManager, logical_pages: u32, gc_thresho
 mod tests {
     use super::*;
     use crate::address::PlaneId;
-    use crate::flash::blocks::BlockUse;
 
     /// Bad blocks of `plane` (tests and the report's map).
     fn bad_in_plane(blocks: &BlockManager, plane: PlaneId) -> u32 {

@@ -15,6 +15,7 @@ pub(crate) mod observer;
 pub(crate) mod oob;
 pub(crate) mod payload;
 pub(crate) mod placement;
+pub(crate) mod read_reclaim;
 pub(crate) mod slc_area;
 
 use crate::address::{BlockId, Lpa, Ppa};
@@ -172,6 +173,9 @@ pub(crate) struct Flash {
     pub search_pool: Option<u16>,
     /// Factory and grown bad blocks (`bad_blocks.rs`), when the reliability config asks.
     pub bad_blocks: Option<Box<bad_blocks::BadBlocks>>,
+    /// Read-disturb counts and read reclaim (`read_reclaim.rs`), when the reliability config
+    /// asks.
+    pub read_reclaim: Option<Box<read_reclaim::ReadReclaim>>,
     /// The cached mapping table's (`mapping/dftl`) log of GC moves: the LPA of each page
     /// moved while ops are emitted, with its job's tag (`None`: no table, nothing logged).
     pub moved_lpas: Option<Vec<(Lpa, Tag)>>,
@@ -214,6 +218,7 @@ impl Flash {
             slc_area: None,
             search_pool: None,
             bad_blocks: None,
+            read_reclaim: None,
             moved_lpas: None,
         }
     }
@@ -424,6 +429,9 @@ impl Flash {
         self.blocks.release(block);
         if let Some(bad) = &mut self.bad_blocks {
             bad.after_erase(&mut self.blocks, block);
+        }
+        if let Some(rr) = &mut self.read_reclaim {
+            rr.on_erase(block);
         }
         self.counters.erases += 1;
         self.erased_since_gates = true;

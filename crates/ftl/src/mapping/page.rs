@@ -9,6 +9,7 @@ use super::Mapping;
 use super::table::PageTable;
 use crate::address::{BlockId, Lpa, PlaneId, Ppa};
 use crate::error::{FtlError, FtlResult};
+use crate::flash::blocks::BlockUse;
 use crate::flash::emit::Tag;
 use crate::flash::{Flash, HostWrite};
 use crate::gc::{Collector, GcSpace};
@@ -142,6 +143,9 @@ impl PageFtl {
                 }
                 flash.blocks.add_valid(ppa);
                 flash.program(ppa, write, base, tag);
+                if flash.bad_blocks.as_ref().is_some_and(|b| b.programs_fail()) {
+                    self.check_program_status(flash, ppa)?;
+                }
                 return Ok(());
             }
         }
@@ -444,6 +448,59 @@ impl Mapping for PageFtl {
     #[inline]
     fn prefetch_near(&self, lpa: Lpa) {
         self.map.table.prefetch_old_page(lpa);
+    }
+}
+
+impl PageFtl {
+    /// Read reclaim (`flash/read_reclaim.rs`): moves the valid pages of `block` like a GC
+    /// victim and erases it; its moves count as read-reclaim copies, not GC copies. An open
+    /// block (a write frontier) is closed first (its frontier opens a new block); not so in
+    /// a superblock, nor a block no longer holding data: then `false`, nothing done.
+    pub(crate) fn reclaim_block(&mut self, flash: &mut Flash, block: BlockId) -> FtlResult<bool> {
+        match flash.blocks.state(block) {
+            BlockUse::Closed => {}
+            BlockUse::Open if self.map.superpage <= 1 => {
+                flash.blocks.close(block);
+                self.map.drop_closed_frontiers(flash);
+            }
+            _ => return Ok(false),
+        }
+        let copies = flash.counters.gc_page_copies;
+        self.map.relocate_block(flash, block)?;
+        let moved = flash.counters.gc_page_copies - copies;
+        flash.counters.gc_page_copies = copies;
+        flash.counters.read_reclaim_page_copies += moved;
+        flash.counters.read_reclaims += 1;
+        if let Some(rr) = &mut flash.read_reclaim {
+            rr.reclaimed(moved);
+        }
+        Ok(true)
+    }
+}
+
+impl PageFtl {
+    /// Program status (`flash/bad_blocks.rs`): if the program of `ppa` failed, the block's
+    /// valid pages (the page just written among them) are rewritten elsewhere, like a GC
+    /// victim's, and the block is retired. Not in a superblock (there a failure is ignored).
+    #[cold]
+    #[inline(never)]
+    fn check_program_status(&mut self, flash: &mut Flash, ppa: Ppa) -> FtlResult<()> {
+        let block = flash.blocks.block_of(ppa);
+        let bad = flash.bad_blocks.as_mut().expect("checked by the caller");
+        if !bad.program_failed(&flash.blocks, block) {
+            return Ok(());
+        }
+        if self.map.superpage > 1 {
+            return Ok(());
+        }
+        if flash.blocks.is_open(block) {
+            flash.blocks.close(block);
+            self.map.drop_closed_frontiers(flash);
+        }
+        self.map.relocate_block(flash, block)?;
+        let bad = flash.bad_blocks.as_mut().expect("checked by the caller");
+        bad.retire_after_program_failure(&mut flash.blocks, block);
+        Ok(())
     }
 }
 

@@ -32,6 +32,11 @@ pub(super) struct HostInterface {
     pub txn: TxCounters,
     /// Open-loop host interface state (`open_loop.rs`), once started.
     pub open_loop: Option<Box<OpenLoop>>,
+    /// Request slots with an uncorrectable read (`uncorrectable.rs`): they complete with an
+    /// error status and no data.
+    pub failed_slots: Vec<u32>,
+    /// The watched request's error, when it had an uncorrectable read.
+    pub watched_error: Option<String>,
 }
 
 impl HostInterface {
@@ -48,12 +53,15 @@ impl HostInterface {
             uncopied_read: false,
             txn: TxCounters::default(),
             open_loop: None,
+            failed_slots: Vec::new(),
+            watched_error: None,
         }
     }
 
     /// A synchronous call waits for the next admitted request.
     pub fn watch_next(&mut self) {
         self.watched = None;
+        self.watched_error = None;
         self.watch = Some(WATCH_NEXT);
     }
 

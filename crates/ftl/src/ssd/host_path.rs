@@ -11,7 +11,7 @@ use crate::flash::{HostWrite, PageData};
 use crate::frontend::{PageWrite, PageWrites};
 use crate::host::queue::Deferred;
 use crate::host::{HostOp, HostRequest};
-use crate::mapping::Mapping;
+use crate::mapping::{Mapper, Mapping};
 use nandlab_core::SimTime;
 use nandlab_nand::OpKind;
 
@@ -258,9 +258,48 @@ impl Ssd {
                 self.flash
                     .emit
                     .push(OpKind::Read, ppa, Ppa::NONE, Tag::Host(slot));
+                self.note_disturb(ppa);
             }
         }
         self.host.requests.slots[slot as usize].data = data;
+        self.reclaim_disturbed()
+    }
+
+    /// Read disturb: counts a read of `ppa`'s block (`flash/read_reclaim.rs`; no cost when off).
+    #[inline]
+    fn note_disturb(&mut self, ppa: Ppa) {
+        if let Some(rr) = &mut self.flash.read_reclaim {
+            let block = self.flash.blocks.block_of(ppa);
+            rr.on_read(block, self.flash.blocks.erase_count(block));
+        }
+    }
+
+    /// Read reclaim: rewrites the valid pages of each block whose read disturb crossed the
+    /// margin (decided after the reads that disturbed it, so they run first on its die).
+    fn reclaim_disturbed(&mut self) -> FtlResult<()> {
+        if !self
+            .flash
+            .read_reclaim
+            .as_ref()
+            .is_some_and(|r| r.has_pending())
+        {
+            return Ok(());
+        }
+        let pending = self
+            .flash
+            .read_reclaim
+            .as_mut()
+            .expect("checked")
+            .take_pending();
+        for block in pending {
+            let Mapper::Page(m) = &mut self.mapper else {
+                unreachable!("read reclaim is built for the page mapping only");
+            };
+            if !m.reclaim_block(&mut self.flash, block)? {
+                let rr = self.flash.read_reclaim.as_mut().expect("checked");
+                rr.skipped(block);
+            }
+        }
         Ok(())
     }
 
@@ -323,6 +362,7 @@ impl Ssd {
                 self.flash
                     .emit
                     .push(OpKind::Read, ppa, Ppa::NONE, Tag::Deferred(id));
+                self.note_disturb(ppa);
                 Ok(())
             };
             if let Err(e) = step {

@@ -36,6 +36,7 @@ mod superblock_tests;
 #[cfg(test)]
 pub(crate) mod test_device;
 mod txn;
+mod uncorrectable;
 mod world;
 
 pub use armed_cut::{ArmedCut, CutOutcome};
@@ -52,6 +53,7 @@ use crate::flash::Flash;
 use crate::flash::bad_blocks;
 use crate::flash::blocks::BlockManager;
 use crate::flash::payload::Payload;
+use crate::flash::read_reclaim;
 use crate::frontend::{Chain, FrontEnd, buffer::WriteBuffer};
 use crate::gc::Collector;
 use crate::gc::policy::VictimPolicy;
@@ -189,6 +191,11 @@ impl Ssd {
             seed,
             &mut flash.blocks,
             logical,
+        )?;
+        flash.read_reclaim = read_reclaim::build_for(
+            &nand.config().reliability,
+            f,
+            geometry.total_planes() * geometry.blocks_per_plane,
         )?;
         let gc_config = f.gc;
         if gc_config.scheduling == crate::config::GcScheduling::Interleaved {

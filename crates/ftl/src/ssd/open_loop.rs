@@ -86,6 +86,14 @@ impl OpenLoop {
             data,
         });
     }
+
+    /// The completion just pushed failed (an uncorrectable read, `uncorrectable.rs`).
+    pub(crate) fn fail_last(&mut self, message: String) {
+        if let Some(done) = self.done.last_mut() {
+            done.status = Err(message);
+            done.data.clear();
+        }
+    }
 }
 
 impl Ssd {

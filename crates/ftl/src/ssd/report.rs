@@ -145,6 +145,7 @@ impl Ssd {
                 }),
             cmt: self.cmt.as_ref().map(|c| c.counters),
             bad_blocks: self.flash.bad_blocks.as_ref().map(|b| b.report()),
+            read_reclaim: self.flash.read_reclaim.as_ref().map(|r| r.report()),
             timeseries: self
                 .measurement
                 .series

@@ -250,7 +250,11 @@ impl Ssd {
             }
         }
         self.host.unwatch();
-        Ok(self.host.take_watched().expect("watched request completed"))
+        let done = self.host.take_watched().expect("watched request completed");
+        match self.host.watched_error.take() {
+            Some(message) => Err(FtlError::Uncorrectable { message }),
+            None => Ok(done),
+        }
     }
 
     /// Simulates until nothing is in flight (GC work included).
@@ -401,10 +405,13 @@ impl Ssd {
             completed_dies |= die_bit(die);
             let tag = Tag::decode(c.tag);
             let done = if let Tag::Multi(id) = tag {
-                self.complete_merged(id, die, c.kind, c.read_retries)
+                self.complete_merged(id, die, c.kind, c.read_retries, c.uncorrectable)
             } else {
                 // the page a completed program wrote is durable before anyone hears of it
                 self.flash.oob.completed(die);
+                if c.uncorrectable {
+                    self.note_uncorrectable(tag);
+                }
                 self.on_completion(tag, c.kind, c.read_retries)
             }
             .and_then(|()| self.pump(die));
@@ -529,6 +536,7 @@ impl Ssd {
 
     /// Request `slot` completes to the host now.
     fn finish(&mut self, slot: u32) {
+        let failed = self.take_failure(slot);
         let watched = self.host.is_watched(slot);
         let s = &mut self.host.requests.slots[slot as usize];
         let latency = self.now - s.start;
@@ -546,6 +554,9 @@ impl Ssd {
         self.measurement.measure.completed += 1;
         self.measurement.measure.last_completion = self.now;
         if watched {
+            if failed.is_some() {
+                self.host.watched_error.clone_from(&failed);
+            }
             // a read's bytes (and a SiM search's bitmap or gather's chunks) go to the caller;
             // a write's stay in the slot (its capacity is reused by the next request: no
             // allocation per partial-page write)
@@ -575,6 +586,9 @@ impl Ssd {
                 Vec::new()
             };
             open.finished(slot, self.now, data);
+            if let Some(message) = failed {
+                open.fail_last(message);
+            }
         }
         self.host.requests.release(slot);
     }
@@ -708,11 +722,15 @@ impl Ssd {
         die: DieId,
         kind: OpKind,
         read_retries: u32,
+        uncorrectable: bool,
     ) -> FtlResult<()> {
         let members = self.sched.take_merged(id);
         let mut result = Ok(());
         for member in &members {
             self.flash.oob.completed(die);
+            if uncorrectable {
+                self.note_uncorrectable(member.tag);
+            }
             if result.is_ok() {
                 result = self.on_completion(member.tag, kind, read_retries);
             }

@@ -52,6 +52,22 @@ pub struct FtlCounters {
     pub merges_switch: u64,
     pub merges_partial: u64,
     pub merges_full: u64,
+    /// Blocks rewritten by read reclaim (`flash/read_reclaim.rs`; reported only when
+    /// non-zero).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub read_reclaims: u64,
+    /// Valid pages read reclaim moved (counted in `flash_pages_programmed`, not in
+    /// `gc_page_copies`; reported only when non-zero).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub read_reclaim_page_copies: u64,
+    /// Host reads (and read-modify-write reads) that failed ECC after every read-retry: their
+    /// requests completed with an error status, no data (reported only when non-zero).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub uncorrectable_host_reads: u64,
+    /// GC, wear-leveling and other internal reads that failed ECC (the page moved as read;
+    /// reported only when non-zero).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub uncorrectable_internal_reads: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -80,6 +96,13 @@ impl FtlCounters {
             merges_switch: self.merges_switch - start.merges_switch,
             merges_partial: self.merges_partial - start.merges_partial,
             merges_full: self.merges_full - start.merges_full,
+            read_reclaims: self.read_reclaims - start.read_reclaims,
+            read_reclaim_page_copies: self.read_reclaim_page_copies
+                - start.read_reclaim_page_copies,
+            uncorrectable_host_reads: self.uncorrectable_host_reads
+                - start.uncorrectable_host_reads,
+            uncorrectable_internal_reads: self.uncorrectable_internal_reads
+                - start.uncorrectable_internal_reads,
         }
     }
 

@@ -190,6 +190,10 @@ pub struct SsdReport {
     /// `[nand.reliability]` models bad blocks).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bad_blocks: Option<crate::BadBlockReport>,
+    /// Read reclaim since the device was built (present when `[nand.reliability]` sets
+    /// `read_disturb_coeff` and `read_reclaim_margin`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_reclaim: Option<crate::ReadReclaimReport>,
     /// The run per interval of simulated time (issue 34 item 5): written by `nandlab run
     /// --out` as `timeseries.csv`, not part of the report's JSON.
     #[serde(skip)]

@@ -395,6 +395,9 @@ impl NandSim {
                         uncorrectable = true;
                     }
                 }
+                if self.blocks.read_disturb() {
+                    self.blocks.apply_read(t);
+                }
             }
         }
         match op.kind {
