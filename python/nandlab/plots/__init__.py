@@ -16,7 +16,8 @@ summary.json) marked on the plot::
 figures for another paper imports `register` from here and is imported at the end of this one).
 The figures live by paper: `nandlab.plots.nfs` (NANDFlashSim), `nandlab.plots.miyaji` (paper 000,
 Miyaji et al.), `nandlab.plots.ftl` (the FTL's GC policies) and `nandlab.plots.ctrl` (read
-scheduling and program/erase suspension), `nandlab.plots.zns` (ZNS and FDP).
+scheduling and program/erase suspension), `nandlab.plots.tail` (tail latency, the SLC-cache cliff,
+DFTL's cache size), `nandlab.plots.zns` (ZNS and FDP).
 """
 
 from __future__ import annotations
@@ -177,13 +178,17 @@ from nandlab.plots.pcm_tpcc import pcm_tpcc  # noqa: E402
 from nandlab.plots.runs import run_figure, sweep_figure  # noqa: E402
 from nandlab.plots.sim import sim_energy, sim_latency, sim_speedup  # noqa: E402
 from nandlab.plots.sim_bars import sim_batch, sim_fullpage, sim_table1  # noqa: E402
+from nandlab.plots.tail import ctrl_dftl, ctrl_slc_cliff, ctrl_tail  # noqa: E402
 from nandlab.plots.zns import fdp_cachelib, zns_block_tax  # noqa: E402
 
 __all__ = [
     "FIGURES",
     "FigureFunction",
     "Source",
+    "ctrl_dftl",
+    "ctrl_slc_cliff",
     "ctrl_suspend",
+    "ctrl_tail",
     "fdp_cachelib",
     "ftl_gc_policies",
     "load",

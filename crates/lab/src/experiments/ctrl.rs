@@ -62,7 +62,7 @@ pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
 
 /// The device and workload of every point (overridden per point: GC and read scheduling, the
 /// read fraction and rate of the reads-only point, the request count and the seed).
-const STACK: &str = r#"
+pub(super) const STACK: &str = r#"
 [run]
 seed = 0
 
@@ -126,7 +126,7 @@ pub struct SuspendMeasure {
     pub reads_of_moving_pages: u64,
 }
 
-fn requests(scale: Scale) -> i64 {
+pub(super) fn requests(scale: Scale) -> i64 {
     match scale {
         Scale::Quick => 20_000,
         Scale::Standard => 60_000,

@@ -154,6 +154,14 @@ static MEASURES: &[(&str, JsonMeasure)] = &[
         json_measure::<super::ctrl::Suspend>,
     ),
     (
+        super::slc_cliff::Cliff::NAME,
+        json_measure::<super::slc_cliff::Cliff>,
+    ),
+    (
+        super::dftl::CacheSize::NAME,
+        json_measure::<super::dftl::CacheSize>,
+    ),
+    (
         super::pcm_join::HashJoin::NAME,
         json_measure::<super::pcm_join::HashJoin>,
     ),

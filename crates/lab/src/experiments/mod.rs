@@ -2,6 +2,7 @@
 //! are a flat `summary.json` (`"experiment": id` plus named numeric metrics) and CSV curves.
 
 mod ctrl;
+mod dftl;
 mod fdp;
 mod ftl;
 pub mod gc_policies;
@@ -17,6 +18,8 @@ pub mod pcm_run;
 pub mod pcm_tpcc;
 pub mod points;
 mod sim;
+mod slc_cliff;
+mod tail;
 pub mod workers;
 mod zns;
 
@@ -226,6 +229,9 @@ pub fn registry() -> impl Iterator<Item = &'static Experiment> {
         .iter()
         .chain(ftl::EXPERIMENTS)
         .chain(ctrl::EXPERIMENTS)
+        .chain(tail::EXPERIMENTS)
+        .chain(slc_cliff::EXPERIMENTS)
+        .chain(dftl::EXPERIMENTS)
         .chain(nfs::EXPERIMENTS)
         .chain(pcm::EXPERIMENTS)
         .chain(pcm_tpcc::EXPERIMENTS)
