@@ -5,7 +5,7 @@
 use crate::usage;
 use clap::Args;
 use nandlab_lab::control::Control;
-use nandlab_lab::power::crash::{CrashSummary, Mutation, crash, draw_case, run_drawn};
+use nandlab_lab::power::crash::{CrashSummary, Draw, Mutation, crash_by, draw_case_by, run_drawn};
 use nandlab_lab::{LabError, LabResult};
 
 #[derive(Args, Debug)]
@@ -32,15 +32,29 @@ pub struct CrashArgs {
     /// mutation: none, reuse-moved-slots, keep-deleted-rows or no-device-flush.
     #[arg(long)]
     engine: bool,
+    /// Also draw a cached mapping table (DFTL) on the page-mapping cases (the standard draw's
+    /// cases are otherwise unchanged).
+    #[arg(long)]
+    controller: bool,
 }
 
 pub fn run(args: CrashArgs, control: &Control) -> LabResult<()> {
+    if args.engine && args.controller {
+        return Err(usage(
+            "--controller draws SSD devices for the FTL harness, not with --engine".into(),
+        ));
+    }
     if args.engine {
         return run_engine(args, control);
     }
     let mutation = Mutation::parse(&args.mutation).map_err(usage)?;
+    let draw = if args.controller {
+        Draw::Controller
+    } else {
+        Draw::Standard
+    };
     if let Some(index) = args.case {
-        let drawn = draw_case(args.seed, index, mutation);
+        let drawn = draw_case_by(args.seed, index, mutation, draw);
         let outcome = run_drawn(&drawn).map_err(|e| {
             let case = serde_json::to_string(&drawn).unwrap_or_default();
             usage(format!("{e} (the case: {case})"))
@@ -52,8 +66,14 @@ pub fn run(args: CrashArgs, control: &Control) -> LabResult<()> {
     if args.cuts == 0 {
         return Err(usage("--cuts 0: must be at least 1".into()));
     }
-    let s: CrashSummary =
-        crash(args.seed, args.cuts, mutation, progress(args.cuts, control)).map_err(usage)?;
+    let s: CrashSummary = crash_by(
+        args.seed,
+        args.cuts,
+        mutation,
+        draw,
+        progress(args.cuts, control),
+    )
+    .map_err(usage)?;
     interrupted(&s.cycles, control);
     if args.json {
         crate::print_json(&s)?;
@@ -100,6 +120,12 @@ pub fn run(args: CrashArgs, control: &Control) -> LabResult<()> {
         s.cases_superblock,
         s.cases_cache_mode
     );
+    if args.controller {
+        out!(
+            "controller draw: cases with a cached mapping table (DFTL) {}",
+            s.cases_dftl
+        );
+    }
     if let Some(f) = &s.first_failure {
         out!(
             "first failing case: {} (cycle {:?}, cut {:?}); reproduce: nandlab crash --seed {} --case {}{}",
@@ -112,7 +138,7 @@ pub fn run(args: CrashArgs, control: &Control) -> LabResult<()> {
                 String::new()
             } else {
                 format!(" --mutation {}", args.mutation)
-            }
+            } + if args.controller { " --controller" } else { "" }
         );
         out!(
             "shrunk: {} requests, {} cycles: {}",

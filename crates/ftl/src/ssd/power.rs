@@ -28,12 +28,11 @@ impl Ssd {
         // traced op each, `submit_merged`, `complete_merged`), and in cache mode a die's ops
         // still complete in submission order (a cache program's cell stage starts when the
         // previous one's ends; the chip model's rule), so both are modelled
-        if self.cmt.is_some() {
-            // not yet: recovery does not rebuild the cached table's directory (issue 34 item 2)
-            return Err(power_error(
-                "start_power_trace: power-cut testing of a cached mapping table (ssd.mapping.cache_entries > 0) is not supported yet".into(),
-            ));
-        }
+        // a cached mapping table (DFTL) is traced like the page mapping it fronts: the mount
+        // rebuilds the host's entries from the pages' OOB (a full scan, or a checkpoint and
+        // the pages after it), so the dirty entries the cut loses come back from the data
+        // pages; translation pages (logical pages above the host's range) are left out of the
+        // mount, and the remounted device starts with an empty cache (issue 34 item 4)
         if self.host.requests.in_flight() > 0
             || !self.chip.nand.is_idle()
             || !self.sched.all_empty()
