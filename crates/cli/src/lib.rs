@@ -290,24 +290,7 @@ fn run(cli: Cli, control: &Control) -> LabResult<()> {
         Command::Serve(args) => serve::serve(args),
         Command::Info(args) => commands::info(args),
         Command::Presets => {
-            out!("NAND chip presets ([nand] preset = NAME, nandlab chip --preset NAME):\n");
-            for name in nandlab_lab::chip::nand_preset_names() {
-                let c = nandlab_lab::chip::nand_preset(name)?;
-                out!(
-                    "{name:14} {}\n               source: {}\n",
-                    c.description,
-                    c.source
-                );
-            }
-            out!("SSD presets ([ssd] preset = NAME, --device NAME):\n");
-            for name in nandlab_lab::stack::ssd_preset_names() {
-                let p = nandlab_lab::stack::ssd_preset(name).map_err(LabError::Usage)?;
-                out!(
-                    "{name:14} {}\n               source: {}\n",
-                    p.description,
-                    p.source
-                );
-            }
+            out_raw!("{}", console::presets_text()?);
             Ok(())
         }
     }

@@ -135,6 +135,32 @@ fn chip_stage_tables(w: &mut dyn Write, r: &ChipReport) -> LabResult<()> {
     Ok(())
 }
 
+/// `nandlab presets`: every NAND chip preset and every SSD preset with its description and
+/// source.
+pub fn presets_text() -> LabResult<String> {
+    use std::fmt::Write as _;
+    let mut s =
+        String::from("NAND chip presets ([nand] preset = NAME, nandlab chip --preset NAME):\n\n");
+    for name in crate::chip::nand_preset_names() {
+        let c = crate::chip::nand_preset(name)?;
+        let _ = writeln!(
+            s,
+            "{name:14} {}\n               source: {}\n",
+            c.description, c.source
+        );
+    }
+    s.push_str("SSD presets ([ssd] preset = NAME, --device NAME):\n\n");
+    for name in crate::stack::ssd_preset_names() {
+        let p = crate::stack::ssd_preset(name).map_err(LabError::Usage)?;
+        let _ = writeln!(
+            s,
+            "{name:14} {}\n               source: {}\n",
+            p.description, p.source
+        );
+    }
+    Ok(s)
+}
+
 /// The main demo: paper 000's co-design experiment (R-E1) at quick scale, as a table.
 pub fn demo(w: &mut dyn Write) -> LabResult<()> {
     say!(
