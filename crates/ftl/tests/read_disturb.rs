@@ -19,7 +19,7 @@ fn config(reliability: &str) -> SsdConfig {
     c.device.overrides = Some(table);
     c.ftl.payload = PayloadMode::Full;
     c.ftl.op_fraction = 0.5;
-    c.ftl.gc_threshold_blocks = 2;
+    c.ftl.gc.threshold_blocks = 2;
     c
 }
 
