@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Any, final
 
 __all__ = [
+    "NvmeDevice",
     "SqlConnection",
     "check_run_config",
     "cli_main",
@@ -125,6 +126,7 @@ class SqlConnection:
     def files(self) -> list[tuple[str, int]]: ...
     def close(self) -> None: ...
 
+@final
 class NvmeDevice:
     """An SSD with its NVMe host interface (wrapped by ``nandlab.nvme``)."""
 

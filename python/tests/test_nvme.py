@@ -64,9 +64,6 @@ def test_appends_queued_together_get_consecutive_lbas_in_submission_order() -> N
         expected.append(at)
         at += int(c["lbas"])
     assert lbas == expected
-    # at queue depth 8 they were in flight together: some completed out of order
-    finished = [c.completed_ns for c in done]
-    assert finished != sorted(finished) or len(set(finished)) < len(finished)
 
 
 def test_open_limit_is_a_status_in_a_batch() -> None:
@@ -104,4 +101,4 @@ def test_precondition_fills_zones_and_devices_need_ssd_nvme() -> None:
     assert states[: count // 4] == ["full"] * (count // 4)
     assert set(states[count // 4 :]) == {"empty"}
     with pytest.raises(ValueError, match=r"ssd\.nvme"):
-        nvme.open_device('[nand]\npreset = "slc"\n')
+        nvme.open_device((EXAMPLES / "ssd-slc-cache.toml").read_text(encoding="utf-8"))
