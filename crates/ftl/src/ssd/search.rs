@@ -55,13 +55,7 @@ impl Ssd {
         executed
             .data
             .chunks_exact(64)
-            .map(|bitmap| {
-                let mut words = [0u64; 8];
-                for (w, bytes) in words.iter_mut().zip(bitmap.chunks_exact(8)) {
-                    *w = u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
-                }
-                MatchBitmap(words)
-            })
+            .map(|bitmap| MatchBitmap::from_le_bytes(bitmap.try_into().expect("64 bytes")))
             .collect()
     }
 

@@ -43,6 +43,14 @@ impl SearchKey {
 pub struct MatchBitmap(pub [u64; 8]);
 
 impl MatchBitmap {
+    /// The bitmap as a search returns it to the host: 64 bytes, eight little-endian words.
+    pub fn from_le_bytes(bytes: &[u8; 64]) -> Self {
+        let mut words = [0u64; 8];
+        for (w, b) in words.iter_mut().zip(bytes.chunks_exact(8)) {
+            *w = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+        }
+        MatchBitmap(words)
+    }
     pub fn is_set(&self, slot: u32) -> bool {
         slot < SLOTS_PER_PAGE && self.0[(slot / 64) as usize] >> (slot % 64) & 1 == 1
     }

@@ -410,12 +410,7 @@ impl Clients {
 
 /// A search's match bitmap from its 64 result bytes (`None`: no bytes came back).
 fn bitmap(bytes: &[u8]) -> Option<MatchBitmap> {
-    let bytes: &[u8; 64] = bytes.try_into().ok()?;
-    let mut words = [0u64; 8];
-    for (w, b) in words.iter_mut().zip(bytes.chunks_exact(8)) {
-        *w = u64::from_le_bytes(b.try_into().expect("8 bytes"));
-    }
-    Some(MatchBitmap(words))
+    Some(MatchBitmap::from_le_bytes(bytes.try_into().ok()?))
 }
 
 /// The slot of a key page holding `key`, found by the host's scan.
