@@ -3,22 +3,14 @@
 
 mod common;
 
-use nandlab_ftl::{FtlError, HostRequest, MappingKind, PayloadMode, Ssd, SsdConfig};
+use nandlab_ftl::{FtlError, HostRequest, MappingKind, Ssd, SsdConfig};
 use proptest::prelude::*;
 
 const PAGE: u64 = 512;
 
 /// 1 die × 2 planes × 32 blocks × 4 pages, full payloads, with `reliability` keys.
 fn config(reliability: &str) -> SsdConfig {
-    let mut c = common::slc(1, 2, 32, 4, PAGE as u32);
-    let mut table = c.device.overrides.take().unwrap();
-    let extra: toml::Table = toml::from_str(&format!("[reliability]\n{reliability}")).unwrap();
-    table.extend(extra);
-    c.device.overrides = Some(table);
-    c.ftl.payload = PayloadMode::Full;
-    c.ftl.op_fraction = 0.5;
-    c.ftl.gc.threshold_blocks = 2;
-    c
+    common::with_reliability(common::slc(1, 2, 32, 4, PAGE as u32), reliability)
 }
 
 fn write_page(ssd: &mut Ssd, page: u64, stamp: u8) -> Vec<u8> {

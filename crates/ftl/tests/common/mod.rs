@@ -2,7 +2,9 @@
 #![allow(dead_code)]
 
 use nandlab_core::{SimRng, SimTime};
-use nandlab_ftl::{FtlConfig, HostOp, HostRequest, Precondition, Ssd, SsdConfig, SsdReport};
+use nandlab_ftl::{
+    FtlConfig, HostOp, HostRequest, PayloadMode, Precondition, Ssd, SsdConfig, SsdReport,
+};
 
 /// The `slc` preset (25 µs read, 250 µs program, 1.5 ms erase, 25 ns per bus byte) shrunk to
 /// `dies × planes × blocks × pages` of `page_size` bytes.
@@ -16,6 +18,19 @@ pub fn slc(dies: u32, planes: u32, blocks: u32, pages: u32, page_size: u32) -> S
         .unwrap(),
     );
     c.ftl = FtlConfig::default();
+    c
+}
+
+/// `c` with the chip's `[reliability]` keys `reliability` (TOML lines), full payloads, OP 0.5
+/// and a GC threshold of 2 blocks: the device of the bad-block and read-disturb tests.
+pub fn with_reliability(mut c: SsdConfig, reliability: &str) -> SsdConfig {
+    let mut table = c.device.overrides.take().unwrap_or_default();
+    let extra: toml::Table = toml::from_str(&format!("[reliability]\n{reliability}")).unwrap();
+    table.extend(extra);
+    c.device.overrides = Some(table);
+    c.ftl.payload = PayloadMode::Full;
+    c.ftl.op_fraction = 0.5;
+    c.ftl.gc.threshold_blocks = 2;
     c
 }
 
