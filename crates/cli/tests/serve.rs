@@ -87,6 +87,24 @@ impl Served {
     }
 }
 
+impl Served {
+    /// For a failure message: how the server ended (or that it was still running, then it
+    /// is stopped) and everything it printed.
+    fn ended(&mut self) -> (String, String) {
+        let mut child = self.child.take().unwrap();
+        let status = match child.try_wait() {
+            Ok(Some(s)) => format!("exited by itself: {s}"),
+            Ok(None) => {
+                let _ = child.kill();
+                "still running".to_string()
+            }
+            Err(e) => format!("unknown: {e}"),
+        };
+        let out = child.wait_with_output().unwrap();
+        (status, String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
 impl Drop for Served {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
@@ -474,7 +492,7 @@ fn libnbd(dir: &Path, name: &str, uri: &str, body: &str) -> Command {
 #[test]
 fn a_full_size_preset_is_served_and_survives_bad_clients() {
     let dir = scratch("faults");
-    let served = Served::start("mqsim-mlc", &dir, "none");
+    let mut served = Served::start("mqsim-mlc", &dir, "none");
     let uri = served.uri();
     // a second server on the same socket: refused, naming the socket, the first unharmed
     let second = Command::new(env!("CARGO_BIN_EXE_nandlab"))
@@ -575,11 +593,13 @@ print(json.dumps([h.pread(8192, at) == bytes([i + 1]) * 8192 for i, at in enumer
         std::thread::sleep(Duration::from_millis(200));
     };
     let stdout = String::from_utf8_lossy(&again.stdout);
-    assert!(
-        again.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&again.stderr)
-    );
+    if !again.status.success() {
+        let (status, server_stderr) = served.ended();
+        panic!(
+            "{stdout}{}\nthe server: {status}; its stderr:\n{server_stderr}",
+            String::from_utf8_lossy(&again.stderr)
+        );
+    }
     assert_eq!(stdout.trim(), "[true, true, true]");
     let (stderr, report, serve) = served.stop();
     // the writes of the killed client were simulated (some of them, at least)
