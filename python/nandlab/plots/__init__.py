@@ -178,6 +178,7 @@ from nandlab.plots.pcm_tpcc import pcm_tpcc  # noqa: E402
 from nandlab.plots.runs import run_figure, sweep_figure  # noqa: E402
 from nandlab.plots.sim import sim_energy, sim_latency, sim_speedup  # noqa: E402
 from nandlab.plots.sim_bars import sim_batch, sim_fullpage, sim_table1  # noqa: E402
+from nandlab.plots.sim_ssd import sim_ssd_updates  # noqa: E402
 from nandlab.plots.tail import ctrl_dftl, ctrl_slc_cliff, ctrl_tail  # noqa: E402
 from nandlab.plots.zns import fdp_cachelib, zns_block_tax  # noqa: E402
 
@@ -223,6 +224,7 @@ __all__ = [
     "sim_fullpage",
     "sim_latency",
     "sim_speedup",
+    "sim_ssd_updates",
     "sim_table1",
     "sweep_figure",
     "zns_block_tax",

@@ -18,6 +18,7 @@ pub mod pcm_run;
 pub mod pcm_tpcc;
 pub mod points;
 mod sim;
+mod sim_ssd;
 mod slc_cliff;
 mod tail;
 pub mod workers;
@@ -238,6 +239,7 @@ pub fn registry() -> impl Iterator<Item = &'static Experiment> {
         .chain(pcm_join::EXPERIMENTS)
         .chain(pcm_join_users::EXPERIMENTS)
         .chain(sim::EXPERIMENTS)
+        .chain(sim_ssd::EXPERIMENTS)
         .chain(zns::EXPERIMENTS)
         .chain(fdp::EXPERIMENTS)
 }
