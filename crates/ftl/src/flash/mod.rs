@@ -465,7 +465,8 @@ impl Flash {
             // paired-page padding: the newest copy must also be safe from a torn program of
             // an upper page of its word line (padded now if not programmed yet)
             let mut wait_for = newest;
-            if self.pads() {
+            // (an SLC cache page has no paired pages: `flash/slc_area.rs`)
+            if self.pads() && !self.is_slc_block(self.blocks.block_of(newest)) {
                 let newest_block = self.blocks.block_of(newest);
                 let offset = newest.0 % self.blocks.pages_per_block();
                 let end = self.upper_end[offset as usize];

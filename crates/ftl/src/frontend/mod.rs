@@ -14,6 +14,8 @@
 pub(crate) mod buffer;
 pub mod pcm;
 pub mod slc;
+#[cfg(test)]
+mod slc_cut_tests;
 
 use crate::address::Lpa;
 pub use crate::flash::log_area::{FlashLogArea, LogAreaOp};
@@ -333,6 +335,12 @@ impl Chain {
     /// SLC-mode blocks the stages ask for (the SLC cache).
     pub fn slc_blocks(&self) -> u32 {
         self.stages.iter().map(|s| s.slc_blocks()).sum()
+    }
+    /// The SLC cache stage, if there is one.
+    pub fn slc_cache(&self) -> Option<&slc::SlcCache> {
+        self.stages
+            .iter()
+            .find_map(|s| s.as_any().and_then(|a| a.downcast_ref()))
     }
     /// SLC cache pages in use (`None`: no SLC cache).
     pub fn slc_occupancy(&self) -> Option<u32> {

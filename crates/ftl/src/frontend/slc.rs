@@ -6,7 +6,10 @@
 //! The stage keeps which slot (block index × SLC pages per block + page) holds which logical
 //! page; `flash/slc_area.rs` turns its [`LogAreaOp`]s into chip ops on the reserved blocks. An
 //! SLC-mode block holds `pages_per_block / bits_per_cell` pages (pages 0.. of the block, in
-//! order). Host reads of a page the cache holds read its SLC page. The cache is non-volatile.
+//! order). Host reads of a page the cache holds read its SLC page. The cache is non-volatile:
+//! an SLC page's OOB names its LPA and host sequence number, so a mount after a power cut
+//! reads cached writes back, and a folded block is erased only once the folded pages' new
+//! copies are on flash (`flash/slc_area.rs`, docs/power.md).
 //! A page the cache holds keeps its older flash copy in the mapping until it is folded (that
 //! copy is stale; GC may move it once more).
 
@@ -113,6 +116,21 @@ impl SlcCache {
             0 => 0,
             n => (n - 1) * self.pages + self.head_page,
         }
+    }
+
+    /// The page slot (block index, page) holds now: its LPA, host sequence number and bytes
+    /// (full payload mode); `None` for a free slot. What its SLC program writes (data and OOB,
+    /// so a mount after a power cut reads it back).
+    pub fn slot_page(&self, index: u32, page: u32) -> Option<(Lpa, u64, Option<&[u8]>)> {
+        let lpa = *self.owner.get((index * self.pages + page) as usize)?;
+        let held = self.held.get(&lpa)?;
+        Some((Lpa(lpa), held.sequence, held.bytes.as_deref()))
+    }
+
+    /// The slot (block index, page) holding `lpa`, if the cache holds it.
+    pub fn slot_of(&self, lpa: Lpa) -> Option<(u32, u32)> {
+        let slot = self.held.get(&lpa.0)?.slot;
+        Some((slot / self.pages, slot % self.pages))
     }
 
     fn forget(&mut self, lpa: Lpa) -> Option<Held> {

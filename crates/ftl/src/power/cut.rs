@@ -148,6 +148,8 @@ pub(crate) struct CutContext {
     /// The sequence number the first dumped page gets (above every write decided).
     pub next_sequence: u64,
     pub time: SimTime,
+    /// Blocks in SLC mode (the SLC cache's): one page per word line, no paired lower pages.
+    pub slc_blocks: Vec<u32>,
 }
 
 /// Applies a cut to `image` (already holding every completed op).
@@ -163,6 +165,7 @@ pub(crate) fn apply_cut(
         ref energy,
         next_sequence,
         time,
+        ref slc_blocks,
     } = *context;
     // a stream per (seed, instant): cuts at different instants draw differently
     let mut rng = SimRng::stream(
@@ -212,7 +215,12 @@ pub(crate) fn apply_cut(
                     image.damage(ppa, intended, &mut rng);
                     report.torn_programs += 1;
                     let offset = ppa.0 % ppb;
-                    for lower in paired_lower_pages(layout, offset, ppb) {
+                    let lowers = if slc_blocks.contains(&(ppa.0 / ppb)) {
+                        Vec::new()
+                    } else {
+                        paired_lower_pages(layout, offset, ppb)
+                    };
+                    for lower in lowers {
                         if rng.chance(config.paired_damage_probability)
                             && image.damage(Ppa(ppa.0 - offset + lower), None, &mut rng)
                         {

@@ -184,7 +184,12 @@ impl Ssd {
         // its pages: the slowest program plus the transfer each (a metadata area of its own)
         let write_ps = self.metadata_page_ps() * pages;
         let write_sequence = self.flash.write_sequence;
-        let write_pointer = self.flash.blocks.write_pointers().to_vec();
+        let mut write_pointer = self.flash.blocks.write_pointers().to_vec();
+        // the SLC cache's blocks are read whole at every mount: the map does not name the
+        // cached writes (nor a folded page whose main-area program has not completed)
+        for block in self.flash.slc_block_ids() {
+            write_pointer[block as usize] = 0;
+        }
         let trace = self.flash.power_trace_mut().expect("checked above");
         trace.checkpoint_sequence = write_sequence;
         trace.pending_checkpoint = Some(PendingCheckpoint {

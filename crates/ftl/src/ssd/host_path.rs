@@ -508,7 +508,7 @@ impl Ssd {
             self.settle_cmt()?;
         }
         for &op in out.log_ops() {
-            self.flash.log_area_op(op, tag)?;
+            self.log_area_op(op, tag)?;
         }
         Ok(())
     }

@@ -290,7 +290,10 @@ impl Ssd {
         }
         let mut stage_pages = Vec::new();
         for lpa in (0..self.layout.logical_pages).map(Lpa) {
-            if let Some(stage) = self.front.holder(lpa) {
+            // (the SLC cache's pages are on flash, in its blocks: the mount scans them)
+            if let Some(stage) = self.front.holder(lpa)
+                && stage.slc_blocks() == 0
+            {
                 stage_pages.push(StagePage {
                     lpa,
                     volatile: stage.volatile(),
@@ -315,6 +318,7 @@ impl Ssd {
             energy,
             next_sequence: self.flash.write_sequence + 1,
             time: self.now,
+            slc_blocks: self.flash.slc_block_ids(),
         };
         let mut cut = apply_cut(image, dies, stage_pages, &context, config);
         cut.report.chip_ops_completed = self.chip_ops_completed();

@@ -8,6 +8,8 @@
 use super::Ssd;
 use crate::error::FtlResult;
 use crate::flash::emit::Tag;
+use crate::frontend::LogAreaOp;
+use crate::mapping::Mapping;
 
 impl Ssd {
     /// One idle folding step, at the end of the host's idle time if that is before the next
@@ -39,5 +41,31 @@ impl Ssd {
             return Ok(true);
         }
         Ok(false)
+    }
+
+    /// A front-end stage's op on its flash area. The SLC cache's pages carry their owner's LPA
+    /// and host sequence number (a mount after a cut reads them back), and its erases wait for
+    /// the newest copies of what the block held (`flash/slc_area.rs`).
+    pub(super) fn log_area_op(&mut self, op: LogAreaOp, tag: Tag) -> FtlResult<()> {
+        match op {
+            LogAreaOp::SlcProgram { index, page } => {
+                let content = self
+                    .front
+                    .slc_cache()
+                    .and_then(|c| c.slot_page(index, page));
+                self.flash.slc_program(index, page, content, tag)
+            }
+            LogAreaOp::SlcErase { index, .. } => {
+                let cache = self.front.slc_cache();
+                let mapper = &self.mapper;
+                self.flash.slc_erase(
+                    index,
+                    tag,
+                    |lpa| cache.and_then(|c| c.slot_of(lpa)),
+                    |lpa| mapper.locate(lpa),
+                )
+            }
+            _ => self.flash.log_area_op(op, tag),
+        }
     }
 }
