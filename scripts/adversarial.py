@@ -574,7 +574,6 @@ FIO_BAD: list[tuple[str, str]] = [
     ("loops", "0"),
     ("loops", "-3"),
     ("number_ios", "-1"),
-    ("time_based", ""),
     ("thinktime", "10"),
     ("include", "other.fio"),
     ("direct", "yes"),
@@ -622,6 +621,8 @@ def fio_cases() -> Iterator[Case]:
         "runtime": "[a]\nrw=randread\nnumber_ios=50\nruntime=10\n",
         "rate": "[a]\nrw=randread\nnumber_ios=50\nrate=1m\n",
         "bssplit under 100 %": "[a]\nrw=randread\nnumber_ios=50\nbssplit=4k/50\n",
+        # session 15: fio ignores time_based without runtime (one pass, with a note)
+        "time_based without runtime": "[a]\nrw=randread\nnumber_ios=50\ntime_based\n",
     }
     for name, text in ok.items():
         extra = ["--no-read-precondition"] if "without" in name else []

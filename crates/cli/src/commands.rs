@@ -192,6 +192,10 @@ pub struct FioArgs {
     /// functionally before the timed run, so those reads reach the flash).
     #[arg(long)]
     no_read_precondition: bool,
+    /// Run only this job section of the file, as fio's --section (repeat for several;
+    /// [global] always applies).
+    #[arg(long = "section", value_name = "NAME")]
+    sections: Vec<String>,
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Also write the request stream to this native CSV trace (replay it with --format native).
@@ -382,6 +386,7 @@ pub fn fio(args: FioArgs, control: &Control) -> LabResult<()> {
     let workload = WorkloadSection::Fio(FioWorkload {
         path: args.jobfile.display().to_string(),
         precondition_reads: !args.no_read_precondition,
+        sections: args.sections,
     });
     let stack = device_stack(args.device.as_deref(), &workload, args.seed)?;
     if let Some(dir) = &args.out {

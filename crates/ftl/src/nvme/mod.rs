@@ -394,6 +394,34 @@ impl NvmeHost {
         self.namespaces.get(ns as usize)?.fdp.as_ref()
     }
 
+    /// Why namespace `ns` refuses writes that carry placement identifier `pid` (with Invalid
+    /// Field in Command), or `None` when it takes them.
+    pub fn placement_refusal(&self, ns: u32, pid: u16) -> Option<String> {
+        let n = self.namespaces.get(ns as usize)?;
+        let Some(fdp) = &n.fdp else {
+            return (pid != 0).then(|| {
+                format!(
+                    "namespace {ns} has no FDP (ssd.nvme.namespaces[{ns}].fdp), so its writes take placement id 0 only"
+                )
+            });
+        };
+        fdp.placement(pid).is_err().then(|| {
+            let c = fdp.config();
+            let handles = c.handles.len();
+            match c.rgif() {
+                0 => format!(
+                    "namespace {ns}'s FDP has {handles} handle(s): placement ids 0 to {}",
+                    handles - 1
+                ),
+                bits => format!(
+                    "namespace {ns}'s FDP has {handles} handle(s) in {} reclaim groups: a placement id is a group in its top {bits} bits and a handle 0 to {} below",
+                    c.reclaim_groups,
+                    handles - 1
+                ),
+            }
+        })
+    }
+
     /// Completions by status over every namespace.
     pub fn statuses(&self) -> &StatusCounts {
         &self.statuses
@@ -835,26 +863,7 @@ fn build_namespaces(config: &NvmeConfig, ssd: &Ssd) -> FtlResult<Vec<Namespace>>
         let zones = namespace_zones(n, &key, start, lbas, ssd.zoned_layout())?;
         // a zoned namespace covers whole zones only
         let lbas = zones.as_ref().map_or(lbas, |z| z.config().namespace_lbas());
-        let fdp = match &n.fdp {
-            None => None,
-            Some(c) => {
-                let fdp = Fdp::new(c.clone())
-                    .map_err(|e| config_error(&key(&format!("fdp.{}", e.key)), e.message))?;
-                let ids = ssd.placement_ids();
-                if fdp.streams() > ids {
-                    return Err(config_error(
-                        &key("fdp.handles"),
-                        format!(
-                            "{} handles × {} reclaim groups need {} placement streams; ftl.placement_ids is {ids}",
-                            c.handles.len(),
-                            c.reclaim_groups,
-                            fdp.streams()
-                        ),
-                    ));
-                }
-                Some(fdp)
-            }
-        };
+        let fdp = namespace_fdp(n, &key, ssd)?;
         let zone_count = zones.as_ref().map_or(0, |z| z.config().zone_count as usize);
         namespaces.push(Namespace {
             kind: n.kind,
@@ -869,6 +878,51 @@ fn build_namespaces(config: &NvmeConfig, ssd: &Ssd) -> FtlResult<Vec<Namespace>>
         start += lbas;
     }
     Ok(namespaces)
+}
+
+/// The FDP state of namespace `n` (`None` without `fdp`), checked against `ssd`: FDP on a
+/// conventional namespace only, its reclaim unit a whole number of LBAs no larger than the
+/// device, and enough placement streams for its handles.
+fn namespace_fdp(
+    n: &NamespaceConfig,
+    key: &dyn Fn(&str) -> String,
+    ssd: &Ssd,
+) -> FtlResult<Option<Fdp>> {
+    let Some(c) = &n.fdp else {
+        return Ok(None);
+    };
+    if n.kind == NamespaceKind::Zoned {
+        return Err(config_error(
+            &key("fdp"),
+            "FDP places the writes of a conventional namespace; a zoned namespace places them by zone (remove fdp or use kind = \"conventional\")".into(),
+        ));
+    }
+    let fdp = Fdp::new(c.clone())
+        .map_err(|e| config_error(&key(&format!("fdp.{}", e.key)), e.message))?;
+    let page = u64::from(ssd.page_size_bytes());
+    let capacity = ssd.logical_pages() * page;
+    let runs = c.reclaim_unit_bytes;
+    if runs < page || runs > capacity || !runs.is_multiple_of(page) {
+        return Err(config_error(
+            &key("fdp.reclaim_unit_bytes"),
+            format!(
+                "{runs} bytes (use a multiple of the {page}-byte LBA from {page} to the device's {capacity} bytes)"
+            ),
+        ));
+    }
+    let ids = ssd.placement_ids();
+    if fdp.streams() > ids {
+        return Err(config_error(
+            &key("fdp.handles"),
+            format!(
+                "{} handles × {} reclaim groups need {} placement streams; ftl.placement_ids is {ids}",
+                c.handles.len(),
+                c.reclaim_groups,
+                fdp.streams()
+            ),
+        ));
+    }
+    Ok(Some(fdp))
 }
 
 /// The zones of namespace `n` (`None` for a conventional one) of `lbas` LBAs from device LBA

@@ -109,6 +109,9 @@ where
                 NvmeCommand::Trim { lba: rel, lbas }
             }
             IoOp::Write => {
+                if let Some(why) = host.placement_refusal(ns32, r.placement_id) {
+                    return Err(bad(format!("placement_id {}: {why}", r.placement_id)));
+                }
                 if let Some(w) = written.get_mut(ns) {
                     zoned_write(&mut host, ns32, at, rel, lbas, w).map_err(bad)?;
                 }
@@ -300,6 +303,40 @@ mod tests {
         );
         let e = run(&conventional).unwrap_err();
         assert!(e.contains("ssd.nvme.namespaces[0].kind"), "{e}");
+    }
+
+    /// robust7: the FDP example with a placement id beyond its handles, or a reclaim unit of
+    /// 1 byte or 1 PB, is a one-line error naming the key (each ran with exit 0 before: every
+    /// write completed as Invalid Field, or the unit was never / always full).
+    #[test]
+    fn robust7_fdp_placement_ids_and_reclaim_units_out_of_range_are_refused() {
+        let example = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/fdp-placement.toml"),
+        )
+        .unwrap()
+        .replace("request_count = 20000", "request_count = 200")
+        .replace("fill_fraction = 1.0", "fill_fraction = 0.1");
+        assert!(run(&example).is_ok());
+        let e = run(&example.replace("placement_id = 1", "placement_id = 99")).unwrap_err();
+        assert!(
+            e.contains("placement_id 99")
+                && e.contains("placement ids 0 to 1")
+                && !e.contains('\n'),
+            "{e}"
+        );
+        for runs in ["1", "1000000000000000", "1048577"] {
+            let text = example.replace(
+                "reclaim_unit_bytes = 1048576",
+                &format!("reclaim_unit_bytes = {runs}"),
+            );
+            let e = run(&text).unwrap_err();
+            assert!(
+                e.contains("ssd.nvme.namespaces[0].fdp.reclaim_unit_bytes")
+                    && e.contains("a multiple of the 4096-byte LBA")
+                    && !e.contains('\n'),
+                "{runs}: {e}"
+            );
+        }
     }
 
     /// The zoned example's device with a fio job file `job` as the workload.

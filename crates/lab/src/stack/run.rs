@@ -341,8 +341,11 @@ impl Stack {
                     .nvme
                     .as_ref()
                     .and_then(|n| super::nvme::zbd_device(n, &ssd));
-                let job = nandlab_workload::fio::FioJobFile::open(self.path(&f.path))?
-                    .with_device_zones(zbd.as_ref())?;
+                let job = nandlab_workload::fio::FioJobFile::open_selected(
+                    self.path(&f.path),
+                    &f.sections,
+                )?
+                .with_device_zones(zbd.as_ref())?;
                 job.check_placement_ids(ssd.placement_ids())?;
                 for note in job.zoned_notes(zbd.as_ref()) {
                     eprintln!("note: {note}");

@@ -176,6 +176,10 @@ pub struct FioWorkload {
     /// (a read job on a fresh device otherwise reads nothing from flash).
     #[serde(default = "default_true")]
     pub precondition_reads: bool,
+    /// Only these job sections of the file, as fio's `--section` (default: every section;
+    /// `[global]` always applies).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sections: Vec<String>,
 }
 
 /// `kind = "constant-free-space"` (paper 000 Fig. 12 protocol).

@@ -304,6 +304,8 @@ pub struct StreamShape {
     pub sequence: Option<(Vec<u64>, bool)>,
     /// `nrfiles`: the region is split into this many files, served round-robin (1: none).
     pub files: u64,
+    /// `zonemode=strided`: the zones of a sequential job.
+    pub strided: Option<super::zoned::Strided>,
 }
 
 impl StreamShape {
@@ -315,6 +317,7 @@ impl StreamShape {
             && self.write_modes.is_none()
             && self.sequence.is_none()
             && self.files <= 1
+            && self.strided.is_none()
     }
 }
 
@@ -334,6 +337,9 @@ pub(crate) struct Shaped {
     turn: u64,
     /// fio's `io_issues[ddir]`: requests issued per direction.
     issued: [u64; 3],
+    /// `zonemode=strided`: fio's `file_offset` (the zone's start in the region) and
+    /// `zone_bytes` (bytes moved in the zone).
+    zone: (u64, u64),
     rng: SimRng,
 }
 
@@ -355,6 +361,7 @@ impl Shaped {
             last_pos: vec![[0; 3]],
             turn: 0,
             issued: [0; 3],
+            zone: (0, 0),
             rng: SimRng::stream(spec.seed, "workload.fio.shape"),
             shape,
         }
@@ -397,6 +404,7 @@ impl Shaped {
             if self.last_pos.len() <= file {
                 self.last_pos.resize(file + 1, [0; 3]);
             }
+            self.next_strided_zone(d, region);
             let mut pos = self.last_pos[file][d];
             if pos >= region {
                 pos = 0;
@@ -420,6 +428,7 @@ impl Shaped {
             request.offset_bytes = start + pos;
             request.size_bytes = size;
             self.last_pos[file][d] = pos + size;
+            self.zone.1 += size;
             return Some(request);
         }
         // the base draw over the whole region, folded into the file of the turn
@@ -450,6 +459,26 @@ impl Shaped {
         request.offset_bytes = start + pos;
         request.size_bytes = size;
         Some(request)
+    }
+
+    /// fio's `setup_strided_zone_mode` before a sequential request in direction `d` (one
+    /// file): past `zonesize` bytes in the zone, on to the next zone (from the region's start
+    /// past its end); past the zone's range, back to the zone's start.
+    fn next_strided_zone(&mut self, d: usize, region: u64) {
+        let Some(z) = self.shape.strided else {
+            return;
+        };
+        if self.zone.1 >= z.size {
+            self.zone.1 = 0;
+            self.zone.0 = self.zone.0.saturating_add(z.range).saturating_add(z.skip);
+            if self.zone.0 >= region {
+                self.zone.0 = 0;
+            }
+            self.last_pos[0][d] = self.zone.0;
+        }
+        if self.last_pos[0][d] >= self.zone.0.saturating_add(z.range) {
+            self.last_pos[0][d] = self.zone.0;
+        }
     }
 
     fn size_for(&mut self, op: IoOp, pos: u64, region: u64) -> u64 {

@@ -658,6 +658,7 @@ impl FioJob {
                 .filter(|_| self.rw.is_random())
                 .map(|s| (s, self.sequence_stride)),
             files: self.nrfiles,
+            strided: self.zoned.strided_zones(),
         }
     }
 
@@ -714,7 +715,7 @@ impl FioJob {
     /// What the spec does not express: time limits, verify, per-direction offsets.
     pub(crate) fn plan(&self) -> StreamPlan {
         StreamPlan {
-            time_based: self.time_based,
+            time_based: self.is_time_based(),
             runtime_ns: self.runtime_ns,
             ramp_time_ns: self.ramp_time_ns,
             number_ios: self.number_ios,
@@ -726,6 +727,12 @@ impl FioJob {
                 .filter(|_| self.verify && self.do_verify),
             trim_before_write: matches!(self.rw, FioRw::TrimWrite | FioRw::RandTrimWrite),
         }
+    }
+
+    /// `time_based` in force: fio ignores it without a `runtime` ("fio: time_based requires a
+    /// runtime/timeout setting") and makes one pass of the region.
+    pub(crate) fn is_time_based(&self) -> bool {
+        self.time_based && self.runtime_ns.is_some()
     }
 
     /// Keys that only make sense together, checked once the job is complete.
@@ -745,15 +752,13 @@ impl FioJob {
                 "write_mode=zone_append needs zonemode=zbd (a Zone Append writes at a zone's write pointer)",
             );
         }
-        if self.time_based && self.runtime_ns.is_none() {
-            return error(
-                "time_based",
-                "time_based needs runtime (without it fio runs until stopped)",
-            );
+        let random = self.rw.is_random();
+        if let Some((key, message)) = self.zoned.mode_error(random, self.nrfiles) {
+            return error(key, &message);
         }
         // with verify_backlog, the writes themselves are read back, whatever their pattern
         if self.verify && self.do_verify && self.verify_backlog.is_none() {
-            if self.time_based {
+            if self.is_time_based() {
                 return error(
                     "verify",
                     "verify with time_based is not supported (fio verifies after each pass of the region)",

@@ -209,10 +209,6 @@ pub(crate) const REFUSED_WITH_REASON: &[(&str, &str)] = &[
         "include files are not supported; inline the options",
     ),
     (
-        "zoneskip",
-        "zonemode=strided (zones of a conventional device) is not supported; zonemode=zbd is",
-    ),
-    (
         "exit_what",
         "only exitall's default (end the stonewall group) is supported",
     ),
@@ -272,10 +268,6 @@ pub(crate) const REFUSED_WITH_REASON: &[(&str, &str)] = &[
         "network engines are not supported (no storage I/O)",
     ),
     ("ttl", "network engines are not supported (no storage I/O)"),
-    (
-        "threads",
-        "not a fio option (fio refuses it too); did you mean thread?",
-    ),
 ];
 
 /// Keys accepted with a `note:` on stderr: they change what fio's host does (a check, a wait,

@@ -120,12 +120,22 @@ fn mix_seed(base: u64, index: u64) -> u64 {
 impl FioJobFile {
     /// Parses a job file from `reader`; `path` labels error messages.
     pub fn parse<R: BufRead>(reader: R, path: impl Into<PathBuf>) -> Result<Self, WorkloadError> {
+        Self::parse_selected(reader, path, &[])
+    }
+
+    /// Parses only the job sections named in `sections` (all when empty), as fio's
+    /// `--section` does: the other job sections are skipped unread; `[global]` applies.
+    pub fn parse_selected<R: BufRead>(
+        reader: R,
+        path: impl Into<PathBuf>,
+        sections: &[String],
+    ) -> Result<Self, WorkloadError> {
         let path = path.into();
         let parse::Sections {
             jobs: raw_jobs,
             last_line,
             notes: key_notes,
-        } = parse::parse_sections(reader, &path)?;
+        } = parse::parse_sections(reader, &path, sections)?;
         if raw_jobs.is_empty() {
             return Err(WorkloadError::parse(
                 &path,
@@ -152,12 +162,21 @@ impl FioJobFile {
 
     /// Opens and parses the job file at `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, WorkloadError> {
+        Self::open_selected(path, &[])
+    }
+
+    /// Opens and parses the job sections `sections` (all when empty) of the file at `path`
+    /// ([`FioJobFile::parse_selected`]).
+    pub fn open_selected(
+        path: impl AsRef<Path>,
+        sections: &[String],
+    ) -> Result<Self, WorkloadError> {
         let path = path.as_ref();
         let file = File::open(path).map_err(|source| WorkloadError::Io {
             path: path.to_owned(),
             source,
         })?;
-        FioJobFile::parse(BufReader::new(file), path)
+        FioJobFile::parse_selected(BufReader::new(file), path, sections)
     }
 
     /// The writes `verify_backlog` holds over all jobs' clones stay within
@@ -366,6 +385,16 @@ impl FioJobFile {
             notes.push(format!(
                 "the jobs' files and regions need {end} bytes but the device holds {}: requests beyond it fold into it (offset modulo capacity)",
                 context.device_size_bytes
+            ));
+        }
+        if let Some(job) = self
+            .jobs
+            .iter()
+            .find(|j| j.time_based && !j.is_time_based())
+        {
+            notes.push(format!(
+                "line {}: time_based without runtime is ignored, as fio ignores it (\"fio: time_based requires a runtime/timeout setting\"): one pass of the region",
+                job.line_of("time_based")
             ));
         }
         if self.jobs.iter().any(|j| j.ramp_time_ns.is_some()) {

@@ -197,6 +197,8 @@ enum Section {
     None,
     Global,
     Job(usize),
+    /// A job section left out by fio's `--section`: its lines are skipped unread.
+    Skipped,
 }
 
 /// Ignored keys whose value is a boolean (`0`/`1`; a bare flag means 1).
@@ -265,11 +267,14 @@ pub(crate) struct Sections {
 }
 
 /// Splits a job file into jobs, applying `[global]` inheritance, refusing unknown keys and
-/// dropping ignored ones.
+/// dropping ignored ones. With `selected` non-empty, only the job sections of those names are
+/// read (fio's `--section`; `[global]` always is); a name no section has is an error.
 pub(crate) fn parse_sections<R: BufRead>(
     reader: R,
     path: &Path,
+    selected: &[String],
 ) -> Result<Sections, WorkloadError> {
+    let mut found = vec![false; selected.len()];
     let mut notes: Vec<(u64, &'static str)> = Vec::new();
     let mut lines = LineReader::new(reader, path);
     let mut global: Vec<Entry> = Vec::new();
@@ -295,7 +300,12 @@ pub(crate) fn parse_sections<R: BufRead>(
             }
             if name == "global" {
                 section = Section::Global;
+            } else if !selected.is_empty() && !selected.iter().any(|s| s == name) {
+                section = Section::Skipped;
             } else {
+                if let Some(i) = selected.iter().position(|s| s == name) {
+                    found[i] = true;
+                }
                 if jobs.len() == MAX_JOBS {
                     return Err(parse_error(format!("more than {MAX_JOBS} job sections")));
                 }
@@ -308,10 +318,15 @@ pub(crate) fn parse_sections<R: BufRead>(
             }
             continue;
         }
+        if matches!(section, Section::Skipped) {
+            continue;
+        }
         let (key, value) = match text.split_once('=') {
             Some((k, v)) => (k.trim(), Some(v.trim().to_owned())),
             None => (text, None),
         };
+        // fio takes `threads` for `thread` (fio 3.33; fio's waitfor.fio and steadystate.fio)
+        let key = if key == "threads" { "thread" } else { key };
         if IGNORED_KEYS.contains(&key) {
             check_ignored_value(key, value.as_deref()).map_err(parse_error)?;
             continue;
@@ -355,6 +370,7 @@ pub(crate) fn parse_sections<R: BufRead>(
             }
             Section::Global => &mut global,
             Section::Job(index) => &mut jobs[index].entries,
+            Section::Skipped => unreachable!("skipped above"),
         };
         if entries.len() == MAX_ENTRIES_PER_JOB {
             return Err(parse_error(format!(
@@ -362,6 +378,16 @@ pub(crate) fn parse_sections<R: BufRead>(
             )));
         }
         entries.push(entry);
+    }
+    if let Some(i) = found.iter().position(|f| !f) {
+        return Err(WorkloadError::parse(
+            path,
+            last_line,
+            format!(
+                "--section {}: the file has no job section of that name",
+                selected[i]
+            ),
+        ));
     }
     Ok(Sections {
         jobs,
@@ -403,7 +429,7 @@ mod tests {
         assert!(e.starts_with("bad prio \"99\""), "{e}");
         assert!(check_ignored_value("nice", Some("-5")).is_ok());
         let text = "[global]\ndirect=maybe\n[a]\nrw=read\n";
-        let e = parse_sections(std::io::Cursor::new(text), Path::new("j.fio"))
+        let e = parse_sections(std::io::Cursor::new(text), Path::new("j.fio"), &[])
             .unwrap_err()
             .to_string();
         assert_eq!(e, "j.fio:2: bad direct \"maybe\": expected 0 or 1");

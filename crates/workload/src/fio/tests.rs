@@ -54,8 +54,6 @@ fn unknown_keys_are_errors_naming_key_and_line() {
             "job.fio:3: unsupported key \"foo\"; see docs/workloads.md for the supported fio subset"
         )
     );
-    let e = parse("[global]\ntime_based\n[a]\n").unwrap_err();
-    assert!(e.starts_with("job.fio:2: time_based needs runtime"), "{e}");
     let e = parse("[global]\nthinktime=100\n[a]\n").unwrap_err();
     assert!(
         e.starts_with("job.fio:2: unsupported key \"thinktime\"; think time"),

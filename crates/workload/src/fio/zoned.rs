@@ -2,7 +2,8 @@
 //! (`fdp_pli=0,1,2`), applied to each stream's requests as fio applies them to each I/O unit.
 //!
 //! # Keys
-//! `zonemode` (`none` or `zbd`; `strided` is refused), `zonesize` (fio refuses a size other
+//! `zonemode` (`none`, `zbd` or `strided`: see [`Strided`]), `zonerange` and `zoneskip`
+//! (strided only), `zonesize` (strided: bytes per zone; zbd: fio refuses a size other
 //! than the device's; the simulated device's zones are scaled down, so the device's size is
 //! used with a note), `zonecapacity` (ignored: the device's), `max_open_zones`,
 //! `job_max_open_zones`, `zone_reset_threshold`, `zone_reset_frequency`, `read_beyond_wp`,
@@ -42,6 +43,8 @@ pub(crate) const KEYS: &[&str] = &[
     "read_beyond_wp",
     "ignore_zone_limits",
     "fdp_pli_select",
+    "zonerange",
+    "zoneskip",
 ];
 
 /// Keys whose value may be in zones (`8z`).
@@ -90,6 +93,27 @@ pub struct ZonedOptions {
     pub pli_random: bool,
     /// Amounts given in zones (`size=8z`), resolved with the device's zone size.
     pub zone_units: Vec<(&'static str, u64)>,
+    /// `zonemode=strided`.
+    pub strided: bool,
+    /// `zonerange` in bytes (strided: a zone's size; default `zonesize`).
+    pub zone_range_bytes: Option<u64>,
+    /// `zoneskip` in bytes (strided: skipped after each zone).
+    pub zone_skip_bytes: Option<u64>,
+}
+
+/// fio's `zonemode=strided` (`io_u.c` `setup_strided_zone_mode`) on a sequential job: its
+/// offsets stay in a zone of `range` bytes from the zone's start until `size` bytes have been
+/// moved there (from the zone's start again when `size` is larger), then move on to the next
+/// zone, `range + skip` bytes further, from the start of the job's region again past its end.
+/// The job moves as many bytes as without zones (`io_size`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Strided {
+    /// `zonesize`: bytes moved in a zone before the next.
+    pub size: u64,
+    /// `zonerange`: bytes of a zone.
+    pub range: u64,
+    /// `zoneskip`: bytes between a zone's end and the next zone.
+    pub skip: u64,
 }
 
 fn bad_fraction(key: &str, value: &str) -> String {
@@ -134,17 +158,17 @@ impl ZonedOptions {
         };
         match key {
             "zonemode" => match value.trim() {
-                "none" => self.zbd = false,
-                "zbd" => self.zbd = true,
-                "strided" => {
-                    return Err(
-                        "zonemode=strided (zones of a conventional device, with zoneskip) is not supported; zonemode=zbd is".into(),
-                    );
-                }
+                "none" => (self.zbd, self.strided) = (false, false),
+                "zbd" => (self.zbd, self.strided) = (true, false),
+                "strided" => (self.zbd, self.strided) = (false, true),
                 other => {
-                    return Err(format!("bad zonemode \"{other}\": expected none or zbd"));
+                    return Err(format!(
+                        "bad zonemode \"{other}\": expected none, zbd or strided"
+                    ));
                 }
             },
+            "zonerange" => self.zone_range_bytes = Some(super::parse_fio_size(value)?),
+            "zoneskip" => self.zone_skip_bytes = Some(super::parse_fio_size(value)?),
             "zonesize" => self.zone_size_bytes = Some(super::parse_fio_size(value)?),
             "zonecapacity" => {
                 super::parse_fio_size(value)?;
@@ -169,6 +193,58 @@ impl ZonedOptions {
             _ => unreachable!("not a zoned key: {key}"),
         }
         Ok(())
+    }
+}
+
+impl ZonedOptions {
+    /// The strided zones of a job (`zonemode=strided`).
+    pub fn strided_zones(&self) -> Option<Strided> {
+        let size = self.zone_size_bytes.filter(|_| self.strided)?;
+        Some(Strided {
+            size,
+            range: self.zone_range_bytes.filter(|r| *r > 0).unwrap_or(size),
+            skip: self.zone_skip_bytes.unwrap_or(0),
+        })
+    }
+
+    /// Why the job's zone keys do not go together (the key at fault and the message), for a
+    /// job random or not, of `files` files.
+    pub(crate) fn mode_error(&self, random: bool, files: u64) -> Option<(&'static str, String)> {
+        let size = self.zone_size_bytes.unwrap_or(0);
+        if !self.strided {
+            if !self.zbd && size > 0 {
+                return Some((
+                    "zonesize",
+                    "zonesize needs zonemode=strided or zonemode=zbd (fio: --zonemode=none and --zonesize are not compatible)".into(),
+                ));
+            }
+            let key = if self.zone_skip_bytes.is_some() {
+                "zoneskip"
+            } else {
+                "zonerange"
+            };
+            return (self.zone_skip_bytes.is_some() || self.zone_range_bytes.is_some()).then(
+                || {
+                    (
+                        key,
+                        format!("{key} is supported with zonemode=strided only"),
+                    )
+                },
+            );
+        }
+        if size == 0 {
+            return Some((
+                "zonemode",
+                "zonemode=strided needs zonesize (fio: --zonesize must be specified when using --zonemode=strided)".into(),
+            ));
+        }
+        if random || files > 1 {
+            return Some((
+                "zonemode",
+                "zonemode=strided is supported for sequential jobs of one file (rw=read, write, trim or rw)".into(),
+            ));
+        }
+        None
     }
 }
 
