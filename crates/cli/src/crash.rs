@@ -36,6 +36,11 @@ pub struct CrashArgs {
     /// cases are otherwise unchanged).
     #[arg(long)]
     controller: bool,
+    /// Draw zoned devices instead (the zoned mapping; the host writes zones at their write
+    /// pointers and resets them; the mounts rebuild every zone's write pointer and state);
+    /// `--mutation` then takes none, no-sequence or skip-newest-page.
+    #[arg(long, conflicts_with_all = ["engine", "controller"])]
+    zoned: bool,
 }
 
 pub fn run(args: CrashArgs, control: &Control) -> LabResult<()> {
@@ -50,6 +55,17 @@ pub fn run(args: CrashArgs, control: &Control) -> LabResult<()> {
     let mutation = Mutation::parse(&args.mutation).map_err(usage)?;
     let draw = if args.controller {
         Draw::Controller
+    } else if args.zoned {
+        if !matches!(
+            mutation,
+            Mutation::None | Mutation::NoSequence | Mutation::SkipNewestPage
+        ) {
+            return Err(usage(format!(
+                "--mutation {}: --zoned takes none, no-sequence or skip-newest-page",
+                args.mutation
+            )));
+        }
+        Draw::Zoned
     } else {
         Draw::Standard
     };
@@ -126,6 +142,16 @@ pub fn run(args: CrashArgs, control: &Control) -> LabResult<()> {
             s.cases_dftl
         );
     }
+    if let Some(z) = &s.zones {
+        out!(
+            "zoned draw: {} cases; zones after the mounts: empty {}  closed {}  full {}; holes below a write pointer {}",
+            s.cases_zoned,
+            z.empty,
+            z.closed,
+            z.full,
+            z.holes
+        );
+    }
     if let Some(f) = &s.first_failure {
         out!(
             "first failing case: {} (cycle {:?}, cut {:?}); reproduce: nandlab crash --seed {} --case {}{}",
@@ -139,6 +165,7 @@ pub fn run(args: CrashArgs, control: &Control) -> LabResult<()> {
             } else {
                 format!(" --mutation {}", args.mutation)
             } + if args.controller { " --controller" } else { "" }
+                + if args.zoned { " --zoned" } else { "" }
         );
         out!(
             "shrunk: {} requests, {} cycles: {}",

@@ -278,19 +278,25 @@ impl Flash {
             let Some(ppa) = self.blocks.next_ppa(block) else {
                 break;
             };
-            let sequence = self.next_sequence();
-            self.payload
-                .write(ppa, PageData::Zeros, None, None, sequence);
-            self.oob
-                .program(ppa, Lpa::NONE, sequence, !self.emit.enabled);
-            self.counters.flash_pages_programmed += 1;
-            self.placement.programmed(ppa);
-            self.emit.push(OpKind::Program, ppa, Ppa::NONE, tag);
-            self.trace_content(ppa);
+            self.program_pad(ppa, tag);
             padded += 1;
         }
-        self.pad_pages += u64::from(padded);
         padded
+    }
+
+    /// Programs one dummy page (no LPA, invalid at once) at `ppa`, already allocated at its
+    /// block's write pointer.
+    pub fn program_pad(&mut self, ppa: Ppa, tag: Tag) {
+        let sequence = self.next_sequence();
+        self.payload
+            .write(ppa, PageData::Zeros, None, None, sequence);
+        self.oob
+            .program(ppa, Lpa::NONE, sequence, !self.emit.enabled);
+        self.counters.flash_pages_programmed += 1;
+        self.placement.programmed(ppa);
+        self.emit.push(OpKind::Program, ppa, Ppa::NONE, tag);
+        self.trace_content(ppa);
+        self.pad_pages += 1;
     }
 
     /// Opens a GC job (returns the tag its ops carry); functional-only runs get no job.

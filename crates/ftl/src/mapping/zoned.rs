@@ -271,6 +271,38 @@ impl ZonedFtl {
         self.trimmed[b / 64] >> (b % 64) & 1 == 1
     }
 
+    /// The device's write pointer of `zone` (pages programmed since its last reset, pads
+    /// included).
+    pub fn write_pointer(&self, zone: u32) -> u32 {
+        self.next[zone as usize]
+    }
+
+    /// Mount ([`crate::Ssd::load_recovered`]): programs dummy pages (no LPA, trimmed at once)
+    /// from the write pointer of `lpa`'s zone up to `lpa`, so that a zone whose mount found a
+    /// hole (a write that was never programmed or was torn, below a later intact one: writes
+    /// at queue depth > 1 complete out of order) is loaded with its intact pages at their
+    /// LBAs and its write pointer past the last of them: it never goes back over acknowledged
+    /// data, and every block is still programmed in page order.
+    pub fn pad_to(&mut self, flash: &mut Flash, lpa: Lpa, tag: Tag) {
+        let (zone, page) = self.split(lpa);
+        while self.next[zone as usize] < page.min(self.capacity) {
+            let p = self.next[zone as usize];
+            let ppa = self.layout.ppa(zone, u64::from(p));
+            let block = flash.blocks.block_of(ppa);
+            let offset = ppa.0 % self.pages_per_block;
+            if offset == 0 {
+                let taken = flash.blocks.take_block(block);
+                debug_assert!(taken, "zone {zone}'s block {block} was not free");
+            }
+            let got = flash.blocks.next_ppa_at(block, offset);
+            debug_assert_eq!(got, ppa);
+            flash.program_pad(ppa, tag);
+            let b = self.bit(zone, p);
+            self.trimmed[b / 64] |= 1 << (b % 64);
+            self.next[zone as usize] += 1;
+        }
+    }
+
     #[cold]
     #[inline(never)]
     fn off_pointer(&self, lpa: Lpa, zone: u32, page: u32) -> FtlError {

@@ -1006,11 +1006,22 @@ fn namespace_zones(
 /// a power cut): each zone of a zoned namespace starting at device LBA `start` whose first
 /// LBAs are mapped on `ssd` is Full (written to capacity) or Closed, its write pointer past
 /// the LBAs mapped without a gap from its start (an LBA after a gap is past the write pointer
-/// and will be overwritten).
+/// and will be overwritten). On the zoned mapping the device's own write pointers are taken
+/// (after a mount a zone may hold a hole below an intact page: its write pointer is past that
+/// page, never back over acknowledged data).
 fn recover_write_pointers(zones: &mut Zones, start: u64, ssd: &Ssd) {
     let c = zones.config().clone();
+    let device = ssd.zone_write_pointers();
     for zone in 0..c.zone_count {
         let first = start + zones.start_lba(zone);
+        if let Some(pointers) = &device {
+            // (a zoned namespace on the zoned mapping starts on a device zone of its size)
+            let written = pointers[(first / c.zone_size_lbas) as usize];
+            if written > 0 {
+                zones.restore(zone, written);
+            }
+            continue;
+        }
         let written = (0..c.zone_capacity_lbas)
             .take_while(|&k| {
                 u32::try_from(first + k)

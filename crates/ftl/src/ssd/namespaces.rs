@@ -15,4 +15,17 @@ impl Ssd {
             _ => None,
         }
     }
+
+    /// With `ftl.mapping = "zoned"`: each zone's write pointer on the device (pages
+    /// programmed since its last reset; after a mount, one past its last intact page).
+    pub fn zone_write_pointers(&self) -> Option<Vec<u64>> {
+        match &self.mapper {
+            Mapper::Zoned(z) => Some(
+                (0..z.layout().zone_count())
+                    .map(|zone| u64::from(z.write_pointer(zone)))
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
 }

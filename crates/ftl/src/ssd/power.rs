@@ -351,7 +351,8 @@ impl Ssd {
 
     /// Loads a mount's result into this new, idle device so that it can run on (cut–recover–
     /// continue cycles): each recovered LPA is written functionally (no op timed) with its
-    /// recovered bytes and sequence number, oldest first, and new writes get sequence numbers
+    /// recovered bytes and sequence number, oldest first (on the zoned mapping in LBA order,
+    /// holes in a zone padded: `ZonedFtl::pad_to`), and new writes get sequence numbers
     /// above every intact page of the cut array and its dump area (as a mount that read them
     /// all would). With paired-page padding the open blocks are then padded to the end of
     /// their word lines. The logical content is exactly the mount's; the physical placement, the
@@ -389,15 +390,12 @@ impl Ssd {
             .filter(|lpa| recovered.map[lpa.index()].is_some())
             .map(|lpa| (recovered.sequence[lpa.index()], lpa))
             .collect();
-        pages.sort_unstable();
-        let mut highest = cut.dump.iter().map(|d| d.sequence).max().unwrap_or(0);
-        for ppa in (0..cut.image.physical_pages()).map(Ppa) {
-            if let Some(PageImage::Programmed(c)) = cut.image.page(ppa)
-                && c.crc_ok()
-            {
-                highest = highest.max(c.sequence);
-            }
+        // (a zoned mapping takes each zone's pages in LBA order, with their sequence numbers;
+        // a zone whose reset the cut interrupted may hold newer pages below older ones)
+        if !matches!(self.mapper, crate::mapping::Mapper::Zoned(_)) {
+            pages.sort_unstable();
         }
+        let highest = highest_intact_sequence(cut);
         self.flash.emit.enabled = false;
         let mut result = Ok(());
         // a SiM region's pages go back into the pool's blocks (its own placement id)
@@ -417,6 +415,10 @@ impl Ssd {
                 data: recovered.read(cut, lpa).into(),
                 placement,
             };
+            // (the holes the mount found below a zone's intact page are padded)
+            if let crate::mapping::Mapper::Zoned(z) = &mut self.mapper {
+                z.pad_to(&mut self.flash, lpa, Tag::Internal);
+            }
             result = self.mapper.write(&mut self.flash, write, Tag::Internal);
             if result.is_err() {
                 break;
@@ -436,6 +438,19 @@ impl Ssd {
         }
         Ok(())
     }
+}
+
+/// The highest sequence number of an intact page of `cut`'s array or dump area.
+fn highest_intact_sequence(cut: &PowerCut) -> u64 {
+    let mut highest = cut.dump.iter().map(|d| d.sequence).max().unwrap_or(0);
+    for ppa in (0..cut.image.physical_pages()).map(Ppa) {
+        if let Some(PageImage::Programmed(c)) = cut.image.page(ppa)
+            && c.crc_ok()
+        {
+            highest = highest.max(c.sequence);
+        }
+    }
+    highest
 }
 
 #[cfg(test)]

@@ -68,7 +68,7 @@ pub struct DrawnCase {
     pub cycles: u64,
 }
 
-fn pick<T: Copy>(rng: &mut SimRng, items: &[T]) -> T {
+pub(crate) fn pick<T: Copy>(rng: &mut SimRng, items: &[T]) -> T {
     items[rng.below(items.len() as u64) as usize]
 }
 
@@ -247,10 +247,18 @@ pub enum Draw {
     /// devices are not drawn (so this draw stays as it was): the test
     /// `tail6_slc_cache_devices_keep_the_contract` runs them.
     Controller,
+    /// Zoned devices (`nandlab crash --zoned`): the zoned mapping under a workload that
+    /// writes zones at their write pointers and resets them, drawn from a stream of their own
+    /// ([`super::zoned::draw_zoned`]); the mounts rebuild every zone's write pointer and
+    /// state.
+    Zoned,
 }
 
 /// Case `index` of `seed` under `mutation`, drawn by `draw`.
 pub fn draw_case_by(seed: u64, index: u64, mutation: Mutation, draw: Draw) -> DrawnCase {
+    if draw == Draw::Zoned {
+        return super::zoned::draw_zoned(seed, index, mutation);
+    }
     let mut drawn = draw_case(seed, index, mutation);
     if draw == Draw::Controller {
         draw_controller(seed, index, &mut drawn);
@@ -332,6 +340,12 @@ pub struct CrashSummary {
     /// so the standard draw's output stays as it was).
     #[serde(skip_serializing_if = "is_zero")]
     pub cases_dftl: u64,
+    /// Zoned cases ([`Draw::Zoned`]) and the zones their mounts rebuilt (left out of the JSON
+    /// otherwise).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cases_zoned: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zones: Option<super::zoned::ZoneCounts>,
     /// The first failing case (reproduce: `nandlab crash --seed SEED --case INDEX`).
     pub first_failure: Option<Box<Failure>>,
 }
@@ -428,6 +442,10 @@ pub fn crash_by(
         s.cases_superblock += u64::from(f.scheduler.superpage_planes > 1);
         s.cases_cache_mode += u64::from(f.scheduler.cache);
         s.cases_dftl += u64::from(f.cmt_entries > 0);
+        s.cases_zoned += u64::from(f.mapping == MappingKind::Zoned);
+        if let Some(z) = &o.zones {
+            s.zones.get_or_insert_default().add(z);
+        }
         if o.violations.total() > 0 {
             s.failing_cases += 1;
             s.violations.add(&o.violations);

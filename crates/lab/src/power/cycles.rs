@@ -37,6 +37,10 @@ pub struct CyclesOutcome {
     pub trim_records_written: u64,
     /// GC ops that passed a waiting host op because GC was urgent (summed over the cycles).
     pub urgent_gc_passes: u64,
+    /// On a zoned device, the zones the mounts rebuilt (summed over the cycles; left out of
+    /// the JSON otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zones: Option<super::zoned::ZoneCounts>,
 }
 
 /// Runs `cycles` cut–recover–continue cycles of `case` (its cut point ignored: each cycle
@@ -54,7 +58,9 @@ pub fn run_cycles(case: &CrashCase, cycles: u64) -> Result<CyclesOutcome, String
         version: 0,
         checkpoint_order: case.device.checkpoint_order(),
         trim_log_mode: case.device.trim_log_mode(),
+        zoned: None,
     };
+    run.zoned = super::zoned::ZonedHost::of(&run.ssd);
     let mut cut_rng = SimRng::stream(case.seed, "power.cycles");
     let mut out = CyclesOutcome::default();
     // a request takes a few events: the cut falls anywhere in the segment, or after it
@@ -77,6 +83,13 @@ pub fn run_cycles(case: &CrashCase, cycles: u64) -> Result<CyclesOutcome, String
         out.recovery_time_us_max = out
             .recovery_time_us_max
             .max(super::ps_to_us(recovered.report.time_ps));
+        // a zoned device: the zones the mount rebuilt (write pointers, states, holes)
+        let pointers = super::zoned::remount_pointers(&run.ssd, &recovered);
+        if let Some(pointers) = &pointers {
+            let counts = super::zoned::zone_counts(&run.ssd, &recovered, pointers)
+                .map_err(|e| format!("cycle {cycle}: mount: {e}"))?;
+            out.zones.get_or_insert_default().add(&counts);
+        }
         if violations.total() > 0 {
             out.failing_cycle = Some(cycle);
             out.failing_cut = Some(cut_point);
@@ -88,6 +101,15 @@ pub fn run_cycles(case: &CrashCase, cycles: u64) -> Result<CyclesOutcome, String
                 .map_err(|e| e.to_string())?;
             ssd.load_recovered(&cut, &recovered)
                 .map_err(|e| format!("cycle {cycle}: mount: {e}"))?;
+            // the loaded zoned device holds the mount's write pointers, and its host starts
+            // from them (Report Zones at power-on)
+            if ssd.zone_write_pointers() != pointers {
+                return Err(format!(
+                    "cycle {cycle}: the loaded device's zone write pointers {:?} are not the mount's {pointers:?}",
+                    ssd.zone_write_pointers()
+                ));
+            }
+            run.zoned = super::zoned::ZonedHost::of(&ssd);
             run.oracle = Oracle::after_mount(logical, plp, |lpa| recovered.read(&cut, lpa));
             run.ssd = ssd;
         }

@@ -15,6 +15,7 @@ pub mod oracle;
 pub mod payload;
 pub mod scaling;
 pub mod sweep;
+pub mod zoned;
 
 /// The controller choices a crash case names (parsed with [`parse_config_name`]).
 pub use nandlab_ftl::power::RecoveryVariant;
@@ -272,7 +273,7 @@ pub struct CrashOutcome {
     pub multiplane_ops: u64,
 }
 
-enum Issued {
+pub(crate) enum Issued {
     Write {
         lpa: Lpa,
         pages: u32,
@@ -282,6 +283,8 @@ enum Issued {
     Flush(FlushCover),
     /// A trim and its oracle mark.
     Trim(Lpa, u64),
+    /// A zone reset (a trim of the zone's written LBAs) and its oracle marks.
+    Reset(Vec<(Lpa, u64)>),
     Read,
 }
 
@@ -327,6 +330,8 @@ pub(crate) struct Run {
     pub checkpoint_order: CheckpointOrder,
     /// Whether a Flush logs the trims before it (a mutation breaks it).
     pub trim_log_mode: TrimLogMode,
+    /// On a zoned device, the host's write pointers (the workload writes zones sequentially).
+    pub zoned: Option<zoned::ZonedHost>,
 }
 
 /// What one segment of a run did before its cut.
@@ -350,6 +355,7 @@ impl Run {
             version,
             checkpoint_order,
             trim_log_mode,
+            zoned,
         } = self;
         ssd.start_power_trace().map_err(|e| e.to_string())?;
         ssd.set_checkpoint_order(*checkpoint_order);
@@ -389,6 +395,11 @@ impl Run {
                     }
                     Issued::Flush(cover) => oracle.flush_completed(cover),
                     Issued::Trim(lpa, mark) => oracle.trim_completed(lpa, mark, ssd.now().as_ps()),
+                    Issued::Reset(marks) => {
+                        for (lpa, mark) in marks {
+                            oracle.trim_completed(lpa, mark, ssd.now().as_ps());
+                        }
+                    }
                     Issued::Read => {}
                 }
             }
@@ -409,7 +420,9 @@ impl Run {
                 issued_count += 1;
                 let roll = rng.unit_f64();
                 let lpa = Lpa(rng.below(u64::from(span)) as u32);
-                let (request, issued, data) = if roll < w.flush_probability {
+                let (request, issued, data) = if let Some(host) = zoned.as_mut() {
+                    host.request(roll, lpa, w, rng, oracle, version)
+                } else if roll < w.flush_probability {
                     let cover = oracle.flush_issued();
                     (HostRequest::flush(), Issued::Flush(cover), None)
                 } else if roll < w.flush_probability + w.trim_probability {
@@ -504,7 +517,9 @@ pub fn run_case(case: &CrashCase) -> Result<CrashOutcome, String> {
         version: 0,
         checkpoint_order: case.device.checkpoint_order(),
         trim_log_mode: case.device.trim_log_mode(),
+        zoned: None,
     };
+    run.zoned = zoned::ZonedHost::of(&run.ssd);
     let segment = run.drive(&case.workload, case.cut_point)?;
     let (_, recovered, cut, violations) = run.cut_and_check(case, case.cut_point, case.seed)?;
     Ok(CrashOutcome {
