@@ -63,7 +63,12 @@ impl Ssd {
                     tag,
                     |lpa| cache.and_then(|c| c.slot_of(lpa)),
                     |lpa| mapper.locate(lpa),
-                )
+                )?;
+                // its waits may have padded a frontier block to its end (paired-page padding)
+                if let crate::mapping::Mapper::Page(p) = &mut self.mapper {
+                    p.map.drop_closed_frontiers(&self.flash);
+                }
+                Ok(())
             }
             _ => self.flash.log_area_op(op, tag),
         }
