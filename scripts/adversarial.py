@@ -1376,16 +1376,8 @@ def component_cases() -> Iterator[Case]:
             "either",
         ),
         ("slc idle folding", with_key(slc, "ssd.slc_cache.idle_fold_us", 2000), "ok"),
-        # Known, left to the FDP code's owners (session 14): a reclaim unit of 1 byte or of
-        # 1 PB is accepted; a placement id beyond the handles runs with every command
-        # completing as Invalid Field (NVMe's answer; `nandlab run` prints the counts).
-        ("fdp reclaim unit of 1 byte", _namespace(fdp, "fdp.reclaim_unit_bytes", 1), "either"),
-        ("fdp reclaim unit of 1 PB", _namespace(fdp, "fdp.reclaim_unit_bytes", 10**15), "either"),
-        (
-            "fdp placement id beyond the handles",
-            with_key(fdp, "workload.placement_id", 99),
-            "either",
-        ),
+        # a reclaim unit of 1 byte or 1 PB and a placement id beyond the handles: refused
+        # since session 15 (fdp_cases)
         ("bad blocks off", with_key(bad, "nand.reliability.factory_bad_block_fraction", 0.0), "ok"),
         (
             "bad blocks certain erase failure",
@@ -1485,6 +1477,80 @@ def component_cases() -> Iterator[Case]:
         )
 
 
+def fdp_cases() -> Iterator[Case]:
+    """Session 15 (issue 31): every FDP key out of range or inconsistent is refused naming
+    the key (a reclaim unit of 1 byte or 1 PB and a placement id beyond the handles ran with
+    exit 0 before); fio's `--section`."""
+    fdp = _example("fdp-placement", request_count=400)
+    fdp["precondition"]["fill_fraction"] = 0.5
+    zns = _example("zns-log-writes", request_count=400)
+    one_handle = {
+        "reclaim_groups": 1,
+        "handles": ["persistently_isolated"],
+        "reclaim_unit_bytes": 1048576,
+    }
+    no_fdp = _namespace(fdp, "fdp", None)
+    refused: list[tuple[str, dict[str, Any], str]] = [
+        *(
+            (
+                f"reclaim_unit_bytes={v}",
+                _namespace(fdp, "fdp.reclaim_unit_bytes", v),
+                "reclaim_unit_bytes",
+            )
+            for v in (1, 4095, 4097, 1048577, 10**15, 2**63 - 1)
+        ),
+        *(
+            (f"placement_id={v}", with_key(fdp, "workload.placement_id", v), "placement_id")
+            for v in (2, 99, 32768, 65535)
+        ),
+        ("placement_id=1 without fdp", no_fdp, "placement_id"),
+        ("fdp on a zoned namespace", _namespace(zns, "fdp", one_handle), "fdp"),
+        (
+            "fdp with more handles than placement ids",
+            _namespace(fdp, "fdp.handles", ["persistently_isolated"] * 3),
+            "handles",
+        ),
+        (
+            "fdp with 2 reclaim groups on 2 placement ids",
+            _namespace(fdp, "fdp.reclaim_groups", 2),
+            "handles",
+        ),
+    ]
+    for name, config, names in refused:
+        yield Case(
+            f"fdp {name}",
+            "refuse",
+            argv=["run", "{dir}/c.toml"],
+            files={"c.toml": toml_text(config)},
+            names=names,
+        )
+    for name, config in [
+        ("reclaim unit of one page", _namespace(fdp, "fdp.reclaim_unit_bytes", 4096)),
+        ("placement_id 0", with_key(fdp, "workload.placement_id", 0)),
+    ]:
+        yield Case(
+            f"fdp ok {name}",
+            "ok",
+            argv=["run", "{dir}/c.toml"],
+            files={"c.toml": toml_text(config)},
+        )
+    job = "[global]\nsize=1m\n[default]\nrw=read\n[override]\nrw=${NANDLAB_UNSET}\n"
+    for argv, expect, names in [
+        (["--section", "default"], "ok", None),
+        (["--section", "nope"], "refuse", "nope"),
+        (["--section", "default", "--section", "nope"], "refuse", "nope"),
+        (["--section", ""], "refuse", "section"),
+        ([], "refuse", "NANDLAB_UNSET"),
+    ]:
+        yield Case(
+            f"fio {' '.join(argv) or 'every section'}",
+            expect,
+            argv=["fio", "{dir}/j.fio", *argv],
+            files={"j.fio": job},
+            names=names,
+        )
+
+
 def all_cases() -> list[Case]:
     cases = [
         *new_surface_cases(),
@@ -1496,6 +1562,7 @@ def all_cases() -> list[Case]:
         *sweep_cases(),
         *python_cases(),
         *component_cases(),
+        *fdp_cases(),
     ]
     names = Counter(c.name for c in cases)
     dup = [n for n, k in names.items() if k > 1]

@@ -8,6 +8,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from nandlab import plots
+from nandlab.experiments import Reproduction
 
 
 def png_size(path: Path) -> tuple[int, int]:
@@ -32,6 +33,12 @@ def stars(fig: Figure) -> list[tuple[float, float]]:
                 ys = np.asarray(line.get_ydata(), dtype=float).tolist()
                 points += list(zip(xs, ys, strict=True))
     return points
+
+
+def declares_paper(r: Reproduction) -> bool:
+    """Whether the experiment declared paper values for this run (summary.json's ``"paper"``
+    or ``paper_*`` metrics): its figure must then show them."""
+    return bool(r.paper) or any(k.startswith("paper_") for k in r.metrics)
 
 
 def check_paper_figure(fig: Figure, path: Path, title_prefix: str, has_paper: bool) -> None:

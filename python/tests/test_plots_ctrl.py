@@ -1,7 +1,7 @@
 from pathlib import Path
 
 import pytest
-from figure_checks import check_paper_figure
+from figure_checks import check_paper_figure, declares_paper
 
 import nandlab
 from nandlab import plots
@@ -17,7 +17,12 @@ def test_suspend_figure_has_every_policy_the_reads_only_line_and_the_paper(
     suspend: nandlab.Reproduction, tmp_path: Path
 ) -> None:
     fig = plots.plot(suspend.out)
-    check_paper_figure(fig, tmp_path / "suspend.png", "nandlab controller: read scheduling", True)
+    check_paper_figure(
+        fig,
+        tmp_path / "suspend.png",
+        "nandlab controller: read scheduling",
+        declares_paper(suspend),
+    )
     legend = fig.axes[0].get_legend()
     labels = [t.get_text() for t in legend.get_texts()]
     assert {"FIFO", "read priority (RPS)", "P/E suspension"} <= set(labels)

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from figure_checks import check_paper_figure
+from figure_checks import check_paper_figure, declares_paper
 
 import nandlab
 from nandlab import plots
@@ -19,7 +19,9 @@ def test_gc_policies_figure_renders_with_every_policy_and_the_model(
     gc_policies: nandlab.Reproduction, tmp_path: Path
 ) -> None:
     fig = plots.plot(gc_policies.out)
-    check_paper_figure(fig, tmp_path / "gc.png", "nandlab FTL: write amplification", False)
+    check_paper_figure(
+        fig, tmp_path / "gc.png", "nandlab FTL: write amplification", declares_paper(gc_policies)
+    )
     labels = [line.get_label() for line in fig.axes[0].get_lines()]
     assert labels[:4] == ["FIFO", "greedy", "cost-benefit", "random"]
     model = [line for line in fig.axes[0].get_lines() if "analytic" in str(line.get_label())]

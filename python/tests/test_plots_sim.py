@@ -1,7 +1,7 @@
 import json
 from pathlib import Path
 
-from figure_checks import check_paper_figure
+from figure_checks import check_paper_figure, declares_paper
 
 from nandlab import plots
 
@@ -48,5 +48,6 @@ def test_the_other_sim_figures_draw_real_quick_runs(tmp_path: Path) -> None:
     ]:
         run = nandlab.reproduce(id, tmp_path / id, scale="quick")
         fig = plots.plot(run.out)
+        assert declares_paper(run) == has_paper, id
         check_paper_figure(fig, tmp_path / f"{id}.png", "nandlab SiM", has_paper)
         assert len(fig.axes) == panels, id

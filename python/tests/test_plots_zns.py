@@ -1,7 +1,7 @@
 from pathlib import Path
 
 import pytest
-from figure_checks import check_paper_figure
+from figure_checks import check_paper_figure, declares_paper
 
 import nandlab
 from nandlab import plots
@@ -23,7 +23,9 @@ def test_block_tax_figure_has_every_interface_and_the_paper(
     tax: nandlab.Reproduction, tmp_path: Path
 ) -> None:
     fig = plots.plot(tax.out)
-    check_paper_figure(fig, tmp_path / "tax.png", "nandlab ZNS vs block interface", True)
+    check_paper_figure(
+        fig, tmp_path / "tax.png", "nandlab ZNS vs block interface", declares_paper(tax)
+    )
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert {"block SSD (7 % OP)", "block SSD (28 % OP)", "ZNS SSD (0 % OP)"} <= set(labels)
     assert any("2x" in label for label in labels)
@@ -34,7 +36,9 @@ def test_cachelib_figure_has_both_placements_and_the_paper(
     cachelib: nandlab.Reproduction, tmp_path: Path
 ) -> None:
     fig = plots.plot(cachelib.out)
-    check_paper_figure(fig, tmp_path / "fdp.png", "nandlab FDP for a flash cache", True)
+    check_paper_figure(
+        fig, tmp_path / "fdp.png", "nandlab FDP for a flash cache", declares_paper(cachelib)
+    )
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert "without FDP" in labels
     assert any("dlwa fdp 1x" in label for label in labels)

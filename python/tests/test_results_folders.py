@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from cli import NANDLAB
+from figure_checks import check_paper_figure
 
 import nandlab
 from nandlab import plots, report
@@ -77,6 +78,18 @@ def test_every_kind_of_folder_has_a_figure(root: Path, name: str) -> None:
         # one panel per metric that varies, against the key varying fastest
         assert "waf" in titles
         assert all(ax.get_xlabel() == "ssd.op_fraction" for ax in fig.axes if ax.get_title())
+
+
+def test_sweep_figures_have_titles_and_axes_with_units(root: Path, tmp_path: Path) -> None:
+    # a sweep folder's figure, checked as the experiments' are (no paper values: the user's own
+    # runs); its panels had no y label
+    fig = plots.plot(root / "sweep")
+    check_paper_figure(fig, tmp_path / "sweep.png", "nandlab sweep: ", False)
+    declared = nandlab.metrics()
+    panels = {ax.get_title(): ax.get_ylabel().replace("\n", " ") for ax in fig.axes}
+    assert panels["waf"] == "write amplification", panels
+    timed = {m: label for m, label in panels.items() if declared[m]["unit"] == "us"}
+    assert timed and all(label.endswith("(µs)") for label in timed.values()), panels
 
 
 def test_the_report_of_a_folder_of_runs_has_every_one(root: Path, tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ the other keys).
 from __future__ import annotations
 
 import math
+import textwrap
 
 import pandas as pd
 from matplotlib.axes import Axes
@@ -135,6 +136,29 @@ def _metrics_figure(title: str, metrics: dict[str, float]) -> Figure:
     return ax.figure  # type: ignore[return-value]
 
 
+UNIT_TEXT = {"us": "µs"}
+"""How a declared unit reads on an axis (the others as declared: ``MiB/s``, ``1/s``, ``mJ``)."""
+
+
+def _declared_metrics() -> dict[str, tuple[str, str]]:
+    from nandlab.sweep import metrics
+
+    return {name: (m["description"], m["unit"]) for name, m in metrics().items()}
+
+
+def metric_label(metric: str, declared: dict[str, tuple[str, str]]) -> str:
+    """A sweep metric's axis label: what it measures, as the simulator declares it, with its
+    unit (``99th percentile read latency (µs)``; a count or ratio, unit ``1``, without one),
+    wrapped to the panel; an undeclared metric by its name."""
+    if metric not in declared:
+        return metric
+    description, unit = declared[metric]
+    text = description.split(":")[0]
+    if unit != "1":
+        text += f" ({UNIT_TEXT.get(unit, unit)})"
+    return textwrap.fill(text, 34)
+
+
 def sweep_keys(df: pd.DataFrame) -> list[str]:
     """The swept key paths of a sweep table (metric names have no dot)."""
     return [c for c in df.columns if "." in c]
@@ -159,6 +183,7 @@ def sweep_figure(source: Source) -> Figure:
     if not shown:
         raise ValueError(f"{r.out / 'sweep.csv'}: no metric column")
     x_key, others = keys[-1], keys[:-1]
+    declared = _declared_metrics()
     axes = _figure(f"nandlab sweep: {r.out.name}", len(shown), 4, (3.6, 3.0))
     numeric_x = pd.api.types.is_numeric_dtype(df[x_key])
     labels = [str(v) for v in dict.fromkeys(df[x_key])]
@@ -174,6 +199,7 @@ def sweep_figure(source: Source) -> Figure:
         if not numeric_x:
             ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
         ax.set_xlabel(x_key)
+        ax.set_ylabel(metric_label(metric, declared), fontsize=8)
         ax.set_title(metric, fontsize=10)
         ax.grid(True, alpha=0.3)
     if others and axes:
