@@ -25,6 +25,26 @@ fn time_of(key: u128) -> SimTime {
     SimTime::from_ps((key >> 64) as u64)
 }
 
+/// Puts `entry` in the last place of `heap` (a heap but for that place): moves parents down
+/// into the hole until `entry`'s place is found. (Every index is below the slice's length,
+/// so the loop has no bounds checks to keep.)
+#[inline]
+fn sift_up<E: Copy>(heap: &mut [Entry<E>], entry: Entry<E>) {
+    let Some(mut hole) = heap.len().checked_sub(1) else {
+        return;
+    };
+    while hole > 0 {
+        let parent = (hole - 1) / 2;
+        let p = heap[parent];
+        if p.key <= entry.key {
+            break;
+        }
+        heap[hole] = p;
+        hole = parent;
+    }
+    heap[hole] = entry;
+}
+
 /// A min-queue of events keyed by simulated time, FIFO among equal times.
 ///
 /// A binary min-heap over a flat `Vec`. Both sifts move a hole and keep the moving entry in
@@ -77,23 +97,8 @@ impl<E: Copy> EventQueue<E> {
             payload,
         };
         self.next_sequence += 1;
-        let hole = self.heap.len();
         self.heap.push(entry);
-        self.sift_up(hole, entry);
-    }
-
-    /// Moves parents down into `hole` until `entry`'s place is found, and puts it there.
-    #[inline]
-    fn sift_up(&mut self, mut hole: usize, entry: Entry<E>) {
-        while hole > 0 {
-            let parent = (hole - 1) / 2;
-            if self.heap[parent].key <= entry.key {
-                break;
-            }
-            self.heap[hole] = self.heap[parent];
-            hole = parent;
-        }
-        self.heap[hole] = entry;
+        sift_up(&mut self.heap, entry);
     }
 
     /// Schedules `payload` `delay` after now.
@@ -109,23 +114,23 @@ impl<E: Copy> EventQueue<E> {
             None => last,
             Some(&top) => {
                 // sift the root's hole down to a leaf along the smaller children ...
-                let len = self.heap.len();
+                let heap = self.heap.as_mut_slice();
                 let mut hole = 0;
                 let mut child = 1;
-                while child + 1 < len {
-                    if self.heap[child + 1].key < self.heap[child].key {
-                        child += 1;
-                    }
-                    self.heap[hole] = self.heap[child];
-                    hole = child;
+                // (`pair` holds `child` and `child + 1`: one bounds check per level)
+                while let Some(pair) = heap.get(child..child + 2) {
+                    let right = usize::from(pair[1].key < pair[0].key);
+                    let moved = pair[right];
+                    heap[hole] = moved;
+                    hole = child + right;
                     child = 2 * hole + 1;
                 }
-                if child < len {
-                    self.heap[hole] = self.heap[child];
+                if let Some(&only) = heap.get(child) {
+                    heap[hole] = only;
                     hole = child;
                 }
                 // ... then sift the last entry up from there
-                self.sift_up(hole, last);
+                sift_up(&mut heap[..=hole], last);
                 top
             }
         };

@@ -98,6 +98,36 @@ struct Channel {
     waiters: VecDeque<u32>,
 }
 
+/// The stage times of one burst shape (`NandSim::start_burst`).
+#[derive(Clone, Copy, Debug, Default)]
+struct BurstTimes {
+    burst: steps::Burst,
+    /// CLE, ALE, TIR, TOR and status time in picoseconds.
+    parts: [u64; 5],
+    duration: SimTime,
+}
+
+impl BurstTimes {
+    fn of(burst: steps::Burst, t: &TimingModel) -> Self {
+        // the stage times in plain integer picoseconds: each is a few cycles times a cycle
+        // time (far from overflowing), and every stage is accounted, zero or not
+        let command = t.command_cycle.as_ps();
+        let (tir, tor) = burst.transfer_times(t);
+        let parts = [
+            command * u64::from(burst.command_cycles),
+            command * u64::from(burst.address_cycles),
+            tir.as_ps(),
+            tor.as_ps(),
+            (command + t.transfer.as_ps()) * u64::from(burst.status_reads),
+        ];
+        BurstTimes {
+            burst,
+            parts,
+            duration: SimTime::from_ps(parts.iter().sum()),
+        }
+    }
+}
+
 /// `NandSim::promoted_order` when the op being submitted keeps its own order.
 const NOT_PROMOTED: u64 = u64::MAX;
 
@@ -143,6 +173,10 @@ pub struct NandSim {
     /// The order the op being submitted takes instead of its own (a read let ahead), or
     /// [`NOT_PROMOTED`].
     promoted_order: u64,
+    /// The stage times of the last two burst shapes started (the timing never changes), and
+    /// which entry the next new shape replaces.
+    burst_times: [BurstTimes; 2],
+    burst_times_next: usize,
 }
 
 impl NandSim {
@@ -200,6 +234,9 @@ impl NandSim {
             suspend: config.suspend.as_ref().map(suspend::SuspendTimes::new),
             stale_events: 0,
             promoted_order: NOT_PROMOTED,
+            // (a default burst has no cycles and no data: zero stage times, what `of` gives)
+            burst_times: [BurstTimes::default(); 2],
+            burst_times_next: 0,
             geometry,
             config,
         })
@@ -640,7 +677,10 @@ impl NandSim {
                         self.dies[die].waiters.push_back(slot);
                         return;
                     }
-                    // waiters older than this op keep their claim on what they wait for
+                    if self.wait_last(slot, die, mask, order) {
+                        return;
+                    }
+                    let d = &self.dies[die]; // older waiters keep their claim on what they wait for
                     let older = d
                         .waiters
                         .iter()
@@ -696,27 +736,47 @@ impl NandSim {
         }
     }
 
+    /// Queues `slot`'s acquire of `mask` last on `die` when it waits there whatever the
+    /// waiters want: the usual case, where the op (of `order`) is younger than every waiter
+    /// (orders grow with submission; only a read let ahead takes a lower one) and what it
+    /// wants is held. Whether it did.
+    #[inline]
+    fn wait_last(&mut self, slot: u32, die: usize, mask: u8, order: u64) -> bool {
+        let d = &self.dies[die];
+        let last = d.held & mask != 0
+            && d.waiters
+                .back()
+                .is_some_and(|w| self.ops[*w as usize].order < order);
+        if last {
+            self.dies[die].waiters.push_back(slot);
+        }
+        last
+    }
+
     /// The resources an op blocked on an acquire is waiting for.
     fn wanted(&self, slot: u32) -> u8 {
-        let o = &self.ops[slot as usize];
-        match o.steps[o.next] {
-            Step::Acquire(mask) => mask,
-            _ => 0,
-        }
+        wanted(&self.ops[slot as usize])
     }
 
     /// Grants waiting acquires in order; an op may not overtake an earlier waiter that wants
     /// an overlapping resource.
     fn wake_die(&mut self, die: usize) {
+        let ops = &mut self.ops;
+        let d = &mut self.dies[die];
         let mut blocked = 0u8;
         let mut i = 0;
-        while i < self.dies[die].waiters.len() {
-            let waiter = self.dies[die].waiters[i];
-            let mask = self.wanted(waiter);
-            if (self.dies[die].held | blocked) & mask == 0 {
-                self.dies[die].held |= mask;
-                self.ops[waiter as usize].next += 1;
-                self.dies[die].waiters.remove(i);
+        while let Some(&waiter) = d.waiters.get(i) {
+            let o = &mut ops[waiter as usize];
+            let mask = wanted(o);
+            if (d.held | blocked) & mask == 0 {
+                d.held |= mask;
+                o.next += 1;
+                if i == 0 {
+                    // (the usual grant: the first waiter; no shifting)
+                    d.waiters.pop_front();
+                } else {
+                    d.waiters.remove(i);
+                }
                 self.ready.push_back(waiter);
             } else {
                 blocked |= mask;
@@ -757,20 +817,19 @@ impl NandSim {
         o.next += 1;
         let kind = o.kind;
         let channel = o.channel as usize;
-        // the stage times in plain integer picoseconds: each is a few cycles times a cycle
-        // time (far from overflowing), and every stage is accounted, zero or not
-        let t = &self.timing;
-        let command = t.command_cycle.as_ps();
-        let (tir, tor) = burst.transfer_times(t);
-        let parts = [
-            command * u64::from(burst.command_cycles),
-            command * u64::from(burst.address_cycles),
-            tir.as_ps(),
-            tor.as_ps(),
-            (command + t.transfer.as_ps()) * u64::from(burst.status_reads),
-        ];
+        // (a device's bursts are of a few shapes: a program's data and status bursts repeat
+        // op after op, so the last two shapes' stage times are kept)
+        let (parts, duration) = match self.burst_times.iter().find(|m| m.burst == burst) {
+            Some(m) => (m.parts, m.duration),
+            None => {
+                let m = BurstTimes::of(burst, &self.timing);
+                let i = self.burst_times_next;
+                self.burst_times[i] = m;
+                self.burst_times_next = i ^ 1;
+                (m.parts, m.duration)
+            }
+        };
         self.stats.add_bus_stages(kind, parts);
-        let duration = SimTime::from_ps(parts.iter().sum());
         debug_assert_eq!(duration, burst.duration(&self.timing));
         let c = &mut self.channels[channel];
         // hard invariants (cheap): two bursts never overlap on a channel
@@ -837,6 +896,15 @@ impl NandSim {
                 self.energy.idle_pj(self.now.saturating_sub(busy))
             })
             .sum()
+    }
+}
+
+/// The resources `o`, blocked on an acquire, is waiting for.
+#[inline]
+fn wanted(o: &OpSlot) -> u8 {
+    match o.steps[o.next] {
+        Step::Acquire(mask) => mask,
+        _ => 0,
     }
 }
 
