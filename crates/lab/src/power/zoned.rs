@@ -277,7 +277,10 @@ mod tests {
         assert!(s.cycles >= 300 && s.cases_zoned == s.cases, "{s:?}");
         assert_eq!(s.violations.total(), 0, "{:?}", s.first_failure);
         let z = s.zones.clone().expect("zone counts");
-        assert!(z.closed > 0 && z.full > 0 && z.empty > 0, "{z:?}");
+        assert!(
+            z.closed > 0 && z.full > 0 && z.empty > 0 && z.holes > 0,
+            "{z:?}"
+        );
         assert!(s.torn_programs > 0 && s.interrupted_erases > 0, "{s:?}");
         assert!(s.cases_deep_queue > 0 && s.cases_multiplane > 0, "{s:?}");
     }
