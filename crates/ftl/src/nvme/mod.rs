@@ -1038,4 +1038,6 @@ mod precondition;
 pub use precondition::{has_zoned_namespace, precondition};
 
 #[cfg(test)]
+mod fdp_key_tests;
+#[cfg(test)]
 mod tests;

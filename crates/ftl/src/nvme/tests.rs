@@ -9,7 +9,7 @@ pub(super) fn device(mapping: MappingKind, queue_depth: u32) -> SsdConfig {
     sized(mapping, queue_depth, 16)
 }
 
-fn sized(mapping: MappingKind, queue_depth: u32, blocks: u32) -> SsdConfig {
+pub(super) fn sized(mapping: MappingKind, queue_depth: u32, blocks: u32) -> SsdConfig {
     let mut c = SsdConfig::from_preset("slc");
     c.device.overrides = Some(
         toml::from_str(&format!(
@@ -512,90 +512,4 @@ fn fdp_placement_identifiers_and_handle_updates() {
     let (events, _) = h.fdp(0).unwrap().events();
     assert_eq!(events.count(), 1, "reclaim unit not fully written");
     assert_eq!(h.fdp_stats(0, &ssd).unwrap().media_bytes_written, 16 * 512);
-}
-
-/// robust7: an FDP key out of range is a one-line error naming the key and what it accepts (a
-/// reclaim unit of 1 byte or 1 PB ran before); FDP on a zoned namespace is refused; a
-/// placement identifier a namespace refuses is explained.
-#[test]
-fn robust7_fdp_keys_out_of_range_name_the_key_and_the_range() {
-    let fdp_ns = |groups: u16, handles: usize, runs: u64| {
-        let mut ns = NamespaceConfig::conventional(0);
-        ns.fdp = Some(FdpConfig {
-            reclaim_groups: groups,
-            handles: vec![RuhType::PersistentlyIsolated; handles],
-            reclaim_unit_bytes: runs,
-        });
-        ns
-    };
-    let build = |c: &SsdConfig, ns: NamespaceConfig| {
-        let mut ssd = Ssd::new(c.clone(), 1).unwrap();
-        let config = NvmeConfig {
-            namespaces: vec![ns],
-            queue_weights: vec![1],
-            arbitration: Arbitration::RoundRobin,
-        };
-        NvmeHost::new(&config, &mut ssd).map_err(|e| e.to_string())
-    };
-    let mut page = sized(MappingKind::Page, 1, 32);
-    page.ftl.op_fraction = 0.5;
-    page.ftl.placement_ids = 3;
-    page.ftl.gc.threshold_blocks = 4;
-    let capacity = Ssd::new(page.clone(), 1).unwrap().logical_pages() * 512;
-    let key = "ssd.nvme.namespaces[0].fdp.reclaim_unit_bytes";
-    for runs in [1, 511, 513, capacity + 512, 1_000_000_000_000_000] {
-        let e = build(&page, fdp_ns(1, 2, runs)).unwrap_err();
-        let range =
-            format!("a multiple of the 512-byte LBA from 512 to the device's {capacity} bytes");
-        assert!(
-            e.contains(key) && e.contains(&range) && !e.contains('\n'),
-            "{runs}: {e}"
-        );
-    }
-    let e = build(&page, fdp_ns(1, 2, 0)).unwrap_err();
-    assert!(e.contains(key), "{e}");
-    for runs in [512, 8192, capacity] {
-        build(&page, fdp_ns(1, 2, runs)).unwrap();
-    }
-    let e = build(&page, fdp_ns(0, 2, 8192)).unwrap_err();
-    assert!(
-        e.contains("fdp.reclaim_groups") && e.contains("at least 1"),
-        "{e}"
-    );
-    let e = build(&page, fdp_ns(1, 0, 8192)).unwrap_err();
-    assert!(
-        e.contains("fdp.handles") && e.contains("use 1 to 128"),
-        "{e}"
-    );
-    let e = build(&page, fdp_ns(1, 5, 8192)).unwrap_err();
-    assert!(
-        e.contains("fdp.handles") && e.contains("placement_ids is 3"),
-        "{e}"
-    );
-    // FDP on a zoned namespace (the zoned mapping has 1 placement id: 1 handle fits)
-    let mut zoned_fdp = fdp_ns(1, 1, 8192);
-    zoned_fdp.kind = NamespaceKind::Zoned;
-    let mut zoned_device = device(MappingKind::Zoned, 1);
-    zoned_device.ftl.zone_planes = 2;
-    let e = build(&zoned_device, zoned_fdp).unwrap_err();
-    assert!(
-        e.contains("ssd.nvme.namespaces[0].fdp") && e.contains("conventional"),
-        "{e}"
-    );
-    // the placement identifiers a namespace takes
-    let h = build(&page, fdp_ns(1, 2, 8192)).unwrap();
-    assert_eq!(h.placement_refusal(0, 1), None);
-    let why = h.placement_refusal(0, 2).unwrap();
-    assert!(why.contains("placement ids 0 to 1"), "{why}");
-    let h = build(&page, fdp_ns(2, 1, 8192)).unwrap();
-    assert_eq!(h.placement_refusal(0, 1 << 15), None);
-    let why = h.placement_refusal(0, 1).unwrap();
-    assert!(
-        why.contains("top 1 bits") && why.contains("handle 0 to 0"),
-        "{why}"
-    );
-    let h = build(&page, NamespaceConfig::conventional(0)).unwrap();
-    assert_eq!(h.placement_refusal(0, 0), None);
-    let why = h.placement_refusal(0, 1).unwrap();
-    assert!(why.contains("ssd.nvme.namespaces[0].fdp"), "{why}");
 }
