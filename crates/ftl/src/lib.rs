@@ -31,9 +31,9 @@
 //! | static wear-leveling (`WearLeveler`): candidate / step; the migration (`ColdMigration`) | `wear/mod.rs` / `wear/migrate.rs`; `mapping/page.rs` |
 //! | dynamic wear-leveling (free blocks reused round robin) | `flash/blocks.rs` |
 //! | copyback vs read + program moves, erase | `flash/mod.rs` |
-//! | the flash transaction scheduler (policy, multiplane merging, cache mode, die slots), per-die op queues; blocking vs interleaved GC | `sched/` (used by `ssd/world.rs`: 2 ops in flight per die, 1 with multiplane merging and no cache mode; and by the chip-level driver `sched/chip/`) |
+//! | the flash transaction scheduler (policy, multiplane merging, cache mode, die slots), per-die op queues; blocking vs interleaved GC | `sched/` (used by `ssd/flash_io.rs`: 2 ops in flight per die, 1 with multiplane merging and no cache mode; and by the chip-level driver `sched/chip/`) |
 //! | die-first / plane-first / FCFS policy | `sched/policy.rs` |
-//! | multiplane merging of decided ops and of ops queued on a die | `ssd/world.rs` (`merge_multiplane`, `merge_queued`) |
+//! | multiplane merging of decided ops and of ops queued on a die | `sched/scheduler.rs` (`merge_multiplane`, `merge_queued`), called from `ssd/flash_io.rs` |
 //! | superblock write frontiers (superpages of `ftl.superpage_planes` planes), superblock GC | `mapping/superblock.rs` |
 //! | OOB metadata (LPA, write sequence, CRC) and write durability | `flash/oob.rs`, `ssd/durability.rs` |
 //! | co-design hint (next erase block's valid LPAs) | `mapping/page.rs` (`next_erase_block_valid_lpas`), `ssd/mod.rs` |

@@ -4,7 +4,7 @@
 //! plane of the group, all opened together and written in lockstep, member after member (page
 //! offset k on every plane, then k + 1). Consecutive pages of a group therefore sit at the same
 //! page offset on different planes of one die, which is what the plane addressing rule asks of
-//! a multiplane op (SPEC N5), and the scheduler merges them (`ssd/world.rs`).
+//! a multiplane op (SPEC N5), and the scheduler merges them (`ssd/flash_io.rs`).
 //!
 //! - Opening a host superblock first collects garbage on every plane of the group (superblock
 //!   GC, below), then needs the usual host reserve on every plane; otherwise the group takes no

@@ -1,6 +1,6 @@
 //! How the scheduler turns queued page ops into flash transactions: multiplane merging under the
 //! plane addressing rule, the register mode of an op (cache mode), and which dies may take an op
-//! (interleaved dies, ops in flight per die). Used by the SSD's world loop (`ssd/world.rs`) and by
+//! (interleaved dies, ops in flight per die). Used by the SSD (`ssd/flash_io.rs`) and by
 //! the chip-level driver ([`super::chip`]) alike.
 //!
 //! The plane addressing rule (paper 003 §3.3, SPEC N5): the page ops of one multiplane op have

@@ -1,6 +1,6 @@
 //! The flash transaction scheduler between the FTL's decisions and the chip model (SPEC N10,
 //! issue 12): the one piece of code that decides the order and the merging of flash
-//! transactions, for the SSD's world loop (`ssd/world.rs`) and for chip-level runs
+//! transactions, for the SSD (`ssd/flash_io.rs`) and for chip-level runs
 //! (`nandlab chip`, the NANDFlashSim reproductions) alike.
 //!
 //! | concern | file |

@@ -1,4 +1,4 @@
-//! The SSD's flash scheduler: what the world loop (`ssd/world.rs`) hands decided ops to.
+//! The SSD's flash scheduler: what the SSD (`ssd/flash_io.rs`) hands decided ops to.
 //!
 //! [`FlashScheduler`] owns the per-die queues (blocking or interleaved GC), the die slots (how
 //! many ops each die holds in the chip model), multiplane merging of a decided batch and of

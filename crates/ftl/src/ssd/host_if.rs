@@ -1,15 +1,12 @@
 //! The host interface: the request slots and the host's event queue (arrivals), the deferred
 //! steps of requests, the requests a front-end stage completed, FUA writes not yet decided,
-//! the request a synchronous call waits for, the transactional counters and the open-loop
-//! state (`open_loop.rs`). The command families act on it from `host_path.rs` (block I/O,
-//! flush/FUA, trim), `txn.rs` (transactional batch) and `search.rs` (search/gather).
+//! the transactional counters and the open-loop state (`open_loop.rs`, which the synchronous
+//! calls use too). The command families act on it from `host_path.rs` (block I/O, flush/FUA,
+//! trim), `txn.rs` (transactional batch) and `search.rs` (search/gather).
 
-use super::{Executed, open_loop::OpenLoop, txn::TxCounters};
+use super::{open_loop::OpenLoop, txn::TxCounters};
 use crate::host::queue::{DeferredTable, RequestTable};
 use nandlab_core::EventQueue;
-
-/// `watch` value meaning "the next admitted request".
-const WATCH_NEXT: u32 = u32::MAX;
 
 #[derive(Debug)]
 pub(super) struct HostInterface {
@@ -19,9 +16,6 @@ pub(super) struct HostInterface {
     pub events: EventQueue<()>,
     /// Requests a front-end stage's device event completed (reused).
     pub stage_done: Vec<u64>,
-    /// Request slot that [`super::Ssd::execute`] waits for, and its result when done.
-    watch: Option<u32>,
-    watched: Option<Executed>,
     /// Per request slot, a FUA write not yet decided; how many are set.
     fua_slots: Vec<bool>,
     fua_slots_set: u32,
@@ -35,8 +29,6 @@ pub(super) struct HostInterface {
     /// Request slots with an uncorrectable read (`uncorrectable.rs`): they complete with an
     /// error status and no data.
     pub failed_slots: Vec<u32>,
-    /// The watched request's error, when it had an uncorrectable read.
-    pub watched_error: Option<String>,
 }
 
 impl HostInterface {
@@ -46,58 +38,13 @@ impl HostInterface {
             deferred: DeferredTable::default(),
             events: EventQueue::with_capacity(4),
             stage_done: Vec::new(),
-            watch: None,
-            watched: None,
             fua_slots: Vec::new(),
             fua_slots_set: 0,
             uncopied_read: false,
             txn: TxCounters::default(),
             open_loop: None,
             failed_slots: Vec::new(),
-            watched_error: None,
         }
-    }
-
-    /// A synchronous call waits for the next admitted request.
-    pub fn watch_next(&mut self) {
-        self.watched = None;
-        self.watched_error = None;
-        self.watch = Some(WATCH_NEXT);
-    }
-
-    /// Request `slot` was admitted: the one waited for, if a synchronous call waits for the
-    /// next.
-    #[inline]
-    pub fn admitted(&mut self, slot: u32) {
-        if self.watch == Some(WATCH_NEXT) {
-            self.watch = Some(slot);
-        }
-    }
-
-    /// Nobody waits any more.
-    pub fn unwatch(&mut self) {
-        self.watch = None;
-    }
-
-    /// Whether request `slot` is the one a synchronous call waits for.
-    #[inline]
-    pub fn is_watched(&self, slot: u32) -> bool {
-        self.watch == Some(slot)
-    }
-
-    /// The watched request completed with `done`.
-    pub fn watched_done(&mut self, done: Executed) {
-        self.watched = Some(done);
-    }
-
-    /// The watched request's result, once it completed.
-    pub fn take_watched(&mut self) -> Option<Executed> {
-        self.watched.take()
-    }
-
-    /// Whether the watched request completed.
-    pub fn watched_completed(&self) -> bool {
-        self.watched.is_some()
     }
 
     /// Notes whether request `slot` is a FUA write (kept off the request slots: the hot path

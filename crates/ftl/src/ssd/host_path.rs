@@ -82,7 +82,6 @@ impl Ssd {
             .requests
             .alloc()
             .expect("admit needs room in the queue");
-        self.host.admitted(slot);
         // a page-aligned write needs no read-modify-write, so its bytes are used where they are
         // (no copy into the request slot)
         let page = u64::from(self.layout.page_size_bytes);

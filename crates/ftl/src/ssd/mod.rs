@@ -13,6 +13,7 @@ mod chip_port;
 #[cfg(test)]
 mod cmt_tests;
 mod durability;
+mod flash_io;
 mod host_if;
 mod host_path;
 mod layout;
@@ -93,7 +94,7 @@ pub struct Ssd {
     flash: Flash,
     /// The front-end chain (write buffer, …) between the host path and the mapping.
     front: Chain,
-    /// Request slots, arrivals, deferred steps, FUA, the watched request, transactional and
+    /// Request slots, arrivals, deferred steps, FUA, transactional and
     /// open-loop state (`host_if.rs`).
     host: HostInterface,
     /// Simulated time of the last event processed.

@@ -3,12 +3,14 @@
 //! completions with their tags, as an NVMe driver posts to a submission queue and reaps a
 //! completion queue.
 //!
-//! It drives the same world loop as [`Ssd::run`] and [`Ssd::execute`] (admission under the
-//! queue depth, `step_sync`, background GC before an idle gap): a command is admitted at its
-//! arrival when the queue has room, else it waits in arrival order for a slot (its latency then
-//! includes the wait, as in `run`). The same arrivals give the same completions as `run`.
+//! It drives the same world loop as [`Ssd::run`] (admission under the queue depth,
+//! `step_sync`, background GC before an idle gap): a command is admitted at its arrival when
+//! the queue has room, else it waits in arrival order for a slot (its latency then includes the
+//! wait, as in `run`). The same arrivals give the same completions as `run`. The synchronous
+//! calls ([`Ssd::execute`], [`Ssd::execute_search`]) are this interface too: submit one
+//! command, then simulate until its completion ([`Ssd::wait_for`]).
 
-use super::Ssd;
+use super::{Executed, Ssd};
 use crate::error::{FtlError, FtlResult};
 use crate::host::{HostOp, HostRequest};
 use crate::search::SearchRequest;
@@ -69,30 +71,45 @@ impl Command {
 #[derive(Debug, Default)]
 pub(crate) struct OpenLoop {
     next_tag: u64,
-    tag_of_slot: Vec<(u64, SimTime)>,
+    /// Per request slot, the tag and arrival of the command in it (`None`: a slot that
+    /// [`Ssd::run`] or the SiM batcher filled; their completions are not posted here).
+    tag_of_slot: Vec<Option<(u64, SimTime)>>,
     waiting: VecDeque<Waiting>,
     done: Vec<HostCompletion>,
+    /// The command a synchronous call waits for ([`Ssd::wait_for`]), and the error that
+    /// refused it if it was refused when a slot freed up (it keeps its type that way).
+    awaited: Option<u64>,
+    refused: Option<FtlError>,
 }
 
 impl OpenLoop {
-    /// Request `slot` completed now (`world::finish`).
-    pub(crate) fn finished(&mut self, slot: u32, completed: SimTime, data: Vec<u8>) {
-        let (tag, submitted) = self.tag_of_slot[slot as usize];
+    /// Request `slot` completed now (`world::finish`) with `data`, or failed with `failure`
+    /// (an uncorrectable read, `uncorrectable.rs`: then no data). Nothing is posted for a slot
+    /// no open-loop command filled.
+    pub(crate) fn finished(
+        &mut self,
+        slot: u32,
+        completed: SimTime,
+        mut data: Vec<u8>,
+        failure: Option<String>,
+    ) {
+        let Some((tag, submitted)) = self.tag_of_slot[slot as usize].take() else {
+            return;
+        };
+        let status = match failure {
+            Some(message) => {
+                data.clear();
+                Err(message)
+            }
+            None => Ok(()),
+        };
         self.done.push(HostCompletion {
             tag,
             submitted,
             completed,
-            status: Ok(()),
+            status,
             data,
         });
-    }
-
-    /// The completion just pushed failed (an uncorrectable read, `uncorrectable.rs`).
-    pub(crate) fn fail_last(&mut self, message: String) {
-        if let Some(done) = self.done.last_mut() {
-            done.status = Err(message);
-            done.data.clear();
-        }
     }
 }
 
@@ -101,11 +118,73 @@ impl Ssd {
     /// commands submitted from now on). Idempotent apart from the measurement reset.
     pub fn open_loop_begin(&mut self) {
         self.reset_measurement();
+        self.ensure_open_loop();
+    }
+
+    /// The open-loop state, created if need be (no measurement reset: the synchronous calls).
+    fn ensure_open_loop(&mut self) {
         if self.host.open_loop.is_none() {
             self.host.open_loop = Some(Box::new(OpenLoop {
-                tag_of_slot: vec![(0, SimTime::ZERO); self.host.requests.slots.len()],
+                tag_of_slot: vec![None; self.host.requests.slots.len()],
                 ..OpenLoop::default()
             }));
+        }
+    }
+
+    /// Submits one block command at its arrival (`None`: now; an arrival already past is
+    /// taken as now) and simulates until it completes: [`Ssd::submit`] then
+    /// [`Ssd::wait_for`]. Does not reset the measurement.
+    pub(super) fn execute_open(
+        &mut self,
+        request: &HostRequest,
+        data: Option<&[u8]>,
+    ) -> FtlResult<Executed> {
+        self.ensure_open_loop();
+        let mut request = *request;
+        request.arrival = Some(request.arrival.unwrap_or(self.now).max(self.now));
+        let tag = self.submit(&request, data)?;
+        self.wait_for(tag)
+    }
+
+    /// [`Ssd::execute_open`] of a SiM command ([`Ssd::submit_search`]).
+    pub(super) fn execute_search_open(&mut self, request: &SearchRequest) -> FtlResult<Executed> {
+        self.ensure_open_loop();
+        let mut request = request.clone();
+        request.arrival = Some(request.arrival.unwrap_or(self.now).max(self.now));
+        let tag = self.submit_search(&request)?;
+        self.wait_for(tag)
+    }
+
+    /// Simulates until the command `tag` completes and takes its completion (the other
+    /// completions stay for [`Ssd::take_completions`]). An uncorrectable read is
+    /// [`FtlError::Uncorrectable`]; a command refused when a slot freed up, its error.
+    pub(super) fn wait_for(&mut self, tag: u64) -> FtlResult<Executed> {
+        self.open()?.awaited = Some(tag);
+        let done = loop {
+            let open = self.open()?;
+            if let Some(i) = open.done.iter().rposition(|c| c.tag == tag) {
+                break open.done.remove(i);
+            }
+            match self.step_sync() {
+                Ok(Some(_)) => self.admit_waiting()?,
+                Ok(None) => return Err(self.stalled()),
+                Err(e) => {
+                    self.open()?.awaited = None;
+                    return Err(e);
+                }
+            }
+        };
+        let open = self.open()?;
+        open.awaited = None;
+        let refused = open.refused.take();
+        match (done.status, refused) {
+            (Ok(()), _) => Ok(Executed {
+                latency: done.completed - done.submitted,
+                completed: done.completed,
+                data: done.data,
+            }),
+            (Err(_), Some(error)) => Err(error),
+            (Err(message), None) => Err(FtlError::Uncorrectable { message }),
         }
     }
 
@@ -207,8 +286,18 @@ impl Ssd {
         let slot = self.host.requests.next_free().expect("room checked");
         let at = request.arrival.unwrap_or(self.now);
         // the tag first: a command can complete inside its admission
-        self.open()?.tag_of_slot[slot as usize] = (tag, at);
-        self.admit(request, at, data)
+        self.open()?.tag_of_slot[slot as usize] = Some((tag, at));
+        let admitted = self.admit(request, at, data);
+        self.untag_if_refused(slot, &admitted)?;
+        admitted
+    }
+
+    /// A refused command leaves no tag in its slot (the next occupant may be `run`'s).
+    fn untag_if_refused(&mut self, slot: u32, admitted: &FtlResult<()>) -> FtlResult<()> {
+        if admitted.is_err() {
+            self.open()?.tag_of_slot[slot as usize] = None;
+        }
+        Ok(())
     }
 
     fn admit_command(&mut self, tag: u64, command: &Command) -> FtlResult<()> {
@@ -217,8 +306,10 @@ impl Ssd {
             Command::Search(request) => {
                 let slot = self.host.requests.next_free().expect("room checked");
                 let at = request.arrival.unwrap_or(self.now);
-                self.open()?.tag_of_slot[slot as usize] = (tag, at);
-                self.admit_search(request, at).map(|_| ())
+                self.open()?.tag_of_slot[slot as usize] = Some((tag, at));
+                let admitted = self.admit_search(request, at).map(|_| ());
+                self.untag_if_refused(slot, &admitted)?;
+                admitted
             }
         }
     }
@@ -232,11 +323,16 @@ impl Ssd {
             };
             if let Err(e) = self.admit_command(w.tag, &w.command) {
                 let now = self.now;
-                self.open()?.done.push(HostCompletion {
+                let open = self.open()?;
+                let message = e.to_string();
+                if open.awaited == Some(w.tag) {
+                    open.refused = Some(e);
+                }
+                open.done.push(HostCompletion {
                     tag: w.tag,
                     submitted: w.command.arrival().unwrap_or(now),
                     completed: now,
-                    status: Err(e.to_string()),
+                    status: Err(message),
                     data: Vec::new(),
                 });
             }
@@ -323,181 +419,5 @@ impl Ssd {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::{PayloadMode, SsdConfig};
-
-    fn config(queue_depth: u32) -> SsdConfig {
-        let mut c = SsdConfig::from_preset("mlc1");
-        c.ftl.queue_depth = queue_depth;
-        c.ftl.payload = PayloadMode::Full;
-        c
-    }
-
-    /// A mixed stream (random writes, reads, a trim, flushes) with arrivals `gap_ns` apart.
-    fn stream(ssd: &Ssd, n: u64, gap_ns: u64) -> Vec<HostRequest> {
-        let page = u64::from(ssd.page_size_bytes());
-        let pages = ssd.logical_pages();
-        let mut x = 12345u64;
-        (0..n)
-            .map(|i| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                let lpa = (x >> 33) % (pages - 4);
-                let op = match (x >> 20) % 10 {
-                    0..=5 => HostOp::Write,
-                    6..=8 => HostOp::Read,
-                    _ if i % 2 == 0 => HostOp::Trim,
-                    _ => HostOp::Flush,
-                };
-                let size = if op == HostOp::Flush {
-                    0
-                } else {
-                    page * (1 + (x >> 40) % 3)
-                };
-                let mut r = HostRequest::new(op, lpa * page, size);
-                r.arrival = Some(SimTime::from_ns(i * gap_ns));
-                r
-            })
-            .collect()
-    }
-
-    /// Submits `requests` in arrival order and collects every completion.
-    fn open_loop(ssd: &mut Ssd, requests: &[HostRequest]) -> Vec<HostCompletion> {
-        ssd.open_loop_begin();
-        let mut tags = Vec::new();
-        for r in requests {
-            tags.push(ssd.submit(r, None).unwrap());
-        }
-        let mut done = Vec::new();
-        while ssd.advance_to_completion().unwrap() {
-            ssd.take_completions_into(&mut done);
-        }
-        assert_eq!(tags, (0..requests.len() as u64).collect::<Vec<_>>());
-        done
-    }
-
-    #[test]
-    fn open_loop_gives_the_report_of_run_for_the_same_arrivals() {
-        for (qd, gap) in [(1, 50_000), (8, 20_000), (32, 2_000), (4, 0)] {
-            let mut a = Ssd::new(config(qd), 7).unwrap();
-            let requests = stream(&a, 3000, gap);
-            let run = a.run(requests.clone()).unwrap();
-            let mut b = Ssd::new(config(qd), 7).unwrap();
-            let done = open_loop(&mut b, &requests);
-            assert_eq!(
-                done.len(),
-                requests.len(),
-                "qd {qd}: every command completes once"
-            );
-            let mut tags: Vec<u64> = done.iter().map(|c| c.tag).collect();
-            tags.sort_unstable();
-            assert_eq!(tags, (0..requests.len() as u64).collect::<Vec<_>>());
-            assert!(done.iter().all(|c| c.status.is_ok()));
-            assert_eq!(b.report(), run, "qd {qd}, gap {gap} ns");
-            if qd > 1 && gap < 20_000 {
-                // several in flight: completions come out of submission order
-                assert!(done.windows(2).any(|w| w[0].tag > w[1].tag), "qd {qd}");
-            }
-        }
-    }
-
-    #[test]
-    fn advance_to_completion_or_stops_at_the_time_or_the_completion() {
-        let mut ssd = Ssd::new(config(4), 1).unwrap();
-        ssd.open_loop_begin();
-        let page = u64::from(ssd.page_size_bytes());
-        ssd.submit(&HostRequest::write(0, page), None).unwrap();
-        // a program takes hundreds of us: nothing completes in the first microsecond
-        let early = SimTime::from_us(1);
-        assert!(!ssd.advance_to_completion_or(early).unwrap());
-        assert_eq!(ssd.now(), early);
-        assert_eq!(ssd.open_in_flight(), 1);
-        // a later bound: it stops at the completion, before the bound
-        let late = SimTime::from_ms(100);
-        assert!(ssd.advance_to_completion_or(late).unwrap());
-        let done = ssd.take_completions();
-        assert_eq!(done.len(), 1);
-        assert_eq!(ssd.now(), done[0].completed);
-        assert!(done[0].completed < late);
-        // nothing in flight: the time moves to the bound
-        assert!(!ssd.advance_to_completion_or(late).unwrap());
-        assert_eq!(ssd.now(), late);
-    }
-
-    #[test]
-    fn open_loop_is_deterministic_and_returns_written_bytes() {
-        let go = || {
-            let mut ssd = Ssd::new(config(8), 3).unwrap();
-            ssd.open_loop_begin();
-            let page = u64::from(ssd.page_size_bytes());
-            let bytes: Vec<u8> = (0..page * 2).map(|i| (i % 251) as u8).collect();
-            let mut w = HostRequest::new(HostOp::Write, 5 * page, 2 * page);
-            w.arrival = Some(SimTime::from_ns(1000));
-            ssd.submit(&w, Some(&bytes)).unwrap();
-            let mut r = HostRequest::new(HostOp::Read, 5 * page + 100, page);
-            r.arrival = Some(SimTime::from_ns(1000));
-            ssd.submit(&r, None).unwrap();
-            let mut done = Vec::new();
-            while ssd.advance_to_completion().unwrap() {
-                ssd.take_completions_into(&mut done);
-            }
-            // the read arrived with the write in flight; after both, the bytes are there
-            let mut later = HostRequest::new(HostOp::Read, 5 * page + 100, page);
-            later.arrival = Some(ssd.now() + SimTime::from_ns(10));
-            let tag = ssd.submit(&later, None).unwrap();
-            while ssd.advance_to_completion().unwrap() {
-                ssd.take_completions_into(&mut done);
-            }
-            let last = done.iter().find(|c| c.tag == tag).unwrap();
-            assert_eq!(last.data, bytes[100..100 + page as usize]);
-            done
-        };
-        assert_eq!(go(), go());
-    }
-
-    #[test]
-    fn execute_equals_open_loop_one_at_a_time() {
-        let mut a = Ssd::new(config(4), 9).unwrap();
-        let requests = stream(&a, 400, 30_000);
-        let mut b = Ssd::new(config(4), 9).unwrap();
-        b.open_loop_begin();
-        for r in &requests {
-            let e = a.execute(r, None).unwrap();
-            // execute: at the arrival, or now if that is later
-            let mut r = *r;
-            r.arrival = r.arrival.map(|t| t.max(b.now()));
-            let tag = b.submit(&r, None).unwrap();
-            assert!(b.advance_to_completion().unwrap());
-            let c = b.take_completions();
-            assert_eq!(c.len(), 1);
-            assert_eq!(c[0].tag, tag);
-            assert_eq!(
-                (c[0].completed, c[0].latency(), &c[0].data),
-                (e.completed, e.latency, &e.data)
-            );
-        }
-    }
-
-    #[test]
-    fn advance_to_moves_time_and_refuses_the_past() {
-        let mut ssd = Ssd::new(config(2), 1).unwrap();
-        assert!(
-            ssd.submit(&HostRequest::new(HostOp::Flush, 0, 0), None)
-                .is_err()
-        );
-        ssd.open_loop_begin();
-        ssd.advance_to(SimTime::from_ns(5000)).unwrap();
-        assert_eq!(ssd.now(), SimTime::from_ns(5000));
-        let mut r = HostRequest::new(HostOp::Read, 0, 4096);
-        r.arrival = Some(SimTime::from_ns(10));
-        assert!(ssd.submit(&r, None).is_err());
-        let beyond = HostRequest::new(HostOp::Read, ssd.logical_capacity_bytes(), 4096);
-        assert!(matches!(
-            ssd.submit(&beyond, None),
-            Err(FtlError::OutOfRange { .. })
-        ));
-        assert_eq!(ssd.open_in_flight(), 0);
-    }
-}
+#[path = "open_loop_tests.rs"]
+mod tests;

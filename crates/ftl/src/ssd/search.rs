@@ -40,9 +40,7 @@ impl Ssd {
     /// completes. `data` of the result: a search's 64-byte match bitmaps (one per key), a
     /// gather's chunks (64 bytes each, de-randomized); empty in timing-only payload mode.
     pub fn execute_search(&mut self, request: &SearchRequest) -> FtlResult<Executed> {
-        let at = request.arrival.unwrap_or(self.now).max(self.now);
-        self.check_search(request)?;
-        self.execute_at(at, |ssd| ssd.admit_search(request, at).map(|_| ()))
+        self.execute_search_open(request)
     }
 
     /// The search bitmap of an [`Executed`] one-key SiM search.
@@ -117,7 +115,6 @@ impl Ssd {
             .requests
             .alloc()
             .expect("admit needs room in the queue");
-        self.host.admitted(slot);
         let s = &mut self.host.requests.slots[slot as usize];
         s.data.clear();
         // what crosses the host link: 16 bytes per key in; 64 per bitmap or chunk out

@@ -1,16 +1,14 @@
 //! The world loop: admission under the queue depth, event processing (host arrivals vs chip
-//! events, host first on ties), submission of decided ops and routing of completions.
+//! events, host first on ties), and what a completed op means for its owner (the ops' way to
+//! the chip and back is `flash_io.rs`).
 
 use super::{Executed, Ssd};
-use crate::address::{DieId, Lpa};
+use crate::address::Lpa;
 use crate::controller::CtrlEvent;
 use crate::error::{FtlError, FtlResult};
-use crate::flash::Flash;
-use crate::flash::emit::{PendingOp, Tag};
-use crate::host::queue::RequestTable;
+use crate::flash::emit::Tag;
 use crate::host::{HostOp, HostRequest};
 use crate::mapping::Mapping;
-use crate::sched::scheduler::die_bit;
 use crate::stats::SsdReport;
 use nandlab_core::SimClock;
 use nandlab_core::source::earliest;
@@ -191,10 +189,10 @@ impl Ssd {
     }
 
     /// Submits one request now (or at its arrival, if later) and simulates until it completes.
-    /// `data` is the bytes of a write (full payload mode; `None` writes zeros).
+    /// `data` is the bytes of a write (full payload mode; `None` writes zeros). A thin helper
+    /// on the open-loop interface ([`Ssd::submit`], then simulating until its completion).
     pub fn execute(&mut self, request: &HostRequest, data: Option<&[u8]>) -> FtlResult<Executed> {
-        let at = request.arrival.unwrap_or(self.now).max(self.now);
-        self.execute_at(at, |ssd| ssd.admit(request, at, data))
+        self.execute_open(request, data)
     }
 
     /// [`Ssd::execute`] of a read (`request.op` must be `Read`) whose bytes the caller takes
@@ -214,47 +212,6 @@ impl Ssd {
         let done = self.execute(request, None);
         self.host.uncopied_read = false;
         done
-    }
-
-    /// Waits for room and for `at`, admits a request with `admit`, and simulates until it
-    /// completes ([`Ssd::execute`], [`Ssd::execute_search`]).
-    pub(super) fn execute_at(
-        &mut self,
-        at: nandlab_core::SimTime,
-        admit: impl FnOnce(&mut Self) -> FtlResult<()>,
-    ) -> FtlResult<Executed> {
-        while !self.host.requests.has_room() {
-            if self.step_sync()?.is_none() {
-                return Err(self.stalled());
-            }
-        }
-        self.host.watch_next();
-        if at > self.now {
-            self.host.events.schedule(at, ());
-            while self.now < at {
-                if self.idle_before_arrival() && self.background_gc()? {
-                    continue;
-                }
-                if self.step_sync()?.is_none() {
-                    return Err(self.stalled());
-                }
-            }
-        }
-        if let Err(e) = admit(self) {
-            self.host.unwatch();
-            return Err(e);
-        }
-        while !self.host.watched_completed() {
-            if self.step_sync()?.is_none() {
-                return Err(self.stalled());
-            }
-        }
-        self.host.unwatch();
-        let done = self.host.take_watched().expect("watched request completed");
-        match self.host.watched_error.take() {
-            Some(message) => Err(FtlError::Uncorrectable { message }),
-            None => Ok(done),
-        }
     }
 
     /// Simulates until nothing is in flight (GC work included).
@@ -346,7 +303,7 @@ impl Ssd {
 
     /// The time before which the chip model may run events back to back: the next host or
     /// front-end event.
-    fn next_other_event(&self) -> Option<nandlab_core::SimTime> {
+    pub(super) fn next_other_event(&self) -> Option<nandlab_core::SimTime> {
         let mut next = self.host.events.peek_time();
         let mut fold = |t: Option<nandlab_core::SimTime>| {
             if let Some(t) = t {
@@ -386,46 +343,6 @@ impl Ssd {
                 Ok(())
             }
         }
-    }
-
-    fn step_chip(&mut self) -> FtlResult<()> {
-        let mut completions = std::mem::take(&mut self.chip.completions);
-        // chip events that complete nothing need no controller action: run them back to back
-        // while no other source's event is due first (ties go to the host and the stages)
-        let other = self.next_other_event();
-        let time = self.chip.run_to_completion(&mut completions, other);
-        self.set_now(time);
-        if time.is_end() {
-            return Err(self.end_of_time());
-        }
-        let mut result = Ok(());
-        let mut completed_dies = 0u64;
-        for c in completions.drain(..) {
-            let die = Tag::die_of(c.tag);
-            completed_dies |= die_bit(die);
-            let tag = Tag::decode(c.tag);
-            let done = if let Tag::Multi(id) = tag {
-                self.complete_merged(id, die, c.kind, c.read_retries, c.uncorrectable)
-            } else {
-                // the page a completed program wrote is durable before anyone hears of it
-                self.flash.oob.completed(die);
-                if c.uncorrectable {
-                    self.note_uncorrectable(tag);
-                }
-                self.on_completion(tag, c.kind, c.read_retries)
-            }
-            .and_then(|()| self.pump(die));
-            if let Err(e) = done {
-                result = Err(e);
-                break;
-            }
-        }
-        completions.clear();
-        self.chip.completions = completions;
-        if result.is_ok() && self.sched.gates_held() {
-            result = self.release_gates(completed_dies);
-        }
-        result
     }
 
     /// Processes front-end stage `index`'s next device event: the requests it completed
@@ -471,7 +388,7 @@ impl Ssd {
     }
 
     /// Time arithmetic saturates at the end of simulated time: reaching it stops the run.
-    fn end_of_time(&self) -> FtlError {
+    pub(super) fn end_of_time(&self) -> FtlError {
         FtlError::EndOfTime {
             request: self.measurement.measure.submitted.max(1),
         }
@@ -483,7 +400,12 @@ impl Ssd {
         self.flash.now = time;
     }
 
-    fn on_completion(&mut self, tag: Tag, kind: OpKind, read_retries: u32) -> FtlResult<()> {
+    pub(super) fn on_completion(
+        &mut self,
+        tag: Tag,
+        kind: OpKind,
+        read_retries: u32,
+    ) -> FtlResult<()> {
         match tag {
             Tag::Host(slot) => {
                 // a page read for the host is ECC-decoded before the request goes on
@@ -537,7 +459,6 @@ impl Ssd {
     /// Request `slot` completes to the host now.
     fn finish(&mut self, slot: u32) {
         let failed = self.take_failure(slot);
-        let watched = self.host.is_watched(slot);
         let s = &mut self.host.requests.slots[slot as usize];
         let latency = self.now - s.start;
         let op = s.op;
@@ -553,225 +474,25 @@ impl Ssd {
         m.latency.record(latency);
         self.measurement.measure.completed += 1;
         self.measurement.measure.last_completion = self.now;
-        if watched {
-            if failed.is_some() {
-                self.host.watched_error.clone_from(&failed);
-            }
-            // a read's bytes (and a SiM search's bitmap or gather's chunks) go to the caller;
-            // a write's stay in the slot (its capacity is reused by the next request: no
-            // allocation per partial-page write)
-            let data = if matches!(s.op, HostOp::Read | HostOp::Search | HostOp::Gather) {
-                std::mem::take(&mut s.data)
-            } else {
-                Vec::new()
-            };
-            self.host.watched_done(Executed {
-                latency,
-                completed: self.now,
-                data,
-            });
-        } else if s.op.is_search() {
+        if s.op.is_search() {
             // a SiM command of `Ssd::run_search`: the batch scheduler hands its result out;
-            // one of `Ssd::submit_search`: its completion does
+            // an open-loop one (`Ssd::submit_search`, `Ssd::execute_search`): its completion
             let data = std::mem::take(&mut s.data);
             if let Some(data) = self.search_finished(slot, data)
                 && let Some(open) = self.host.open_loop.as_deref_mut()
             {
-                open.finished(slot, self.now, data);
+                open.finished(slot, self.now, data, failed);
             }
         } else if let Some(open) = self.host.open_loop.as_deref_mut() {
+            // a read's bytes go to the host; a write's stay in the slot (its capacity is
+            // reused by the next request: no allocation per partial-page write)
             let data = if s.op == HostOp::Read {
                 std::mem::take(&mut s.data)
             } else {
                 Vec::new()
             };
-            open.finished(slot, self.now, data);
-            if let Some(message) = failed {
-                open.fail_last(message);
-            }
+            open.finished(slot, self.now, data, failed);
         }
         self.host.requests.release(slot);
-    }
-
-    /// Queues every decided op on its die, in decision order, counts it against its owner,
-    /// and feeds the chip model.
-    pub(super) fn submit_pending(&mut self) -> FtlResult<()> {
-        let mut ops = std::mem::take(&mut self.flash.emit.ops);
-        if let Some(c) = &mut self.stages.controller {
-            // the firmware handles every GC / wear-leveling page move (its program side)
-            let moves = ops
-                .iter()
-                .filter(|op| {
-                    matches!(op.tag, Tag::Gc(_))
-                        && matches!(op.kind, OpKind::Program | OpKind::Copyback)
-                })
-                .count();
-            c.gc_moves(self.now, moves as u64);
-        }
-        let mut result = Ok(());
-        if (self.sched.multiplane() && ops.len() > 1) || !self.flash.erase_waits.is_empty() {
-            // (erases that may wait for other dies: `FlashScheduler::place_erase`)
-            result = self.submit_merging(&ops);
-        } else {
-            for &op in &ops {
-                self.count_submitted(op.tag);
-                if let Err(e) = self.dispatch(op) {
-                    result = Err(e);
-                    break;
-                }
-            }
-        }
-        ops.clear();
-        self.flash.emit.ops = ops;
-        result
-    }
-
-    /// The decided ops with multiplane merging (`FlashScheduler::merge_multiplane`), and
-    /// erases that may have to wait for programs on other dies
-    /// (`FlashScheduler::place_erase`).
-    #[inline(never)]
-    fn submit_merging(&mut self, ops: &[PendingOp]) -> FtlResult<()> {
-        self.sched.begin_batch(ops.len());
-        let merging = self.sched.multiplane();
-        for i in 0..ops.len() {
-            if self.sched.taken(i) {
-                continue;
-            }
-            self.count_submitted(ops[i].tag);
-            let op = if merging {
-                let op = self.sched.merge_multiplane(ops, i, &self.flash.blocks);
-                if let Tag::Multi(id) = op.tag {
-                    // the members that joined the first
-                    for member in &self.sched.merged_members(id)[1..] {
-                        count_submitted(&mut self.host.requests, &mut self.flash, member.tag);
-                    }
-                }
-                op
-            } else {
-                ops[i]
-            };
-            if op.kind == OpKind::Erase && !self.flash.erase_waits.is_empty() {
-                let die = self.sched.codec().die_of(op.source);
-                if let Some(op) = self
-                    .sched
-                    .place_erase(die, op, &mut self.flash, &self.chip.nand)
-                {
-                    self.submit_to_chip(die, op)?;
-                }
-            } else {
-                self.dispatch(op)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Hands `op` to the chip now if nothing waits for its die and the die has room, else
-    /// the scheduler queues it.
-    #[inline(always)]
-    fn dispatch(&mut self, op: PendingOp) -> FtlResult<()> {
-        let die = self.sched.codec().die_of(op.source);
-        let mut placed = op;
-        if self
-            .sched
-            .place(die, &mut placed, &self.chip.nand, &self.flash.oob)
-        {
-            if placed.source != op.source && self.flash.observed() {
-                // a read of a page under GC migration reads the move's source
-                self.flash
-                    .trace_read_redirected(die.index(), op.source, placed.source);
-            }
-            self.submit_to_chip(die, placed)
-        } else {
-            Ok(())
-        }
-    }
-
-    /// An op of `tag` goes to the chip: its owner waits for one more op.
-    #[inline]
-    fn count_submitted(&mut self, tag: Tag) {
-        count_submitted(&mut self.host.requests, &mut self.flash, tag);
-    }
-
-    /// Submits queued ops of `die` while it has room (see `sched::scheduler::ssd_die_slots`).
-    #[inline(always)]
-    pub(super) fn pump(&mut self, die: DieId) -> FtlResult<()> {
-        while let Some(op) = self.sched.next(die, &self.chip.nand, &self.flash) {
-            self.submit_to_chip(die, op)?;
-        }
-        Ok(())
-    }
-
-    /// The chip port: `op` onto the chip model, through the SiM region's path for its ops
-    /// and programs (match-mode blocks, `ssd/search.rs`).
-    #[inline]
-    fn submit_to_chip(&mut self, die: DieId, op: PendingOp) -> FtlResult<()> {
-        if self.stages.search_path
-            && !matches!(op.tag, Tag::Multi(_))
-            && self.submit_search_path(die, op)?
-        {
-            return Ok(());
-        }
-        self.sched
-            .submit(die, op, &mut self.chip.nand, &mut self.flash, self.now)
-    }
-
-    /// Merged group `id` completed on `die`: each member completes in turn.
-    fn complete_merged(
-        &mut self,
-        id: u32,
-        die: DieId,
-        kind: OpKind,
-        read_retries: u32,
-        uncorrectable: bool,
-    ) -> FtlResult<()> {
-        let members = self.sched.take_merged(id);
-        let mut result = Ok(());
-        for member in &members {
-            self.flash.oob.completed(die);
-            if uncorrectable {
-                self.note_uncorrectable(member.tag);
-            }
-            if result.is_ok() {
-                result = self.on_completion(member.tag, kind, read_retries);
-            }
-        }
-        self.sched.release_merged(id, members);
-        result
-    }
-
-    /// Pumps the dies whose held erase may go now, after a batch of chip completions on
-    /// `completed_dies` (`die_bit`). Only gates whose next wait is on one of those dies are
-    /// looked at, unless an erase was decided since the last call (it may have erased an
-    /// awaited page); a gate found open is dropped at once (its erase, not necessarily at
-    /// the head of its die's queue yet, goes when the die's pumping reaches it) and its die
-    /// pumped. The same erases go at the same instants as when every gate is rechecked, and
-    /// its die pumped, after every batch until the erase is taken (measured: bench ssd and
-    /// crash outcomes identical).
-    #[cold]
-    #[inline(never)]
-    fn release_gates(&mut self, completed_dies: u64) -> FtlResult<()> {
-        let mut erased = std::mem::take(&mut self.flash.erased_since_gates);
-        let mut at = 0;
-        while let Some(die) = self
-            .sched
-            .open_gate(&mut at, &self.flash, completed_dies, erased)
-        {
-            // open: the erase goes when its die's pumping reaches it (no gate: no hold)
-            self.pump(die)?;
-            // an erase decided while pumping may open any gate: the rest of this pass looks
-            // at all of them, and the flag stays set for the next pass (gates before this one)
-            erased |= self.flash.erased_since_gates;
-        }
-        Ok(())
-    }
-}
-
-/// An op of `tag` goes to the chip: its owner (a host request, a GC job) waits for one more op.
-#[inline]
-fn count_submitted(requests: &mut RequestTable, flash: &mut Flash, tag: Tag) {
-    match tag {
-        Tag::Host(slot) => requests.slots[slot as usize].outstanding += 1,
-        Tag::Gc(job) => flash.job_op_submitted(job),
-        Tag::Deferred(_) | Tag::Internal | Tag::Multi(_) => {}
     }
 }

@@ -93,7 +93,6 @@ impl Ssd {
         let mut pending = batches.len();
         let mut arrival_scheduled = false;
         let mut finished = Vec::new();
-        self.host.unwatch();
         while pending > 0 {
             while self.host.requests.has_room() {
                 // a follow-up takes a free slot before any planned command waiting for one
