@@ -565,3 +565,32 @@ fn zrwa_writes_reach_flash_when_the_window_is_flushed() {
     assert_eq!((s, programmed), (NvmeStatus::InvalidZoneOperation, 12));
     ssd.check_consistency().unwrap();
 }
+
+#[test]
+fn zrwa_keys_are_one_line_errors_naming_the_key() {
+    let zrwa = |size_lbas, flush_granularity_lbas| {
+        Some(crate::host::zns::ZrwaConfig {
+            size_lbas,
+            flush_granularity_lbas,
+            resources: 0,
+        })
+    };
+    let error = |ns: NamespaceConfig, mapping| {
+        let mut ssd = Ssd::new(device(mapping, 1), 1).unwrap();
+        let config = NvmeConfig {
+            namespaces: vec![ns],
+            queue_weights: vec![1],
+            arbitration: Arbitration::RoundRobin,
+        };
+        NvmeHost::new(&config, &mut ssd).unwrap_err().to_string()
+    };
+    let mut zoned = NamespaceConfig::zoned(0);
+    zoned.zrwa = zrwa(6, 4);
+    let e = error(zoned, MappingKind::Zoned);
+    assert!(e.contains("ssd.nvme.namespaces[0].zrwa.size_lbas"), "{e}");
+    assert!(!e.contains('\n'), "{e}");
+    let mut conventional = NamespaceConfig::conventional(0);
+    conventional.zrwa = zrwa(8, 4);
+    let e = error(conventional, MappingKind::Page);
+    assert!(e.contains("ssd.nvme.namespaces[0].kind"), "{e}");
+}
