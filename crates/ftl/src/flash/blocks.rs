@@ -329,6 +329,15 @@ impl BlockManager {
         self.valid[b] += 1;
         debug_assert!(self.valid[b] <= self.pages_per_block);
     }
+    /// `pages` valid pages of `block` less at once (a zone reset's trim).
+    pub fn invalidate_many(&mut self, block: BlockId, pages: u32) {
+        let b = block.index();
+        debug_assert!(
+            self.valid[b] >= pages,
+            "invalidating {pages} pages of block {b}"
+        );
+        self.valid[b] -= pages;
+    }
     pub fn invalidate(&mut self, ppa: Ppa) {
         let b = self.block_of(ppa).index();
         debug_assert!(

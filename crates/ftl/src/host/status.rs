@@ -4,7 +4,7 @@
 //!
 //! Codes are those of the NVMe Base Specification 2.0 (generic command status, status code
 //! type 0h) and of the Zoned Namespace Command Set Specification 1.1 (command specific
-//! status, type 1h, values B8h–BFh).
+//! status, type 1h, values B6h–BFh; B6h and B7h came with the ZRWA, TP4076).
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -48,12 +48,17 @@ pub enum NvmeStatus {
     TooManyOpenZones,
     /// 01h/BFh: the zone management action is not allowed from the zone's state.
     InvalidZoneStateTransition,
+    /// 01h/B6h: the operation is not allowed on the zone (a Zone Append to a zone with a
+    /// ZRWA; an explicit ZRWA flush of a zone without one).
+    InvalidZoneOperation,
+    /// 01h/B7h: no ZRWA resource is left for an Open Zone that asks for one.
+    ZrwaResourcesUnavailable,
 }
 
 impl NvmeStatus {
     /// Every status, in a fixed order (per-status counter tables are indexed by
     /// [`NvmeStatus::index`]).
-    pub const ALL: [NvmeStatus; 11] = [
+    pub const ALL: [NvmeStatus; 13] = [
         NvmeStatus::Success,
         NvmeStatus::InvalidField,
         NvmeStatus::LbaOutOfRange,
@@ -65,6 +70,8 @@ impl NvmeStatus {
         NvmeStatus::TooManyActiveZones,
         NvmeStatus::TooManyOpenZones,
         NvmeStatus::InvalidZoneStateTransition,
+        NvmeStatus::InvalidZoneOperation,
+        NvmeStatus::ZrwaResourcesUnavailable,
     ];
     /// Number of statuses.
     pub const COUNT: usize = Self::ALL.len();
@@ -101,6 +108,8 @@ impl NvmeStatus {
             NvmeStatus::TooManyActiveZones => 0xBD,
             NvmeStatus::TooManyOpenZones => 0xBE,
             NvmeStatus::InvalidZoneStateTransition => 0xBF,
+            NvmeStatus::InvalidZoneOperation => 0xB6,
+            NvmeStatus::ZrwaResourcesUnavailable => 0xB7,
         }
     }
 
@@ -129,6 +138,8 @@ impl NvmeStatus {
             NvmeStatus::TooManyActiveZones => "too_many_active_zones",
             NvmeStatus::TooManyOpenZones => "too_many_open_zones",
             NvmeStatus::InvalidZoneStateTransition => "invalid_zone_state_transition",
+            NvmeStatus::InvalidZoneOperation => "invalid_zone_operation",
+            NvmeStatus::ZrwaResourcesUnavailable => "zrwa_resources_unavailable",
         }
     }
 }
@@ -186,6 +197,8 @@ mod tests {
         assert_eq!(NvmeStatus::ZoneBoundaryError.field(), 0x1B8);
         assert_eq!(NvmeStatus::ZoneInvalidWrite.field(), 0x1BC);
         assert_eq!(NvmeStatus::InvalidZoneStateTransition.field(), 0x1BF);
+        assert_eq!(NvmeStatus::InvalidZoneOperation.field(), 0x1B6);
+        assert_eq!(NvmeStatus::ZrwaResourcesUnavailable.field(), 0x1B7);
         // every status has its own field and index
         for (i, a) in NvmeStatus::ALL.iter().enumerate() {
             assert_eq!(a.index(), i);

@@ -26,6 +26,14 @@ pub(crate) trait Mapping {
     fn write(&mut self, flash: &mut Flash, write: HostWrite<'_>, tag: Tag) -> FtlResult<()>;
     /// Forgets `lpa` (TRIM).
     fn trim(&mut self, flash: &mut Flash, lpa: Lpa);
+    /// Forgets the `count` logical pages from `first` (a TRIM of whole pages): the same as
+    /// [`Mapping::trim`] of each in LPA order; a scheme may do it in one pass (the zoned
+    /// mapping's zone reset).
+    fn trim_range(&mut self, flash: &mut Flash, first: Lpa, count: u32) {
+        for lpa in first.0..first.0 + count {
+            self.trim(flash, Lpa(lpa));
+        }
+    }
     /// The TRIM request whose pages [`Mapping::trim`] just forgot is decided: work it causes
     /// (the zoned mapping's zone erase) carries `tag`.
     #[inline]
@@ -93,6 +101,9 @@ impl Mapping for Mapper {
     }
     fn trim(&mut self, flash: &mut Flash, lpa: Lpa) {
         dispatch!(self, m => m.trim(flash, lpa))
+    }
+    fn trim_range(&mut self, flash: &mut Flash, first: Lpa, count: u32) {
+        dispatch!(self, m => m.trim_range(flash, first, count))
     }
     #[inline]
     fn trim_done(&mut self, flash: &mut Flash, tag: Tag) {

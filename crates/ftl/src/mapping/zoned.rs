@@ -271,6 +271,58 @@ impl ZonedFtl {
         self.trimmed[b / 64] >> (b % 64) & 1 == 1
     }
 
+    /// Whether any page bit in `[a, b)` is set.
+    fn any_trimmed(&self, a: usize, b: usize) -> bool {
+        let mut any = false;
+        for_words(a, b, |w, mask| any |= self.trimmed[w] & mask != 0);
+        any
+    }
+
+    /// Sets (or clears) the page bits `[a, b)` a word at a time.
+    fn set_trimmed(&mut self, a: usize, b: usize, on: bool) {
+        let trimmed = &mut self.trimmed;
+        for_words(a, b, |w, mask| {
+            if on {
+                trimmed[w] |= mask;
+            } else {
+                trimmed[w] &= !mask;
+            }
+        });
+    }
+
+    /// Trims pages `[from, to)` of `zone` (those below its write pointer), as [`Mapping::trim`]
+    /// of each in page order does. When none of them was trimmed before and stale payloads
+    /// keep their slots until the erase, in one pass: each of the zone's blocks loses the
+    /// range's pages on its plane at once (page `p` is on the zone's block `p % planes`).
+    fn trim_pages(&mut self, flash: &mut Flash, zone: u32, from: u32, to: u32) {
+        let to = to.min(self.next[zone as usize]);
+        if from >= to {
+            return;
+        }
+        let (a, b) = (self.bit(zone, from), self.bit(zone, to));
+        if flash.payload.releases_stale() || self.any_trimmed(a, b) {
+            for page in from..to {
+                self.trim(flash, Lpa(zone << self.size_shift | page));
+            }
+            return;
+        }
+        let planes = self.layout.planes_per_zone;
+        // pages below `x` on member `m`: p < x with p % planes == m
+        let below = |x: u32, m: u32| (x + planes - 1 - m) / planes;
+        for (member, block) in self.layout.blocks(zone).enumerate() {
+            let m = member as u32;
+            let pages = below(to, m) - below(from, m);
+            if pages > 0 {
+                flash.blocks.invalidate_many(block, pages);
+            }
+        }
+        self.set_trimmed(a, b, true);
+        self.valid[zone as usize] -= to - from;
+        if self.valid[zone as usize] == 0 {
+            self.to_erase.push(zone);
+        }
+    }
+
     /// The device's write pointer of `zone` (pages programmed since its last reset, pads
     /// included).
     pub fn write_pointer(&self, zone: u32) -> u32 {
@@ -359,23 +411,36 @@ impl Mapping for ZonedFtl {
         }
     }
 
+    fn trim_range(&mut self, flash: &mut Flash, first: Lpa, count: u32) {
+        let (mut lpa, end) = (u64::from(first.0), u64::from(first.0) + u64::from(count));
+        while lpa < end {
+            let (zone, page) = self.split(Lpa(lpa as u32));
+            let zone_end = (u64::from(zone) + 1) << self.size_shift;
+            let stop = end.min(zone_end);
+            let to = (stop - (u64::from(zone) << self.size_shift)) as u32;
+            if (zone as usize) < self.next.len() {
+                self.trim_pages(flash, zone, page, to.min(self.capacity));
+            }
+            lpa = stop;
+        }
+    }
+
     fn trim_done(&mut self, flash: &mut Flash, tag: Tag) {
         if self.to_erase.is_empty() {
             return;
         }
         let zones = std::mem::take(&mut self.to_erase);
         for &zone in &zones {
-            let blocks: Vec<BlockId> = self.layout.blocks(zone).collect();
-            for block in blocks {
+            for block in self.layout.blocks(zone) {
                 if flash.blocks.state(block) != crate::flash::blocks::BlockUse::Free {
-                    flash.erase(block, tag, |lpa| self.locate(lpa));
+                    // every written page of the zone is trimmed: no LPA of it is mapped (the
+                    // erase waits for no newer copy)
+                    flash.erase(block, tag, |_| None);
                 }
             }
             self.next[zone as usize] = 0;
             let first = self.bit(zone, 0);
-            for b in first..first + self.capacity as usize {
-                self.trimmed[b / 64] &= !(1 << (b % 64));
-            }
+            self.set_trimmed(first, first + self.capacity as usize, false);
         }
         self.to_erase = zones;
         self.to_erase.clear();
@@ -419,108 +484,24 @@ impl Mapping for ZonedFtl {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    fn geometry(channels: u32, dies: u32, planes: u32, blocks: u32, pages: u32) -> Geometry {
-        let mut g = nandlab_nand::preset("slc").unwrap().geometry;
-        g.channels = channels;
-        g.chips_per_channel = 1;
-        g.dies_per_chip = dies;
-        g.planes_per_die = planes;
-        g.blocks_per_plane = blocks;
-        g.pages_per_block = pages;
-        g
-    }
-
-    fn plane_first(g: &Geometry) -> Vec<PlaneId> {
-        (0..g.total_planes()).map(PlaneId).collect()
-    }
-
-    #[test]
-    fn zones_are_superblocks_written_round_their_planes() {
-        // 2 channels x 2 dies x 2 planes, 4 blocks of 8 pages; zones of 4 planes
-        let g = geometry(2, 2, 2, 4, 8);
-        let layout = ZoneLayout::new(&g, plane_first(&g), 4).unwrap();
-        assert_eq!(layout.zone_count(), 2 * 4);
-        assert_eq!(layout.zone_capacity_pages(), 32);
-        assert_eq!(layout.zone_size_pages(), 32);
-        // zone 0: block 0 of planes 0-3; zone 1: block 0 of planes 4-7; zone 2: block 1 of 0-3
-        let blocks = |z| layout.blocks(z).map(|b| b.0).collect::<Vec<_>>();
-        assert_eq!(blocks(0), vec![0, 4, 8, 12]);
-        assert_eq!(blocks(1), vec![16, 20, 24, 28]);
-        assert_eq!(blocks(2), vec![1, 5, 9, 13]);
-        // pages 0-3 of zone 0 are offset 0 of its four blocks, page 4 offset 1 of the first
-        let ppas: Vec<u32> = (0..5).map(|p| layout.ppa(0, p).0).collect();
-        assert_eq!(ppas, vec![0, 32, 64, 96, 1]);
-        assert_eq!(layout.locate(Ppa(97)), (0, 7));
-    }
-
-    #[test]
-    fn capacity_below_a_power_of_two_size() {
-        let g = geometry(1, 1, 3, 4, 8);
-        let layout = ZoneLayout::new(&g, plane_first(&g), 3).unwrap();
-        assert_eq!(layout.zone_capacity_pages(), 24);
-        assert_eq!(layout.zone_size_pages(), 32);
-        let ns = layout.namespace(2, 3);
-        assert_eq!(
-            (ns.zone_count, ns.zone_size_lbas, ns.zone_capacity_lbas),
-            (4, 32, 24)
-        );
-        assert_eq!((ns.max_open_zones, ns.max_active_zones), (2, 3));
-        ns.validate().unwrap();
-    }
-
-    #[test]
-    fn planes_per_zone_must_divide_the_planes() {
-        let g = geometry(1, 2, 2, 4, 8);
-        for bad in [0, 3, 5] {
-            let e = ZoneLayout::new(&g, plane_first(&g), bad).unwrap_err();
-            assert_eq!(e.key, "planes_per_zone");
-        }
-        assert_eq!(
-            ZoneLayout::new(&g, plane_first(&g), 3)
-                .unwrap_err()
-                .to_string(),
-            "planes_per_zone: 3 does not divide the device's 4 planes (use a divisor of 4)"
-        );
-    }
-
-    proptest! {
-        /// Every page of every zone maps to its own flash page, `locate` inverts it, and a
-        /// zone written from its start programs each of its blocks in page order.
-        #[test]
-        fn the_layout_is_a_bijection_written_in_page_order(
-            channels in 1u32..3, dies in 1u32..3, planes in 1u32..5,
-            blocks in 1u32..5, pages in 1u32..9, divisor_pick in 0usize..4,
-            rotate in 0usize..8,
-        ) {
-            let g = geometry(channels, dies, planes, blocks, pages);
-            let total = g.total_planes();
-            let divisors: Vec<u32> = (1..=total).filter(|d| total.is_multiple_of(*d)).collect();
-            let k = divisors[divisor_pick % divisors.len()];
-            let mut stripe = plane_first(&g);
-            let shift = rotate % stripe.len();
-            stripe.rotate_left(shift);
-            let layout = ZoneLayout::new(&g, stripe, k).unwrap();
-            let mut seen = vec![false; g.total_pages() as usize];
-            let mut next_offset = vec![0u32; g.total_blocks() as usize];
-            for zone in 0..layout.zone_count() {
-                let zone_blocks: Vec<u32> = layout.blocks(zone).map(|b| b.0).collect();
-                for page in 0..layout.zone_capacity_pages() {
-                    let ppa = layout.ppa(zone, page);
-                    prop_assert!(!seen[ppa.index()], "page mapped twice");
-                    seen[ppa.index()] = true;
-                    prop_assert_eq!(layout.locate(ppa), (zone, page));
-                    let block = ppa.0 / pages;
-                    prop_assert!(zone_blocks.contains(&block));
-                    prop_assert_eq!(ppa.0 % pages, next_offset[block as usize]);
-                    next_offset[block as usize] += 1;
-                }
-            }
-            prop_assert!(seen.iter().all(|&s| s), "every page belongs to a zone");
-        }
+/// Calls `f(word, mask)` for the 64-bit words of a bit set that bits `[a, b)` touch, with
+/// the mask of those bits in each word.
+#[inline]
+fn for_words(a: usize, b: usize, mut f: impl FnMut(usize, u64)) {
+    let mut i = a;
+    while i < b {
+        let (word, low) = (i / 64, i % 64);
+        let high = (b - word * 64).min(64);
+        let width = high - low;
+        let mask = if width == 64 {
+            u64::MAX
+        } else {
+            ((1u64 << width) - 1) << low
+        };
+        f(word, mask);
+        i = word * 64 + high;
     }
 }
+
+#[cfg(test)]
+mod tests;

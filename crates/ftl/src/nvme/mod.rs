@@ -19,7 +19,7 @@ use crate::error::{FtlError, FtlResult};
 use crate::host::HostRequest;
 use crate::host::fdp::{Fdp, FdpConfig, FdpStats};
 use crate::host::status::{NvmeStatus, StatusCounts};
-use crate::host::zns::{ZoneAction, ZonedConfig, Zones};
+use crate::host::zns::{ZoneAction, ZonedConfig, Zones, ZrwaConfig};
 use crate::ssd::Ssd;
 use nandlab_core::SimTime;
 use serde::{Deserialize, Serialize};
@@ -63,6 +63,9 @@ pub struct NamespaceConfig {
     /// handles × reclaim groups, plus one when a handle is initially isolated).
     #[serde(default)]
     pub fdp: Option<FdpConfig>,
+    /// Zoned: the Zone Random Write Area (`host/zns/zrwa.rs`).
+    #[serde(default)]
+    pub zrwa: Option<ZrwaConfig>,
 }
 
 impl NamespaceConfig {
@@ -76,6 +79,7 @@ impl NamespaceConfig {
             max_open_zones: 0,
             max_active_zones: 0,
             fdp: None,
+            zrwa: None,
         }
     }
     /// A zoned namespace of `lbas` LBAs (0: the rest) with zone geometry from the device.
@@ -600,14 +604,18 @@ impl NvmeHost {
                         let granted = match ns.zones.as_mut() {
                             Some(z) => z.write(lba, lbas).map(|g| {
                                 ns.zone_written[g.zone as usize] += g.lbas;
+                                g.zrwa_commit
                             }),
-                            None => Ok(()),
+                            None => Ok(None),
                         };
-                        granted.map(|()| {
-                            Some(
-                                HostRequest::write((ns.start + lba) * page, lbas * page)
-                                    .placed(stream),
-                            )
+                        // a write to a ZRWA stays in the window: the media gets what the
+                        // write pointer passes
+                        granted.map(|commit| {
+                            let (first, n) = commit.unwrap_or((lba, lbas));
+                            (n > 0).then(|| {
+                                HostRequest::write((ns.start + first) * page, n * page)
+                                    .placed(stream)
+                            })
                         })
                     }
                 }
@@ -645,8 +653,15 @@ impl NvmeHost {
                         z.manage(action, zslba).map(|c| vec![c])
                     };
                     changes.map(|changes| {
-                        // a reset trims what the zones held (one TRIM over the written zones)
                         let size = z.config().zone_size_lbas;
+                        if let [c] = changes[..]
+                            && c.committed_lbas > 0
+                        {
+                            // an explicit ZRWA flush: the committed LBAs go to the media
+                            let first = ns.start + u64::from(c.zone) * size + c.written_lbas;
+                            return Some(HostRequest::write(first * page, c.committed_lbas * page));
+                        }
+                        // a reset trims what the zones held (one TRIM over the written zones)
                         let written: Vec<_> = changes
                             .iter()
                             .filter(|c| action == ZoneAction::Reset && c.written_lbas > 0)
@@ -941,7 +956,9 @@ fn namespace_zones(
                 "a conventional namespace needs a conventional mapping (ftl.mapping = \"zoned\" takes only zoned namespaces)".into(),
             ));
         }
-        if n.zone_size_lbas + n.zone_capacity_lbas > 0 || n.max_open_zones + n.max_active_zones > 0
+        if n.zone_size_lbas + n.zone_capacity_lbas > 0
+            || n.max_open_zones + n.max_active_zones > 0
+            || n.zrwa.is_some()
         {
             return Err(config_error(
                 &key("kind"),
@@ -998,6 +1015,7 @@ fn namespace_zones(
     z.zone_capacity_lbas = capacity;
     z.max_open_zones = n.max_open_zones;
     z.max_active_zones = n.max_active_zones;
+    z.zrwa = n.zrwa.clone();
     let zones = Zones::new(z).map_err(|e| config_error(&key(e.key), e.message))?;
     Ok(Some(zones))
 }

@@ -513,3 +513,84 @@ fn fdp_placement_identifiers_and_handle_updates() {
     assert_eq!(events.count(), 1, "reclaim unit not fully written");
     assert_eq!(h.fdp_stats(0, &ssd).unwrap().media_bytes_written, 16 * 512);
 }
+
+/// The LBAs a ZRWA flush commits reach the media as one write at the zone's write pointer
+/// (the zoned mapping takes nothing else), and writes that stay in the window program nothing.
+#[test]
+fn zrwa_writes_reach_flash_when_the_window_is_flushed() {
+    let mut ssd = zoned(2, 4);
+    let mut ns = NamespaceConfig::zoned(0);
+    ns.zrwa = Some(crate::host::zns::ZrwaConfig {
+        size_lbas: 8,
+        flush_granularity_lbas: 4,
+        resources: 0,
+    });
+    let mut h = host(&mut ssd, vec![ns]);
+    let zone = |action, zslba| NvmeCommand::Zone {
+        action,
+        zslba,
+        all: false,
+    };
+    let run = |h: &mut NvmeHost, ssd: &mut Ssd, c: NvmeCommand| {
+        h.submit(0, 0, ssd.now(), c).unwrap();
+        let done = h.drain(ssd).unwrap();
+        (done[0].status, ssd.report().counters.flash_pages_programmed)
+    };
+    let (s, _) = run(&mut h, &mut ssd, zone(ZoneAction::OpenZrwa, 0));
+    assert_eq!(s, NvmeStatus::Success);
+    // out of order and overwriting, inside the window [0, 8): nothing programmed
+    for (lba, lbas) in [(5, 3), (0, 2), (1, 4), (2, 1)] {
+        assert_eq!(
+            run(&mut h, &mut ssd, zone_write(lba, lbas)),
+            (NvmeStatus::Success, 0)
+        );
+    }
+    assert!(ssd.locate(crate::address::Lpa(0)).is_none());
+    // a write to 8..10 flushes one unit implicitly: LBAs 0..4 programmed
+    assert_eq!(
+        run(&mut h, &mut ssd, zone_write(8, 2)),
+        (NvmeStatus::Success, 4)
+    );
+    // the explicit flush of 4..12 programs 8 more
+    assert_eq!(
+        run(&mut h, &mut ssd, zone(ZoneAction::FlushZrwa, 11)),
+        (NvmeStatus::Success, 12)
+    );
+    for lpa in 0..12 {
+        assert!(ssd.locate(crate::address::Lpa(lpa)).is_some(), "lba {lpa}");
+    }
+    assert_eq!(h.zones(0).unwrap().write_pointer(0), 12);
+    // Zone Append to it: Invalid Zone Operation, never reaching the device
+    let (s, programmed) = run(&mut h, &mut ssd, NvmeCommand::Append { zslba: 0, lbas: 1 });
+    assert_eq!((s, programmed), (NvmeStatus::InvalidZoneOperation, 12));
+    ssd.check_consistency().unwrap();
+}
+
+#[test]
+fn zrwa_keys_are_one_line_errors_naming_the_key() {
+    let zrwa = |size_lbas, flush_granularity_lbas| {
+        Some(crate::host::zns::ZrwaConfig {
+            size_lbas,
+            flush_granularity_lbas,
+            resources: 0,
+        })
+    };
+    let error = |ns: NamespaceConfig, mapping| {
+        let mut ssd = Ssd::new(device(mapping, 1), 1).unwrap();
+        let config = NvmeConfig {
+            namespaces: vec![ns],
+            queue_weights: vec![1],
+            arbitration: Arbitration::RoundRobin,
+        };
+        NvmeHost::new(&config, &mut ssd).unwrap_err().to_string()
+    };
+    let mut zoned = NamespaceConfig::zoned(0);
+    zoned.zrwa = zrwa(6, 4);
+    let e = error(zoned, MappingKind::Zoned);
+    assert!(e.contains("ssd.nvme.namespaces[0].zrwa.size_lbas"), "{e}");
+    assert!(!e.contains('\n'), "{e}");
+    let mut conventional = NamespaceConfig::conventional(0);
+    conventional.zrwa = zrwa(8, 4);
+    let e = error(conventional, MappingKind::Page);
+    assert!(e.contains("ssd.nvme.namespaces[0].kind"), "{e}");
+}

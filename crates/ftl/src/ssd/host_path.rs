@@ -513,31 +513,33 @@ impl Ssd {
     }
 
     fn decide_trim(&mut self, slot: u32) -> FtlResult<()> {
-        let (offset, size) = {
-            let s = &self.host.requests.slots[slot as usize];
-            (s.offset_bytes, s.size_bytes)
-        };
-        for (lpa, _, len, _) in self.pages_of(offset, size) {
-            if len != self.layout.page_size_bytes {
-                continue;
+        let s = &self.host.requests.slots[slot as usize];
+        let (offset, size, tag) = (s.offset_bytes, s.size_bytes, Tag::Host(slot));
+        if self.cmt.is_none() && self.front.is_empty() && !self.flash.observed() && size > 0 {
+            // nothing to tell per page: the whole pages in one mapping call (a zone reset)
+            let page = u64::from(self.layout.page_size_bytes);
+            let first = offset.div_ceil(page);
+            let count = ((offset + size) / page).saturating_sub(first);
+            self.flash.counters.host_pages_trimmed += count;
+            self.mapper
+                .trim_range(&mut self.flash, Lpa(first as u32), count as u32);
+        } else {
+            for (lpa, _, len, _) in self.pages_of(offset, size) {
+                if len != self.layout.page_size_bytes {
+                    continue;
+                }
+                self.flash.counters.host_pages_trimmed += 1;
+                if let Some(c) = &mut self.cmt {
+                    // the trim changes the page's entry (DFTL: like a write's)
+                    c.access(lpa, true, &mut self.mapper, &mut self.flash, tag)?;
+                }
+                self.front.trim(lpa);
+                self.mapper.trim(&mut self.flash, lpa);
+                self.flash.trace_trim(lpa);
             }
-            self.flash.counters.host_pages_trimmed += 1;
-            if let Some(c) = &mut self.cmt {
-                // the trim changes the page's entry (DFTL: like a write's)
-                c.access(
-                    lpa,
-                    true,
-                    &mut self.mapper,
-                    &mut self.flash,
-                    Tag::Host(slot),
-                )?;
-            }
-            self.front.trim(lpa);
-            self.mapper.trim(&mut self.flash, lpa);
-            self.flash.trace_trim(lpa);
         }
         // the zoned mapping erases a zone whose last page this trim invalidated (a reset)
-        self.mapper.trim_done(&mut self.flash, Tag::Host(slot));
+        self.mapper.trim_done(&mut self.flash, tag);
         Ok(())
     }
 

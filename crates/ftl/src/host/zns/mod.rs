@@ -20,11 +20,20 @@
 //!   limit is reached first closes the implicitly opened zone that was opened longest ago;
 //!   explicitly opened zones are never closed by the device.
 //!
-//! Not modelled (yet): the Zone Random Write Area (ZRWA), zone descriptor extensions, and the
-//! zone attributes that report a finish or reset recommended by the device.
+//! - The Zone Random Write Area (ZRWA): [`zrwa`] (a zone with one takes writes anywhere in a
+//!   window from its write pointer, which moves by ZRWA flushes).
+//!
+//! Not modelled (yet): zone descriptor extensions, and the zone attributes that report a
+//! finish or reset recommended by the device.
 
 #[cfg(test)]
 mod tests;
+pub mod zrwa;
+#[cfg(test)]
+mod zrwa_tests;
+
+use zrwa::Zrwa;
+pub use zrwa::ZrwaConfig;
 
 use super::status::{NvmeStatus, StatusCounts};
 use serde::{Deserialize, Serialize};
@@ -60,6 +69,9 @@ pub struct ZonedConfig {
     /// bit of the namespace's zone operation characteristics).
     #[serde(default)]
     pub cross_zone_read: bool,
+    /// The Zone Random Write Area, if the namespace has one.
+    #[serde(default)]
+    pub zrwa: Option<ZrwaConfig>,
 }
 
 fn yes() -> bool {
@@ -78,6 +90,7 @@ impl ZonedConfig {
             zone_append_max_lbas: 0,
             auto_close: true,
             cross_zone_read: false,
+            zrwa: None,
         }
     }
 
@@ -120,6 +133,16 @@ impl ZonedConfig {
                 ),
             );
         }
+        self.validate_limits()?;
+        if let Some(z) = &self.zrwa {
+            z.validate(self.zone_capacity_lbas, self.zone_count)?;
+        }
+        Ok(())
+    }
+
+    /// The open and active limits and the append size limit.
+    fn validate_limits(&self) -> Result<(), ZonedConfigError> {
+        let bad = |key: &'static str, message: String| Err(ZonedConfigError { key, message });
         if self.max_active_zones > self.zone_count {
             return bad(
                 "max_active_zones",
@@ -258,6 +281,12 @@ pub enum ZoneAction {
     Reset,
     /// 5h: Offline Zone (only from ZSRO).
     Offline,
+    /// 3h with the Zone Random Write Area Allocation bit: Open Zone and give it a ZRWA (from
+    /// ZSE only; not with Select All).
+    OpenZrwa,
+    /// 11h: Flush Explicit ZRWA; the command's LBA is the last one to commit (not the zone's
+    /// start).
+    FlushZrwa,
 }
 
 /// Which zones a Report Zones command lists (Zone Receive Action Specific field).
@@ -300,6 +329,10 @@ pub struct WriteGrant {
     pub filled_zone: bool,
     /// The implicitly opened zone that was closed to free an open resource for this write.
     pub closed_zone: Option<u32>,
+    /// A write to a zone with a ZRWA: `(first LBA, LBAs)` its implicit ZRWA flush commits to
+    /// the media (0 LBAs: the write stays in the window). `None`: the write itself is
+    /// committed.
+    pub zrwa_commit: Option<(u64, u64)>,
 }
 
 /// What a granted zone management action does, per zone.
@@ -314,6 +347,9 @@ pub struct ZoneChange {
     /// LBAs written in the zone before the action (a reset with any makes the mapping erase
     /// the zone's blocks; a finish leaves them).
     pub written_lbas: u64,
+    /// LBAs from `written_lbas` on that the action commits to the media (an explicit ZRWA
+    /// flush).
+    pub committed_lbas: u64,
 }
 
 /// Counters of a zoned namespace.
@@ -343,6 +379,8 @@ struct Zone {
     /// LBAs written since the namespace was built (all resets included).
     lbas_written_total: u64,
     resets: u32,
+    /// It holds a ZRWA.
+    zrwa: bool,
 }
 
 /// The zones of one zoned namespace: states, write pointers, open and active resources.
@@ -357,6 +395,7 @@ pub struct Zones {
     /// Implicitly opened zones, oldest opened first (the candidates of an automatic close).
     implicitly_opened: VecDeque<u32>,
     counters: ZoneCounters,
+    zrwa: Option<Zrwa>,
 }
 
 impl Zones {
@@ -368,8 +407,14 @@ impl Zones {
             written_lbas: 0,
             lbas_written_total: 0,
             resets: 0,
+            zrwa: false,
         };
+        let zrwa = config
+            .zrwa
+            .clone()
+            .map(|z| Zrwa::new(z, config.zone_count, config.max_active_zones));
         Ok(Zones {
+            zrwa,
             zones: vec![zone; config.zone_count as usize],
             config,
             open: 0,
@@ -467,9 +512,12 @@ impl Zones {
         action: ZoneAction,
         zone_start_lba: u64,
     ) -> Result<ZoneChange, NvmeStatus> {
-        let result = self
-            .zone_at_start(zone_start_lba)
-            .and_then(|zone| self.apply(action, zone));
+        let result = if action == ZoneAction::FlushZrwa {
+            self.flush_zrwa(zone_start_lba)
+        } else {
+            self.zone_at_start(zone_start_lba)
+                .and_then(|zone| self.apply(action, zone))
+        };
         self.count(result.map(|_| ()));
         result
     }
@@ -486,7 +534,13 @@ impl Zones {
             ZoneAction::Open => s == ZoneState::Closed,
             ZoneAction::Reset => s.is_active() || s == ZoneState::Full,
             ZoneAction::Offline => s == ZoneState::ReadOnly,
+            ZoneAction::OpenZrwa | ZoneAction::FlushZrwa => false,
         };
+        if matches!(action, ZoneAction::OpenZrwa | ZoneAction::FlushZrwa) {
+            // (a ZRWA is allocated and flushed one zone at a time)
+            self.count(Err(NvmeStatus::InvalidField));
+            return Err(NvmeStatus::InvalidField);
+        }
         let mut changes = Vec::new();
         let mut result = Ok(());
         for zone in 0..self.config.zone_count {
@@ -511,6 +565,7 @@ impl Zones {
             matches!(to, ZoneState::ReadOnly | ZoneState::Offline),
             "a failed zone goes read-only or offline, not {to:?}"
         );
+        self.release_zrwa(zone);
         self.assign(zone, to);
     }
 
@@ -601,14 +656,22 @@ impl Zones {
         let mut listed: Vec<u32> = self.implicitly_opened.iter().copied().collect();
         listed.sort_unstable();
         assert_eq!(listed, implicit, "implicitly opened list");
+        let zrwa = self.zones.iter().filter(|z| z.zrwa).count() as u32;
+        assert_eq!(zrwa, self.zrwa_resources_held(), "ZRWA resources");
         for (zone, z) in self.zones.iter().enumerate() {
             assert!(
                 z.written_lbas <= self.config.zone_capacity_lbas,
                 "zone {zone} overfull"
             );
+            assert!(
+                !z.zrwa || z.state.is_active(),
+                "zone {zone}: a ZRWA when not active"
+            );
             match z.state {
                 ZoneState::Empty => assert_eq!(z.written_lbas, 0, "empty zone {zone} written"),
-                ZoneState::Closed => assert!(z.written_lbas > 0, "closed zone {zone} unwritten"),
+                ZoneState::Closed => {
+                    assert!(z.written_lbas > 0 || z.zrwa, "closed zone {zone} unwritten")
+                }
                 ZoneState::ImplicitlyOpened => {
                     assert!(z.written_lbas < self.config.zone_capacity_lbas)
                 }
@@ -645,6 +708,9 @@ impl Zones {
             return Err(NvmeStatus::LbaOutOfRange);
         }
         self.check_writable(zone)?;
+        if self.zones[zone as usize].zrwa {
+            return self.grant_zrwa(zone, lba - self.start_lba(zone), lbas);
+        }
         if lba != self.write_pointer(zone) {
             return Err(NvmeStatus::ZoneInvalidWrite);
         }
@@ -661,6 +727,9 @@ impl Zones {
             return Err(NvmeStatus::InvalidField);
         }
         self.check_writable(zone)?;
+        if self.zones[zone as usize].zrwa {
+            return Err(NvmeStatus::InvalidZoneOperation);
+        }
         self.grant(zone, lbas)
     }
 
@@ -720,6 +789,7 @@ impl Zones {
             lbas,
             filled_zone,
             closed_zone,
+            zrwa_commit: None,
         })
     }
 
@@ -777,7 +847,8 @@ impl Zones {
             // Close: ZSIO/ZSEO → ZSC (ZSE when nothing was written); closing a closed zone
             // is a no-op
             (ZoneAction::Close, ZoneState::ImplicitlyOpened | ZoneState::ExplicitlyOpened) => {
-                if written_lbas == 0 {
+                // (a zone holding a ZRWA stays active: it keeps its window)
+                if written_lbas == 0 && !self.zones[zone as usize].zrwa {
                     ZoneState::Empty
                 } else {
                     ZoneState::Closed
@@ -786,6 +857,9 @@ impl Zones {
             (ZoneAction::Close, ZoneState::Closed) => ZoneState::Closed,
             // Finish: ZSE/ZSIO/ZSEO/ZSC → ZSF; a full zone stays full
             (ZoneAction::Finish, s) if s.is_active() || s == ZoneState::Empty => {
+                // a ZRWA is released; what its window held past the write pointer is not
+                // committed (QEMU, NVMeVirt)
+                self.release_zrwa(zone);
                 self.counters.finishes += 1;
                 ZoneState::Full
             }
@@ -800,6 +874,7 @@ impl Zones {
             }
             // Reset: ZSIO/ZSEO/ZSC/ZSF → ZSE; an empty zone stays empty
             (ZoneAction::Reset, s) if s.is_active() || s == ZoneState::Full => {
+                self.release_zrwa(zone);
                 let z = &mut self.zones[zone as usize];
                 z.written_lbas = 0;
                 z.resets += 1;
@@ -809,6 +884,7 @@ impl Zones {
             (ZoneAction::Reset, ZoneState::Empty) => ZoneState::Empty,
             // Offline: ZSRO → ZSO; an offline zone stays offline
             (ZoneAction::Offline, ZoneState::ReadOnly | ZoneState::Offline) => ZoneState::Offline,
+            (ZoneAction::OpenZrwa, _) => return self.open_zrwa(zone),
             _ => return Err(NvmeStatus::InvalidZoneStateTransition),
         };
         self.assign(zone, to);
@@ -817,6 +893,7 @@ impl Zones {
             from,
             to,
             written_lbas,
+            committed_lbas: 0,
         })
     }
 
