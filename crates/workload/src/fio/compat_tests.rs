@@ -195,6 +195,23 @@ fn wait_for_the_whole_group_before_is_a_stonewall() {
         e.starts_with("job.fio:4: wait_for=\"zz\": no earlier job"),
         "{e}"
     );
+    // two jobs waiting for the same one start together after it (fio's
+    // zbd-rand-write-trim-gc.fio); a stonewall before the second still separates them
+    let file = parse_ok(
+        "[w]\nrw=write\nsize=64k\n[a]\nwait_for=w\nrw=read\nsize=64k\n[b]\nwait_for=w\nrw=trim\nsize=64k\n",
+    );
+    let groups: Vec<u32> = file
+        .streams(&CONTEXT)
+        .unwrap()
+        .iter()
+        .map(|s| s.group_index)
+        .collect();
+    assert_eq!(groups, [0, 1, 1]);
+    let all = requests(
+        "[w]\nrw=write\nsize=64k\n[a]\nwait_for=w\nrw=read\nsize=64k\n[b]\nwait_for=w\nrw=trim\nsize=64k\n",
+    );
+    assert!(all[..16].iter().all(|r| r.op == IoOp::Write));
+    assert_eq!((all[16].op, all[17].op), (IoOp::Read, IoOp::Trim));
 }
 
 #[test]
@@ -382,11 +399,16 @@ fn rate_limits_give_one_stream_open_loop_arrivals() {
         all[2].arrival.unwrap().as_ps() - all[1].arrival.unwrap().as_ps(),
         20_000_000_000
     );
-    let e = parse_err("[a]\nrate_iops=10\nnumjobs=2\n");
+    // a timed stream beside a closed-loop one, or in a later group, is refused
+    let e = parse_err("[a]\nrate_iops=10\n[b]\nrw=write\n");
     assert!(
-        e.starts_with("job.fio:2: rate_iops: a rate limit is supported for a file with one stream"),
+        e.starts_with(
+            "job.fio:2: rate_iops: a rate limit is supported for one stream, or when every job"
+        ),
         "{e}"
     );
+    let e = parse_err("[a]\nrate_iops=10\n[b]\nstonewall\nrate_iops=10\n");
+    assert!(e.starts_with("job.fio:2: rate_iops: a rate limit"), "{e}");
     let e = parse_err("[a]\nrate=1m,2m\n");
     assert!(e.starts_with("job.fio:2: rate \"1m,2m\""), "{e}");
 }

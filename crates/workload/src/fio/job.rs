@@ -253,6 +253,39 @@ pub fn parse_fio_time_ns(text: &str, key: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("bad {key} \"{text}\": longer than 100 days of simulated time"))
 }
 
+/// `bs=r[,w[,t]]` as fio reads it: read, write and trim sizes; an empty value is the default
+/// 4 KiB, and a last value not followed by a comma applies to the directions after it
+/// (`bs=8k,32k`: 32 KiB writes and trims; `bs=8k,32k,`: 4 KiB trims).
+fn parse_direction_sizes(value: &str) -> Result<[u64; 3], String> {
+    let parts: Vec<&str> = value.split(',').map(str::trim).collect();
+    if parts.len() > 3 {
+        return Err(format!(
+            "bad bs \"{value}\": at most three sizes (read,write,trim)"
+        ));
+    }
+    let one = |text: &str| -> Result<u64, String> {
+        if text.is_empty() {
+            return Ok(4096);
+        }
+        let bytes = parse_fio_size(text)?;
+        if bytes == 0 {
+            return Err("bs must be > 0".to_owned());
+        }
+        if bytes > crate::trace::MAX_REQUEST_BYTES {
+            return Err(format!(
+                "bs {bytes} exceeds the 1 GiB a block request may carry"
+            ));
+        }
+        Ok(bytes)
+    };
+    let last = parts.last().copied().unwrap_or("");
+    let mut sizes = [4096; 3];
+    for (i, size) in sizes.iter_mut().enumerate() {
+        *size = one(parts.get(i).copied().unwrap_or(last))?;
+    }
+    Ok(sizes)
+}
+
 /// Longest `runtime`/`ramp_time`: 100 days, far below the end of simulated time (2^64 ps).
 const MAX_TIME_NS: u64 = 100 * 86_400_000_000_000;
 
@@ -363,6 +396,13 @@ pub struct FioJob {
     pub rate_bytes_per_s: Option<u64>,
     /// `rate_process=poisson`: exponential gaps instead of fixed ones.
     pub rate_poisson: bool,
+    /// `startdelay` in ns: a rate-limited job's arrivals start this long after its group's.
+    pub start_delay_ns: u64,
+    /// `bs=r,w,t` with sizes that differ: read, write and trim sizes, resolved for the job's
+    /// directions once it is complete ([`FioJob::resolve_direction_sizes`]).
+    pub direction_bs: Option<[u64; 3]>,
+    /// `trimwrite` with a trim size other than its writes' (fio's `mtd.fio`).
+    pub trim_bytes: Option<u64>,
     /// `bssplit`: block sizes drawn per request (fio counts the job's bytes, not requests).
     pub split: Option<BlockSplit>,
     /// `rw=read:N`: bytes skipped (negative: stepped back) between sequential requests.
@@ -426,6 +466,9 @@ impl FioJob {
             rate_iops: None,
             rate_bytes_per_s: None,
             rate_poisson: false,
+            start_delay_ns: 0,
+            direction_bs: None,
+            trim_bytes: None,
             split: None,
             seq_add: 0,
             zones: None,
@@ -442,6 +485,8 @@ impl FioJob {
             job.apply(entry)
                 .map_err(|message| WorkloadError::parse(path, line, message))?;
         }
+        job.resolve_direction_sizes()
+            .map_err(|message| WorkloadError::parse(path, job.line_of("bs"), message))?;
         Ok(job)
     }
 
@@ -501,21 +546,9 @@ impl FioJob {
                 self.flow = u32::try_from(weight).ok().filter(|w| *w > 0);
             }
             "bs" => {
-                if value.contains(',') {
-                    return Err(format!(
-                        "bad bs \"{value}\": separate read/write block sizes are not supported"
-                    ));
-                }
-                self.block_size_bytes = parse_fio_size(value)?;
-                if self.block_size_bytes == 0 {
-                    return Err("bs must be > 0".to_owned());
-                }
-                if self.block_size_bytes > crate::trace::MAX_REQUEST_BYTES {
-                    return Err(format!(
-                        "bs {} exceeds the 1 GiB a block request may carry",
-                        self.block_size_bytes
-                    ));
-                }
+                let sizes = parse_direction_sizes(value)?;
+                self.block_size_bytes = sizes[0];
+                self.direction_bs = sizes[1..].iter().any(|s| *s != sizes[0]).then_some(sizes);
             }
             "blockalign" => {
                 let align = parse_fio_size(value)?;
@@ -616,6 +649,7 @@ impl FioJob {
                     self.rate_iops = rate;
                 }
             }
+            "startdelay" => self.start_delay_ns = parse_fio_time_ns(value, key)?,
             "rate_process" => {
                 self.rate_poisson = match value {
                     "linear" => false,
@@ -631,6 +665,41 @@ impl FioJob {
         }
         self.key_lines.retain(|(k, _)| *k != key);
         self.key_lines.push((key, entry.line));
+        Ok(())
+    }
+
+    /// With `bs=r,w,t` of differing sizes: the size of the job's one direction, a trim size
+    /// of its own for `trimwrite`, or for mixed jobs one size per direction (as `bssplit`).
+    fn resolve_direction_sizes(&mut self) -> Result<(), String> {
+        let Some([read, write, trim]) = self.direction_bs else {
+            return Ok(());
+        };
+        self.block_size_bytes = match self.rw {
+            FioRw::Read | FioRw::RandRead => read,
+            FioRw::Write | FioRw::RandWrite => write,
+            FioRw::Trim | FioRw::RandTrim => trim,
+            FioRw::TrimWrite if trim % write == 0 => {
+                self.trim_bytes = (trim != write).then_some(trim);
+                write
+            }
+            FioRw::TrimWrite | FioRw::RandTrimWrite => {
+                return Err(format!(
+                    "bs: a trim size ({trim}) other than the write size ({write}) is supported for rw=trimwrite when it is a multiple of it (fio trims when its trim and write positions meet), not here"
+                ));
+            }
+            FioRw::ReadWrite | FioRw::RandReadWrite => {
+                if self.split.is_some() {
+                    return Err(
+                        "bs with one size per direction and bssplit: give the sizes in bssplit"
+                            .to_owned(),
+                    );
+                }
+                self.split = Some(BlockSplit::parse(&format!(
+                    "{read}/100,{write}/100,{trim}/100"
+                ))?);
+                read.min(write)
+            }
+        };
         Ok(())
     }
 
@@ -726,6 +795,8 @@ impl FioJob {
                 .verify_backlog
                 .filter(|_| self.verify && self.do_verify),
             trim_before_write: matches!(self.rw, FioRw::TrimWrite | FioRw::RandTrimWrite),
+            start_delay_ns: self.start_delay_ns,
+            trim_bytes: self.trim_bytes,
         }
     }
 
@@ -750,6 +821,14 @@ impl FioJob {
             return error(
                 "write_mode",
                 "write_mode=zone_append needs zonemode=zbd (a Zone Append writes at a zone's write pointer)",
+            );
+        }
+        // a closed-loop job's start cannot be delayed in the one merged stream; open-loop
+        // arrivals can (fio's 1mbs_clients.fio)
+        if self.start_delay_ns > 0 && self.requests_per_s().is_none() {
+            return error(
+                "startdelay",
+                "startdelay is supported for rate-limited jobs (rate or rate_iops: their arrivals start later), not closed-loop ones: the merged stream has one start per stonewall group",
             );
         }
         let random = self.rw.is_random();

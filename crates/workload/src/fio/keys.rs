@@ -45,6 +45,9 @@ pub(crate) const STORAGE_ENGINES: &[&str] = &[
     "libhipfile",
     "http",
     "libzbc",
+    // raw NAND through Linux MTD: its erases are trims, its programs writes of the same
+    // ranges, which the simulated SSD takes through its FTL (fio's mtd.fio)
+    "mtd",
 ];
 
 /// Engines that issue no reads and writes of a byte range, with what they do instead.
@@ -91,10 +94,6 @@ pub(crate) const NON_STORAGE_ENGINES: &[(&str, &str)] = &[
     ),
     ("ftruncate", "truncates files, not reads and writes"),
     ("page_fault", "touches anonymous memory, not storage"),
-    (
-        "mtd",
-        "drives raw flash through Linux MTD (erase blocks, bad blocks), not a block device",
-    ),
 ];
 
 /// Accepted keys without effect on the requests: the host side (threads, CPUs, memory, the
@@ -192,10 +191,6 @@ pub(crate) const REFUSED_WITH_REASON: &[(&str, &str)] = &[
         "think time between requests is not supported; use a SyntheticSpec with an open-loop arrival process",
     ),
     (
-        "startdelay",
-        "delayed job starts are not supported: the merged stream has one start per stonewall group",
-    ),
-    (
         "bsrange",
         "block sizes drawn from a range are not supported; only bsrange=N-N (one size)",
     ),
@@ -215,10 +210,6 @@ pub(crate) const REFUSED_WITH_REASON: &[(&str, &str)] = &[
     (
         "sprandom",
         "sprandom preconditioning (regions at a target write amplification) is not supported; use [precondition]",
-    ),
-    (
-        "skip_bad",
-        "bad-block skipping belongs to the mtd engine, which is not supported",
     ),
     (
         "inplace",
@@ -274,6 +265,10 @@ pub(crate) const REFUSED_WITH_REASON: &[(&str, &str)] = &[
 /// a flag on the command, a metadata payload) in a way the simulation does not reproduce, but
 /// the reads, writes and trims the device sees are the job's own. One note per key.
 pub(crate) const NOTED_KEYS: &[(&str, &str)] = &[
+    (
+        "skip_bad",
+        "skip_bad: the mtd engine's bad-block skipping has nothing to skip: the simulated SSD's FTL hides its bad blocks",
+    ),
     (
         "ratemin",
         "ratemin: minimum-rate checks are not applied (fio ends a job whose measured rate falls below them)",
@@ -409,7 +404,6 @@ pub(crate) const ACCEPTED_WHEN_ZERO: &[&str] = &[
     "writefua",
     "readfua",
     "atomic",
-    "startdelay",
     "thinktime",
     "flow",
     "sprandom",

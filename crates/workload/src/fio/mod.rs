@@ -204,6 +204,36 @@ impl FioJobFile {
         ))
     }
 
+    /// Rate limits (`rate`, `rate_iops`): one stream, or open-loop streams only, in one group
+    /// (they merge by arrival, fio's 1mbs_clients.fio); a timed stream beside closed-loop
+    /// ones, or in a later group, would queue behind them.
+    fn check_rate_limits(&self, total: u64) -> Result<(), WorkloadError> {
+        let one_open_loop_group = self.jobs.iter().all(|j| j.requests_per_s().is_some())
+            && self
+                .jobs
+                .iter()
+                .skip(1)
+                .all(|j| !j.stonewall && j.wait_for.is_none());
+        if total > 1
+            && !one_open_loop_group
+            && let Some(job) = self.jobs.iter().find(|j| j.requests_per_s().is_some())
+        {
+            let key = if job.key_lines_has("rate_iops") {
+                "rate_iops"
+            } else {
+                "rate"
+            };
+            return Err(WorkloadError::parse(
+                &self.path,
+                job.line_of(key),
+                format!(
+                    "{key}: a rate limit is supported for one stream, or when every job of the file has one and they run together (no stonewall), not for {total} streams with closed-loop ones or later groups: their timed requests would queue behind each other in one merged stream"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Every stream of the file: each job's `numjobs` clones, in file order.
     pub fn streams(&self, context: &FioContext) -> Result<Vec<FioStream>, WorkloadError> {
         if context.device_size_bytes == 0 {
@@ -218,22 +248,7 @@ impl FioJobFile {
                 format!("{total} streams (jobs x numjobs) exceed the limit of {MAX_STREAMS}"),
             ));
         }
-        if total > 1
-            && let Some(job) = self.jobs.iter().find(|j| j.requests_per_s().is_some())
-        {
-            let key = if job.key_lines_has("rate_iops") {
-                "rate_iops"
-            } else {
-                "rate"
-            };
-            return Err(WorkloadError::parse(
-                &self.path,
-                job.line_of(key),
-                format!(
-                    "{key}: a rate limit is supported for a file with one stream (one job, numjobs=1), not {total}: timed requests of several jobs would queue behind each other in one merged stream"
-                ),
-            ));
-        }
+        self.check_rate_limits(total)?;
         self.check_verify_backlog()?;
         self.check_zone_units()?;
         let mut streams = Vec::with_capacity(total as usize);
@@ -309,6 +324,15 @@ impl FioJobFile {
         let group = &self.jobs[group_first_job..job_index];
         if group.iter().all(|j| j.name == name) {
             return Ok(true);
+        }
+        // a second job waiting for the job the current group waited for starts with that
+        // group (fio's zbd-rand-write-trim-gc.fio: two jobs wait_for=warmup)
+        let first = &self.jobs[group_first_job];
+        if group_first_job < job_index
+            && !first.stonewall
+            && first.wait_for.as_deref() == Some(name)
+        {
+            return Ok(false);
         }
         error(format!(
             "wait_for=\"{name}\": waiting for one job while others of its group run on is not supported; only a wait for the whole group before (as stonewall)"
@@ -448,6 +472,8 @@ mod tests;
 
 #[cfg(test)]
 mod compat_tests;
+#[cfg(test)]
+mod direction_tests;
 
 #[cfg(test)]
 mod zoned_tests;

@@ -44,6 +44,7 @@ pub(crate) const SUPPORTED_KEYS: &[(&str, &[&str])] = &[
     ("rate", &[]),
     ("rate_iops", &[]),
     ("rate_process", &[]),
+    ("startdelay", &[]),
     ("flow", &[]),
     ("bssplit", &[]),
     ("verify_backlog", &[]),

@@ -128,6 +128,9 @@ pub(crate) struct JobStream {
     draining: bool,
     /// `trimwrite`: the write that follows the trim just issued.
     pending_write: Option<BlockRequest>,
+    /// `trimwrite` with a trim size of its own: the range trimmed last, and the region's end.
+    trimmed: (u64, u64),
+    region_end: u64,
 }
 
 impl JobStream {
@@ -163,6 +166,8 @@ impl JobStream {
             backlog: std::collections::VecDeque::new(),
             draining: false,
             pending_write: None,
+            trimmed: (0, 0),
+            region_end: spec.offset_bytes.saturating_add(spec.span_bytes),
         })
     }
 
@@ -188,18 +193,42 @@ impl JobStream {
             }
             match self.next_io(elapsed_ns) {
                 Some(write) if self.plan.trim_before_write && write.op == IoOp::Write => {
+                    let Some(trim) = self.trim_before(&write) else {
+                        return Some(self.track_backlog(write));
+                    };
                     self.pending_write = Some(write);
-                    return Some(BlockRequest {
-                        op: IoOp::Trim,
-                        placement_id: 0,
-                        ..write
-                    });
+                    return Some(trim);
                 }
                 Some(request) => return Some(self.track_backlog(request)),
                 None => self.phase = Phase::Verify,
             }
         }
         self.next_after_io()
+    }
+
+    /// The trim `trimwrite` issues before `write`: of the write's range, or with a trim size of
+    /// its own (`bs=,512,16k`) of that size once the writes have passed the last trim, as
+    /// fio trims when its trim and write positions meet (`last_pos`); `None`: no trim.
+    fn trim_before(&mut self, write: &BlockRequest) -> Option<BlockRequest> {
+        let trim = BlockRequest {
+            op: IoOp::Trim,
+            placement_id: 0,
+            ..*write
+        };
+        let Some(trim_bytes) = self.plan.trim_bytes else {
+            return Some(trim);
+        };
+        let (start, end) = self.trimmed;
+        if write.offset_bytes >= start && write.offset_bytes < end {
+            return None;
+        }
+        let size = trim_bytes.min(self.region_end.saturating_sub(write.offset_bytes));
+        let size = size.max(write.size_bytes);
+        self.trimmed = (write.offset_bytes, write.offset_bytes + size);
+        Some(BlockRequest {
+            size_bytes: size,
+            ..trim
+        })
     }
 
     /// A write joins the verify backlog, which starts draining when it is full.

@@ -51,6 +51,11 @@ pub struct StreamPlan {
     /// `trimwrite`/`randtrimwrite`: each write is preceded by a trim of its range (fio
     /// counts the writes' bytes toward the size).
     pub trim_before_write: bool,
+    /// `startdelay` in ns: the stream's arrivals (`rate`) are this much later.
+    pub start_delay_ns: u64,
+    /// `trimwrite` with its own trim size (`bs=r,w,t`): trims of this size, each before the
+    /// writes it covers.
+    pub trim_bytes: Option<u64>,
 }
 
 /// A stream in the merge with its smooth weighted round-robin credit.
@@ -65,6 +70,10 @@ struct Member {
     weight: i64,
     credit: i64,
     exhausted: bool,
+    /// `startdelay`: added to the stream's arrivals.
+    delay: SimTime,
+    /// The next request, drawn ahead when the group merges by arrival.
+    pending: Option<BlockRequest>,
 }
 
 /// The merged request stream of an fio job file.
@@ -76,6 +85,8 @@ struct Member {
 #[derive(Debug)]
 pub struct FioGenerator {
     groups: Vec<Vec<Member>>,
+    /// Per group: every stream is open-loop (`rate`), so the group merges by arrival time.
+    by_arrival: Vec<bool>,
     current_group: usize,
     queue_depth: u64,
     /// The simulated time the streams read (time limits apply only with one).
@@ -111,11 +122,15 @@ impl FioGenerator {
                 weight: i64::from(stream.flow.unwrap_or(stream.iodepth).max(1)),
                 credit: 0,
                 exhausted: false,
+                delay: SimTime::from_ns(stream.plan.start_delay_ns),
+                pending: None,
             });
             depths[group] += u64::from(stream.iodepth);
         }
+        let by_arrival = streams_by_group(streams, groups.len());
         Ok(FioGenerator {
             groups,
+            by_arrival,
             current_group: 0,
             queue_depth: depths.into_iter().max().unwrap_or(0),
             clock: None,
@@ -224,6 +239,65 @@ impl FioGenerator {
     }
 }
 
+/// Per group, whether all its streams are open-loop (they then merge by arrival time).
+fn streams_by_group(streams: &[FioStream], groups: usize) -> Vec<bool> {
+    (0..groups)
+        .map(|g| {
+            streams
+                .iter()
+                .filter(|s| s.group_index as usize == g)
+                .all(|s| s.spec.arrival != crate::synthetic::ArrivalProcess::ClosedLoop)
+        })
+        .collect()
+}
+
+impl FioGenerator {
+    /// The next request of a group of open-loop streams: the earliest arrival of their next
+    /// requests (ties: the earlier stream), each stream's arrivals shifted by its `startdelay`.
+    fn next_by_arrival(
+        members: &mut [Member],
+        elapsed_ns: Option<u64>,
+        skip_timed_writes: bool,
+        zones: &mut Option<Box<super::zoned::ZoneHost>>,
+    ) -> Option<BlockRequest> {
+        loop {
+            for member in members.iter_mut() {
+                if member.exhausted || member.pending.is_some() {
+                    continue;
+                }
+                match member.generator.next(elapsed_ns) {
+                    Some(mut request) => {
+                        request.arrival = request.arrival.map(|a| a.saturating_add(member.delay));
+                        member.pending = Some(request);
+                    }
+                    // this stream's last request went first: the group ends (exitall)
+                    None if member.exitall => {
+                        members.iter_mut().for_each(|m| m.exhausted = true);
+                        return None;
+                    }
+                    None => member.exhausted = true,
+                }
+            }
+            let chosen = members
+                .iter()
+                .enumerate()
+                .filter_map(|(i, m)| m.pending.map(|r| (r.arrival, i)))
+                .min()?
+                .1;
+            let member = &mut members[chosen];
+            let mut next = member.pending.take();
+            if let (Some(request), Some(zones)) = (next, zones.as_mut()) {
+                next = zones.adjust(member.stream, request);
+            }
+            if let Some(request) = next
+                && !(skip_timed_writes && member.timed && request.op == crate::IoOp::Write)
+            {
+                return Some(request);
+            }
+        }
+    }
+}
+
 impl Iterator for FioGenerator {
     type Item = BlockRequest;
 
@@ -235,9 +309,12 @@ impl Iterator for FioGenerator {
                 now.saturating_sub(start).as_ps() / nandlab_core::time::PS_PER_NS
             });
             let group = &mut self.groups[self.current_group];
-            if let Some(request) =
+            let next = if self.by_arrival[self.current_group] {
+                Self::next_by_arrival(group, elapsed_ns, self.skip_timed_writes, &mut self.zones)
+            } else {
                 Self::next_in_group(group, elapsed_ns, self.skip_timed_writes, &mut self.zones)
-            {
+            };
+            if let Some(request) = next {
                 return Some(self.fold_request(request));
             }
             self.current_group += 1;

@@ -85,8 +85,12 @@ fn bad_values_name_their_line() {
             "job.fio:2: bad rw \"randread:8\": a random offset every N requests",
         ),
         (
-            "[a]\nbs=4k,8k\n",
-            "job.fio:2: bad bs \"4k,8k\": separate read/write",
+            "[a]\nbs=4k,8k,4k,8k\n",
+            "job.fio:2: bad bs \"4k,8k,4k,8k\": at most three sizes",
+        ),
+        (
+            "[a]\nrw=randtrimwrite\nbs=4k,4k,16k\n",
+            "job.fio:3: bs: a trim size (16384) other than the write size (4096)",
         ),
         ("[a]\nbs=4q\n", "job.fio:2: bad size \"4q\""),
         (
