@@ -184,16 +184,16 @@ fn flags_that_do_not_apply_are_refused() {
 #[test]
 fn a_sweep_grid_beyond_the_point_limit_is_refused() {
     let dir = temp("huge-grid");
-    let values: Vec<String> = (0..2000).map(|i| i.to_string()).collect();
-    let list = format!("[{}]", values.join(", "));
-    std::fs::write(
-        dir.join("s.toml"),
-        format!(
-            "base = \"{}\"\n[grid]\n\"run.seed\" = {list}\n\"workload.seed\" = {list}\n",
-            repo().join("examples/ssd-random-write.toml").display()
-        ),
-    )
-    .unwrap();
+    let list = toml::Value::Array((0..2000).map(toml::Value::Integer).collect());
+    let grid: toml::Table = [("run.seed", &list), ("workload.seed", &list)]
+        .into_iter()
+        .map(|(key, values)| (key.to_string(), values.clone()))
+        .collect();
+    let mut sweep = toml::Table::new();
+    let base = repo().join("examples/ssd-random-write.toml");
+    sweep.insert("base".into(), base.display().to_string().into());
+    sweep.insert("grid".into(), grid.into());
+    std::fs::write(dir.join("s.toml"), toml::to_string(&sweep).unwrap()).unwrap();
     let (code, _, err) = nandlab(&["sweep", dir.join("s.toml").to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     assert!(

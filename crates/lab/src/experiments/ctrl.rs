@@ -13,10 +13,9 @@
 use super::paper::{Paper, pv};
 use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::control::Control;
-use crate::error::{LabError, LabResult};
-use crate::stack::{Stack, StackOutcome};
+use crate::error::LabResult;
+use crate::stack::Stack;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
     id: "ctrl-suspend",
@@ -136,27 +135,17 @@ pub(super) fn requests(scale: Scale) -> i64 {
 
 /// The stack of `point`.
 fn stack(point: Point, scale: Scale, seed: u64) -> LabResult<Stack> {
-    use toml::Value;
-    let seed = i64::try_from(seed)
-        .map_err(|_| LabError::Usage(format!("seed {seed} is beyond what a stack takes")))?;
-    let mut overrides = vec![
-        ("run.seed".to_string(), Value::Integer(seed)),
-        (
-            "workload.request_count".to_string(),
-            Value::Integer(requests(scale)),
-        ),
-    ];
-    match point {
-        Some((gc, reads)) => {
-            overrides.push(("ssd.gc.scheduling".into(), Value::String(gc.into())));
-            overrides.push(("ssd.scheduler.reads".into(), Value::String(reads.into())));
-        }
-        None => {
-            overrides.push(("workload.read_fraction".into(), Value::Float(1.0)));
-            overrides.push(("workload.arrival.rate_iops".into(), Value::Float(1200.0)));
-        }
-    }
-    Stack::from_toml("ctrl-suspend", STACK, Path::new("."), &overrides)
+    let extra: [(&str, toml::Value); 2] = match point {
+        Some((gc, reads)) => [
+            ("ssd.gc.scheduling", gc.into()),
+            ("ssd.scheduler.reads", reads.into()),
+        ],
+        None => [
+            ("workload.read_fraction", 1.0.into()),
+            ("workload.arrival.rate_iops", 1200.0.into()),
+        ],
+    };
+    super::points::point_stack("ctrl-suspend", STACK, seed, requests(scale), extra)
 }
 
 /// One point of `ctrl-suspend` run to its end (a point is its stack config): the registered
@@ -172,38 +161,23 @@ impl super::measure::Measure for Suspend {
         config: &crate::stack::StackConfig,
         control: &Control,
     ) -> LabResult<Option<SuspendMeasure>> {
-        let source = crate::stack::Source {
-            origin: "ctrl-suspend point",
-            text: "",
-        };
-        measure(
-            &Stack::resolve(source, config.clone(), Path::new("."))?,
-            control,
-        )
+        let stack = super::points::resolve("ctrl-suspend", config)?;
+        super::points::measure_ssd("ctrl-suspend", &stack, control, |run| {
+            let r = &run.report;
+            Ok(SuspendMeasure {
+                read_mean_us: r.read.lat.mean_us,
+                read_p99_us: r.read.lat.p99_us,
+                read_p999_us: r.read.lat.p999_us,
+                write_mean_us: r.write.lat.mean_us,
+                write_p99_us: r.write.lat.p99_us,
+                write_p999_us: r.write.lat.p999_us,
+                waf: r.waf,
+                reads_ahead: r.chip_ops.reads_ahead,
+                suspended_reads: r.chip_ops.suspended_reads,
+                reads_of_moving_pages: r.chip_ops.reads_of_moving_pages,
+            })
+        })
     }
-}
-
-fn measure(stack: &Stack, control: &Control) -> LabResult<Option<SuspendMeasure>> {
-    let run = stack.run(None, control)?;
-    if run.interrupted() {
-        return Ok(None);
-    }
-    let StackOutcome::Ssd { run, .. } = &run.outcome else {
-        return Err(LabError::Usage("ctrl-suspend runs a block workload".into()));
-    };
-    let r = &run.report;
-    Ok(Some(SuspendMeasure {
-        read_mean_us: r.read.lat.mean_us,
-        read_p99_us: r.read.lat.p99_us,
-        read_p999_us: r.read.lat.p999_us,
-        write_mean_us: r.write.lat.mean_us,
-        write_p99_us: r.write.lat.p99_us,
-        write_p999_us: r.write.lat.p999_us,
-        waf: r.waf,
-        reads_ahead: r.chip_ops.reads_ahead,
-        suspended_reads: r.chip_ops.suspended_reads,
-        reads_of_moving_pages: r.chip_ops.reads_of_moving_pages,
-    }))
 }
 
 fn name(point: Point) -> String {

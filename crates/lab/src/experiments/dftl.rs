@@ -15,10 +15,9 @@
 use super::paper::Paper;
 use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::control::Control;
-use crate::error::{LabError, LabResult};
-use crate::stack::{Stack, StackOutcome};
+use crate::error::LabResult;
+use crate::stack::Stack;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
     id: "ctrl-dftl",
@@ -83,20 +82,8 @@ fn requests(scale: Scale) -> i64 {
 }
 
 fn stack(entries: Option<i64>, scale: Scale, seed: u64) -> LabResult<Stack> {
-    use toml::Value;
-    let seed = i64::try_from(seed)
-        .map_err(|_| LabError::Usage(format!("seed {seed} is beyond what a stack takes")))?;
-    let mut overrides = vec![
-        ("run.seed".to_string(), Value::Integer(seed)),
-        (
-            "workload.request_count".to_string(),
-            Value::Integer(requests(scale)),
-        ),
-    ];
-    if let Some(entries) = entries {
-        overrides.push(("ssd.mapping.cache_entries".into(), Value::Integer(entries)));
-    }
-    Stack::from_toml("ctrl-dftl", STACK, Path::new("."), &overrides)
+    let extra = entries.map(|e| ("ssd.mapping.cache_entries", toml::Value::Integer(e)));
+    super::points::point_stack("ctrl-dftl", STACK, seed, requests(scale), extra)
 }
 
 /// What one point measured.
@@ -128,42 +115,36 @@ impl super::measure::Measure for CacheSize {
         config: &crate::stack::StackConfig,
         control: &Control,
     ) -> LabResult<Option<CacheSizeMeasure>> {
-        let source = crate::stack::Source {
-            origin: "ctrl-dftl point",
-            text: "",
-        };
-        let stack = Stack::resolve(source, config.clone(), Path::new("."))?;
-        let run = stack.run(None, control)?;
-        if run.interrupted() {
-            return Ok(None);
-        }
-        let StackOutcome::Ssd { run, .. } = &run.outcome else {
-            return Err(LabError::Usage("ctrl-dftl runs a block workload".into()));
-        };
-        let r = &run.report;
-        let (reads, writes) = (r.read.requests as f64, r.write.requests as f64);
-        let cmt = r.cmt.unwrap_or_default();
-        let accesses = cmt.hits + cmt.misses;
-        Ok(Some(CacheSizeMeasure {
-            mean_us: (r.read.lat.mean_us * reads + r.write.lat.mean_us * writes)
-                / (reads + writes).max(1.0),
-            read_mean_us: r.read.lat.mean_us,
-            write_mean_us: r.write.lat.mean_us,
-            read_p99_us: r.read.lat.p99_us,
-            write_p99_us: r.write.lat.p99_us,
-            waf: r.waf,
-            hit_ratio: if r.cmt.is_none() {
-                1.0
-            } else if accesses == 0 {
-                0.0
-            } else {
-                cmt.hits as f64 / accesses as f64
-            },
-            translation_reads: cmt.translation_reads,
-            translation_writes: cmt.translation_writes,
-            gc_translation_writes: cmt.gc_translation_writes,
-            table_entries: r.logical_pages,
-        }))
+        let stack = super::points::resolve("ctrl-dftl", config)?;
+        super::points::measure_ssd("ctrl-dftl", &stack, control, |run| Ok(cache_size(run)))
+    }
+}
+
+/// The measure of one `ctrl-dftl` run.
+fn cache_size(run: &crate::ssd::SsdRun) -> CacheSizeMeasure {
+    let r = &run.report;
+    let (reads, writes) = (r.read.requests as f64, r.write.requests as f64);
+    let cmt = r.cmt.unwrap_or_default();
+    let accesses = cmt.hits + cmt.misses;
+    CacheSizeMeasure {
+        mean_us: (r.read.lat.mean_us * reads + r.write.lat.mean_us * writes)
+            / (reads + writes).max(1.0),
+        read_mean_us: r.read.lat.mean_us,
+        write_mean_us: r.write.lat.mean_us,
+        read_p99_us: r.read.lat.p99_us,
+        write_p99_us: r.write.lat.p99_us,
+        waf: r.waf,
+        hit_ratio: if r.cmt.is_none() {
+            1.0
+        } else if accesses == 0 {
+            0.0
+        } else {
+            cmt.hits as f64 / accesses as f64
+        },
+        translation_reads: cmt.translation_reads,
+        translation_writes: cmt.translation_writes,
+        gc_translation_writes: cmt.gc_translation_writes,
+        table_entries: r.logical_pages,
     }
 }
 
@@ -174,13 +155,9 @@ fn dftl(options: &RunOptions) -> LabResult<ExperimentResult> {
         .map(|&entries| stack(entries, scale, seed).map(|s| s.config))
         .collect::<LabResult<Vec<_>>>()?;
     let measured = super::measure::run_measure::<CacheSize>(options, &configs)?;
-    let rows: Vec<(Option<i64>, CacheSizeMeasure)> = SIZES
-        .iter()
-        .zip(measured)
-        .map_while(|(&p, m)| m.map(|m| (p, m)))
-        .collect();
+    let (rows, interrupted) = super::points::measured_rows(&SIZES, measured);
     let mut result = ExperimentResult {
-        interrupted: rows.len() < SIZES.len(),
+        interrupted,
         ..ExperimentResult::default()
     };
     let mut curve = Curve::new(

@@ -37,7 +37,8 @@ pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
     )]),
 }];
 
-/// The device of every point; the workload is the point's fio job file.
+/// The device of every point; the workload is the point's fio job file (`cachelib.fio`
+/// in a folder of the point's own, [`measure`]).
 const STACK: &str = r#"
 [run]
 seed = 0
@@ -69,7 +70,7 @@ reclaim_unit_bytes = 1048576
 
 [workload]
 kind = "fio"
-path = "JOB"
+path = "cachelib.fio"
 "#;
 
 /// The namespace's bytes (30,624 logical pages of 4 KiB); `measure` checks it.
@@ -141,8 +142,7 @@ fn measure(
     seed: u64,
     control: &Control,
 ) -> LabResult<Option<CacheMeasure>> {
-    let seed = i64::try_from(seed)
-        .map_err(|_| LabError::Usage(format!("seed {seed} is beyond what a stack takes")))?;
+    let seed = super::points::seed_value(seed)?;
     // the job file beside the stack, in a folder of this point's own
     let dir = std::env::temp_dir().join(format!(
         "nandlab-fdp-cachelib-{}-{}-{scale:?}",
@@ -154,9 +154,8 @@ fn measure(
     let path = dir.join("cachelib.fio");
     std::fs::write(&path, job(point, scale))
         .map_err(|e| LabError::Usage(format!("{}: {e}", path.display())))?;
-    let text = STACK.replace("JOB", "cachelib.fio");
-    let overrides = [("run.seed".to_string(), toml::Value::Integer(seed))];
-    let run = Stack::from_toml("fdp-cachelib", &text, &dir, &overrides)
+    let overrides = [("run.seed".to_string(), seed)];
+    let run = Stack::from_toml("fdp-cachelib", STACK, &dir, &overrides)
         .and_then(|s| s.run(None, control));
     std::fs::remove_dir_all(&dir).ok();
     let run = run?;

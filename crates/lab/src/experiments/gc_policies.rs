@@ -2,7 +2,9 @@
 //! under uniformly random single-page writes in steady state (functional precondition to a
 //! full, fragmented device, then a timed measurement).
 
-use nandlab_ftl::{FtlConfig, FtlResult, GcPolicy, PayloadMode, Precondition, Ssd, SsdConfig};
+use crate::error::LabResult;
+use crate::stack::{DeviceFile, set_key};
+use nandlab_ftl::{GcPolicy, Precondition, Ssd, SsdConfig};
 use nandlab_workload::UniformRandomWrites;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -39,45 +41,46 @@ pub struct GcPoliciesResult {
 }
 
 /// The device of the experiment: SLC timings (`slc` preset), 4 KiB pages (one page per write),
-/// 2 dies × 2 planes, `blocks_per_plane` blocks of 64 pages.
-pub fn gc_policies_config(policy: GcPolicy, op_percent: u32, quick: bool) -> SsdConfig {
-    let mut config = SsdConfig::from_preset("slc");
+/// 2 dies × 2 planes, `blocks_per_plane` blocks of 64 pages; built by the stack builder from
+/// typed values (the `[nand]` and `[ssd]` of a stack config).
+pub fn gc_policies_config(policy: GcPolicy, op_percent: u32, quick: bool) -> LabResult<SsdConfig> {
+    use toml::Value;
     let blocks_per_plane: i64 = if quick { 128 } else { 512 };
-    let geometry: toml::Table = [
-        ("channels", 1),
-        ("chips_per_channel", 1),
-        ("dies_per_chip", 2),
-        ("planes_per_die", 2),
-        ("blocks_per_plane", blocks_per_plane),
-        ("pages_per_block", 64),
-        ("page_size_bytes", 4096),
-    ]
-    .into_iter()
-    .map(|(key, value)| (key.to_string(), toml::Value::Integer(value)))
-    .collect();
-    let mut overrides = toml::Table::new();
-    overrides.insert("geometry".into(), toml::Value::Table(geometry));
-    config.device.overrides = Some(overrides);
-    config.ftl = FtlConfig {
-        gc: nandlab_ftl::GcConfig {
-            policy,
-            threshold_blocks: 3,
-            ..Default::default()
-        },
-        op_fraction: f64::from(op_percent) / 100.0,
-        payload: PayloadMode::TimingOnly,
-        queue_depth: 8,
-        ..FtlConfig::default()
-    };
-    config
+    let policy = Value::try_from(policy).expect("a GC policy is a TOML string");
+    let settings = [
+        ("nand.preset", "slc".into()),
+        ("nand.geometry.channels", Value::Integer(1)),
+        ("nand.geometry.chips_per_channel", Value::Integer(1)),
+        ("nand.geometry.dies_per_chip", Value::Integer(2)),
+        ("nand.geometry.planes_per_die", Value::Integer(2)),
+        (
+            "nand.geometry.blocks_per_plane",
+            Value::Integer(blocks_per_plane),
+        ),
+        ("nand.geometry.pages_per_block", Value::Integer(64)),
+        ("nand.geometry.page_size_bytes", Value::Integer(4096)),
+        ("ssd.gc.policy", policy),
+        ("ssd.gc.threshold_blocks", Value::Integer(3)),
+        (
+            "ssd.op_fraction",
+            Value::Float(f64::from(op_percent) / 100.0),
+        ),
+        ("ssd.payload", "timing-only".into()),
+        ("ssd.host.queue_depth", Value::Integer(8)),
+    ];
+    let mut table = toml::Table::new();
+    for (path, value) in settings {
+        set_key(&mut table, path, value);
+    }
+    DeviceFile::from_table("ftl-gc-policies point", table)
 }
 
 /// Runs every policy at every OP point. `quick` keeps it to a few seconds in release mode.
-pub fn gc_policies(quick: bool, seed: u64) -> FtlResult<GcPoliciesResult> {
+pub fn gc_policies(quick: bool, seed: u64) -> LabResult<GcPoliciesResult> {
     let rows = gc_policies_points()
         .into_iter()
         .map(|(policy, op)| gc_policies_point(policy, op, quick, seed))
-        .collect::<FtlResult<Vec<_>>>()?;
+        .collect::<LabResult<Vec<_>>>()?;
     Ok(GcPoliciesResult::from_rows(rows))
 }
 
@@ -93,8 +96,8 @@ pub fn gc_policies_points() -> Vec<(GcPolicy, u32)> {
 }
 
 /// One point of [`gc_policies`]: `policy` at `op` percent over-provisioning, in steady state.
-pub fn gc_policies_point(policy: GcPolicy, op: u32, quick: bool, seed: u64) -> FtlResult<CurveRow> {
-    let mut ssd = Ssd::new(gc_policies_config(policy, op, quick), seed)?;
+pub fn gc_policies_point(policy: GcPolicy, op: u32, quick: bool, seed: u64) -> LabResult<CurveRow> {
+    let mut ssd = Ssd::new(gc_policies_config(policy, op, quick)?, seed)?;
     let logical = ssd.logical_pages();
     // steady state: fill everything, then overwrite it twice at random
     ssd.precondition(&Precondition {

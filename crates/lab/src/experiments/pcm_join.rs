@@ -75,6 +75,14 @@ fn scales(scale: Scale) -> (f64, &'static [u32], f64) {
     }
 }
 
+/// The PCM main memory of the join experiments: the device of a stack config's `[pcm]`
+/// section with the `cidr11` preset (the joins run on the memory alone, no SSD behind it).
+pub(super) fn join_memory() -> LabResult<nandlab_pcm::PcmConfig> {
+    crate::stack::PcmSection::of_preset("cidr11")
+        .device()
+        .map_err(|(key, message)| LabError::Usage(format!("{key}: {message}")))
+}
+
 /// The three queries once, on a fresh database: their summed cost and the partition bytes.
 fn run_point(
     data: &SsbData,
@@ -83,8 +91,7 @@ fn run_point(
     mode: Mode,
     seed: u64,
 ) -> LabResult<(PcmCost, u64, u64, PcmCost)> {
-    let pcm = nandlab_pcm::preset("cidr11").map_err(|e| LabError::Usage(e.to_string()))?;
-    let mut db = Database::build(data, layout, &pcm, seed)?;
+    let mut db = Database::build(data, layout, &join_memory()?, seed)?;
     let settings = JoinSettings {
         algorithm,
         mode,

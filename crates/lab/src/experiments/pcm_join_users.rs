@@ -7,9 +7,11 @@
 //! store at the largest `U` (= 1), per role of PCM.
 
 use super::paper::Paper;
-use super::pcm_join::{ALGORITHMS, LAYOUTS, PARTITIONS, reduction_metrics, ssb_data, storage};
+use super::pcm_join::{
+    ALGORITHMS, LAYOUTS, PARTITIONS, join_memory, reduction_metrics, ssb_data, storage,
+};
 use super::{Curve, CurveValue, Experiment, ExperimentResult, RunOptions, Scale};
-use crate::error::{LabError, LabResult};
+use crate::error::LabResult;
 use nandlab_join::{
     Algorithm, Database, JoinSettings, Layout, Mode, UsersConfig, UsersRun, extra_facts_for,
     run_users,
@@ -77,7 +79,7 @@ fn run_point(
     transactions: u32,
     seed: u64,
 ) -> LabResult<UsersRun> {
-    let pcm = nandlab_pcm::preset("cidr11").map_err(|e| LabError::Usage(e.to_string()))?;
+    let pcm = join_memory()?;
     let config = UsersConfig {
         users,
         transactions_per_user: transactions,

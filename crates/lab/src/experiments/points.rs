@@ -8,9 +8,10 @@
 use super::RunOptions;
 use crate::control::Control;
 use crate::error::{LabError, LabResult};
+use crate::ssd::SsdRun;
 use crate::stack::{
     ConstantFreeSpaceWorkload, DriftingFreeSpaceWorkload, EngineSection, Stack, StackConfig,
-    WorkloadSection, device_stack_from_table,
+    StackOutcome, WorkloadSection, device_stack_from_table,
 };
 use nandlab_engine::QueryMix;
 use serde::Serialize;
@@ -52,12 +53,7 @@ impl super::measure::Measure for StackRun {
     type Point = StackConfig;
     type Output = Vec<(String, f64)>;
     fn measure(config: &StackConfig, control: &Control) -> LabResult<Option<Self::Output>> {
-        let source = crate::stack::Source {
-            origin: "experiment point",
-            text: "",
-        };
-        let stack = Stack::resolve(source, config.clone(), Path::new("."))?;
-        let run = stack.run(None, control)?;
+        let run = resolve("experiment", config)?.run(None, control)?;
         Ok((!run.interrupted()).then(|| {
             run.metrics
                 .iter()
@@ -65,6 +61,63 @@ impl super::measure::Measure for StackRun {
                 .collect()
         }))
     }
+}
+
+/// The seed of a run as a stack-config value (`run.seed`).
+pub fn seed_value(seed: u64) -> LabResult<toml::Value> {
+    i64::try_from(seed)
+        .map(toml::Value::Integer)
+        .map_err(|_| LabError::Usage(format!("seed {seed} is beyond what a stack takes")))
+}
+
+/// The stack of one point of experiment `id`: its base config `text` (a constant of the
+/// experiment) with the run's `seed`, the workload's `requests` and the point's own settings
+/// (`extra`: dot key path = typed value) over it.
+pub fn point_stack(
+    id: &str,
+    text: &str,
+    seed: u64,
+    requests: i64,
+    extra: impl IntoIterator<Item = (&'static str, toml::Value)>,
+) -> LabResult<Stack> {
+    let mut overrides = vec![
+        ("run.seed".to_string(), seed_value(seed)?),
+        (
+            "workload.request_count".to_string(),
+            toml::Value::Integer(requests),
+        ),
+    ];
+    overrides.extend(extra.into_iter().map(|(path, v)| (path.to_string(), v)));
+    Stack::from_toml(id, text, Path::new("."), &overrides)
+}
+
+/// The stack of a point of experiment `id` given as its config (the point of a registered
+/// measure), resolved and checked.
+pub fn resolve(id: &str, config: &StackConfig) -> LabResult<Stack> {
+    let origin = format!("{id} point");
+    let source = crate::stack::Source {
+        origin: &origin,
+        text: "",
+    };
+    Stack::resolve(source, config.clone(), Path::new("."))
+}
+
+/// Runs `stack` (a point of experiment `id` with a block workload) to its end and measures its
+/// run with `measure`; `None` if a cancel cut it short.
+pub fn measure_ssd<M>(
+    id: &str,
+    stack: &Stack,
+    control: &Control,
+    measure: impl FnOnce(&SsdRun) -> LabResult<M>,
+) -> LabResult<Option<M>> {
+    let run = stack.run(None, control)?;
+    if run.interrupted() {
+        return Ok(None);
+    }
+    let StackOutcome::Ssd { run, .. } = &run.outcome else {
+        return Err(LabError::Usage(format!("{id} runs a block workload")));
+    };
+    measure(run).map(Some)
 }
 
 /// The one point runner: `measure(point, control)` for every point (several at once on the

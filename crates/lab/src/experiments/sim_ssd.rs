@@ -13,9 +13,8 @@
 use super::paper::{Paper, PaperValue, pv};
 use super::points::{Row, run_points};
 use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
-use crate::error::{LabError, LabResult};
+use crate::error::LabResult;
 use crate::stack::Stack;
-use std::path::Path;
 
 /// Paper 004 Fig. 12: SiM's QPS over the page-cache baseline in write-intensive mixes.
 const PAPER: &[PaperValue] = &[
@@ -98,22 +97,11 @@ fn percent(coverage: f64) -> u32 {
 }
 
 fn stack(path: &str, coverage: f64, scale: Scale, seed: u64) -> LabResult<Stack> {
-    use toml::Value;
-    let seed = i64::try_from(seed)
-        .map_err(|_| LabError::Usage(format!("seed {seed} is beyond what a stack takes")))?;
-    let overrides = [
-        ("run.seed".to_string(), Value::Integer(seed)),
-        (
-            "workload.request_count".to_string(),
-            Value::Integer(requests(scale)),
-        ),
-        ("workload.path".to_string(), Value::String(path.into())),
-        (
-            "workload.page_cache_coverage".to_string(),
-            Value::Float(coverage),
-        ),
+    let extra = [
+        ("workload.path", toml::Value::String(path.into())),
+        ("workload.page_cache_coverage", toml::Value::Float(coverage)),
     ];
-    Stack::from_toml("sim-ssd-updates", STACK, Path::new("."), &overrides)
+    super::points::point_stack("sim-ssd-updates", STACK, seed, requests(scale), extra)
 }
 
 fn updates(options: &RunOptions) -> LabResult<ExperimentResult> {

@@ -18,10 +18,9 @@
 use super::paper::{Paper, pv};
 use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::control::Control;
-use crate::error::{LabError, LabResult};
-use crate::stack::{Stack, StackOutcome};
+use crate::error::LabResult;
+use crate::stack::Stack;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
     id: "ctrl-slc-cliff",
@@ -119,32 +118,18 @@ fn request_bytes(point: Point) -> i64 {
 }
 
 fn stack(point: Point, scale: Scale, seed: u64) -> LabResult<Stack> {
-    use toml::Value;
-    let seed = i64::try_from(seed)
-        .map_err(|_| LabError::Usage(format!("seed {seed} is beyond what a stack takes")))?;
     let size = request_bytes(point);
     // a 4 KiB write takes a page of its own: count pages, not bytes
     let per_request = (size / PAGE_BYTES).max(1);
     let requests = cache_multiple(scale) * SLC_PAGES / per_request;
-    let mut overrides = vec![
-        ("run.seed".to_string(), Value::Integer(seed)),
-        (
-            "workload.pattern".to_string(),
-            Value::String(point.pattern.into()),
-        ),
-        (
-            "workload.request_size_bytes".to_string(),
-            Value::Integer(size),
-        ),
-        (
-            "workload.request_count".to_string(),
-            Value::Integer(requests),
-        ),
+    let mut extra = vec![
+        ("workload.pattern", point.pattern.into()),
+        ("workload.request_size_bytes", toml::Value::Integer(size)),
     ];
     if point.cache {
-        overrides.push(("ssd.slc_cache.blocks".into(), Value::Integer(SLC_BLOCKS)));
+        extra.push(("ssd.slc_cache.blocks", toml::Value::Integer(SLC_BLOCKS)));
     }
-    Stack::from_toml("ctrl-slc-cliff", STACK, Path::new("."), &overrides)
+    super::points::point_stack("ctrl-slc-cliff", STACK, seed, requests, extra)
 }
 
 /// What one point measured: the run's write bandwidth and its time series.
@@ -169,37 +154,26 @@ impl super::measure::Measure for Cliff {
         config: &crate::stack::StackConfig,
         control: &Control,
     ) -> LabResult<Option<CliffMeasure>> {
-        let source = crate::stack::Source {
-            origin: "ctrl-slc-cliff point",
-            text: "",
-        };
-        let stack = Stack::resolve(source, config.clone(), Path::new("."))?;
-        let run = stack.run(None, control)?;
-        if run.interrupted() {
-            return Ok(None);
-        }
-        let StackOutcome::Ssd { run, .. } = &run.outcome else {
-            return Err(LabError::Usage(
-                "ctrl-slc-cliff runs a block workload".into(),
-            ));
-        };
-        let r = &run.report;
-        Ok(Some(CliffMeasure {
-            write_mib_s: r.write.bw_mib_s,
-            write_p99_us: r.write.lat.p99_us,
-            waf: r.waf,
-            series: r
-                .timeseries
-                .iter()
-                .map(|row| {
-                    (
-                        row.t_end_s,
-                        row.write_mib_s,
-                        row.slc_occupancy_pages.unwrap_or(0),
-                    )
-                })
-                .collect(),
-        }))
+        let stack = super::points::resolve("ctrl-slc-cliff", config)?;
+        super::points::measure_ssd("ctrl-slc-cliff", &stack, control, |run| {
+            let r = &run.report;
+            Ok(CliffMeasure {
+                write_mib_s: r.write.bw_mib_s,
+                write_p99_us: r.write.lat.p99_us,
+                waf: r.waf,
+                series: r
+                    .timeseries
+                    .iter()
+                    .map(|row| {
+                        (
+                            row.t_end_s,
+                            row.write_mib_s,
+                            row.slc_occupancy_pages.unwrap_or(0),
+                        )
+                    })
+                    .collect(),
+            })
+        })
     }
 }
 

@@ -17,9 +17,8 @@
 use super::ctrl::{STACK, Suspend, SuspendMeasure, requests};
 use super::paper::Paper;
 use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
-use crate::error::{LabError, LabResult};
+use crate::error::LabResult;
 use crate::stack::Stack;
-use std::path::Path;
 
 pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
     id: "ctrl-tail",
@@ -81,29 +80,19 @@ const SLC_BLOCKS: i64 = 8;
 
 fn stack(point: &Point, scale: Scale, seed: u64) -> LabResult<Stack> {
     use toml::Value;
-    let seed = i64::try_from(seed)
-        .map_err(|_| LabError::Usage(format!("seed {seed} is beyond what a stack takes")))?;
-    let mut overrides = vec![
-        ("run.seed".to_string(), Value::Integer(seed)),
-        (
-            "workload.request_count".to_string(),
-            Value::Integer(requests(scale)),
-        ),
-        ("ssd.gc.scheduling".into(), Value::String(point.gc.into())),
-        (
-            "ssd.scheduler.reads".into(),
-            Value::String(point.reads.into()),
-        ),
+    let mut extra = vec![
+        ("ssd.gc.scheduling", Value::String(point.gc.into())),
+        ("ssd.scheduler.reads", Value::String(point.reads.into())),
     ];
     if let Some(idle) = point.slc_idle_fold_us {
-        overrides.push(("ssd.slc_cache.blocks".into(), Value::Integer(SLC_BLOCKS)));
+        extra.push(("ssd.slc_cache.blocks", Value::Integer(SLC_BLOCKS)));
         if idle > 0 {
-            overrides.push(("ssd.slc_cache.idle_fold_us".into(), Value::Integer(idle)));
+            extra.push(("ssd.slc_cache.idle_fold_us", Value::Integer(idle)));
         }
-        overrides.push(("nand.timing.slc_read_us".into(), Value::Float(38.0)));
-        overrides.push(("nand.timing.slc_program_us".into(), Value::Float(250.0)));
+        extra.push(("nand.timing.slc_read_us", Value::Float(38.0)));
+        extra.push(("nand.timing.slc_program_us", Value::Float(250.0)));
     }
-    Stack::from_toml("ctrl-tail", STACK, Path::new("."), &overrides)
+    super::points::point_stack("ctrl-tail", STACK, seed, requests(scale), extra)
 }
 
 fn tail(options: &RunOptions) -> LabResult<ExperimentResult> {

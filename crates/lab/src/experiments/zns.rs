@@ -15,9 +15,8 @@ use super::paper::{Paper, pv};
 use super::{Curve, Experiment, ExperimentResult, RunOptions, Scale};
 use crate::control::Control;
 use crate::error::{LabError, LabResult};
-use crate::stack::{Stack, StackOutcome};
+use crate::stack::Stack;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
     id: "zns-block-tax",
@@ -36,8 +35,8 @@ pub(super) static EXPERIMENTS: &[Experiment] = &[Experiment {
     )]),
 }];
 
-/// The device and workload of every point: `MAPPING`, `KIND` and `PATTERN` are the point's
-/// (see [`stack`]); every point sets its request count.
+/// The device and workload every point shares; a point sets its mapping, namespace and
+/// write pattern ([`Point::settings`]) and its request count.
 const STACK: &str = r#"
 [run]
 seed = 0
@@ -50,18 +49,14 @@ dies_per_chip = 2
 blocks_per_plane = 128
 
 [ssd]
-MAPPING
 [ssd.host]
 queue_depth = 8
 
 [ssd.nvme]
 queue_weights = [1]
-[[ssd.nvme.namespaces]]
-KIND
 
 [workload]
 kind = "synthetic"
-PATTERN
 read_fraction = 0.0
 request_size_bytes = 4096
 span_bytes = 0
@@ -111,6 +106,34 @@ impl Point {
             Point::Zns => 0.0,
         }
     }
+    /// The point's settings over [`STACK`]: a block point is over-provisioned, collects
+    /// garbage from 3 free blocks and is written at random; the ZNS point maps zones of 4
+    /// planes (8 open at most) and is written sequentially.
+    fn settings(self) -> Vec<(&'static str, toml::Value)> {
+        use toml::Value;
+        let namespace = |kind: &str, max_open_zones: Option<i64>| {
+            let mut ns = toml::Table::new();
+            ns.insert("kind".into(), kind.into());
+            if let Some(n) = max_open_zones {
+                ns.insert("max_open_zones".into(), Value::Integer(n));
+            }
+            Value::Array(vec![Value::Table(ns)])
+        };
+        match self {
+            Point::Block { op, .. } => vec![
+                ("ssd.op_fraction", Value::Float(op)),
+                ("ssd.gc.threshold_blocks", Value::Integer(3)),
+                ("ssd.nvme.namespaces", namespace("conventional", None)),
+                ("workload.pattern", "random".into()),
+            ],
+            Point::Zns => vec![
+                ("ssd.mapping.kind", "zoned".into()),
+                ("ssd.mapping.zone_planes", Value::Integer(4)),
+                ("ssd.nvme.namespaces", namespace("zoned", Some(8))),
+                ("workload.pattern", "sequential".into()),
+            ],
+        }
+    }
 }
 
 /// Times each point writes its usable capacity (the paper: four).
@@ -134,34 +157,9 @@ pub struct TaxMeasure {
 }
 
 fn stack(point: Point, scale: Scale, seed: u64) -> LabResult<Stack> {
-    use toml::Value;
-    let seed = i64::try_from(seed)
-        .map_err(|_| LabError::Usage(format!("seed {seed} is beyond what a stack takes")))?;
     let count = point.usable_pages() * passes(scale);
-    let overrides = vec![
-        ("run.seed".to_string(), Value::Integer(seed)),
-        (
-            "workload.request_count".to_string(),
-            Value::Integer(count as i64),
-        ),
-    ];
-    let text = match point {
-        Point::Block { op, .. } => STACK
-            .replace(
-                "MAPPING",
-                &format!("op_fraction = {op}\n[ssd.gc]\nthreshold_blocks = 3"),
-            )
-            .replace("KIND", "kind = \"conventional\"")
-            .replace("PATTERN", "pattern = \"random\""),
-        Point::Zns => STACK
-            .replace(
-                "MAPPING",
-                "[ssd.mapping]\nkind = \"zoned\"\nzone_planes = 4",
-            )
-            .replace("KIND", "kind = \"zoned\"\nmax_open_zones = 8")
-            .replace("PATTERN", "pattern = \"sequential\""),
-    };
-    Stack::from_toml("zns-block-tax", &text, Path::new("."), &overrides)
+    let count = i64::try_from(count).expect("a point writes fewer than 2^63 pages");
+    super::points::point_stack("zns-block-tax", STACK, seed, count, point.settings())
 }
 
 fn measure(
@@ -170,38 +168,32 @@ fn measure(
     seed: u64,
     control: &Control,
 ) -> LabResult<Option<TaxMeasure>> {
-    let run = stack(point, scale, seed)?.run(None, control)?;
-    if run.interrupted() {
-        return Ok(None);
-    }
-    let StackOutcome::Ssd { run, .. } = &run.outcome else {
-        return Err(LabError::Usage(
-            "zns-block-tax runs a block workload".into(),
-        ));
-    };
-    let r = &run.report;
-    if r.logical_pages != point.usable_pages() {
-        return Err(LabError::Usage(format!(
-            "zns-block-tax point {}: {} logical pages, not the {} it writes {} times",
-            point.name(),
-            r.logical_pages,
-            point.usable_pages(),
-            passes(scale)
-        )));
-    }
-    let resets = run
-        .nvme
-        .as_ref()
-        .map_or(0, |n| n.namespaces.iter().map(|ns| ns.resets).sum());
-    Ok(Some(TaxMeasure {
-        usable_pages: r.logical_pages,
-        waf: r.waf,
-        write_mib_s: r.submitted as f64 * REQUEST_BYTES / 1_048_576.0 / (r.sim_time_us / 1e6),
-        write_mean_us: r.write.lat.mean_us,
-        write_p99_us: r.write.lat.p99_us,
-        erases: r.counters.erases,
-        resets,
-    }))
+    let stack = stack(point, scale, seed)?;
+    super::points::measure_ssd("zns-block-tax", &stack, control, |run| {
+        let r = &run.report;
+        if r.logical_pages != point.usable_pages() {
+            return Err(LabError::Usage(format!(
+                "zns-block-tax point {}: {} logical pages, not the {} it writes {} times",
+                point.name(),
+                r.logical_pages,
+                point.usable_pages(),
+                passes(scale)
+            )));
+        }
+        let resets = run
+            .nvme
+            .as_ref()
+            .map_or(0, |n| n.namespaces.iter().map(|ns| ns.resets).sum());
+        Ok(TaxMeasure {
+            usable_pages: r.logical_pages,
+            waf: r.waf,
+            write_mib_s: r.submitted as f64 * REQUEST_BYTES / 1_048_576.0 / (r.sim_time_us / 1e6),
+            write_mean_us: r.write.lat.mean_us,
+            write_p99_us: r.write.lat.p99_us,
+            erases: r.counters.erases,
+            resets,
+        })
+    })
 }
 
 fn block_tax(options: &RunOptions) -> LabResult<ExperimentResult> {

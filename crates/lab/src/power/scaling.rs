@@ -7,9 +7,10 @@
 //! Timing-only payloads (the scan's timing does not depend on the bytes).
 
 use super::ps_to_us;
+use crate::stack::{DeviceFile, set_key};
 use nandlab_core::{Lpa, SimRng};
 use nandlab_ftl::power::{CutConfig, RecoveryVariant};
-use nandlab_ftl::{HostRequest, PayloadMode, Precondition, Ssd, SsdConfig};
+use nandlab_ftl::{HostRequest, Precondition, Ssd};
 use serde::Serialize;
 
 /// One device size.
@@ -31,14 +32,24 @@ pub struct ScanPoint {
     pub full_scan_time_ms: f64,
 }
 
+/// The device of one size: chip `preset` at `blocks` per plane, timing-only payloads and a
+/// map checkpoint every `interval` pages (0: none), built by the stack builder from typed
+/// values.
 fn device(preset: &str, blocks: u32, interval: u32) -> Result<Ssd, String> {
-    let mut config = SsdConfig::from_preset(preset);
-    config.device.overrides = Some(
-        toml::from_str(&format!("[geometry]\nblocks_per_plane = {blocks}\n"))
-            .map_err(|e| format!("blocks_per_plane = {blocks}: {e}"))?,
+    let mut table = toml::Table::new();
+    set_key(&mut table, "nand.preset", preset.into());
+    set_key(
+        &mut table,
+        "nand.geometry.blocks_per_plane",
+        i64::from(blocks).into(),
     );
-    config.ftl.payload = PayloadMode::TimingOnly;
-    config.ftl.map_checkpoint_interval_pages = interval;
+    set_key(&mut table, "ssd.payload", "timing-only".into());
+    set_key(
+        &mut table,
+        "ssd.mapping.map_checkpoint_interval_pages",
+        i64::from(interval).into(),
+    );
+    let config = DeviceFile::from_table("recovery scaling", table).map_err(|e| e.to_string())?;
     Ssd::new(config, 1).map_err(|e| e.to_string())
 }
 

@@ -75,8 +75,20 @@ fn default_bucket() -> u64 {
 }
 
 impl PcmSection {
-    /// The stage config; `Err((key, message))` for an unknown preset.
-    pub fn to_stage(&self) -> Result<PcmStageConfig, (String, String)> {
+    /// `[pcm]` with `preset` and nothing else.
+    pub fn of_preset(preset: &str) -> PcmSection {
+        PcmSection {
+            preset: preset.into(),
+            capacity_bytes: None,
+            flip_n_write: None,
+            dedup: None,
+            log: None,
+        }
+    }
+
+    /// The PCM device: the preset with the capacity and Flip-N-Write set here;
+    /// `Err((key, message))` for an unknown preset.
+    pub fn device(&self) -> Result<nandlab_pcm::PcmConfig, (String, String)> {
         let mut device =
             nandlab_pcm::preset(&self.preset).map_err(|e| ("pcm.preset".into(), e.to_string()))?;
         if let Some(c) = self.capacity_bytes {
@@ -85,6 +97,12 @@ impl PcmSection {
         if let Some(f) = self.flip_n_write {
             device.write.flip_n_write = f;
         }
+        Ok(device)
+    }
+
+    /// The stage config; `Err((key, message))` for an unknown preset.
+    pub fn to_stage(&self) -> Result<PcmStageConfig, (String, String)> {
+        let device = self.device()?;
         let dedup = self
             .dedup
             .as_ref()
