@@ -32,8 +32,8 @@ pub struct CrashArgs {
     /// mutation: none, reuse-moved-slots, keep-deleted-rows or no-device-flush.
     #[arg(long)]
     engine: bool,
-    /// Also draw a cached mapping table (DFTL) on the page-mapping cases (the standard draw's
-    /// cases are otherwise unchanged).
+    /// Also draw a cached mapping table (DFTL) on the page-mapping cases, and a 1-2-block SLC
+    /// cache on half of them (the standard draw's cases are otherwise unchanged).
     #[arg(long)]
     controller: bool,
     /// Draw zoned devices instead (the zoned mapping; the host writes zones at their write
@@ -138,8 +138,9 @@ pub fn run(args: CrashArgs, control: &Control) -> LabResult<()> {
     );
     if args.controller {
         out!(
-            "controller draw: cases with a cached mapping table (DFTL) {}",
-            s.cases_dftl
+            "controller draw: cases with a cached mapping table (DFTL) {}, with an SLC cache {}",
+            s.cases_dftl,
+            s.cases_slc_cache
         );
     }
     if let Some(z) = &s.zones {

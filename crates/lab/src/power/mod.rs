@@ -9,6 +9,8 @@
 //! lands); GC, evictions and the chip's own queues run concurrently with the host.
 
 pub mod crash;
+#[cfg(test)]
+mod crash_tests;
 pub mod cycles;
 pub mod engine;
 pub mod oracle;

@@ -732,4 +732,6 @@ fn get_path_mut<'t>(table: &'t mut toml::Table, path: &str) -> Option<&'t mut to
 }
 
 #[cfg(test)]
+mod reclaim_example_tests;
+#[cfg(test)]
 mod tests;
