@@ -7,7 +7,7 @@ use crate::error::{LabError, LabResult};
 use crate::experiments::{self, RunOptions, Scale};
 use crate::stack::{
     ConstantFreeSpaceWorkload, DriftingFreeSpaceWorkload, EngineSection, Stack, StackOutcome,
-    TraceWorkload, WorkloadSection, device_stack_from_text,
+    TraceWorkload, WorkloadSection, device_stack_from_table, device_stack_from_text,
 };
 use std::path::Path;
 
@@ -287,14 +287,20 @@ fn device_stack_text(
     seed: u64,
 ) -> LabResult<Stack> {
     let device = device.trim();
-    let text = if device.is_empty() {
-        crate::stack::preset_device_text("bench-ssd")
-    } else if crate::stack::ssd_preset_names().contains(&device) {
-        crate::stack::preset_device_text(device)
+    let preset = if device.is_empty() {
+        Some("bench-ssd")
     } else {
-        device.to_string()
+        Some(device).filter(|d| crate::stack::ssd_preset_names().contains(d))
     };
-    device_stack_from_text("device", &text, Path::new("."), workload, engine, seed)
+    if let Some(name) = preset {
+        let source = crate::stack::Source {
+            origin: "device",
+            text: "",
+        };
+        let table = crate::stack::preset_device_table(name);
+        return device_stack_from_table(source, table, Path::new("."), workload, engine, seed);
+    }
+    device_stack_from_text("device", device, Path::new("."), workload, engine, seed)
 }
 
 /// An engine run as the Python `nandlab.engine()` sends it: by default on the `miyaji2014-ssd`

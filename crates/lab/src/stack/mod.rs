@@ -378,7 +378,7 @@ impl DeviceFile {
 
     /// The SSD of preset `name` alone.
     pub fn preset(name: &str) -> LabResult<SsdConfig> {
-        DeviceFile::load("preset", &preset_device_text(name), Path::new("."))
+        DeviceFile::from_table("preset", preset_device_table(name))
     }
 
     /// The chip and FTL configs, checked together (errors name the stack-config key).
@@ -409,9 +409,11 @@ impl DeviceFile {
     }
 }
 
-/// The device text of SSD preset `name`: `[ssd] preset = NAME`.
-pub fn preset_device_text(name: &str) -> String {
-    format!("[ssd]\npreset = {}\n", toml::Value::String(name.into()))
+/// The device of SSD preset `name` as a table: `[ssd] preset = NAME`.
+pub fn preset_device_table(name: &str) -> toml::Table {
+    let mut table = toml::Table::new();
+    set_key(&mut table, "ssd.preset", name.into());
+    table
 }
 
 /// The stack of `nandlab replay` / `fio`: `device` is an SSD preset name or a device file
@@ -422,33 +424,29 @@ pub fn device_stack(
     workload: &WorkloadSection,
     seed: u64,
 ) -> LabResult<Stack> {
-    let (origin, text, base_dir) = match device {
-        None => (
-            "--device".to_string(),
-            preset_device_text("bench-ssd"),
-            PathBuf::from("."),
-        ),
-        Some(name) if ssd_preset_names().contains(&name) => (
-            "--device".to_string(),
-            preset_device_text(name),
-            PathBuf::from("."),
-        ),
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|source| LabError::Read {
-                path: format!(
-                    "{path} (--device takes a device file or an SSD preset: {})",
-                    ssd_preset_names().join(", ")
-                ),
-                source,
-            })?;
-            let dir = Path::new(path)
-                .parent()
-                .unwrap_or(Path::new("."))
-                .to_path_buf();
-            (path.to_string(), text, dir)
-        }
+    let preset = match device {
+        None => Some("bench-ssd"),
+        Some(name) if ssd_preset_names().contains(&name) => Some(name),
+        Some(_) => None,
     };
-    device_stack_from_text(&origin, &text, &base_dir, workload, None, seed)
+    if let Some(name) = preset {
+        let source = Source {
+            origin: "--device",
+            text: "",
+        };
+        let table = preset_device_table(name);
+        return device_stack_from_table(source, table, Path::new("."), workload, None, seed);
+    }
+    let path = device.expect("a device that is not a preset is a path");
+    let text = std::fs::read_to_string(path).map_err(|source| LabError::Read {
+        path: format!(
+            "{path} (--device takes a device file or an SSD preset: {})",
+            ssd_preset_names().join(", ")
+        ),
+        source,
+    })?;
+    let dir = Path::new(path).parent().unwrap_or(Path::new("."));
+    device_stack_from_text(path, &text, dir, workload, None, seed)
 }
 
 /// A stack of the device in `text` (`[nand]` and `[ssd]` only; `base_dir` for a `nand.file`)
