@@ -46,6 +46,8 @@ NANDLAB = REPO / os.environ.get("CARGO_TARGET_DIR", "target") / "release" / "nan
 DATA = REPO / "crates/workload/tests/data"
 TIMEOUT_S = 20.0
 BAD = ("panic", "abort", "hang", "silent-accept", "multi-line", "refused-vague")
+MAX_ERROR_CHARS = 400
+"""Longest one-line error that still reads as one (a path or a quoted value included)."""
 
 
 @dataclass
@@ -550,7 +552,11 @@ FIO_BAD: list[tuple[str, str]] = [
     ("bs", "-1"),
     ("bs", "2g"),
     ("bs", "abc"),
-    ("bs", "4k,8k"),
+    ("bs", "4k,8k,16k,32k"),
+    ("bs", "4k,0"),
+    ("bs", "4k,,3g"),
+    ("startdelay", "5"),
+    ("startdelay", "1-5"),
     ("bs", "1e3"),
     ("iodepth", "0"),
     ("iodepth", "70000"),
@@ -623,6 +629,12 @@ def fio_cases() -> Iterator[Case]:
         "bssplit under 100 %": "[a]\nrw=randread\nnumber_ios=50\nbssplit=4k/50\n",
         # session 15: fio ignores time_based without runtime (one pass, with a note)
         "time_based without runtime": "[a]\nrw=randread\nnumber_ios=50\ntime_based\n",
+        # session 16: one block size per direction, delayed open-loop clients, the mtd engine
+        "bs per direction": "[a]\nrw=randrw\nbs=4k,16k\nnumber_ios=100\n",
+        "rate-limited clients with startdelay": (
+            "[global]\nrw=read\nsize=64k\nrate_iops=100\n[a]\n[b]\nstartdelay=1\n"
+        ),
+        "mtd trimwrite": "[a]\nioengine=mtd\nrw=trimwrite\nbs=512,512,16k\nsize=1m\nskip_bad=1\n",
     }
     for name, text in ok.items():
         extra = ["--no-read-precondition"] if "without" in name else []
@@ -640,6 +652,26 @@ def fio_cases() -> Iterator[Case]:
         ],
     )
     yield Case("fio missing", "refuse", argv=["fio", "{dir}/nope.fio"], names="nope.fio")
+    refused = {
+        "randtrimwrite with its own trim size": (
+            "[a]\nrw=randtrimwrite\nbs=4k,4k,16k\nsize=1m\n",
+            "j.fio:3",
+        ),
+        "trim size not a multiple": ("[a]\nrw=trimwrite\nbs=4k,4k,6k\nsize=1m\n", "j.fio:3"),
+        "rate beside a closed-loop job": (
+            "[a]\nrw=read\nsize=64k\nrate_iops=10\n[b]\nrw=write\nsize=64k\n",
+            "j.fio:4",
+        ),
+        "delayed closed-loop job": ("[a]\nrw=read\nsize=64k\nstartdelay=2\n", "j.fio:4"),
+    }
+    for name, (text, names) in refused.items():
+        yield Case(
+            f"fio refuse {name}",
+            "refuse",
+            argv=["fio", "{dir}/j.fio"],
+            files={"j.fio": text},
+            names=names,
+        )
 
 
 CHIP_BAD: list[tuple[str, str, str]] = [
@@ -1110,6 +1142,20 @@ def python_cases() -> Iterator[Case]:
             f"py sweep {grid} {kwargs}", "refuse", call="py_sweep", args=(grid, kwargs), names=names
         )
     yield Case("py sweep ok", "ok", call="py_sweep", args=({"run.seed": [1, 2]}, {}))
+    # issue 31 item 6: a bad executor or out= is refused before any point runs
+    for kwargs, names in [
+        ({"executor": "x"}, "executor"),
+        ({"executor": 3}, "executor"),
+        ({"out": 5}, "out"),
+        ({"out": "/proc/nandlab-sweep"}, "nandlab-sweep"),
+    ]:
+        yield Case(
+            f"py sweep late check {kwargs}",
+            "refuse",
+            call="py_sweep",
+            args=({"run.seed": [1, 2]}, kwargs),
+            names=names,
+        )
     for data, names in [
         ({**BASE, "bogus": {}}, "bogus"),
         (with_key(BASE, "ssd.gc.policy", "nope"), "policy"),
@@ -1551,8 +1597,43 @@ def fdp_cases() -> Iterator[Case]:
         )
 
 
+def item6_cases() -> Iterator[Case]:
+    """Issue 31 item 6: each silent accept and unclear error it lists, once more."""
+    runs: list[tuple[list[str], str]] = [
+        (["powercut", "--queue-depth", "0"], "queue-depth"),
+        (["powercut", "--requests", "0"], "requests"),
+        (["powercut", "--read-probability", "0.6", "--trim-probability", "0.5"], "probabilit"),
+        (["powercut", "--read-probability", "1"], "probabilit"),
+        (["bench", "sql", "--requests", "0"], "requests"),
+        (["fio", "{dir}/engine.fio"], "engine.fio:3"),
+        (["fio", "{dir}/garbage.fio"], "garbage.fio:3"),
+        (["reproduce", "nfs-energy", "--quick", "--out", "/proc/nandlab-out"], "nandlab-out"),
+        (["run", "{dir}/static-block.toml"], "ssd.wear.leveling"),
+        (["run", "{dir}/static-hybrid.toml"], "ssd.wear.leveling"),
+        (["run", "{dir}/fill0.toml"], "precondition.random_overwrites"),
+        (["run", "{dir}/u64max.toml"], "workload.request_count"),
+    ]
+    files = {
+        "static-block.toml": toml_text(
+            with_key(with_key(BASE, "ssd.mapping.kind", "block"), "ssd.wear.leveling", "static")
+        ),
+        "static-hybrid.toml": toml_text(
+            with_key(with_key(BASE, "ssd.mapping.kind", "hybrid"), "ssd.wear.leveling", "static")
+        ),
+        "fill0.toml": toml_text(
+            {**BASE, "precondition": {"fill_fraction": 0.0, "random_overwrites": 100}}
+        ),
+        "u64max.toml": raw_toml(BASE, "workload.request_count", "18446744073709551615"),
+        "engine.fio": "[j]\nrw=read\nioengine=teleport\nsize=1m\n",
+        "garbage.fio": "[j]\nrw=read\n" + "x" * 3000 + "=1\n",
+    }
+    for argv, names in runs:
+        yield Case(f"item 6: {' '.join(argv)}", "refuse", argv=argv, files=files, names=names)
+
+
 def all_cases() -> list[Case]:
     cases = [
+        *item6_cases(),
         *new_surface_cases(),
         *stack_cases(),
         *trace_cases(),
@@ -1620,6 +1701,9 @@ def classify_cli(case: Case, code: int | None, stderr: str) -> tuple[str, str]:
         return "refused-vague", f"exit {code} (not 1 or 2): {text}"
     if not names_it(case.names, errors[0]):
         return "refused-vague", f"does not name {case.names!r}: {text}"
+    if len(errors[0]) > MAX_ERROR_CHARS:
+        # issue 31 item 6: a garbage fio key once gave a 2 KB error line
+        return "refused-vague", f"an error line of {len(errors[0])} characters: {text}"
     return "refused", text
 
 

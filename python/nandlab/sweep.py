@@ -118,6 +118,12 @@ def sweep(
     _check_settings("sweep()", "grid", grid, lists=True)
     _args.boolean("sweep()", "zip", zip)
     _args.path("sweep()", "out", out, optional=True)
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        # issue 31 item 6: found only when the first point was submitted (AttributeError)
+        raise TypeError(
+            "sweep(): executor must be a concurrent.futures.Executor (with submit), "
+            f"not {type(executor).__name__}"
+        )
     origin, text = _config_text(base)
     if origin not in ("config dict", "config text"):
         origin = str(Path(origin).resolve())

@@ -80,6 +80,15 @@ def test_every_kind_of_folder_has_a_figure(root: Path, name: str) -> None:
         assert all(ax.get_xlabel() == "ssd.op_fraction" for ax in fig.axes if ax.get_title())
 
 
+@pytest.mark.parametrize("name", ["run", "replay"])
+def test_run_figures_pass_the_shared_figure_checks(root: Path, tmp_path: Path, name: str) -> None:
+    # five panels on a grid of six: the empty sixth cell was a hidden axis without labels,
+    # which the shared check refused
+    fig = plots.plot(root / name)
+    assert len(fig.axes) == 6  # five panels and the valid-page map's colour bar
+    check_paper_figure(fig, tmp_path / f"{name}.png", "nandlab run: ", False)
+
+
 def test_sweep_figures_have_titles_and_axes_with_units(root: Path, tmp_path: Path) -> None:
     # a sweep folder's figure, checked as the experiments' are (no paper values: the user's own
     # runs); its panels had no y label

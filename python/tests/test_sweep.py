@@ -158,3 +158,10 @@ def test_bad_sim_lookup_keys_raise_value_errors_naming_them() -> None:
         nandlab.run(SIM_LOOKUP, {"workload.distribution": "pareto"}, progress=False)
     with pytest.raises(ValueError, match=r"use nandlab\.run"):
         nandlab.run_ssd(SIM_LOOKUP, progress=False)
+
+
+@pytest.mark.parametrize("executor", ["x", 3, object()])
+def test_a_wrong_executor_is_refused_before_any_point_runs(executor: object) -> None:
+    # issue 31 item 6: an AttributeError once the first point was submitted
+    with pytest.raises(TypeError, match=r"sweep\(\): executor must be a concurrent"):
+        nandlab.sweep(BASE, GRID, executor=executor)  # type: ignore[arg-type]

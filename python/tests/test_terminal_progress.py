@@ -24,7 +24,8 @@ COMMANDS = [
     (["crash", "--engine", "--cuts", "100000"], "cut-recover cycles"),
     (["sql-crash", "--cuts", "100000"], "power cuts"),
     (["sql", "{script}"], "statements"),
-    (["tpcc", "--transactions", "1000000"], "transactions"),
+    (["tpcc", "--transactions", "1000000"], "tpcc: loading the tables"),
+    (["tpcc", "--transactions", "1000000"], "/1,000,000"),
     (["bench", "sql", "--requests", "10000000"], "transactions"),
     (["bench", "ssd"], "bench ssd"),
 ]

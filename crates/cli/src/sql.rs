@@ -248,9 +248,18 @@ pub fn tpcc(args: TpccArgs, control: &Control) -> LabResult<()> {
     };
     let mut db = nandlab_lab::sql::open_device(&args.device, Some(args.seed), options)?;
     db.set_interrupt(interrupt_on(control)).map_err(usage)?;
-    let mut progress = nandlab_lab::progress::step_progress("transactions", control);
+    // a spinner while the tables load (no count of its own), the transactions' bar after:
+    // the bar drawn from the start showed "transactions 0/0" through the load
+    let mut loading = Some(nandlab_lab::progress::Spinner::new(
+        "tpcc: loading the tables",
+    ));
+    let mut progress = None;
     let r = match nandlab_lab::sql::tpcc::run_tpcc_with(&mut db, &config, &mut |done, total| {
-        progress(done, total)
+        loading.take();
+        progress
+            .get_or_insert_with(|| nandlab_lab::progress::step_progress("transactions", control))(
+            done, total,
+        )
     }) {
         Ok(r) => r,
         Err(SqlError::Interrupted) => {

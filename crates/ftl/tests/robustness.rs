@@ -114,3 +114,26 @@ fn preconditioning_reports_progress_and_can_be_stopped() {
     let (done, total) = last.unwrap();
     assert_eq!(done, total);
 }
+
+/// Issue 31 item 6: `fill_fraction = 0` with random overwrites was accepted and the overwrites
+/// silently skipped (they stay within the filled pages, and none were filled).
+#[test]
+fn random_overwrites_without_a_fill_are_refused_naming_the_key() {
+    let e = nandlab_ftl::Precondition {
+        fill_fraction: 0.0,
+        random_overwrites: 100,
+    }
+    .validate()
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("precondition.random_overwrites") && !e.contains('\n'),
+        "{e}"
+    );
+    let mut ssd = Ssd::new(small(), 1).unwrap();
+    let nothing = nandlab_ftl::Precondition {
+        fill_fraction: 0.0,
+        random_overwrites: 0,
+    };
+    assert!(ssd.precondition(&nothing).is_ok());
+}

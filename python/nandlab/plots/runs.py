@@ -36,8 +36,9 @@ def _figure(title: str, panels: int, columns: int, size: tuple[float, float]) ->
     FigureCanvasAgg(fig)
     fig.suptitle(title, fontsize=12, fontweight="bold")
     axes = list(fig.subplots(rows, columns, squeeze=False).ravel())
+    # the grid's empty cells are removed, not hidden: a figure holds only labelled panels
     for ax in axes[panels:]:
-        ax.set_visible(False)
+        ax.remove()
     return axes[:panels]
 
 

@@ -46,6 +46,16 @@ impl Precondition {
                 format!("{} is not in [0, 1]", self.fill_fraction),
             ));
         }
+        // issue 31 item 6: the overwrites stay within the filled pages; none were filled
+        if self.fill_fraction == 0.0 && self.random_overwrites > 0 {
+            return Err(crate::error::config_error(
+                "precondition.random_overwrites",
+                format!(
+                    "{} random overwrites of the filled pages, but fill_fraction = 0 fills none",
+                    self.random_overwrites
+                ),
+            ));
+        }
         Ok(())
     }
 }

@@ -285,6 +285,14 @@ impl SsdSection {
         }
         if let Some(w) = &self.wear {
             set(&mut f.wear.leveling, w.leveling);
+            // issue 31 item 6: the block and hybrid mappings have no static wear-leveling
+            if f.wear.leveling == WearLeveling::Static && f.mapping != MappingKind::Page {
+                return Err(inapplicable(
+                    "ssd.wear.leveling",
+                    "`static` wear-leveling runs with the page mapping only",
+                    f.mapping,
+                ));
+            }
             if let Some(gap) = w.erase_gap_threshold {
                 if f.wear.leveling != WearLeveling::Static {
                     return Err((
@@ -610,6 +618,14 @@ mod tests {
             (
                 "[wear]\nerase_gap_threshold = 4\n",
                 "ssd.wear.erase_gap_threshold",
+            ),
+            (
+                "[mapping]\nkind = \"block\"\n[wear]\nleveling = \"static\"\n",
+                "ssd.wear.leveling",
+            ),
+            (
+                "[mapping]\nkind = \"hybrid\"\n[wear]\nleveling = \"static\"\n",
+                "ssd.wear.leveling",
             ),
             ("[buffer]\npolicy = \"lru\"\n", "ssd.buffer.policy"),
             (
