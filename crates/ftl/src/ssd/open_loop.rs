@@ -315,8 +315,17 @@ impl Ssd {
     }
 
     /// Admits waiting commands while the queue has room; a refused one completes at once with
-    /// its error.
+    /// its error. (Called after every step of the synchronous calls: nothing to do is one test.)
+    #[inline]
     fn admit_waiting(&mut self) -> FtlResult<()> {
+        if self.open_waiting() == 0 {
+            return Ok(());
+        }
+        self.admit_waiting_now()
+    }
+
+    #[inline(never)]
+    fn admit_waiting_now(&mut self) -> FtlResult<()> {
         while self.host.requests.has_room() {
             let Some(w) = self.open()?.waiting.pop_front() else {
                 break;
