@@ -111,7 +111,8 @@ class Device:
         A command is a dict: ``{"op": "write", "lba": L, "lbas": N, "pid": P}`` (``pid`` the
         FDP placement identifier, optional), ``read``/``trim`` with ``lba`` and ``lbas``,
         ``{"op": "append", "zslba": Z, "lbas": N}``, ``flush``, and the zone actions ``open``,
-        ``close``, ``finish``, ``reset``, ``offline`` with ``zslba`` (or ``"all": True``).
+        ``close``, ``finish``, ``reset``, ``offline`` with ``zslba`` (or ``"all": True``),
+        ``open_zrwa`` with ``zslba``, ``flush_zrwa`` with ``lba`` (the last LBA to commit).
         Returns the completions in submission order; refused commands are not raised.
         """
         text = self._device.submit_json(ns, json.dumps([dict(c) for c in commands]), queue)
@@ -163,6 +164,16 @@ class Device:
     def reset(self, ns: int, zslba: int = 0, *, all: bool = False) -> Completion:
         """Reset Zone: erases its data, back to Empty (`all`: every written zone)."""
         return self._zone("reset", ns, zslba, all)
+
+    def open_zrwa(self, ns: int, zslba: int) -> Completion:
+        """Open Zone with ZRWA allocation (an empty zone of a namespace with a ``zrwa`` section):
+        writes may then go anywhere in the window after its write pointer, in any order."""
+        return self._one(ns, {"op": "open_zrwa", "zslba": zslba})
+
+    def flush_zrwa(self, ns: int, lba: int) -> Completion:
+        """Flush Explicit ZRWA Range: commits the window up to and including `lba` (rounded
+        to the flush granularity) and moves the write pointer past it."""
+        return self._one(ns, {"op": "flush_zrwa", "lba": lba})
 
     def report_zones(self, ns: int, state: str | None = None) -> list[Zone]:
         """Report Zones of namespace `ns`: every zone, or those in `state` (e.g. ``"full"``)."""

@@ -102,3 +102,35 @@ def test_precondition_fills_zones_and_devices_need_ssd_nvme() -> None:
     assert set(states[count // 4 :]) == {"empty"}
     with pytest.raises(ValueError, match=r"ssd\.nvme"):
         nvme.open_device((EXAMPLES / "ssd-slc-cache.toml").read_text(encoding="utf-8"))
+
+
+ZRWA_STACK = ZNS.read_text().replace(
+    "max_open_zones = 8\n",
+    "max_open_zones = 8\n[ssd.nvme.namespaces.zrwa]\nsize_lbas = 16\nflush_granularity_lbas = 4\n",
+)
+
+
+def test_a_zrwa_zone_takes_writes_in_its_window_and_commits_on_flush() -> None:
+    dev = nvme.open_device(ZRWA_STACK)
+    size = dev.namespaces[0]["zones"]["size_lbas"]
+    # without a ZRWA, a write off the write pointer is refused
+    with pytest.raises(nvme.NvmeStatusError) as e:
+        dev.write(0, size + 8, 2)
+    assert e.value.status == "zone_invalid_write"
+    assert dev.open_zrwa(0, 0).success
+    assert dev.report_zones(0)[0].state == "explicitly_opened"
+    # out of order and overwriting inside [wp, wp + 16): the write pointer stays at 0
+    for lba, lbas in [(8, 4), (0, 2), (8, 2), (15, 1)]:
+        assert dev.write(0, lba, lbas).success
+    assert dev.report_zones(0)[0].write_pointer_lba == 0
+    # an explicit flush commits whole flush units up to the LBA given
+    assert dev.flush_zrwa(0, 7).success
+    assert dev.report_zones(0)[0].write_pointer_lba == 8
+    # a zone append to a zone with a ZRWA is refused
+    with pytest.raises(nvme.NvmeStatusError):
+        dev.append(0, 0, 1)
+    # an empty zone only: opening a written zone with a ZRWA is refused
+    with pytest.raises(nvme.NvmeStatusError):
+        dev.open_zrwa(0, 0)
+    with pytest.raises(ValueError, match="flush_zrwa"):
+        dev.submit(0, [{"op": "flush_zrwa"}])

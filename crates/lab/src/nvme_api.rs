@@ -269,9 +269,16 @@ pub fn parse_command(c: &Value) -> Result<NvmeCommand, String> {
         "finish" => zone(ZoneAction::Finish)?,
         "reset" => zone(ZoneAction::Reset)?,
         "offline" => zone(ZoneAction::Offline)?,
+        "open_zrwa" => zone(ZoneAction::OpenZrwa)?,
+        // the command's LBA is the last one the flush commits, not the zone's start
+        "flush_zrwa" => NvmeCommand::Zone {
+            action: ZoneAction::FlushZrwa,
+            zslba: num("lba")?,
+            all: false,
+        },
         _ => {
             return Err(format!(
-                "op {op:?}: expected read, write, append, trim, flush, open, close, finish, reset or offline"
+                "op {op:?}: expected read, write, append, trim, flush, open, close, finish, reset, offline, open_zrwa or flush_zrwa"
             ));
         }
     })
