@@ -339,20 +339,28 @@ impl ZonedFtl {
         let (zone, page) = self.split(lpa);
         while self.next[zone as usize] < page.min(self.capacity) {
             let p = self.next[zone as usize];
-            let ppa = self.layout.ppa(zone, u64::from(p));
-            let block = flash.blocks.block_of(ppa);
-            let offset = ppa.0 % self.pages_per_block;
-            if offset == 0 {
-                let taken = flash.blocks.take_block(block);
-                debug_assert!(taken, "zone {zone}'s block {block} was not free");
-            }
-            let got = flash.blocks.next_ppa_at(block, offset);
-            debug_assert_eq!(got, ppa);
+            let ppa = self.place(flash, zone, p);
             flash.program_pad(ppa, tag);
             let b = self.bit(zone, p);
             self.trimmed[b / 64] |= 1 << (b % 64);
             self.next[zone as usize] += 1;
         }
+    }
+
+    /// The physical page of `zone`'s page `page` (its write pointer), its block taken from the
+    /// free blocks when the page opens it, and the block's write pointer moved past it.
+    #[inline]
+    fn place(&self, flash: &mut Flash, zone: u32, page: u32) -> Ppa {
+        let ppa = self.layout.ppa(zone, u64::from(page));
+        let block = flash.blocks.block_of(ppa);
+        let offset = ppa.0 % self.pages_per_block;
+        if offset == 0 {
+            let taken = flash.blocks.take_block(block);
+            debug_assert!(taken, "zone {zone}'s block {block} was not free");
+        }
+        let got = flash.blocks.next_ppa_at(block, offset);
+        debug_assert_eq!(got, ppa);
+        ppa
     }
 
     #[cold]
@@ -381,15 +389,7 @@ impl Mapping for ZonedFtl {
         if page >= self.capacity || page != self.next[zone as usize] {
             return Err(self.off_pointer(write.lpa, zone, page));
         }
-        let ppa = self.layout.ppa(zone, u64::from(page));
-        let block = flash.blocks.block_of(ppa);
-        let offset = ppa.0 % self.pages_per_block;
-        if offset == 0 {
-            let taken = flash.blocks.take_block(block);
-            debug_assert!(taken, "zone {zone}'s block {block} was not free");
-        }
-        let got = flash.blocks.next_ppa_at(block, offset);
-        debug_assert_eq!(got, ppa);
+        let ppa = self.place(flash, zone, page);
         flash.blocks.add_valid(ppa);
         flash.program(ppa, write, None, tag);
         self.next[zone as usize] += 1;
