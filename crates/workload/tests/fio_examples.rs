@@ -45,8 +45,9 @@ fn run(path: &Path) -> Result<usize, String> {
         zone_count,
         max_open_zones: 0,
     };
-    let file =
-        FioJobFile::open_selected(path, &documented_section(path)).map_err(|e| e.to_string())?;
+    let text = with_documented_environment(&std::fs::read_to_string(path).expect("the file"));
+    let file = FioJobFile::parse_selected(text.as_bytes(), path, &documented_section(path))
+        .map_err(|e| e.to_string())?;
     let device = file.zoned().then_some(&zoned);
     let file = file.with_device_zones(device).map_err(|e| e.to_string())?;
     file.notes(&context).map_err(|e| e.to_string())?;
@@ -71,6 +72,26 @@ fn run(path: &Path) -> Result<usize, String> {
         path.display()
     );
     Ok(taken)
+}
+
+/// The file's text with the variables its own comments set (`env FIO_BS=4096 fio FILE`, the
+/// first such line) substituted for `${NAME}`, as the shell would pass them to fio.
+fn with_documented_environment(text: &str) -> String {
+    let assignments: Vec<(&str, &str)> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with([';', '#']))
+        .find_map(|l| l.split_once("env ").map(|(_, rest)| rest))
+        .map(|rest| {
+            rest.split_whitespace()
+                .map_while(|word| word.split_once('='))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut text = text.to_owned();
+    for (name, value) in assignments {
+        text = text.replace(&format!("${{{name}}}"), value);
+    }
+    text
 }
 
 /// The job section a file's own comments say to run it with (`fio FILE --section=NAME`, the

@@ -17,14 +17,14 @@ fn parse_ok(text: &str) -> FioJobFile {
     FioJobFile::parse(text.as_bytes(), "job.fio").unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn parse_err(text: &str) -> String {
+pub(super) fn parse_err(text: &str) -> String {
     FioJobFile::parse(text.as_bytes(), "job.fio")
         .and_then(|f| f.generator(&CONTEXT).map(|_| ()))
         .expect_err("refused")
         .to_string()
 }
 
-fn requests(text: &str) -> Vec<BlockRequest> {
+pub(super) fn requests(text: &str) -> Vec<BlockRequest> {
     parse_ok(text).generator(&CONTEXT).expect("valid").collect()
 }
 

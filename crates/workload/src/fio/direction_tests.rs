@@ -2,28 +2,9 @@
 //! start later (`startdelay`, 1mbs_clients.fio) and one block size per direction (`bs=r,w,t`,
 //! mtd.fio), checked against hand-computed requests.
 
-use super::*;
+use super::compat_tests::{parse_err, requests};
 use crate::{BlockRequest, IoOp};
 use nandlab_core::SimTime;
-
-const CONTEXT: FioContext = FioContext {
-    device_size_bytes: 1 << 30,
-    seed: 7,
-};
-
-fn parse_err(text: &str) -> String {
-    FioJobFile::parse(text.as_bytes(), "job.fio")
-        .and_then(|f| f.generator(&CONTEXT).map(|_| ()))
-        .expect_err("refused")
-        .to_string()
-}
-
-fn requests(text: &str) -> Vec<BlockRequest> {
-    FioJobFile::parse(text.as_bytes(), "job.fio")
-        .and_then(|f| f.generator(&CONTEXT))
-        .expect("valid")
-        .collect()
-}
 
 #[test]
 fn rate_limited_jobs_merge_by_arrival_and_start_after_their_startdelay() {

@@ -306,6 +306,8 @@ pub struct StreamShape {
     pub files: u64,
     /// `zonemode=strided`: the zones of a sequential job.
     pub strided: Option<super::zoned::Strided>,
+    /// `sprandom=1`: fio's steady-state preconditioner chooses the offsets.
+    pub sprandom: Option<super::SpRandomOptions>,
 }
 
 impl StreamShape {
@@ -318,6 +320,7 @@ impl StreamShape {
             && self.sequence.is_none()
             && self.files <= 1
             && self.strided.is_none()
+            && self.sprandom.is_none()
     }
 }
 

@@ -424,6 +424,8 @@ pub struct FioJob {
     /// `flow`: the job's weight among the jobs of its group (fio keeps their I/O counts in
     /// this ratio); replaces `iodepth` as the merge weight.
     pub flow: Option<u32>,
+    /// `sprandom` and its keys: fio's steady-state preconditioner (see `sprandom.rs`).
+    pub sprandom: super::SpRandomOptions,
     key_lines: Vec<(&'static str, u64)>,
 }
 
@@ -478,6 +480,7 @@ impl FioJob {
             sequence: None,
             sequence_stride: false,
             nrfiles: 1,
+            sprandom: Default::default(),
             key_lines: Vec::new(),
         };
         for entry in raw.entries {
@@ -487,6 +490,18 @@ impl FioJob {
         }
         job.resolve_direction_sizes()
             .map_err(|message| WorkloadError::parse(path, job.line_of("bs"), message))?;
+        if job.sprandom.enabled {
+            // fio: "sprandom requires norandommap=1", and sets it when not given
+            if job.random_map && job.key_lines_has("norandommap") {
+                let message = "sprandom requires norandommap=1 (it writes each block once)";
+                return Err(WorkloadError::parse(
+                    path,
+                    job.line_of("norandommap"),
+                    message,
+                ));
+            }
+            job.random_map = false;
+        }
         Ok(job)
     }
 
@@ -501,8 +516,11 @@ impl FioJob {
             (None, true) => "1",
             (None, false) => return Err(format!("{key} needs a value ({key}=...)")),
         };
-        if super::zoned::KEYS.contains(&key) || self.zoned.take_zone_units(key, value) {
-            if super::zoned::KEYS.contains(&key) {
+        let sprandom = super::sprandom::KEYS.contains(&key);
+        if sprandom || super::zoned::KEYS.contains(&key) || self.zoned.take_zone_units(key, value) {
+            if sprandom {
+                self.sprandom.apply(key, value)?;
+            } else if super::zoned::KEYS.contains(&key) {
                 self.zoned.apply(key, value)?;
             }
             self.key_lines.retain(|(k, _)| *k != key);
@@ -728,6 +746,7 @@ impl FioJob {
                 .map(|s| (s, self.sequence_stride)),
             files: self.nrfiles,
             strided: self.zoned.strided_zones(),
+            sprandom: self.sprandom.enabled.then(|| self.sprandom.clone()),
         }
     }
 
@@ -830,6 +849,25 @@ impl FioJob {
                 "startdelay",
                 "startdelay is supported for rate-limited jobs (rate or rate_iops: their arrivals start later), not closed-loop ones: the merged stream has one start per stonewall group",
             );
+        }
+        if self.sprandom.enabled {
+            let refusal = match () {
+                _ if self.rw != FioRw::RandWrite => Some((
+                    "rw",
+                    "sprandom runs with rw=randwrite only (fio also allows random mixes; their reads are not modelled with it)",
+                )),
+                _ if self.numjobs > 1 => Some((
+                    "numjobs",
+                    "sprandom preconditions one file with one job (numjobs=1, as fio's example requires)",
+                )),
+                _ if self.nrfiles > 1 => {
+                    Some(("nrfiles", "sprandom supports one file only, as in fio"))
+                }
+                _ => None,
+            };
+            if let Some((key, message)) = refusal {
+                return error(key, message);
+            }
         }
         let random = self.rw.is_random();
         if let Some((key, message)) = self.zoned.mode_error(random, self.nrfiles) {
@@ -965,9 +1003,19 @@ impl FioJob {
                 "offset + size overflows 64 bits".to_owned(),
             ));
         }
-        let io_bytes = self
-            .io_size_bytes
-            .unwrap_or(span_bytes.saturating_mul(self.loops));
+        let io_bytes = match self.sprandom.enabled {
+            // fio sets io_size to the physical size: the logical size plus spr_op
+            true => {
+                let bytes = self.sprandom.physical_bytes(span_bytes, block_size_bytes);
+                self.sprandom
+                    .check(span_bytes, block_size_bytes)
+                    .map_err(|(key, message)| error(key, message))?;
+                bytes
+            }
+            false => self
+                .io_size_bytes
+                .unwrap_or(span_bytes.saturating_mul(self.loops)),
+        };
         let mut request_count = io_bytes / block_size_bytes;
         if let Some(limit) = self.number_ios {
             request_count = request_count.min(limit);

@@ -208,10 +208,6 @@ pub(crate) const REFUSED_WITH_REASON: &[(&str, &str)] = &[
         "only exitall's default (end the stonewall group) is supported",
     ),
     (
-        "sprandom",
-        "sprandom preconditioning (regions at a target write amplification) is not supported; use [precondition]",
-    ),
-    (
         "inplace",
         "belongs to the e4defrag engine, which is not supported",
     ),
@@ -406,7 +402,6 @@ pub(crate) const ACCEPTED_WHEN_ZERO: &[&str] = &[
     "atomic",
     "thinktime",
     "flow",
-    "sprandom",
     "steadystate",
 ];
 

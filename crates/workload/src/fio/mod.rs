@@ -64,9 +64,12 @@ mod keys;
 mod layout;
 mod parse;
 mod phases;
+mod sprandom;
 mod stream;
 mod zbd;
 mod zoned;
+
+pub use sprandom::SpRandomOptions;
 
 pub use extras::{BlockSplit, StreamShape, WriteModes, Zones};
 pub use job::{

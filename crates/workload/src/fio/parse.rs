@@ -121,6 +121,7 @@ fn canonical_key(key: &str) -> Option<&'static str> {
         .find(|(name, aliases)| *name == key || aliases.contains(&key))
         .map(|(name, _)| *name)
         .or_else(|| super::zoned::KEYS.iter().find(|k| **k == key).copied())
+        .or_else(|| super::sprandom::KEYS.iter().find(|k| **k == key).copied())
 }
 
 /// Removes a `;` or `#` comment: the whole line when it starts with one, or the rest of the

@@ -2,6 +2,7 @@
 //! clock by `runtime`/`time_based`/`ramp_time`), then its verify phase.
 
 use super::extras::{Shaped, StreamShape};
+use super::sprandom::SpRandom;
 use super::stream::StreamPlan;
 use crate::synthetic::{ArrivalProcess, Pattern, SyntheticGenerator, SyntheticSpec};
 use crate::{BlockRequest, IoOp, WorkloadError};
@@ -25,6 +26,8 @@ enum Offsets {
     },
     /// `bssplit`, `rw=read:N` or a zoned distribution (see `extras.rs`).
     Shaped(Box<Shaped>),
+    /// `sprandom=1` (see `sprandom.rs`).
+    SpRandom(Box<SpRandom>),
 }
 
 impl Offsets {
@@ -49,6 +52,16 @@ impl Offsets {
             request_count: Some(unbounded_count.max(spec.request_count.unwrap_or(1))),
             ..spec.clone()
         };
+        if let Some(options) = &shape.sprandom {
+            return Ok(Offsets::SpRandom(Box::new(SpRandom::new(
+                unbounded.generator()?,
+                options,
+                spec.offset_bytes,
+                spec.span_bytes,
+                spec.request_size_bytes,
+                spec.seed,
+            ))));
+        }
         if !shape.is_plain() {
             // per-direction positions are the shaped stream's own (fio's last_pos[ddir])
             return Ok(Offsets::Shaped(Box::new(Shaped::new(
@@ -78,6 +91,7 @@ impl Offsets {
         match self {
             Offsets::Shared(generator) => generator.next(),
             Offsets::Shaped(shaped) => shaped.next(),
+            Offsets::SpRandom(sprandom) => sprandom.next(),
             Offsets::PerDirection {
                 reads,
                 writes,

@@ -219,15 +219,9 @@ impl FioGenerator {
             }
             let chosen = chosen?;
             members[chosen].credit -= total;
-            let mut next = members[chosen].generator.next(elapsed_ns);
-            if let (Some(request), Some(zones)) = (next, zones.as_mut()) {
-                next = zones.adjust(members[chosen].stream, request);
-            }
-            match next {
-                Some(request)
-                    if skip_timed_writes
-                        && members[chosen].timed
-                        && request.op == crate::IoOp::Write => {}
+            let next = members[chosen].generator.next(elapsed_ns);
+            match members[chosen].through_zones(next, zones) {
+                Some(request) if members[chosen].skips(&request, skip_timed_writes) => {}
                 Some(request) => return Some(request),
                 None if members[chosen].exitall => {
                     members.iter_mut().for_each(|m| m.exhausted = true);
@@ -236,6 +230,25 @@ impl FioGenerator {
                 None => members[chosen].exhausted = true,
             }
         }
+    }
+}
+
+impl Member {
+    /// `next` as the zoned host places it (`zonemode=zbd`; `None`: nothing to issue).
+    fn through_zones(
+        &self,
+        next: Option<BlockRequest>,
+        zones: &mut Option<Box<super::zoned::ZoneHost>>,
+    ) -> Option<BlockRequest> {
+        match (next, zones.as_mut()) {
+            (Some(request), Some(zones)) => zones.adjust(self.stream, request),
+            (next, _) => next,
+        }
+    }
+
+    /// Whether `request` is dropped: a timed stream's write when the caller skips those.
+    fn skips(&self, request: &BlockRequest, skip_timed_writes: bool) -> bool {
+        skip_timed_writes && self.timed && request.op == crate::IoOp::Write
     }
 }
 
@@ -285,12 +298,9 @@ impl FioGenerator {
                 .min()?
                 .1;
             let member = &mut members[chosen];
-            let mut next = member.pending.take();
-            if let (Some(request), Some(zones)) = (next, zones.as_mut()) {
-                next = zones.adjust(member.stream, request);
-            }
-            if let Some(request) = next
-                && !(skip_timed_writes && member.timed && request.op == crate::IoOp::Write)
+            let next = member.pending.take();
+            if let Some(request) = member.through_zones(next, zones)
+                && !member.skips(&request, skip_timed_writes)
             {
                 return Some(request);
             }

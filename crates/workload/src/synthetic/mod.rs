@@ -10,6 +10,7 @@ mod generator;
 mod spec;
 mod uniform;
 
+pub(crate) use address::Permutation;
 pub use generator::SyntheticGenerator;
 pub use spec::{AddressDistribution, ArrivalProcess, Pattern, SyntheticSpec};
 pub use uniform::UniformRandomWrites;
