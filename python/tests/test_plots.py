@@ -2,11 +2,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from figure_checks import legend_texts, png_size
+from figure_checks import check_bar_labels, legend_texts, png_size
 from matplotlib.figure import Figure
 
 import nandlab
 from nandlab import plots
+from nandlab.plots._style import label_bars
 
 NFS = sorted(e.id for e in nandlab.list_experiments() if e.id.startswith("nfs-"))
 
@@ -91,3 +92,20 @@ def test_errors_name_the_folder_and_the_experiment(tmp_path: Path) -> None:
     (tmp_path / "summary.json").write_text('{"waf": 1}')
     with pytest.raises(ValueError, match='no "experiment" key'):
         plots.load(tmp_path)
+
+
+def test_bar_labels_must_print_the_height_of_the_bar_they_sit_on() -> None:
+    fig = Figure()
+    ax = fig.add_subplot()
+    ax.bar([0.0, 1.0], [10.0, 0.25], 0.5)
+    label_bars(ax, [0.0, 1.0], [10.0, 0.25], "{:.1f}")
+    ax.bar([2.0], [0.32], 0.5)
+    label_bars(ax, [2.0], [0.32], "{:+.0%}")
+    assert check_bar_labels(fig) == 3
+    # the labels of two bars swapped: caught
+    fig = Figure()
+    ax = fig.add_subplot()
+    ax.bar([0.0, 1.0], [10.0, 20.0], 0.5)
+    label_bars(ax, [0.0, 1.0], [20.0, 10.0], "{:.1f}")
+    with pytest.raises(AssertionError):
+        check_bar_labels(fig)

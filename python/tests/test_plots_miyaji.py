@@ -1,8 +1,9 @@
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from figure_checks import check_paper_figure, stars
+from figure_checks import check_bar_labels, check_paper_figure, stars
 from matplotlib.patches import Rectangle
 
 import nandlab
@@ -63,6 +64,21 @@ def test_table1_draws_the_paper_numbers_beside_nandlab(
         for engine in ("conventional", "codesign"):
             assert round(r.metrics[f"paper_{stem}_{engine}"], 6) in heights
             assert round(r.metrics[f"{stem}_{engine}"], 6) in heights
+
+
+def test_table1_titles_state_the_changes_their_bars_show(
+    results: dict[str, nandlab.Reproduction],
+) -> None:
+    r = results["miyaji-table1"]
+    fig = plots.miyaji_table1(r)
+    assert check_bar_labels(fig) == 12
+    for ax, stem in zip(fig.axes, ("qps", "mj_per_query", "we_cycles"), strict=True):
+        stated = dict(re.findall(r"(nandlab|paper) ([+\u2212]\d+) %", ax.get_title()))
+        for who, prefix in (("nandlab", ""), ("paper", "paper_")):
+            conventional = r.metrics[f"{prefix}{stem}_conventional"]
+            codesign = r.metrics[f"{prefix}{stem}_codesign"]
+            shown = int(f"{100 * (codesign / conventional - 1):+.0f}")
+            assert int(stated[who].replace("\u2212", "-")) == shown, (ax.get_title(), who)
 
 
 def test_blocksize_marks_the_paper_speedup_at_8_mb(

@@ -18,7 +18,8 @@
 //! phase), `rate`/`rate_iops`/`rate_process` (one-stream files), `ioengine` (storage engines
 //! only), `fdp`/`fdp_pli`, `bssplit`, sequential `rw=read:N` modifiers,
 //! `random_distribution=zoned:…`/`sequence:…` (`random_sequence_stride`), `flow`,
-//! `verify_backlog`, `write_mode`, `nrfiles` (see `extras.rs`); keys that change only fio's
+//! `verify_backlog`, `write_mode`, `nrfiles` (see `extras.rs`), `sprandom` with `spr_op`,
+//! `spr_num_regions`, `spr_cs` (see `sprandom.rs`); keys that change only fio's
 //! host are accepted with a note (`keys::NOTED_KEYS`). Sizes follow fio's default `kb_base=1024`: `4k` = 4096, and (fio's
 //! compatibility rule) `4kib` = 4000. `${VAR}` is substituted from the environment.
 //!
