@@ -203,20 +203,9 @@ impl Ssd {
     /// mode; `None` writes zeros). Bad ranges or arguments are refused here, before anything
     /// is simulated, when the command can be admitted at once.
     pub fn submit(&mut self, request: &HostRequest, data: Option<&[u8]>) -> FtlResult<u64> {
-        self.open()?;
         let at = request.arrival.unwrap_or(self.now);
-        if at < self.now {
-            return Err(FtlError::BadRequest {
-                message: format!(
-                    "{:?} at offset {} arrives at {at}, before the simulated time {}",
-                    request.op, request.offset_bytes, self.now
-                ),
-            });
-        }
-        self.advance_to(at)?;
-        let open = self.open()?;
-        let tag = open.next_tag;
-        open.next_tag += 1;
+        let what = || format!("{:?} at offset {}", request.op, request.offset_bytes);
+        let tag = self.tag_arriving_at(at, what)?;
         let mut request = *request;
         request.arrival = Some(at);
         if self.open_waiting() == 0 && self.host.requests.has_room() {
@@ -244,18 +233,7 @@ impl Ssd {
         self.open()?;
         self.check_search(request)?;
         let at = request.arrival.unwrap_or(self.now);
-        if at < self.now {
-            return Err(FtlError::BadRequest {
-                message: format!(
-                    "SiM command on lpa {} arrives at {at}, before the simulated time {}",
-                    request.lpa.0, self.now
-                ),
-            });
-        }
-        self.advance_to(at)?;
-        let open = self.open()?;
-        let tag = open.next_tag;
-        open.next_tag += 1;
+        let tag = self.tag_arriving_at(at, || format!("SiM command on lpa {}", request.lpa.0))?;
         let mut request = request.clone();
         request.arrival = Some(at);
         let command = Command::Search(request);
@@ -277,39 +255,60 @@ impl Ssd {
     }
 
     /// Admits `request` now under `tag` (room in the queue checked by the caller).
+    /// The tag of a command arriving at `at` (`what` names it in the error when `at` is
+    /// already past), once the simulation has advanced to `at`.
+    fn tag_arriving_at(&mut self, at: SimTime, what: impl FnOnce() -> String) -> FtlResult<u64> {
+        self.open()?;
+        if at < self.now {
+            return Err(FtlError::BadRequest {
+                message: format!(
+                    "{} arrives at {at}, before the simulated time {}",
+                    what(),
+                    self.now
+                ),
+            });
+        }
+        self.advance_to(at)?;
+        let open = self.open()?;
+        let tag = open.next_tag;
+        open.next_tag += 1;
+        Ok(tag)
+    }
+
     fn admit_tagged(
         &mut self,
         tag: u64,
         request: &HostRequest,
         data: Option<&[u8]>,
     ) -> FtlResult<()> {
-        let slot = self.host.requests.next_free().expect("room checked");
         let at = request.arrival.unwrap_or(self.now);
-        // the tag first: a command can complete inside its admission
-        self.open()?.tag_of_slot[slot as usize] = Some((tag, at));
-        let admitted = self.admit(request, at, data);
-        self.untag_if_refused(slot, &admitted)?;
-        admitted
+        self.admit_in_slot(tag, at, |ssd| ssd.admit(request, at, data))
     }
 
-    /// A refused command leaves no tag in its slot (the next occupant may be `run`'s).
-    fn untag_if_refused(&mut self, slot: u32, admitted: &FtlResult<()>) -> FtlResult<()> {
+    /// Admits a command (`admit`) into the next free slot under `tag`. The tag goes in first,
+    /// since a command can complete inside its admission; a refused command leaves no tag in
+    /// its slot (the next occupant may be `run`'s).
+    fn admit_in_slot(
+        &mut self,
+        tag: u64,
+        at: SimTime,
+        admit: impl FnOnce(&mut Self) -> FtlResult<()>,
+    ) -> FtlResult<()> {
+        let slot = self.host.requests.next_free().expect("room checked") as usize;
+        self.open()?.tag_of_slot[slot] = Some((tag, at));
+        let admitted = admit(self);
         if admitted.is_err() {
-            self.open()?.tag_of_slot[slot as usize] = None;
+            self.open()?.tag_of_slot[slot] = None;
         }
-        Ok(())
+        admitted
     }
 
     fn admit_command(&mut self, tag: u64, command: &Command) -> FtlResult<()> {
         match command {
             Command::Block { request, data } => self.admit_tagged(tag, request, data.as_deref()),
             Command::Search(request) => {
-                let slot = self.host.requests.next_free().expect("room checked");
                 let at = request.arrival.unwrap_or(self.now);
-                self.open()?.tag_of_slot[slot as usize] = Some((tag, at));
-                let admitted = self.admit_search(request, at).map(|_| ());
-                self.untag_if_refused(slot, &admitted)?;
-                admitted
+                self.admit_in_slot(tag, at, |ssd| ssd.admit_search(request, at).map(|_| ()))
             }
         }
     }
