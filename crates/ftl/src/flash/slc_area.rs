@@ -131,7 +131,9 @@ impl Flash {
     /// Erases the stage's block `index` (every page of it folded or stale). Like a GC erase
     /// ([`Flash::erase`]) it waits until the newest copy of each LPA it holds a page of is on
     /// flash: a folded page's program in the main area (with paired-page padding, to the end of
-    /// its word line), or the SLC program of a newer cached write (`slot_of`: its slot). Erasing
+    /// its word line), or the SLC program of a newer cached write (`slot_of`: its slot) in
+    /// another cache block. A newer write whose slot is in this block is programmed after the
+    /// erase, so the erase waits for the LPA's main-area copy (`locate`) instead. Erasing
     /// first would let a power cut take the last copy of a durable write.
     pub(crate) fn slc_erase(
         &mut self,
@@ -150,6 +152,13 @@ impl Flash {
                 .map(|a| a.blocks.iter().map(|&b| self.blocks.page(b, 0)).collect())
                 .unwrap_or_default();
             self.note_erase_waits(block, first, |lpa| match slot_of(lpa) {
+                // a newer write that took a slot of this very block (the fold made room
+                // for it): its SLC program comes after this erase, so what must be on
+                // flash first is the copy the fold passed down to the main area (issue
+                // 34: on another die, the erase ran first and a cut lost or resurrected
+                // the durable write, `nandlab crash --controller` cases 1432, 6014 and
+                // 7010 of seed 1)
+                Some((i, _)) if i == index => locate(lpa),
                 Some((i, p)) => firsts.get(i as usize).map(|f| Ppa(f.0 + p)),
                 None => locate(lpa),
             });

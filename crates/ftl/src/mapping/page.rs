@@ -453,7 +453,8 @@ impl Mapping for PageFtl {
 
 impl PageFtl {
     /// Read reclaim (`flash/read_reclaim.rs`): moves the valid pages of `block` like a GC
-    /// victim and erases it; its moves count as read-reclaim copies, not GC copies. An open
+    /// victim and erases it; its moves count as read-reclaim copies, not GC copies, and read
+    /// each page off the chip (never by copyback: the data goes through ECC). An open
     /// block (a write frontier) is closed first (its frontier opens a new block); not so in
     /// a superblock, nor a block no longer holding data: then `false`, nothing done.
     pub(crate) fn reclaim_block(&mut self, flash: &mut Flash, block: BlockId) -> FtlResult<bool> {
@@ -466,7 +467,13 @@ impl PageFtl {
             _ => return Ok(false),
         }
         let copies = flash.counters.gc_page_copies;
-        self.map.relocate_block(flash, block)?;
+        // each page is read off the chip through ECC and read-retry (a disturbed page may
+        // need them), never copied back inside the chip as read; a read still failing is
+        // counted in `uncorrectable_internal_reads` (issue 34)
+        let copyback = std::mem::replace(&mut flash.copyback, false);
+        let relocated = self.map.relocate_block(flash, block);
+        flash.copyback = copyback;
+        relocated?;
         let moved = flash.counters.gc_page_copies - copies;
         flash.counters.gc_page_copies = copies;
         flash.counters.read_reclaim_page_copies += moved;
