@@ -18,14 +18,15 @@ fn quick(id: &str) -> ExperimentResult {
 
 /// R-E1 (paper 000 Fig. 12 at 20 % free: 3.8x q/s, -46 % energy, -62 % W/E) on the emulator
 /// path (buffered host writes striped over four dies, reads suspending programs and erases,
-/// foreground GC, per-request controller energy): energy and W/E within 15 % of the paper's,
-/// the speed-up within 20 % (3.16x, 17 % low: docs/experiments.md); the curves meet at 80 %
+/// foreground GC, per-request controller energy) of the paper's four 2-plane chips: all three
+/// within 15 % of the paper's (3.31x, 13 % low; on 1-plane dies it was 3.16x, 17 % low:
+/// docs/experiments.md); the curves meet at 80 %
 /// free as the paper's do; on the pure-chip path all three follow the same flash-op counts.
 #[test]
 fn r_e1_codesign_is_ahead_at_20_percent_free_space_and_the_gap_closes() {
     let r = quick("miyaji-freespace");
     for (key, paper, within) in [
-        ("speedup_at_20pct", 3.8, 0.20),
+        ("speedup_at_20pct", 3.8, 0.15),
         ("energy_reduction_at_20pct", 0.46, 0.15),
         ("we_reduction_at_20pct", 0.62, 0.15),
     ] {

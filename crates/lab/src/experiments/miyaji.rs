@@ -206,8 +206,6 @@ struct Size {
     warmup_queries: u64,
     queries: u64,
     drift_queries_max: u64,
-    /// Planes per die of `miyaji-freespace`'s devices (`None`: the paper's 2).
-    freespace_planes_per_die: Option<u32>,
 }
 
 fn size(options: &RunOptions) -> Size {
@@ -219,10 +217,6 @@ fn size(options: &RunOptions) -> Size {
             warmup_queries: 20_000,
             queries: 20_000,
             drift_queries_max: 2_000_000,
-            // half the paper's chip: the fill (95 % of the run) halves and every R-E1 shape
-            // holds (docs/experiments.md); 32 blocks per plane are the least the paper's 15 %
-            // over-provisioning leaves GC enough spare blocks with, so the planes go instead
-            freespace_planes_per_die: Some(1),
         },
         Scale::Standard => Size {
             channels: 4,
@@ -231,7 +225,6 @@ fn size(options: &RunOptions) -> Size {
             warmup_queries: 100_000,
             queries: 200_000,
             drift_queries_max: 20_000_000,
-            freespace_planes_per_die: None,
         },
         Scale::Full => Size {
             channels: 4,
@@ -240,7 +233,6 @@ fn size(options: &RunOptions) -> Size {
             warmup_queries: 400_000,
             queries: 1_600_000,
             drift_queries_max: 100_000_000,
-            freespace_planes_per_die: None,
         },
     }
 }
@@ -387,9 +379,11 @@ fn buffered(engine: EngineSection) -> EngineSection {
 
 /// [`engine`] with the emulator's buffered host-write path. The co-designed engine keeps the
 /// packed fallback of before issue 30 (`codesign_fallback = "append"`) here: with paper 000
-/// §4.1's spread layout (`rotate-pages`) `miyaji-blocksize`'s 1 MB point copies 65,524 pages
-/// against 422 (not understood yet; docs/experiments.md, R-E1). The spread layout on this path
-/// is the labelled extra `…_rotate_pages` of `miyaji-freespace`.
+/// §4.1's spread layout (`rotate-pages`) every logical page is valid, so GC has only the 15 %
+/// over-provisioning, and at `miyaji-blocksize`'s 16 blocks per plane the device reserve, the
+/// GC threshold and the open write frontiers tie up 13 of its 16.7 spare blocks: the 1 MB point
+/// copies 65,524 pages against 422 (0 with 32 blocks per plane; docs/experiments.md, R-E1).
+/// The spread layout on this path is the labelled extra `…_rotate_pages` of `miyaji-freespace`.
 fn emulator_engine(iaa: bool, u2di: bool) -> EngineSection {
     EngineSection {
         codesign_fallback: CoDesignFallback::Append,
@@ -430,11 +424,10 @@ fn freespace(options: &RunOptions) -> LabResult<ExperimentResult> {
         Scale::Quick => &[0.2, 0.5, 0.8],
         _ => &[0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
     };
-    let planes_per_die = s.freespace_planes_per_die;
-    let dev = EngineDevice {
-        planes_per_die,
-        ..emulator(s, s.pages_per_block)
-    };
+    // the paper's chips (2 planes each) at every scale: with reads suspending programs the
+    // speed-up depends on the planes per die (1 plane: 3.16x, 2 planes: 3.31x at quick scale;
+    // docs/experiments.md, R-E1)
+    let dev = emulator(s, s.pages_per_block);
     let mut points = Vec::new();
     for &free in frees {
         for (_, engine) in both_emulated() {
@@ -451,10 +444,7 @@ fn freespace(options: &RunOptions) -> LabResult<ExperimentResult> {
     }
     // labelled extra: the pure-chip path (synchronous queue-depth-1 writes, no controller
     // energy) on the scale's device, as before the emulator path
-    let chip = EngineDevice {
-        planes_per_die,
-        ..device(s, s.channels, s.pages_per_block)
-    };
+    let chip = device(s, s.channels, s.pages_per_block);
     for (_, engine) in both(119) {
         points.push(constant(options, s, chip, &engine, 0.2)?);
     }
