@@ -147,7 +147,7 @@ fn is_power_lost(e: &EngineError) -> bool {
 
 /// Runs one case.
 pub fn run_engine_case(case: &EngineCrashCase) -> Result<EngineCrashOutcome, String> {
-    let ssd_config = case.device.config()?;
+    let ssd_config = super::device_config(&case.device)?;
     let config = engine_config(case);
     let ctx = |e: String| format!("engine case {}: {e}", case.index);
     let mut ssd = Ssd::new(ssd_config.clone(), case.seed).map_err(|e| ctx(e.to_string()))?;
