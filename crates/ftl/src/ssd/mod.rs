@@ -25,6 +25,7 @@ mod precondition;
 #[cfg(test)]
 mod release_tests;
 mod report;
+mod request_hook;
 mod search;
 mod slc_idle;
 #[cfg(test)]
@@ -40,10 +41,11 @@ mod txn;
 mod uncorrectable;
 mod world;
 
-pub use armed_cut::{ArmedCut, CutOutcome};
+pub use armed_cut::ArmedCut;
 pub use durability::{WriteState, WriteStateCounts};
 pub use open_loop::HostCompletion;
 pub use precondition::{PRECONDITION_PROGRESS_WRITES, Precondition};
+pub use request_hook::{CutOutcome, RequestHook, hook_as};
 pub use txn::{COMMIT_RECORD_MAGIC, TxStats};
 
 use crate::address::{BlockId, Lpa};
