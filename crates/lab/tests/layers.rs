@@ -22,9 +22,9 @@ const RULES: &[(&str, &[&str])] = &[
     ("sql", &["core", "nand", "pcm", "ftl"]),
     ("search", &["core", "nand", "pcm", "ftl"]),
     ("join", &["core", "nand", "pcm", "ftl"]),
-    // power-loss testing: harnesses and the crash oracle on the controller's power trace (its
-    // devices come from the stack builder, handed in by lab)
-    ("power", &["core", "nand", "pcm", "ftl"]),
+    // power-loss testing: harnesses and the crash oracle on the controller's power trace and
+    // the drivers' request hooks (its devices come from the stack builder, handed in by lab)
+    ("power", &["core", "nand", "pcm", "ftl", "sql"]),
     // generators and trace readers
     ("workload", &["core"]),
     // the one builder, experiments, reports

@@ -5,11 +5,8 @@
 //!
 //! The SSD's power trace must be on ([`Ssd::start_power_trace`]; the cut fails without it).
 
-use super::Ssd;
-use super::request_hook::{CutOutcome, RequestHook};
-use crate::error::FtlResult;
-use crate::host::HostRequest;
-use crate::power::{CutConfig, PowerCut};
+use nandlab_ftl::power::{CutConfig, PowerCut};
+use nandlab_ftl::{CutOutcome, FtlResult, HostRequest, RequestHook, Ssd};
 
 /// A power cut armed on a driver's requests.
 #[derive(Debug)]
@@ -113,13 +110,12 @@ impl RequestHook for ArmedCut {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::power::CutConfig;
+    use crate::{CrashDevice, TEST_BUILD};
 
     const PAGE: u64 = 512;
 
     fn traced_ssd() -> Ssd {
-        let mut c = super::super::test_device::small_slc(2, 1, 4);
-        c.ftl.payload = crate::config::PayloadMode::Full;
+        let c = CrashDevice::default().config(TEST_BUILD).unwrap();
         let mut s = Ssd::new(c, 9).unwrap();
         s.start_power_trace().unwrap();
         s

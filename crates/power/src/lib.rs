@@ -3,6 +3,8 @@
 //! mount the device from its pages' OOB, and check every LPA with the crash [`oracle`].
 //! [`sweep`] cuts at every event (or every completed chip op) in turn, [`cycles`] runs
 //! cut–recover–continue cycles, [`crash`] draws random devices, workloads and cuts.
+//! [`ArmedCut`] cuts the power inside a request of a driver above the SSD (installed as the
+//! driver's `RequestHook`); [`sql`] crash-tests real SQLite that way.
 //!
 //! The crate sits above the controller (`nandlab-ftl`, which keeps what it needs to survive
 //! a cut: the power trace, the cut itself, the mount, checkpoints and the trim log) and below
@@ -15,15 +17,18 @@
 //! previous one, above it several writes, trims and flushes are outstanding when the cut
 //! lands); GC, evictions and the chip's own queues run concurrently with the host.
 
+mod armed_cut;
 pub mod crash;
 #[cfg(test)]
 mod crash_tests;
 pub mod cycles;
 pub mod oracle;
 pub mod payload;
+pub mod sql;
 pub mod sweep;
 pub mod zoned;
 
+pub use armed_cut::ArmedCut;
 /// The controller choices a crash case names.
 pub use nandlab_ftl::power::RecoveryVariant;
 pub use nandlab_ftl::{GcPolicy, GcScheduling, MappingKind};

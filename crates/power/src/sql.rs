@@ -23,13 +23,12 @@
 //! is deterministic. `journal_mode = off` is run too, but SQLite makes no promise there (a
 //! cut in a commit can corrupt the database): its findings are reported apart.
 
-use crate::db::{JournalMode, SqlDb, SqlOptions, SqlValue};
-use crate::device::SsdSource;
-use crate::disk::SimDisk;
-use crate::error::{SqlError, SqlResult};
+use crate::ArmedCut;
+use nandlab_ftl::Ssd;
 use nandlab_ftl::power::CutConfig;
 pub use nandlab_ftl::power::RecoveryVariant;
-use nandlab_ftl::{ArmedCut, Ssd};
+use nandlab_sql::disk::SimDisk;
+use nandlab_sql::{JournalMode, SqlDb, SqlError, SqlOptions, SqlResult, SqlValue, SsdSource};
 use serde::Serialize;
 use std::ops::ControlFlow;
 
@@ -333,7 +332,7 @@ fn run_crash_observed(
             "crash: the workload failed without a cut (after {acked} transactions)"
         )));
     }
-    let requests = armed(&mut db.disk()?).map_or(0, |(cut, _)| cut.requests());
+    let requests = armed(&mut *db.disk()?).map_or(0, |(cut, _)| cut.requests());
     drop(db);
     let (_, sync) = options_with(o.journal_mode, sync);
     let mut report = CrashReport {
@@ -421,7 +420,7 @@ fn one_cut(
             run_workload_until(&mut db, steps, Some(i))
         }
     };
-    let cut = armed(&mut db.disk()?).and_then(|(cut, _)| cut.take());
+    let cut = armed(&mut *db.disk()?).and_then(|(cut, _)| cut.take());
     drop(db);
     let Some(cut) = cut else {
         if let CutPoint::AfterStep(i) = point {

@@ -7,7 +7,6 @@
 //! been read); the decided flash ops are then submitted in decision order, so the chip model's
 //! per-die ordering keeps GC moves before their erase and erases before reuse.
 
-mod armed_cut;
 mod checkpoint;
 mod chip_port;
 #[cfg(test)]
@@ -41,7 +40,6 @@ mod txn;
 mod uncorrectable;
 mod world;
 
-pub use armed_cut::ArmedCut;
 pub use durability::{WriteState, WriteStateCounts};
 pub use open_loop::HostCompletion;
 pub use precondition::{PRECONDITION_PROGRESS_WRITES, Precondition};

@@ -1,6 +1,6 @@
 //! The hook a driver above the SSD (the engine's block device, the SQLite disk) exposes on its
-//! host requests: a test harness installs one to take the requests over (an
-//! [`ArmedCut`](super::ArmedCut) cuts the power inside one); the product path has none, and a
+//! host requests: a test harness installs one to take the requests over (`nandlab-power`'s
+//! `ArmedCut` cuts the power inside one); the product path has none, and a
 //! request goes straight to [`Ssd::execute`]. The drivers carry no cut logic of their own.
 
 use super::{Executed, Ssd};

@@ -21,8 +21,9 @@ use nandlab_core::SimRng;
 pub use nandlab_engine::durability::EngineMutation;
 use nandlab_engine::durability::{RowOracle, RowViolations};
 use nandlab_engine::{Engine, EngineConfig, EngineError, Query, QueryGenerator, QueryMix};
+use nandlab_ftl::Ssd;
 use nandlab_ftl::power::{CutConfig, RecoveryVariant};
-use nandlab_ftl::{ArmedCut, Ssd};
+use nandlab_power::ArmedCut;
 use serde::Serialize;
 
 /// The engine's placement switches.
