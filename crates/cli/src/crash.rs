@@ -5,7 +5,8 @@
 use crate::usage;
 use clap::Args;
 use nandlab_lab::control::Control;
-use nandlab_lab::power::crash::{CrashSummary, Draw, Mutation, crash_by, draw_case_by, run_drawn};
+use nandlab_lab::power::crash::{CrashSummary, Draw, Mutation};
+use nandlab_lab::power::{crash_by, draw_case_by, run_drawn};
 use nandlab_lab::{LabError, LabResult};
 
 #[derive(Args, Debug)]

@@ -7,9 +7,10 @@ use crate::usage;
 use clap::Args;
 use nandlab_lab::control::Control;
 use nandlab_lab::power::scaling::recovery_scaling_checkpointed;
-use nandlab_lab::power::sweep::{SweepMode, sweep_progress};
+use nandlab_lab::power::sweep::SweepMode;
 use nandlab_lab::power::{CrashCase, CrashDevice, CrashWorkload, CutPoint, ps_to_us, run_case};
 use nandlab_lab::power::{RecoveryVariant, parse_config_name};
+use nandlab_lab::power::{device_config, sweep_progress};
 use nandlab_lab::{LabError, LabResult};
 
 #[derive(Args, Debug)]
@@ -386,7 +387,7 @@ fn device(args: &PowercutArgs) -> LabResult<CrashDevice> {
         d.set(key, value);
     }
     // resolved here so that an error names the flag beside the key
-    d.config().map_err(|e| {
+    device_config(&d).map_err(|e| {
         match keys
             .iter()
             .find(|(_, key, _)| e.contains(&format!("`{key}`")))

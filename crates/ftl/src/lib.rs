@@ -82,8 +82,8 @@ pub use mapping::dftl::CmtCounters;
 pub use memory::MemoryEstimate;
 pub use search::{SearchCounters, SearchOp, SearchRequest};
 pub use ssd::{
-    ArmedCut, COMMIT_RECORD_MAGIC, CutOutcome, Executed, HostCompletion,
-    PRECONDITION_PROGRESS_WRITES, Precondition, Ssd, TxStats, WriteState, WriteStateCounts,
-    logical_pages, simulate,
+    COMMIT_RECORD_MAGIC, CutOutcome, Executed, HostCompletion, PRECONDITION_PROGRESS_WRITES,
+    Precondition, RequestHook, Ssd, TxStats, WriteState, WriteStateCounts, hook_as, logical_pages,
+    simulate,
 };
 pub use stats::{ChipOpModes, FtlCounters, SsdReport, TimeSeriesRow};

@@ -4,6 +4,7 @@
 //! TOML text, always in full payload mode. `nandlab_sql` takes it as a [`SsdSource`]; its API is
 //! re-exported here for the front ends.
 
+pub use nandlab_power::sql as crash;
 pub use nandlab_sql::*;
 
 use crate::error::{LabError, LabResult};

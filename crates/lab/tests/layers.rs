@@ -22,13 +22,16 @@ const RULES: &[(&str, &[&str])] = &[
     ("sql", &["core", "nand", "pcm", "ftl"]),
     ("search", &["core", "nand", "pcm", "ftl"]),
     ("join", &["core", "nand", "pcm", "ftl"]),
+    // power-loss testing: harnesses and the crash oracle on the controller's power trace and
+    // the drivers' request hooks (its devices come from the stack builder, handed in by lab)
+    ("power", &["core", "nand", "pcm", "ftl", "sql"]),
     // generators and trace readers
     ("workload", &["core"]),
     // the one builder, experiments, reports
     (
         "lab",
         &[
-            "core", "nand", "pcm", "ftl", "engine", "sql", "search", "join", "workload",
+            "core", "nand", "pcm", "ftl", "engine", "sql", "search", "join", "workload", "power",
         ],
     ),
     // the front ends: the CLI, the Python bindings and the NBD server's nbdkit plugin

@@ -119,6 +119,8 @@ fn no_stack_config_is_built_as_text() {
     for (dir, product) in [
         ("crates/lab/src/experiments", true),
         ("crates/lab/src/power", true),
+        ("crates/lab/src/power.rs", true),
+        ("crates/power/src", true),
         ("crates/lab/src/stack/mod.rs", true),
         ("crates/lab/src/api.rs", true),
         ("crates/cli/src", true),

@@ -17,7 +17,6 @@
 //! docs/sql.md describes the layout, what the VFS claims, and the metrics.
 
 pub mod bench;
-pub mod crash;
 pub mod db;
 pub mod device;
 pub mod disk;

@@ -7,7 +7,6 @@
 //! been read); the decided flash ops are then submitted in decision order, so the chip model's
 //! per-die ordering keeps GC moves before their erase and erases before reuse.
 
-mod armed_cut;
 mod checkpoint;
 mod chip_port;
 #[cfg(test)]
@@ -25,6 +24,7 @@ mod precondition;
 #[cfg(test)]
 mod release_tests;
 mod report;
+mod request_hook;
 mod search;
 mod slc_idle;
 #[cfg(test)]
@@ -40,10 +40,10 @@ mod txn;
 mod uncorrectable;
 mod world;
 
-pub use armed_cut::{ArmedCut, CutOutcome};
 pub use durability::{WriteState, WriteStateCounts};
 pub use open_loop::HostCompletion;
 pub use precondition::{PRECONDITION_PROGRESS_WRITES, Precondition};
+pub use request_hook::{CutOutcome, RequestHook, hook_as};
 pub use txn::{COMMIT_RECORD_MAGIC, TxStats};
 
 use crate::address::{BlockId, Lpa};

@@ -19,8 +19,7 @@
 
 use nandlab_core::SimTime;
 use nandlab_engine::{BlockDevice, CoDesignHints, DeviceCounters, EngineError, Lpa};
-use nandlab_ftl::power::{CutConfig, PowerCut};
-use nandlab_ftl::{ArmedCut, CutOutcome, HostRequest, Ssd};
+use nandlab_ftl::{CutOutcome, HostRequest, RequestHook, Ssd, hook_as};
 use nandlab_nand::OpKind;
 use std::collections::VecDeque;
 
@@ -36,8 +35,9 @@ pub struct SsdDevice {
     buffered: VecDeque<Lpa>,
     /// Reads served from the write buffer.
     buffer_hits: u64,
-    /// An armed power cut (crash tests, [`SsdDevice::arm_power_cut`]).
-    cut: Option<ArmedCut>,
+    /// A hook on the requests (a crash test's armed power cut, [`SsdDevice::set_request_hook`]),
+    /// none on the product path.
+    hook: Option<Box<dyn RequestHook>>,
 }
 
 /// The reason a request after the cut fails with.
@@ -61,57 +61,31 @@ impl SsdDevice {
             write_buffer_pages: 0,
             buffered: VecDeque::new(),
             buffer_hits: 0,
-            cut: None,
+            hook: None,
         }
     }
 
-    /// Arms a power cut: requests from now on are counted, and the `at_request`-th (from 1)
-    /// is cut after `after_events` world events (or at its completion if it needs fewer);
-    /// every call after the cut fails with a device error whose reason is [`POWER_LOST`].
-    /// Needs the SSD's power trace on and synchronous writes (no `buffered_writes`).
-    pub fn arm_power_cut(
-        &mut self,
-        at_request: u64,
-        after_events: u64,
-        config: CutConfig,
-    ) -> Result<(), String> {
-        if !self.ssd.power_trace_on() {
-            return Err(
-                "power cut: the SSD's power trace is not on (Ssd::start_power_trace)".into(),
-            );
-        }
+    /// Installs `hook` on the device's requests (a crash harness's armed power cut, which
+    /// needs synchronous writes: no `buffered_writes`); every request goes through it from
+    /// now on, and one it refuses (the power is off) fails with a device error whose reason
+    /// is [`POWER_LOST`].
+    pub fn set_request_hook(&mut self, hook: Box<dyn RequestHook>) -> Result<(), String> {
         if self.write_buffer_pages > 0 {
-            return Err("power cut: needs synchronous writes (buffered_writes 0)".into());
+            return Err("request hook: needs synchronous writes (buffered_writes 0)".into());
         }
-        self.cut = Some(ArmedCut::new(at_request, after_events, config));
+        self.hook = Some(hook);
         Ok(())
     }
 
-    /// Cuts the power now (the armed cut's config), unless it was cut already.
-    pub fn cut_now(&mut self) -> Result<(), String> {
-        let Some(cut) = self.cut.as_mut() else {
-            return Err("power cut: none armed".into());
-        };
-        cut.cut_now(&mut self.ssd).map_err(|e| e.to_string())
+    /// The installed request hook as a `T`, with the SSD under it (for the harness that
+    /// installed it); `None` without one, or when it is not a `T`.
+    pub fn request_hook<T: RequestHook>(&mut self) -> Option<(&mut T, &mut Ssd)> {
+        let hook = hook_as::<T>(self.hook.as_deref_mut()?)?;
+        Some((hook, &mut self.ssd))
     }
 
-    /// Whether the armed cut has happened.
-    pub fn power_lost(&self) -> bool {
-        self.cut.as_ref().is_some_and(ArmedCut::happened)
-    }
-
-    /// Requests counted since the cut was armed.
-    pub fn requests_since_armed(&self) -> u64 {
-        self.cut.as_ref().map_or(0, ArmedCut::requests)
-    }
-
-    /// The power cut, once it happened (taken: the device stays dead).
-    pub fn take_power_cut(&mut self) -> Option<PowerCut> {
-        self.cut.as_mut()?.take()
-    }
-
-    /// Runs one request; with a cut armed, the armed request is stepped event by event and
-    /// the power cut inside it, and every request after fails.
+    /// Runs one request, through the request hook when one is installed; a request the hook
+    /// refuses (the power is off) fails.
     fn exec(
         &mut self,
         op: &'static str,
@@ -119,9 +93,9 @@ impl SsdDevice {
         request: &HostRequest,
         data: Option<&[u8]>,
     ) -> Result<nandlab_ftl::Executed, EngineError> {
-        let outcome = match self.cut.as_mut() {
+        let outcome = match self.hook.as_mut() {
             None => self.ssd.execute(request, data).map(CutOutcome::Executed),
-            Some(cut) => cut.execute(&mut self.ssd, request, data, false),
+            Some(hook) => hook.execute(&mut self.ssd, request, data, false),
         };
         match outcome.map_err(|e| Self::request_error(op, lpa, e))? {
             CutOutcome::Executed(executed) => Ok(executed),
@@ -246,7 +220,7 @@ impl SsdDevice {
             return Ok(equal);
         }
         let request = HostRequest::read(offset, size);
-        if self.cut.is_none() {
+        if self.hook.is_none() {
             // the page's bytes are taken where they lie once the read completes (no copy into
             // the request's own buffer): no write to this page can be decided meanwhile, as
             // every write in flight is to a page in the write buffer

@@ -23,6 +23,7 @@ use nandlab_engine::durability::{RowOracle, RowViolations};
 use nandlab_engine::{Engine, EngineConfig, EngineError, Query, QueryGenerator, QueryMix};
 use nandlab_ftl::Ssd;
 use nandlab_ftl::power::{CutConfig, RecoveryVariant};
+use nandlab_power::ArmedCut;
 use serde::Serialize;
 
 /// The engine's placement switches.
@@ -147,7 +148,7 @@ fn is_power_lost(e: &EngineError) -> bool {
 
 /// Runs one case.
 pub fn run_engine_case(case: &EngineCrashCase) -> Result<EngineCrashOutcome, String> {
-    let ssd_config = case.device.config()?;
+    let ssd_config = super::device_config(&case.device)?;
     let config = engine_config(case);
     let ctx = |e: String| format!("engine case {}: {e}", case.index);
     let mut ssd = Ssd::new(ssd_config.clone(), case.seed).map_err(|e| ctx(e.to_string()))?;
@@ -180,7 +181,11 @@ pub fn run_engine_case(case: &EngineCrashCase) -> Result<EngineCrashOutcome, Str
         };
         engine
             .device_mut()
-            .arm_power_cut(at_request, after_events, cut_config)
+            .set_request_hook(Box::new(ArmedCut::new(
+                at_request,
+                after_events,
+                cut_config,
+            )))
             .map_err(ctx)?;
         // run until the power is lost
         while queries_left > 0 {
@@ -215,11 +220,12 @@ pub fn run_engine_case(case: &EngineCrashCase) -> Result<EngineCrashOutcome, Str
             }
         }
         // (the queries ran out first: the cut falls at the end)
-        engine.device_mut().cut_now().map_err(ctx)?;
-        let cut = engine
-            .into_device()
-            .take_power_cut()
-            .ok_or_else(|| ctx("no cut".into()))?;
+        let mut device = engine.into_device();
+        let (armed, ssd) = device
+            .request_hook::<ArmedCut>()
+            .ok_or_else(|| ctx("power cut: none armed".into()))?;
+        armed.cut_now(ssd).map_err(|e| ctx(e.to_string()))?;
+        let cut = armed.take().ok_or_else(|| ctx("no cut".into()))?;
         out.cycles += 1;
         out.durable_rows_checked += oracle.durable_rows();
         out.torn_programs += cut.report.torn_programs;

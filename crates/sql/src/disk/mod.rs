@@ -30,7 +30,7 @@ pub use lock::{FileLocks, LockLevel};
 use crate::error::{SqlError, SqlResult};
 use crate::extent::{Extent, ExtentAllocator, grow_pages};
 use nandlab_core::{Lpa, SimTime};
-use nandlab_ftl::{ArmedCut, CutOutcome, Executed, HostOp, HostRequest, Ssd};
+use nandlab_ftl::{CutOutcome, Executed, HostOp, HostRequest, RequestHook, Ssd, hook_as};
 use nandlab_nand::OpKind;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -124,8 +124,8 @@ pub struct SimDisk {
     freed_pending: Vec<Extent>,
     /// Names handed out for temporary files.
     temp_names: std::collections::BTreeSet<String>,
-    /// An armed power cut (crash tests).
-    cut: Option<ArmedCut>,
+    /// A hook on the requests (a crash test's armed power cut), none on the product path.
+    hook: Option<Box<dyn RequestHook>>,
 }
 
 impl SimDisk {
@@ -178,7 +178,7 @@ impl SimDisk {
             table_dirty: false,
             freed_pending: Vec::new(),
             temp_names: std::collections::BTreeSet::new(),
-            cut: None,
+            hook: None,
         })
     }
 
@@ -221,64 +221,33 @@ impl SimDisk {
         Ok(disk)
     }
 
-    /// Runs one request on the controller. With a power cut armed ([`SimDisk::arm_power_cut`])
-    /// the armed request is stepped event by event and the power cut inside it; every request
-    /// after the cut fails with [`SqlError::PowerLost`].
+    /// Runs one request on the controller, or through the request hook when one is installed
+    /// ([`SimDisk::set_request_hook`]); a request the hook refuses (the power is off) fails
+    /// with [`SqlError::PowerLost`].
     fn exec(&mut self, request: &HostRequest, data: Option<&[u8]>) -> SqlResult<Executed> {
-        let Some(cut) = self.cut.as_mut() else {
+        let Some(hook) = self.hook.as_mut() else {
             return Ok(self.ssd.execute(request, data)?);
         };
         // `step_after`: one more event after each request before the armed one; under the
         // trace `execute` already folds each completion into the power trace, but this step
         // stays, since the crash cases' cut points and timing were measured with it
-        match cut.execute(&mut self.ssd, request, data, true)? {
+        match hook.execute(&mut self.ssd, request, data, true)? {
             CutOutcome::Executed(executed) => Ok(executed),
             CutOutcome::PowerLost => Err(SqlError::PowerLost),
         }
     }
 
-    /// Arms a power cut: requests from now on are counted, and the `at_request`-th (from 1) is
-    /// cut after `after_events` world events (or at its completion, if it needs fewer). The
-    /// SSD's power trace must be on (`Ssd::start_power_trace`).
-    pub fn arm_power_cut(
-        &mut self,
-        at_request: u64,
-        after_events: u64,
-        config: nandlab_ftl::power::CutConfig,
-    ) -> SqlResult<()> {
-        if !self.ssd.power_trace_on() {
-            return Err(SqlError::Usage(
-                "power cut: the SSD's power trace is not on (Ssd::start_power_trace)".into(),
-            ));
-        }
-        self.cut = Some(ArmedCut::new(at_request, after_events, config));
-        Ok(())
+    /// Installs `hook` on the disk's requests (a crash harness's armed power cut); every
+    /// request goes through it from now on.
+    pub fn set_request_hook(&mut self, hook: Box<dyn RequestHook>) {
+        self.hook = Some(hook);
     }
 
-    /// Cuts the armed power now, between requests (nothing in flight); the disk stays dead.
-    pub fn cut_power_now(&mut self) -> SqlResult<()> {
-        let Some(cut) = self.cut.as_mut() else {
-            return Err(SqlError::Usage(
-                "power cut: no cut is armed (SimDisk::arm_power_cut)".into(),
-            ));
-        };
-        cut.cut_now(&mut self.ssd)?;
-        Ok(())
-    }
-
-    /// Requests counted since the cut was armed.
-    pub fn requests_since_armed(&self) -> u64 {
-        self.cut.as_ref().map_or(0, ArmedCut::requests)
-    }
-
-    /// The power cut, once it happened (taken: the disk stays dead).
-    pub fn take_power_cut(&mut self) -> Option<nandlab_ftl::power::PowerCut> {
-        self.cut.as_mut()?.take()
-    }
-
-    /// Whether the armed cut has happened.
-    pub fn power_lost(&self) -> bool {
-        self.cut.as_ref().is_some_and(ArmedCut::happened)
+    /// The installed request hook as a `T`, with the SSD under it (for the harness that
+    /// installed it); `None` without one, or when it is not a `T`.
+    pub fn request_hook<T: RequestHook>(&mut self) -> Option<(&mut T, &mut Ssd)> {
+        let hook = hook_as::<T>(self.hook.as_deref_mut()?)?;
+        Some((hook, &mut self.ssd))
     }
 
     /// The SSD (to rebuild a device after a cut).
@@ -658,7 +627,7 @@ impl SimDisk {
 
     /// Rolls the open batch back (the FTL drops its pages).
     pub fn atomic_rollback(&mut self) -> SqlResult<()> {
-        if self.ssd.tx_open() && self.cut.is_none() {
+        if self.ssd.tx_open() && self.hook.is_none() {
             self.ssd.tx_abort()?;
             self.io.atomic_rollbacks += 1;
         }

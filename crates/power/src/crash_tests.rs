@@ -1,13 +1,13 @@
 //! Tests of the crash harness (`crash.rs`): the standard draw, the controller draw (DFTL and
 //! SLC-cache devices), mutations and determinism.
 
-use super::MappingKind;
 use super::crash::*;
+use super::{MappingKind, TEST_BUILD};
 
 /// A few thousand cut–recover cycles over random configs: the real FTL keeps the contract.
 #[test]
 fn thousands_of_random_cycles_keep_the_contract() {
-    let s = crash(1, 5000, Mutation::None, |_| {
+    let s = crash(1, 5000, Mutation::None, TEST_BUILD, |_| {
         std::ops::ControlFlow::Continue(())
     })
     .unwrap();
@@ -29,9 +29,14 @@ fn thousands_of_random_cycles_keep_the_contract() {
 /// and the standard draw's cases are left as they were.
 #[test]
 fn tail6_dftl_devices_keep_the_contract() {
-    let s = crash_by(3, 1500, Mutation::None, Draw::Controller, |_| {
-        std::ops::ControlFlow::Continue(())
-    })
+    let s = crash_by(
+        3,
+        1500,
+        Mutation::None,
+        Draw::Controller,
+        TEST_BUILD,
+        |_| std::ops::ControlFlow::Continue(()),
+    )
     .unwrap();
     assert!(s.cases_dftl > 50 && s.cases_slc_cache > 25, "{s:?}");
     assert!(s.torn_programs > 0, "{s:?}");
@@ -39,7 +44,7 @@ fn tail6_dftl_devices_keep_the_contract() {
     let mut previous_tables = 0;
     for index in 0..50 {
         let standard = draw_case(3, index, Mutation::None);
-        let mut controller = draw_case_by(3, index, Mutation::None, Draw::Controller);
+        let mut controller = draw_case_by(3, index, Mutation::None, Draw::Controller, TEST_BUILD);
         let stack = &mut controller.case.device.stack;
         let ssd = stack["ssd"].as_table_mut().unwrap();
         let entries = ssd["mapping"]
@@ -74,11 +79,11 @@ fn tail6_slc_cache_devices_keep_the_contract() {
     let mut failing = Vec::new();
     for index in 0..400 {
         let mut d = draw_case(3, index, Mutation::None);
-        if d.case.device.config().unwrap().ftl.mapping != MappingKind::Page {
+        if d.case.device.config(TEST_BUILD).unwrap().ftl.mapping != MappingKind::Page {
             continue;
         }
         with_slc_cache(&mut d.case.device, 1);
-        if run_drawn(&d).unwrap().violations.total() > 0 {
+        if run_drawn(&d, TEST_BUILD).unwrap().violations.total() > 0 {
             failing.push(index);
         }
     }
@@ -88,9 +93,14 @@ fn tail6_slc_cache_devices_keep_the_contract() {
 /// The controller draw under a mutation the oracle must catch still catches it.
 #[test]
 fn tail6_the_controller_draw_still_catches_a_broken_mount() {
-    let s = crash_by(1, 600, Mutation::SkipNewestPage, Draw::Controller, |_| {
-        std::ops::ControlFlow::Continue(())
-    })
+    let s = crash_by(
+        1,
+        600,
+        Mutation::SkipNewestPage,
+        Draw::Controller,
+        TEST_BUILD,
+        |_| std::ops::ControlFlow::Continue(()),
+    )
     .unwrap();
     assert!(s.violations.total() > 0, "{s:?}");
 }
@@ -106,10 +116,17 @@ fn every_mutation_is_caught() {
         Mutation::TrimLogSkipped,
         Mutation::SkipNewestPage,
     ] {
-        let s = crash(1, 600, mutation, |_| std::ops::ControlFlow::Continue(())).unwrap();
+        let s = crash(1, 600, mutation, TEST_BUILD, |_| {
+            std::ops::ControlFlow::Continue(())
+        })
+        .unwrap();
         assert!(s.violations.total() > 0, "{mutation:?}: {s:?}");
         let f = s.first_failure.expect("a failure");
-        assert_eq!(run_drawn(&f.drawn).unwrap(), f.outcome, "{mutation:?}");
+        assert_eq!(
+            run_drawn(&f.drawn, TEST_BUILD).unwrap(),
+            f.outcome,
+            "{mutation:?}"
+        );
         assert!(f.shrunk_outcome.violations.total() > 0);
         assert!(f.shrunk.case.workload.requests <= f.drawn.case.workload.requests);
     }

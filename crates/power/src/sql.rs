@@ -23,12 +23,12 @@
 //! is deterministic. `journal_mode = off` is run too, but SQLite makes no promise there (a
 //! cut in a commit can corrupt the database): its findings are reported apart.
 
-use crate::db::{JournalMode, SqlDb, SqlOptions, SqlValue};
-use crate::device::SsdSource;
-use crate::error::{SqlError, SqlResult};
+use crate::ArmedCut;
 use nandlab_ftl::Ssd;
 use nandlab_ftl::power::CutConfig;
 pub use nandlab_ftl::power::RecoveryVariant;
+use nandlab_sql::disk::SimDisk;
+use nandlab_sql::{JournalMode, SqlDb, SqlError, SqlOptions, SqlResult, SqlValue, SsdSource};
 use serde::Serialize;
 use std::ops::ControlFlow;
 
@@ -231,6 +231,36 @@ fn run_workload(db: &mut SqlDb, steps: &[Step]) -> (i64, Option<u32>) {
     run_workload_until(db, steps, None)
 }
 
+/// Arms a power cut on `disk`'s requests (an [`ArmedCut`] as its request hook): requests from
+/// now on are counted, and the `at_request`-th (from 1) is cut after `after_events` world
+/// events (or at its completion, if it needs fewer). The SSD's power trace must be on.
+fn arm_power_cut(
+    mut disk: impl std::ops::DerefMut<Target = SimDisk>,
+    at_request: u64,
+    after_events: u64,
+    config: CutConfig,
+) {
+    disk.set_request_hook(Box::new(ArmedCut::new(at_request, after_events, config)));
+}
+
+/// The disk's armed cut and its SSD, when one is armed.
+fn armed(disk: &mut SimDisk) -> Option<(&mut ArmedCut, &mut Ssd)> {
+    disk.request_hook::<ArmedCut>()
+}
+
+/// Cuts the armed power now, between requests (nothing in flight); the disk stays dead.
+fn cut_power_now(disk: &mut SimDisk) -> SqlResult<()> {
+    let (cut, ssd) =
+        armed(disk).ok_or_else(|| SqlError::Usage("power cut: no cut is armed".into()))?;
+    cut.cut_now(ssd)?;
+    Ok(())
+}
+
+/// Whether the armed cut has happened.
+fn power_lost(disk: &mut SimDisk) -> bool {
+    armed(disk).is_some_and(|(cut, _)| cut.happened())
+}
+
 /// [`run_workload`], cutting the power right after step `cut_after` (its commit
 /// acknowledged) when given.
 fn run_workload_until(
@@ -243,12 +273,12 @@ fn run_workload_until(
         match db.run_script(&step.sql) {
             Ok(_) if cut_after == Some(i) => {
                 // (a failed cut leaves no cut to take: the caller reports it)
-                let _ = db.disk().and_then(|mut d| d.cut_power_now());
+                let _ = db.disk().and_then(|mut d| cut_power_now(&mut d));
                 return (i64::from(step.tx), None);
             }
             Ok(_) => acked = i64::from(step.tx),
             Err(_) => {
-                let lost = db.disk().map(|d| d.power_lost()).unwrap_or(true);
+                let lost = db.disk().map(|mut d| power_lost(&mut d)).unwrap_or(true);
                 return (acked, lost.then_some(step.tx));
             }
         }
@@ -295,15 +325,14 @@ fn run_crash_observed(
     let steps = workload(o.transactions, o.seed);
     // a reference run counts the requests the whole workload makes
     let (mut db, _) = open_traced_with(device, o, sync)?;
-    db.disk()?
-        .arm_power_cut(u64::MAX, 0, CutConfig::default())?;
+    arm_power_cut(db.disk()?, u64::MAX, 0, CutConfig::default());
     let (acked, _) = run_workload(&mut db, &steps);
     if acked != i64::from(o.transactions) {
         return Err(SqlError::Usage(format!(
             "crash: the workload failed without a cut (after {acked} transactions)"
         )));
     }
-    let requests = db.disk()?.requests_since_armed();
+    let requests = armed(&mut *db.disk()?).map_or(0, |(cut, _)| cut.requests());
     drop(db);
     let (_, sync) = options_with(o.journal_mode, sync);
     let mut report = CrashReport {
@@ -383,15 +412,15 @@ fn one_cut(
             at_request,
             after_events,
         } => {
-            db.disk()?.arm_power_cut(at_request, after_events, config)?;
+            arm_power_cut(db.disk()?, at_request, after_events, config);
             run_workload(&mut db, steps)
         }
         CutPoint::AfterStep(i) => {
-            db.disk()?.arm_power_cut(u64::MAX, 0, config)?;
+            arm_power_cut(db.disk()?, u64::MAX, 0, config);
             run_workload_until(&mut db, steps, Some(i))
         }
     };
-    let cut = db.disk()?.take_power_cut();
+    let cut = armed(&mut *db.disk()?).and_then(|(cut, _)| cut.take());
     drop(db);
     let Some(cut) = cut else {
         if let CutPoint::AfterStep(i) = point {

@@ -261,6 +261,7 @@ pub fn draw_zoned(seed: u64, index: u64, mutation: Mutation) -> DrawnCase {
 
 #[cfg(test)]
 mod tests {
+    use super::super::TEST_BUILD;
     use super::super::crash::{Draw, Mutation, crash_by, draw_case_by, run_drawn};
     use std::ops::ControlFlow;
 
@@ -270,7 +271,7 @@ mod tests {
     /// holds the mount's write pointers (checked by the harness at every cycle).
     #[test]
     fn zoned_devices_keep_the_contract() {
-        let s = crash_by(1, 300, Mutation::None, Draw::Zoned, |_| {
+        let s = crash_by(1, 300, Mutation::None, Draw::Zoned, TEST_BUILD, |_| {
             ControlFlow::Continue(())
         })
         .unwrap();
@@ -289,16 +290,21 @@ mod tests {
     /// from (seed, index).
     #[test]
     fn the_zoned_draw_catches_a_broken_mount() {
-        let s = crash_by(1, 300, Mutation::SkipNewestPage, Draw::Zoned, |_| {
-            ControlFlow::Continue(())
-        })
+        let s = crash_by(
+            1,
+            300,
+            Mutation::SkipNewestPage,
+            Draw::Zoned,
+            TEST_BUILD,
+            |_| ControlFlow::Continue(()),
+        )
         .unwrap();
         assert!(s.violations.total() > 0, "{s:?}");
         let f = s.first_failure.expect("a failure");
-        assert_eq!(run_drawn(&f.drawn).unwrap(), f.outcome);
+        assert_eq!(run_drawn(&f.drawn, TEST_BUILD).unwrap(), f.outcome);
         assert_eq!(
-            draw_case_by(1, 7, Mutation::None, Draw::Zoned),
-            draw_case_by(1, 7, Mutation::None, Draw::Zoned)
+            draw_case_by(1, 7, Mutation::None, Draw::Zoned, TEST_BUILD),
+            draw_case_by(1, 7, Mutation::None, Draw::Zoned, TEST_BUILD)
         );
     }
 }

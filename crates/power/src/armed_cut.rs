@@ -1,25 +1,12 @@
 //! A power cut armed on the host requests of a driver above the SSD (the engine's block
-//! device, the SQLite disk): requests are counted from the moment it is armed, the armed one
-//! is admitted and stepped event by event, the power is cut inside it, and every request
-//! after the cut is refused.
+//! device, the SQLite disk), installed as the driver's [`RequestHook`]: requests are counted
+//! from the moment it is armed, the armed one is admitted and stepped event by event, the
+//! power is cut inside it, and every request after the cut is refused.
 //!
-//! The SSD's power trace must be on ([`Ssd::start_power_trace`]); the drivers check that when
-//! they arm, since each reports it in its own error type.
+//! The SSD's power trace must be on ([`Ssd::start_power_trace`]; the cut fails without it).
 
-use super::Executed;
-use super::Ssd;
-use crate::error::FtlResult;
-use crate::host::HostRequest;
-use crate::power::{CutConfig, PowerCut};
-
-/// What a request run under an armed cut did.
-#[derive(Debug)]
-pub enum CutOutcome {
-    /// It ran to completion before the armed request.
-    Executed(Executed),
-    /// The power is off: this request was the armed one (cut inside it), or came after.
-    PowerLost,
-}
+use nandlab_ftl::power::{CutConfig, PowerCut};
+use nandlab_ftl::{CutOutcome, FtlResult, HostRequest, RequestHook, Ssd};
 
 /// A power cut armed on a driver's requests.
 #[derive(Debug)]
@@ -108,16 +95,27 @@ impl ArmedCut {
     }
 }
 
+impl RequestHook for ArmedCut {
+    fn execute(
+        &mut self,
+        ssd: &mut Ssd,
+        request: &HostRequest,
+        data: Option<&[u8]>,
+        step_after: bool,
+    ) -> FtlResult<CutOutcome> {
+        ArmedCut::execute(self, ssd, request, data, step_after)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::power::CutConfig;
+    use crate::{CrashDevice, TEST_BUILD};
 
     const PAGE: u64 = 512;
 
     fn traced_ssd() -> Ssd {
-        let mut c = super::super::test_device::small_slc(2, 1, 4);
-        c.ftl.payload = crate::config::PayloadMode::Full;
+        let c = CrashDevice::default().config(TEST_BUILD).unwrap();
         let mut s = Ssd::new(c, 9).unwrap();
         s.start_power_trace().unwrap();
         s

@@ -1,37 +1,65 @@
-//! Power-loss experiments (SPEC B2, issue 14): run a seeded workload of self-identifying
+//! Power-loss testing (SPEC B2, issues 14 and 28): run a seeded workload of self-identifying
 //! writes, trims, reads and flushes on a small device, cut the power at a chosen instant,
 //! mount the device from its pages' OOB, and check every LPA with the crash [`oracle`].
-//! [`sweep`] cuts at every event (or every completed chip op) in turn.
+//! [`sweep`] cuts at every event (or every completed chip op) in turn, [`cycles`] runs
+//! cut–recover–continue cycles, [`crash`] draws random devices, workloads and cuts.
+//! [`ArmedCut`] cuts the power inside a request of a driver above the SSD (installed as the
+//! driver's `RequestHook`); [`sql`] crash-tests real SQLite that way.
+//!
+//! The crate sits above the controller (`nandlab-ftl`, which keeps what it needs to survive
+//! a cut: the power trace, the cut itself, the mount, checkpoints and the trim log) and below
+//! the runner (`nandlab-lab`): a crash device is a stack config's `[nand]` and `[ssd]`
+//! tables, which the stack builder resolves, so every entry point takes that builder as a
+//! [`BuildSsd`] (lab hands in its own, `nandlab_lab::power` wraps the entry points).
 //!
 //! The run is closed-loop at the device's queue depth (`CrashDevice::queue_depth`: a new
 //! request is admitted whenever one completed; at depth 1 the next request waits for the
 //! previous one, above it several writes, trims and flushes are outstanding when the cut
 //! lands); GC, evictions and the chip's own queues run concurrently with the host.
 
+mod armed_cut;
 pub mod crash;
 #[cfg(test)]
 mod crash_tests;
 pub mod cycles;
-pub mod engine;
 pub mod oracle;
 pub mod payload;
-pub mod scaling;
+pub mod sql;
 pub mod sweep;
 pub mod zoned;
 
-/// The controller choices a crash case names (parsed with [`parse_config_name`]).
+pub use armed_cut::ArmedCut;
+/// The controller choices a crash case names.
 pub use nandlab_ftl::power::RecoveryVariant;
 pub use nandlab_ftl::{GcPolicy, GcScheduling, MappingKind};
 
-/// `text` parsed as the stack config parses its value (the same names as in a TOML file, e.g.
-/// `cost-benefit` for `[ssd.gc] policy`); the error names `flag`.
-pub fn parse_config_name<T: serde::de::DeserializeOwned>(
-    flag: &str,
-    text: &str,
-) -> crate::error::LabResult<T> {
-    use serde::de::value::{Error, StrDeserializer};
-    T::deserialize(StrDeserializer::<Error>::new(text))
-        .map_err(|e| crate::error::LabError::Usage(format!("{flag} {text:?}: {e}")))
+/// The stack builder's resolution of a device's `[nand]` and `[ssd]` tables into an SSD
+/// config, checked (`nandlab_lab::stack::DeviceFile::from_table`); `origin` names the device
+/// in errors, which name the stack-config key.
+pub type BuildSsd = fn(origin: &str, table: toml::Table) -> Result<SsdConfig, String>;
+
+/// The tests' builder: the stack builder itself (a dev-dependency on the runner).
+#[cfg(test)]
+pub(crate) const TEST_BUILD: BuildSsd = |origin, table| {
+    nandlab_lab::stack::DeviceFile::from_table(origin, table).map_err(|e| e.to_string())
+};
+
+/// Sets key `path` (dot separated) of `table` to `value`, creating the tables on the way (a
+/// value in the way is replaced by a table), as the stack builder's `set_key` does.
+fn set_key(table: &mut toml::Table, path: &str, value: toml::Value) {
+    let mut parts: Vec<&str> = path.split('.').collect();
+    let leaf = parts.pop().expect("split yields one part");
+    let mut t = table;
+    for part in parts {
+        let entry = t
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        if !entry.is_table() {
+            *entry = toml::Value::Table(toml::Table::new());
+        }
+        t = entry.as_table_mut().expect("a table");
+    }
+    t.insert(leaf.to_string(), value);
 }
 
 use nandlab_core::{Lpa, SimRng, SimTime};
@@ -78,7 +106,7 @@ copyback = false
 "#;
 
 /// A small device for crash runs: a stack config's `[nand]` and `[ssd]` (resolved by the
-/// stack builder, [`crate::stack::DeviceFile`]), and the firmware mutations the harness can
+/// stack builder, [`BuildSsd`]), and the firmware mutations the harness can
 /// turn on.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CrashDevice {
@@ -107,7 +135,7 @@ impl CrashDevice {
     /// checked when the device is resolved ([`CrashDevice::config`]).
     pub fn set(&mut self, key: &str, value: impl Serialize) {
         let value = toml::Value::try_from(value).expect("a TOML value");
-        crate::stack::set_key(&mut self.stack, key, value);
+        set_key(&mut self.stack, key, value);
     }
 
     /// Sets `ssd.mapping.kind`; away from the page mapping, the page mapping's keys of the
@@ -160,9 +188,9 @@ impl CrashDevice {
         }
     }
 
-    /// The SSD config, resolved and checked by the stack builder (full payload mode: the
-    /// oracle reads bytes); an error names the stack-config key.
-    pub fn config(&self) -> Result<SsdConfig, String> {
+    /// The SSD config, resolved and checked by the stack builder `build` (full payload mode:
+    /// the oracle reads bytes); an error names the stack-config key.
+    pub fn config(&self, build: BuildSsd) -> Result<SsdConfig, String> {
         let mut stack = self.stack.clone();
         if self.get("nand.geometry.spare_bytes_per_page").is_none() {
             let page = self
@@ -170,14 +198,13 @@ impl CrashDevice {
                 .and_then(toml::Value::as_integer)
                 .unwrap_or(0);
             let spare = (page / 8).max(nandlab_ftl::OOB_BYTES as i64);
-            crate::stack::set_key(
+            set_key(
                 &mut stack,
                 "nand.geometry.spare_bytes_per_page",
                 spare.into(),
             );
         }
-        let mut config = crate::stack::DeviceFile::from_table("crash device", stack)
-            .map_err(|e| e.to_string())?;
+        let mut config = build("crash device", stack)?;
         config.ftl.payload = PayloadMode::Full;
         Ok(config)
     }
@@ -507,9 +534,9 @@ impl Run {
 }
 
 /// Runs one case.
-pub fn run_case(case: &CrashCase) -> Result<CrashOutcome, String> {
+pub fn run_case(case: &CrashCase, build: BuildSsd) -> Result<CrashOutcome, String> {
     validate(case)?;
-    let config = case.device.config()?;
+    let config = case.device.config(build)?;
     let ssd = Ssd::new(config, case.seed).map_err(|e| e.to_string())?;
     let logical = ssd.logical_pages() as u32;
     let mut run = Run {

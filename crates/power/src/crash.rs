@@ -9,7 +9,7 @@
 
 use super::cycles::{CyclesOutcome, run_cycles};
 use super::oracle::Violations;
-use super::{CrashCase, CrashDevice, CrashWorkload, CutPoint, GcScheduling, MappingKind};
+use super::{BuildSsd, CrashCase, CrashDevice, CrashWorkload, CutPoint, GcScheduling, MappingKind};
 use nandlab_core::SimRng;
 use nandlab_ftl::power::RecoveryVariant;
 use serde::Serialize;
@@ -254,23 +254,29 @@ pub enum Draw {
 }
 
 /// Case `index` of `seed` under `mutation`, drawn by `draw`.
-pub fn draw_case_by(seed: u64, index: u64, mutation: Mutation, draw: Draw) -> DrawnCase {
+pub fn draw_case_by(
+    seed: u64,
+    index: u64,
+    mutation: Mutation,
+    draw: Draw,
+    build: BuildSsd,
+) -> DrawnCase {
     if draw == Draw::Zoned {
         return super::zoned::draw_zoned(seed, index, mutation);
     }
     let mut drawn = draw_case(seed, index, mutation);
     if draw == Draw::Controller {
-        draw_controller(seed, index, &mut drawn);
+        draw_controller(seed, index, &mut drawn, build);
     }
     drawn
 }
 
 /// The cached mapping table of a [`Draw::Controller`] case (page mapping only, which DFTL
 /// needs), from stream `power.crash.controller` of (seed, index).
-fn draw_controller(seed: u64, index: u64, drawn: &mut DrawnCase) {
+fn draw_controller(seed: u64, index: u64, drawn: &mut DrawnCase, build: BuildSsd) {
     let device = &mut drawn.case.device;
     let page = device
-        .config()
+        .config(build)
         .is_ok_and(|c| c.ftl.mapping == MappingKind::Page);
     if !page {
         return;
@@ -366,14 +372,15 @@ fn is_zero(n: &u64) -> bool {
 }
 
 /// Runs one drawn case.
-pub fn run_drawn(drawn: &DrawnCase) -> Result<CyclesOutcome, String> {
-    run_cycles(&drawn.case, drawn.cycles).map_err(|e| format!("case {}: {e}", drawn.index))
+pub fn run_drawn(drawn: &DrawnCase, build: BuildSsd) -> Result<CyclesOutcome, String> {
+    run_cycles(&drawn.case, drawn.cycles, build).map_err(|e| format!("case {}: {e}", drawn.index))
 }
 
 /// Halves the requests, then the cycles, while the case still fails.
 fn shrink(
     drawn: &DrawnCase,
     outcome: &CyclesOutcome,
+    build: BuildSsd,
 ) -> Result<(DrawnCase, CyclesOutcome), String> {
     let mut best = (drawn.clone(), outcome.clone());
     loop {
@@ -385,13 +392,13 @@ fn shrink(
         } else {
             return Ok(best);
         }
-        let o = run_drawn(&smaller)?;
+        let o = run_drawn(&smaller, build)?;
         if o.violations.total() == 0 {
             // try fewer cycles with the requests kept
             let mut fewer = best.0.clone();
             if fewer.cycles > 1 {
                 fewer.cycles -= 1;
-                let o = run_drawn(&fewer)?;
+                let o = run_drawn(&fewer, build)?;
                 if o.violations.total() > 0 {
                     best = (fewer, o);
                     continue;
@@ -410,9 +417,10 @@ pub fn crash(
     seed: u64,
     cuts: u64,
     mutation: Mutation,
+    build: BuildSsd,
     progress: impl FnMut(u64) -> std::ops::ControlFlow<()>,
 ) -> Result<CrashSummary, String> {
-    crash_by(seed, cuts, mutation, Draw::Standard, progress)
+    crash_by(seed, cuts, mutation, Draw::Standard, build, progress)
 }
 
 /// [`crash`] over the devices `draw` draws.
@@ -421,6 +429,7 @@ pub fn crash_by(
     cuts: u64,
     mutation: Mutation,
     draw: Draw,
+    build: BuildSsd,
     mut progress: impl FnMut(u64) -> std::ops::ControlFlow<()>,
 ) -> Result<CrashSummary, String> {
     let mut s = CrashSummary {
@@ -430,9 +439,9 @@ pub fn crash_by(
     };
     let mut index = 0;
     while s.cycles < cuts {
-        let drawn = draw_case_by(seed, index, mutation, draw);
+        let drawn = draw_case_by(seed, index, mutation, draw, build);
         index += 1;
-        let o = run_drawn(&drawn)?;
+        let o = run_drawn(&drawn, build)?;
         s.cases += 1;
         s.cycles += o.cycles;
         s.torn_programs += o.torn_programs;
@@ -444,7 +453,7 @@ pub fn crash_by(
         s.recovery_pages_read += o.recovery_pages_read;
         s.full_scan_pages_read += o.full_scan_pages_read;
         s.trim_records_written += o.trim_records_written;
-        let f = drawn.case.device.config()?.ftl;
+        let f = drawn.case.device.config(build)?.ftl;
         s.cases_deep_queue += u64::from(f.queue_depth > 1);
         s.cases_interleaved_gc += u64::from(f.gc.scheduling == GcScheduling::Interleaved);
         s.cases_urgent_gc += u64::from(f.gc.urgent_free_blocks > 0);
@@ -462,7 +471,7 @@ pub fn crash_by(
             s.failing_cases += 1;
             s.violations.add(&o.violations);
             if s.first_failure.is_none() {
-                let (shrunk, shrunk_outcome) = shrink(&drawn, &o)?;
+                let (shrunk, shrunk_outcome) = shrink(&drawn, &o, build)?;
                 s.first_failure = Some(Box::new(Failure {
                     drawn,
                     outcome: o,

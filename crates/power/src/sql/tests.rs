@@ -2,11 +2,10 @@
 //! promises durability and atomicity; cuts do tear programs; deterministic.
 
 use super::*;
-use crate::device::named::Named;
-use nandlab_lab::sql::CRASH_DEVICE;
+use nandlab_lab::sql::{CRASH_DEVICE, DeviceSpec, device_spec};
 
-fn device() -> Named {
-    Named(CRASH_DEVICE.into())
+fn device() -> DeviceSpec {
+    device_spec(CRASH_DEVICE).expect("the crash device resolves")
 }
 
 fn run(mode: JournalMode, cuts: u32, seed: u64) -> CrashReport {
@@ -139,11 +138,15 @@ fn cuts_between_commits_catch_a_mount_skipping_the_newest_page() {
 /// naming the setting (a cut's damaged lower pages are the FTL's gap, not SQLite's).
 #[test]
 fn a_device_without_paired_page_padding_is_refused() {
-    let nopad = CRASH_DEVICE.replace("paired_page_padding = true", "paired_page_padding = false");
+    let mut table: toml::Table = toml::from_str(CRASH_DEVICE).unwrap();
+    table["ssd"]["mapping"]["paired_page_padding"] = false.into();
+    let nopad = toml::to_string(&table).unwrap();
     let o = CrashOptions {
         cuts: 1,
         ..CrashOptions::default()
     };
-    let e = run_crash(&Named(nopad), &o).unwrap_err().to_string();
+    let e = run_crash(&device_spec(&nopad).unwrap(), &o)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("paired_page_padding"), "{e}");
 }

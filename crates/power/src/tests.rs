@@ -17,7 +17,7 @@ fn case() -> CrashCase {
 }
 
 fn run(c: &CrashCase, mode: SweepMode) -> SweepSummary {
-    sweep(c, mode, 1, 100_000).expect("sweep runs")
+    sweep(c, mode, 1, 100_000, TEST_BUILD).expect("sweep runs")
 }
 
 /// Every event and every completed chip op of a run with overwrites, trims, flushes, GC and
@@ -40,7 +40,7 @@ fn timed_cuts_on_a_multi_plane_device() {
     c.device.set("nand.geometry.blocks_per_plane", 10);
     c.device.set("ssd.op_fraction", 0.8);
     c.device.set("ssd.gc.copyback", true);
-    let s = sweep(&c, SweepMode::Times, 1, 400).expect("sweep runs");
+    let s = sweep(&c, SweepMode::Times, 1, 400, TEST_BUILD).expect("sweep runs");
     assert!(s.cuts >= 400, "{s:?}");
     assert!(s.torn_programs > 0 && s.interrupted_erases > 0, "{s:?}");
     assert_eq!(s.violations.total(), 0, "{:?}", s.violations);
@@ -151,8 +151,8 @@ fn crash_runs_are_deterministic() {
     c.device.set("nand.preset", "tlc-b17a");
     c.device.set("nand.geometry.pages_per_block", 9);
     c.cut_point = CutPoint::AfterEvents(200);
-    let a = run_case(&c).unwrap();
-    assert_eq!(a, run_case(&c).unwrap());
+    let a = run_case(&c, TEST_BUILD).unwrap();
+    assert_eq!(a, run_case(&c, TEST_BUILD).unwrap());
     assert!(a.recovery.pages_read > 0);
 }
 
@@ -162,19 +162,23 @@ fn bad_parameters_are_one_line_errors() {
     let mut c = case();
     c.paired_damage_probability = 2.0;
     assert!(
-        run_case(&c)
+        run_case(&c, TEST_BUILD)
             .unwrap_err()
             .contains("paired_damage_probability")
     );
     let mut c = case();
     c.workload.write_pages_max = 0;
-    assert!(run_case(&c).unwrap_err().contains("write_pages_max"));
+    assert!(
+        run_case(&c, TEST_BUILD)
+            .unwrap_err()
+            .contains("write_pages_max")
+    );
     let mut c = case();
     c.device.set("nand.geometry.pages_per_block", 7);
     c.device.set("nand.preset", "mlc1");
-    assert!(run_case(&c).is_err());
+    assert!(run_case(&c, TEST_BUILD).is_err());
     assert!(
-        sweep(&case(), SweepMode::Events, 0, 10)
+        sweep(&case(), SweepMode::Events, 0, 10, TEST_BUILD)
             .unwrap_err()
             .contains("stride")
     );
@@ -276,10 +280,13 @@ fn trims_are_durable_after_a_flush() {
             "buffer {buffer}, interval {interval}: {:?}",
             s.violations
         );
-        let whole = run_case(&CrashCase {
-            cut_point: CutPoint::End,
-            ..c.clone()
-        })
+        let whole = run_case(
+            &CrashCase {
+                cut_point: CutPoint::End,
+                ..c.clone()
+            },
+            TEST_BUILD,
+        )
         .unwrap();
         assert!(whole.cut.trim_records_written > 0, "{whole:?}");
         c.device.trim_log_skipped = true;
@@ -348,7 +355,7 @@ fn multiplane_and_cache_mode_keep_the_contract() {
         let label = format!(
             "multiplane {multiplane}, superpage {superpage}, cache {cache}, {preset}, depth {depth}, buffer {buffer}, interval {interval}"
         );
-        let uncut = run_case(&c).unwrap();
+        let uncut = run_case(&c, TEST_BUILD).unwrap();
         assert_eq!(uncut.multiplane_ops > 0, multiplane, "{label}");
         let s = run(&c, SweepMode::Events);
         assert!(s.cuts > 300 && s.torn_programs > 0, "{label}: {s:?}");
@@ -388,7 +395,7 @@ fn urgent_gc_keeps_the_contract() {
         c.device.set("ssd.gc.urgent_free_blocks", urgent);
         c.device.set("ssd.host.queue_depth", depth);
         c.device.set("ssd.buffer.pages", buffer);
-        let uncut = run_case(&c).unwrap();
+        let uncut = run_case(&c, TEST_BUILD).unwrap();
         assert!(uncut.urgent_gc_passes > 10, "{}", uncut.urgent_gc_passes);
         let s = run(&c, SweepMode::Events);
         assert!(s.cuts > 300 && s.interrupted_erases > 0, "{s:?}");
@@ -431,7 +438,7 @@ fn interleaved_gc_keeps_the_contract() {
 #[test]
 fn the_crash_device_is_a_stack_config() {
     let d = CrashDevice::default();
-    let c = d.config().unwrap();
+    let c = d.config(TEST_BUILD).unwrap();
     let g = &c.device.nand.as_ref().expect("a resolved chip").geometry;
     assert_eq!(
         (
@@ -449,19 +456,22 @@ fn the_crash_device_is_a_stack_config() {
     let mut d = CrashDevice::default();
     d.set("ssd.gc.policy", "cost-benefit");
     d.set("nand.geometry.page_size_bytes", 4096);
-    let c = d.config().unwrap();
+    let c = d.config(TEST_BUILD).unwrap();
     assert_eq!(c.ftl.gc.policy, GcPolicy::CostBenefit);
     let g = &c.device.nand.as_ref().unwrap().geometry;
     assert_eq!(g.spare_bytes_per_page, 512);
     d.set("ssd.gc.policy", "bogus");
-    let e = d.config().unwrap_err();
+    let e = d.config(TEST_BUILD).unwrap_err();
     assert!(e.contains("`ssd.gc.policy`") && e.contains("bogus"), "{e}");
     // away from the page mapping the page-only defaults go; a page-only key is refused
     let mut d = CrashDevice::default();
     d.set_mapping(MappingKind::Block);
-    assert_eq!(d.config().unwrap().ftl.mapping, MappingKind::Block);
+    assert_eq!(
+        d.config(TEST_BUILD).unwrap().ftl.mapping,
+        MappingKind::Block
+    );
     d.set("ssd.gc.policy", "fifo");
-    let e = d.config().unwrap_err();
+    let e = d.config(TEST_BUILD).unwrap_err();
     assert!(
         e.contains("`ssd.gc.policy`") && e.contains("page mapping"),
         "{e}"

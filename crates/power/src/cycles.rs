@@ -5,7 +5,7 @@
 //! previous mount left as its durable baseline; the first failing cycle stops the run.
 
 use super::oracle::{Oracle, Violations};
-use super::{CrashCase, CutPoint, Run, validate};
+use super::{BuildSsd, CrashCase, CutPoint, Run, validate};
 use nandlab_core::SimRng;
 use nandlab_ftl::Ssd;
 use serde::Serialize;
@@ -45,9 +45,9 @@ pub struct CyclesOutcome {
 
 /// Runs `cycles` cut–recover–continue cycles of `case` (its cut point ignored: each cycle
 /// cuts after a random number of events drawn from the case's seed).
-pub fn run_cycles(case: &CrashCase, cycles: u64) -> Result<CyclesOutcome, String> {
+pub fn run_cycles(case: &CrashCase, cycles: u64, build: BuildSsd) -> Result<CyclesOutcome, String> {
     validate(case)?;
-    let config = case.device.config()?;
+    let config = case.device.config(build)?;
     let ssd = Ssd::new(config.clone(), case.seed).map_err(|e| e.to_string())?;
     let logical = ssd.logical_pages() as u32;
     let plp = case.hold_up_energy_uj.is_some();
@@ -119,7 +119,7 @@ pub fn run_cycles(case: &CrashCase, cycles: u64) -> Result<CyclesOutcome, String
 
 #[cfg(test)]
 mod tests {
-    use super::super::{CrashWorkload, MappingKind};
+    use super::super::{CrashWorkload, MappingKind, TEST_BUILD};
     use super::*;
 
     /// Repeated cycles on the mounted device keep the contract, on each mapping; new writes
@@ -145,7 +145,7 @@ mod tests {
             case.device.set("nand.geometry.blocks_per_plane", blocks);
             for seed in 1..=5 {
                 case.seed = seed;
-                let o = run_cycles(&case, 8).unwrap();
+                let o = run_cycles(&case, 8, TEST_BUILD).unwrap();
                 assert_eq!(o.cycles, 8, "{mapping:?} seed {seed}: {o:?}");
                 assert_eq!(o.violations.total(), 0, "{mapping:?} seed {seed}: {o:?}");
             }
@@ -171,7 +171,7 @@ mod tests {
         let (mut mounts, mut cycles, mut read, mut full) = (0, 0, 0, 0);
         for seed in 1..=5 {
             case.seed = seed;
-            let o = run_cycles(&case, 8).unwrap();
+            let o = run_cycles(&case, 8, TEST_BUILD).unwrap();
             assert_eq!(o.violations.total(), 0, "seed {seed}: {o:?}");
             cycles += o.cycles;
             mounts += o.checkpoint_mounts;

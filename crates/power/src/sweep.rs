@@ -2,7 +2,7 @@
 //! optionally with a stride, and the violations summed by class.
 
 use super::oracle::Violations;
-use super::{CrashCase, CutPoint, run_case};
+use super::{BuildSsd, CrashCase, CutPoint, run_case};
 use serde::{Deserialize, Serialize};
 
 /// Which boundaries a sweep cuts at.
@@ -58,8 +58,9 @@ pub fn sweep(
     mode: SweepMode,
     stride: u64,
     cuts_max: u64,
+    build: BuildSsd,
 ) -> Result<SweepSummary, String> {
-    sweep_progress(base, mode, stride, cuts_max, &mut |_, _| {
+    sweep_progress(base, mode, stride, cuts_max, build, &mut |_, _| {
         std::ops::ControlFlow::Continue(())
     })
 }
@@ -71,6 +72,7 @@ pub fn sweep_progress(
     mode: SweepMode,
     stride: u64,
     cuts_max: u64,
+    build: BuildSsd,
     progress: &mut dyn FnMut(u64, u64) -> std::ops::ControlFlow<()>,
 ) -> Result<SweepSummary, String> {
     if stride == 0 {
@@ -79,10 +81,13 @@ pub fn sweep_progress(
     if cuts_max == 0 {
         return Err("cuts = 0: must be at least 1".into());
     }
-    let whole = run_case(&CrashCase {
-        cut_point: CutPoint::End,
-        ..base.clone()
-    })?;
+    let whole = run_case(
+        &CrashCase {
+            cut_point: CutPoint::End,
+            ..base.clone()
+        },
+        build,
+    )?;
     let boundaries = match mode {
         SweepMode::Events => whole.events,
         SweepMode::ChipOps => whole.cut.chip_ops_completed,
@@ -105,10 +110,13 @@ pub fn sweep_progress(
             SweepMode::ChipOps => CutPoint::AfterChipOps(at),
             SweepMode::Times => CutPoint::AtTimePs(at),
         };
-        let o = run_case(&CrashCase {
-            cut_point,
-            ..base.clone()
-        })?;
+        let o = run_case(
+            &CrashCase {
+                cut_point,
+                ..base.clone()
+            },
+            build,
+        )?;
         s.cuts += 1;
         if o.violations.total() > 0 {
             s.failing_cuts += 1;
