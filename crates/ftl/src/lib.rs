@@ -35,7 +35,7 @@
 //! | die-first / plane-first / FCFS policy | `sched/policy.rs` |
 //! | multiplane merging of decided ops and of ops queued on a die | `sched/scheduler.rs` (`merge_multiplane`, `merge_queued`), called from `ssd/flash_io.rs` |
 //! | superblock write frontiers (superpages of `ftl.superpage_planes` planes), superblock GC | `mapping/superblock.rs` |
-//! | OOB metadata (LPA, write sequence, CRC) and write durability | `flash/oob.rs`, `ssd/durability.rs` |
+//! | OOB metadata (LPA, write sequence, CRC) and write durability | `flash/oob.rs`, `flash/tickets.rs`, `ssd/durability.rs` |
 //! | co-design hint (next erase block's valid LPAs) | `mapping/page.rs` (`next_erase_block_valid_lpas`), `ssd/mod.rs` |
 //! | preconditioning | `ssd/precondition.rs` |
 //! | placement ids (FDP reclaim-unit handles): per-id frontiers and WAF | `flash/placement.rs`, `mapping/page.rs` |

@@ -13,10 +13,11 @@ const CHECK_THRESHOLD_BYTES: u64 = 256 << 20;
 /// free-list entry (and slack).
 const BLOCK_STATE_BYTES: u64 = 32;
 
-/// Bytes of the compact OOB table per physical page: an LPA (4), a sequence number (4) and the
-/// number of the op that programs it (4) (`flash/oob.rs`; a column doubles only in a run of
-/// more than 2^31 host writes or 2^32 ops on a die).
-const OOB_TABLE_BYTES_PER_PAGE: u64 = 12;
+/// Bytes of the compact OOB table per physical page: an LPA (4) and a sequence number (4)
+/// (`flash/oob.rs`; the sequence column doubles only in a run of more than 2^31 host writes).
+/// The number of the op that programs a page is kept only while its block has a program in
+/// flight (`flash/tickets.rs`), a few blocks at a time.
+const OOB_TABLE_BYTES_PER_PAGE: u64 = 8;
 
 /// The parts of a config's memory estimate, in bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -17,6 +17,7 @@ pub(crate) mod payload;
 pub(crate) mod placement;
 pub(crate) mod read_reclaim;
 pub(crate) mod slc_area;
+pub(crate) mod tickets;
 
 use crate::address::{BlockId, Lpa, Ppa};
 use crate::stats::FtlCounters;

@@ -8,12 +8,13 @@
 //! LPA, the programmed page with the highest sequence number (copies of one write are
 //! identical).
 //!
-//! Kept compactly for every physical page in both payload modes (an LPA, a sequence number and
-//! the number of the op that programs it, each in 32 bits: 12 bytes per page; a column widens
-//! to 64 bits the first time a value does not fit, after 2^31 host writes or 2^32 ops on a
-//! die, so no run is limited by it); in `full` payload mode the
+//! Kept compactly for every physical page in both payload modes (an LPA and a sequence number,
+//! each in 32 bits: 8 bytes per page; the sequence column widens to 64 bits the first time a
+//! value does not fit, after 2^31 host writes, so no run is limited by it), with the number of
+//! the op that programs a page only while its block has a program in flight
+//! ([`super::tickets`]); in `full` payload mode the
 //! 16-byte record with its CRC is also stored in the page's spare area by
-//! [`super::payload::Payload`]. Nothing is allocated after construction.
+//! [`super::payload::Payload`]. Nothing else is allocated after construction.
 //!
 //! A program is *durable* when the chip model has completed it. A completion carries a tag, not
 //! an address; but a die runs its ops in submission order, so numbering each die's ops as they
@@ -21,6 +22,7 @@
 //! is durable when the number of the op that programmed it is at most its die's completion
 //! count. That costs a store per submitted program and an increment per completion.
 
+use super::tickets::{BlockTickets, NOT_SUBMITTED};
 use crate::address::{BlockId, DieId, Lpa, Ppa};
 
 /// Bytes of the OOB record in a page's spare area (`full` payload mode): LPA (4, little-endian,
@@ -88,9 +90,6 @@ pub(crate) struct OobStore {
     lpa: Vec<u32>,
     /// Sequence number of each programmed page (0: erased), with [`DURABLE_SOURCE_BIT`].
     sequence: Column<SequenceCode>,
-    /// Per page, the die-local number of the op that programs it ([`DONE`]: completed without
-    /// an op, [`NOT_SUBMITTED`]: decided, still in the controller's queue).
-    ticket: Column<TicketCode>,
     /// Per die, ops handed to the chip model / completed by it (a die runs its ops in
     /// submission order, so op `t` has completed when `t <= completed`).
     submitted: Vec<u64>,
@@ -99,15 +98,12 @@ pub(crate) struct OobStore {
     /// largest ticket of those handed over: when the first is 0 and the second at most its
     /// die's completion count, every program the block ever received has completed. A small
     /// array (per block, not per page) that answers most durability questions of the erase
-    /// ordering without touching the per-page tickets ([`OobStore::is_durable`]).
-    block_unsubmitted: Vec<u32>,
-    block_last_ticket: Vec<u64>,
+    /// ordering without touching the per-page tickets ([`OobStore::is_durable`]). Per page,
+    /// the die-local number of the op that programs it ([`super::tickets::DONE`]: completed
+    /// without an op, [`NOT_SUBMITTED`]: decided, still in the controller's queue), kept only
+    /// for blocks with a program in flight ([`BlockTickets`]).
+    tickets: BlockTickets,
 }
-
-/// Ticket of a page programmed functionally (no op timed): complete.
-const DONE: u64 = 0;
-/// Ticket of a page whose program op has not reached the chip model yet.
-const NOT_SUBMITTED: u64 = u64::MAX;
 
 /// How a column keeps its `u64` values in 32 bits while they fit.
 trait Narrow {
@@ -129,29 +125,6 @@ impl Narrow for SequenceCode {
     #[inline(always)]
     fn widen(value: u32) -> u64 {
         u64::from(value & !(1 << 31)) | (u64::from(value >> 31) << 63)
-    }
-}
-
-/// Tickets: [`NOT_SUBMITTED`] as `u32::MAX`, the others as they are.
-#[derive(Debug)]
-struct TicketCode;
-
-impl Narrow for TicketCode {
-    #[inline(always)]
-    fn narrow(value: u64) -> Option<u32> {
-        if value == NOT_SUBMITTED {
-            Some(u32::MAX)
-        } else {
-            u32::try_from(value).ok().filter(|v| *v != u32::MAX)
-        }
-    }
-    #[inline(always)]
-    fn widen(value: u32) -> u64 {
-        if value == u32::MAX {
-            NOT_SUBMITTED
-        } else {
-            u64::from(value)
-        }
     }
 }
 
@@ -209,6 +182,15 @@ impl<C: Narrow> Column<C> {
     }
 }
 
+/// The die of page `ppa` (`die_shift`: `log2(pages_per_die)` when it is a power of two).
+#[inline(always)]
+fn die_index(ppa: u32, die_shift: Option<u32>, pages_per_die: u32) -> usize {
+    (match die_shift {
+        Some(shift) => ppa >> shift,
+        None => ppa / pages_per_die,
+    }) as usize
+}
+
 impl OobStore {
     pub fn new(physical_pages: u32, pages_per_block: u32, pages_per_die: u32) -> Self {
         let dies = (physical_pages / pages_per_die) as usize;
@@ -220,11 +202,12 @@ impl OobStore {
                 .then(|| pages_per_die.trailing_zeros()),
             lpa: vec![0; physical_pages as usize],
             sequence: Column::zeros(physical_pages as usize),
-            ticket: Column::zeros(physical_pages as usize),
             submitted: vec![0; dies],
             completed: vec![0; dies],
-            block_unsubmitted: vec![0; (physical_pages / pages_per_block) as usize],
-            block_last_ticket: vec![0; (physical_pages / pages_per_block) as usize],
+            tickets: BlockTickets::new(
+                (physical_pages / pages_per_block) as usize,
+                pages_per_block,
+            ),
         }
     }
 
@@ -256,12 +239,22 @@ impl OobStore {
     /// Ticket of a page just decided (`done`: no op will be timed).
     #[inline(always)]
     fn decided(&mut self, ppa: Ppa, done: bool) {
-        if done {
-            self.ticket.set(ppa.index(), DONE);
-        } else {
-            self.ticket.set(ppa.index(), NOT_SUBMITTED);
-            self.block_unsubmitted[(ppa.0 / self.pages_per_block) as usize] += 1;
-        }
+        let (block, offset) = self.block_and_offset(ppa);
+        let (completed, die_shift) = (&self.completed, self.die_shift);
+        let (pages_per_die, pages_per_block) = (self.pages_per_die, self.pages_per_block);
+        // (a block's programs are all done: the test of `block_programs_done`)
+        let is_done = |b: usize, unsubmitted: u32, last: u64| {
+            let die = die_index(b as u32 * pages_per_block, die_shift, pages_per_die);
+            unsubmitted == 0 && last <= completed[die]
+        };
+        self.tickets.decided(block, offset, done, is_done);
+    }
+
+    /// `(block, page offset in it)` of `ppa`.
+    #[inline(always)]
+    fn block_and_offset(&self, ppa: Ppa) -> (usize, u32) {
+        let block = ppa.0 / self.pages_per_block;
+        (block as usize, ppa.0 - block * self.pages_per_block)
     }
 
     /// Copies the OOB of `source` to `target` (GC, merge or wear-leveling move).
@@ -299,11 +292,9 @@ impl OobStore {
         let count = &mut self.submitted[die.index()];
         *count += 1;
         if !programmed.is_none() {
-            self.ticket.set(programmed.index(), *count);
-            let block = (programmed.0 / self.pages_per_block) as usize;
-            debug_assert!(self.block_unsubmitted[block] > 0);
-            self.block_unsubmitted[block] -= 1;
-            self.block_last_ticket[block] = *count;
+            let ticket = *count;
+            let (block, offset) = self.block_and_offset(programmed);
+            self.tickets.submitted(block, offset, ticket);
         }
     }
 
@@ -328,15 +319,13 @@ impl OobStore {
     /// The die of `ppa`.
     #[inline]
     pub fn die_of(&self, ppa: Ppa) -> DieId {
-        DieId(match self.die_shift {
-            Some(shift) => ppa.0 >> shift,
-            None => ppa.0 / self.pages_per_die,
-        })
+        DieId(die_index(ppa.0, self.die_shift, self.pages_per_die) as u32)
     }
 
     /// The program of `ppa` has completed.
     pub fn is_durable(&self, ppa: Ppa) -> bool {
-        let ticket = self.ticket.get(ppa.index());
+        let (block, offset) = self.block_and_offset(ppa);
+        let ticket = self.tickets.get(block, offset);
         let die = self.die_of(ppa);
         ticket != NOT_SUBMITTED && ticket <= self.completed[die.index()]
     }
@@ -345,9 +334,10 @@ impl OobStore {
     /// `ppa`; the converse need not hold).
     #[inline]
     fn block_programs_done(&self, ppa: Ppa) -> bool {
-        let block = (ppa.0 / self.pages_per_block) as usize;
-        self.block_unsubmitted[block] == 0
-            && self.block_last_ticket[block] <= self.completed[self.die_of(ppa).index()]
+        let (unsubmitted, last) = self
+            .tickets
+            .summary((ppa.0 / self.pages_per_block) as usize);
+        unsubmitted == 0 && last <= self.completed[self.die_of(ppa).index()]
     }
 
     /// [`OobStore::is_durable`], answered from the per-block summary when it can be (no
@@ -407,18 +397,6 @@ mod tests {
         assert!(s.copy_of_durable_source(Ppa(1)) && !s.copy_of_durable_source(Ppa(0)));
         assert_eq!(s.get(Ppa(2)), Some((Some(Lpa(6)), 1 << 40)));
         assert!(!s.is_durable(Ppa(2)));
-
-        let mut tickets = Column::<TicketCode>::zeros(3);
-        tickets.set(0, NOT_SUBMITTED);
-        tickets.set(1, u64::from(u32::MAX) - 1);
-        assert!(matches!(tickets, Column::Narrow(..)));
-        tickets.set(2, u64::from(u32::MAX));
-        assert!(matches!(tickets, Column::Wide(..)));
-        let values: Vec<u64> = (0..3).map(|i| tickets.get(i)).collect();
-        assert_eq!(
-            values,
-            [NOT_SUBMITTED, u64::from(u32::MAX) - 1, u64::from(u32::MAX)]
-        );
     }
 
     #[test]

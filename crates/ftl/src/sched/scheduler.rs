@@ -596,8 +596,11 @@ impl FlashScheduler {
         flash_op.transfer_bytes = (op.transfer_bytes != 0).then_some(op.transfer_bytes);
         if self.config.reads_suspend && host_read(op) {
             nand.submit_read_suspending(now, flash_op)?;
-        } else {
+        } else if op.kind == OpKind::Copyback {
             nand.submit(now, flash_op)?;
+        } else {
+            // (the codec range-checked the address; the template is well formed)
+            nand.submit_prechecked(now, flash_op)?;
         }
         if op.kind == OpKind::Erase && flash.blocks.erase_queue_on() {
             let block = flash.blocks.block_of(op.source);

@@ -283,6 +283,15 @@ impl NandSim {
         self.submit_with_data(now, op, None)
     }
 
+    /// [`NandSim::submit`] for an op whose caller has range-checked its addresses already
+    /// and builds it from a well-formed template (the FTL decodes each op's physical page
+    /// once, `sched/scheduler.rs`): [`FlashOp::validate`] runs in debug builds only (issue 32:
+    /// indexes checked once per op, not again here). Everything else is as [`NandSim::submit`].
+    pub fn submit_prechecked(&mut self, now: SimTime, op: &FlashOp) -> NandResult<()> {
+        debug_assert_eq!(op.validate(&self.geometry), Ok(()));
+        self.submit_valid(now, op, None)
+    }
+
     /// [`NandSim::submit`], storing `data` for a program of a match-mode page (SiM devices).
     fn submit_with_data(
         &mut self,
@@ -290,9 +299,14 @@ impl NandSim {
         op: &FlashOp,
         data: Option<&[u8]>,
     ) -> NandResult<()> {
+        op.validate(&self.geometry)?;
+        self.submit_valid(now, op, data)
+    }
+
+    /// [`NandSim::submit_with_data`] of a validated op.
+    fn submit_valid(&mut self, now: SimTime, op: &FlashOp, data: Option<&[u8]>) -> NandResult<()> {
         assert!(now >= self.now, "submit at {now} before now {}", self.now);
         self.now = now;
-        op.validate(&self.geometry)?;
         if self.ops_in_flight() >= self.max_ops_in_flight {
             return Err(NandError::Capacity {
                 what: "flash ops in flight",
