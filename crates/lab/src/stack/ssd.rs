@@ -242,10 +242,10 @@ impl SsdSection {
         set(&mut f.op_fraction, self.op_fraction);
         set(&mut f.payload, self.payload);
         if let Some(h) = &self.host {
-            set(&mut f.queue_depth, h.queue_depth);
+            set(&mut f.host.queue_depth, h.queue_depth);
         }
         let mapping = self.mapping.clone().unwrap_or_default();
-        set(&mut f.mapping, mapping.kind);
+        set(&mut f.mapping.kind, mapping.kind);
         if let Some(order) = &mapping.allocation_order
             && order.split('-').all(|level| level.trim().is_empty())
         {
@@ -254,43 +254,49 @@ impl SsdSection {
                 format!("`{order}` names no level (e.g. channel-chip-die-plane)"),
             ));
         }
-        set(&mut f.allocation_order, mapping.allocation_order.clone());
-        if mapping.paired_page_padding == Some(true) && f.mapping != MappingKind::Page {
+        set(
+            &mut f.mapping.allocation_order,
+            mapping.allocation_order.clone(),
+        );
+        if mapping.paired_page_padding == Some(true) && f.mapping.kind != MappingKind::Page {
             return Err(inapplicable(
                 "ssd.mapping.paired_page_padding",
                 "applies to the page mapping only",
-                f.mapping,
+                f.mapping.kind,
             ));
         }
-        set(&mut f.paired_page_padding, mapping.paired_page_padding);
         set(
-            &mut f.map_checkpoint_interval_pages,
+            &mut f.mapping.paired_page_padding,
+            mapping.paired_page_padding,
+        );
+        set(
+            &mut f.mapping.checkpoint_interval_pages,
             mapping.map_checkpoint_interval_pages,
         );
         if let Some(n) = mapping.random_log_blocks {
-            if f.mapping != MappingKind::Hybrid {
+            if f.mapping.kind != MappingKind::Hybrid {
                 return Err(inapplicable(
                     "ssd.mapping.random_log_blocks",
                     "applies to the hybrid mapping only",
-                    f.mapping,
+                    f.mapping.kind,
                 ));
             }
-            f.hybrid_random_log_blocks = n;
+            f.mapping.random_log_blocks = n;
         }
-        set(&mut f.placement_ids, mapping.placement_ids);
-        set(&mut f.zone_planes, mapping.zone_planes);
-        set(&mut f.cmt_entries, mapping.cache_entries);
+        set(&mut f.mapping.placement_ids, mapping.placement_ids);
+        set(&mut f.mapping.zone_planes, mapping.zone_planes);
+        set(&mut f.mapping.cache_entries, mapping.cache_entries);
         if let Some(gc) = &self.gc {
             self.apply_gc(gc, &mut f)?;
         }
         if let Some(w) = &self.wear {
             set(&mut f.wear.leveling, w.leveling);
             // issue 31 item 6: the block and hybrid mappings have no static wear-leveling
-            if f.wear.leveling == WearLeveling::Static && f.mapping != MappingKind::Page {
+            if f.wear.leveling == WearLeveling::Static && f.mapping.kind != MappingKind::Page {
                 return Err(inapplicable(
                     "ssd.wear.leveling",
                     "`static` wear-leveling runs with the page mapping only",
-                    f.mapping,
+                    f.mapping.kind,
                 ));
             }
             if let Some(gap) = w.erase_gap_threshold {
@@ -327,14 +333,14 @@ impl SsdSection {
                     "an [ssd.slc_cache] needs `blocks` > 0 (drop the section for no cache)".into(),
                 ));
             }
-            set(&mut f.slc_cache_blocks, c.blocks);
-            set(&mut f.slc_idle_fold_us, c.idle_fold_us);
+            set(&mut f.slc_cache.blocks, c.blocks);
+            set(&mut f.slc_cache.idle_fold_us, c.idle_fold_us);
         }
         if let Some(sim) = &self.sim {
-            set(&mut f.sim_pages, sim.pages);
-            set(&mut f.sim_integrity, sim.integrity);
-            set(&mut f.sim_refresh_age_s, sim.refresh_age_s);
-            set(&mut f.sim_batch_deadline_ns, sim.batch_deadline_ns);
+            set(&mut f.search.pages, sim.pages);
+            set(&mut f.search.integrity, sim.integrity);
+            set(&mut f.search.refresh_age_s, sim.refresh_age_s);
+            set(&mut f.search.batch_deadline_ns, sim.batch_deadline_ns);
         }
         if let Some(s) = &self.scheduler {
             set(&mut f.scheduler.multiplane, s.multiplane);
@@ -363,13 +369,13 @@ impl SsdSection {
                 gc.idle_threshold_blocks.is_some(),
             ),
         ];
-        if f.mapping != MappingKind::Page
+        if f.mapping.kind != MappingKind::Page
             && let Some((key, _)) = page_only.iter().find(|(_, given)| *given)
         {
             return Err(inapplicable(
                 key,
                 "applies to the page mapping only",
-                f.mapping,
+                f.mapping.kind,
             ));
         }
         set(&mut f.gc.policy, gc.policy);
@@ -425,7 +431,7 @@ fn apply_policy(
             "plane-first serves requests with multiplane ops: drop `multiplane = false` or use die-first".into(),
         ));
     }
-    f.allocation_order = order.into();
+    f.mapping.allocation_order = order.into();
     f.scheduler.multiplane |= policy.merges_multiplane();
     Ok(())
 }
@@ -565,10 +571,10 @@ mod tests {
         .unwrap();
         assert_eq!(
             (
-                f.sim_pages,
-                f.sim_integrity,
-                f.sim_refresh_age_s,
-                f.sim_batch_deadline_ns
+                f.search.pages,
+                f.search.integrity,
+                f.search.refresh_age_s,
+                f.search.batch_deadline_ns
             ),
             (64, true, 3600, 4000)
         );
@@ -586,9 +592,9 @@ mod tests {
         )
         .to_ftl()
         .unwrap();
-        assert!(f.paired_page_padding);
+        assert!(f.mapping.paired_page_padding);
         assert_eq!(f.op_fraction, 0.07);
-        assert_eq!(f.queue_depth, 8);
+        assert_eq!(f.host.queue_depth, 8);
         assert_eq!(f.gc.policy, GcPolicy::Fifo);
         assert_eq!(f.gc.threshold_blocks, 4);
         assert_eq!(f.wear.leveling, WearLeveling::Static);
@@ -666,7 +672,7 @@ mod tests {
         let f = section("[slc_cache]\nblocks = 12\nidle_fold_us = 500\n")
             .to_ftl()
             .unwrap();
-        assert_eq!((f.slc_cache_blocks, f.slc_idle_fold_us), (12, 500));
+        assert_eq!((f.slc_cache.blocks, f.slc_cache.idle_fold_us), (12, 500));
         let (key, message) = section("[slc_cache]\nidle_fold_us = 500\n")
             .to_ftl()
             .unwrap_err();
@@ -685,7 +691,7 @@ mod tests {
         let f = section("[scheduler]\npolicy = \"plane-first\"\n")
             .to_ftl()
             .unwrap();
-        assert_eq!(f.allocation_order, "plane-channel-chip-die");
+        assert_eq!(f.mapping.allocation_order, "plane-channel-chip-die");
         assert!(f.scheduler.multiplane);
         let f = section("[scheduler]\npolicy = \"die-first\"\n")
             .to_ftl()
