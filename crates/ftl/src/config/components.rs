@@ -131,9 +131,6 @@ pub struct SchedulerConfig {
     /// `mapping.allocation_order` and `multiplane` and leaves `None`; the FTL never reads it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub policy: Option<String>,
-    /// How host reads are ordered against the other ops of their die (program/erase
-    /// suspension needs the chip's `[suspend]` section; `ftl.read_scheduling`).
-    pub reads: ReadScheduling,
     /// The scheduler merges decided reads or programs of one die (same page offset, different
     /// planes) into multiplane ops (`ftl.multiplane`).
     pub multiplane: bool,
@@ -150,6 +147,9 @@ pub struct SchedulerConfig {
     /// group's GC superblock the same way (a move may cross planes within the die, so no
     /// copyback: `gc.copyback` must be off). Needs `multiplane`; must divide the planes per die.
     pub superpage_planes: u32,
+    /// How host reads are ordered against the other ops of their die (program/erase
+    /// suspension needs the chip's `[suspend]` section; `ftl.read_scheduling`).
+    pub reads: ReadScheduling,
 }
 
 impl Default for SchedulerConfig {

@@ -14,6 +14,11 @@ pub struct MappingConfig {
     /// levels left out vary slowest, in the order channel, chip, die, plane
     /// (`ftl.mapping.allocation_order`).
     pub allocation_order: String,
+    /// Random log blocks of the hybrid mapping (`ftl.mapping.random_log_blocks`).
+    pub random_log_blocks: u32,
+    /// Placement ids (NVMe FDP reclaim-unit handles) host writes may carry: the page mapping
+    /// keeps separate write frontiers, so separate blocks, per id (1: off; `ftl.mapping.placement_ids`).
+    pub placement_ids: u16,
     /// Paired-page protection (issue 14, page mapping): on MLC/TLC/QLC an interrupted
     /// program of an upper page can destroy the lower pages of its word line. With this on,
     /// a Flush pads every open block with dummy pages up to the end of the word lines holding
@@ -28,11 +33,6 @@ pub struct MappingConfig {
     /// the mount scans everything). Page mapping only (`ftl.mapping.checkpoint_interval_pages`).
     #[serde(rename = "map_checkpoint_interval_pages")]
     pub checkpoint_interval_pages: u32,
-    /// Random log blocks of the hybrid mapping (`ftl.mapping.random_log_blocks`).
-    pub random_log_blocks: u32,
-    /// Placement ids (NVMe FDP reclaim-unit handles) host writes may carry: the page mapping
-    /// keeps separate write frontiers, so separate blocks, per id (1: off; `ftl.mapping.placement_ids`).
-    pub placement_ids: u16,
     /// Zoned mapping: planes per zone (a zone is one block of each; 0: every plane;
     /// `ftl.mapping.zone_planes`).
     pub zone_planes: u32,

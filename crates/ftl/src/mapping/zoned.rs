@@ -161,10 +161,7 @@ pub(crate) fn check_config(f: &crate::config::FtlConfig) -> FtlResult<()> {
         if f.mapping.zone_planes != 0 {
             return error(
                 "ftl.zone_planes",
-                format!(
-                    "{} needs ftl.mapping = \"zoned\"",
-                    f.mapping.zone_planes
-                ),
+                format!("{} needs ftl.mapping = \"zoned\"", f.mapping.zone_planes),
             );
         }
         return Ok(());

@@ -60,8 +60,7 @@ impl Ssd {
     pub(super) fn check_search(&self, request: &SearchRequest) -> FtlResult<()> {
         let Some(search) = &self.stages.search else {
             return Err(FtlError::BadRequest {
-                message: "SiM command on a device without a SiM region (ftl.sim_pages = 0)"
-                    .into(),
+                message: "SiM command on a device without a SiM region (ftl.sim_pages = 0)".into(),
             });
         };
         if !search.contains(request.lpa) {
