@@ -572,7 +572,7 @@ mod tests {
             let err = serde_path_to_error::deserialize::<_, SsdSection>(toml::Value::Table(table))
                 .unwrap_err();
             assert_eq!(err.path().to_string(), path, "{text}");
-            assert!(!err.inner().to_string().contains('\n'), "{err}");
+            assert!(!err.inner().message().contains('\n'), "{err}");
         }
     }
 
