@@ -10,12 +10,17 @@ mod allocation;
 mod components;
 mod flat;
 mod gc;
+mod mapping;
 mod policies;
 mod validate;
 
 pub use allocation::{Level, parse_allocation_order};
-pub use components::{BufferConfig, HintsConfig, SchedulerConfig, WearConfig};
+pub use components::{
+    BufferConfig, HintsConfig, HostConfig, SIM_REFRESH_AGE_S, SchedulerConfig, SearchRegionConfig,
+    SlcCacheConfig, WearConfig,
+};
 pub use gc::GcConfig;
+pub use mapping::MappingConfig;
 pub use policies::{
     BufferPolicy, GcPolicy, GcScheduling, GcScope, MappingKind, PayloadMode, ReadScheduling,
     WearLeveling,
@@ -53,18 +58,19 @@ pub struct DeviceConfig {
     pub nand: Option<NandConfig>,
 }
 
-/// Default of `ftl.sim_refresh_age_s`: 30 days.
-pub const SIM_REFRESH_AGE_S: u64 = 30 * 86_400;
-
-/// Controller and FTL settings. A component's keys form its own typed config (`gc`, `wear`,
-/// `buffer`, `scheduler`, `hints`), which the component gets at construction. (De)serializes in the flat legacy `[ftl]` form
+/// Controller and FTL settings: one typed config per component, each the `[ssd.*]` section of a
+/// stack config it comes from and handed to its component at construction (`mapping`, `host`,
+/// `gc`, `wear`, `buffer`, `scheduler`, `hints`, `slc_cache`, `search`, `controller`), plus the
+/// device-wide over-provisioning and payload mode. (De)serializes in the flat legacy `[ftl]` form
 /// (`gc_policy`, `gc_threshold_blocks`, …; `config/flat.rs`): what `SsdConfig` files and a
 /// resolved config's JSON carry.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(from = "flat::FlatFtl", into = "flat::FlatFtl")]
 pub struct FtlConfig {
-    /// Logical-to-physical mapping scheme.
-    pub mapping: MappingKind,
+    /// The logical-to-physical mapping and where it places pages (`[ssd.mapping]`).
+    pub mapping: MappingConfig,
+    /// The host interface (`[ssd.host]`).
+    pub host: HostConfig,
     /// Garbage collection (`[ssd.gc]`).
     pub gc: GcConfig,
     /// Wear-leveling (`[ssd.wear]`).
@@ -75,97 +81,32 @@ pub struct FtlConfig {
     pub scheduler: SchedulerConfig,
     /// The co-design hint (`[ssd.hints]`).
     pub hints: HintsConfig,
+    /// The SLC cache (`[ssd.slc_cache]`).
+    pub slc_cache: SlcCacheConfig,
+    /// The Search-in-Memory region (`[ssd.sim]`).
+    pub search: SearchRegionConfig,
     /// Over-provisioning as spare / logical (0.25 = 25 %).
     pub op_fraction: f64,
     /// Whether page bytes are kept.
     pub payload: PayloadMode,
-    /// Striping order of consecutive page writes over the parallel units, fastest-varying
-    /// first, dash separated: any order of `channel`, `chip` (alias `way`), `die`, `plane`;
-    /// levels left out vary slowest, in the order channel, chip, die, plane.
-    pub allocation_order: String,
-    /// Host submission-queue depth (requests in flight).
-    pub queue_depth: u32,
-    /// Random log blocks of the hybrid mapping.
-    pub hybrid_random_log_blocks: u32,
-    /// Zoned mapping: planes per zone (a zone is one block of each; 0: every plane).
-    pub zone_planes: u32,
-    /// Placement ids (NVMe FDP reclaim-unit handles) host writes may carry: the page mapping
-    /// keeps separate write frontiers, so separate blocks, per id (1: off).
-    pub placement_ids: u16,
-    /// Paired-page protection (issue 14, page mapping): on MLC/TLC/QLC an interrupted
-    /// program of an upper page can destroy the lower pages of its word line. With this on,
-    /// a Flush pads every open block with dummy pages up to the end of the word lines holding
-    /// data, and an erase that would leave the newest copy of one of its LPAs on a lower page
-    /// whose upper pages are not programmed first pads that word line (and waits for it), as
-    /// pblk (LightNVM) pads a flush to a full write unit. Costs the padding pages. Off by
-    /// default (results without power cuts stay as they were).
-    pub paired_page_padding: bool,
-    /// Map checkpoints (issue 14, docs/power.md): under a power-loss trace, a copy of the L2P
-    /// map is written to a metadata area every this many pages decided, and a mount reads the
-    /// newest committed one plus the pages written after it instead of every page (0: none,
-    /// the mount scans everything). Page mapping only.
-    pub map_checkpoint_interval_pages: u32,
-    /// Search-in-Memory region (paper 004 §VI-A1, docs/sim.md): the last this many logical
-    /// pages take the SiM vendor commands (search `81h`, gather `82h`, [`crate::Ssd::execute_search`])
-    /// and live in match-mode (SLC) blocks of their own pool (an extra placement id), which
-    /// GC keeps them in. Needs a device with a `[search]` section, the page mapping, per-plane
-    /// GC and no multiplane merging. 0 (default): no SiM region.
-    pub sim_pages: u32,
-    /// A cached mapping table (DFTL, `mapping/dftl`): this many mapping entries in DRAM, the
-    /// rest in translation pages on flash (page mapping only). 0 (default): the whole table
-    /// in DRAM.
-    pub cmt_entries: u32,
-    /// SLC cache (SPEC C3, `frontend/slc.rs`): this many blocks in SLC mode absorb host
-    /// writes and are folded to TLC/QLC when full (page mapping; needs the chip's
-    /// `timing.slc_read_us` / `slc_program_us`). 0 (default): no cache.
-    pub slc_cache_blocks: u32,
-    /// SLC cache: fold the oldest cache block once the host has been idle this long (µs;
-    /// host reads and writes go first). 0 (default): fold only when the cache is full.
-    pub slc_idle_fold_us: u64,
-    /// The controller's integrity layer on the SiM region (paper 004 §IV-C, SPEC S4): chunk 0
-    /// of every region page holds a verification header (CRC-64, write time, magic, LPA) on
-    /// flash and the spare area a 4-byte ECC per chunk; page-open checks the header, a failed
-    /// check or an aged page falls back to a full read through the page ECC and is queued for
-    /// refresh ([`crate::Ssd::search_refresh`]). Needs `sim_pages > 0` and `payload = "full"`.
-    /// Off by default (the region's pages are the host's bytes, chunk 0 included).
-    pub sim_integrity: bool,
-    /// With `sim_integrity`: a page whose header is older than this many seconds is read out
-    /// in full on page-open and queued for refresh (paper §IV-C2's safety margin). Default 30
-    /// days (the store's default in `nandlab-search`).
-    pub sim_refresh_age_s: u64,
-    /// Deadline of the controller's search batch scheduler (paper §IV-E, SPEC S5) in ns: a
-    /// search waits this long for other searches of its page, which then go to the chip as one
-    /// batched search ([`crate::Ssd::run_search`]). 0 (default): no batching.
-    pub sim_batch_deadline_ns: u64,
-    /// The controller's own time and energy costs (all zero: none).
+    /// The controller's own time and energy costs (all zero: none; `[ssd.controller]`).
     pub controller: ControllerCosts,
 }
 
 impl Default for FtlConfig {
     fn default() -> Self {
         FtlConfig {
-            mapping: MappingKind::Page,
+            mapping: MappingConfig::default(),
+            host: HostConfig::default(),
             gc: GcConfig::default(),
             wear: WearConfig::default(),
             buffer: BufferConfig::default(),
             scheduler: SchedulerConfig::default(),
             hints: HintsConfig::default(),
+            slc_cache: SlcCacheConfig::default(),
+            search: SearchRegionConfig::default(),
             op_fraction: 0.25,
             payload: PayloadMode::TimingOnly,
-            allocation_order: "channel-chip-die-plane".into(),
-            queue_depth: 32,
-            hybrid_random_log_blocks: 8,
-            placement_ids: 1,
-            paired_page_padding: false,
-            map_checkpoint_interval_pages: 0,
-            sim_pages: 0,
-            cmt_entries: 0,
-            slc_cache_blocks: 0,
-            slc_idle_fold_us: 0,
-            sim_integrity: false,
-            sim_refresh_age_s: SIM_REFRESH_AGE_S,
-            sim_batch_deadline_ns: 0,
-            zone_planes: 0,
             controller: ControllerCosts::default(),
         }
     }
@@ -249,7 +190,7 @@ impl FtlConfig {
     /// Placement ids the mapping keeps: the host's, plus the SiM pool's when a SiM region is
     /// configured (the last id).
     pub fn pool_ids(&self) -> u16 {
-        self.placement_ids + u16::from(self.sim_pages > 0)
+        self.mapping.placement_ids + u16::from(self.search.pages > 0)
     }
 }
 

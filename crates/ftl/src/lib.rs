@@ -65,8 +65,8 @@ mod wear;
 pub use address::{Lpa, Ppa};
 pub use config::{
     BufferConfig, BufferPolicy, DeviceConfig, FtlConfig, GcConfig, GcPolicy, GcScheduling, GcScope,
-    HintsConfig, MappingKind, PayloadMode, ReadScheduling, SchedulerConfig, SsdConfig, WearConfig,
-    WearLeveling,
+    HintsConfig, HostConfig, MappingConfig, MappingKind, PayloadMode, ReadScheduling,
+    SchedulerConfig, SearchRegionConfig, SlcCacheConfig, SsdConfig, WearConfig, WearLeveling,
 };
 pub use controller::{ControllerCosts, ControllerSection};
 pub use error::{FtlError, FtlResult};

@@ -66,7 +66,7 @@ impl SsdConfig {
         let logical = crate::config::logical_pages(g, f.op_fraction);
         let blocks = g.total_pages() / u64::from(g.pages_per_block);
         let page = u64::from(g.page_size_bytes);
-        let mapping_bytes = match f.mapping {
+        let mapping_bytes = match f.mapping.kind {
             // L2P and P2L of u32, and one valid bit per physical page
             MappingKind::Page => logical
                 .saturating_mul(4)
@@ -74,7 +74,7 @@ impl SsdConfig {
                 .saturating_add(physical.div_ceil(8)),
             // a physical block per logical block, and page tables of the log blocks
             MappingKind::Block | MappingKind::Hybrid | MappingKind::Zoned => {
-                let log_pages = u64::from(f.hybrid_random_log_blocks)
+                let log_pages = u64::from(f.mapping.random_log_blocks)
                     .saturating_mul(u64::from(g.pages_per_block));
                 blocks
                     .saturating_mul(8)

@@ -59,7 +59,7 @@ fn bbrd_factory_and_grown_bad_blocks_are_reported_and_keep_data() {
 #[test]
 fn bbrd_other_mappings_and_bad_values_are_refused_naming_the_key() {
     let mut c = config("factory_bad_block_fraction = 0.05");
-    c.ftl.mapping = MappingKind::Block;
+    c.ftl.mapping.kind = MappingKind::Block;
     let err = Ssd::new(c, 1).err().unwrap().to_string();
     assert!(err.contains("factory_bad_block_fraction"), "{err}");
     let err = Ssd::new(config("erase_fail_base = 2.0"), 1)

@@ -13,7 +13,7 @@ const PAGES_PER_BLOCK: u64 = 8;
 
 fn device() -> Ssd {
     let mut c = common::slc(1, 2, 16, PAGES_PER_BLOCK as u32, PAGE as u32);
-    c.ftl.mapping = MappingKind::Block;
+    c.ftl.mapping.kind = MappingKind::Block;
     c.ftl.op_fraction = 0.5;
     c.ftl.payload = PayloadMode::Full;
     Ssd::new(c, 1).unwrap()

@@ -10,7 +10,7 @@ use nandlab_ftl::{HostOp, HostRequest, Ssd};
 fn three_writes(cache: bool) -> nandlab_ftl::SsdReport {
     let mut c = common::slc(1, 1, 32, 16, 2048);
     c.ftl.scheduler.cache = cache;
-    c.ftl.queue_depth = 4;
+    c.ftl.host.queue_depth = 4;
     let mut ssd = Ssd::new(c, 1).unwrap();
     let writes = (0..3u64).map(|i| HostRequest::new(HostOp::Write, i * 2048, 2048));
     ssd.run(writes).unwrap()
@@ -51,7 +51,7 @@ fn a_cache_program_sequence_takes_the_hand_computed_time() {
 fn cache_mode_reads_and_gc_complete_and_are_counted() {
     let mut c = common::slc(2, 2, 32, 16, 2048);
     c.ftl.scheduler.cache = true;
-    c.ftl.queue_depth = 8;
+    c.ftl.host.queue_depth = 8;
     let mut ssd = Ssd::new(c, 1).unwrap();
     let span = ssd.logical_capacity_bytes() / 2048;
     // fill the device, overwrite it three times at scattered pages (GC runs and moves valid
@@ -95,8 +95,8 @@ fn sequential_writes_gain_from_cache_mode_and_combine_with_multiplane() {
         c.ftl = nandlab_ftl::FtlConfig::default();
         c.ftl.scheduler.cache = cache;
         c.ftl.scheduler.multiplane = multiplane;
-        c.ftl.allocation_order = "plane-die-chip-channel".into();
-        c.ftl.queue_depth = 8;
+        c.ftl.mapping.allocation_order = "plane-die-chip-channel".into();
+        c.ftl.host.queue_depth = 8;
         let mut ssd = Ssd::new(c, 1).unwrap();
         let span = ssd.logical_capacity_bytes() / (128 << 10) * (128 << 10);
         let requests: Vec<HostRequest> = (0..400u64)

@@ -12,7 +12,7 @@ const PAGE: u64 = 512;
 
 fn config(costs: ControllerCosts, buffer_pages: u32) -> SsdConfig {
     let mut c = common::slc(1, 1, 32, 8, PAGE as u32);
-    c.ftl.queue_depth = 1;
+    c.ftl.host.queue_depth = 1;
     c.ftl.buffer.pages = buffer_pages;
     c.ftl.controller = costs;
     c

@@ -109,7 +109,7 @@ fn bad_device_reserve_configs_name_the_key() {
     assert!(err.contains("ftl.gc_device_reserve_blocks"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     let mut c = config(16, 2, 0.3, GcPolicy::Fifo);
-    c.ftl.placement_ids = 2;
+    c.ftl.mapping.placement_ids = 2;
     c.ftl.gc.threshold_blocks = 3;
     assert!(bad(c).contains("ftl.gc_device_reserve_blocks"));
     let err = bad(config(16, 2, 0.02, GcPolicy::Fifo));

@@ -49,7 +49,7 @@ fn run_mix(config: SsdConfig, max_pages: u64, read_one_in: u64, count: usize, se
 fn two_page_blocks_at_queue_depth_16_do_not_stall() {
     let mut c = slc(2, 1, 64, 2, 4096);
     c.ftl.op_fraction = 0.25;
-    c.ftl.queue_depth = 16;
+    c.ftl.host.queue_depth = 16;
     assert!(run_mix(c, 1, u64::MAX, 5_000, 1), "the device builds");
 }
 
@@ -71,7 +71,7 @@ proptest! {
     ) {
         let mut c = slc(dies, planes, blocks, pages, 4096);
         c.ftl.op_fraction = 0.25;
-        c.ftl.queue_depth = queue_depth;
+        c.ftl.host.queue_depth = queue_depth;
         if interleaved {
             c.ftl.gc.scheduling = GcScheduling::Interleaved;
         }

@@ -59,11 +59,11 @@ fn run_on(
 ) {
     c.ftl.gc.scheduling = GcScheduling::Interleaved;
     c.ftl.gc.policy = policy;
-    c.ftl.mapping = mapping;
+    c.ftl.mapping.kind = mapping;
     c.ftl.gc.threshold_blocks = 2;
     c.ftl.op_fraction = 0.5;
     c.ftl.payload = PayloadMode::Full;
-    c.ftl.queue_depth = depth;
+    c.ftl.host.queue_depth = depth;
     c.ftl.gc.urgent_free_blocks = urgent;
     let mut ssd = Ssd::new(c, seed).unwrap();
     let span = span.min(ssd.logical_pages());
@@ -143,7 +143,7 @@ fn paired_page_padding_programs_in_order_under_interleaved_gc() {
                     .unwrap(),
                 );
                 c.ftl = Default::default();
-                c.ftl.paired_page_padding = true;
+                c.ftl.mapping.paired_page_padding = true;
                 run_on(c, policy, MappingKind::Page, 2, 28, seed, 600, 0);
             }
         }

@@ -61,7 +61,7 @@ fn reads_return_the_last_write_under_interleaved_gc() {
     c.ftl.gc.threshold_blocks = 4;
     c.ftl.op_fraction = 0.6;
     c.ftl.payload = PayloadMode::Full;
-    c.ftl.queue_depth = 8;
+    c.ftl.host.queue_depth = 8;
     let mut ssd = Ssd::new(c, 2).unwrap();
     let n = ssd.logical_pages() as u32;
     let mut model = vec![0u8; n as usize];

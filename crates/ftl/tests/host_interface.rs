@@ -34,7 +34,7 @@ fn mixed(ssd: &Ssd, n: u64, seed: u64) -> Vec<HostRequest> {
 fn every_request_completes_once_and_mapping_stays_consistent() {
     for order in ["channel-chip-die-plane", "plane-die-chip-channel"] {
         let mut c = small();
-        c.ftl.allocation_order = order.into();
+        c.ftl.mapping.allocation_order = order.into();
         let mut ssd = Ssd::new(c, 3).unwrap();
         let requests = mixed(&ssd, 6000, 1);
         let r = ssd.run(requests).unwrap();
@@ -68,7 +68,7 @@ fn queue_depth_sets_the_load() {
     // Little's law: with closed-loop writes, deeper queues keep both dies busy
     let iops = |qd: u32| {
         let mut c = small();
-        c.ftl.queue_depth = qd;
+        c.ftl.host.queue_depth = qd;
         let mut ssd = Ssd::new(c, 1).unwrap();
         let w = UniformRandomWrites::new(1, 2000, ssd.logical_capacity_bytes() / 2, 2048);
         ssd.run(w).unwrap().write.iops

@@ -20,8 +20,8 @@ fn config(multiplane: bool, preset: &str, page_size: u32) -> SsdConfig {
     );
     c.ftl = nandlab_ftl::FtlConfig::default();
     c.ftl.scheduler.multiplane = multiplane;
-    c.ftl.allocation_order = "plane-die-chip-channel".into();
-    c.ftl.queue_depth = 1;
+    c.ftl.mapping.allocation_order = "plane-die-chip-channel".into();
+    c.ftl.host.queue_depth = 1;
     c
 }
 
@@ -61,7 +61,7 @@ fn a_two_plane_program_takes_the_chip_models_time() {
 fn sequential_128k_writes_run_about_twice_as_fast_with_multiplane() {
     let run = |multiplane: bool| {
         let mut c = config(multiplane, "mlc1", 8192);
-        c.ftl.queue_depth = 8;
+        c.ftl.host.queue_depth = 8;
         c.ftl.payload = PayloadMode::TimingOnly;
         let mut ssd = Ssd::new(c, 1).unwrap();
         let span = ssd.logical_capacity_bytes() / (128 << 10) * (128 << 10);
@@ -94,7 +94,7 @@ fn sequential_128k_writes_run_about_twice_as_fast_with_multiplane() {
 fn gc_erases_merge_into_multiplane_erases_under_blocking_gc() {
     let run = |multiplane: bool| {
         let mut c = config(multiplane, "slc", 4096);
-        c.ftl.queue_depth = 8;
+        c.ftl.host.queue_depth = 8;
         let mut ssd = Ssd::new(c, 1).unwrap();
         let span = ssd.logical_capacity_bytes() / 8192 * 8192;
         let requests: Vec<HostRequest> = (0..span / 8192 * 4)
@@ -142,7 +142,7 @@ fn gc_erases_merge_into_multiplane_erases_under_blocking_gc() {
 fn gc_copybacks_at_equal_offsets_merge_into_multiplane_copybacks() {
     let run = |multiplane: bool| {
         let mut c = config(multiplane, "slc", 4096);
-        c.ftl.queue_depth = 1;
+        c.ftl.host.queue_depth = 1;
         let mut ssd = Ssd::new(c, 1).unwrap();
         let chunks = ssd.logical_capacity_bytes() / 8192;
         let requests: Vec<HostRequest> = (0..chunks)

@@ -24,12 +24,12 @@ fn config(mapping: MappingKind, payload: PayloadMode, buffer_pages: u32) -> SsdC
     c.ftl.payload = payload;
     c.ftl.op_fraction = 0.6;
     c.ftl.gc.threshold_blocks = 2;
-    c.ftl.mapping = mapping;
+    c.ftl.mapping.kind = mapping;
     c.ftl.gc.policy = GcPolicy::Greedy;
     c.ftl.wear.leveling = WearLeveling::Static;
     c.ftl.wear.erase_gap_threshold = 2;
     c.ftl.buffer.pages = buffer_pages;
-    c.ftl.hybrid_random_log_blocks = 2;
+    c.ftl.mapping.random_log_blocks = 2;
     c
 }
 
@@ -167,7 +167,7 @@ fn buffered_writes_are_acknowledged_until_flushed() {
 #[test]
 fn concurrent_runs_end_durable() {
     let mut c = config(MappingKind::Page, PayloadMode::TimingOnly, 0);
-    c.ftl.queue_depth = 8;
+    c.ftl.host.queue_depth = 8;
     let mut ssd = Ssd::new(c, 9).unwrap();
     let logical = ssd.logical_pages();
     let mut rng = SimRng::seed_from_u64(2);

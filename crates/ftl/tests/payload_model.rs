@@ -42,13 +42,13 @@ fn config(mapping: MappingKind, buffer_pages: u32, policy: GcPolicy) -> SsdConfi
     c.ftl.payload = PayloadMode::Full;
     c.ftl.op_fraction = 0.6;
     c.ftl.gc.threshold_blocks = 2;
-    c.ftl.mapping = mapping;
+    c.ftl.mapping.kind = mapping;
     c.ftl.gc.policy = policy;
     c.ftl.wear.leveling = WearLeveling::Static;
     c.ftl.wear.erase_gap_threshold = 2;
     c.ftl.buffer.pages = buffer_pages;
     c.ftl.buffer.policy = BufferPolicy::Lru;
-    c.ftl.hybrid_random_log_blocks = 2;
+    c.ftl.mapping.random_log_blocks = 2;
     c
 }
 

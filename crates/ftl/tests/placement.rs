@@ -14,7 +14,7 @@ fn config(ids: u16) -> SsdConfig {
     let mut c = common::slc(1, 2, 64, 32, PAGE as u32);
     c.ftl.op_fraction = 0.25;
     c.ftl.gc.threshold_blocks = 3;
-    c.ftl.placement_ids = ids;
+    c.ftl.mapping.placement_ids = ids;
     c
 }
 
@@ -108,7 +108,7 @@ fn placement_errors_name_the_id_or_key() {
     let e = Ssd::new(c, 1).unwrap_err().to_string();
     assert!(e.contains("gc_threshold_blocks"), "{e}");
     let mut c = config(2);
-    c.ftl.mapping = nandlab_ftl::MappingKind::Hybrid;
+    c.ftl.mapping.kind = nandlab_ftl::MappingKind::Hybrid;
     let e = Ssd::new(c, 1).unwrap_err().to_string();
     assert!(e.contains("placement_ids"), "{e}");
 }

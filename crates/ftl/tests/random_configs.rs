@@ -7,8 +7,9 @@ use nandlab_core::SimTime;
 use nandlab_core::memory::{BudgetSource, MemoryBudget};
 use nandlab_ftl::{
     BufferConfig, BufferPolicy, ControllerCosts, FtlConfig, GcConfig, GcPolicy, GcScheduling,
-    GcScope, HintsConfig, HostOp, HostRequest, MappingKind, PayloadMode, Precondition,
-    ReadScheduling, SchedulerConfig, Ssd, SsdConfig, WearConfig, WearLeveling,
+    GcScope, HintsConfig, HostConfig, HostOp, HostRequest, MappingConfig, MappingKind, PayloadMode,
+    Precondition, ReadScheduling, SchedulerConfig, SearchRegionConfig, SlcCacheConfig, Ssd,
+    SsdConfig, WearConfig, WearLeveling,
 };
 use nandlab_nand::config::PerPageType;
 use nandlab_nand::{PageLayout, preset};
@@ -166,7 +167,17 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                     read_scheduling,
                 ),
             )| FtlConfig {
-                mapping,
+                mapping: MappingConfig {
+                    kind: mapping,
+                    allocation_order: order.to_string(),
+                    paired_page_padding: padding,
+                    checkpoint_interval_pages: 0,
+                    random_log_blocks: logs,
+                    placement_ids,
+                    zone_planes: 0,
+                    cache_entries: 0,
+                },
+                host: HostConfig { queue_depth: depth },
                 gc: GcConfig {
                     policy: gc_policy,
                     threshold_blocks: gc_threshold,
@@ -187,31 +198,20 @@ fn ftl() -> impl Strategy<Value = FtlConfig> {
                     policy: buffer_policy,
                 },
                 payload,
-                allocation_order: order.to_string(),
                 hints: HintsConfig {
                     refresh_ops: hint,
                     all_planes,
                 },
-                queue_depth: depth,
-                hybrid_random_log_blocks: logs,
                 controller,
-                placement_ids,
                 scheduler: SchedulerConfig {
+                    policy: None,
                     reads: read_scheduling,
                     multiplane,
                     cache: cache_mode,
                     superpage_planes,
                 },
-                paired_page_padding: padding,
-                map_checkpoint_interval_pages: 0,
-                zone_planes: 0,
-                sim_pages: 0,
-                cmt_entries: 0,
-                slc_cache_blocks: 0,
-                slc_idle_fold_us: 0,
-                sim_integrity: false,
-                sim_refresh_age_s: nandlab_ftl::config::SIM_REFRESH_AGE_S,
-                sim_batch_deadline_ns: 0,
+                slc_cache: SlcCacheConfig::default(),
+                search: SearchRegionConfig::default(),
             },
         )
 }

@@ -87,7 +87,7 @@ fn rd_a_hot_block_is_reclaimed_at_the_hand_computed_read() {
 #[test]
 fn rd_other_mappings_and_bad_values_are_refused_naming_the_key() {
     let mut c = config(DISTURB);
-    c.ftl.mapping = MappingKind::Block;
+    c.ftl.mapping.kind = MappingKind::Block;
     let err = Ssd::new(c, 1).err().unwrap().to_string();
     assert!(err.contains("read_reclaim_margin"), "{err}");
     for (bad, key) in [

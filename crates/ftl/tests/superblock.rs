@@ -13,7 +13,7 @@ fn superblock_device(planes: u32, w: u32, queue_depth: u32) -> SsdConfig {
     c.ftl.scheduler.multiplane = w > 1;
     c.ftl.gc.copyback = false;
     c.ftl.scheduler.superpage_planes = w;
-    c.ftl.queue_depth = queue_depth;
+    c.ftl.host.queue_depth = queue_depth;
     c
 }
 
@@ -164,5 +164,7 @@ fn superpage_errors_name_the_key() {
     bad(&|c| c.ftl.scheduler.superpage_planes = 0);
     assert!(bad(&|c| c.ftl.gc.copyback = true).contains("copyback"));
     assert!(bad(&|c| c.ftl.scheduler.multiplane = false).contains("multiplane"));
-    assert!(bad(&|c| c.ftl.mapping = nandlab_ftl::MappingKind::Block).contains("page mapping"));
+    assert!(
+        bad(&|c| c.ftl.mapping.kind = nandlab_ftl::MappingKind::Block).contains("page mapping")
+    );
 }

@@ -128,8 +128,8 @@ fn describe(
         raw_capacity_bytes: g.capacity_bytes(),
         logical_capacity_bytes: logical,
         op_fraction: ftl.map(|f| f.op_fraction),
-        mapping: ftl.map(|f| name_of(serde_json::to_value(f.mapping))),
-        queue_depth: ftl.map(|f| f.queue_depth),
+        mapping: ftl.map(|f| name_of(serde_json::to_value(f.mapping.kind))),
+        queue_depth: ftl.map(|f| f.host.queue_depth),
         pcm_stage: false,
         read_us: (0..types)
             .map(|t| nand.timing.read_us.for_type(t))

@@ -277,7 +277,7 @@ fn draw_controller(seed: u64, index: u64, drawn: &mut DrawnCase, build: BuildSsd
     let device = &mut drawn.case.device;
     let page = device
         .config(build)
-        .is_ok_and(|c| c.ftl.mapping == MappingKind::Page);
+        .is_ok_and(|c| c.ftl.mapping.kind == MappingKind::Page);
     if !page {
         return;
     }
@@ -454,16 +454,16 @@ pub fn crash_by(
         s.full_scan_pages_read += o.full_scan_pages_read;
         s.trim_records_written += o.trim_records_written;
         let f = drawn.case.device.config(build)?.ftl;
-        s.cases_deep_queue += u64::from(f.queue_depth > 1);
+        s.cases_deep_queue += u64::from(f.host.queue_depth > 1);
         s.cases_interleaved_gc += u64::from(f.gc.scheduling == GcScheduling::Interleaved);
         s.cases_urgent_gc += u64::from(f.gc.urgent_free_blocks > 0);
         s.urgent_gc_passes += o.urgent_gc_passes;
         s.cases_multiplane += u64::from(f.scheduler.multiplane);
         s.cases_superblock += u64::from(f.scheduler.superpage_planes > 1);
         s.cases_cache_mode += u64::from(f.scheduler.cache);
-        s.cases_dftl += u64::from(f.cmt_entries > 0);
-        s.cases_slc_cache += u64::from(f.slc_cache_blocks > 0);
-        s.cases_zoned += u64::from(f.mapping == MappingKind::Zoned);
+        s.cases_dftl += u64::from(f.mapping.cache_entries > 0);
+        s.cases_slc_cache += u64::from(f.slc_cache.blocks > 0);
+        s.cases_zoned += u64::from(f.mapping.kind == MappingKind::Zoned);
         if let Some(z) = &o.zones {
             s.zones.get_or_insert_default().add(z);
         }

@@ -79,7 +79,7 @@ fn tail6_slc_cache_devices_keep_the_contract() {
     let mut failing = Vec::new();
     for index in 0..400 {
         let mut d = draw_case(3, index, Mutation::None);
-        if d.case.device.config(TEST_BUILD).unwrap().ftl.mapping != MappingKind::Page {
+        if d.case.device.config(TEST_BUILD).unwrap().ftl.mapping.kind != MappingKind::Page {
             continue;
         }
         with_slc_cache(&mut d.case.device, 1);

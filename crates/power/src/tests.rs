@@ -452,7 +452,7 @@ fn the_crash_device_is_a_stack_config() {
     assert_eq!((g.page_size_bytes, g.spare_bytes_per_page), (512, 64));
     assert_eq!(c.ftl.payload, PayloadMode::Full);
     assert_eq!((c.ftl.gc.threshold_blocks, c.ftl.gc.copyback), (2, false));
-    assert!(c.ftl.paired_page_padding);
+    assert!(c.ftl.mapping.paired_page_padding);
     let mut d = CrashDevice::default();
     d.set("ssd.gc.policy", "cost-benefit");
     d.set("nand.geometry.page_size_bytes", 4096);
@@ -467,7 +467,7 @@ fn the_crash_device_is_a_stack_config() {
     let mut d = CrashDevice::default();
     d.set_mapping(MappingKind::Block);
     assert_eq!(
-        d.config(TEST_BUILD).unwrap().ftl.mapping,
+        d.config(TEST_BUILD).unwrap().ftl.mapping.kind,
         MappingKind::Block
     );
     d.set("ssd.gc.policy", "fifo");

@@ -349,8 +349,11 @@ mod tests {
                     ..Default::default()
                 },
                 payload: PayloadMode::Full,
-                sim_pages: 64,
-                sim_integrity: integrity,
+                search: nandlab_ftl::SearchRegionConfig {
+                    pages: 64,
+                    integrity,
+                    ..Default::default()
+                },
                 ..FtlConfig::default()
             };
             let mut ssd = Ssd::new(config, 1).unwrap();

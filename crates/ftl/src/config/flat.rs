@@ -5,8 +5,8 @@
 
 use super::{
     BufferConfig, BufferPolicy, FtlConfig, GcConfig, GcPolicy, GcScheduling, GcScope, HintsConfig,
-    MappingKind, PayloadMode, ReadScheduling, SIM_REFRESH_AGE_S, SchedulerConfig, WearConfig,
-    WearLeveling,
+    HostConfig, MappingConfig, MappingKind, PayloadMode, ReadScheduling, SIM_REFRESH_AGE_S,
+    SchedulerConfig, SearchRegionConfig, SlcCacheConfig, WearConfig, WearLeveling,
 };
 use crate::controller::ControllerCosts;
 use serde::{Deserialize, Serialize};
@@ -203,7 +203,19 @@ impl Default for FlatFtl {
 impl From<FlatFtl> for FtlConfig {
     fn from(f: FlatFtl) -> Self {
         FtlConfig {
-            mapping: f.mapping,
+            mapping: MappingConfig {
+                kind: f.mapping,
+                allocation_order: f.allocation_order,
+                paired_page_padding: f.paired_page_padding,
+                checkpoint_interval_pages: f.map_checkpoint_interval_pages,
+                random_log_blocks: f.hybrid_random_log_blocks,
+                placement_ids: f.placement_ids,
+                zone_planes: f.zone_planes,
+                cache_entries: f.cmt_entries,
+            },
+            host: HostConfig {
+                queue_depth: f.queue_depth,
+            },
             gc: GcConfig {
                 policy: f.gc_policy,
                 threshold_blocks: f.gc_threshold_blocks,
@@ -223,6 +235,7 @@ impl From<FlatFtl> for FtlConfig {
                 policy: f.write_buffer_policy,
             },
             scheduler: SchedulerConfig {
+                policy: None,
                 reads: f.read_scheduling,
                 multiplane: f.multiplane,
                 cache: f.cache_mode,
@@ -232,22 +245,18 @@ impl From<FlatFtl> for FtlConfig {
                 refresh_ops: f.hint_refresh_ops,
                 all_planes: f.hint_all_planes,
             },
+            slc_cache: SlcCacheConfig {
+                blocks: f.slc_cache_blocks,
+                idle_fold_us: f.slc_idle_fold_us,
+            },
+            search: SearchRegionConfig {
+                pages: f.sim_pages,
+                integrity: f.sim_integrity,
+                refresh_age_s: f.sim_refresh_age_s,
+                batch_deadline_ns: f.sim_batch_deadline_ns,
+            },
             op_fraction: f.op_fraction,
             payload: f.payload,
-            allocation_order: f.allocation_order,
-            queue_depth: f.queue_depth,
-            hybrid_random_log_blocks: f.hybrid_random_log_blocks,
-            zone_planes: f.zone_planes,
-            placement_ids: f.placement_ids,
-            paired_page_padding: f.paired_page_padding,
-            map_checkpoint_interval_pages: f.map_checkpoint_interval_pages,
-            sim_pages: f.sim_pages,
-            cmt_entries: f.cmt_entries,
-            slc_cache_blocks: f.slc_cache_blocks,
-            slc_idle_fold_us: f.slc_idle_fold_us,
-            sim_integrity: f.sim_integrity,
-            sim_refresh_age_s: f.sim_refresh_age_s,
-            sim_batch_deadline_ns: f.sim_batch_deadline_ns,
             controller: f.controller,
         }
     }
@@ -256,7 +265,7 @@ impl From<FlatFtl> for FtlConfig {
 impl From<FtlConfig> for FlatFtl {
     fn from(f: FtlConfig) -> Self {
         FlatFtl {
-            mapping: f.mapping,
+            mapping: f.mapping.kind,
             gc_policy: f.gc.policy,
             gc_threshold_blocks: f.gc.threshold_blocks,
             gc_scope: f.gc.scope,
@@ -272,25 +281,25 @@ impl From<FtlConfig> for FlatFtl {
             write_buffer_pages: f.buffer.pages,
             write_buffer_policy: f.buffer.policy,
             payload: f.payload,
-            allocation_order: f.allocation_order,
+            allocation_order: f.mapping.allocation_order,
             hint_refresh_ops: f.hints.refresh_ops,
             hint_all_planes: f.hints.all_planes,
-            queue_depth: f.queue_depth,
-            hybrid_random_log_blocks: f.hybrid_random_log_blocks,
+            queue_depth: f.host.queue_depth,
+            hybrid_random_log_blocks: f.mapping.random_log_blocks,
             multiplane: f.scheduler.multiplane,
             cache_mode: f.scheduler.cache,
             superpage_planes: f.scheduler.superpage_planes,
-            zone_planes: f.zone_planes,
-            placement_ids: f.placement_ids,
-            paired_page_padding: f.paired_page_padding,
-            map_checkpoint_interval_pages: f.map_checkpoint_interval_pages,
-            sim_pages: f.sim_pages,
-            cmt_entries: f.cmt_entries,
-            slc_cache_blocks: f.slc_cache_blocks,
-            slc_idle_fold_us: f.slc_idle_fold_us,
-            sim_integrity: f.sim_integrity,
-            sim_refresh_age_s: f.sim_refresh_age_s,
-            sim_batch_deadline_ns: f.sim_batch_deadline_ns,
+            zone_planes: f.mapping.zone_planes,
+            placement_ids: f.mapping.placement_ids,
+            paired_page_padding: f.mapping.paired_page_padding,
+            map_checkpoint_interval_pages: f.mapping.checkpoint_interval_pages,
+            sim_pages: f.search.pages,
+            cmt_entries: f.mapping.cache_entries,
+            slc_cache_blocks: f.slc_cache.blocks,
+            slc_idle_fold_us: f.slc_cache.idle_fold_us,
+            sim_integrity: f.search.integrity,
+            sim_refresh_age_s: f.search.refresh_age_s,
+            sim_batch_deadline_ns: f.search.batch_deadline_ns,
             controller: f.controller,
         }
     }

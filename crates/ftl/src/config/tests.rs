@@ -39,18 +39,18 @@ fn errors_name_the_key() {
             .contains("op_fraction")
     );
     c.ftl.op_fraction = 0.25;
-    c.ftl.map_checkpoint_interval_pages = 64;
+    c.ftl.mapping.checkpoint_interval_pages = 64;
     assert!(c.validate().is_ok());
-    c.ftl.mapping = MappingKind::Block;
+    c.ftl.mapping.kind = MappingKind::Block;
     assert!(
         c.validate()
             .unwrap_err()
             .to_string()
             .contains("map_checkpoint_interval_pages")
     );
-    c.ftl.mapping = MappingKind::Page;
-    c.ftl.map_checkpoint_interval_pages = 0;
-    c.ftl.allocation_order = "channel-lun".into();
+    c.ftl.mapping.kind = MappingKind::Page;
+    c.ftl.mapping.checkpoint_interval_pages = 0;
+    c.ftl.mapping.allocation_order = "channel-lun".into();
     assert!(
         c.validate()
             .unwrap_err()
@@ -72,13 +72,13 @@ fn errors_name_the_key() {
 fn keys_the_mapping_ignores_are_listed() {
     let mut c = SsdConfig::from_preset("slc");
     assert!(c.ignored_keys().is_empty());
-    c.ftl.hybrid_random_log_blocks = 2;
+    c.ftl.mapping.random_log_blocks = 2;
     c.ftl.buffer.policy = BufferPolicy::Fifo;
     assert_eq!(
         c.ignored_keys(),
         ["ftl.hybrid_random_log_blocks", "ftl.write_buffer_policy"]
     );
-    c.ftl.mapping = MappingKind::Block;
+    c.ftl.mapping.kind = MappingKind::Block;
     c.ftl.gc.policy = GcPolicy::Fifo;
     c.ftl.wear.leveling = WearLeveling::Static;
     c.ftl.buffer.pages = 4;
@@ -137,8 +137,8 @@ fn ctrl6_grouped_config_keeps_the_flat_form() {
 fn robust6_a_cached_mapping_table_needs_the_page_mapping() {
     for mapping in [MappingKind::Block, MappingKind::Hybrid] {
         let mut c = SsdConfig::from_preset("slc");
-        c.ftl.cmt_entries = 64;
-        c.ftl.mapping = mapping;
+        c.ftl.mapping.cache_entries = 64;
+        c.ftl.mapping.kind = mapping;
         let e = c.validate().unwrap_err();
         assert!(
             matches!(&e, crate::FtlError::Config { key, .. } if key == "ftl.cmt_entries"),
@@ -147,6 +147,6 @@ fn robust6_a_cached_mapping_table_needs_the_page_mapping() {
         assert!(e.to_string().contains("page mapping only"), "{e}");
     }
     let mut c = SsdConfig::from_preset("slc");
-    c.ftl.cmt_entries = 64;
+    c.ftl.mapping.cache_entries = 64;
     c.validate().unwrap();
 }

@@ -21,10 +21,10 @@ impl SsdConfig {
     fn validate_pools(&self, nand: &NandConfig) -> FtlResult<()> {
         let f = &self.ftl;
         f.controller.validate()?;
-        if f.placement_ids == 0 || f.placement_ids > 256 {
+        if f.mapping.placement_ids == 0 || f.mapping.placement_ids > 256 {
             return Err(config_error(
                 "ftl.placement_ids",
-                format!("{} ids (use 1 to 256)", f.placement_ids),
+                format!("{} ids (use 1 to 256)", f.mapping.placement_ids),
             ));
         }
         self.validate_sim(nand)?;
@@ -42,7 +42,7 @@ impl SsdConfig {
                     "{} free blocks per plane cannot hold a GC block for each of {} placement ids{} (use at least {})",
                     f.gc.threshold_blocks,
                     ids,
-                    if f.sim_pages > 0 {
+                    if f.search.pages > 0 {
                         " (one is the SiM pool)"
                     } else {
                         ""
@@ -51,31 +51,31 @@ impl SsdConfig {
                 ),
             ));
         }
-        if f.placement_ids > 1 && f.mapping != MappingKind::Page {
+        if f.mapping.placement_ids > 1 && f.mapping.kind != MappingKind::Page {
             return Err(config_error(
                 "ftl.placement_ids",
                 format!(
                     "{} ids need the page mapping (the {:?} mapping places by logical block)",
-                    f.placement_ids, f.mapping
+                    f.mapping.placement_ids, f.mapping.kind
                 ),
             ));
         }
-        if f.map_checkpoint_interval_pages > 0 && f.mapping != MappingKind::Page {
+        if f.mapping.checkpoint_interval_pages > 0 && f.mapping.kind != MappingKind::Page {
             return Err(config_error(
                 "ftl.map_checkpoint_interval_pages",
                 format!(
                     "{} pages: map checkpoints need the page mapping (the {:?} mapping programs pages out of order, so pages written after a checkpoint are not at the end of their blocks)",
-                    f.map_checkpoint_interval_pages, f.mapping
+                    f.mapping.checkpoint_interval_pages, f.mapping.kind
                 ),
             ));
         }
         // checked here as well as in `Cmt::new`, so the error reaches the stack's key name
-        if f.cmt_entries > 0 && f.mapping != MappingKind::Page {
+        if f.mapping.cache_entries > 0 && f.mapping.kind != MappingKind::Page {
             return Err(config_error(
                 "ftl.cmt_entries",
                 format!(
                     "a cached mapping table applies to the page mapping only, not {:?}",
-                    f.mapping
+                    f.mapping.kind
                 ),
             ));
         }
@@ -85,13 +85,16 @@ impl SsdConfig {
     /// The SLC cache's keys (`frontend/slc.rs`).
     fn validate_slc_cache(&self, nand: &NandConfig) -> FtlResult<()> {
         let f = &self.ftl;
-        if f.slc_cache_blocks > 0 && f.mapping != MappingKind::Page {
+        if f.slc_cache.blocks > 0 && f.mapping.kind != MappingKind::Page {
             return Err(config_error(
                 "ftl.slc_cache_blocks",
-                format!("the SLC cache needs the page mapping, not {:?}", f.mapping),
+                format!(
+                    "the SLC cache needs the page mapping, not {:?}",
+                    f.mapping.kind
+                ),
             ));
         }
-        if f.slc_cache_blocks > 0 && nand.timing.slc_program_us.is_none() {
+        if f.slc_cache.blocks > 0 && nand.timing.slc_program_us.is_none() {
             return Err(config_error(
                 "device.timing.slc_program_us",
                 format!(
@@ -100,7 +103,7 @@ impl SsdConfig {
                 ),
             ));
         }
-        if f.slc_idle_fold_us > 0 && f.slc_cache_blocks == 0 {
+        if f.slc_cache.idle_fold_us > 0 && f.slc_cache.blocks == 0 {
             return Err(config_error(
                 "ftl.slc_idle_fold_us",
                 "needs an SLC cache (`slc_cache_blocks` > 0)",
@@ -119,14 +122,14 @@ impl SsdConfig {
             ));
         }
         f.gc.validate()?;
-        if f.queue_depth == 0 || f.queue_depth > 65_536 {
+        if f.host.queue_depth == 0 || f.host.queue_depth > 65_536 {
             return Err(config_error(
                 "ftl.queue_depth",
                 "must be between 1 and 65536",
             ));
         }
         f.wear.validate()?;
-        parse_allocation_order(&f.allocation_order)?;
+        parse_allocation_order(&f.mapping.allocation_order)?;
         Ok(())
     }
 
@@ -156,18 +159,20 @@ impl SsdConfig {
                 ),
             ));
         }
-        if f.mapping == MappingKind::Hybrid && f.hybrid_random_log_blocks == 0 {
+        if f.mapping.kind == MappingKind::Hybrid && f.mapping.random_log_blocks == 0 {
             return Err(config_error(
                 "ftl.hybrid_random_log_blocks",
                 "the hybrid mapping needs at least one random log block",
             ));
         }
-        if f.mapping == MappingKind::Hybrid && f.hybrid_random_log_blocks >= g.blocks_per_plane {
+        if f.mapping.kind == MappingKind::Hybrid
+            && f.mapping.random_log_blocks >= g.blocks_per_plane
+        {
             return Err(config_error(
                 "ftl.hybrid_random_log_blocks",
                 format!(
                     "{} log blocks; must be fewer than the {} blocks of a plane",
-                    f.hybrid_random_log_blocks, g.blocks_per_plane
+                    f.mapping.random_log_blocks, g.blocks_per_plane
                 ),
             ));
         }
@@ -200,8 +205,8 @@ impl SsdConfig {
         if w == 1 {
             return Ok(());
         }
-        let why = if f.mapping != MappingKind::Page {
-            format!("needs the page mapping (not {:?})", f.mapping)
+        let why = if f.mapping.kind != MappingKind::Page {
+            format!("needs the page mapping (not {:?})", f.mapping.kind)
         } else if !f.scheduler.multiplane {
             "needs `multiplane` (the superblock's pages are written to form multiplane ops)".into()
         } else if f.gc.device_reserve_blocks > 0 {
@@ -217,10 +222,10 @@ impl SsdConfig {
     /// The SiM region's conditions (`ftl.sim_pages`).
     fn validate_sim(&self, nand: &NandConfig) -> FtlResult<()> {
         let f = &self.ftl;
-        if f.sim_pages == 0 {
+        if f.search.pages == 0 {
             for (key, set) in [
-                ("ftl.sim_integrity", f.sim_integrity),
-                ("ftl.sim_batch_deadline_ns", f.sim_batch_deadline_ns > 0),
+                ("ftl.sim_integrity", f.search.integrity),
+                ("ftl.sim_batch_deadline_ns", f.search.batch_deadline_ns > 0),
             ] {
                 if set {
                     return Err(config_error(key, "needs a SiM region (ftl.sim_pages > 0)"));
@@ -228,32 +233,14 @@ impl SsdConfig {
             }
             return Ok(());
         }
-        if f.sim_integrity {
-            let key = "ftl.sim_integrity";
-            if f.payload != PayloadMode::Full {
-                return Err(config_error(
-                    key,
-                    "needs ftl.payload = \"full\": the controller checks the bytes the chip sends",
-                ));
-            }
-            let ecc = nand.search.as_ref().map_or(0, |s| s.chunk_ecc_bytes);
-            if nand.search.is_some()
-                && ecc as usize != nandlab_nand::search::chunk_ecc::CHUNK_ECC_BYTES
-            {
-                return Err(config_error(
-                    key,
-                    format!(
-                        "search.chunk_ecc_bytes is {ecc}; the chunk ECC has {}",
-                        nandlab_nand::search::chunk_ecc::CHUNK_ECC_BYTES
-                    ),
-                ));
-            }
-            if f.sim_refresh_age_s == 0 {
-                return Err(config_error("ftl.sim_refresh_age_s", "must be at least 1"));
-            }
-        }
+        self.validate_sim_integrity(nand)?;
         let key = "ftl.sim_pages";
-        let refuse = |why: String| Err(config_error(key, format!("{} pages: {why}", f.sim_pages)));
+        let refuse = |why: String| {
+            Err(config_error(
+                key,
+                format!("{} pages: {why}", f.search.pages),
+            ))
+        };
         if nand.search.is_none() {
             return refuse(
                 "the device has no [search] section (use a SiM preset such as sim2024)".into(),
@@ -266,10 +253,10 @@ impl SsdConfig {
                 nand.geometry.page_size_bytes
             ));
         }
-        if f.mapping != MappingKind::Page {
+        if f.mapping.kind != MappingKind::Page {
             return refuse(format!(
                 "the SiM pool needs the page mapping, not {:?}",
-                f.mapping
+                f.mapping.kind
             ));
         }
         if f.gc.device_reserve_blocks > 0 {
@@ -278,14 +265,44 @@ impl SsdConfig {
         if f.scheduler.multiplane {
             return refuse("multiplane merging would program SiM pages without their bytes (set multiplane = false)".into());
         }
-        if f.placement_ids == 256 {
+        if f.mapping.placement_ids == 256 {
             return refuse("no placement id left for the SiM pool (placement_ids = 256)".into());
         }
         let logical = logical_pages(&nand.geometry, f.op_fraction);
-        if u64::from(f.sim_pages) >= logical {
+        if u64::from(f.search.pages) >= logical {
             return refuse(format!(
                 "the device has {logical} logical pages; leave some for storage"
             ));
+        }
+        Ok(())
+    }
+
+    /// `ftl.sim_integrity`: the full payload, the chip's chunk ECC size and a refresh age.
+    fn validate_sim_integrity(&self, nand: &NandConfig) -> FtlResult<()> {
+        let f = &self.ftl;
+        if !f.search.integrity {
+            return Ok(());
+        }
+        let key = "ftl.sim_integrity";
+        if f.payload != PayloadMode::Full {
+            return Err(config_error(
+                key,
+                "needs ftl.payload = \"full\": the controller checks the bytes the chip sends",
+            ));
+        }
+        let ecc = nand.search.as_ref().map_or(0, |s| s.chunk_ecc_bytes);
+        if nand.search.is_some() && ecc as usize != nandlab_nand::search::chunk_ecc::CHUNK_ECC_BYTES
+        {
+            return Err(config_error(
+                key,
+                format!(
+                    "search.chunk_ecc_bytes is {ecc}; the chunk ECC has {}",
+                    nandlab_nand::search::chunk_ecc::CHUNK_ECC_BYTES
+                ),
+            ));
+        }
+        if f.search.refresh_age_s == 0 {
+            return Err(config_error("ftl.sim_refresh_age_s", "must be at least 1"));
         }
         Ok(())
     }
@@ -297,7 +314,7 @@ impl SsdConfig {
         let f = &self.ftl;
         let key = "ftl.gc_device_reserve_blocks";
         let r = f.gc.device_reserve_blocks;
-        if f.mapping != MappingKind::Page || f.gc.scope != GcScope::Device {
+        if f.mapping.kind != MappingKind::Page || f.gc.scope != GcScope::Device {
             return Err(config_error(
                 key,
                 format!(
@@ -305,12 +322,12 @@ impl SsdConfig {
                 ),
             ));
         }
-        if f.placement_ids > 1 {
+        if f.mapping.placement_ids > 1 {
             return Err(config_error(
                 key,
                 format!(
                     "{r} with {} placement ids (the device reserve keeps one GC block for the device: use 1 id)",
-                    f.placement_ids
+                    f.mapping.placement_ids
                 ),
             ));
         }
@@ -345,7 +362,7 @@ impl SsdConfig {
         let f = &self.ftl;
         let d = FtlConfig::default();
         let mut keys = Vec::new();
-        if f.mapping != MappingKind::Page {
+        if f.mapping.kind != MappingKind::Page {
             let page_only = [
                 ("ftl.wear_leveling", f.wear.leveling != d.wear.leveling),
                 (
@@ -364,8 +381,8 @@ impl SsdConfig {
         {
             keys.push("ftl.wl_erase_gap_threshold");
         }
-        if f.mapping != MappingKind::Hybrid
-            && f.hybrid_random_log_blocks != d.hybrid_random_log_blocks
+        if f.mapping.kind != MappingKind::Hybrid
+            && f.mapping.random_log_blocks != d.mapping.random_log_blocks
         {
             keys.push("ftl.hybrid_random_log_blocks");
         }

@@ -186,12 +186,12 @@ pub(crate) fn build_for(
     if !config.bad_blocks_enabled() {
         return Ok(None);
     }
-    if f.mapping != MappingKind::Page {
+    if f.mapping.kind != MappingKind::Page {
         return Err(config_error(
             "nand.reliability.factory_bad_block_fraction",
             format!(
                 "bad blocks need ftl.mapping = \"page\" (not {:?})",
-                f.mapping
+                f.mapping.kind
             ),
         ));
     }

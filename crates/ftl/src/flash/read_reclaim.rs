@@ -124,12 +124,12 @@ pub(crate) fn build_for(
     if !config.read_reclaim_enabled() {
         return Ok(None);
     }
-    if f.mapping != MappingKind::Page || f.cmt_entries > 0 {
+    if f.mapping.kind != MappingKind::Page || f.mapping.cache_entries > 0 {
         return Err(config_error(
             "nand.reliability.read_reclaim_margin",
             format!(
                 "read reclaim needs ftl.mapping = \"page\" without a cached mapping table (not {:?}, cmt_entries {})",
-                f.mapping, f.cmt_entries
+                f.mapping.kind, f.mapping.cache_entries
             ),
         ));
     }

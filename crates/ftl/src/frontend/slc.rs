@@ -415,8 +415,8 @@ mod tests {
     #[test]
     fn an_idle_host_lets_the_cache_fold_and_host_requests_go_first() {
         let mut c = config();
-        c.ftl.slc_cache_blocks = 2;
-        c.ftl.slc_idle_fold_us = 1_000;
+        c.ftl.slc_cache.blocks = 2;
+        c.ftl.slc_cache.idle_fold_us = 1_000;
         let mut s = Ssd::new(c, 1).unwrap();
         for lpa in 0..3u32 {
             let w = HostRequest::write(u64::from(lpa) * PAGE, PAGE);
@@ -453,7 +453,7 @@ mod tests {
     #[test]
     fn idle_folding_without_a_cache_names_the_key() {
         let mut c = config();
-        c.ftl.slc_idle_fold_us = 1_000;
+        c.ftl.slc_cache.idle_fold_us = 1_000;
         let err = Ssd::new(c, 1).unwrap_err();
         assert!(err.to_string().contains("ftl.slc_idle_fold_us"), "{err}");
     }

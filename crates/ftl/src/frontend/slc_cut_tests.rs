@@ -37,7 +37,7 @@ fn a_cut_during_a_fold_keeps_every_durable_write() {
             .unwrap(),
         );
         c.ftl.payload = PayloadMode::Full;
-        c.ftl.slc_cache_blocks = 1;
+        c.ftl.slc_cache.blocks = 1;
         let mut s = Ssd::new(c, 1).unwrap();
         s.start_power_trace().unwrap();
         // lpas 0..8 fill the block's 8 SLC pages (the slc preset: one bit per cell anyway)
@@ -103,7 +103,7 @@ fn a_cut_after_a_fold_made_room_for_an_overwrite_keeps_the_old_copy() {
             toml::from_str("slc_read_us = 10\nslc_program_us = 100\n").unwrap(),
         );
         c.ftl.payload = PayloadMode::Full;
-        c.ftl.slc_cache_blocks = 1;
+        c.ftl.slc_cache.blocks = 1;
         let mut s = Ssd::new(c, 1).unwrap();
         s.start_power_trace().unwrap();
         for lpa in 0..8u32 {
@@ -179,7 +179,7 @@ fn a_fold_for_an_overwrite_waits_for_the_old_copy_on_another_die() {
             .unwrap(),
         );
         c.ftl.payload = PayloadMode::Full;
-        c.ftl.slc_cache_blocks = 1;
+        c.ftl.slc_cache.blocks = 1;
         let mut s = Ssd::new(c, 1).unwrap();
         s.start_power_trace().unwrap();
         if shift {

@@ -157,11 +157,11 @@ impl ZoneLayout {
 pub(crate) fn check_config(f: &crate::config::FtlConfig) -> FtlResult<()> {
     use crate::config::MappingKind;
     let error = |key: &str, message: String| Err(crate::error::config_error(key, message));
-    if f.mapping != MappingKind::Zoned {
-        if f.zone_planes != 0 {
+    if f.mapping.kind != MappingKind::Zoned {
+        if f.mapping.zone_planes != 0 {
             return error(
                 "ftl.zone_planes",
-                format!("{} needs ftl.mapping = \"zoned\"", f.zone_planes),
+                format!("{} needs ftl.mapping = \"zoned\"", f.mapping.zone_planes),
             );
         }
         return Ok(());

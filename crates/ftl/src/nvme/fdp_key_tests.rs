@@ -31,7 +31,7 @@ fn build(c: &SsdConfig, ns: NamespaceConfig) -> Result<NvmeHost, String> {
 fn page() -> SsdConfig {
     let mut page = sized(MappingKind::Page, 1, 32);
     page.ftl.op_fraction = 0.5;
-    page.ftl.placement_ids = 3;
+    page.ftl.mapping.placement_ids = 3;
     page.ftl.gc.threshold_blocks = 4;
     page
 }
@@ -79,7 +79,7 @@ fn reclaim_groups_handles_and_zoned_namespaces_are_checked() {
     let mut zoned_fdp = fdp_ns(1, 1, 8192);
     zoned_fdp.kind = NamespaceKind::Zoned;
     let mut zoned_device = device(MappingKind::Zoned, 1);
-    zoned_device.ftl.zone_planes = 2;
+    zoned_device.ftl.mapping.zone_planes = 2;
     let e = build(&zoned_device, zoned_fdp).unwrap_err();
     assert!(
         e.contains("ssd.nvme.namespaces[0].fdp") && e.contains("conventional"),

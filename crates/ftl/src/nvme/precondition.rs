@@ -159,7 +159,7 @@ mod tests {
     #[test]
     fn the_zoned_mapping_is_filled_and_overwrites_need_a_conventional_namespace() {
         let mut c = device(MappingKind::Zoned, 4);
-        c.ftl.zone_planes = 2;
+        c.ftl.mapping.zone_planes = 2;
         let mut ssd = Ssd::new(c, 1).unwrap();
         let nvme = config(vec![NamespaceConfig::zoned(0)]);
         let go = |_: u64, _: u64| ControlFlow::Continue(());

@@ -18,8 +18,8 @@ pub(super) fn sized(mapping: MappingKind, queue_depth: u32, blocks: u32) -> SsdC
         ))
         .unwrap(),
     );
-    c.ftl.mapping = mapping;
-    c.ftl.queue_depth = queue_depth;
+    c.ftl.mapping.kind = mapping;
+    c.ftl.host.queue_depth = queue_depth;
     c.ftl.op_fraction = 0.4;
     c.ftl.gc.threshold_blocks = 2;
     c
@@ -27,7 +27,7 @@ pub(super) fn sized(mapping: MappingKind, queue_depth: u32, blocks: u32) -> SsdC
 
 fn zoned(planes: u32, qd: u32) -> Ssd {
     let mut c = device(MappingKind::Zoned, qd);
-    c.ftl.zone_planes = planes;
+    c.ftl.mapping.zone_planes = planes;
     Ssd::new(c, 1).unwrap()
 }
 
@@ -333,11 +333,11 @@ fn the_zoned_mapping_refuses_a_non_zoned_workload_with_one_line() {
 #[test]
 fn bad_geometry_and_handles_are_one_line_errors_naming_the_key() {
     let mut c = device(MappingKind::Zoned, 1);
-    c.ftl.zone_planes = 3;
+    c.ftl.mapping.zone_planes = 3;
     let e = Ssd::new(c, 1).unwrap_err().to_string();
     assert!(e.contains("ftl.zone_planes"), "{e}");
     let mut c = device(MappingKind::Page, 1);
-    c.ftl.zone_planes = 2;
+    c.ftl.mapping.zone_planes = 2;
     assert!(
         Ssd::new(c, 1)
             .unwrap_err()
@@ -386,7 +386,7 @@ fn bad_geometry_and_handles_are_one_line_errors_naming_the_key() {
 /// namespace's FDP statistics, the device report and the page size.
 fn two_tenants(pids: (u16, u16)) -> (FdpStats, crate::SsdReport, u64) {
     let mut c = sized(MappingKind::Page, 4, 32);
-    c.ftl.placement_ids = 2;
+    c.ftl.mapping.placement_ids = 2;
     c.ftl.gc.threshold_blocks = 3;
     let mut ssd = Ssd::new(c, 5).unwrap();
     let mut ns = NamespaceConfig::conventional(0);
@@ -471,7 +471,7 @@ fn fdp_statistics_add_up_and_separate_handles_shield_a_cold_tenant() {
 #[test]
 fn fdp_placement_identifiers_and_handle_updates() {
     let mut c = sized(MappingKind::Page, 1, 32);
-    c.ftl.placement_ids = 3;
+    c.ftl.mapping.placement_ids = 3;
     c.ftl.gc.threshold_blocks = 4;
     c.ftl.op_fraction = 0.5;
     let mut ssd = Ssd::new(c, 5).unwrap();

@@ -28,7 +28,7 @@
 
 use super::integrity;
 use crate::address::Lpa;
-use crate::config::FtlConfig;
+use crate::config::SearchRegionConfig;
 use crate::host::HostOp;
 use nandlab_core::SimTime;
 use nandlab_nand::search::format;
@@ -187,22 +187,23 @@ pub(crate) struct SearchRegion {
 }
 
 impl SearchRegion {
-    /// The region of `config` on a device with `logical` logical pages (`None`: none).
-    pub fn new(config: &FtlConfig, logical: u32) -> Option<Box<Self>> {
-        (config.sim_pages > 0).then(|| {
+    /// The region of `config` on a device with `logical` logical pages, its blocks in placement
+    /// pool `pool` (`None`: no region).
+    pub fn new(config: &SearchRegionConfig, pool: u16, logical: u32) -> Option<Box<Self>> {
+        (config.pages > 0).then(|| {
             Box::new(SearchRegion {
-                first_lpa: logical - config.sim_pages,
-                pages: config.sim_pages,
-                pool: config.placement_ids,
-                batch_deadline: SimTime::from_ps(config.sim_batch_deadline_ns.saturating_mul(1000)),
+                first_lpa: logical - config.pages,
+                pages: config.pages,
+                pool,
+                batch_deadline: SimTime::from_ps(config.batch_deadline_ns.saturating_mul(1000)),
                 page: Vec::new(),
                 keys: Vec::new(),
                 corrected: Vec::new(),
                 in_flight: Vec::new(),
                 finished: Vec::new(),
                 integrity: config
-                    .sim_integrity
-                    .then(|| integrity::Integrity::new(config.sim_refresh_age_s, config.sim_pages)),
+                    .integrity
+                    .then(|| integrity::Integrity::new(config.refresh_age_s, config.pages)),
                 counters: SearchCounters::default(),
             })
         })

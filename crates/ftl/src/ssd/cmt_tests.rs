@@ -11,7 +11,7 @@ const PAGE: u64 = 512;
 
 fn ssd(entries: u32) -> Ssd {
     let mut c = crate::ssd::test_device::small_slc(1, 1, 4);
-    c.ftl.cmt_entries = entries;
+    c.ftl.mapping.cache_entries = entries;
     c.ftl.payload = PayloadMode::TimingOnly;
     Ssd::new(c, 7).unwrap()
 }

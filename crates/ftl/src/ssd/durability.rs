@@ -180,7 +180,7 @@ mod tests {
             c.ftl.buffer.pages = 16;
             c.ftl.gc.scheduling = scheduling;
             c.ftl.scheduler.multiplane = multiplane;
-            c.ftl.queue_depth = 8;
+            c.ftl.host.queue_depth = 8;
             let mut s = Ssd::new(c, 7).unwrap();
             let logical = s.logical_pages();
             let mut rng = nandlab_core::SimRng::stream(7, "test");
@@ -234,7 +234,10 @@ mod tests {
                     threshold_blocks: 2,
                     ..Default::default()
                 },
-                paired_page_padding: padding,
+                mapping: crate::config::MappingConfig {
+                    paired_page_padding: padding,
+                    ..Default::default()
+                },
                 ..FtlConfig::default()
             };
             let mut s = Ssd::new(c, 1).unwrap();

@@ -203,12 +203,15 @@ impl Ssd {
             // which free blocks still wait for their erase (allocation prefers the others)
             flash.blocks.enable_erase_queue();
         }
-        if f.paired_page_padding && f.mapping == MappingKind::Page {
+        if f.mapping.paired_page_padding && f.mapping.kind == MappingKind::Page {
             flash.enable_paired_page_padding(nand.timing().layout);
         }
-        let stripe = stripe_order(&geometry, parse_allocation_order(&f.allocation_order)?);
+        let stripe = stripe_order(
+            &geometry,
+            parse_allocation_order(&f.mapping.allocation_order)?,
+        );
         crate::mapping::zoned::check_config(f)?;
-        let mapper = match f.mapping {
+        let mapper = match f.mapping.kind {
             MappingKind::Page => {
                 let settings = PageConfig {
                     device_reserve_blocks: f.gc.device_reserve_blocks,
@@ -233,23 +236,24 @@ impl Ssd {
                     logical,
                     stripe,
                     f.gc.threshold_blocks,
-                    f.hybrid_random_log_blocks,
+                    f.mapping.random_log_blocks,
                 );
                 logical = m.logical_pages();
                 Mapper::Hybrid(m)
             }
             MappingKind::Zoned => {
-                let m = crate::mapping::zoned::ZonedFtl::new(&geometry, stripe, f.zone_planes)
-                    .map_err(|e| crate::error::config_error(e.key, e.message))?;
+                let m =
+                    crate::mapping::zoned::ZonedFtl::new(&geometry, stripe, f.mapping.zone_planes)
+                        .map_err(|e| crate::error::config_error(e.key, e.message))?;
                 logical = m.logical_pages();
                 Mapper::Zoned(m)
             }
         };
         let cmt = crate::mapping::dftl::Cmt::new(
-            f.cmt_entries,
+            f.mapping.cache_entries,
             logical,
             geometry.page_size_bytes,
-            f.mapping == MappingKind::Page,
+            f.mapping.kind == MappingKind::Page,
         )?;
         if let Some(c) = &cmt {
             logical = c.host_pages(); // the rest hold translation pages
@@ -259,7 +263,7 @@ impl Ssd {
                 "ftl.mapping",
                 format!(
                     "{:?} mapping leaves {logical} logical pages on this device (write buffer {} pages)",
-                    f.mapping, f.buffer.pages
+                    f.mapping.kind, f.buffer.pages
                 ),
             ));
         }
@@ -274,11 +278,11 @@ impl Ssd {
             )));
         }
         stages.extend(extra);
-        if f.slc_cache_blocks > 0 {
+        if f.slc_cache.blocks > 0 {
             // nearest the flash: the stages above it see its pages as written
             let config = crate::frontend::slc::SlcCacheConfig {
-                blocks: f.slc_cache_blocks,
-                idle_fold_us: f.slc_idle_fold_us,
+                blocks: f.slc_cache.blocks,
+                idle_fold_us: f.slc_cache.idle_fold_us,
             };
             let bits = nand.timing().layout.cell_type().bits_per_cell();
             let cache =
@@ -301,9 +305,9 @@ impl Ssd {
                 nand.set_block_slc(&geometry.address_of(first.into())?, true)?;
             }
         }
-        let search = SearchRegion::new(f, logical);
+        let search = SearchRegion::new(&f.search, f.mapping.placement_ids, logical);
         if search.is_some() {
-            flash.search_pool = Some(f.placement_ids);
+            flash.search_pool = Some(f.mapping.placement_ids);
         }
         if cmt.is_some() {
             flash.moved_lpas = Some(Vec::new()); // GC moves update the cached table
@@ -314,18 +318,19 @@ impl Ssd {
             page_payloads: flash.payload.enabled() && matches!(mapper, Mapper::Page(_)),
             placement: flash.placement.active(),
             idle_gc: f.gc.idle_threshold_blocks > 0,
-            slc_idle_fold: (f.slc_idle_fold_us > 0).then(|| SimTime::from_us(f.slc_idle_fold_us)),
-            checkpoint_interval_pages: f.map_checkpoint_interval_pages,
+            slc_idle_fold: (f.slc_cache.idle_fold_us > 0)
+                .then(|| SimTime::from_us(f.slc_cache.idle_fold_us)),
+            checkpoint_interval_pages: f.mapping.checkpoint_interval_pages,
         };
         let controller = Controller::new(&f.controller, geometry.page_size_bytes);
         Ok(Ssd {
             stages: Stages::new(controller, search, built),
             cmt,
-            host: HostInterface::new(f.queue_depth),
+            host: HostInterface::new(f.host.queue_depth),
             now: SimTime::ZERO,
             measurement: Measurement::new(f.hints.refresh_ops),
             sched: FlashScheduler::new(SchedConfig::of(f), &geometry),
-            layout: Layout::new(seed, geometry, logical, f.placement_ids),
+            layout: Layout::new(seed, geometry, logical, f.mapping.placement_ids),
             chip: ChipPort::new(nand),
             mapper,
             flash,

@@ -5,7 +5,7 @@ use crate::config::{PayloadMode, SsdConfig};
 
 fn config(queue_depth: u32) -> SsdConfig {
     let mut c = SsdConfig::from_preset("mlc1");
-    c.ftl.queue_depth = queue_depth;
+    c.ftl.host.queue_depth = queue_depth;
     c.ftl.payload = PayloadMode::Full;
     c
 }

@@ -55,7 +55,7 @@ proptest! {
         c.ftl.scheduler.multiplane = true;
         c.ftl.gc.copyback = false;
         c.ftl.scheduler.superpage_planes = w;
-        c.ftl.queue_depth = depth;
+        c.ftl.host.queue_depth = depth;
         let mut ssd = Ssd::new(c, 1).unwrap();
         let pages = ssd.logical_capacity_bytes() / 512;
         // fill, then the random writes (one in ten a trim)

@@ -8,6 +8,8 @@
 //!                overrides by section ([nand.geometry], [nand.timing], …; the chip-config layout)
 //! [ssd]          preset = "bench-ssd" (an SSD preset: presets/ssd/), op_fraction, payload,
 //!                [ssd.host] [ssd.mapping] [ssd.gc] [ssd.wear] [ssd.buffer] [ssd.hints]
+//!                [ssd.scheduler] [ssd.slc_cache] [ssd.sim] [ssd.controller] [ssd.nvme], each
+//!                the typed config of its component (`nandlab_ftl::GcConfig`, …)
 //! [engine]       optional: paper 000's row store (iaa, u2di, row_size_bytes, …)
 //! [precondition] optional: fill_fraction, random_overwrites
 //! [workload]     kind = "synthetic" | "trace" | "fio" | "constant-free-space" |
@@ -28,6 +30,7 @@ mod run;
 mod sections;
 mod sim_lookup;
 mod ssd;
+mod written;
 
 pub use chip::{CHIP_METRICS, CHIP_POLL_REQUESTS, chip_metrics};
 pub use locate::Source;
@@ -45,9 +48,8 @@ pub use sections::{
     FioWorkload, RunSection, SimLookupWorkload, TraceWorkload, WorkloadSection,
 };
 pub use sim_lookup::{EMPTY_KEY, SimLookupReport, sim_lookup_metrics};
-pub use ssd::{
-    BufferSection, GcSection, HintsSection, HostSection, MappingSection, SsdSection, WearSection,
-};
+pub use ssd::SsdSection;
+pub use written::Written;
 
 use crate::error::{LabError, LabResult};
 use nandlab_ftl::{FtlConfig, Precondition, SsdConfig};

@@ -202,7 +202,7 @@ pub(super) fn checked_stage(
             "[pcm] fingerprints and diffs page bytes: it needs `payload = \"full\"`",
         ));
     }
-    if stage.dedup.is_some() && ftl.mapping != nandlab_ftl::MappingKind::Page {
+    if stage.dedup.is_some() && ftl.mapping.kind != nandlab_ftl::MappingKind::Page {
         return Err(source.error(
             "ssd.mapping.kind",
             "[pcm.dedup] shares physical pages: it needs the page mapping",
@@ -234,7 +234,7 @@ pub fn new_ssd_with_pcm(
     // the geometry of `config` (a trace may have grown the device)
     let nand = config.nand_config()?;
     let g = &nand.geometry;
-    let logical = match config.ftl.mapping {
+    let logical = match config.ftl.mapping.kind {
         nandlab_ftl::MappingKind::Page => {
             nandlab_ftl::logical_pages(g, config.ftl.op_fraction) as u32
         }

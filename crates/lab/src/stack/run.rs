@@ -361,8 +361,8 @@ impl Stack {
                 for note in job.notes(&context)? {
                     eprintln!("note: {note}");
                 }
-                if depth != config.ftl.queue_depth {
-                    config.ftl.queue_depth = depth;
+                if depth != config.ftl.host.queue_depth {
+                    config.ftl.host.queue_depth = depth;
                     ssd = self.new_ssd(config, seed)?;
                 }
                 Some((job, context, zbd))

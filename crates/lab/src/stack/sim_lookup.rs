@@ -192,7 +192,7 @@ impl super::Stack {
             leaves: leaves.layout.leaves,
             slots_per_leaf: leaves.layout.slots_per_leaf,
             region_pages_used: 2 * leaves.layout.leaves,
-            region_pages: self.ftl.sim_pages,
+            region_pages: self.ftl.search.pages,
             lookups: measured.lookups,
             present_lookups: measured.present,
             hits: measured.hits,

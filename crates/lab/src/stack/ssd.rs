@@ -1,12 +1,17 @@
-//! `[ssd]`: the controller, in grouped tables (host, mapping, gc, wear, buffer, hints), turned
-//! into the FTL's typed [`FtlConfig`]. Every key is optional (an SSD preset or the FTL's
-//! default fills it); a key that does not apply to the chosen mapping, policy or scheme is an
-//! error naming it, never silently ignored.
+//! `[ssd]`: the controller, in grouped tables (`host`, `mapping`, `gc`, `wear`, `buffer`,
+//! `hints`, `scheduler`, `slc_cache`, `sim`, `controller`, `nvme`), each deserialized straight
+//! into its component's typed config (`nandlab_ftl::MappingConfig`, `GcConfig`, …; an unknown
+//! key or a bad value is serde's error at `ssd.SECTION.key`) and put together into the FTL's
+//! [`FtlConfig`]. Every key is optional (an SSD preset or the component's default fills it); a
+//! key that does not apply to the chosen mapping, policy or scheme is an error naming it
+//! ([`SsdSection::check`]), never silently ignored.
 
+use super::written::Written;
 use nandlab_ftl::sched::SchedulerPolicy;
 use nandlab_ftl::{
-    BufferPolicy, ControllerCosts, FtlConfig, GcPolicy, GcScheduling, GcScope, MappingKind,
-    PayloadMode, ReadScheduling, WearLeveling,
+    BufferConfig, ControllerCosts, FtlConfig, GcConfig, GcScheduling, HintsConfig, HostConfig,
+    MappingConfig, MappingKind, PayloadMode, SchedulerConfig, SearchRegionConfig, SlcCacheConfig,
+    WearConfig, WearLeveling,
 };
 use serde::{Deserialize, Serialize};
 
@@ -24,380 +29,189 @@ pub struct SsdSection {
     /// `full` (page bytes kept) or `timing-only`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payload: Option<PayloadMode>,
+    /// `[ssd.host]`: the host interface (`queue_depth`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub host: Option<HostSection>,
+    pub host: Option<Written<HostConfig>>,
+    /// `[ssd.mapping]`: `kind` (`page`, `block`, `hybrid`, `zoned`), `allocation_order`,
+    /// `random_log_blocks` (hybrid only), `placement_ids`, `paired_page_padding`,
+    /// `map_checkpoint_interval_pages` (page only), `zone_planes` (zoned only) and
+    /// `cache_entries` (a cached mapping table, DFTL; page only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mapping: Option<MappingSection>,
+    pub mapping: Option<Written<MappingConfig>>,
+    /// `[ssd.gc]`: `policy`, `scope`, `device_reserve_blocks` and `idle_threshold_blocks` (page
+    /// mapping only), `threshold_blocks`, `copyback`, `scheduling`, `urgent_free_blocks`
+    /// (interleaved only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gc: Option<GcSection>,
+    pub gc: Option<Written<GcConfig>>,
+    /// `[ssd.wear]`: `leveling` (`static` with the page mapping only) and
+    /// `erase_gap_threshold` (`static` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wear: Option<WearSection>,
+    pub wear: Option<Written<WearConfig>>,
+    /// `[ssd.buffer]`: the DRAM write buffer, `pages` and `policy` (needs `pages` > 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer: Option<BufferSection>,
+    pub buffer: Option<Written<BufferConfig>>,
+    /// `[ssd.hints]`: the co-design hint interface (paper 000 IAA, SPEC F7).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hints: Option<HintsSection>,
-    /// `[ssd.scheduler]`: the flash transaction scheduler.
+    pub hints: Option<Written<HintsConfig>>,
+    /// `[ssd.scheduler]`: the flash transaction scheduler; its `policy` (`die-first` or
+    /// `plane-first`) sets `mapping.allocation_order` and, plane-first, `multiplane` (SPEC N10,
+    /// paper 003 §8.8); `superpage_planes` above 1 turns `multiplane` on and `ssd.gc.copyback`
+    /// off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scheduler: Option<SchedulerSection>,
+    pub scheduler: Option<Written<SchedulerConfig>>,
     /// `[ssd.controller]`: the controller's time and energy costs (firmware, DRAM, host
     /// link, ECC), each key optional (0 when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub controller: Option<ControllerCosts>,
     /// `[ssd.slc_cache]`: an SLC cache on a TLC/QLC device (docs/ftl.md; needs the chip's
-    /// `timing.slc_read_us` and `slc_program_us`).
+    /// `timing.slc_read_us` and `slc_program_us`, and `blocks` > 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub slc_cache: Option<SlcCacheSection>,
+    pub slc_cache: Option<Written<SlcCacheConfig>>,
     /// `[ssd.sim]`: a Search-in-Memory region (docs/sim.md; needs a `[search]` chip such as
     /// the `sim2024` preset).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sim: Option<SimSection>,
+    pub sim: Option<Written<SearchRegionConfig>>,
     /// `[ssd.nvme]`: the NVMe host interface (namespaces, queue pairs, arbitration, zones,
     /// FDP); block workloads then run through it (docs/ftl.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nvme: Option<nandlab_ftl::nvme::NvmeConfig>,
 }
 
-/// `[ssd.sim]`: the SiM region and its controller (paper 004 §VI-A1, §IV-C, §IV-E).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SimSection {
-    /// The last this many logical pages form the SiM region (`ftl.sim_pages`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pages: Option<u32>,
-    /// The integrity layer: header, chunk ECC, fallback reads, refresh (`ftl.sim_integrity`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub integrity: Option<bool>,
-    /// Pages older than this are read out and refreshed (`ftl.sim_refresh_age_s`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refresh_age_s: Option<u64>,
-    /// Deadline of the search batch scheduler in ns (`ftl.sim_batch_deadline_ns`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub batch_deadline_ns: Option<u64>,
-}
-
-/// `[ssd.slc_cache]`: blocks programmed in SLC mode that absorb host writes, folded to the
-/// chip's own cell type when full or when the host idles (SPEC C3).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SlcCacheSection {
-    /// Blocks in SLC mode (`ftl.slc_cache_blocks`; taken from the over-provisioning).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub blocks: Option<u32>,
-    /// Fold the oldest cache block once the host has been idle this many µs (host reads and
-    /// writes go first; `ftl.slc_idle_fold_us`; 0 or absent: fold only when the cache is full).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idle_fold_us: Option<u64>,
-}
-
-/// `[ssd.host]`: the host interface.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HostSection {
-    /// Submission-queue depth (requests in flight).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub queue_depth: Option<u32>,
-}
-
-/// `[ssd.scheduler]`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SchedulerSection {
-    /// `die-first` (stripe pages over dies, then planes) or `plane-first` (fill the planes of a
-    /// die first and merge them into multiplane ops): sets `mapping.allocation_order`, and
-    /// plane-first turns `multiplane` on (SPEC N10, paper 003 §8.8).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub policy: Option<String>,
-    /// Merge decided reads or programs of one die (same page offset, other planes) into
-    /// multiplane ops; pair with a plane-first `mapping.allocation_order` so consecutive pages
-    /// land on the planes of one die at the same offset.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub multiplane: Option<bool>,
-    /// Issue reads and programs in cache mode (consecutive ops on a die overlap a data
-    /// transfer with the previous op's cell stage).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache: Option<bool>,
-    /// Superpage width in planes (1: off): the planes of a die form groups of this many whose
-    /// host and GC write frontiers are superblocks filled in lockstep, so host writes and GC
-    /// moves form multiplane programs. Above 1 it turns `multiplane` on and `ssd.gc.copyback`
-    /// off (GC moves cross planes within the die); page mapping only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub superpage_planes: Option<u32>,
-    /// Host reads against the other ops of their die: `fifo` (default: decision order),
-    /// `priority` (a read of a programmed page goes to the chip ahead of the die's queue) or
-    /// `suspend` (also suspends a program or erase under way; needs the chip's `[suspend]`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reads: Option<ReadScheduling>,
-}
-
-/// `[ssd.mapping]`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MappingSection {
-    /// `page`, `block`, `hybrid` or `zoned`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<MappingKind>,
-    /// Striping order of consecutive page writes, fastest-varying first (`channel-chip-die-plane`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub allocation_order: Option<String>,
-    /// Random log blocks (hybrid mapping only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub random_log_blocks: Option<u32>,
-    /// Placement ids (NVMe FDP reclaim-unit handles) writes may carry (page mapping only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub placement_ids: Option<u16>,
-    /// Pad open word lines on a Flush and before erasing a block whose data sits on lower pages
-    /// with unprogrammed upper pages (page mapping only; docs/power.md).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub paired_page_padding: Option<bool>,
-    /// Map checkpoints under power-loss runs: pages decided between two (0: none; page
-    /// mapping only; docs/power.md).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub map_checkpoint_interval_pages: Option<u32>,
-    /// Planes per zone (zoned mapping only; 0 = every plane).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub zone_planes: Option<u32>,
-    /// A cached mapping table (DFTL): mapping entries kept in DRAM, the rest in translation
-    /// pages on flash (page mapping only; 0 or absent: the whole table in DRAM; docs/ftl.md).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_entries: Option<u32>,
-}
-
-/// `[ssd.gc]`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GcSection {
-    /// Victim policy: `fifo`, `greedy`, `cost-benefit`, `random` (page mapping).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub policy: Option<GcPolicy>,
-    /// Free blocks per plane below which GC runs (at least 2).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub threshold_blocks: Option<u32>,
-    /// `plane` or `device` (page mapping).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scope: Option<GcScope>,
-    /// Device-wide GC reserve in blocks (`scope = "device"`, page mapping): GC keeps this many
-    /// free blocks anywhere on the device and may move pages across planes, instead of one free
-    /// block per plane; `threshold_blocks` then counts device-wide beyond the reserve.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub device_reserve_blocks: Option<u32>,
-    /// Background GC threshold (page mapping; 0 = off; otherwise above `threshold_blocks`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idle_threshold_blocks: Option<u32>,
-    /// Copyback (internal data move) for page moves within a plane.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub copyback: Option<bool>,
-    /// `blocking` (GC work before later host ops on its die) or `interleaved` (host ops
-    /// first unless GC is urgent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scheduling: Option<GcScheduling>,
-    /// Interleaved GC turns urgent below this many physically free blocks in a plane.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub urgent_free_blocks: Option<u32>,
-}
-
-/// `[ssd.wear]`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WearSection {
-    /// `round-robin` or `static`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub leveling: Option<WearLeveling>,
-    /// Erase-count gap that triggers static wear-leveling (`static` only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub erase_gap_threshold: Option<u32>,
-}
-
-/// `[ssd.buffer]`: the DRAM write buffer.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BufferSection {
-    /// Capacity in pages (0 = no buffer).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pages: Option<u32>,
-    /// Eviction order `lru` or `fifo` (needs `pages` > 0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub policy: Option<BufferPolicy>,
-}
-
-/// `[ssd.hints]`: the co-design hint interface (paper 000 IAA, SPEC F7).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HintsSection {
-    /// Host requests between hint refreshes (0 = no hint kept).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refresh_ops: Option<u32>,
-    /// List the next victim of every plane, not only the block erased next.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub all_planes: Option<bool>,
-}
-
 /// An error found while turning `[ssd]` into an [`FtlConfig`]: the key path and the message.
 pub type KeyError = (String, String);
 
 impl SsdSection {
-    /// The FTL config: the FTL's defaults with every given key applied; a key that does not
-    /// apply to the chosen mapping, GC policy, wear-leveling or buffer is an error.
+    /// The FTL config: each section's component config (its default when the section is
+    /// absent), after the rules across sections ([`SsdSection::check`]) and the scheduler's
+    /// shorthands (`policy`, `superpage_planes`).
     pub fn to_ftl(&self) -> Result<FtlConfig, KeyError> {
-        let mut f = FtlConfig::default();
-        set(&mut f.op_fraction, self.op_fraction);
-        set(&mut f.payload, self.payload);
-        if let Some(h) = &self.host {
-            set(&mut f.queue_depth, h.queue_depth);
-        }
-        let mapping = self.mapping.clone().unwrap_or_default();
-        set(&mut f.mapping, mapping.kind);
-        if let Some(order) = &mapping.allocation_order
-            && order.split('-').all(|level| level.trim().is_empty())
-        {
-            return Err((
-                "ssd.mapping.allocation_order".into(),
-                format!("`{order}` names no level (e.g. channel-chip-die-plane)"),
-            ));
-        }
-        set(&mut f.allocation_order, mapping.allocation_order.clone());
-        if mapping.paired_page_padding == Some(true) && f.mapping != MappingKind::Page {
-            return Err(inapplicable(
-                "ssd.mapping.paired_page_padding",
-                "applies to the page mapping only",
-                f.mapping,
-            ));
-        }
-        set(&mut f.paired_page_padding, mapping.paired_page_padding);
-        set(
-            &mut f.map_checkpoint_interval_pages,
-            mapping.map_checkpoint_interval_pages,
-        );
-        if let Some(n) = mapping.random_log_blocks {
-            if f.mapping != MappingKind::Hybrid {
-                return Err(inapplicable(
-                    "ssd.mapping.random_log_blocks",
-                    "applies to the hybrid mapping only",
-                    f.mapping,
-                ));
-            }
-            f.hybrid_random_log_blocks = n;
-        }
-        set(&mut f.placement_ids, mapping.placement_ids);
-        set(&mut f.zone_planes, mapping.zone_planes);
-        set(&mut f.cmt_entries, mapping.cache_entries);
-        if let Some(gc) = &self.gc {
-            self.apply_gc(gc, &mut f)?;
-        }
-        if let Some(w) = &self.wear {
-            set(&mut f.wear.leveling, w.leveling);
-            // issue 31 item 6: the block and hybrid mappings have no static wear-leveling
-            if f.wear.leveling == WearLeveling::Static && f.mapping != MappingKind::Page {
-                return Err(inapplicable(
-                    "ssd.wear.leveling",
-                    "`static` wear-leveling runs with the page mapping only",
-                    f.mapping,
-                ));
-            }
-            if let Some(gap) = w.erase_gap_threshold {
-                if f.wear.leveling != WearLeveling::Static {
-                    return Err((
-                        "ssd.wear.erase_gap_threshold".into(),
-                        "applies to `leveling = \"static\"` only".into(),
-                    ));
-                }
-                f.wear.erase_gap_threshold = gap;
-            }
-        }
-        if let Some(b) = &self.buffer {
-            set(&mut f.buffer.pages, b.pages);
-            if let Some(policy) = b.policy {
-                if f.buffer.pages == 0 {
-                    return Err((
-                        "ssd.buffer.policy".into(),
-                        "needs a write buffer (`ssd.buffer.pages` > 0)".into(),
-                    ));
-                }
-                f.buffer.policy = policy;
-            }
-        }
-        if let Some(h) = &self.hints {
-            set(&mut f.hints.refresh_ops, h.refresh_ops);
-            set(&mut f.hints.all_planes, h.all_planes);
-        }
-        set(&mut f.controller, self.controller.clone());
-        if let Some(c) = &self.slc_cache {
-            if c.blocks.unwrap_or(0) == 0 {
-                return Err((
-                    "ssd.slc_cache.blocks".into(),
-                    "an [ssd.slc_cache] needs `blocks` > 0 (drop the section for no cache)".into(),
-                ));
-            }
-            set(&mut f.slc_cache_blocks, c.blocks);
-            set(&mut f.slc_idle_fold_us, c.idle_fold_us);
-        }
-        if let Some(sim) = &self.sim {
-            set(&mut f.sim_pages, sim.pages);
-            set(&mut f.sim_integrity, sim.integrity);
-            set(&mut f.sim_refresh_age_s, sim.refresh_age_s);
-            set(&mut f.sim_batch_deadline_ns, sim.batch_deadline_ns);
-        }
+        self.check()?;
+        let default = FtlConfig::default();
+        let mut f = FtlConfig {
+            mapping: config_of(&self.mapping),
+            host: config_of(&self.host),
+            gc: config_of(&self.gc),
+            wear: config_of(&self.wear),
+            buffer: config_of(&self.buffer),
+            scheduler: config_of(&self.scheduler),
+            hints: config_of(&self.hints),
+            slc_cache: config_of(&self.slc_cache),
+            search: config_of(&self.sim),
+            op_fraction: self.op_fraction.unwrap_or(default.op_fraction),
+            payload: self.payload.unwrap_or(default.payload),
+            controller: self.controller.clone().unwrap_or(default.controller),
+        };
         if let Some(s) = &self.scheduler {
-            set(&mut f.scheduler.multiplane, s.multiplane);
-            set(&mut f.scheduler.cache, s.cache);
-            set(&mut f.scheduler.reads, s.reads);
-            if let Some(name) = &s.policy {
-                apply_policy(name, s, &mapping, &mut f)?;
+            if let Some(name) = f.scheduler.policy.take() {
+                apply_policy(&name, s, given(&self.mapping, "allocation_order"), &mut f)?;
             }
-            if let Some(w) = s.superpage_planes {
-                apply_superpage(w, s, self.gc.as_ref(), &mut f)?;
+            if s.has("superpage_planes") {
+                apply_superpage(s, self.gc.as_ref(), &mut f)?;
             }
         }
         Ok(f)
     }
 
-    fn apply_gc(&self, gc: &GcSection, f: &mut FtlConfig) -> Result<(), KeyError> {
-        let page_only = [
-            ("ssd.gc.policy", gc.policy.is_some()),
-            ("ssd.gc.scope", gc.scope.is_some()),
-            (
-                "ssd.gc.device_reserve_blocks",
-                gc.device_reserve_blocks.is_some(),
-            ),
-            (
-                "ssd.gc.idle_threshold_blocks",
-                gc.idle_threshold_blocks.is_some(),
-            ),
-        ];
-        if f.mapping != MappingKind::Page
-            && let Some((key, _)) = page_only.iter().find(|(_, given)| *given)
-        {
-            return Err(inapplicable(
-                key,
-                "applies to the page mapping only",
-                f.mapping,
+    /// The rules across keys and sections, each error naming the stack key: a key given that
+    /// does not apply to the chosen mapping, GC scheduling, wear-leveling or buffer, an
+    /// allocation order without a level, an SLC cache without blocks. (The rules that need the
+    /// chip are the FTL's, `SsdConfig::validate`.)
+    pub fn check(&self) -> Result<(), KeyError> {
+        let mapping = config_of(&self.mapping);
+        let kind = mapping.kind;
+        let order = &mapping.allocation_order;
+        if order.split('-').all(|level| level.trim().is_empty()) {
+            return Err((
+                "ssd.mapping.allocation_order".into(),
+                format!("`{order}` names no level (e.g. channel-chip-die-plane)"),
             ));
         }
-        set(&mut f.gc.policy, gc.policy);
-        set(&mut f.gc.threshold_blocks, gc.threshold_blocks);
-        set(&mut f.gc.scope, gc.scope);
-        set(&mut f.gc.device_reserve_blocks, gc.device_reserve_blocks);
-        set(&mut f.gc.idle_threshold_blocks, gc.idle_threshold_blocks);
-        set(&mut f.gc.copyback, gc.copyback);
-        set(&mut f.gc.scheduling, gc.scheduling);
-        if let Some(n) = gc.urgent_free_blocks {
-            if f.gc.scheduling != GcScheduling::Interleaved {
-                return Err((
-                    "ssd.gc.urgent_free_blocks".into(),
-                    "applies to `scheduling = \"interleaved\"` only".into(),
+        if mapping.paired_page_padding && kind != MappingKind::Page {
+            return Err(inapplicable(
+                "ssd.mapping.paired_page_padding",
+                "applies to the page mapping only",
+                kind,
+            ));
+        }
+        if given(&self.mapping, "random_log_blocks") && kind != MappingKind::Hybrid {
+            return Err(inapplicable(
+                "ssd.mapping.random_log_blocks",
+                "applies to the hybrid mapping only",
+                kind,
+            ));
+        }
+        if let Some(gc) = &self.gc {
+            check_gc(gc, kind)?;
+        }
+        if let Some(w) = &self.wear {
+            // issue 31 item 6: the block and hybrid mappings have no static wear-leveling
+            if w.config.leveling == WearLeveling::Static && kind != MappingKind::Page {
+                return Err(inapplicable(
+                    "ssd.wear.leveling",
+                    "`static` wear-leveling runs with the page mapping only",
+                    kind,
                 ));
             }
-            f.gc.urgent_free_blocks = n;
+            if w.has("erase_gap_threshold") && w.config.leveling != WearLeveling::Static {
+                return Err((
+                    "ssd.wear.erase_gap_threshold".into(),
+                    "applies to `leveling = \"static\"` only".into(),
+                ));
+            }
+        }
+        if given(&self.buffer, "policy") && config_of(&self.buffer).pages == 0 {
+            return Err((
+                "ssd.buffer.policy".into(),
+                "needs a write buffer (`ssd.buffer.pages` > 0)".into(),
+            ));
+        }
+        if self
+            .slc_cache
+            .as_ref()
+            .is_some_and(|c| c.config.blocks == 0)
+        {
+            return Err((
+                "ssd.slc_cache.blocks".into(),
+                "an [ssd.slc_cache] needs `blocks` > 0 (drop the section for no cache)".into(),
+            ));
         }
         Ok(())
     }
 }
 
+/// `[ssd.gc]`: the keys only the page mapping reads, and `urgent_free_blocks` only interleaved
+/// GC reads.
+fn check_gc(gc: &Written<GcConfig>, kind: MappingKind) -> Result<(), KeyError> {
+    let page_only = [
+        "policy",
+        "scope",
+        "device_reserve_blocks",
+        "idle_threshold_blocks",
+    ];
+    if kind != MappingKind::Page
+        && let Some(key) = page_only.iter().find(|key| gc.has(key))
+    {
+        return Err(inapplicable(
+            &format!("ssd.gc.{key}"),
+            "applies to the page mapping only",
+            kind,
+        ));
+    }
+    if gc.has("urgent_free_blocks") && gc.config.scheduling != GcScheduling::Interleaved {
+        return Err((
+            "ssd.gc.urgent_free_blocks".into(),
+            "applies to `scheduling = \"interleaved\"` only".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// `ssd.scheduler.policy`: the allocation order (and, plane-first, multiplane merging) of the
-/// controller's scheduler policy.
+/// controller's scheduler policy; `order_given`: `ssd.mapping.allocation_order` is written too.
 fn apply_policy(
     name: &str,
-    s: &SchedulerSection,
-    mapping: &MappingSection,
+    s: &Written<SchedulerConfig>,
+    order_given: bool,
     f: &mut FtlConfig,
 ) -> Result<(), KeyError> {
     let key = "ssd.scheduler.policy";
@@ -413,41 +227,41 @@ fn apply_policy(
             "`fcfs` (no striping, one queue for all dies) is a chip-level baseline (`nandlab chip`); the SSD takes die-first or plane-first".into(),
         ));
     };
-    if mapping.allocation_order.is_some() {
+    if order_given {
         return Err((
             key.into(),
             "sets the allocation order: give it or `ssd.mapping.allocation_order`, not both".into(),
         ));
     }
-    if policy.merges_multiplane() && s.multiplane == Some(false) {
+    if policy.merges_multiplane() && s.has("multiplane") && !s.config.multiplane {
         return Err((
             key.into(),
             "plane-first serves requests with multiplane ops: drop `multiplane = false` or use die-first".into(),
         ));
     }
-    f.allocation_order = order.into();
+    f.mapping.allocation_order = order.into();
     f.scheduler.multiplane |= policy.merges_multiplane();
     Ok(())
 }
 
 /// `ssd.scheduler.superpage_planes`: above 1, multiplane merging on and GC copyback off
-/// (refused when the config asks for the opposite); the width itself is checked with the
+/// (refused when the config writes the opposite); the width itself is checked with the
 /// device (`ftl.superpage_planes`).
 fn apply_superpage(
-    w: u32,
-    s: &SchedulerSection,
-    gc: Option<&GcSection>,
+    s: &Written<SchedulerConfig>,
+    gc: Option<&Written<GcConfig>>,
     f: &mut FtlConfig,
 ) -> Result<(), KeyError> {
     let key = "ssd.scheduler.superpage_planes";
+    let w = s.config.superpage_planes;
     if w > 1 {
-        if s.multiplane == Some(false) {
+        if s.has("multiplane") && !s.config.multiplane {
             return Err((
                 key.into(),
                 format!("{w} planes form multiplane programs: drop `multiplane = false`"),
             ));
         }
-        if gc.and_then(|g| g.copyback) == Some(true) {
+        if gc.is_some_and(|g| g.has("copyback") && g.config.copyback) {
             return Err((
                 key.into(),
                 format!(
@@ -458,14 +272,20 @@ fn apply_superpage(
         f.scheduler.multiplane = true;
         f.gc.copyback = false;
     }
-    f.scheduler.superpage_planes = w;
     Ok(())
 }
 
-fn set<T>(slot: &mut T, value: Option<T>) {
-    if let Some(v) = value {
-        *slot = v;
-    }
+/// A section's component config, or the component's default when the section is absent.
+fn config_of<T: Clone + Default>(section: &Option<Written<T>>) -> T {
+    section
+        .as_ref()
+        .map(|s| s.config.clone())
+        .unwrap_or_default()
+}
+
+/// Whether `section` is present and writes `key`.
+fn given<T>(section: &Option<Written<T>>, key: &str) -> bool {
+    section.as_ref().is_some_and(|s| s.has(key))
 }
 
 fn inapplicable(key: &str, what: &str, mapping: MappingKind) -> KeyError {
@@ -551,6 +371,7 @@ pub fn stack_key(ftl_key: &str) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nandlab_ftl::{BufferPolicy, GcPolicy};
 
     fn section(text: &str) -> SsdSection {
         toml::from_str(text).unwrap()
@@ -565,10 +386,10 @@ mod tests {
         .unwrap();
         assert_eq!(
             (
-                f.sim_pages,
-                f.sim_integrity,
-                f.sim_refresh_age_s,
-                f.sim_batch_deadline_ns
+                f.search.pages,
+                f.search.integrity,
+                f.search.refresh_age_s,
+                f.search.batch_deadline_ns
             ),
             (64, true, 3600, 4000)
         );
@@ -586,9 +407,9 @@ mod tests {
         )
         .to_ftl()
         .unwrap();
-        assert!(f.paired_page_padding);
+        assert!(f.mapping.paired_page_padding);
         assert_eq!(f.op_fraction, 0.07);
-        assert_eq!(f.queue_depth, 8);
+        assert_eq!(f.host.queue_depth, 8);
         assert_eq!(f.gc.policy, GcPolicy::Fifo);
         assert_eq!(f.gc.threshold_blocks, 4);
         assert_eq!(f.wear.leveling, WearLeveling::Static);
@@ -666,7 +487,7 @@ mod tests {
         let f = section("[slc_cache]\nblocks = 12\nidle_fold_us = 500\n")
             .to_ftl()
             .unwrap();
-        assert_eq!((f.slc_cache_blocks, f.slc_idle_fold_us), (12, 500));
+        assert_eq!((f.slc_cache.blocks, f.slc_cache.idle_fold_us), (12, 500));
         let (key, message) = section("[slc_cache]\nidle_fold_us = 500\n")
             .to_ftl()
             .unwrap_err();
@@ -685,7 +506,7 @@ mod tests {
         let f = section("[scheduler]\npolicy = \"plane-first\"\n")
             .to_ftl()
             .unwrap();
-        assert_eq!(f.allocation_order, "plane-channel-chip-die");
+        assert_eq!(f.mapping.allocation_order, "plane-channel-chip-die");
         assert!(f.scheduler.multiplane);
         let f = section("[scheduler]\npolicy = \"die-first\"\n")
             .to_ftl()
@@ -716,6 +537,43 @@ mod tests {
             stack_key("ftl.superpage_planes"),
             "ssd.scheduler.superpage_planes"
         );
+    }
+
+    /// A measure's point is a stack config read back from its JSON text (another process may
+    /// measure it): a section must come back with the keys it wrote, or a default value
+    /// written where it does not apply would pass there and fail here.
+    #[test]
+    fn sections_keep_their_written_keys_through_json() {
+        for text in [
+            "[mapping]\nkind = \"block\"\n[gc]\npolicy = \"greedy\"\n",
+            "[scheduler]\nsuperpage_planes = 2\nmultiplane = false\n",
+            "[scheduler]\npolicy = \"plane-first\"\n[gc]\nthreshold_blocks = 4\n",
+            "op_fraction = 0.07\n[sim]\npages = 64\n[slc_cache]\nblocks = 12\n",
+        ] {
+            let written = section(text);
+            let json = serde_json::to_string(&written).unwrap();
+            let back: SsdSection = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, written, "{json}");
+            assert_eq!(back.to_ftl(), written.to_ftl(), "{json}");
+        }
+        let json = serde_json::to_string(&section("[gc]\npolicy = \"fifo\"\n")).unwrap();
+        assert_eq!(json, r#"{"gc":{"policy":"fifo"}}"#);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_name_the_key_in_its_section() {
+        for (text, path) in [
+            ("[gc]\ntreshold_blocks = 4\n", "gc.treshold_blocks"),
+            ("[mapping]\ncmt_entries = 4\n", "mapping.cmt_entries"),
+            ("[sim]\npages = \"many\"\n", "sim.pages"),
+            ("[host]\nqueue_depth = -1\n", "host.queue_depth"),
+        ] {
+            let table: toml::Table = toml::from_str(text).unwrap();
+            let err = serde_path_to_error::deserialize::<_, SsdSection>(toml::Value::Table(table))
+                .unwrap_err();
+            assert_eq!(err.path().to_string(), path, "{text}");
+            assert!(!err.inner().message().contains('\n'), "{err}");
+        }
     }
 
     #[test]

@@ -123,7 +123,7 @@ mod bench_literal {
                     policy: GcPolicy::Greedy,
                     ..Default::default()
                 },
-                queue_depth: 32,
+                host: nandlab_ftl::HostConfig { queue_depth: 32 },
                 payload: PayloadMode::TimingOnly,
                 hints: nandlab_ftl::HintsConfig {
                     refresh_ops: 0,
@@ -239,7 +239,7 @@ fn sweep_overrides_set_any_key_path() {
     ];
     let s = Stack::from_toml("t.toml", SMALL, Path::new("."), &overrides).unwrap();
     assert_eq!(s.ftl.gc.policy, nandlab_ftl::GcPolicy::Greedy);
-    assert_eq!(s.ftl.queue_depth, 4);
+    assert_eq!(s.ftl.host.queue_depth, 4);
     assert_eq!(s.nand.geometry.blocks_per_plane, 48);
     let bad = [("ssd.gc.nope".to_string(), toml::Value::Integer(1))];
     let e = Stack::from_toml("t.toml", SMALL, Path::new("."), &bad)
@@ -377,7 +377,7 @@ fn slc_cache_errors_name_the_key() {
         "[nand.timing]\nslc_read_us = 25\nslc_program_us = 420\n[nand.geometry]",
     );
     let s = stack(&timed).unwrap();
-    assert_eq!(s.ftl.slc_cache_blocks, 4);
+    assert_eq!(s.ftl.slc_cache.blocks, 4);
     let e = error(&timed.replace(
         "[ssd.gc]\npolicy = \"fifo\"",
         "[ssd.mapping]\nkind = \"block\"",

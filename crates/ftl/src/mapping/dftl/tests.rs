@@ -11,7 +11,7 @@ const PAGE: u64 = 512;
 
 fn ssd(entries: u32, payload: PayloadMode) -> Ssd {
     let mut c = crate::ssd::test_device::small_slc(1, 1, 4);
-    c.ftl.cmt_entries = entries;
+    c.ftl.mapping.cache_entries = entries;
     c.ftl.payload = payload;
     Ssd::new(c, 7).unwrap()
 }
@@ -83,8 +83,8 @@ fn hits_misses_and_evictions_follow_lru_with_translation_io() {
 #[test]
 fn cache_entries_need_the_page_mapping() {
     let mut c = crate::ssd::test_device::small_slc(1, 1, 4);
-    c.ftl.cmt_entries = 4;
-    c.ftl.mapping = crate::config::MappingKind::Block;
+    c.ftl.mapping.cache_entries = 4;
+    c.ftl.mapping.kind = crate::config::MappingKind::Block;
     let e = Ssd::new(c, 7).unwrap_err().to_string();
     assert!(e.contains("ftl.cmt_entries"), "{e}");
 }

@@ -120,8 +120,8 @@ fn range_trims_keep_the_mapping_and_the_block_table_consistent() {
         .unwrap(),
     );
     (c.ftl.op_fraction, c.ftl.gc.threshold_blocks) = (0.4, 2);
-    c.ftl.mapping = MappingKind::Zoned;
-    c.ftl.zone_planes = 2;
+    c.ftl.mapping.kind = MappingKind::Zoned;
+    c.ftl.mapping.zone_planes = 2;
     let mut ssd = crate::Ssd::new(c, 1).unwrap();
     // zones of 2 planes × 16 pages: capacity = size = 32
     let zones = ssd.zone_write_pointers().unwrap().len() as u64;

@@ -64,7 +64,7 @@ fn a_k_key_search_is_one_sense_and_k_matches() {
 fn the_deadline_scheduler_merges_searches_of_one_page() {
     let run = |deadline_ns: u64| {
         let mut c = small_sim(16, PayloadMode::Full);
-        c.ftl.sim_batch_deadline_ns = deadline_ns;
+        c.ftl.search.batch_deadline_ns = deadline_ns;
         let mut ssd = Ssd::new(c, 1).unwrap();
         let region = ssd.search_region().unwrap();
         let (a, b) = (region.start, region.start + 2);
@@ -201,7 +201,7 @@ fn the_report_lists_sim_commands_and_counters_only_on_a_sim_device() {
 #[test]
 fn a_follow_up_gather_starts_when_its_search_completes() {
     let mut c = small_sim(16, PayloadMode::Full);
-    c.ftl.sim_batch_deadline_ns = 4_000;
+    c.ftl.search.batch_deadline_ns = 4_000;
     let mut ssd = Ssd::new(c, 1).unwrap();
     let region = ssd.search_region().unwrap();
     // pages on different dies (consecutive LPAs stripe over the two dies)

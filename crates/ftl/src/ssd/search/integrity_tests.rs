@@ -23,8 +23,8 @@ fn checked(sim_pages: u32, per_day: f64, refresh_age_s: u64) -> SsdConfig {
         "[geometry]\nchannels = 1\ndies_per_chip = 2\nblocks_per_plane = 16\npages_per_block = 16\n[reliability]\nrber_base = 0.0\nrber_retention_coeff_per_day = {per_day:e}\n"
     );
     c.device.overrides = Some(toml::from_str(&overrides).unwrap());
-    c.ftl.sim_integrity = true;
-    c.ftl.sim_refresh_age_s = refresh_age_s;
+    c.ftl.search.integrity = true;
+    c.ftl.search.refresh_age_s = refresh_age_s;
     c
 }
 
@@ -239,14 +239,14 @@ fn single_bit_chunk_errors_are_corrected_by_the_chunk_ecc() {
 #[test]
 fn integrity_configs_are_checked() {
     let mut c = small_sim(8, PayloadMode::TimingOnly);
-    c.ftl.sim_integrity = true;
+    c.ftl.search.integrity = true;
     let err = Ssd::new(c, 1).unwrap_err().to_string();
     assert!(
         err.contains("ftl.sim_integrity") && err.contains("full"),
         "{err}"
     );
     let mut c = small_sim(0, PayloadMode::Full);
-    c.ftl.sim_integrity = true;
+    c.ftl.search.integrity = true;
     let err = Ssd::new(c, 1).unwrap_err().to_string();
     assert!(
         err.contains("ftl.sim_integrity") && err.contains("sim_pages"),

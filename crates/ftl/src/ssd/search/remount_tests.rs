@@ -13,7 +13,7 @@ use nandlab_nand::{BlockMode, ChunkMask, SearchKey};
 
 fn remount(integrity: bool) {
     let mut config = small_sim(24, PayloadMode::Full);
-    config.ftl.sim_integrity = integrity;
+    config.ftl.search.integrity = integrity;
     let mut ssd = Ssd::new(config.clone(), 7).unwrap();
     ssd.start_power_trace().unwrap();
     let mut rng = SimRng::stream(7, "remount");

@@ -29,7 +29,10 @@ pub(super) fn small_sim(sim_pages: u32, payload: PayloadMode) -> SsdConfig {
             ..Default::default()
         },
         payload,
-        sim_pages,
+        search: crate::config::SearchRegionConfig {
+            pages: sim_pages,
+            ..Default::default()
+        },
         ..FtlConfig::default()
     };
     c
@@ -268,7 +271,7 @@ fn bad_commands_and_configs_are_named() {
     let err = ssd.execute(&request, None).unwrap_err();
     assert!(err.to_string().contains("execute_search"), "{err}");
     let mut plain = SsdConfig::from_preset("slc");
-    plain.ftl.sim_pages = 8;
+    plain.ftl.search.pages = 8;
     let err = Ssd::new(plain, 1).unwrap_err();
     assert!(matches!(err, FtlError::Config { .. }));
     assert!(err.to_string().contains("ftl.sim_pages"), "{err}");

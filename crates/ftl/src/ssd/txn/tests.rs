@@ -95,7 +95,7 @@ fn refusals_name_what_is_wrong() {
             .contains("transactional mode")
     );
     let mut c = config();
-    c.ftl.mapping = MappingKind::Block;
+    c.ftl.mapping.kind = MappingKind::Block;
     let mut block = Ssd::new(c, 3).unwrap();
     let e = block.enable_transactions(8).unwrap_err().to_string();
     assert!(e.contains("ftl.mapping"), "{e}");

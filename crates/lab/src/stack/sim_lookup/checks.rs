@@ -14,7 +14,7 @@ pub(in crate::stack) fn check(
     ftl: &FtlConfig,
     source: Source<'_>,
 ) -> LabResult<()> {
-    if ftl.sim_pages == 0 {
+    if ftl.search.pages == 0 {
         return Err(source.error(
             "workload.kind",
             "`sim-lookup` runs on the SSD's SiM region: add [ssd.sim] with `pages` (docs/sim.md)",
@@ -53,7 +53,11 @@ pub(in crate::stack) fn check(
 pub(super) type KeyError = (&'static str, String);
 
 pub(super) fn layout(w: &SimLookupWorkload, ftl: &FtlConfig) -> Result<Layout, KeyError> {
-    let first_slot = if ftl.sim_integrity { HEADER_SLOTS } else { 0 };
+    let first_slot = if ftl.search.integrity {
+        HEADER_SLOTS
+    } else {
+        0
+    };
     let searchable = PAGE_SLOTS - first_slot;
     let slots_per_leaf = match w.slots_per_leaf {
         0 => searchable,
@@ -63,7 +67,7 @@ pub(super) fn layout(w: &SimLookupWorkload, ftl: &FtlConfig) -> Result<Layout, K
                 "workload.slots_per_leaf",
                 format!(
                     "{n}: a page has {searchable} searchable slots{}",
-                    if ftl.sim_integrity {
+                    if ftl.search.integrity {
                         " (chunk 0 is the integrity header)"
                     } else {
                         ""
@@ -79,14 +83,14 @@ pub(super) fn layout(w: &SimLookupWorkload, ftl: &FtlConfig) -> Result<Layout, K
         ));
     }
     let leaves = w.records.div_ceil(u64::from(slots_per_leaf));
-    if 2 * leaves > u64::from(ftl.sim_pages) {
+    if 2 * leaves > u64::from(ftl.search.pages) {
         return Err((
             "workload.records",
             format!(
                 "{} records take {leaves} leaves of {slots_per_leaf} slots, {} pages (a key and a value page each); the SiM region has ssd.sim.pages = {}",
                 w.records,
                 2 * leaves,
-                ftl.sim_pages
+                ftl.search.pages
             ),
         ));
     }
@@ -277,7 +281,7 @@ pub(super) fn check_updates(w: &SimLookupWorkload, ftl: &FtlConfig) -> Result<()
             "updates run closed loop: give clients".into(),
         ));
     }
-    if f > 0.0 && w.path == "sim" && ftl.sim_batch_deadline_ns > 0 {
+    if f > 0.0 && w.path == "sim" && ftl.search.batch_deadline_ns > 0 {
         return Err((
             "ssd.sim.batch_deadline_ns",
             "with update_fraction > 0 SiM commands are not batched: leave it 0".into(),
