@@ -422,8 +422,9 @@ impl FlashScheduler {
         &mut self,
         ops: &[PendingOp],
         first: usize,
-        blocks: &BlockManager,
+        flash: &Flash,
     ) -> PendingOp {
+        let blocks = &flash.blocks;
         let op = ops[first];
         // interleaved GC keeps GC ops in their own queues: only host-side reads and programs
         // merge there
@@ -464,6 +465,7 @@ impl FlashScheduler {
             // (a partial-page program, IPL's log sectors, never joins)
             let eligible = !(held_move
                 || kept_gc
+                || (other.kind == OpKind::Erase && erase_waits_outstanding(flash, other.source))
                 || self.queues.gc_pending(other.source)
                 || other.transfer_bytes != 0);
             match merge.offer(&self.plane_slot(other, blocks), eligible) {
@@ -704,6 +706,19 @@ impl EraseGate {
         }
         true
     }
+}
+
+/// Whether an erase of the block starting at `source`, decided in this batch, waits for a
+/// program that has not completed (`Flash::erase_waits`). Such an erase does not join an
+/// earlier op of the batch in a multiplane op: placed at the earlier op's turn in its die's
+/// queue, it would wait for programs decided after that turn, and with an erase on another
+/// die decided in between, waiting for a program queued behind the merged erase, the gates
+/// close a cycle (issue 34: `nandlab crash --controller --seed 2 --case 4233` stalled).
+fn erase_waits_outstanding(flash: &Flash, source: Ppa) -> bool {
+    flash
+        .erase_waits
+        .iter()
+        .any(|e| e.source == source && e.wait.is_some_and(|w| !w.done(flash)))
 }
 
 /// How far into a die's queue [`FlashScheduler::merge_queued`] looks for ops to join a

@@ -101,7 +101,7 @@ impl Ssd {
             }
             self.count_submitted(ops[i].tag);
             let op = if merging {
-                let op = self.sched.merge_multiplane(ops, i, &self.flash.blocks);
+                let op = self.sched.merge_multiplane(ops, i, &self.flash);
                 if let Tag::Multi(id) = op.tag {
                     // the members that joined the first
                     for member in &self.sched.merged_members(id)[1..] {
