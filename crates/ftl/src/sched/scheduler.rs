@@ -351,11 +351,18 @@ impl FlashScheduler {
         }
         // (interleaved GC, a GC erase held: host ops that need no GC work go on meanwhile; an
         // erase held in the host queue is that queue's head)
-        if matches!(op.tag, Tag::Gc(_)) {
-            self.queues.pop_host_independent(die)
-        } else {
-            None
+        if !matches!(op.tag, Tag::Gc(_)) {
+            return None;
         }
+        let host = self.queues.pop_host_independent(die)?;
+        // the host queue's head may be an erase with a gate of its own (an SLC cache erase a
+        // host write's fold decided): it waits there too (issue 34: passed by a held GC erase,
+        // it ran before the fold's main-area program on another die, and a cut resurrected an
+        // older version, `nandlab crash --controller --seed 2 --case 6940`)
+        if host.kind == OpKind::Erase && self.gate_holds(die, host, flash) {
+            return None;
+        }
+        Some(host)
     }
 
     /// Whether erase `op`, popped for `die`, must still wait (it goes back to the head of the

@@ -13,6 +13,8 @@ mod chip_port;
 mod cmt_tests;
 mod durability;
 mod flash_io;
+#[cfg(test)]
+mod gate_tests;
 mod host_if;
 mod host_path;
 mod layout;
