@@ -210,5 +210,23 @@ pub fn logical_pages(geometry: &nandlab_nand::Geometry, op_fraction: f64) -> u64
     (geometry.total_pages() as f64 / (1.0 + op_fraction)).floor() as u64
 }
 
+/// Sets key `path` (dot separated) of `table` to `value`, creating the tables on the way (a
+/// value in the way is replaced by a table).
+pub fn set_key(table: &mut toml::Table, path: &str, value: toml::Value) {
+    let mut parts: Vec<&str> = path.split('.').collect();
+    let leaf = parts.pop().expect("split yields one part");
+    let mut t = table;
+    for part in parts {
+        let entry = t
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        if !entry.is_table() {
+            *entry = toml::Value::Table(toml::Table::new());
+        }
+        t = entry.as_table_mut().expect("a table");
+    }
+    t.insert(leaf.to_string(), value);
+}
+
 #[cfg(test)]
 mod tests;

@@ -44,25 +44,8 @@ pub(crate) const TEST_BUILD: BuildSsd = |origin, table| {
     nandlab_lab::stack::DeviceFile::from_table(origin, table).map_err(|e| e.to_string())
 };
 
-/// Sets key `path` (dot separated) of `table` to `value`, creating the tables on the way (a
-/// value in the way is replaced by a table), as the stack builder's `set_key` does.
-fn set_key(table: &mut toml::Table, path: &str, value: toml::Value) {
-    let mut parts: Vec<&str> = path.split('.').collect();
-    let leaf = parts.pop().expect("split yields one part");
-    let mut t = table;
-    for part in parts {
-        let entry = t
-            .entry(part.to_string())
-            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        if !entry.is_table() {
-            *entry = toml::Value::Table(toml::Table::new());
-        }
-        t = entry.as_table_mut().expect("a table");
-    }
-    t.insert(leaf.to_string(), value);
-}
-
 use nandlab_core::{Lpa, SimRng, SimTime};
+use nandlab_ftl::config::set_key;
 use nandlab_ftl::power::checkpoint::CheckpointOrder;
 use nandlab_ftl::power::trim_log::TrimLogMode;
 use nandlab_ftl::power::{CutConfig, CutReport, PowerCut, Recovered, RecoveryReport};

@@ -681,23 +681,7 @@ pub(crate) fn merge_tables(base: &mut toml::Table, overrides: &toml::Table) {
     }
 }
 
-/// Sets key `path` (dot separated) of `table` to `value`, creating the tables on the way (a
-/// value in the way is replaced by a table).
-pub fn set_key(table: &mut toml::Table, path: &str, value: toml::Value) {
-    let mut parts: Vec<&str> = path.split('.').collect();
-    let leaf = parts.pop().expect("split yields one part");
-    let mut t = table;
-    for part in parts {
-        let entry = t
-            .entry(part.to_string())
-            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        if !entry.is_table() {
-            *entry = toml::Value::Table(toml::Table::new());
-        }
-        t = entry.as_table_mut().expect("a table");
-    }
-    t.insert(leaf.to_string(), value);
-}
+pub use nandlab_ftl::config::set_key;
 
 /// Makes sure every table on `path` exists (creating empty ones), so the leaf can be set.
 fn set_path(table: &mut toml::Table, path: &str) -> Result<(), String> {
