@@ -35,40 +35,6 @@ impl ArmedCut {
         }
     }
 
-    /// Runs `request` (`data`: a write's bytes) on `ssd`. Before the armed request it runs to
-    /// completion ([`Ssd::execute`]), followed by one more world event if `step_after` (the
-    /// SQLite disk's crash cases were measured with that step); the armed request is admitted,
-    /// stepped at most `after_events` events and cut; once cut, nothing reaches the SSD.
-    pub fn execute(
-        &mut self,
-        ssd: &mut Ssd,
-        request: &HostRequest,
-        data: Option<&[u8]>,
-        step_after: bool,
-    ) -> FtlResult<CutOutcome> {
-        if self.lost {
-            return Ok(CutOutcome::PowerLost);
-        }
-        self.requests += 1;
-        if self.requests < self.at_request {
-            let executed = ssd.execute(request, data)?;
-            if step_after {
-                ssd.power_step()?;
-            }
-            return Ok(CutOutcome::Executed(executed));
-        }
-        self.lost = true;
-        if ssd.power_admit(request, data)? {
-            let mut stepped = 0;
-            while ssd.requests_in_flight() > 0 && stepped < self.after_events {
-                ssd.power_step()?;
-                stepped += 1;
-            }
-        }
-        self.result = Some(ssd.power_cut(&self.config)?);
-        Ok(CutOutcome::PowerLost)
-    }
-
     /// Cuts the power now, between requests, unless it was cut already.
     pub fn cut_now(&mut self, ssd: &mut Ssd) -> FtlResult<()> {
         if !self.lost {
@@ -96,6 +62,10 @@ impl ArmedCut {
 }
 
 impl RequestHook for ArmedCut {
+    /// Runs `request` (`data`: a write's bytes) on `ssd`. Before the armed request it runs to
+    /// completion ([`Ssd::execute`]), followed by one more world event if `step_after` (the
+    /// SQLite disk's crash cases were measured with that step); the armed request is admitted,
+    /// stepped at most `after_events` events and cut; once cut, nothing reaches the SSD.
     fn execute(
         &mut self,
         ssd: &mut Ssd,
@@ -103,7 +73,27 @@ impl RequestHook for ArmedCut {
         data: Option<&[u8]>,
         step_after: bool,
     ) -> FtlResult<CutOutcome> {
-        ArmedCut::execute(self, ssd, request, data, step_after)
+        if self.lost {
+            return Ok(CutOutcome::PowerLost);
+        }
+        self.requests += 1;
+        if self.requests < self.at_request {
+            let executed = ssd.execute(request, data)?;
+            if step_after {
+                ssd.power_step()?;
+            }
+            return Ok(CutOutcome::Executed(executed));
+        }
+        self.lost = true;
+        if ssd.power_admit(request, data)? {
+            let mut stepped = 0;
+            while ssd.requests_in_flight() > 0 && stepped < self.after_events {
+                ssd.power_step()?;
+                stepped += 1;
+            }
+        }
+        self.result = Some(ssd.power_cut(&self.config)?);
+        Ok(CutOutcome::PowerLost)
     }
 }
 
